@@ -1,0 +1,163 @@
+/**
+ * The schema's expression language: integer arithmetic and comparisons over earlier fields, parameters,
+ * `ctx.NAME`, `remaining`, `Enum.NAME` constants, integer literals and a few named functions. Parsed once, compiled to TypeScript.
+ */
+
+export type Expr =
+  | { kind: 'num'; value: number; text?: string }
+  | { kind: 'str'; value: string }
+  | { kind: 'id'; name: string }
+  | { kind: 'ctx'; name: string }
+  | { kind: 'unary'; op: string; arg: Expr }
+  | { kind: 'binary'; op: string; left: Expr; right: Expr }
+  | { kind: 'cond'; test: Expr; then: Expr; else: Expr }
+  | { kind: 'call'; fn: string; args: Expr[] };
+
+export class ExprError extends Error {}
+
+const TOKEN = /\s*(0x[0-9a-fA-F]+|\d+|'[^']*'|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>?:(),])/y;
+
+function tokenize(src: string): string[] {
+  const out: string[] = [];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < src.length) {
+    if (/^\s*$/.test(src.slice(TOKEN.lastIndex))) break;
+    const at = TOKEN.lastIndex;
+    const m = TOKEN.exec(src);
+    if (!m) throw new ExprError(`unexpected character at ${at}: '${src.slice(at).trim()[0]}'`);
+    out.push(m[1]!);
+  }
+  return out;
+}
+
+/** Binding power of each binary operator: C's precedence order. */
+const BINARY: Record<string, number> = {
+  '||': 1, '&&': 2, '|': 3, '^': 4, '&': 5, '==': 6, '!=': 6,
+  '<': 7, '<=': 7, '>': 7, '>=': 7, '<<': 8, '>>': 8, '+': 9, '-': 9, '*': 10, '/': 10, '%': 10,
+};
+
+export function parseExpr(src: string | number): Expr {
+  if (typeof src === 'number') return { kind: 'num', value: src };
+  const toks = tokenize(src);
+  let i = 0;
+  const peek = () => toks[i];
+  const take = (want?: string): string => {
+    const t = toks[i++];
+    if (t === undefined) throw new ExprError('unexpected end of expression');
+    if (want !== undefined && t !== want) throw new ExprError(`expected '${want}', found '${t}'`);
+    return t;
+  };
+
+  function primary(): Expr {
+    const t = take();
+    if (t === '(') {
+      const e = ternary();
+      take(')');
+      return e;
+    }
+    if (t === '-' || t === '!' || t === '~') return { kind: 'unary', op: t, arg: primary() };
+    if (/^(0x|\d)/.test(t)) return { kind: 'num', value: Number(t), text: t };
+    if (t.startsWith("'")) return { kind: 'str', value: t.slice(1, -1) };
+    if (/^[A-Za-z_]/.test(t)) {
+      if (t.startsWith('ctx.')) return { kind: 'ctx', name: t.slice(4) };
+      if (peek() === '(') {
+        take('(');
+        const args: Expr[] = [];
+        while (peek() !== ')') {
+          args.push(ternary());
+          if (peek() === ',') take(',');
+        }
+        take(')');
+        return { kind: 'call', fn: t, args };
+      }
+      return { kind: 'id', name: t };
+    }
+    throw new ExprError(`unexpected '${t}'`);
+  }
+
+  function binary(minPower: number): Expr {
+    let left = primary();
+    for (;;) {
+      const op = peek();
+      const power = op === undefined ? undefined : BINARY[op];
+      if (power === undefined || power < minPower) return left;
+      take();
+      left = { kind: 'binary', op: op!, left, right: binary(power + 1) };
+    }
+  }
+
+  function ternary(): Expr {
+    const test = binary(1);
+    if (peek() !== '?') return test;
+    take('?');
+    const then = ternary();
+    take(':');
+    return { kind: 'cond', test, then, else: ternary() };
+  }
+
+  const e = ternary();
+  if (i < toks.length) throw new ExprError(`unexpected '${toks[i]}' after the expression`);
+  return e;
+}
+
+function children(e: Expr): Expr[] {
+  switch (e.kind) {
+    case 'unary':
+      return [e.arg];
+    case 'binary':
+      return [e.left, e.right];
+    case 'cond':
+      return [e.test, e.then, e.else];
+    case 'call':
+      return e.args;
+    default:
+      return [];
+  }
+}
+
+function collect(e: Expr, kind: 'id' | 'ctx', out: string[]): string[] {
+  if (e.kind === kind) out.push(e.name);
+  for (const child of children(e)) collect(child, kind, out);
+  return out;
+}
+
+/** Every field or parameter name the expression reads. */
+export function identifiers(e: Expr): string[] {
+  return collect(e, 'id', []);
+}
+
+/** Every context name (`ctx.NAME`) the expression reads. */
+export function contextNames(e: Expr): string[] {
+  return collect(e, 'ctx', []);
+}
+
+/** TypeScript for the expression; `name` maps a field or parameter to the code that reads it. */
+export function compileExpr(e: Expr, name: (id: string) => string): string {
+  const c = (x: Expr) => compileExpr(x, name);
+  switch (e.kind) {
+    case 'num':
+      return e.text ?? String(e.value);
+    case 'str':
+      return JSON.stringify(e.value);
+    case 'id':
+      return name(e.name);
+    case 'ctx':
+      return `ctx.${e.name}`;
+    case 'unary':
+      return `${e.op}${wrap(e.arg, c)}`;
+    case 'binary': {
+      // Integer division, as the specification's C arithmetic means it.
+      if (e.op === '/') return `Math.floor(${c(e.left)} / ${c(e.right)})`;
+      const op = e.op === '==' ? '===' : e.op === '!=' ? '!==' : e.op;
+      return `${wrap(e.left, c)} ${op} ${wrap(e.right, c)}`;
+    }
+    case 'cond':
+      return `(${c(e.test)} ? ${c(e.then)} : ${c(e.else)})`;
+    case 'call':
+      return `${e.fn}(${e.args.map(c).join(', ')})`;
+  }
+}
+
+function wrap(e: Expr, c: (x: Expr) => string): string {
+  return e.kind === 'binary' || e.kind === 'cond' ? `(${c(e)})` : c(e);
+}

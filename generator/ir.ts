@@ -1,0 +1,521 @@
+/**
+ * The intermediate representation: schemas resolved into typed structures, with every name and expression
+ * checked. Emission reads only this, never the YAML.
+ */
+import { contextNames, ExprError, identifiers, parseExpr, type Expr } from './expr.js';
+import { schemaError, type SchemaError, type SchemaFile, type YamlPath } from './load.js';
+
+export type ParamType = 'number' | 'boolean' | 'string' | 'number[]';
+
+export interface IrParam {
+  name: string;
+  type: ParamType;
+  doc?: string;
+}
+
+export interface IrEnum {
+  name: string;
+  doc?: string;
+  values: [string, number][];
+  module: string;
+}
+
+export interface IntType {
+  kind: 'int';
+  width: number;
+  signed: boolean;
+  be: boolean;
+  /** 7- and 8-byte integers are bigints: beyond 2^53 a number would lose bits. */
+  big: boolean;
+}
+
+export interface PackedType {
+  kind: 'packed';
+  big: boolean;
+}
+
+export type LengthType = IntType | PackedType;
+
+/** How many bytes a string or byte field spans. */
+export type Span =
+  | { kind: 'size'; size: Expr }
+  | { kind: 'rest' }
+  | { kind: 'prefix'; prefix: LengthType }
+  | { kind: 'nul' }
+  | { kind: 'padded'; size: Expr };
+
+export interface IrEntry {
+  code: number;
+  name: string;
+  struct: string;
+}
+
+export type IrType =
+  | (IntType & { enum?: string })
+  | (PackedType & { enum?: string })
+  | { kind: 'float'; width: 4 | 8 }
+  | { kind: 'text'; span: Span }
+  | { kind: 'bytes'; span: Span }
+  | { kind: 'bitmap'; bits: Expr }
+  | { kind: 'struct'; name: string; args: [string, Expr][] }
+  | { kind: 'switch'; on: Expr; cases: { match: number; struct: string }[]; default?: string }
+  | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string }
+  | { kind: 'tagged'; code: IntType; entries: IrEntry[]; entryType: string };
+
+export type Derive =
+  | { kind: 'lengthOf'; target: string }
+  | { kind: 'countOf'; target: string }
+  | { kind: 'sizeOf'; target: string }
+  | { kind: 'value'; expr: Expr }
+  | { kind: 'frame'; what: 'eventSize' };
+
+export interface IrField {
+  name: string;
+  doc?: string;
+  /** `Struct.field`: the schema path that errors name. */
+  path: string;
+  type: IrType;
+  /** For structures, switches and lists read from a window of their own. */
+  size?: Expr | 'rest';
+  repeat?: { kind: 'count'; count: Expr } | { kind: 'rest' };
+  cond?: Expr;
+  derive?: Derive;
+  constValue?: number;
+}
+
+export interface IrStruct {
+  name: string;
+  doc?: string;
+  module: string;
+  params: IrParam[];
+  fields: IrField[];
+  /** For a TLV or tagged-list entry: its code's name, stored as the `code` property. */
+  entryCode?: string;
+  offsets?: boolean;
+}
+
+export interface IrConstant {
+  name: string;
+  value: number | string | number[];
+  doc?: string;
+  module: string;
+}
+
+export interface IrEvent {
+  code: number;
+  name: string;
+  body?: string;
+  server?: string;
+  doc?: string;
+}
+
+export interface Ir {
+  structs: Map<string, IrStruct>;
+  enums: Map<string, IrEnum>;
+  flags: Map<string, IrEnum>;
+  context: IrParam[];
+  constants: IrConstant[];
+  events: IrEvent[];
+  /** The module whose schema lists the event catalogue. */
+  eventsModule?: string;
+  modules: string[];
+  /** Names used by an event body may not be any of these: the event object keeps them for itself. */
+  reservedEventKeys: string[];
+}
+
+export const RESERVED_EVENT_KEYS = ['pos', 'header', 'type', 'checksum', 'raw'];
+/** Names the emitted code uses for itself. */
+const RESERVED_NAMES = new Set(['r', 'w', 'v', 'ctx', 'remaining', 'code', 'default', 'new', 'delete', 'function', 'var', 'let', 'const', 'class', 'return', 'this', 'switch', 'case', 'if', 'else', 'for', 'while', 'do', 'in', 'of', 'typeof', 'void', 'with', 'yield', 'await', 'enum', 'export', 'import', 'super', 'throw', 'try', 'catch', 'finally', 'break', 'continue', 'debugger', 'instanceof', 'null', 'true', 'false']);
+/** Functions an expression may call: implemented in runtime/builtins.ts. */
+const BUILTINS = new Set(['versionAtLeast']);
+
+interface RawField {
+  name: string;
+  type: string;
+  doc?: string;
+  enum?: string;
+  size?: string | number;
+  prefix?: string;
+  bits?: string | number;
+  repeat?: 'count' | 'rest';
+  count?: string | number;
+  if?: string | number;
+  const?: number;
+  derive?: Record<string, string | number>;
+  args?: Record<string, string | number>;
+  on?: string | number;
+  cases?: Record<string, string>;
+  default?: string;
+  code?: string;
+  length?: string;
+  entries?: Record<string, { name: string; doc?: string; fields: RawField[] }>;
+}
+
+interface RawStruct {
+  doc?: string;
+  offsets?: boolean;
+  params?: Record<string, { type: ParamType; doc?: string }>;
+  fields: RawField[];
+}
+
+interface RawFile {
+  doc?: string;
+  context?: Record<string, { type: ParamType; doc?: string }>;
+  constants?: Record<string, { value: number | string | number[]; doc?: string }>;
+  enums?: Record<string, { doc?: string; values: Record<string, number> }>;
+  flags?: Record<string, { doc?: string; values: Record<string, number> }>;
+  structs?: Record<string, RawStruct>;
+  events?: IrEvent[];
+}
+
+const INT = /^(u|i)(8|16|24|32|40|48|56|64)(be)?$/;
+
+export function intType(name: string): IntType | undefined {
+  const m = INT.exec(name);
+  if (!m) return undefined;
+  const width = Number(m[2]) / 8;
+  return { kind: 'int', width, signed: m[1] === 'i', be: m[3] === 'be', big: width > 6 };
+}
+
+type Scope = Map<string, IrField | IrParam>;
+
+/** Where a struct or field came from, for errors. */
+interface Origin {
+  file: SchemaFile;
+  path: YamlPath;
+}
+
+export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } {
+  const errors: SchemaError[] = [];
+  const ir: Ir = {
+    structs: new Map(),
+    enums: new Map(),
+    flags: new Map(),
+    context: [],
+    constants: [],
+    events: [],
+    modules: files.map((f) => f.module),
+    reservedEventKeys: RESERVED_EVENT_KEYS,
+  };
+  const origins = new Map<string, Origin>();
+  const fail = (o: Origin, path: YamlPath, problem: string) => errors.push(schemaError(o.file, [...o.path, ...path], problem));
+
+  // Names first, so references may point forwards and across files.
+  for (const file of files) {
+    const raw = file.data as RawFile;
+    const top: Origin = { file, path: [] };
+    for (const [kind, map] of [['enums', ir.enums], ['flags', ir.flags]] as const) {
+      for (const [name, e] of Object.entries(raw[kind] ?? {})) {
+        if (ir.enums.has(name) || ir.flags.has(name) || origins.has(name)) fail(top, [kind, name], `'${name}' is defined twice`);
+        map.set(name, { name, doc: e.doc, values: Object.entries(e.values), module: file.module });
+      }
+    }
+    for (const [name, p] of Object.entries(raw.context ?? {})) ir.context.push({ name, ...p });
+    for (const [name, c] of Object.entries(raw.constants ?? {})) ir.constants.push({ name, ...c, module: file.module });
+    for (const name of Object.keys(raw.structs ?? {})) {
+      if (origins.has(name) || ir.enums.has(name) || ir.flags.has(name)) fail(top, ['structs', name], `'${name}' is defined twice`);
+      origins.set(name, { file, path: ['structs', name] });
+    }
+  }
+
+  const builder = new StructBuilder(ir, origins, fail);
+  for (const file of files) {
+    const raw = file.data as RawFile;
+    for (const [name, s] of Object.entries(raw.structs ?? {})) builder.struct(name, s, { file, path: ['structs', name] });
+  }
+
+  const codes = new Set<number>();
+  for (const file of files) {
+    const raw = file.data as RawFile;
+    (raw.events ?? []).forEach((e, i) => {
+      const o: Origin = { file, path: ['events', i] };
+      if (codes.has(e.code)) fail(o, ['code'], `event code ${e.code} is listed twice`);
+      codes.add(e.code);
+      if (e.body !== undefined) {
+        const body = ir.structs.get(e.body);
+        if (!body) fail(o, ['body'], `unknown struct '${e.body}'`);
+        else builder.checkEventBody(body, o);
+      }
+      ir.events.push(e);
+      ir.eventsModule = file.module;
+    });
+  }
+  ir.events.sort((a, b) => a.code - b.code);
+  return { ir, errors };
+}
+
+class StructBuilder {
+  constructor(
+    private ir: Ir,
+    private origins: Map<string, Origin>,
+    private fail: (o: Origin, path: YamlPath, problem: string) => void,
+  ) {}
+
+  struct(name: string, raw: RawStruct, o: Origin, entryCode?: string): IrStruct {
+    const params = Object.entries(raw.params ?? {}).map(([n, p]) => ({ name: n, ...p }));
+    const s: IrStruct = { name, doc: raw.doc, module: o.file.module, params, fields: [], entryCode, offsets: raw.offsets };
+    this.ir.structs.set(name, s);
+    const scope: Scope = new Map();
+    for (const p of params) {
+      if (RESERVED_NAMES.has(p.name)) this.fail(o, ['params', p.name], `'${p.name}' is a reserved name`);
+      scope.set(p.name, p);
+    }
+    raw.fields.forEach((f, i) => {
+      const at: Origin = { file: o.file, path: [...o.path, 'fields', i] };
+      if (scope.has(f.name)) this.fail(at, ['name'], `duplicate name '${f.name}'`);
+      if (RESERVED_NAMES.has(f.name)) this.fail(at, ['name'], `'${f.name}' is a reserved name`);
+      const field = this.field(name, f, at, scope);
+      if (field) {
+        s.fields.push(field);
+        scope.set(f.name, field);
+      }
+    });
+    this.checkDerived(s, o);
+    this.checkRest(s, o);
+    return s;
+  }
+
+  checkEventBody(body: IrStruct, o: Origin): void {
+    for (const f of body.fields) {
+      if (RESERVED_EVENT_KEYS.includes(f.name)) {
+        this.fail(o, ['body'], `field '${f.name}' of '${body.name}' is a key the event object reserves`);
+      }
+    }
+  }
+
+  private field(owner: string, f: RawField, o: Origin, scope: Scope): IrField | undefined {
+    const path = `${owner}.${f.name}`;
+    const expr = (key: string, src: string | number | undefined, where: YamlPath = [key]): Expr | undefined => {
+      if (src === undefined) return undefined;
+      try {
+        const e = parseExpr(src);
+        this.checkExpr(e, o, where, scope);
+        return e;
+      } catch (err) {
+        if (err instanceof ExprError) this.fail(o, where, `bad expression: ${err.message}`);
+        else throw err;
+        return undefined;
+      }
+    };
+    const type = this.type(owner, f, o, scope, expr);
+    if (!type) return undefined;
+    const field: IrField = { name: f.name, doc: f.doc, path, type };
+    if (f.size !== undefined && ['struct', 'switch', 'tlv', 'tagged'].includes(type.kind)) {
+      field.size = f.size === 'rest' ? 'rest' : expr('size', f.size);
+    }
+    if (f.repeat === 'count') field.repeat = { kind: 'count', count: expr('count', f.count)! };
+    if (f.repeat === 'rest') field.repeat = { kind: 'rest' };
+    if (f.repeat === undefined && f.count !== undefined) this.fail(o, ['count'], `'count' needs 'repeat: count'`);
+    field.cond = expr('if', f.if);
+    if (f.const !== undefined) {
+      if (type.kind !== 'int') this.fail(o, ['const'], `only integers can be constant`);
+      field.constValue = f.const;
+    }
+    if (f.derive) field.derive = this.derive(f.derive, expr);
+    return field;
+  }
+
+  private type(
+    owner: string,
+    f: RawField,
+    o: Origin,
+    scope: Scope,
+    expr: (key: string, src: string | number | undefined, where?: YamlPath) => Expr | undefined,
+  ): IrType | undefined {
+    const int = intType(f.type);
+    if (int || f.type === 'packed' || f.type === 'packed64') {
+      const base: IntType | PackedType = int ?? { kind: 'packed', big: f.type === 'packed64' };
+      if (f.enum !== undefined && !this.ir.enums.has(f.enum)) {
+        this.fail(o, ['enum'], `unknown enum '${f.enum}'`);
+        return undefined;
+      }
+      return f.enum ? { ...base, enum: f.enum } : base;
+    }
+    switch (f.type) {
+      case 'f32':
+      case 'f64':
+        return { kind: 'float', width: f.type === 'f32' ? 4 : 8 };
+      case 'string':
+      case 'bytes':
+      case 'cstring':
+      case 'padded': {
+        const span = this.span(f, o, expr);
+        if (!span) return undefined;
+        return { kind: f.type === 'bytes' ? 'bytes' : 'text', span };
+      }
+      case 'bitmap':
+        return { kind: 'bitmap', bits: expr('bits', f.bits)! };
+      case 'switch':
+        return this.switchType(f, o, scope, expr);
+      case 'tlv':
+      case 'tagged':
+        return this.entryList(owner, f, o);
+      default:
+        if (!this.origins.has(f.type)) {
+          this.fail(o, ['type'], `unknown type '${f.type}'`);
+          return undefined;
+        }
+        return {
+          kind: 'struct',
+          name: f.type,
+          args: Object.entries(f.args ?? {}).map(([k, src]) => [k, expr('args', src, ['args', k])!] as [string, Expr]),
+        };
+    }
+  }
+
+  private span(
+    f: RawField,
+    o: Origin,
+    expr: (key: string, src: string | number | undefined) => Expr | undefined,
+  ): Span | undefined {
+    if (f.type === 'cstring') return { kind: 'nul' };
+    if (f.type === 'padded') return { kind: 'padded', size: expr('size', f.size)! };
+    if (f.prefix !== undefined) {
+      if (f.size !== undefined) this.fail(o, ['size'], `give either 'size' or 'prefix', not both`);
+      return { kind: 'prefix', prefix: intType(f.prefix) ?? { kind: 'packed', big: false } };
+    }
+    if (f.size === 'rest') return { kind: 'rest' };
+    if (f.size === undefined) {
+      this.fail(o, [], `a ${f.type} field needs 'size' or 'prefix'`);
+      return undefined;
+    }
+    return { kind: 'size', size: expr('size', f.size)! };
+  }
+
+  private switchType(
+    f: RawField,
+    o: Origin,
+    scope: Scope,
+    expr: (key: string, src: string | number | undefined) => Expr | undefined,
+  ): IrType | undefined {
+    const on = expr('on', f.on);
+    const onEnum = on?.kind === 'id' ? this.enumOf(on.name, scope) : undefined;
+    const cases: { match: number; struct: string }[] = [];
+    for (const [key, struct] of Object.entries(f.cases ?? {})) {
+      const match = /^-?\d+$/.test(key) ? Number(key) : onEnum?.values.find(([n]) => n === key)?.[1];
+      if (match === undefined) this.fail(o, ['cases', key], `'${key}' is neither a number nor a name of the switched-on enum`);
+      else if (!this.origins.has(struct)) this.fail(o, ['cases', key], `unknown struct '${struct}'`);
+      else cases.push({ match, struct });
+    }
+    if (f.default !== undefined && !this.origins.has(f.default)) this.fail(o, ['default'], `unknown struct '${f.default}'`);
+    return on ? { kind: 'switch', on, cases, default: f.default } : undefined;
+  }
+
+  /** The enum of the earlier field an identifier names. */
+  private enumOf(name: string, scope: Scope): IrEnum | undefined {
+    const ref = scope.get(name);
+    const e = ref && 'path' in ref && (ref.type.kind === 'int' || ref.type.kind === 'packed') ? ref.type.enum : undefined;
+    return e ? this.ir.enums.get(e) : undefined;
+  }
+
+  private entryList(owner: string, f: RawField, o: Origin): IrType | undefined {
+    const code = intType(f.code ?? '');
+    if (!code) {
+      this.fail(o, ['code'], `an entry code must be an integer type`);
+      return undefined;
+    }
+    const entries: IrEntry[] = [];
+    const base = `${owner}${pascal(f.name)}`;
+    for (const [key, e] of Object.entries(f.entries ?? {})) {
+      const struct = `${base}${pascal(e.name.toLowerCase())}`;
+      if (this.origins.has(struct)) this.fail(o, ['entries', key], `entry struct name '${struct}' is taken`);
+      const at: Origin = { file: o.file, path: [...o.path, 'entries', key] };
+      this.origins.set(struct, at);
+      this.struct(struct, { doc: e.doc, fields: e.fields }, at, e.name);
+      entries.push({ code: Number(key), name: e.name, struct });
+    }
+    const entryType = `${base}Entry`;
+    if (f.type === 'tlv') {
+      const length: LengthType = intType(f.length ?? '') ?? { kind: 'packed', big: false };
+      return { kind: 'tlv', code, length, entries, entryType };
+    }
+    return { kind: 'tagged', code, entries, entryType };
+  }
+
+  private derive(
+    raw: Record<string, string | number>,
+    expr: (key: string, src: string | number | undefined, where?: YamlPath) => Expr | undefined,
+  ): Derive | undefined {
+    const [kind, arg] = Object.entries(raw)[0]!;
+    if (kind === 'value') {
+      const e = expr('derive', arg, ['derive', 'value']);
+      return e && { kind: 'value', expr: e };
+    }
+    if (kind === 'frame') return { kind: 'frame', what: 'eventSize' };
+    return { kind: kind as 'lengthOf' | 'countOf' | 'sizeOf', target: String(arg) };
+  }
+
+  private checkExpr(e: Expr, o: Origin, where: YamlPath, scope: Scope): void {
+    for (const id of identifiers(e)) {
+      if (id === 'remaining') continue;
+      if (id.includes('.')) {
+        const [group, value] = id.split('.') as [string, string];
+        const table = this.ir.enums.get(group) ?? this.ir.flags.get(group);
+        if (!table) this.fail(o, where, `unknown enum or flags '${group}'`);
+        else if (!table.values.some(([n]) => n === value)) this.fail(o, where, `'${group}' has no value '${value}'`);
+        continue;
+      }
+      const ref = scope.get(id);
+      if (!ref) {
+        this.fail(o, where, `unknown field or parameter '${id}'`);
+        continue;
+      }
+      if ('path' in ref && !isNumeric(ref.type)) {
+        this.fail(o, where, `'${id}' is not a number-valued field and cannot be used in an expression`);
+      }
+    }
+    for (const name of contextNames(e)) {
+      if (!this.ir.context.some((c) => c.name === name)) this.fail(o, where, `unknown context value 'ctx.${name}'`);
+    }
+    this.checkCalls(e, o, where);
+  }
+
+  private checkCalls(e: Expr, o: Origin, where: YamlPath): void {
+    if (e.kind === 'call' && !BUILTINS.has(e.fn)) this.fail(o, where, `unknown function '${e.fn}'`);
+  }
+
+  /** A derived field must name a later field of the right kind, sized by it. */
+  private checkDerived(s: IrStruct, o: Origin): void {
+    s.fields.forEach((f, i) => {
+      const d = f.derive;
+      if (!d || d.kind === 'value' || d.kind === 'frame') return;
+      const at = [...o.path, 'fields', i, 'derive', d.kind];
+      const targetIndex = s.fields.findIndex((t) => t.name === d.target);
+      const target = s.fields[targetIndex];
+      const failAt = (problem: string) => this.fail({ file: o.file, path: at }, [], problem);
+      if (!target) return failAt(`no field '${d.target}' in '${s.name}'`);
+      if (targetIndex < i) return failAt(`'${d.target}' comes before '${f.name}'; a derived field must precede what it derives from`);
+      if (f.type.kind !== 'int' && f.type.kind !== 'packed') return failAt(`a ${d.kind} field must be an integer`);
+      const sizedBy = d.kind === 'countOf' ? (target.repeat?.kind === 'count' ? target.repeat.count : undefined) : sizeExpr(target);
+      if (!(sizedBy?.kind === 'id' && sizedBy.name === f.name)) {
+        failAt(`'${d.target}' must have ${d.kind === 'countOf' ? 'count' : 'size'}: ${f.name}`);
+      }
+      if (d.kind === 'lengthOf' && target.type.kind !== 'text' && target.type.kind !== 'bytes') {
+        failAt(`lengthOf needs a string or bytes field; use sizeOf for '${d.target}'`);
+      }
+    });
+  }
+
+  /** `rest` must be the end of a structure (only a conditional trailer may follow). */
+  private checkRest(s: IrStruct, o: Origin): void {
+    s.fields.forEach((f, i) => {
+      const rest = f.size === 'rest' || f.repeat?.kind === 'rest' || ((f.type.kind === 'text' || f.type.kind === 'bytes') && f.type.span.kind === 'rest');
+      if (rest && s.fields.slice(i + 1).some((later) => !later.cond)) {
+        this.fail(o, ['fields', i], `'${f.name}' reads to the end, so it must be the last field`);
+      }
+    });
+  }
+}
+
+function sizeExpr(f: IrField): Expr | undefined {
+  if ((f.type.kind === 'text' || f.type.kind === 'bytes') && f.type.span.kind === 'size') return f.type.span.size;
+  return f.size === 'rest' ? undefined : f.size;
+}
+
+function isNumeric(t: IrType): boolean {
+  return (t.kind === 'int' && !t.big) || (t.kind === 'packed' && !t.big);
+}
+
+export function pascal(s: string): string {
+  return s.replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,65 @@
+/** First pass: every schema file must match the language's JSON Schema. */
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import { schemaError, type SchemaError, type SchemaFile, type YamlPath } from './load.js';
+
+const languageSchema = JSON.parse(readFileSync(new URL('./language.schema.json', import.meta.url), 'utf8'));
+const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+const validateLanguage = ajv.compile(languageSchema);
+
+export function validateFile(file: SchemaFile): SchemaError[] {
+  if (validateLanguage(file.data)) return [];
+  const errors = (validateLanguage.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if');
+  // Of the alternatives a union reports, the deepest says most; report each place once.
+  errors.sort((a, b) => depth(b) - depth(a));
+  const seen = new Set<string>();
+  const out: SchemaError[] = [];
+  for (const e of errors) {
+    const path = pathOf(e);
+    const key = path.join('/');
+    if ([...seen].some((s) => s === key || s.startsWith(`${key}/`))) continue;
+    seen.add(key);
+    out.push(schemaError(file, path, describe(e, file)));
+  }
+  return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+function depth(e: ErrorObject): number {
+  return pathOf(e).length;
+}
+
+function pathOf(e: ErrorObject): YamlPath {
+  const path: YamlPath = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  if (e.keyword === 'additionalProperties') path.push(e.params.additionalProperty);
+  return path;
+}
+
+function describe(e: ErrorObject, file: SchemaFile): string {
+  const value = valueAt(file, pathOf(e));
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `unknown property '${e.params.additionalProperty}'`;
+    case 'required':
+      return `missing property '${e.params.missingProperty}'`;
+    case 'enum':
+      return `${JSON.stringify(value)} is not one of ${e.params.allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `${JSON.stringify(value)} is not ${JSON.stringify(e.params.allowedValue)}`;
+    case 'pattern':
+      return `${JSON.stringify(value)} does not match ${e.params.pattern}`;
+    case 'propertyNames':
+      return `property name ${JSON.stringify(e.params.propertyName)} is not allowed`;
+    default:
+      return e.message ?? e.keyword;
+  }
+}
+
+function valueAt(file: SchemaFile, path: YamlPath): unknown {
+  let v: unknown = file.data;
+  for (const p of path) v = v && typeof v === 'object' ? (v as Record<string | number, unknown>)[p] : undefined;
+  return v;
+}

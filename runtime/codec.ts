@@ -1,0 +1,49 @@
+/** Small helpers the generated codecs call; each keeps one check out of every generated function. */
+import { EncodeError, InvalidValueError, SchemaCheckError } from './errors.js';
+import type { Reader } from './reader.js';
+
+/** The enum's name for a code, or the code itself when the enum has none. */
+export function enumName<N extends string>(names: Readonly<Record<number, N>>, code: number): N | number {
+  return names[code] ?? code;
+}
+
+/** The code for an enum name, or a number as given. */
+export function enumCode(codes: Readonly<Record<string, number>>, v: string | number, path: string): number {
+  if (typeof v === 'number') return v;
+  const code = codes[v];
+  if (code === undefined) throw new EncodeError(`'${v}' is not a name of this enum`, path);
+  return code;
+}
+
+export function checkConst(actual: number, expected: number, r: Reader, path: string): void {
+  if (actual !== expected) {
+    throw new InvalidValueError(`expected ${expected}, found ${actual}`, { offset: r.offset, schemaPath: path });
+  }
+}
+
+export function checkDerived(actual: number, expected: number, r: Reader, path: string): void {
+  if (actual !== expected) {
+    throw new SchemaCheckError(`stored ${actual}, but it derives as ${expected}`, { offset: r.offset, schemaPath: path });
+  }
+}
+
+export function required<T>(v: T | undefined, path: string): T {
+  if (v === undefined) throw new EncodeError('missing: the fields before it say it is present', path);
+  return v;
+}
+
+export function noCase(value: number, r: Reader, path: string): InvalidValueError {
+  return new InvalidValueError(`no case for ${value}`, { offset: r.offset, schemaPath: path });
+}
+
+/**
+ * Whether a server version string is at least `mysql` (for MySQL and Percona) or `mariadb` (for a version
+ * string that names MariaDB). Both are dotted triples; the leading numbers of the version are compared.
+ */
+export function versionAtLeast(version: string | Uint8Array, mysql: string, mariadb: string): boolean {
+  const text = typeof version === 'string' ? version : new TextDecoder('latin1').decode(version);
+  const want = (/mariadb/i.test(text) ? mariadb : mysql).split('.').map(Number);
+  const have = (/^(\d+)\.(\d+)\.(\d+)/.exec(text) ?? ['', '0', '0', '0']).slice(1).map(Number);
+  for (let i = 0; i < 3; i++) if (have[i] !== want[i]) return have[i]! > want[i]!;
+  return true;
+}

@@ -1,0 +1,120 @@
+/**
+ * Typed errors. Every decode failure says where it happened three ways: the byte offset in the file, the
+ * event it belongs to (start offset and type code), and the schema path that was being decoded.
+ */
+
+export interface ErrorSite {
+  /** Absolute byte offset in the input where the problem was found. */
+  offset: number;
+  /** Schema path being decoded, e.g. `QueryEvent.statusVars`. */
+  schemaPath?: string;
+  /** File offset of the event's first header byte. */
+  eventPos?: number;
+  /** The event's type code. */
+  eventType?: number;
+}
+
+export type BinlogErrorKind =
+  | 'truncated'
+  | 'bad-magic'
+  | 'checksum'
+  | 'length'
+  | 'invalid-value'
+  | 'schema-check'
+  | 'encode';
+
+export class BinlogError extends Error {
+  readonly kind: BinlogErrorKind;
+  offset: number;
+  schemaPath: string | undefined;
+  eventPos: number | undefined;
+  eventType: number | undefined;
+  /** The problem alone, without the location the message adds. */
+  readonly problem: string;
+
+  constructor(kind: BinlogErrorKind, problem: string, site: ErrorSite) {
+    super(problem);
+    this.name = new.target.name;
+    this.kind = kind;
+    this.problem = problem;
+    this.offset = site.offset;
+    this.schemaPath = site.schemaPath;
+    this.eventPos = site.eventPos;
+    this.eventType = site.eventType;
+    this.message = this.describe();
+  }
+
+  /** Adds the event's identity once the stream knows it; the decoder deep inside does not. */
+  atEvent(eventPos: number, eventType: number | undefined): this {
+    this.eventPos ??= eventPos;
+    this.eventType ??= eventType;
+    this.message = this.describe();
+    return this;
+  }
+
+  private describe(): string {
+    const where = this.offset >= 0 ? [`offset ${this.offset}`] : [];
+    if (this.eventPos !== undefined) {
+      where.push(`event at ${this.eventPos}${this.eventType !== undefined ? ` (type ${this.eventType})` : ''}`);
+    }
+    if (this.schemaPath) where.push(`in ${this.schemaPath}`);
+    return `${this.problem} [${where.join(', ')}]`;
+  }
+}
+
+/** The input ended, or a length ran past the end of its event. */
+export class TruncatedError extends BinlogError {
+  constructor(problem: string, site: ErrorSite) {
+    super('truncated', problem, site);
+  }
+}
+
+/** The file does not start with the binlog magic. */
+export class BadMagicError extends BinlogError {
+  constructor(problem: string, site: ErrorSite) {
+    super('bad-magic', problem, site);
+  }
+}
+
+/** The CRC32 stored in an event differs from the one computed over its bytes. */
+export class ChecksumError extends BinlogError {
+  readonly expected: number;
+  readonly actual: number;
+  constructor(expected: number, actual: number, site: ErrorSite) {
+    super('checksum', `checksum mismatch: stored 0x${hex32(expected)}, computed 0x${hex32(actual)}`, site);
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** A length or count read from the input is impossible (negative, too large, past the event). */
+export class LengthError extends BinlogError {
+  constructor(problem: string, site: ErrorSite) {
+    super('length', problem, site);
+  }
+}
+
+/** A value is not valid for its type (a bad enum code, a byte that must be zero). */
+export class InvalidValueError extends BinlogError {
+  constructor(problem: string, site: ErrorSite) {
+    super('invalid-value', problem, site);
+  }
+}
+
+/** A check the schema declares failed, e.g. a derived field disagrees with what it derives from. */
+export class SchemaCheckError extends BinlogError {
+  constructor(problem: string, site: ErrorSite) {
+    super('schema-check', problem, site);
+  }
+}
+
+/** A value handed to an encoder cannot be written as the schema says. */
+export class EncodeError extends BinlogError {
+  constructor(problem: string, schemaPath: string) {
+    super('encode', problem, { offset: -1, schemaPath });
+  }
+}
+
+function hex32(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, '0');
+}

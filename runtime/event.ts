@@ -1,0 +1,142 @@
+/**
+ * One event, both ways: an event's bytes to a typed event (header, body, checksum verified) and back.
+ * The FormatState carried from event to event is what makes a v4 binlog readable: each decoder or
+ * encoder owns one.
+ */
+import { crc32 } from 'node:zlib';
+import {
+  decodeEventBody,
+  encodeEventBody,
+  EventTypeNames,
+  type EventBody,
+  type EventBodyInput,
+} from '../generated/events.js';
+import type { FormatDescriptionEvent } from '../generated/control.js';
+import { decodeEventHeader, encodeEventHeader, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../generated/header.js';
+import { BinlogError, ChecksumError, InvalidValueError, LengthError } from './errors.js';
+import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState } from './format.js';
+import { Reader } from './reader.js';
+import { Writer } from './writer.js';
+
+/** An event whose body no schema describes yet (or that is encrypted): its body bytes, kept whole. */
+export interface RawBody {
+  type: string;
+  raw: Uint8Array;
+}
+
+export type BinlogEvent = {
+  /** File offset of the event's first byte. Informational: encoding ignores it. */
+  pos: number;
+  header: EventHeader;
+  /** The stored CRC32, when the event has one. */
+  checksum?: number;
+} & (EventBody | RawBody);
+
+export type BinlogEventInput = {
+  pos?: number;
+  header: Omit<EventHeaderInput, 'logPos'> & { logPos?: number | null };
+  checksum?: number;
+} & (EventBodyInput | RawBody);
+
+/** The server's name for an event type code, or UNKNOWN_<code>. */
+export function eventTypeName(code: number): string {
+  return EventTypeNames[code] ?? `UNKNOWN_${code}`;
+}
+
+export interface DecodeOptions {
+  /** Check each event's CRC32 (default true). */
+  verifyChecksum?: boolean;
+}
+
+export class EventDecoder {
+  readonly format = new FormatState();
+  private readonly verify: boolean;
+
+  constructor(options: DecodeOptions = {}) {
+    this.verify = options.verifyChecksum ?? true;
+  }
+
+  /** Decodes one whole event, `bytes` exactly, found at file offset `pos`. */
+  decode(bytes: Uint8Array, pos: number): BinlogEvent {
+    const code = bytes[EventHeaderOffsets.typeCode];
+    try {
+      return this.decodeUnchecked(bytes, pos);
+    } catch (e) {
+      if (e instanceof BinlogError) throw e.atEvent(pos, code);
+      // A decoder bug must still surface as a typed error that says where.
+      throw new InvalidValueError(`internal error: ${(e as Error).message}`, { offset: pos, eventPos: pos, eventType: code });
+    }
+  }
+
+  private decodeUnchecked(bytes: Uint8Array, pos: number): BinlogEvent {
+    const code = bytes[EventHeaderOffsets.typeCode]!;
+    const format = this.format;
+    const aware = code === FDE_CODE && checksumAware(fdeServerVersion(bytes, format.headerLength));
+    const ctx = format.context(code, aware);
+    const bodyEnd = bytes.length - (ctx.hasChecksum ? CHECKSUM_LENGTH : 0);
+    if (bodyEnd < format.headerLength) {
+      throw new LengthError(`event of ${bytes.length} bytes is shorter than its header`, { offset: pos, schemaPath: 'EventHeader' });
+    }
+    const header = decodeEventHeader(new Reader(bytes, 0, format.headerLength, pos), ctx);
+
+    let checksum: number | undefined;
+    if (ctx.hasChecksum) {
+      checksum = new DataView(bytes.buffer, bytes.byteOffset + bodyEnd, CHECKSUM_LENGTH).getUint32(0, true);
+      if (this.verify) {
+        const actual = eventCrc(bytes, bodyEnd, crc32);
+        if (actual !== checksum) throw new ChecksumError(checksum, actual, { offset: pos + bodyEnd, schemaPath: 'checksum' });
+      }
+    }
+
+    const r = new Reader(bytes, format.headerLength, bodyEnd, pos);
+    const name = eventTypeName(code);
+    const body = decodeEventBody(code, r, ctx);
+    let event: BinlogEvent;
+    if (body) {
+      r.done(name);
+      event = { pos, header, ...body } as BinlogEvent;
+    } else {
+      event = { pos, header, type: name, raw: r.rest() } as BinlogEvent;
+    }
+    if (checksum !== undefined) event.checksum = checksum;
+    if (code === FDE_CODE) format.apply(body as unknown as FormatDescriptionEvent);
+    return event;
+  }
+}
+
+export class EventEncoder {
+  readonly format = new FormatState();
+  private readonly w = new Writer(4096);
+
+  /** Encodes one event that will start at file offset `offset`. */
+  encode(event: BinlogEventInput, offset: number): Uint8Array {
+    const w = this.w;
+    w.reset();
+    const code = event.header.typeCode;
+    const aware =
+      code === FDE_CODE && checksumAware((event as unknown as FormatDescriptionEvent).serverVersion ?? '');
+    const ctx = this.format.context(code, aware);
+    encodeEventHeader(w, { ...event.header, eventSize: 0, logPos: 0 }, ctx);
+    if ('raw' in event) w.bytes(event.raw);
+    else encodeEventBody(w, event as EventBodyInput, ctx);
+    const size = w.pos + (ctx.hasChecksum ? CHECKSUM_LENGTH : 0);
+    w.patchU32(EventHeaderOffsets.eventSize, size);
+    w.patchU32(EventHeaderOffsets.logPos, logPosFor(event, offset, size));
+    if (ctx.hasChecksum) w.u32(eventCrc(w.view(), w.pos, crc32));
+    if (code === FDE_CODE) this.format.apply(event as unknown as FormatDescriptionEvent);
+    return w.finish();
+  }
+}
+
+/**
+ * The header's log_pos: the end offset of the event in the output, unless the input gives another value
+ * that was not simply its own end in the source (0, a v3 start offset, a master's position in a relay log).
+ */
+function logPosFor(event: BinlogEventInput, offset: number, size: number): number {
+  const given = event.header.logPos;
+  if (given === undefined || given === null) return offset + size;
+  if (event.pos !== undefined && event.header.eventSize !== undefined && given === event.pos + event.header.eventSize) {
+    return offset + size;
+  }
+  return given;
+}

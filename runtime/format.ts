@@ -1,0 +1,70 @@
+/**
+ * What a FORMAT_DESCRIPTION event says about every event after it: the common-header length, each type's
+ * post-header length and whether events end with a CRC32. Decoder and encoder share it, so both read the
+ * FDE the same way.
+ */
+import type { Context } from '../generated/context.js';
+import { ChecksumAlg, FormatDescriptionEventOffsets, type FormatDescriptionEvent } from '../generated/control.js';
+import { EventTypes } from '../generated/events.js';
+import {
+  CHECKSUM_AWARE_SINCE_MARIADB,
+  CHECKSUM_AWARE_SINCE_MYSQL,
+  CHECKSUM_LENGTH,
+  EVENT_HEADER_LENGTH,
+  EventFlags,
+  EventHeaderOffsets,
+} from '../generated/header.js';
+import { versionAtLeast } from './codec.js';
+
+export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
+
+export class FormatState {
+  headerLength = EVENT_HEADER_LENGTH;
+  postHeaderLengths: Uint8Array = new Uint8Array(0);
+  checksums = false;
+  serverVersion = '';
+
+  /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
+  context(code: number, fdeAware: boolean): Context {
+    return {
+      headerLength: this.headerLength,
+      postHeaderLength: this.postHeaderLengths[code - 1] ?? 0,
+      hasChecksum: code === FDE_CODE ? fdeAware : this.checksums,
+    };
+  }
+
+  apply(fde: FormatDescriptionEvent): void {
+    this.headerLength = fde.headerLength;
+    this.postHeaderLengths = fde.postHeaderLengths;
+    this.checksums = fde.checksumAlg === 'BINLOG_CHECKSUM_ALG_CRC32' || fde.checksumAlg === ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32;
+    this.serverVersion = typeof fde.serverVersion === 'string' ? fde.serverVersion : '';
+  }
+}
+
+/** Whether a server of this version ends every FORMAT_DESCRIPTION event with an algorithm byte and a CRC32. */
+export function checksumAware(serverVersion: string | Uint8Array): boolean {
+  return versionAtLeast(serverVersion, CHECKSUM_AWARE_SINCE_MYSQL, CHECKSUM_AWARE_SINCE_MARIADB);
+}
+
+/** The server version inside an FDE's raw bytes (header included), read without decoding the event. */
+export function fdeServerVersion(event: Uint8Array, headerLength: number): Uint8Array {
+  const at = headerLength + FormatDescriptionEventOffsets.serverVersion;
+  const field = event.subarray(at, at + FormatDescriptionEventOffsets.createTimestamp - FormatDescriptionEventOffsets.serverVersion);
+  const nul = field.indexOf(0);
+  return nul < 0 ? field : field.subarray(0, nul);
+}
+
+/**
+ * CRC32 of an event's bytes before its checksum. A server computes an FDE's CRC with the in-use flag
+ * clear and sets the flag afterwards, so the flag is cleared here for the computation.
+ */
+export function eventCrc(event: Uint8Array, end: number, crc32: (b: Uint8Array, seed?: number) => number): number {
+  const flagsAt = EventHeaderOffsets.flags;
+  const inUse = EventFlags.LOG_EVENT_BINLOG_IN_USE_F;
+  if (event[EventHeaderOffsets.typeCode] !== FDE_CODE || !(event[flagsAt]! & inUse)) return crc32(event.subarray(0, end));
+  const head = crc32(event.subarray(0, flagsAt));
+  const flag = crc32(Uint8Array.of(event[flagsAt]! & ~inUse), head);
+  return crc32(event.subarray(flagsAt + 1, end), flag);
+}
+
+export { CHECKSUM_LENGTH };

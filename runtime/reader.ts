@@ -1,0 +1,305 @@
+import { InvalidValueError, LengthError, SchemaCheckError, TruncatedError } from './errors.js';
+
+/** Bytes whose meaning is text when they are valid UTF-8, and raw bytes otherwise (so nothing is lost). */
+export type Text = string | Uint8Array;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Text when the bytes are valid UTF-8 (which then re-encode to the same bytes), else the bytes themselves. */
+export function bytesToText(bytes: Uint8Array): Text {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
+
+/**
+ * A cursor over a bounded window of a byte array. Fixed-size reads (`u8` … `i64be`) do not check bounds:
+ * generated decoders call `need` once for each run of fixed-size fields. Variable-size reads check
+ * themselves and take the schema path to name in the error.
+ */
+export class Reader {
+  readonly buf: Uint8Array;
+  readonly dv: DataView;
+  pos: number;
+  end: number;
+  /** Absolute file offset of `buf[0]`, so errors name positions in the file, not in this buffer. */
+  readonly base: number;
+
+  constructor(buf: Uint8Array, start = 0, end = buf.length, base = 0) {
+    this.buf = buf;
+    this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.pos = start;
+    this.end = end;
+    this.base = base;
+  }
+
+  get remaining(): number {
+    return this.end - this.pos;
+  }
+
+  /** Absolute file offset of the cursor. */
+  get offset(): number {
+    return this.base + this.pos;
+  }
+
+  need(n: number, path: string): void {
+    if (this.end - this.pos < n) {
+      throw new TruncatedError(`need ${n} bytes, ${this.end - this.pos} left`, { offset: this.offset, schemaPath: path });
+    }
+  }
+
+  /** Checks a length read from the input before anything is allocated or looped over for it. */
+  length(n: number, path: string): number {
+    if (!Number.isSafeInteger(n) || n < 0) {
+      throw new LengthError(`impossible length ${n}`, { offset: this.offset, schemaPath: path });
+    }
+    if (n > this.end - this.pos) {
+      throw new LengthError(`length ${n} runs past the end (${this.end - this.pos} bytes left)`, {
+        offset: this.offset,
+        schemaPath: path,
+      });
+    }
+    return n;
+  }
+
+  /** A child reader over the next `n` bytes; this reader moves past them. */
+  sub(n: number, path: string): Reader {
+    this.length(n, path);
+    const child = new Reader(this.buf, this.pos, this.pos + n, this.base);
+    this.pos += n;
+    return child;
+  }
+
+  bytes(n: number, path: string): Uint8Array {
+    this.length(n, path);
+    const out = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** A structure read from a window of its own must use all of it: a byte left over would be lost. */
+  done(path: string): void {
+    if (this.pos !== this.end) {
+      throw new SchemaCheckError(`${this.end - this.pos} bytes left unread`, { offset: this.offset, schemaPath: path });
+    }
+  }
+
+  rest(): Uint8Array {
+    const out = this.buf.subarray(this.pos, this.end);
+    this.pos = this.end;
+    return out;
+  }
+
+  /** Bytes up to a NUL, which is consumed but not returned. */
+  cstring(path: string): Uint8Array {
+    const at = this.buf.indexOf(0, this.pos);
+    if (at < 0 || at >= this.end) {
+      throw new TruncatedError('no NUL terminator before the end', { offset: this.offset, schemaPath: path });
+    }
+    const out = this.buf.subarray(this.pos, at);
+    this.pos = at + 1;
+    return out;
+  }
+
+  /**
+   * A fixed-size NUL-padded string. When everything after the first NUL is padding the value is the text
+   * before it; otherwise the whole field is kept as bytes so that encoding gives it back exactly.
+   */
+  padded(n: number, path: string): Text {
+    const raw = this.bytes(n, path);
+    const nul = raw.indexOf(0);
+    if (nul < 0) return bytesToText(raw);
+    for (let i = nul + 1; i < n; i++) if (raw[i] !== 0) return raw;
+    const text = bytesToText(raw.subarray(0, nul));
+    return typeof text === 'string' ? text : raw;
+  }
+
+  /** MySQL's length-encoded integer, as a number: a larger value cannot be a length in a real event. */
+  packed(path: string): number {
+    const v = this.packedBig(path);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new LengthError(`packed integer ${v} is too large`, { offset: this.offset, schemaPath: path });
+    }
+    return Number(v);
+  }
+
+  /** MySQL's length-encoded integer: < 0xFB itself; 0xFC + 2 bytes; 0xFD + 3; 0xFE + 8. 0xFB and 0xFF are invalid. */
+  packedBig(path: string): bigint {
+    this.need(1, path);
+    const first = this.buf[this.pos]!;
+    if (first < 0xfb) {
+      this.pos++;
+      return BigInt(first);
+    }
+    const width = first === 0xfc ? 2 : first === 0xfd ? 3 : first === 0xfe ? 8 : 0;
+    if (width === 0) {
+      throw new InvalidValueError(`0x${first.toString(16)} does not start a packed integer`, {
+        offset: this.offset,
+        schemaPath: path,
+      });
+    }
+    this.need(1 + width, path);
+    this.pos++;
+    return width === 8 ? this.u64() : BigInt(width === 2 ? this.u16() : this.u24());
+  }
+
+  u8(): number {
+    return this.buf[this.pos++]!;
+  }
+  i8(): number {
+    return (this.buf[this.pos++]! << 24) >> 24;
+  }
+  u16(): number {
+    const v = this.dv.getUint16(this.pos, true);
+    this.pos += 2;
+    return v;
+  }
+  i16(): number {
+    const v = this.dv.getInt16(this.pos, true);
+    this.pos += 2;
+    return v;
+  }
+  u24(): number {
+    const b = this.buf;
+    const p = this.pos;
+    this.pos = p + 3;
+    return b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16);
+  }
+  i24(): number {
+    return (this.u24() << 8) >> 8;
+  }
+  u32(): number {
+    const v = this.dv.getUint32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+  i32(): number {
+    const v = this.dv.getInt32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+  u40(): number {
+    const lo = this.u32();
+    return lo + this.u8() * 0x1_0000_0000;
+  }
+  i40(): number {
+    const lo = this.u32();
+    return lo + this.i8() * 0x1_0000_0000;
+  }
+  u48(): number {
+    const lo = this.u32();
+    return lo + this.u16() * 0x1_0000_0000;
+  }
+  i48(): number {
+    const lo = this.u32();
+    return lo + this.i16() * 0x1_0000_0000;
+  }
+  u56(): bigint {
+    const lo = this.u32();
+    return BigInt(lo) | (BigInt(this.u24()) << 32n);
+  }
+  i56(): bigint {
+    return BigInt.asIntN(56, this.u56());
+  }
+  u64(): bigint {
+    const v = this.dv.getBigUint64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+  i64(): bigint {
+    const v = this.dv.getBigInt64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  u16be(): number {
+    const v = this.dv.getUint16(this.pos, false);
+    this.pos += 2;
+    return v;
+  }
+  i16be(): number {
+    const v = this.dv.getInt16(this.pos, false);
+    this.pos += 2;
+    return v;
+  }
+  u24be(): number {
+    const b = this.buf;
+    const p = this.pos;
+    this.pos = p + 3;
+    return (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]!;
+  }
+  i24be(): number {
+    return (this.u24be() << 8) >> 8;
+  }
+  u32be(): number {
+    const v = this.dv.getUint32(this.pos, false);
+    this.pos += 4;
+    return v;
+  }
+  i32be(): number {
+    const v = this.dv.getInt32(this.pos, false);
+    this.pos += 4;
+    return v;
+  }
+  u40be(): number {
+    const hi = this.u8();
+    return hi * 0x1_0000_0000 + this.u32be();
+  }
+  i40be(): number {
+    const hi = this.i8();
+    return hi * 0x1_0000_0000 + this.u32be();
+  }
+  u48be(): number {
+    const hi = this.u16be();
+    return hi * 0x1_0000_0000 + this.u32be();
+  }
+  i48be(): number {
+    const hi = this.i16be();
+    return hi * 0x1_0000_0000 + this.u32be();
+  }
+  u56be(): bigint {
+    const hi = this.u24be();
+    return (BigInt(hi) << 32n) | BigInt(this.u32be());
+  }
+  i56be(): bigint {
+    return BigInt.asIntN(56, this.u56be());
+  }
+  u64be(): bigint {
+    const v = this.dv.getBigUint64(this.pos, false);
+    this.pos += 8;
+    return v;
+  }
+  i64be(): bigint {
+    const v = this.dv.getBigInt64(this.pos, false);
+    this.pos += 8;
+    return v;
+  }
+
+  f32(): number {
+    const v = this.dv.getFloat32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+  f64(): number {
+    const v = this.dv.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  /** A bitmap of `bits` bits, least significant bit of the first byte first. */
+  bitmap(bits: number, path: string): boolean[] {
+    const n = this.length((bits + 7) >>> 3, path);
+    const out = new Array<boolean>(bits);
+    const b = this.buf;
+    const p = this.pos;
+    for (let i = 0; i < bits; i++) out[i] = (b[p + (i >>> 3)]! & (1 << (i & 7))) !== 0;
+    if (bits & 7 && b[p + n - 1]! >>> (bits & 7)) {
+      // Servers zero the spare bits; a set one would be lost on the way back, so it is refused instead.
+      throw new InvalidValueError(`spare bits set after bit ${bits} of a bitmap`, { offset: this.offset + n - 1, schemaPath: path });
+    }
+    this.pos = p + n;
+    return out;
+  }
+}

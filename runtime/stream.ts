@@ -1,0 +1,192 @@
+/**
+ * Reading a binlog: check the magic, frame events by their header's event_size, decode each one. Memory
+ * stays constant: only the event being decoded is held, whatever the size of the file.
+ */
+import { createReadStream } from 'node:fs';
+import { BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
+import { BadMagicError, LengthError, TruncatedError } from './errors.js';
+import { EventDecoder, EventEncoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions } from './event.js';
+
+export interface ReadOptions extends DecodeOptions {
+  /** The largest event_size accepted before the bytes arrive (default 1 GiB, above any server's limit). */
+  maxEventSize?: number;
+}
+
+const DEFAULT_MAX_EVENT = 1 << 30;
+
+/** Bytes from a file path, a Node stream or any async iterable of chunks. */
+export type ByteSource = string | AsyncIterable<Uint8Array>;
+
+function chunks(source: ByteSource): AsyncIterable<Uint8Array> {
+  return typeof source === 'string' ? createReadStream(source, { highWaterMark: 1 << 20 }) : source;
+}
+
+/** Chunks as they arrive, from which whole events are cut without copying more than one event. */
+class ByteQueue {
+  private parts: Uint8Array[] = [];
+  private head = 0;
+  length = 0;
+
+  push(b: Uint8Array): void {
+    if (b.length === 0) return;
+    this.parts.push(b);
+    this.length += b.length;
+  }
+
+  /** The byte at `i` from the front. */
+  at(i: number): number {
+    let k = this.head + i;
+    for (const p of this.parts) {
+      if (k < p.length) return p[k]!;
+      k -= p.length;
+    }
+    throw new RangeError('past the queued bytes');
+  }
+
+  /** Removes and returns the first `n` bytes, as a view when they lie in one chunk. */
+  take(n: number): Uint8Array {
+    const first = this.parts[0]!;
+    let out: Uint8Array;
+    if (first.length - this.head >= n) {
+      out = first.subarray(this.head, this.head + n);
+      this.head += n;
+    } else {
+      out = new Uint8Array(n);
+      let filled = 0;
+      while (filled < n) {
+        const p = this.parts[0]!;
+        const k = Math.min(p.length - this.head, n - filled);
+        out.set(p.subarray(this.head, this.head + k), filled);
+        filled += k;
+        this.head += k;
+        if (this.head === p.length) (this.parts.shift(), (this.head = 0));
+      }
+    }
+    if (this.parts.length && this.head === this.parts[0]!.length) (this.parts.shift(), (this.head = 0));
+    this.length -= n;
+    return out;
+  }
+
+  u32(i: number): number {
+    return (this.at(i) | (this.at(i + 1) << 8) | (this.at(i + 2) << 16) | (this.at(i + 3) << 24)) >>> 0;
+  }
+}
+
+/**
+ * Cuts events out of bytes as they arrive: the one framing rule that every reader here uses. Push bytes,
+ * drain the complete events, and call `end` when the input is over.
+ */
+export class Framer {
+  private readonly q = new ByteQueue();
+  private readonly decoder: EventDecoder;
+  private readonly maxEvent: number;
+  private magicChecked = false;
+  /** File offset of the next event. */
+  pos = 0;
+
+  constructor(options: ReadOptions = {}) {
+    this.decoder = new EventDecoder(options);
+    this.maxEvent = options.maxEventSize ?? DEFAULT_MAX_EVENT;
+  }
+
+  push(chunk: Uint8Array): void {
+    // Node's Buffers would leak into decoded values (and their JSON); plain views of the same bytes do not.
+    this.q.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  }
+
+  /** Every complete event queued so far. */
+  *drain(): Generator<BinlogEvent> {
+    const q = this.q;
+    if (!this.magicChecked) {
+      if (q.length < BINLOG_MAGIC.length) return;
+      checkMagic(q.take(BINLOG_MAGIC.length));
+      this.magicChecked = true;
+      this.pos = BINLOG_MAGIC.length;
+    }
+    while (q.length >= EventHeaderOffsets.end) {
+      const size = q.u32(EventHeaderOffsets.eventSize);
+      if (size < EventHeaderOffsets.end || size > this.maxEvent) {
+        throw new LengthError(`event_size ${size} is impossible`, {
+          offset: this.pos + EventHeaderOffsets.eventSize,
+          eventPos: this.pos,
+          eventType: q.at(EventHeaderOffsets.typeCode),
+          schemaPath: 'EventHeader.eventSize',
+        });
+      }
+      if (q.length < size) return;
+      const event = this.decoder.decode(q.take(size), this.pos);
+      this.pos += size;
+      yield event;
+    }
+  }
+
+  /** The input is over: anything left is an incomplete event (or magic). */
+  end(): void {
+    const q = this.q;
+    if (!this.magicChecked) {
+      if (q.length > 0) checkMagic(q.take(q.length));
+      return;
+    }
+    if (q.length === 0) return;
+    const known = q.length >= EventHeaderOffsets.end ? ` of ${q.u32(EventHeaderOffsets.eventSize)}` : '';
+    throw new TruncatedError(`the input ends inside an event (${q.length}${known} bytes)`, {
+      offset: this.pos + q.length,
+      eventPos: this.pos,
+      eventType: q.length > EventHeaderOffsets.typeCode ? q.at(EventHeaderOffsets.typeCode) : undefined,
+    });
+  }
+}
+
+/** The events of a binlog, as they are read. Every complete event before a fault is delivered first. */
+export async function* readBinlog(source: ByteSource, options: ReadOptions = {}): AsyncGenerator<BinlogEvent> {
+  const framer = new Framer(options);
+  for await (const chunk of chunks(source)) {
+    framer.push(chunk);
+    yield* framer.drain();
+  }
+  framer.end();
+}
+
+/** The events of a binlog held in memory, one at a time. */
+export function* iterateBinlog(bytes: Uint8Array, options: ReadOptions = {}): Generator<BinlogEvent> {
+  const framer = new Framer(options);
+  framer.push(bytes);
+  yield* framer.drain();
+  framer.end();
+}
+
+/** Decodes a whole binlog held in memory. */
+export function decodeBinlog(bytes: Uint8Array, options: ReadOptions = {}): BinlogEvent[] {
+  return [...iterateBinlog(bytes, options)];
+}
+
+function checkMagic(head: Uint8Array): void {
+  const ok = head.length >= BINLOG_MAGIC.length && BINLOG_MAGIC.every((b, i) => head[i] === b);
+  if (!ok) {
+    const hex = Array.from(head.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    throw new BadMagicError(
+      head.length < BINLOG_MAGIC.length ? `the input ends inside the magic (${head.length} bytes)` : `not a binlog: starts with ${hex}, not fe 62 69 6e`,
+      { offset: 0 },
+    );
+  }
+}
+
+/** Encodes events into a whole binlog file, magic included. */
+export function encodeBinlog(events: Iterable<BinlogEventInput>): Uint8Array {
+  const encoder = new EventEncoder();
+  const parts: Uint8Array[] = [BINLOG_MAGIC];
+  let offset = BINLOG_MAGIC.length;
+  for (const e of events) {
+    const bytes = encoder.encode(e, offset);
+    parts.push(bytes);
+    offset += bytes.length;
+  }
+  return concat(parts, offset);
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) (out.set(p, at), (at += p.length));
+  return out;
+}

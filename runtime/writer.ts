@@ -1,0 +1,255 @@
+import { EncodeError } from './errors.js';
+import type { Text } from './reader.js';
+
+const utf8 = new TextEncoder();
+
+export function textToBytes(v: Text): Uint8Array {
+  return typeof v === 'string' ? utf8.encode(v) : v;
+}
+
+/**
+ * A growable byte buffer. Length prefixes that precede their payload are written by reserving their bytes
+ * (`reserve`) and patching them once the payload is written (`patchU16` …), so nothing is encoded twice.
+ */
+export class Writer {
+  buf: Uint8Array;
+  dv: DataView;
+  pos = 0;
+
+  constructor(capacity = 256) {
+    this.buf = new Uint8Array(capacity);
+    this.dv = new DataView(this.buf.buffer);
+  }
+
+  /** The bytes written so far (a view: valid until the next write). */
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /** A copy of the bytes written so far. */
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.pos);
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < this.pos + n) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+    this.dv = new DataView(next.buffer);
+  }
+
+  /** Leaves `n` bytes to be patched later and returns where they are. */
+  reserve(n: number): number {
+    this.ensure(n);
+    const at = this.pos;
+    this.buf.fill(0, at, at + n);
+    this.pos += n;
+    return at;
+  }
+
+  bytes(v: Uint8Array): void {
+    this.ensure(v.length);
+    this.buf.set(v, this.pos);
+    this.pos += v.length;
+  }
+
+  /** Bytes that must have exactly `n` bytes. */
+  fixed(v: Uint8Array, n: number, path: string): void {
+    if (v.length !== n) throw new EncodeError(`expected ${n} bytes, got ${v.length}`, path);
+    this.bytes(v);
+  }
+
+  /** A NUL-padded fixed-size field. */
+  padded(v: Text, n: number, path: string): void {
+    const b = textToBytes(v);
+    if (b.length > n) throw new EncodeError(`${b.length} bytes do not fit in ${n}`, path);
+    this.bytes(b);
+    this.reserve(n - b.length);
+  }
+
+  /** Bytes after their length: `width` bytes little-endian, or 0 for a packed integer. */
+  prefixed(v: Uint8Array, width: number, path: string): void {
+    if (width === 0) this.packed(v.length, path);
+    else if (v.length >= 2 ** (8 * width)) throw new EncodeError(`${v.length} bytes do not fit a ${width}-byte length`, path);
+    else if (width === 1) this.u8(v.length);
+    else if (width === 2) this.u16(v.length);
+    else if (width === 3) this.u24(v.length);
+    else this.u32(v.length);
+    this.bytes(v);
+  }
+
+  cstring(v: Text, path: string): void {
+    const b = textToBytes(v);
+    if (b.includes(0)) throw new EncodeError('a NUL-terminated string cannot contain NUL', path);
+    this.bytes(b);
+    this.u8(0);
+  }
+
+  /** MySQL's length-encoded integer in its shortest form. */
+  packed(v: number | bigint, path: string): void {
+    if (typeof v === 'number') {
+      if (!Number.isSafeInteger(v) || v < 0) throw new EncodeError(`not a packed integer: ${v}`, path);
+      if (v < 0xfb) return this.u8(v);
+      if (v <= 0xffff) return this.u8(0xfc), this.u16(v);
+      if (v <= 0xffffff) return this.u8(0xfd), this.u24(v);
+      return this.u8(0xfe), this.u64(BigInt(v));
+    }
+    if (v < 0n || v > 0xffff_ffff_ffff_ffffn) throw new EncodeError(`not a packed integer: ${v}`, path);
+    if (v <= 0xffffffn) return this.packed(Number(v), path);
+    this.u8(0xfe);
+    this.u64(v);
+  }
+
+  bitmap(bits: boolean[], n: number, path: string): void {
+    if (bits.length !== n) throw new EncodeError(`bitmap has ${bits.length} bits, expected ${n}`, path);
+    const at = this.reserve((n + 7) >>> 3);
+    for (let i = 0; i < n; i++) if (bits[i]) this.buf[at + (i >>> 3)]! |= 1 << (i & 7);
+  }
+
+  u8(v: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = v;
+  }
+  i8(v: number): void {
+    this.u8(v & 0xff);
+  }
+  u16(v: number): void {
+    this.ensure(2);
+    this.dv.setUint16(this.pos, v, true);
+    this.pos += 2;
+  }
+  i16(v: number): void {
+    this.u16(v & 0xffff);
+  }
+  u24(v: number): void {
+    this.ensure(3);
+    const b = this.buf;
+    b[this.pos] = v;
+    b[this.pos + 1] = v >>> 8;
+    b[this.pos + 2] = v >>> 16;
+    this.pos += 3;
+  }
+  i24(v: number): void {
+    this.u24(v & 0xffffff);
+  }
+  u32(v: number): void {
+    this.ensure(4);
+    this.dv.setUint32(this.pos, v >>> 0, true);
+    this.pos += 4;
+  }
+  i32(v: number): void {
+    this.u32(v >>> 0);
+  }
+  u40(v: number): void {
+    this.u32(v % 0x1_0000_0000);
+    this.u8(Math.floor(v / 0x1_0000_0000));
+  }
+  i40(v: number): void {
+    this.u40(v < 0 ? v + 2 ** 40 : v);
+  }
+  u48(v: number): void {
+    this.u32(v % 0x1_0000_0000);
+    this.u16(Math.floor(v / 0x1_0000_0000));
+  }
+  i48(v: number): void {
+    this.u48(v < 0 ? v + 2 ** 48 : v);
+  }
+  u56(v: bigint): void {
+    const u = BigInt.asUintN(56, v);
+    this.u32(Number(u & 0xffff_ffffn));
+    this.u24(Number(u >> 32n));
+  }
+  i56(v: bigint): void {
+    this.u56(v);
+  }
+  u64(v: bigint): void {
+    this.ensure(8);
+    this.dv.setBigUint64(this.pos, BigInt.asUintN(64, v), true);
+    this.pos += 8;
+  }
+  i64(v: bigint): void {
+    this.u64(v);
+  }
+
+  u16be(v: number): void {
+    this.ensure(2);
+    this.dv.setUint16(this.pos, v, false);
+    this.pos += 2;
+  }
+  i16be(v: number): void {
+    this.u16be(v & 0xffff);
+  }
+  u24be(v: number): void {
+    this.u8(v >>> 16);
+    this.u16be(v & 0xffff);
+  }
+  i24be(v: number): void {
+    this.u24be(v & 0xffffff);
+  }
+  u32be(v: number): void {
+    this.ensure(4);
+    this.dv.setUint32(this.pos, v >>> 0, false);
+    this.pos += 4;
+  }
+  i32be(v: number): void {
+    this.u32be(v >>> 0);
+  }
+  u40be(v: number): void {
+    this.u8(Math.floor(v / 0x1_0000_0000));
+    this.u32be(v % 0x1_0000_0000);
+  }
+  i40be(v: number): void {
+    this.u40be(v < 0 ? v + 2 ** 40 : v);
+  }
+  u48be(v: number): void {
+    this.u16be(Math.floor(v / 0x1_0000_0000));
+    this.u32be(v % 0x1_0000_0000);
+  }
+  i48be(v: number): void {
+    this.u48be(v < 0 ? v + 2 ** 48 : v);
+  }
+  u56be(v: bigint): void {
+    const u = BigInt.asUintN(56, v);
+    this.u24be(Number(u >> 32n));
+    this.u32be(Number(u & 0xffff_ffffn));
+  }
+  i56be(v: bigint): void {
+    this.u56be(v);
+  }
+  u64be(v: bigint): void {
+    this.ensure(8);
+    this.dv.setBigUint64(this.pos, BigInt.asUintN(64, v), false);
+    this.pos += 8;
+  }
+  i64be(v: bigint): void {
+    this.u64be(v);
+  }
+
+  f32(v: number): void {
+    this.ensure(4);
+    this.dv.setFloat32(this.pos, v, true);
+    this.pos += 4;
+  }
+  f64(v: number): void {
+    this.ensure(8);
+    this.dv.setFloat64(this.pos, v, true);
+    this.pos += 8;
+  }
+
+  patchU8(at: number, v: number): void {
+    this.buf[at] = v;
+  }
+  patchU16(at: number, v: number): void {
+    this.dv.setUint16(at, v, true);
+  }
+  patchU32(at: number, v: number): void {
+    this.dv.setUint32(at, v >>> 0, true);
+  }
+}
