@@ -5,7 +5,7 @@
  */
 import { IndentationText, Project, QuoteKind, StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import { compileExpr, identifiers, type Expr } from './expr.js';
-import type { Derive, IntType, Ir, IrEnum, IrField, IrStruct, IrType, LengthType, Span } from './ir.js';
+import { minSize, type Derive, type IntType, type Ir, type IrEnum, type IrField, type IrStruct, type IrType, type LengthType, type Span } from './ir.js';
 
 export interface EmittedFile {
   path: string;
@@ -254,24 +254,6 @@ function emitEntryUnion(sf: SourceFile, m: Module, t: Extract<IrType, { kind: 't
 
 // ---------------------------------------------------------------------------------------------------------
 // Decoding
-
-/** The fewest bytes a value of `t` can take: what a forged element count is checked against. */
-export function minSize(ir: Ir, t: IrType): number {
-  switch (t.kind) {
-    case 'int':
-    case 'float':
-      return t.width;
-    case 'packed':
-      return 1;
-    case 'text':
-    case 'bytes':
-      return t.span.kind === 'prefix' ? minSize(ir, t.span.prefix) : t.span.kind === 'nul' ? 1 : 0;
-    case 'struct':
-      return ir.structs.get(t.name)!.fields.reduce((sum, f) => sum + (f.cond || f.repeat ? 0 : minSize(ir, f.type)), 0);
-    default:
-      return 0;
-  }
-}
 
 /** Byte size of a value that needs no length from the input, or undefined. */
 function fixedSize(t: IrType): number | undefined {
@@ -656,7 +638,7 @@ function encodeField(
     L.line(`${spanWrite(f, (f.type as { span: Span }).span, `${f.name}$bytes`, 'w', encodeName(m, s), true)};`);
   } else if (f.repeat) {
     const elem = `${f.name}$e`;
-    if (f.repeat.kind === 'count' && !lengthField) {
+    if (f.repeat.kind === 'count' && !lengthField && !identifiers(f.repeat.count).includes('remaining')) {
       L.line(`if (${value}.length !== (${compileExpr(f.repeat.count, encodeName(m, s))})) throw new ${m.rt('EncodeError')}('wrong number of elements', ${q(f.path)});`);
     }
     L.line(`for (const ${elem} of ${value}) ${writeValue(m, s, { ...f, repeat: undefined }, elem, 'w', false)}`);

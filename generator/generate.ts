@@ -1,15 +1,24 @@
 /** The pipeline: load → validate → IR → emit. Returns the files to write, or every schema error found. */
 import { buildIr, type Ir } from './ir.js';
 import { emit, type EmittedFile } from './emit.js';
-import { loadSchemaDir, SchemaError } from './load.js';
+import { loadSchemaDir, loadSchemaFile, SchemaError, type SchemaFile } from './load.js';
 import { validateFile } from './validate.js';
 
 export type Generated = { ok: true; files: EmittedFile[]; ir: Ir } | { ok: false; errors: SchemaError[] };
 
 export function generate(schemaDir: string): Generated {
-  let files;
+  return generateFrom(() => loadSchemaDir(schemaDir));
+}
+
+/** The same for a given list of schema files (the broken-schema tests load one at a time). */
+export function generateFiles(paths: string[]): Generated {
+  return generateFrom(() => paths.map((p) => loadSchemaFile(p)));
+}
+
+function generateFrom(load: () => SchemaFile[]): Generated {
+  let files: SchemaFile[];
   try {
-    files = loadSchemaDir(schemaDir);
+    files = load();
   } catch (e) {
     if (e instanceof SchemaError) return { ok: false, errors: [e] };
     throw e;

@@ -223,6 +223,8 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
     const raw = file.data as RawFile;
     for (const [name, s] of Object.entries(raw.structs ?? {})) builder.struct(name, s, { file, path: ['structs', name] });
   }
+  // Once every structure exists, sizes can be reckoned across references.
+  for (const s of ir.structs.values()) builder.checkElements(s, origins.get(s.name)!);
 
   const codes = new Set<number>();
   for (const file of files) {
@@ -496,6 +498,15 @@ class StructBuilder {
     });
   }
 
+  /** An element of a counted array must take at least a byte, so that a forged count fails on the bytes left. */
+  checkElements(s: IrStruct, o: Origin): void {
+    s.fields.forEach((f, i) => {
+      if (f.repeat && minSize(this.ir, f.type) === 0) {
+        this.fail(o, ['fields', i, 'repeat'], `an element of '${f.name}' can take no bytes, so its count cannot be bounded`);
+      }
+    });
+  }
+
   /** `rest` must be the end of a structure (only a conditional trailer may follow). */
   private checkRest(s: IrStruct, o: Origin): void {
     s.fields.forEach((f, i) => {
@@ -504,6 +515,24 @@ class StructBuilder {
         this.fail(o, ['fields', i], `'${f.name}' reads to the end, so it must be the last field`);
       }
     });
+  }
+}
+
+/** The fewest bytes a value of `t` can take: what a forged element count is checked against. */
+export function minSize(ir: Ir, t: IrType): number {
+  switch (t.kind) {
+    case 'int':
+    case 'float':
+      return t.width;
+    case 'packed':
+      return 1;
+    case 'text':
+    case 'bytes':
+      return t.span.kind === 'prefix' ? minSize(ir, t.span.prefix) : t.span.kind === 'nul' ? 1 : 0;
+    case 'struct':
+      return ir.structs.get(t.name)!.fields.reduce((sum, f) => sum + (f.cond || f.repeat ? 0 : minSize(ir, f.type)), 0);
+    default:
+      return 0;
   }
 }
 

@@ -9,7 +9,12 @@ const validateLanguage = ajv.compile(languageSchema);
 
 export function validateFile(file: SchemaFile): SchemaError[] {
   if (validateLanguage(file.data)) return [];
-  const errors = (validateLanguage.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if');
+  const all = validateLanguage.errors ?? [];
+  // A failed union says it once, as itself, rather than once for each alternative it tried.
+  const unions = all.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath);
+  const errors = all.filter(
+    (e) => e.keyword === 'anyOf' || (e.keyword !== 'if' && !unions.includes(e.instancePath)),
+  );
   // Of the alternatives a union reports, the deepest says most; report each place once.
   errors.sort((a, b) => depth(b) - depth(a));
   const seen = new Set<string>();
@@ -51,6 +56,10 @@ function describe(e: ErrorObject, file: SchemaFile): string {
       return `${JSON.stringify(value)} is not ${JSON.stringify(e.params.allowedValue)}`;
     case 'pattern':
       return `${JSON.stringify(value)} does not match ${e.params.pattern}`;
+    case 'anyOf': {
+      const key = pathOf(e).at(-1);
+      return key === 'type' ? `unknown type '${String(value)}'` : `${JSON.stringify(value)} is not a valid ${String(key)}`;
+    }
     case 'propertyNames':
       return `property name ${JSON.stringify(e.params.propertyName)} is not allowed`;
     default:

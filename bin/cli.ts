@@ -1,0 +1,144 @@
+/**
+ * `binlog`: the command line. `binlog dump` writes a binlog as JSON Lines, one event per line.
+ * Exit codes: 0 success, 1 the input is not a valid binlog (the error names where), 2 usage, 3 I/O.
+ */
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { BinlogError } from '../runtime/errors.js';
+import { toJsonLine } from '../runtime/json.js';
+import { readBinlog, type ByteSource } from '../runtime/stream.js';
+
+export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3 } as const;
+
+const HELP = `binlog: read and write MySQL and MariaDB binary logs exactly.
+
+Usage:
+  binlog dump [options] FILE...   Write each event of each binlog as one line of JSON.
+  binlog dump [options] -         Read the binlog from standard input.
+  binlog --help                   Show this help.
+
+Options for dump:
+  --no-verify-checksum   Do not check events' CRC32 (a mismatch is otherwise an error).
+  --help                 Show this help.
+
+Each line has: pos (the event's file offset), header (timestamp in Unix seconds, typeCode, serverId,
+eventSize, logPos, flags), type (the server's name for the type code, UNKNOWN_<code> for a code no
+server defines), the body's fields, and checksum (when the event has one). An event whose body is not
+decoded carries "raw": {"hex": "..."}. 64-bit integers are JSON numbers when safe, decimal strings
+otherwise; bytes that are not valid UTF-8 are {"hex": "..."}. The README describes every field.
+
+On bad input every event before the fault is printed, then one line on stderr names the byte offset,
+the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input.
+`;
+
+class UsageError extends Error {}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const [command, ...rest] = argv;
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      process.stdout.write(HELP);
+      return command === undefined ? EXIT.usage : EXIT.ok;
+    }
+    if (command === 'dump') return await dump(rest);
+    throw new UsageError(`unknown command '${command}'`);
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`binlog: ${(e as Error).message}\nRun 'binlog --help' for usage.\n`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+}
+
+async function dump(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length === 0) throw new UsageError('dump needs a FILE (or - for standard input)');
+  const out = new LineWriter(process.stdout);
+  const progress = Progress.forTerminal();
+  for (const file of positionals) {
+    const source: ByteSource = file === '-' ? process.stdin : file;
+    try {
+      for await (const event of readBinlog(source, { verifyChecksum: !values['no-verify-checksum'] })) {
+        await out.line(toJsonLine(event));
+        progress?.event(event.pos + event.header.eventSize);
+      }
+    } catch (e) {
+      await out.flush();
+      progress?.done();
+      return reportFailure(e, file);
+    }
+  }
+  await out.flush();
+  progress?.done();
+  return EXIT.ok;
+}
+
+function reportFailure(e: unknown, file: string): number {
+  if (e instanceof BinlogError) {
+    process.stderr.write(`binlog: ${file}: ${e.message}\n`);
+    return EXIT.badInput;
+  }
+  const err = e as NodeJS.ErrnoException;
+  // The reader of our output went away (`binlog dump f | head`): not a failure of ours.
+  if (err.code === 'EPIPE') return EXIT.ok;
+  if (err.code && err.syscall) {
+    process.stderr.write(`binlog: ${file}: ${err.message}\n`);
+    return EXIT.io;
+  }
+  throw e;
+}
+
+/** Batches lines into large writes and waits when the pipe is full, so memory stays flat. */
+class LineWriter {
+  private buf: string[] = [];
+  private size = 0;
+  constructor(private readonly stream: NodeJS.WritableStream) {}
+
+  async line(s: string): Promise<void> {
+    this.buf.push(s);
+    this.size += s.length;
+    if (this.size > 1 << 16) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.buf.length === 0) return;
+    const ok = this.stream.write(this.buf.join('\n') + '\n');
+    this.buf = [];
+    this.size = 0;
+    if (!ok) await once(this.stream, 'drain');
+  }
+}
+
+/** A progress line on stderr, shown only when stderr is a terminal and stdout is not. */
+class Progress {
+  private events = 0;
+  private last = 0;
+  private readonly start = Date.now();
+
+  static forTerminal(): Progress | undefined {
+    return process.stderr.isTTY && !process.stdout.isTTY ? new Progress() : undefined;
+  }
+
+  event(bytes: number): void {
+    this.events++;
+    const now = Date.now();
+    if (now - this.last < 200) return;
+    this.last = now;
+    const mb = bytes / 1e6;
+    const rate = mb / Math.max((now - this.start) / 1000, 0.001);
+    process.stderr.write(`\r${mb.toFixed(1)} MB, ${this.events} events, ${rate.toFixed(1)} MB/s   `);
+  }
+
+  done(): void {
+    if (this.last) process.stderr.write('\n');
+  }
+}
