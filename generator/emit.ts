@@ -31,7 +31,6 @@ const RUNTIME = {
   noCase: 'codec',
 } as const;
 type RuntimeName = keyof typeof RUNTIME;
-const RUNTIME_TYPES = new Set<RuntimeName>(['Reader', 'Writer']);
 const TYPE_ONLY_RUNTIME = { Text: 'reader' } as const;
 
 /** Tracks what one generated module uses, so that it imports exactly that. */
@@ -93,7 +92,11 @@ function newProject(): Project {
   });
 }
 
-export function emit(ir: Ir, sourceOf: (module: string) => string): EmittedFile[] {
+/**
+ * Every generated module. `runtimeDir` is the runtime's path relative to the output folder (the
+ * generated/ folder sits beside runtime/; the test features' output sits deeper).
+ */
+export function emit(ir: Ir, sourceOf: (module: string) => string, runtimeDir = '../runtime'): EmittedFile[] {
   const project = newProject();
   const out: EmittedFile[] = [];
   for (const module of ir.modules) {
@@ -104,7 +107,7 @@ export function emit(ir: Ir, sourceOf: (module: string) => string): EmittedFile[
     emitEnums(sf, [...ir.flags.values()].filter((e) => e.module === module), false);
     for (const s of ir.structs.values()) if (s.module === module) emitStruct(sf, m, s);
     if (module === ir.eventsModule) emitEvents(sf, m, ir);
-    addImports(sf, m);
+    addImports(sf, m, runtimeDir);
     sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
     out.push({ path: `${module}.ts`, text: HEADER(sourceOf(module)) + sf.getFullText() });
   }
@@ -112,13 +115,16 @@ export function emit(ir: Ir, sourceOf: (module: string) => string): EmittedFile[
   return out;
 }
 
-function addImports(sf: SourceFile, m: Module): void {
+function addImports(sf: SourceFile, m: Module, runtimeDir: string): void {
   const byFile = new Map<string, { values: Set<string>; types: Set<string> }>();
   const at = (file: string) => byFile.get(file) ?? byFile.set(file, { values: new Set(), types: new Set() }).get(file)!;
-  for (const name of m.runtime) (RUNTIME_TYPES.has(name) ? at(`../runtime/${RUNTIME[name]}.js`).types : at(`../runtime/${RUNTIME[name]}.js`).values).add(name);
+  for (const name of m.runtime) {
+    const file = at(`${runtimeDir}/${RUNTIME[name]}.js`);
+    file.values.add(name);
+  }
   for (const name of m.runtimeTypes) {
     const file = name in TYPE_ONLY_RUNTIME ? TYPE_ONLY_RUNTIME[name as 'Text'] : RUNTIME[name as RuntimeName];
-    at(`../runtime/${file}.js`).types.add(name);
+    at(`${runtimeDir}/${file}.js`).types.add(name);
   }
   for (const [mod, names] of m.imports) names.forEach((n) => at(`./${mod}.js`).values.add(n));
   for (const [mod, names] of m.typeImports) names.forEach((n) => at(`./${mod}.js`).types.add(n));
@@ -523,6 +529,7 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
   const name = encodeName(m, s);
   switch (t.kind) {
     case 'int':
+      if (t.enum && usedInExpressions(s, f.name)) return `${writer}.${intMethod(t)}(${f.name}$code${f.cond ? '!' : ''});`;
       return `${writer}.${intMethod(t)}(${t.enum ? `${m.rt('enumCode')}(${m.enumRef(t.enum, '', false)}, ${value}, ${q(f.path)})` : value});`;
     case 'packed':
       return `${writer}.packed(${t.enum ? `${m.rt('enumCode')}(${m.enumRef(t.enum, '', false)}, ${value}, ${q(f.path)})` : value}, ${q(f.path)});`;

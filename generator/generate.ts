@@ -1,4 +1,10 @@
 /** The pipeline: load → validate → IR → emit. Returns the files to write, or every schema error found. */
+
+/** What `npm run generate` writes: the format's codecs, and the codecs of the language-feature tests. */
+export const TARGETS = [
+  { schemas: 'schemas', out: 'generated', runtime: '../runtime' },
+  { schemas: 'test/features/schemas', out: 'test/features/generated', runtime: '../../../runtime' },
+] as const;
 import { buildIr, type Ir } from './ir.js';
 import { emit, type EmittedFile } from './emit.js';
 import { loadSchemaDir, loadSchemaFile, SchemaError, type SchemaFile } from './load.js';
@@ -6,8 +12,8 @@ import { validateFile } from './validate.js';
 
 export type Generated = { ok: true; files: EmittedFile[]; ir: Ir } | { ok: false; errors: SchemaError[] };
 
-export function generate(schemaDir: string): Generated {
-  return generateFrom(() => loadSchemaDir(schemaDir));
+export function generate(schemaDir: string, runtimeDir?: string): Generated {
+  return generateFrom(() => loadSchemaDir(schemaDir), runtimeDir);
 }
 
 /** The same for a given list of schema files (the broken-schema tests load one at a time). */
@@ -15,7 +21,7 @@ export function generateFiles(paths: string[]): Generated {
   return generateFrom(() => paths.map((p) => loadSchemaFile(p)));
 }
 
-function generateFrom(load: () => SchemaFile[]): Generated {
+function generateFrom(load: () => SchemaFile[], runtimeDir?: string): Generated {
   let files: SchemaFile[];
   try {
     files = load();
@@ -28,5 +34,5 @@ function generateFrom(load: () => SchemaFile[]): Generated {
   const { ir, errors } = buildIr(files);
   if (errors.length) return { ok: false, errors };
   const sources = new Map(files.map((f) => [f.module, f.file]));
-  return { ok: true, ir, files: emit(ir, (m) => sources.get(m) ?? m) };
+  return { ok: true, ir, files: emit(ir, (m) => sources.get(m) ?? m, runtimeDir) };
 }

@@ -1,38 +1,42 @@
 /**
- * `npm run generate`: regenerates generated/ from schemas/. With `--check`, writes nothing and exits 1
- * when generated/ differs from what the schemas give (CI's staleness check).
+ * `npm run generate`: regenerates generated/ (and the language-feature tests' codecs) from their schemas.
+ * With `--check`, writes nothing and exits 1 when any output differs from what the schemas give.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate } from './generate.js';
+import { generate, TARGETS } from './generate.js';
 
 const root = join(import.meta.dirname, '..');
-const outDir = join(root, 'generated');
 const check = process.argv.includes('--check');
+let failed = false;
 
-const result = generate(join(root, 'schemas'));
-if (!result.ok) {
-  for (const e of result.errors) console.error(e.message);
-  console.error(`${result.errors.length} schema error${result.errors.length === 1 ? '' : 's'}; nothing generated.`);
-  process.exit(1);
-}
-
-const wanted = new Map(result.files.map((f) => [f.path, f.text]));
-const present = existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith('.ts')) : [];
-const stale = [
-  ...[...wanted].filter(([p, text]) => !existsSync(join(outDir, p)) || readFileSync(join(outDir, p), 'utf8') !== text).map(([p]) => p),
-  ...present.filter((p) => !wanted.has(p)),
-];
-
-if (check) {
-  if (stale.length) {
-    console.error(`generated/ is stale (run \`npm run generate\`): ${stale.join(', ')}`);
-    process.exit(1);
+for (const target of TARGETS) {
+  const outDir = join(root, target.out);
+  const result = generate(join(root, target.schemas), target.runtime);
+  if (!result.ok) {
+    for (const e of result.errors) console.error(e.message);
+    console.error(`${result.errors.length} schema error${result.errors.length === 1 ? '' : 's'}; ${target.out}/ not generated.`);
+    failed = true;
+    continue;
   }
-  console.log(`generated/ is up to date (${wanted.size} files).`);
-} else {
+  const wanted = new Map(result.files.map((f) => [f.path, f.text]));
+  const present = existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith('.ts')) : [];
+  const stale = [
+    ...[...wanted].filter(([p, text]) => !existsSync(join(outDir, p)) || readFileSync(join(outDir, p), 'utf8') !== text).map(([p]) => p),
+    ...present.filter((p) => !wanted.has(p)),
+  ];
+  if (check) {
+    if (stale.length) {
+      console.error(`${target.out}/ is stale (run \`npm run generate\`): ${stale.join(', ')}`);
+      failed = true;
+    } else {
+      console.log(`${target.out}/ is up to date (${wanted.size} files).`);
+    }
+    continue;
+  }
   mkdirSync(outDir, { recursive: true });
   for (const p of present) if (!wanted.has(p)) rmSync(join(outDir, p));
   for (const [p, text] of wanted) writeFileSync(join(outDir, p), text);
-  console.log(`generated ${wanted.size} files into generated/ (${stale.length} changed).`);
+  console.log(`generated ${wanted.size} files into ${target.out}/ (${stale.length} changed).`);
 }
+process.exit(failed ? 1 : 0);

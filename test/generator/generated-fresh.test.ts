@@ -1,28 +1,28 @@
-/** generated/ must be exactly what the schemas give: generation is deterministic and the output committed. */
+/** Each generated folder must be exactly what its schemas give: generation is deterministic and committed. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generate } from '../../generator/generate.js';
+import { generate, TARGETS } from '../../generator/generate.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
-describe('generated/', () => {
-  const result = generate(join(root, 'schemas'));
-  it('the schemas are valid', () => {
+describe.each(TARGETS)('$out/', (target) => {
+  const result = generate(join(root, target.schemas), target.runtime);
+  it('comes from valid schemas', () => {
     expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([]);
   });
-  it('is up to date with schemas/ (run `npm run generate`)', () => {
+  it('is up to date with its schemas (run `npm run generate`)', () => {
     if (!result.ok) return;
-    const committed = readdirSync(join(root, 'generated')).filter((f) => f.endsWith('.ts')).sort();
+    const committed = readdirSync(join(root, target.out)).filter((f) => f.endsWith('.ts')).sort();
     expect(committed).toEqual(result.files.map((f) => f.path).sort());
     for (const f of result.files) {
-      const path = join(root, 'generated', f.path);
-      expect(existsSync(path) && readFileSync(path, 'utf8') === f.text, `generated/${f.path} is stale`).toBe(true);
+      const path = join(root, target.out, f.path);
+      expect(existsSync(path) && readFileSync(path, 'utf8') === f.text, `${target.out}/${f.path} is stale`).toBe(true);
     }
   });
   it('is deterministic', () => {
-    const again = generate(join(root, 'schemas'));
-    expect(again.ok && result.ok && again.files.map((f) => f.text)).toEqual(result.ok && result.files.map((f) => f.text));
+    const again = generate(join(root, target.schemas), target.runtime);
+    expect(again.ok && again.files.map((f) => f.text)).toEqual(result.ok && result.files.map((f) => f.text));
   });
   it('contains no interpreter: no eval, no new Function', () => {
     if (!result.ok) return;

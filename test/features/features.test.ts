@@ -1,0 +1,208 @@
+/**
+ * The schema language, construct by construct, through the code generated from
+ * test/features/schemas/features.yaml. Expected bytes are written out by hand from the schema.
+ */
+import { describe, expect, it } from 'vitest';
+import { BinlogError } from '../../runtime/errors.js';
+import { Reader } from '../../runtime/reader.js';
+import { Writer } from '../../runtime/writer.js';
+import type { Context } from './generated/context.js';
+import {
+  decodeComposite,
+  decodeInts,
+  decodeLists,
+  decodeStrings,
+  encodeComposite,
+  encodeInts,
+  encodeLists,
+  encodeStrings,
+  type CompositeInput,
+} from './generated/features.js';
+
+const ctx: Context = { version: 2 };
+const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
+const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+function encodeWith<T>(encode: (w: Writer, v: T, c: Context) => void, v: T, c = ctx): string {
+  const w = new Writer(1);
+  encode(w, v, c);
+  return toHex(w.finish());
+}
+
+function fails(fn: () => unknown): BinlogError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof BinlogError) return e;
+    throw e;
+  }
+  throw new Error('did not fail');
+}
+
+describe('integers', () => {
+  const bytes = hex(`
+    ff  3412  563412  78563412  0102030405  010203040506  01020304050607  0102030405060708
+    80  feff  ffff7f  00000080  ffffffffff  000000000080  ffffffffffffff  0000000000000080
+    1234  fffffe  010203040506  fffffffffffffffe
+    0000c03f  000000000000f0bf
+    fc0001  fe0000000000000080`);
+  const value = {
+    u8: 255, u16: 0x1234, u24: 0x123456, u32: 0x12345678, u40: 0x0504030201, u48: 0x060504030201,
+    u56: 0x07060504030201n, u64: 0x0807060504030201n,
+    i8: -128, i16: -2, i24: 0x7fffff, i32: -0x80000000, i40: -1, i48: -(2 ** 47), i56: -1n, i64: -(2n ** 63n),
+    u16be: 0x1234, i24be: -2, u48be: 0x010203040506, i64be: -2n,
+    f32: 1.5, f64: -1, packed: 256, packed64: 2n ** 63n,
+  };
+  it('decode each width, sign and byte order as the schema says', () => {
+    expect(decodeInts(new Reader(bytes), ctx)).toEqual(value);
+  });
+  it('encode to the same bytes', () => {
+    expect(encodeWith(encodeInts, value)).toBe(toHex(bytes));
+  });
+  it('a truncated run names the first field of the run and the offset', () => {
+    const e = fails(() => decodeInts(new Reader(bytes.subarray(0, 10), 0, 10, 1000), ctx));
+    expect(e.kind).toBe('truncated');
+    expect(e.offset).toBe(1000);
+    expect(e.schemaPath).toBe('Ints.u8');
+  });
+});
+
+describe('strings and bytes', () => {
+  // nameLength 3 "abc" | u8-prefixed "hi" | packed-prefixed 2 bytes | "w" NUL | padded(8) "pad" | 2 bytes | rest
+  const bytes = hex('03 616263  02 6869  02 ffee  77 00  706164 0000000000  0102  7461696c');
+  const value = { nameLength: 3, name: 'abc', short: 'hi', blob: hex('ffee'), word: 'w', fixed: 'pad', pair: hex('0102'), tail: 'tail' };
+  it('decode each delimiting', () => {
+    expect(decodeStrings(new Reader(bytes), ctx)).toEqual(value);
+  });
+  it('encode computes the derived length', () => {
+    const { nameLength: _, ...input } = value;
+    expect(encodeWith(encodeStrings, input)).toBe(toHex(bytes));
+  });
+  it('an edited string of another length gets a new length', () => {
+    expect(encodeWith(encodeStrings, { ...value, name: 'wxyz' }).slice(0, 10)).toBe('04' + '7778797a');
+  });
+  it('a length past the end is refused before reading', () => {
+    const e = fails(() => decodeStrings(new Reader(hex('09 6162')), ctx));
+    expect(e.kind).toBe('length');
+    expect(e.schemaPath).toBe('Strings.name');
+  });
+  it('bytes that are not UTF-8 stay bytes, and go back the same', () => {
+    const raw = hex('01 ff  00  00 00  0000000000000000  0000');
+    const v = decodeStrings(new Reader(raw), ctx);
+    expect(v.name).toEqual(hex('ff'));
+    expect(encodeWith(encodeStrings, v)).toBe(toHex(raw));
+  });
+  it('a fixed-size field of the wrong size is refused on encode', () => {
+    const e = fails(() => encodeWith(encodeStrings, { ...value, pair: hex('01') }));
+    expect(e.kind).toBe('encode');
+    expect(e.schemaPath).toBe('Strings.pair');
+  });
+});
+
+describe('composite structures', () => {
+  // count 2 | points (1,-1) (2,3) | bitCount 9, bits 0b1_0000_0101 | innerSize 2, "ok" | total 11
+  // | marker AA | flags 3 | extra 7 | note "n" | color GREEN (2) | square side 0x0102 | versioned 9
+  // | scaled: count*2 = 4 bytes | words 1, 2
+  const bytes = hex('0200 0100ffff 02000300 09 0501 0200 6f6b 0b aa 03 07000000 016e 02 0201 0900 deadbeef 0100 0200');
+  const value = {
+    count: 2,
+    points: [{ x: 1, y: -1 }, { x: 2, y: 3 }],
+    bitCount: 9,
+    bits: [true, false, true, false, false, false, false, false, true],
+    innerSize: 2,
+    inner: { label: 'ok' },
+    total: 11,
+    flags: 3,
+    extra: 7,
+    note: 'n',
+    color: 'GREEN',
+    shape: { side: 0x0102 },
+    versioned: 9,
+    scaled: { data: hex('deadbeef') },
+    words: [1, 2],
+  };
+  it('decode', () => {
+    expect(decodeComposite(new Reader(bytes), ctx)).toEqual(value);
+  });
+  it('encode derives count, size and total', () => {
+    const { count: _c, innerSize: _s, total: _t, ...input } = value;
+    expect(encodeWith(encodeComposite, input as CompositeInput)).toBe(toHex(bytes));
+  });
+  it('conditions: absent fields are neither read nor written', () => {
+    // flags 0: no extra, no note; color RED → circle; ctx.version 1 → no versioned field
+    const small = hex('0000 00 0000 00 aa 00 01 05');
+    const v = decodeComposite(new Reader(small), { version: 1 });
+    expect(v).toMatchObject({ count: 0, points: [], bits: [], inner: { label: '' }, flags: 0, color: 'RED', shape: { radius: 5 }, words: [] });
+    expect(v.extra).toBeUndefined();
+    expect(v.versioned).toBeUndefined();
+    expect(encodeWith(encodeComposite, v, { version: 1 })).toBe(toHex(small));
+  });
+  it('a switch value without a case takes the default', () => {
+    const v = decodeComposite(new Reader(hex('0000 00 0000 00 aa 00 03')), { version: 1 });
+    expect(v.color).toBe('BLUE');
+    expect(v.shape).toEqual({});
+  });
+  it('an enum value without a name stays a number', () => {
+    const v = decodeComposite(new Reader(hex('0000 00 0000 00 aa 00 63')), { version: 1 });
+    expect(v.color).toBe(0x63);
+  });
+  it('a constant that is not there is an invalid value', () => {
+    const e = fails(() => decodeComposite(new Reader(hex('0000 00 0000 00 ab 00 01 05')), { version: 1 }));
+    expect([e.kind, e.schemaPath]).toEqual(['invalid-value', 'Composite.marker']);
+  });
+  it('a derived value that disagrees is a schema check failure', () => {
+    const e = fails(() => decodeComposite(new Reader(hex('0000 00 0000 05 aa 00 01 05')), { version: 1 }));
+    expect([e.kind, e.schemaPath]).toEqual(['schema-check', 'Composite.total']);
+  });
+  it('a sized structure must use all its bytes', () => {
+    // inner is a string to the end of its window: it cannot leave bytes, so shrink the window instead
+    const e = fails(() => decodeComposite(new Reader(hex('0000 00 0500 6f6b')), { version: 1 }));
+    expect([e.kind, e.schemaPath]).toEqual(['length', 'Composite.inner']);
+  });
+  it('a forged count fails before anything is allocated', () => {
+    const e = fails(() => decodeComposite(new Reader(hex('ffff 0100ffff')), ctx));
+    expect([e.kind, e.schemaPath]).toEqual(['length', 'Composite.points']);
+  });
+  it('a present-by-flag field that is missing from the input is an encode error', () => {
+    const { extra: _e, ...input } = value;
+    const e = fails(() => encodeWith(encodeComposite, input as CompositeInput));
+    expect([e.kind, e.schemaPath]).toEqual(['encode', 'Composite.extra']);
+  });
+  it('an enum name that does not exist is an encode error', () => {
+    const e = fails(() => encodeWith(encodeComposite, { ...value, color: 'PINK' } as unknown as CompositeInput));
+    expect([e.kind, e.schemaPath]).toEqual(['encode', 'Composite.color']);
+  });
+});
+
+describe('entry lists', () => {
+  // tlvSize 15 | NUMBER len 4 = 5 | NAMES len 4: "a", "b" | code 9 len 1: 0x7f
+  // | tagged: SHORT 0x0201 | TEXT "x" NUL | code 200 → the rest raw
+  const bytes = hex('0f 01 04 05000000 02 04 0161 0162 09 01 7f  01 0102 02 7800 c8 aabb');
+  const value = {
+    tlvSize: 15,
+    tlv: [
+      { code: 'NUMBER', value: 5 },
+      { code: 'NAMES', names: ['a', 'b'] },
+      { code: 9, raw: hex('7f') },
+    ],
+    tagged: [
+      { code: 'SHORT_CODE', short: 0x0201 },
+      { code: 'TEXT_CODE', text: 'x' },
+      { code: 200, raw: hex('aabb') },
+    ],
+  };
+  it('decode in stored order, unknown codes raw', () => {
+    expect(decodeLists(new Reader(bytes), ctx)).toEqual(value);
+  });
+  it('encode gives the same bytes', () => {
+    expect(encodeWith(encodeLists, value as never)).toBe(toHex(bytes));
+  });
+  it('a TLV entry that runs past its list is refused', () => {
+    const e = fails(() => decodeLists(new Reader(hex('03 01 09 00')), ctx));
+    expect(e.kind).toBe('length');
+  });
+  it('a known TLV entry must fill its length exactly', () => {
+    const e = fails(() => decodeLists(new Reader(hex('07 01 05 0500000000')), ctx));
+    expect([e.kind, e.schemaPath]).toEqual(['schema-check', 'ListsTlvNumber']);
+  });
+});
