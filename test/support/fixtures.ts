@@ -1,0 +1,42 @@
+/**
+ * The shared real-binlog fixtures (../shared/fixtures beside the checkout): read at run time, never copied
+ * into the project. Absent, tests that need them skip loudly; under CI=true their absence is a failure.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'vitest';
+
+export const FIXTURES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures');
+export const fixturesAvailable = existsSync(join(FIXTURES, 'MANIFEST.tsv'));
+
+export interface Fixture {
+  /** Path relative to binlogs/, as MANIFEST.tsv names it. */
+  name: string;
+  path: string;
+  serverVersion: string;
+  notes: string;
+}
+
+export function fixtures(): Fixture[] {
+  const [head, ...rows] = readFileSync(join(FIXTURES, 'MANIFEST.tsv'), 'utf8').trim().split('\n');
+  const cols = head!.split('\t');
+  const col = (row: string[], name: string) => row[cols.indexOf(name)] ?? '';
+  return rows.map((line) => {
+    const row = line.split('\t');
+    const name = col(row, 'local_file');
+    return { name, path: join(FIXTURES, 'binlogs', name), serverVersion: col(row, 'server_version'), notes: col(row, 'notes') };
+  });
+}
+
+/** describe() that skips with a loud message when the fixtures are absent, and fails instead under CI. */
+export function describeWithFixtures(name: string, fn: () => void): void {
+  if (fixturesAvailable) return describe(name, fn);
+  if (process.env.CI === 'true') {
+    describe(name, () => it('needs ../shared/fixtures (absent under CI=true)', () => {
+      throw new Error(`shared fixtures not found at ${FIXTURES}`);
+    }));
+    return;
+  }
+  process.stderr.write(`\n*** SKIPPED: ${name}: shared fixtures not found at ${FIXTURES} ***\n\n`);
+  describe.skip(name, fn);
+}
