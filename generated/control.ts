@@ -84,7 +84,7 @@ export interface FormatDescriptionEvent {
   /** Common-header length of every later event. */
   headerLength: number;
   /** Post-header length of each event type, indexed by type code - 1. */
-  postHeaderLengths: Uint8Array;
+  postHeaderLengths: number[];
   /**
    * Present when the server is checksum-aware (MySQL 5.6.1 and later, MariaDB 5.3 and later), even
    * with binlog_checksum=NONE; this event then always ends with a CRC32.
@@ -98,7 +98,7 @@ export interface FormatDescriptionEventInput {
   serverVersion: Text;
   createTimestamp: number;
   headerLength: number;
-  postHeaderLengths: Uint8Array;
+  postHeaderLengths: number[];
   checksumAlg?: ChecksumAlgName | number;
 }
 
@@ -119,7 +119,10 @@ export function decodeFormatDescriptionEvent(r: Reader, ctx: Context): FormatDes
   r.need(5, 'FormatDescriptionEvent.createTimestamp');
   const createTimestamp = r.u32();
   const headerLength = r.u8();
-  const postHeaderLengths = r.bytes(r.remaining - ((ctx.hasChecksum ? 1 : 0)), 'FormatDescriptionEvent.postHeaderLengths');
+  const postHeaderLengths$n = r.remaining - ((ctx.hasChecksum ? 1 : 0));
+  r.length(postHeaderLengths$n, 'FormatDescriptionEvent.postHeaderLengths');
+  const postHeaderLengths: number[] = new Array(postHeaderLengths$n);
+  for (let i = 0; i < postHeaderLengths$n; i++) postHeaderLengths[i] = r.u8();
   let checksumAlg: ChecksumAlgName | number | undefined;
   let checksumAlg$code: number | undefined;
   if (ctx.hasChecksum) {
@@ -136,7 +139,7 @@ export function encodeFormatDescriptionEvent(w: Writer, v: FormatDescriptionEven
   w.padded(v.serverVersion, 50, 'FormatDescriptionEvent.serverVersion');
   w.u32(v.createTimestamp);
   w.u8(v.headerLength);
-  w.bytes(v.postHeaderLengths);
+  for (const postHeaderLengths$e of v.postHeaderLengths) w.u8(postHeaderLengths$e);
   if (ctx.hasChecksum) {
     w.u8(enumCode(ChecksumAlg, required(v.checksumAlg, 'FormatDescriptionEvent.checksumAlg'), 'FormatDescriptionEvent.checksumAlg'));
   }
@@ -339,7 +342,7 @@ export function encodeUserVarEvent(w: Writer, v: UserVarEventInput, ctx: Context
   w.bytes(name$bytes);
   w.u8(v.isNull);
   if (v.isNull === 0) {
-    w.u8(enumCode(ItemResult, required(v.valueType, 'UserVarEvent.valueType'), 'UserVarEvent.valueType'));
+    w.u8(valueType$code!);
   }
   if (v.isNull === 0) {
     w.u32(required(v.charset, 'UserVarEvent.charset'));

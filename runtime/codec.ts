@@ -10,7 +10,7 @@ export function enumName<N extends string>(names: Readonly<Record<number, N>>, c
 /** The code for an enum name, or a number as given. */
 export function enumCode(codes: Readonly<Record<string, number>>, v: string | number, path: string): number {
   if (typeof v === 'number') return v;
-  const code = codes[v];
+  const code = Object.hasOwn(codes, v) ? codes[v] : undefined;
   if (code === undefined) throw new EncodeError(`'${v}' is not a name of this enum`, path);
   return code;
 }

@@ -20,7 +20,7 @@ export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
 
 export class FormatState {
   headerLength = EVENT_HEADER_LENGTH;
-  postHeaderLengths: Uint8Array = new Uint8Array(0);
+  postHeaderLengths: readonly number[] = [];
   checksums = false;
   serverVersion = '';
 

@@ -37,7 +37,7 @@ export class Writer {
 
   private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    let cap = this.buf.length * 2;
+    let cap = Math.max(1, this.buf.length * 2);
     while (cap < this.pos + n) cap *= 2;
     const next = new Uint8Array(cap);
     next.set(this.buf.subarray(0, this.pos));
