@@ -3,7 +3,7 @@
  * `ctx.NAME`, `remaining`, `Enum.NAME` constants, integer literals and a few named functions. Parsed once, compiled to TypeScript.
  */
 
-export type Expr =
+export type Expr = (
   | { kind: 'num'; value: number; text?: string }
   | { kind: 'str'; value: string }
   | { kind: 'id'; name: string }
@@ -11,7 +11,11 @@ export type Expr =
   | { kind: 'unary'; op: string; arg: Expr }
   | { kind: 'binary'; op: string; left: Expr; right: Expr }
   | { kind: 'cond'; test: Expr; then: Expr; else: Expr }
-  | { kind: 'call'; fn: string; args: Expr[] };
+  | { kind: 'call'; fn: string; args: Expr[] }
+) & {
+  /** The expression as the schema wrote it (on the outermost node). */
+  source?: string;
+};
 
 export class ExprError extends Error {}
 
@@ -97,7 +101,7 @@ export function parseExpr(src: string | number): Expr {
 
   const e = ternary();
   if (i < toks.length) throw new ExprError(`unexpected '${toks[i]}' after the expression`);
-  return e;
+  return { ...e, source: src.trim() };
 }
 
 function children(e: Expr): Expr[] {

@@ -2,8 +2,8 @@
 
 /** What `npm run generate` writes: the format's codecs, and the codecs of the language-feature tests. */
 export const TARGETS = [
-  { schemas: 'schemas', out: 'generated', runtime: '../runtime' },
-  { schemas: 'test/features/schemas', out: 'test/features/generated', runtime: '../../../runtime' },
+  { schemas: 'schemas', out: 'generated', runtime: '../runtime', readme: 'README.md' },
+  { schemas: 'test/features/schemas', out: 'test/features/generated', runtime: '../../../runtime', readme: undefined },
 ] as const;
 import { buildIr, type Ir } from './ir.js';
 import { emit, type EmittedFile } from './emit.js';

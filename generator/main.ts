@@ -4,6 +4,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withEventDocs } from './docs.js';
 import { generate, TARGETS } from './generate.js';
 
 const root = join(import.meta.dirname, '..');
@@ -19,12 +20,16 @@ for (const target of TARGETS) {
     failed = true;
     continue;
   }
-  const wanted = new Map(result.files.map((f) => [f.path, f.text]));
-  const present = existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith('.ts')) : [];
+  const wanted = new Map(result.files.map((f) => [join(outDir, f.path), f.text]));
+  if (target.readme) {
+    const readme = join(root, target.readme);
+    wanted.set(readme, withEventDocs(readFileSync(readme, 'utf8'), result.ir));
+  }
+  const present = existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith('.ts')).map((f) => join(outDir, f)) : [];
   const stale = [
-    ...[...wanted].filter(([p, text]) => !existsSync(join(outDir, p)) || readFileSync(join(outDir, p), 'utf8') !== text).map(([p]) => p),
+    ...[...wanted].filter(([p, text]) => !existsSync(p) || readFileSync(p, 'utf8') !== text).map(([p]) => p),
     ...present.filter((p) => !wanted.has(p)),
-  ];
+  ].map((p) => p.slice(root.length + 1));
   if (check) {
     if (stale.length) {
       console.error(`${target.out}/ is stale (run \`npm run generate\`): ${stale.join(', ')}`);
@@ -36,7 +41,7 @@ for (const target of TARGETS) {
   }
   mkdirSync(outDir, { recursive: true });
   for (const p of present) if (!wanted.has(p)) rmSync(join(outDir, p));
-  for (const [p, text] of wanted) writeFileSync(join(outDir, p), text);
+  for (const [p, text] of wanted) writeFileSync(p, text);
   console.log(`generated ${wanted.size} files into ${target.out}/ (${stale.length} changed).`);
 }
 process.exit(failed ? 1 : 0);

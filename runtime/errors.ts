@@ -46,8 +46,10 @@ export class BinlogError extends Error {
 
   /** Adds the event's identity once the stream knows it; the decoder deep inside does not. */
   atEvent(eventPos: number, eventType: number | undefined): this {
-    this.eventPos ??= eventPos;
-    this.eventType ??= eventType;
+    if (this.eventPos === undefined) {
+      this.eventPos = eventPos;
+      this.eventType = eventType;
+    }
     this.message = this.describe();
     return this;
   }

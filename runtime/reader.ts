@@ -3,6 +3,9 @@ import { InvalidValueError, LengthError, SchemaCheckError, TruncatedError } from
 /** Bytes whose meaning is text when they are valid UTF-8, and raw bytes otherwise (so nothing is lost). */
 export type Text = string | Uint8Array;
 
+/** The smallest value each packed-integer width is used for. */
+const PACKED_MIN: Record<number, bigint> = { 2: 0xfbn, 3: 0x1_0000n, 8: 0x100_0000n };
+
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Text when the bytes are valid UTF-8 (which then re-encode to the same bytes), else the bytes themselves. */
@@ -118,9 +121,10 @@ export class Reader {
 
   /** MySQL's length-encoded integer, as a number: a larger value cannot be a length in a real event. */
   packed(path: string): number {
+    const at = this.offset;
     const v = this.packedBig(path);
     if (v > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new LengthError(`packed integer ${v} is too large`, { offset: this.offset, schemaPath: path });
+      throw new LengthError(`packed integer ${v} is too large`, { offset: at, schemaPath: path });
     }
     return Number(v);
   }
@@ -141,8 +145,14 @@ export class Reader {
       });
     }
     this.need(1 + width, path);
+    const at = this.offset;
     this.pos++;
-    return width === 8 ? this.u64() : BigInt(width === 2 ? this.u16() : this.u24());
+    const v = width === 8 ? this.u64() : BigInt(width === 2 ? this.u16() : this.u24());
+    // Servers write the shortest form; a longer one would not survive re-encoding, so it is refused.
+    if (v < PACKED_MIN[width]!) {
+      throw new InvalidValueError(`packed integer ${v} in a ${width + 1}-byte form`, { offset: at, schemaPath: path });
+    }
+    return v;
   }
 
   u8(): number {

@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { withEventDocs } from '../../generator/docs.js';
 import { generate, TARGETS } from '../../generator/generate.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -19,6 +20,11 @@ describe.each(TARGETS)('$out/', (target) => {
       const path = join(root, target.out, f.path);
       expect(existsSync(path) && readFileSync(path, 'utf8') === f.text, `${target.out}/${f.path} is stale`).toBe(true);
     }
+  });
+  it.runIf(target.readme)('its section of the README is up to date', () => {
+    if (!result.ok || !target.readme) return;
+    const readme = readFileSync(join(root, target.readme), 'utf8');
+    expect(withEventDocs(readme, result.ir) === readme, `${target.readme} is stale: run \`npm run generate\``).toBe(true);
   });
   it('is deterministic', () => {
     const again = generate(join(root, target.schemas), target.runtime);

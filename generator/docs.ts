@@ -1,0 +1,129 @@
+/**
+ * The dump format's reference, generated from the IR into the README, so that the description of every
+ * event's fields can never drift from the schemas that decode them.
+ */
+import type { Expr } from './expr.js';
+import type { Ir, IrField, IrStruct, IrType } from './ir.js';
+
+export const DOCS_BEGIN = '<!-- BEGIN GENERATED: event fields (npm run generate) -->';
+export const DOCS_END = '<!-- END GENERATED: event fields -->';
+
+export function eventDocs(ir: Ir): string {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const queue: string[] = [];
+  const lists: Extract<IrType, { kind: 'tlv' | 'tagged' }>[] = [];
+  for (const e of ir.events) {
+    if (!e.body) continue;
+    const s = ir.structs.get(e.body)!;
+    out.push(`#### ${e.name} (${e.code})`, '', ...paragraph(s.doc), ...table(s, queue), '');
+    seen.add(s.name);
+  }
+  const raw = ir.events.filter((e) => !e.body).map((e) => `${e.name} (${e.code})`);
+  out.push('#### Events kept raw', '', `Framed and kept as \`raw\` bytes until a schema describes them: ${raw.join(', ')}.`, '');
+  out.push('#### Structures inside events', '');
+  for (const s of ir.structs.values()) {
+    for (const f of s.fields) if (f.type.kind === 'tlv' || f.type.kind === 'tagged') lists.push(f.type);
+  }
+  for (const t of lists) {
+    out.push(`##### ${t.entryType}`, '', ...entriesTable(ir, t, queue));
+    t.entries.forEach((e) => seen.add(e.struct));
+  }
+  while (queue.length) {
+    const name = queue.shift()!;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const s = ir.structs.get(name)!;
+    const title = s.entryCode ? `${name} (entry \`${s.entryCode}\`)` : name;
+    out.push(`##### ${title}`, '', ...paragraph(s.doc), ...table(s, queue), '');
+  }
+  return out.join('\n').trim();
+}
+
+function paragraph(doc: string | undefined): string[] {
+  return doc ? [doc.trim().replace(/\s*\n\s*/g, ' '), ''] : [];
+}
+
+/** A list's entries in one table: code, name, fields. */
+function entriesTable(ir: Ir, t: Extract<IrType, { kind: 'tlv' | 'tagged' }>, queue: string[]): string[] {
+  const rows = t.entries.map((e) => {
+    const s = ir.structs.get(e.struct)!;
+    const fields = s.fields.filter((f) => f.constValue === undefined).map((f) => `\`${f.name}\`: ${jsonType(f, queue)}${f.cond ? ` (when \`${show(f.cond)}\`)` : ''}`);
+    return `| ${e.code} | \`${e.name}\` | ${fields.join('; ').replace(/\|/g, '\\|') || '(none)'} | ${cell({ doc: s.doc } as IrField)} |`;
+  });
+  const unknown = t.kind === 'tlv' ? 'its value' : 'everything from it to the end of the list';
+  return [
+    `Each entry is an object with \`code\` (the name below) and its fields. Any other code gives \`{"code": N, "raw": {"hex": …}}\` holding ${unknown}.`,
+    '',
+    '| code | `code` | fields | meaning |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ];
+}
+
+function table(s: IrStruct, queue: string[]): string[] {
+  const fields = s.fields.filter((f) => f.constValue === undefined);
+  const rows = s.entryCode ? [`| \`code\` | \`"${s.entryCode}"\` | always | The entry's code. |`] : [];
+  for (const f of fields) rows.push(`| \`${f.name}\` | ${jsonType(f, queue)} | ${presence(f)} | ${cell(f)} |`);
+  if (!rows.length) return ['No fields.', ''];
+  return ['| key | JSON | present | meaning |', '| --- | --- | --- | --- |', ...rows, ''];
+}
+
+function jsonType(f: IrField, queue: string[]): string {
+  const one = valueJson(f.type, queue);
+  return f.repeat ? `array of ${one}` : one;
+}
+
+function valueJson(t: IrType, queue: string[]): string {
+  const ref = (name: string) => (queue.push(name), `[${name}](#${name.toLowerCase()})`);
+  switch (t.kind) {
+    case 'int':
+    case 'packed':
+      if (t.enum) return `${t.enum} name (or number)`;
+      return t.big ? 'integer (number, or decimal string past 2^53)' : 'number';
+    case 'float':
+      return 'number';
+    case 'text':
+      return 'string (or `{hex}`)';
+    case 'bytes':
+      return '`{hex}`';
+    case 'bitmap':
+      return 'array of booleans';
+    case 'struct':
+      return `object: ${ref(t.name)}`;
+    case 'switch':
+      return `object: ${[...new Set([...t.cases.map((c) => c.struct), ...(t.default ? [t.default] : [])])].map(ref).join(' or ')}`;
+    case 'tlv':
+    case 'tagged':
+      return `array of [${t.entryType}](#${t.entryType.toLowerCase()}) entries`;
+  }
+}
+
+function presence(f: IrField): string {
+  return f.cond ? `when \`${show(f.cond)}\`` : 'always';
+}
+
+function cell(f: IrField): string {
+  const parts: string[] = [];
+  if (f.doc) parts.push(f.doc.trim().replace(/\s*\n\s*/g, ' '));
+  const d = f.derive;
+  if (d?.kind === 'lengthOf') parts.push(`Derived: byte length of \`${d.target}\`.`);
+  if (d?.kind === 'countOf') parts.push(`Derived: number of \`${d.target}\`.`);
+  if (d?.kind === 'sizeOf') parts.push(`Derived: byte size of \`${d.target}\`.`);
+  if (d?.kind === 'value') parts.push(`Derived: \`${show(d.expr)}\`.`);
+  if (d?.kind === 'frame') parts.push('Derived by the framer.');
+  return parts.join(' ').replace(/\|/g, '\\|');
+}
+
+function show(e: Expr): string {
+  return e.source ?? String(e.kind === 'num' ? e.value : e.kind);
+}
+
+/** `readme` with its generated section replaced by the current one. */
+export function withEventDocs(readme: string, ir: Ir): string {
+  const start = readme.indexOf(DOCS_BEGIN);
+  const end = readme.indexOf(DOCS_END);
+  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${DOCS_BEGIN} … ${DOCS_END}`);
+  return `${readme.slice(0, start + DOCS_BEGIN.length)}\n\n${eventDocs(ir)}\n\n${readme.slice(end)}`;
+}
