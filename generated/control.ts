@@ -122,7 +122,9 @@ export function decodeFormatDescriptionEvent(r: Reader, ctx: Context): FormatDes
   const postHeaderLengths$n = r.remaining - ((ctx.hasChecksum ? 1 : 0));
   r.length(postHeaderLengths$n, 'FormatDescriptionEvent.postHeaderLengths');
   const postHeaderLengths: number[] = new Array(postHeaderLengths$n);
-  for (let i = 0; i < postHeaderLengths$n; i++) postHeaderLengths[i] = r.u8();
+  for (let i = 0; i < postHeaderLengths$n; i++) {
+    postHeaderLengths[i] = r.u8();
+  }
   let checksumAlg: ChecksumAlgName | number | undefined;
   let checksumAlg$code: number | undefined;
   if (ctx.hasChecksum) {
@@ -139,7 +141,10 @@ export function encodeFormatDescriptionEvent(w: Writer, v: FormatDescriptionEven
   w.padded(v.serverVersion, 50, 'FormatDescriptionEvent.serverVersion');
   w.u32(v.createTimestamp);
   w.u8(v.headerLength);
-  for (const postHeaderLengths$e of v.postHeaderLengths) w.u8(postHeaderLengths$e);
+  for (let i = 0; i < v.postHeaderLengths.length; i++) {
+    const postHeaderLengths$e = v.postHeaderLengths[i]!;
+    w.u8(postHeaderLengths$e);
+  }
   if (ctx.hasChecksum) {
     w.u8(enumCode(ChecksumAlg, required(v.checksumAlg, 'FormatDescriptionEvent.checksumAlg'), 'FormatDescriptionEvent.checksumAlg'));
   }
@@ -311,7 +316,7 @@ export function decodeUserVarEvent(r: Reader, ctx: Context): UserVarEvent {
       case 1: value = decodeUserVarReal(value$r, ctx); break;
       case 2: value = decodeUserVarInt(value$r, ctx); break;
       case 4: value = decodeUserVarDecimal(value$r, ctx); break;
-      default: throw noCase((valueType$code ?? 0), r, 'UserVarEvent.value');
+      default: throw noCase((valueType$code ?? 0), value$r, 'UserVarEvent.value');
     }
     value$r.done('UserVarEvent.value');
   }

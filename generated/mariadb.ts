@@ -240,7 +240,9 @@ export function decodeGtidListEvent(r: Reader, ctx: Context): GtidListEvent {
   const gtids$n = countAndFlags & 0xFFFFFFF;
   r.length(gtids$n * 16, 'GtidListEvent.gtids');
   const gtids: GtidListEntry[] = new Array(gtids$n);
-  for (let i = 0; i < gtids$n; i++) gtids[i] = decodeGtidListEntry(r, ctx);
+  for (let i = 0; i < gtids$n; i++) {
+    gtids[i] = decodeGtidListEntry(r, ctx);
+  }
   let padding: Uint8Array | undefined;
   if (r.remaining > 0) {
     padding = r.rest();
@@ -252,7 +254,10 @@ export function decodeGtidListEvent(r: Reader, ctx: Context): GtidListEvent {
 export function encodeGtidListEvent(w: Writer, v: GtidListEventInput, ctx: Context): void {
   w.u32(v.countAndFlags);
   if (v.gtids.length !== (v.countAndFlags & 0xFFFFFFF)) throw new EncodeError('wrong number of elements', 'GtidListEvent.gtids');
-  for (const gtids$e of v.gtids) encodeGtidListEntry(w, gtids$e, ctx);
+  for (let i = 0; i < v.gtids.length; i++) {
+    const gtids$e = v.gtids[i]!;
+    encodeGtidListEntry(w, gtids$e, ctx);
+  }
   if (v.padding !== undefined) {
     w.bytes(v.padding);
   }

@@ -475,7 +475,9 @@ export function decodeQueryEventStatusVarsQUpdatedDbNames(r: Reader, _ctx: Conte
   const names$n = (count === 254 ? 0 : count);
   r.length(names$n, 'QueryEventStatusVarsQUpdatedDbNames.names');
   const names: Text[] = new Array(names$n);
-  for (let i = 0; i < names$n; i++) names[i] = bytesToText(r.cstring('QueryEventStatusVarsQUpdatedDbNames.names'));
+  for (let i = 0; i < names$n; i++) {
+    names[i] = bytesToText(r.cstring('QueryEventStatusVarsQUpdatedDbNames.names'));
+  }
   return { code: 'Q_UPDATED_DB_NAMES', count, names };
 }
 
@@ -483,7 +485,10 @@ export function decodeQueryEventStatusVarsQUpdatedDbNames(r: Reader, _ctx: Conte
 export function encodeQueryEventStatusVarsQUpdatedDbNames(w: Writer, v: QueryEventStatusVarsQUpdatedDbNamesInput, _ctx: Context): void {
   w.u8(v.count);
   if (v.names.length !== ((v.count === 254 ? 0 : v.count))) throw new EncodeError('wrong number of elements', 'QueryEventStatusVarsQUpdatedDbNames.names');
-  for (const names$e of v.names) w.cstring(names$e, 'QueryEventStatusVarsQUpdatedDbNames.names');
+  for (let i = 0; i < v.names.length; i++) {
+    const names$e = v.names[i]!;
+    w.cstring(names$e, 'QueryEventStatusVarsQUpdatedDbNames.names');
+  }
 }
 
 export interface QueryEventStatusVarsQMicroseconds {
@@ -753,7 +758,9 @@ export function decodeQueryEventStatusVarsQCharacterSetCollations(r: Reader, ctx
   const map$n = count;
   r.length(map$n * 4, 'QueryEventStatusVarsQCharacterSetCollations.map');
   const map: CharsetCollation[] = new Array(map$n);
-  for (let i = 0; i < map$n; i++) map[i] = decodeCharsetCollation(r, ctx);
+  for (let i = 0; i < map$n; i++) {
+    map[i] = decodeCharsetCollation(r, ctx);
+  }
   return { code: 'Q_CHARACTER_SET_COLLATIONS', count, map };
 }
 
@@ -761,7 +768,10 @@ export function decodeQueryEventStatusVarsQCharacterSetCollations(r: Reader, ctx
 export function encodeQueryEventStatusVarsQCharacterSetCollations(w: Writer, v: QueryEventStatusVarsQCharacterSetCollationsInput, ctx: Context): void {
   const count = v.map.length;
   w.u8(count);
-  for (const map$e of v.map) encodeCharsetCollation(w, map$e, ctx);
+  for (let i = 0; i < v.map.length; i++) {
+    const map$e = v.map[i]!;
+    encodeCharsetCollation(w, map$e, ctx);
+  }
 }
 
 /** MariaDB. Padding that ends the list; readers stop at it. */

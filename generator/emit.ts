@@ -276,6 +276,11 @@ function intMethod(t: IntType): string {
 function decodeName(m: Module, s: IrStruct): (id: string) => string {
   return (id) => {
     if (id === 'remaining') return 'r.remaining';
+    if (id === 'index') return 'i';
+    if (id.endsWith('[]')) {
+      const array = s.fields.find((x) => x.name === id.slice(0, -2))!;
+      return isEnum(array.type) ? `${array.name}$code` : array.name;
+    }
     if (id.includes('.')) return constValue(m.ir, id);
     const f = s.fields.find((x) => x.name === id);
     const local = f && isEnum(f.type) ? `${id}$code` : id;
@@ -429,12 +434,12 @@ function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: bool
   if (!checked && fixed !== undefined && !f.repeat) L.line(`r.need(${fixed}, ${q(f.path)});`);
 
   if (f.repeat) return decodeRepeat(L, m, s, f, declare);
-  if (f.type.kind === 'switch') return decodeSwitch(L, m, s, f, declare);
-
-  let reader = 'r';
-  if (f.size !== undefined && f.size !== 'rest') {
-    reader = `${f.name}$r`;
-    L.line(`const ${reader} = r.sub(${compileExpr(f.size, name)}, ${q(f.path)});`);
+  const reader = fieldReader(L, m, s, f);
+  if (f.type.kind === 'switch') {
+    if (declare) L.line(`let ${f.name}: ${fieldType(m, f, false)};`);
+    decodeSwitch(L, m, s, f, f.name, reader);
+    if (reader !== 'r') L.line(`${reader}.done(${q(f.path)});`);
+    return;
   }
   const value = readValue(m, s, f, reader);
   if (f.constValue !== undefined) {
@@ -451,43 +456,59 @@ function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: bool
   }
 }
 
+/** A reader over the field's own window when it has a `size`, else `r`. */
+function fieldReader(L: Lines, m: Module, s: IrStruct, f: IrField): string {
+  if (f.size === undefined || f.size === 'rest') return 'r';
+  const reader = `${f.name}$r`;
+  L.line(`const ${reader} = r.sub(${compileExpr(f.size, decodeName(m, s))}, ${q(f.path)});`);
+  return reader;
+}
+
 function decodeRepeat(L: Lines, m: Module, s: IrStruct, f: IrField, declare: boolean): void {
   const name = decodeName(m, s);
-  const type = fieldType(m, f, false);
+  const elem: IrField = { ...f, repeat: undefined, size: undefined };
   const fixed = fixedSize(f.type);
   const min = minSize(m.ir, f.type);
-  const one = readValue(m, s, { ...f, repeat: undefined }, 'r');
-  const decl = declare ? `const ${f.name}: ${type}` : f.name;
+  const reader = fieldReader(L, m, s, f);
+  const decl = (local: string, type: string, init: string) => L.line(declare ? `const ${local}: ${type} = ${init};` : `${local} = ${init};`);
+  let loop: string;
   if (f.repeat!.kind === 'count') {
     const n = `${f.name}$n`;
     L.line(`const ${n} = ${compileExpr(f.repeat!.count, name)};`);
     // Every element takes at least one byte: a forged count fails here, before anything is allocated.
-    L.line(`r.length(${min > 1 ? `${n} * ${min}` : n}, ${q(f.path)});`);
-    L.line(`${decl} = new Array(${n});`);
-    L.line(`for (let i = 0; i < ${n}; i++) ${f.name}[i] = ${one};`);
+    L.line(`${reader}.length(${min > 1 ? `${n} * ${min}` : n}, ${q(f.path)});`);
+    decl(f.name, fieldType(m, f, false), `new Array(${n})`);
+    if (isEnum(f.type)) decl(`${f.name}$code`, 'number[]', `new Array(${n})`);
+    loop = `for (let i = 0; i < ${n}; i++) {`;
   } else {
-    L.line(`${decl} = [];`);
-    L.line(`while (r.pos < r.end) ${fixed !== undefined ? `${f.name}.push((r.need(${fixed}, ${q(f.path)}), ${one}))` : `${f.name}.push(${one})`};`);
+    decl(f.name, fieldType(m, f, false), '[]');
+    if (isEnum(f.type)) decl(`${f.name}$code`, 'number[]', '[]');
+    loop = `for (let i = 0; ${reader}.pos < ${reader}.end; i++) {`;
   }
-}
-
-function decodeSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, declare: boolean): void {
-  const t = f.type as Extract<IrType, { kind: 'switch' }>;
-  const name = decodeName(m, s);
-  let reader = 'r';
-  if (f.size !== undefined && f.size !== 'rest') {
-    reader = `${f.name}$r`;
-    L.line(`const ${reader} = r.sub(${compileExpr(f.size, name)}, ${q(f.path)});`);
+  L.open(loop);
+  if (fixed !== undefined && f.repeat!.kind === 'rest') L.line(`${reader}.need(${fixed}, ${q(f.path)});`);
+  if (elem.type.kind === 'switch') {
+    decodeSwitch(L, m, s, elem, `${f.name}[i]`, reader);
+  } else if (isEnum(elem.type)) {
+    L.line(`const code = ${readValue(m, s, elem, reader)};`);
+    L.line(`${f.name}$code[i] = code;`);
+    L.line(`${f.name}[i] = ${m.rt('enumName')}(${m.enumRef((elem.type as { enum: string }).enum, 'Names', false)}, code);`);
+  } else {
+    L.line(`${f.name}[i] = ${readValue(m, s, elem, reader)};`);
   }
-  if (declare) L.line(`let ${f.name}: ${fieldType(m, f, false)};`);
-  L.open(`switch (${compileExpr(t.on, name)}) {`);
-  for (const c of t.cases) {
-    L.line(`case ${c.match}: ${f.name} = ${m.structFn('decode', c.struct)}(${reader}, ctx); break;`);
-  }
-  if (t.default) L.line(`default: ${f.name} = ${m.structFn('decode', t.default)}(${reader}, ctx);`);
-  else L.line(`default: throw ${m.rt('noCase')}(${compileExpr(t.on, name)}, r, ${q(f.path)});`);
   L.close();
   if (reader !== 'r') L.line(`${reader}.done(${q(f.path)});`);
+}
+
+/** A switch that decodes into `target` from `reader`. */
+function decodeSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, target: string, reader: string): void {
+  const t = f.type as Extract<IrType, { kind: 'switch' }>;
+  const on = compileExpr(t.on, decodeName(m, s));
+  L.open(`switch (${on}) {`);
+  for (const c of t.cases) L.line(`case ${c.match}: ${target} = ${m.structFn('decode', c.struct)}(${reader}, ctx); break;`);
+  if (t.default) L.line(`default: ${target} = ${m.structFn('decode', t.default)}(${reader}, ctx);`);
+  else L.line(`default: throw ${m.rt('noCase')}(${on}, ${reader}, ${q(f.path)});`);
+  L.close();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -496,6 +517,11 @@ function decodeSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, declare: boo
 /** Names in encoder expressions: parameters as they are, derived values as locals, fields from the input. */
 function encodeName(m: Module, s: IrStruct): (id: string) => string {
   return (id) => {
+    if (id === 'index') return 'i';
+    if (id.endsWith('[]')) {
+      const array = s.fields.find((x) => x.name === id.slice(0, -2))!;
+      return isEnum(array.type) ? `${array.name}$code` : `v.${array.name}`;
+    }
     if (id.includes('.')) return constValue(m.ir, id);
     const f = s.fields.find((x) => x.name === id);
     if (!f) return id;
@@ -564,8 +590,10 @@ function encodeBody(m: Module, s: IrStruct): string {
   // Values other fields need before they are written.
   for (const f of s.fields) {
     if (isEnum(f.type) && usedInExpressions(s, f.name) && !f.derive) {
-      const code = `${m.rt('enumCode')}(${m.enumRef((f.type as { enum: string }).enum, '', false)}, v.${f.name}, ${q(f.path)})`;
-      L.line(`const ${f.name}$code = ${f.cond ? `v.${f.name} === undefined ? undefined : ${code}` : code};`);
+      const codes = m.enumRef((f.type as { enum: string }).enum, '', false);
+      const code = (x: string) => `${m.rt('enumCode')}(${codes}, ${x}, ${q(f.path)})`;
+      if (f.repeat) L.line(`const ${f.name}$code = v.${f.name}.map((x) => ${code('x')});`);
+      else L.line(`const ${f.name}$code = ${f.cond ? `v.${f.name} === undefined ? undefined : ${code(`v.${f.name}`)}` : code(`v.${f.name}`)};`);
     }
     const d = f.derive;
     if (!d) continue;
@@ -648,7 +676,13 @@ function encodeField(
     if (f.repeat.kind === 'count' && !lengthField && !identifiers(f.repeat.count).includes('remaining')) {
       L.line(`if (${value}.length !== (${compileExpr(f.repeat.count, encodeName(m, s))})) throw new ${m.rt('EncodeError')}('wrong number of elements', ${q(f.path)});`);
     }
-    L.line(`for (const ${elem} of ${value}) ${writeValue(m, s, { ...f, repeat: undefined }, elem, 'w', false)}`);
+    const one: IrField = { ...f, repeat: undefined };
+    L.open(`for (let i = 0; i < ${value}.length; i++) {`);
+    L.line(`const ${elem} = ${value}[i]!;`);
+    if (f.type.kind === 'switch') encodeSwitch(L, m, s, one, elem);
+    else if (isEnum(f.type) && usedInExpressions(s, f.name)) L.line(writeValue(m, s, { ...one, type: { ...(f.type as IntType), enum: undefined } }, `${f.name}$code[i]!`, 'w', false));
+    else L.line(writeValue(m, s, one, elem, 'w', false));
+    L.close();
   } else if (f.type.kind === 'switch') {
     encodeSwitch(L, m, s, f, value);
   } else {

@@ -1,6 +1,7 @@
 /**
- * The schema's expression language: integer arithmetic and comparisons over earlier fields, parameters,
- * `ctx.NAME`, `remaining`, `Enum.NAME` constants, integer literals and a few named functions. Parsed once, compiled to TypeScript.
+ * The schema's expression language: integer arithmetic and comparisons over earlier fields (an array
+ * field indexed, `a[index]`), parameters, `ctx.NAME`, `remaining`, `index` (the element being read),
+ * `Enum.NAME` constants, integer literals and a few named functions. Parsed once, compiled to TypeScript.
  */
 
 export type Expr = (
@@ -12,6 +13,7 @@ export type Expr = (
   | { kind: 'binary'; op: string; left: Expr; right: Expr }
   | { kind: 'cond'; test: Expr; then: Expr; else: Expr }
   | { kind: 'call'; fn: string; args: Expr[] }
+  | { kind: 'index'; name: string; index: Expr }
 ) & {
   /** The expression as the schema wrote it (on the outermost node). */
   source?: string;
@@ -19,7 +21,7 @@ export type Expr = (
 
 export class ExprError extends Error {}
 
-const TOKEN = /\s*(0x[0-9a-fA-F]+|\d+|'[^']*'|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>?:(),])/y;
+const TOKEN = /\s*(0x[0-9a-fA-F]+|\d+|'[^']*'|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>?:(),[\]])/y;
 
 function tokenize(src: string): string[] {
   const out: string[] = [];
@@ -74,6 +76,12 @@ export function parseExpr(src: string | number): Expr {
         take(')');
         return { kind: 'call', fn: t, args };
       }
+      if (peek() === '[') {
+        take('[');
+        const index = ternary();
+        take(']');
+        return { kind: 'index', name: t, index };
+      }
       return { kind: 'id', name: t };
     }
     throw new ExprError(`unexpected '${t}'`);
@@ -114,13 +122,15 @@ function children(e: Expr): Expr[] {
       return [e.test, e.then, e.else];
     case 'call':
       return e.args;
+    case 'index':
+      return [e.index];
     default:
       return [];
   }
 }
 
 function collect(e: Expr, kind: 'id' | 'ctx', out: string[]): string[] {
-  if (e.kind === kind) out.push(e.name);
+  if (e.kind === kind || (kind === 'id' && e.kind === 'index')) out.push((e as { name: string }).name);
   for (const child of children(e)) collect(child, kind, out);
   return out;
 }
@@ -128,6 +138,13 @@ function collect(e: Expr, kind: 'id' | 'ctx', out: string[]): string[] {
 /** Every field or parameter name the expression reads. */
 export function identifiers(e: Expr): string[] {
   return collect(e, 'id', []);
+}
+
+/** The array fields the expression indexes (`a[i]`). */
+export function indexed(e: Expr, out: string[] = []): string[] {
+  if (e.kind === 'index') out.push(e.name);
+  for (const child of children(e)) indexed(child, out);
+  return out;
 }
 
 /** Every context name (`ctx.NAME`) the expression reads. */
@@ -159,6 +176,8 @@ export function compileExpr(e: Expr, name: (id: string) => string): string {
       return `(${c(e.test)} ? ${c(e.then)} : ${c(e.else)})`;
     case 'call':
       return `${e.fn}(${e.args.map(c).join(', ')})`;
+    case 'index':
+      return `${name(`${e.name}[]`)}[${c(e.index)}]!`;
   }
 }
 

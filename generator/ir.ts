@@ -2,7 +2,7 @@
  * The intermediate representation: schemas resolved into typed structures, with every name and expression
  * checked. Emission reads only this, never the YAML.
  */
-import { contextNames, ExprError, identifiers, parseExpr, type Expr } from './expr.js';
+import { contextNames, ExprError, identifiers, indexed, parseExpr, type Expr } from './expr.js';
 import { schemaError, type SchemaError, type SchemaFile, type YamlPath } from './load.js';
 
 export type ParamType = 'number' | 'boolean' | 'string' | 'number[]';
@@ -125,7 +125,7 @@ export interface Ir {
 
 export const RESERVED_EVENT_KEYS = ['pos', 'header', 'type', 'checksum', 'raw'];
 /** Names the emitted code uses for itself. */
-const RESERVED_NAMES = new Set(['r', 'w', 'v', 'ctx', 'remaining', 'code', 'default', 'new', 'delete', 'function', 'var', 'let', 'const', 'class', 'return', 'this', 'switch', 'case', 'if', 'else', 'for', 'while', 'do', 'in', 'of', 'typeof', 'void', 'with', 'yield', 'await', 'enum', 'export', 'import', 'super', 'throw', 'try', 'catch', 'finally', 'break', 'continue', 'debugger', 'instanceof', 'null', 'true', 'false']);
+const RESERVED_NAMES = new Set(['r', 'w', 'v', 'i', 'ctx', 'remaining', 'index', 'code', 'default', 'new', 'delete', 'function', 'var', 'let', 'const', 'class', 'return', 'this', 'switch', 'case', 'if', 'else', 'for', 'while', 'do', 'in', 'of', 'typeof', 'void', 'with', 'yield', 'await', 'enum', 'export', 'import', 'super', 'throw', 'try', 'catch', 'finally', 'break', 'continue', 'debugger', 'instanceof', 'null', 'true', 'false']);
 /** Functions an expression may call: implemented in runtime/builtins.ts. */
 const BUILTINS = new Set(['versionAtLeast']);
 
@@ -291,7 +291,7 @@ class StructBuilder {
       if (src === undefined) return undefined;
       try {
         const e = parseExpr(src);
-        this.checkExpr(e, o, where, scope);
+        this.checkExpr(e, o, where, scope, f.repeat !== undefined);
         return e;
       } catch (err) {
         if (err instanceof ExprError) this.fail(o, where, `bad expression: ${err.message}`);
@@ -447,9 +447,14 @@ class StructBuilder {
     return { kind: kind as 'lengthOf' | 'countOf' | 'sizeOf', target: String(arg) };
   }
 
-  private checkExpr(e: Expr, o: Origin, where: YamlPath, scope: Scope): void {
+  private checkExpr(e: Expr, o: Origin, where: YamlPath, scope: Scope, inRepeat: boolean): void {
+    const arrays = indexed(e);
     for (const id of identifiers(e)) {
       if (id === 'remaining') continue;
+      if (id === 'index') {
+        if (!inRepeat) this.fail(o, where, `'index' names the element being read: only a repeated field may use it`);
+        continue;
+      }
       if (id.includes('.')) {
         const [group, value] = id.split('.') as [string, string];
         const table = this.ir.enums.get(group) ?? this.ir.flags.get(group);
@@ -464,6 +469,8 @@ class StructBuilder {
       }
       if ('path' in ref && !isNumeric(ref.type)) {
         this.fail(o, where, `'${id}' is not a number-valued field and cannot be used in an expression`);
+      } else if ('path' in ref && !ref.repeat !== !arrays.includes(id)) {
+        this.fail(o, where, ref.repeat ? `'${id}' is an array: use ${id}[...]` : `'${id}' is not an array and cannot be indexed`);
       }
     }
     for (const name of contextNames(e)) {

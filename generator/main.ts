@@ -40,7 +40,7 @@ for (const target of TARGETS) {
     continue;
   }
   mkdirSync(outDir, { recursive: true });
-  for (const p of present) if (!wanted.has(p)) rmSync(join(outDir, p));
+  for (const p of present) if (!wanted.has(p)) rmSync(p);
   for (const [p, text] of wanted) writeFileSync(p, text);
   console.log(`generated ${wanted.size} files into ${target.out}/ (${stale.length} changed).`);
 }

@@ -30,7 +30,10 @@ export function fixtures(): Fixture[] {
 
 /** describe() that skips with a loud message when the fixtures are absent, and fails instead under CI. */
 export function describeWithFixtures(name: string, fn: () => void): void {
-  if (fixturesAvailable) return describe(name, fn);
+  if (fixturesAvailable) {
+    describe(name, fn);
+    return;
+  }
   if (process.env.CI === 'true') {
     describe(name, () => it('needs ../shared/fixtures (absent under CI=true)', () => {
       throw new Error(`shared fixtures not found at ${FIXTURES}`);

@@ -234,7 +234,9 @@ export function decodeComposite(r: Reader, ctx: Context): Composite {
   const points$n = count;
   r.length(points$n * 4, 'Composite.points');
   const points: Point[] = new Array(points$n);
-  for (let i = 0; i < points$n; i++) points[i] = decodePoint(r, ctx);
+  for (let i = 0; i < points$n; i++) {
+    points[i] = decodePoint(r, ctx);
+  }
   r.need(1, 'Composite.bitCount');
   const bitCount = r.u8();
   const bits = r.bitmap(bitCount, 'Composite.bits');
@@ -273,7 +275,10 @@ export function decodeComposite(r: Reader, ctx: Context): Composite {
   }
   const scaled = decodeScaled(r, ctx, count * 2);
   const words: number[] = [];
-  while (r.pos < r.end) words.push((r.need(2, 'Composite.words'), r.u16()));
+  for (let i = 0; r.pos < r.end; i++) {
+    r.need(2, 'Composite.words');
+    words[i] = r.u16();
+  }
   return { count, points, bitCount, bits, innerSize, inner, total, flags, extra, note, color, shape, versioned, scaled, words };
 }
 
@@ -284,7 +289,10 @@ export function encodeComposite(w: Writer, v: CompositeInput, ctx: Context): voi
   const total = count + v.bitCount;
   const color$code = enumCode(Color, v.color, 'Composite.color');
   w.u16(count);
-  for (const points$e of v.points) encodePoint(w, points$e, ctx);
+  for (let i = 0; i < v.points.length; i++) {
+    const points$e = v.points[i]!;
+    encodePoint(w, points$e, ctx);
+  }
   w.u8(v.bitCount);
   w.bitmap(v.bits, v.bitCount, 'Composite.bits');
   innerSize$at = w.reserve(2);
@@ -310,7 +318,10 @@ export function encodeComposite(w: Writer, v: CompositeInput, ctx: Context): voi
     w.u16(required(v.versioned, 'Composite.versioned'));
   }
   encodeScaled(w, v.scaled, ctx, count * 2);
-  for (const words$e of v.words) w.u16(words$e);
+  for (let i = 0; i < v.words.length; i++) {
+    const words$e = v.words[i]!;
+    w.u16(words$e);
+  }
 }
 
 export interface Point {
@@ -573,13 +584,18 @@ export interface ListsTlvNamesInput {
 /** Reads ListsTlvNames. */
 export function decodeListsTlvNames(r: Reader, _ctx: Context): ListsTlvNames {
   const names: Text[] = [];
-  while (r.pos < r.end) names.push(bytesToText(r.bytes((r.need(1, 'ListsTlvNames.names'), r.u8()), 'ListsTlvNames.names')));
+  for (let i = 0; r.pos < r.end; i++) {
+    names[i] = bytesToText(r.bytes((r.need(1, 'ListsTlvNames.names'), r.u8()), 'ListsTlvNames.names'));
+  }
   return { code: 'NAMES', names };
 }
 
 /** Writes ListsTlvNames. */
 export function encodeListsTlvNames(w: Writer, v: ListsTlvNamesInput, _ctx: Context): void {
-  for (const names$e of v.names) w.prefixed(textToBytes(names$e), 1, 'ListsTlvNames.names');
+  for (let i = 0; i < v.names.length; i++) {
+    const names$e = v.names[i]!;
+    w.prefixed(textToBytes(names$e), 1, 'ListsTlvNames.names');
+  }
 }
 
 export interface ListsTaggedShortCode {
