@@ -39,6 +39,8 @@ export interface MariadbServer {
   binlogFiles(): Promise<string[]>;
   /** SIGTERM, SIGKILL after a timeout; removes the temp dir unless KEEP_MARIADB=1. */
   stop(): Promise<void>;
+  /** Stops the server (which ends its last binlog with a STOP event), then returns every binlog's bytes. */
+  stopAndReadBinlogs(): Promise<{ path: string; bytes: Buffer }[]>;
 }
 
 const NAMES: Record<keyof MariadbBinaries, string> = {
@@ -270,7 +272,7 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
     ...(db ? [`--database=${db}`] : []),
   ];
 
-  const stop = async (): Promise<void> => {
+  const stop = async (beforeRemove?: () => Promise<void>): Promise<void> => {
     if (!live.has(entry)) return;
     if (exitInfo === undefined) {
       child.kill('SIGTERM'); // a clean shutdown, which closes the binlog properly
@@ -282,6 +284,7 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
     killGroup(pid, 'SIGKILL'); // anything the server left in its group
     entry.watchdog.kill('SIGKILL');
     live.delete(entry);
+    await beforeRemove?.();
     if (keep()) process.stderr.write(`KEEP_MARIADB=1: server files kept in ${root}\n`);
     else fs.rmSync(root, { recursive: true, force: true });
   };
@@ -362,7 +365,15 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
       .map((l) => path.resolve(datadir, l));
   };
 
-  return { socket, datadir, pid, sql, query, flushLogs, binlogFiles, stop };
+  const stopAndReadBinlogs = async (): Promise<{ path: string; bytes: Buffer }[]> => {
+    const out: { path: string; bytes: Buffer }[] = [];
+    await stop(async () => {
+      for (const file of await binlogFiles()) out.push({ path: file, bytes: await fs.promises.readFile(file) });
+    });
+    return out;
+  };
+
+  return { socket, datadir, pid, sql, query, flushLogs, binlogFiles, stop: () => stop(), stopAndReadBinlogs };
 }
 
 interface RunResult {

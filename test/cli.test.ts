@@ -1,0 +1,104 @@
+/** `binlog dump` as a user runs it: the installed command on the bundled sample and on broken input. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decodeBinlog } from '../runtime/stream.js';
+
+const root = join(import.meta.dirname, '..');
+const sample = join(root, 'test', 'fixtures', 'sample.bin');
+const bytes = readFileSync(sample);
+const tmp = mkdtempSync(join(tmpdir(), 'binlog-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function binlog(args: string[], input?: Uint8Array) {
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), ...args], { input, maxBuffer: 1 << 28 });
+  const stdout = r.stdout.toString();
+  return { code: r.status, stdout, stderr: r.stderr.toString(), lines: stdout.split('\n').filter(Boolean) };
+}
+
+function file(name: string, content: Uint8Array): string {
+  const p = join(tmp, name);
+  writeFileSync(p, content);
+  return p;
+}
+
+describe('binlog dump', () => {
+  const ok = binlog(['dump', sample]);
+
+  it('writes one JSON object per event and exits 0', () => {
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toBe('');
+    expect(ok.lines).toHaveLength(decodeBinlog(bytes).length);
+  });
+
+  it('each line has pos, header, type first, and positions that follow the event sizes', () => {
+    let pos = 4;
+    for (const line of ok.lines) {
+      const e = JSON.parse(line);
+      expect(Object.keys(e).slice(0, 3)).toEqual(['pos', 'header', 'type']);
+      expect(e.pos).toBe(pos);
+      expect(Object.keys(e.header)).toEqual(['timestamp', 'typeCode', 'serverId', 'eventSize', 'logPos', 'flags']);
+      expect(typeof e.checksum).toBe('number');
+      pos += e.header.eventSize;
+    }
+    expect(pos).toBe(bytes.length);
+  });
+
+  it('names types, prints enums by name, 64-bit values as numbers and bytes as hex', () => {
+    const events = ok.lines.map((l) => JSON.parse(l));
+    expect(events[0]).toMatchObject({ type: 'FORMAT_DESCRIPTION_EVENT', checksumAlg: 'BINLOG_CHECKSUM_ALG_CRC32' });
+    expect(events.at(-1)).toMatchObject({ type: 'ROTATE_EVENT', position: 4, nextFile: 'binlog.000002' });
+    expect(events.find((e) => e.type === 'INTVAR_EVENT')).toMatchObject({ kind: 'INSERT_ID_EVENT', value: 3 });
+    const query = events.find((e) => e.type === 'QUERY_EVENT' && e.query.startsWith('CREATE TABLE people'));
+    expect(query.schema).toBe('sample');
+  });
+
+  it('reads standard input given -', () => {
+    expect(binlog(['dump', '-'], bytes).stdout).toBe(ok.stdout);
+  });
+
+  it('on a file cut inside an event, prints every event before it, then one line naming the offset', () => {
+    const events = decodeBinlog(bytes);
+    const victim = events[10]!;
+    const cut = binlog(['dump', file('cut.bin', bytes.subarray(0, victim.pos + 7))]);
+    expect(cut.code).toBe(1);
+    expect(cut.lines).toHaveLength(10);
+    expect(cut.stderr.trim().split('\n')).toHaveLength(1);
+    expect(cut.stderr).toContain(`event at ${victim.pos}`);
+    expect(cut.stderr).toContain('ends inside an event');
+  });
+
+  it('a flipped byte is a checksum error, unless verification is off', () => {
+    const query = decodeBinlog(bytes).find((e) => e.type === 'QUERY_EVENT')!;
+    const bad = Uint8Array.from(bytes);
+    bad[query.pos + query.header.eventSize - 6]! ^= 0x01; // a byte of the statement text
+    const path = file('flipped.bin', bad);
+    const strict = binlog(['dump', path]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(new RegExp(`checksum mismatch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \\[offset \\d+, event at ${query.pos} \\(type 2\\)`));
+    const lax = binlog(['dump', '--no-verify-checksum', path]);
+    expect(lax.code).toBe(0);
+    expect(lax.lines).toHaveLength(ok.lines.length);
+  });
+
+  it('refuses a file that is not a binlog', () => {
+    const r = binlog(['dump', file('not.bin', Buffer.from('hello, world'))]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('not a binlog: starts with 68 65 6c 6c');
+  });
+
+  it('a missing file is an I/O error (exit 3); bad usage is exit 2', () => {
+    expect(binlog(['dump', join(tmp, 'nope.bin')]).code).toBe(3);
+    expect(binlog(['dump']).code).toBe(2);
+    expect(binlog(['frobnicate']).code).toBe(2);
+    expect(binlog(['dump', '--frob', sample]).code).toBe(2);
+  });
+
+  it('--help documents the command and its options', () => {
+    const help = binlog(['--help']);
+    expect(help.code).toBe(0);
+    for (const word of ['dump', '--no-verify-checksum', 'Exit status']) expect(help.stdout).toContain(word);
+  });
+});
