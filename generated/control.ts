@@ -92,15 +92,8 @@ export interface FormatDescriptionEvent {
   checksumAlg?: ChecksumAlgName | number;
 }
 
-/** What `encodeFormatDescriptionEvent` takes: derived fields may be left out, they are computed. */
-export interface FormatDescriptionEventInput {
-  binlogVersion: number;
-  serverVersion: Text;
-  createTimestamp: number;
-  headerLength: number;
-  postHeaderLengths: number[];
-  checksumAlg?: ChecksumAlgName | number;
-}
+/** What `encodeFormatDescriptionEvent` takes: the decoded value. */
+export type FormatDescriptionEventInput = FormatDescriptionEvent;
 
 /** Byte offsets of FormatDescriptionEvent's leading fixed-size fields, and where they end. */
 export const FormatDescriptionEventOffsets = {
@@ -158,11 +151,8 @@ export interface RotateEvent {
   nextFile: Text;
 }
 
-/** What `encodeRotateEvent` takes: derived fields may be left out, they are computed. */
-export interface RotateEventInput {
-  position: bigint;
-  nextFile: Text;
-}
+/** What `encodeRotateEvent` takes: the decoded value. */
+export type RotateEventInput = RotateEvent;
 
 /** Reads RotateEvent. */
 export function decodeRotateEvent(r: Reader, _ctx: Context): RotateEvent {
@@ -182,9 +172,8 @@ export function encodeRotateEvent(w: Writer, v: RotateEventInput, _ctx: Context)
 export interface StopEvent {
 }
 
-/** What `encodeStopEvent` takes: derived fields may be left out, they are computed. */
-export interface StopEventInput {
-}
+/** What `encodeStopEvent` takes: the decoded value. */
+export type StopEventInput = StopEvent;
 
 /** Reads StopEvent. */
 export function decodeStopEvent(_r: Reader, _ctx: Context): StopEvent {
@@ -202,11 +191,8 @@ export interface IntvarEvent {
   value: bigint;
 }
 
-/** What `encodeIntvarEvent` takes: derived fields may be left out, they are computed. */
-export interface IntvarEventInput {
-  kind: IntvarTypeName | number;
-  value: bigint;
-}
+/** What `encodeIntvarEvent` takes: the decoded value. */
+export type IntvarEventInput = IntvarEvent;
 
 /** Reads IntvarEvent. */
 export function decodeIntvarEvent(r: Reader, _ctx: Context): IntvarEvent {
@@ -229,11 +215,8 @@ export interface RandEvent {
   seed2: bigint;
 }
 
-/** What `encodeRandEvent` takes: derived fields may be left out, they are computed. */
-export interface RandEventInput {
-  seed1: bigint;
-  seed2: bigint;
-}
+/** What `encodeRandEvent` takes: the decoded value. */
+export type RandEventInput = RandEvent;
 
 /** Reads RandEvent. */
 export function decodeRandEvent(r: Reader, _ctx: Context): RandEvent {
@@ -382,10 +365,8 @@ export interface UserVarString {
   string: Text;
 }
 
-/** What `encodeUserVarString` takes: derived fields may be left out, they are computed. */
-export interface UserVarStringInput {
-  string: Text;
-}
+/** What `encodeUserVarString` takes: the decoded value. */
+export type UserVarStringInput = UserVarString;
 
 /** Reads UserVarString. */
 export function decodeUserVarString(r: Reader, _ctx: Context): UserVarString {
@@ -402,10 +383,8 @@ export interface UserVarReal {
   real: number;
 }
 
-/** What `encodeUserVarReal` takes: derived fields may be left out, they are computed. */
-export interface UserVarRealInput {
-  real: number;
-}
+/** What `encodeUserVarReal` takes: the decoded value. */
+export type UserVarRealInput = UserVarReal;
 
 /** Reads UserVarReal. */
 export function decodeUserVarReal(r: Reader, _ctx: Context): UserVarReal {
@@ -424,10 +403,8 @@ export interface UserVarInt {
   int: bigint;
 }
 
-/** What `encodeUserVarInt` takes: derived fields may be left out, they are computed. */
-export interface UserVarIntInput {
-  int: bigint;
-}
+/** What `encodeUserVarInt` takes: the decoded value. */
+export type UserVarIntInput = UserVarInt;
 
 /** Reads UserVarInt. */
 export function decodeUserVarInt(r: Reader, _ctx: Context): UserVarInt {
@@ -448,12 +425,8 @@ export interface UserVarDecimal {
   decimal: Uint8Array;
 }
 
-/** What `encodeUserVarDecimal` takes: derived fields may be left out, they are computed. */
-export interface UserVarDecimalInput {
-  precision: number;
-  scale: number;
-  decimal: Uint8Array;
-}
+/** What `encodeUserVarDecimal` takes: the decoded value. */
+export type UserVarDecimalInput = UserVarDecimal;
 
 /** Reads UserVarDecimal. */
 export function decodeUserVarDecimal(r: Reader, _ctx: Context): UserVarDecimal {
@@ -476,10 +449,8 @@ export interface XidEvent {
   xid: bigint;
 }
 
-/** What `encodeXidEvent` takes: derived fields may be left out, they are computed. */
-export interface XidEventInput {
-  xid: bigint;
-}
+/** What `encodeXidEvent` takes: the decoded value. */
+export type XidEventInput = XidEvent;
 
 /** Reads XidEvent. */
 export function decodeXidEvent(r: Reader, _ctx: Context): XidEvent {
@@ -499,11 +470,8 @@ export interface IncidentEvent {
   message: Text;
 }
 
-/** What `encodeIncidentEvent` takes: derived fields may be left out, they are computed. */
-export interface IncidentEventInput {
-  incident: IncidentName | number;
-  message: Text;
-}
+/** What `encodeIncidentEvent` takes: the decoded value. */
+export type IncidentEventInput = IncidentEvent;
 
 /** Reads IncidentEvent. */
 export function decodeIncidentEvent(r: Reader, _ctx: Context): IncidentEvent {
@@ -528,10 +496,8 @@ export interface HeartbeatEvent {
   logFile: Text;
 }
 
-/** What `encodeHeartbeatEvent` takes: derived fields may be left out, they are computed. */
-export interface HeartbeatEventInput {
-  logFile: Text;
-}
+/** What `encodeHeartbeatEvent` takes: the decoded value. */
+export type HeartbeatEventInput = HeartbeatEvent;
 
 /** Reads HeartbeatEvent. */
 export function decodeHeartbeatEvent(r: Reader, _ctx: Context): HeartbeatEvent {
@@ -549,10 +515,8 @@ export interface IgnorableEvent {
   data: Uint8Array;
 }
 
-/** What `encodeIgnorableEvent` takes: derived fields may be left out, they are computed. */
-export interface IgnorableEventInput {
-  data: Uint8Array;
-}
+/** What `encodeIgnorableEvent` takes: the decoded value. */
+export type IgnorableEventInput = IgnorableEvent;
 
 /** Reads IgnorableEvent. */
 export function decodeIgnorableEvent(r: Reader, _ctx: Context): IgnorableEvent {

@@ -30,10 +30,8 @@ export interface AnnotateRowsEvent {
   query: Text;
 }
 
-/** What `encodeAnnotateRowsEvent` takes: derived fields may be left out, they are computed. */
-export interface AnnotateRowsEventInput {
-  query: Text;
-}
+/** What `encodeAnnotateRowsEvent` takes: the decoded value. */
+export type AnnotateRowsEventInput = AnnotateRowsEvent;
 
 /** Reads AnnotateRowsEvent. */
 export function decodeAnnotateRowsEvent(r: Reader, _ctx: Context): AnnotateRowsEvent {
@@ -103,22 +101,8 @@ export interface GtidEvent {
   padding?: Uint8Array;
 }
 
-/** What `encodeGtidEvent` takes: derived fields may be left out, they are computed. */
-export interface GtidEventInput {
-  seqNo: bigint;
-  domainId: number;
-  flags: number;
-  commitId?: bigint;
-  xaFormatId?: number;
-  xaGtridLength?: number;
-  xaBqualLength?: number;
-  xaData?: Uint8Array;
-  flagsExtra?: number;
-  extraEngines?: number;
-  startAlterId?: bigint;
-  threadId?: number;
-  padding?: Uint8Array;
-}
+/** What `encodeGtidEvent` takes: the decoded value. */
+export type GtidEventInput = GtidEvent;
 
 /** Reads GtidEvent. */
 export function decodeGtidEvent(r: Reader, _ctx: Context): GtidEvent {
@@ -226,12 +210,8 @@ export interface GtidListEvent {
   padding?: Uint8Array;
 }
 
-/** What `encodeGtidListEvent` takes: derived fields may be left out, they are computed. */
-export interface GtidListEventInput {
-  countAndFlags: number;
-  gtids: GtidListEntryInput[];
-  padding?: Uint8Array;
-}
+/** What `encodeGtidListEvent` takes: the decoded value. */
+export type GtidListEventInput = GtidListEvent;
 
 /** Reads GtidListEvent. */
 export function decodeGtidListEvent(r: Reader, ctx: Context): GtidListEvent {
@@ -269,12 +249,8 @@ export interface GtidListEntry {
   seqNo: bigint;
 }
 
-/** What `encodeGtidListEntry` takes: derived fields may be left out, they are computed. */
-export interface GtidListEntryInput {
-  domainId: number;
-  serverId: number;
-  seqNo: bigint;
-}
+/** What `encodeGtidListEntry` takes: the decoded value. */
+export type GtidListEntryInput = GtidListEntry;
 
 /** Reads GtidListEntry. */
 export function decodeGtidListEntry(r: Reader, _ctx: Context): GtidListEntry {
@@ -302,12 +278,8 @@ export interface StartEncryptionEvent {
   nonce: Uint8Array;
 }
 
-/** What `encodeStartEncryptionEvent` takes: derived fields may be left out, they are computed. */
-export interface StartEncryptionEventInput {
-  scheme: number;
-  keyVersion: number;
-  nonce: Uint8Array;
-}
+/** What `encodeStartEncryptionEvent` takes: the decoded value. */
+export type StartEncryptionEventInput = StartEncryptionEvent;
 
 /** Reads StartEncryptionEvent. */
 export function decodeStartEncryptionEvent(r: Reader, _ctx: Context): StartEncryptionEvent {

@@ -164,11 +164,8 @@ export interface QueryEventStatusVarsQFlags2Code {
   flags2: number;
 }
 
-/** What `encodeQueryEventStatusVarsQFlags2Code` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQFlags2CodeInput {
-  code: 'Q_FLAGS2_CODE';
-  flags2: number;
-}
+/** What `encodeQueryEventStatusVarsQFlags2Code` takes: the decoded value. */
+export type QueryEventStatusVarsQFlags2CodeInput = QueryEventStatusVarsQFlags2Code;
 
 /** Reads QueryEventStatusVarsQFlags2Code. */
 export function decodeQueryEventStatusVarsQFlags2Code(r: Reader, _ctx: Context): QueryEventStatusVarsQFlags2Code {
@@ -187,11 +184,8 @@ export interface QueryEventStatusVarsQSqlModeCode {
   sqlMode: bigint;
 }
 
-/** What `encodeQueryEventStatusVarsQSqlModeCode` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQSqlModeCodeInput {
-  code: 'Q_SQL_MODE_CODE';
-  sqlMode: bigint;
-}
+/** What `encodeQueryEventStatusVarsQSqlModeCode` takes: the decoded value. */
+export type QueryEventStatusVarsQSqlModeCodeInput = QueryEventStatusVarsQSqlModeCode;
 
 /** Reads QueryEventStatusVarsQSqlModeCode. */
 export function decodeQueryEventStatusVarsQSqlModeCode(r: Reader, _ctx: Context): QueryEventStatusVarsQSqlModeCode {
@@ -211,11 +205,8 @@ export interface QueryEventStatusVarsQCatalogCode {
   catalog: Text;
 }
 
-/** What `encodeQueryEventStatusVarsQCatalogCode` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQCatalogCodeInput {
-  code: 'Q_CATALOG_CODE';
-  catalog: Text;
-}
+/** What `encodeQueryEventStatusVarsQCatalogCode` takes: the decoded value. */
+export type QueryEventStatusVarsQCatalogCodeInput = QueryEventStatusVarsQCatalogCode;
 
 /** Reads QueryEventStatusVarsQCatalogCode. */
 export function decodeQueryEventStatusVarsQCatalogCode(r: Reader, _ctx: Context): QueryEventStatusVarsQCatalogCode {
@@ -239,12 +230,8 @@ export interface QueryEventStatusVarsQAutoIncrement {
   offset: number;
 }
 
-/** What `encodeQueryEventStatusVarsQAutoIncrement` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQAutoIncrementInput {
-  code: 'Q_AUTO_INCREMENT';
-  increment: number;
-  offset: number;
-}
+/** What `encodeQueryEventStatusVarsQAutoIncrement` takes: the decoded value. */
+export type QueryEventStatusVarsQAutoIncrementInput = QueryEventStatusVarsQAutoIncrement;
 
 /** Reads QueryEventStatusVarsQAutoIncrement. */
 export function decodeQueryEventStatusVarsQAutoIncrement(r: Reader, _ctx: Context): QueryEventStatusVarsQAutoIncrement {
@@ -267,13 +254,8 @@ export interface QueryEventStatusVarsQCharsetCode {
   collationServer: number;
 }
 
-/** What `encodeQueryEventStatusVarsQCharsetCode` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQCharsetCodeInput {
-  code: 'Q_CHARSET_CODE';
-  characterSetClient: number;
-  collationConnection: number;
-  collationServer: number;
-}
+/** What `encodeQueryEventStatusVarsQCharsetCode` takes: the decoded value. */
+export type QueryEventStatusVarsQCharsetCodeInput = QueryEventStatusVarsQCharsetCode;
 
 /** Reads QueryEventStatusVarsQCharsetCode. */
 export function decodeQueryEventStatusVarsQCharsetCode(r: Reader, _ctx: Context): QueryEventStatusVarsQCharsetCode {
@@ -296,11 +278,8 @@ export interface QueryEventStatusVarsQTimeZoneCode {
   timeZone: Text;
 }
 
-/** What `encodeQueryEventStatusVarsQTimeZoneCode` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQTimeZoneCodeInput {
-  code: 'Q_TIME_ZONE_CODE';
-  timeZone: Text;
-}
+/** What `encodeQueryEventStatusVarsQTimeZoneCode` takes: the decoded value. */
+export type QueryEventStatusVarsQTimeZoneCodeInput = QueryEventStatusVarsQTimeZoneCode;
 
 /** Reads QueryEventStatusVarsQTimeZoneCode. */
 export function decodeQueryEventStatusVarsQTimeZoneCode(r: Reader, _ctx: Context): QueryEventStatusVarsQTimeZoneCode {
@@ -318,11 +297,8 @@ export interface QueryEventStatusVarsQCatalogNzCode {
   catalog: Text;
 }
 
-/** What `encodeQueryEventStatusVarsQCatalogNzCode` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQCatalogNzCodeInput {
-  code: 'Q_CATALOG_NZ_CODE';
-  catalog: Text;
-}
+/** What `encodeQueryEventStatusVarsQCatalogNzCode` takes: the decoded value. */
+export type QueryEventStatusVarsQCatalogNzCodeInput = QueryEventStatusVarsQCatalogNzCode;
 
 /** Reads QueryEventStatusVarsQCatalogNzCode. */
 export function decodeQueryEventStatusVarsQCatalogNzCode(r: Reader, _ctx: Context): QueryEventStatusVarsQCatalogNzCode {
@@ -340,11 +316,8 @@ export interface QueryEventStatusVarsQLcTimeNamesCode {
   lcTimeNames: number;
 }
 
-/** What `encodeQueryEventStatusVarsQLcTimeNamesCode` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQLcTimeNamesCodeInput {
-  code: 'Q_LC_TIME_NAMES_CODE';
-  lcTimeNames: number;
-}
+/** What `encodeQueryEventStatusVarsQLcTimeNamesCode` takes: the decoded value. */
+export type QueryEventStatusVarsQLcTimeNamesCodeInput = QueryEventStatusVarsQLcTimeNamesCode;
 
 /** Reads QueryEventStatusVarsQLcTimeNamesCode. */
 export function decodeQueryEventStatusVarsQLcTimeNamesCode(r: Reader, _ctx: Context): QueryEventStatusVarsQLcTimeNamesCode {
@@ -363,11 +336,8 @@ export interface QueryEventStatusVarsQCharsetDatabaseCode {
   collationDatabase: number;
 }
 
-/** What `encodeQueryEventStatusVarsQCharsetDatabaseCode` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQCharsetDatabaseCodeInput {
-  code: 'Q_CHARSET_DATABASE_CODE';
-  collationDatabase: number;
-}
+/** What `encodeQueryEventStatusVarsQCharsetDatabaseCode` takes: the decoded value. */
+export type QueryEventStatusVarsQCharsetDatabaseCodeInput = QueryEventStatusVarsQCharsetDatabaseCode;
 
 /** Reads QueryEventStatusVarsQCharsetDatabaseCode. */
 export function decodeQueryEventStatusVarsQCharsetDatabaseCode(r: Reader, _ctx: Context): QueryEventStatusVarsQCharsetDatabaseCode {
@@ -387,11 +357,8 @@ export interface QueryEventStatusVarsQTableMapForUpdateCode {
   tableMap: bigint;
 }
 
-/** What `encodeQueryEventStatusVarsQTableMapForUpdateCode` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQTableMapForUpdateCodeInput {
-  code: 'Q_TABLE_MAP_FOR_UPDATE_CODE';
-  tableMap: bigint;
-}
+/** What `encodeQueryEventStatusVarsQTableMapForUpdateCode` takes: the decoded value. */
+export type QueryEventStatusVarsQTableMapForUpdateCodeInput = QueryEventStatusVarsQTableMapForUpdateCode;
 
 /** Reads QueryEventStatusVarsQTableMapForUpdateCode. */
 export function decodeQueryEventStatusVarsQTableMapForUpdateCode(r: Reader, _ctx: Context): QueryEventStatusVarsQTableMapForUpdateCode {
@@ -410,11 +377,8 @@ export interface QueryEventStatusVarsQMasterDataWrittenCode {
   masterDataWritten: number;
 }
 
-/** What `encodeQueryEventStatusVarsQMasterDataWrittenCode` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQMasterDataWrittenCodeInput {
-  code: 'Q_MASTER_DATA_WRITTEN_CODE';
-  masterDataWritten: number;
-}
+/** What `encodeQueryEventStatusVarsQMasterDataWrittenCode` takes: the decoded value. */
+export type QueryEventStatusVarsQMasterDataWrittenCodeInput = QueryEventStatusVarsQMasterDataWrittenCode;
 
 /** Reads QueryEventStatusVarsQMasterDataWrittenCode. */
 export function decodeQueryEventStatusVarsQMasterDataWrittenCode(r: Reader, _ctx: Context): QueryEventStatusVarsQMasterDataWrittenCode {
@@ -434,12 +398,8 @@ export interface QueryEventStatusVarsQInvoker {
   host: Text;
 }
 
-/** What `encodeQueryEventStatusVarsQInvoker` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQInvokerInput {
-  code: 'Q_INVOKER';
-  user: Text;
-  host: Text;
-}
+/** What `encodeQueryEventStatusVarsQInvoker` takes: the decoded value. */
+export type QueryEventStatusVarsQInvokerInput = QueryEventStatusVarsQInvoker;
 
 /** Reads QueryEventStatusVarsQInvoker. */
 export function decodeQueryEventStatusVarsQInvoker(r: Reader, _ctx: Context): QueryEventStatusVarsQInvoker {
@@ -461,12 +421,8 @@ export interface QueryEventStatusVarsQUpdatedDbNames {
   names: Text[];
 }
 
-/** What `encodeQueryEventStatusVarsQUpdatedDbNames` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQUpdatedDbNamesInput {
-  code: 'Q_UPDATED_DB_NAMES';
-  count: number;
-  names: Text[];
-}
+/** What `encodeQueryEventStatusVarsQUpdatedDbNames` takes: the decoded value. */
+export type QueryEventStatusVarsQUpdatedDbNamesInput = QueryEventStatusVarsQUpdatedDbNames;
 
 /** Reads QueryEventStatusVarsQUpdatedDbNames. */
 export function decodeQueryEventStatusVarsQUpdatedDbNames(r: Reader, _ctx: Context): QueryEventStatusVarsQUpdatedDbNames {
@@ -496,11 +452,8 @@ export interface QueryEventStatusVarsQMicroseconds {
   microseconds: number;
 }
 
-/** What `encodeQueryEventStatusVarsQMicroseconds` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQMicrosecondsInput {
-  code: 'Q_MICROSECONDS';
-  microseconds: number;
-}
+/** What `encodeQueryEventStatusVarsQMicroseconds` takes: the decoded value. */
+export type QueryEventStatusVarsQMicrosecondsInput = QueryEventStatusVarsQMicroseconds;
 
 /** Reads QueryEventStatusVarsQMicroseconds. */
 export function decodeQueryEventStatusVarsQMicroseconds(r: Reader, _ctx: Context): QueryEventStatusVarsQMicroseconds {
@@ -519,11 +472,8 @@ export interface QueryEventStatusVarsQExplicitDefaultsForTimestamp {
   explicitDefaultsForTimestamp: number;
 }
 
-/** What `encodeQueryEventStatusVarsQExplicitDefaultsForTimestamp` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQExplicitDefaultsForTimestampInput {
-  code: 'Q_EXPLICIT_DEFAULTS_FOR_TIMESTAMP';
-  explicitDefaultsForTimestamp: number;
-}
+/** What `encodeQueryEventStatusVarsQExplicitDefaultsForTimestamp` takes: the decoded value. */
+export type QueryEventStatusVarsQExplicitDefaultsForTimestampInput = QueryEventStatusVarsQExplicitDefaultsForTimestamp;
 
 /** Reads QueryEventStatusVarsQExplicitDefaultsForTimestamp. */
 export function decodeQueryEventStatusVarsQExplicitDefaultsForTimestamp(r: Reader, _ctx: Context): QueryEventStatusVarsQExplicitDefaultsForTimestamp {
@@ -542,11 +492,8 @@ export interface QueryEventStatusVarsQDdlLoggedWithXid {
   ddlXid: bigint;
 }
 
-/** What `encodeQueryEventStatusVarsQDdlLoggedWithXid` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQDdlLoggedWithXidInput {
-  code: 'Q_DDL_LOGGED_WITH_XID';
-  ddlXid: bigint;
-}
+/** What `encodeQueryEventStatusVarsQDdlLoggedWithXid` takes: the decoded value. */
+export type QueryEventStatusVarsQDdlLoggedWithXidInput = QueryEventStatusVarsQDdlLoggedWithXid;
 
 /** Reads QueryEventStatusVarsQDdlLoggedWithXid. */
 export function decodeQueryEventStatusVarsQDdlLoggedWithXid(r: Reader, _ctx: Context): QueryEventStatusVarsQDdlLoggedWithXid {
@@ -565,11 +512,8 @@ export interface QueryEventStatusVarsQDefaultCollationForUtf8mb4 {
   defaultCollationForUtf8mb4: number;
 }
 
-/** What `encodeQueryEventStatusVarsQDefaultCollationForUtf8mb4` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQDefaultCollationForUtf8mb4Input {
-  code: 'Q_DEFAULT_COLLATION_FOR_UTF8MB4';
-  defaultCollationForUtf8mb4: number;
-}
+/** What `encodeQueryEventStatusVarsQDefaultCollationForUtf8mb4` takes: the decoded value. */
+export type QueryEventStatusVarsQDefaultCollationForUtf8mb4Input = QueryEventStatusVarsQDefaultCollationForUtf8mb4;
 
 /** Reads QueryEventStatusVarsQDefaultCollationForUtf8mb4. */
 export function decodeQueryEventStatusVarsQDefaultCollationForUtf8mb4(r: Reader, _ctx: Context): QueryEventStatusVarsQDefaultCollationForUtf8mb4 {
@@ -588,11 +532,8 @@ export interface QueryEventStatusVarsQSqlRequirePrimaryKey {
   sqlRequirePrimaryKey: number;
 }
 
-/** What `encodeQueryEventStatusVarsQSqlRequirePrimaryKey` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQSqlRequirePrimaryKeyInput {
-  code: 'Q_SQL_REQUIRE_PRIMARY_KEY';
-  sqlRequirePrimaryKey: number;
-}
+/** What `encodeQueryEventStatusVarsQSqlRequirePrimaryKey` takes: the decoded value. */
+export type QueryEventStatusVarsQSqlRequirePrimaryKeyInput = QueryEventStatusVarsQSqlRequirePrimaryKey;
 
 /** Reads QueryEventStatusVarsQSqlRequirePrimaryKey. */
 export function decodeQueryEventStatusVarsQSqlRequirePrimaryKey(r: Reader, _ctx: Context): QueryEventStatusVarsQSqlRequirePrimaryKey {
@@ -611,11 +552,8 @@ export interface QueryEventStatusVarsQDefaultTableEncryption {
   defaultTableEncryption: number;
 }
 
-/** What `encodeQueryEventStatusVarsQDefaultTableEncryption` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQDefaultTableEncryptionInput {
-  code: 'Q_DEFAULT_TABLE_ENCRYPTION';
-  defaultTableEncryption: number;
-}
+/** What `encodeQueryEventStatusVarsQDefaultTableEncryption` takes: the decoded value. */
+export type QueryEventStatusVarsQDefaultTableEncryptionInput = QueryEventStatusVarsQDefaultTableEncryption;
 
 /** Reads QueryEventStatusVarsQDefaultTableEncryption. */
 export function decodeQueryEventStatusVarsQDefaultTableEncryption(r: Reader, _ctx: Context): QueryEventStatusVarsQDefaultTableEncryption {
@@ -635,11 +573,8 @@ export interface QueryEventStatusVarsQEnableCascadeTriggers {
   enableCascadeTriggers: number;
 }
 
-/** What `encodeQueryEventStatusVarsQEnableCascadeTriggers` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQEnableCascadeTriggersInput {
-  code: 'Q_ENABLE_CASCADE_TRIGGERS';
-  enableCascadeTriggers: number;
-}
+/** What `encodeQueryEventStatusVarsQEnableCascadeTriggers` takes: the decoded value. */
+export type QueryEventStatusVarsQEnableCascadeTriggersInput = QueryEventStatusVarsQEnableCascadeTriggers;
 
 /** Reads QueryEventStatusVarsQEnableCascadeTriggers. */
 export function decodeQueryEventStatusVarsQEnableCascadeTriggers(r: Reader, _ctx: Context): QueryEventStatusVarsQEnableCascadeTriggers {
@@ -659,11 +594,8 @@ export interface QueryEventStatusVarsQHrnow {
   microseconds: number;
 }
 
-/** What `encodeQueryEventStatusVarsQHrnow` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQHrnowInput {
-  code: 'Q_HRNOW';
-  microseconds: number;
-}
+/** What `encodeQueryEventStatusVarsQHrnow` takes: the decoded value. */
+export type QueryEventStatusVarsQHrnowInput = QueryEventStatusVarsQHrnow;
 
 /** Reads QueryEventStatusVarsQHrnow. */
 export function decodeQueryEventStatusVarsQHrnow(r: Reader, _ctx: Context): QueryEventStatusVarsQHrnow {
@@ -683,11 +615,8 @@ export interface QueryEventStatusVarsQXid {
   xid: bigint;
 }
 
-/** What `encodeQueryEventStatusVarsQXid` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQXidInput {
-  code: 'Q_XID';
-  xid: bigint;
-}
+/** What `encodeQueryEventStatusVarsQXid` takes: the decoded value. */
+export type QueryEventStatusVarsQXidInput = QueryEventStatusVarsQXid;
 
 /** Reads QueryEventStatusVarsQXid. */
 export function decodeQueryEventStatusVarsQXid(r: Reader, _ctx: Context): QueryEventStatusVarsQXid {
@@ -710,12 +639,8 @@ export interface QueryEventStatusVarsQGtidFlags3 {
   startAlterId?: bigint;
 }
 
-/** What `encodeQueryEventStatusVarsQGtidFlags3` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQGtidFlags3Input {
-  code: 'Q_GTID_FLAGS3';
-  flagsExtra: number;
-  startAlterId?: bigint;
-}
+/** What `encodeQueryEventStatusVarsQGtidFlags3` takes: the decoded value. */
+export type QueryEventStatusVarsQGtidFlags3Input = QueryEventStatusVarsQGtidFlags3;
 
 /** Reads QueryEventStatusVarsQGtidFlags3. */
 export function decodeQueryEventStatusVarsQGtidFlags3(r: Reader, _ctx: Context): QueryEventStatusVarsQGtidFlags3 {
@@ -780,11 +705,8 @@ export interface QueryEventStatusVarsQDummy {
   padding: Uint8Array;
 }
 
-/** What `encodeQueryEventStatusVarsQDummy` takes: derived fields may be left out, they are computed. */
-export interface QueryEventStatusVarsQDummyInput {
-  code: 'Q_DUMMY';
-  padding: Uint8Array;
-}
+/** What `encodeQueryEventStatusVarsQDummy` takes: the decoded value. */
+export type QueryEventStatusVarsQDummyInput = QueryEventStatusVarsQDummy;
 
 /** Reads QueryEventStatusVarsQDummy. */
 export function decodeQueryEventStatusVarsQDummy(r: Reader, _ctx: Context): QueryEventStatusVarsQDummy {
@@ -803,11 +725,8 @@ export interface CharsetCollation {
   collation: number;
 }
 
-/** What `encodeCharsetCollation` takes: derived fields may be left out, they are computed. */
-export interface CharsetCollationInput {
-  charset: number;
-  collation: number;
-}
+/** What `encodeCharsetCollation` takes: the decoded value. */
+export type CharsetCollationInput = CharsetCollation;
 
 /** Reads CharsetCollation. */
 export function decodeCharsetCollation(r: Reader, _ctx: Context): CharsetCollation {

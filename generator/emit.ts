@@ -224,6 +224,18 @@ function keptFields(s: IrStruct): IrField[] {
   return s.fields.filter((f) => f.constValue === undefined);
 }
 
+/** Whether encoding takes something other than the decoded value: a derived field, anywhere inside. */
+function hasDistinctInput(ir: Ir, s: IrStruct): boolean {
+  return s.fields.some((f) => f.derive !== undefined || nested(f.type).some((n) => hasDistinctInput(ir, ir.structs.get(n)!)));
+}
+
+function nested(t: IrType): string[] {
+  if (t.kind === 'struct') return [t.name];
+  if (t.kind === 'switch') return [...t.cases.map((c) => c.struct), ...(t.default ? [t.default] : [])];
+  if (t.kind === 'tlv' || t.kind === 'tagged') return t.entries.map((e) => e.struct);
+  return [];
+}
+
 function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
   const codeProp = s.entryCode ? [{ name: 'code', type: `'${s.entryCode}'` }] : [];
   sf.addInterface({
@@ -235,6 +247,10 @@ function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
       ...keptFields(s).map((f) => ({ name: f.name, type: fieldType(m, f, false), hasQuestionToken: !!f.cond, docs: docs(f.doc) })),
     ],
   });
+  if (!hasDistinctInput(m.ir, s)) {
+    sf.addTypeAlias({ isExported: true, name: `${s.name}Input`, docs: [`What \`encode${s.name}\` takes: the decoded value.`], type: s.name });
+    return;
+  }
   sf.addInterface({
     isExported: true,
     name: `${s.name}Input`,

@@ -51,33 +51,8 @@ export interface Ints {
   packed64: bigint;
 }
 
-/** What `encodeInts` takes: derived fields may be left out, they are computed. */
-export interface IntsInput {
-  u8: number;
-  u16: number;
-  u24: number;
-  u32: number;
-  u40: number;
-  u48: number;
-  u56: bigint;
-  u64: bigint;
-  i8: number;
-  i16: number;
-  i24: number;
-  i32: number;
-  i40: number;
-  i48: number;
-  i56: bigint;
-  i64: bigint;
-  u16be: number;
-  i24be: number;
-  u48be: number;
-  i64be: bigint;
-  f32: number;
-  f64: number;
-  packed: number;
-  packed64: bigint;
-}
+/** What `encodeInts` takes: the decoded value. */
+export type IntsInput = Ints;
 
 /** Reads Ints. */
 export function decodeInts(r: Reader, _ctx: Context): Ints {
@@ -329,11 +304,8 @@ export interface Point {
   y: number;
 }
 
-/** What `encodePoint` takes: derived fields may be left out, they are computed. */
-export interface PointInput {
-  x: number;
-  y: number;
-}
+/** What `encodePoint` takes: the decoded value. */
+export type PointInput = Point;
 
 /** Reads Point. */
 export function decodePoint(r: Reader, _ctx: Context): Point {
@@ -353,10 +325,8 @@ export interface Inner {
   label: Text;
 }
 
-/** What `encodeInner` takes: derived fields may be left out, they are computed. */
-export interface InnerInput {
-  label: Text;
-}
+/** What `encodeInner` takes: the decoded value. */
+export type InnerInput = Inner;
 
 /** Reads Inner. */
 export function decodeInner(r: Reader, _ctx: Context): Inner {
@@ -373,10 +343,8 @@ export interface Circle {
   radius: number;
 }
 
-/** What `encodeCircle` takes: derived fields may be left out, they are computed. */
-export interface CircleInput {
-  radius: number;
-}
+/** What `encodeCircle` takes: the decoded value. */
+export type CircleInput = Circle;
 
 /** Reads Circle. */
 export function decodeCircle(r: Reader, _ctx: Context): Circle {
@@ -394,10 +362,8 @@ export interface Square {
   side: number;
 }
 
-/** What `encodeSquare` takes: derived fields may be left out, they are computed. */
-export interface SquareInput {
-  side: number;
-}
+/** What `encodeSquare` takes: the decoded value. */
+export type SquareInput = Square;
 
 /** Reads Square. */
 export function decodeSquare(r: Reader, _ctx: Context): Square {
@@ -414,9 +380,8 @@ export function encodeSquare(w: Writer, v: SquareInput, _ctx: Context): void {
 export interface Other {
 }
 
-/** What `encodeOther` takes: derived fields may be left out, they are computed. */
-export interface OtherInput {
-}
+/** What `encodeOther` takes: the decoded value. */
+export type OtherInput = Other;
 
 /** Reads Other. */
 export function decodeOther(_r: Reader, _ctx: Context): Other {
@@ -432,10 +397,8 @@ export interface Scaled {
   data: Uint8Array;
 }
 
-/** What `encodeScaled` takes: derived fields may be left out, they are computed. */
-export interface ScaledInput {
-  data: Uint8Array;
-}
+/** What `encodeScaled` takes: the decoded value. */
+export type ScaledInput = Scaled;
 
 /** Reads Scaled. */
 export function decodeScaled(r: Reader, _ctx: Context, width: number): Scaled {
@@ -552,11 +515,8 @@ export interface ListsTlvNumber {
   value: number;
 }
 
-/** What `encodeListsTlvNumber` takes: derived fields may be left out, they are computed. */
-export interface ListsTlvNumberInput {
-  code: 'NUMBER';
-  value: number;
-}
+/** What `encodeListsTlvNumber` takes: the decoded value. */
+export type ListsTlvNumberInput = ListsTlvNumber;
 
 /** Reads ListsTlvNumber. */
 export function decodeListsTlvNumber(r: Reader, _ctx: Context): ListsTlvNumber {
@@ -575,11 +535,8 @@ export interface ListsTlvNames {
   names: Text[];
 }
 
-/** What `encodeListsTlvNames` takes: derived fields may be left out, they are computed. */
-export interface ListsTlvNamesInput {
-  code: 'NAMES';
-  names: Text[];
-}
+/** What `encodeListsTlvNames` takes: the decoded value. */
+export type ListsTlvNamesInput = ListsTlvNames;
 
 /** Reads ListsTlvNames. */
 export function decodeListsTlvNames(r: Reader, _ctx: Context): ListsTlvNames {
@@ -603,11 +560,8 @@ export interface ListsTaggedShortCode {
   short: number;
 }
 
-/** What `encodeListsTaggedShortCode` takes: derived fields may be left out, they are computed. */
-export interface ListsTaggedShortCodeInput {
-  code: 'SHORT_CODE';
-  short: number;
-}
+/** What `encodeListsTaggedShortCode` takes: the decoded value. */
+export type ListsTaggedShortCodeInput = ListsTaggedShortCode;
 
 /** Reads ListsTaggedShortCode. */
 export function decodeListsTaggedShortCode(r: Reader, _ctx: Context): ListsTaggedShortCode {
@@ -626,11 +580,8 @@ export interface ListsTaggedTextCode {
   text: Text;
 }
 
-/** What `encodeListsTaggedTextCode` takes: derived fields may be left out, they are computed. */
-export interface ListsTaggedTextCodeInput {
-  code: 'TEXT_CODE';
-  text: Text;
-}
+/** What `encodeListsTaggedTextCode` takes: the decoded value. */
+export type ListsTaggedTextCodeInput = ListsTaggedTextCode;
 
 /** Reads ListsTaggedTextCode. */
 export function decodeListsTaggedTextCode(r: Reader, _ctx: Context): ListsTaggedTextCode {
