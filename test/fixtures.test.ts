@@ -71,3 +71,12 @@ describeWithFixtures('real binlogs round-trip byte for byte', () => {
     }
   }
 });
+
+describeWithFixtures('real binlogs decode to what they hold', () => {
+  const byName = (suffix: string) => fixtures().find((f) => f.name.endsWith(suffix))!;
+  it('bug40482: an INCIDENT event with incident number 0x42 and an empty message', () => {
+    const events = decodeBinlog(readFileSync(byName('bug40482-bin.000001').path));
+    expect(events.map((e) => e.type)).toEqual(['FORMAT_DESCRIPTION_EVENT', 'INCIDENT_EVENT', 'ROTATE_EVENT']);
+    expect(events[1]).toMatchObject({ pos: 106, incident: 0x42, message: '' });
+  });
+});

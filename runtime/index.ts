@@ -1,0 +1,18 @@
+/** The library's entry point: reading and writing binlogs, and the types and errors they use. */
+export { readBinlog, iterateBinlog, decodeBinlog, encodeBinlog, Framer, type ByteSource, type ReadOptions } from './stream.js';
+export { EventDecoder, EventEncoder, eventTypeName, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type RawBody } from './event.js';
+export {
+  BinlogError,
+  TruncatedError,
+  BadMagicError,
+  ChecksumError,
+  LengthError,
+  InvalidValueError,
+  SchemaCheckError,
+  EncodeError,
+  type BinlogErrorKind,
+  type ErrorSite,
+} from './errors.js';
+export { Reader, bytesToText, type Text } from './reader.js';
+export { Writer, textToBytes } from './writer.js';
+export { toJsonLine, toHex } from './json.js';
