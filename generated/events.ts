@@ -5,6 +5,7 @@ import type { Context } from './context.js';
 import { type FormatDescriptionEvent, type FormatDescriptionEventInput, type HeartbeatEvent, type HeartbeatEventInput, type IgnorableEvent, type IgnorableEventInput, type IncidentEvent, type IncidentEventInput, type IntvarEvent, type IntvarEventInput, type RandEvent, type RandEventInput, type RotateEvent, type RotateEventInput, type StopEvent, type StopEventInput, type UserVarEvent, type UserVarEventInput, type XidEvent, type XidEventInput, decodeFormatDescriptionEvent, decodeHeartbeatEvent, decodeIgnorableEvent, decodeIncidentEvent, decodeIntvarEvent, decodeRandEvent, decodeRotateEvent, decodeStopEvent, decodeUserVarEvent, decodeXidEvent, encodeFormatDescriptionEvent, encodeHeartbeatEvent, encodeIgnorableEvent, encodeIncidentEvent, encodeIntvarEvent, encodeRandEvent, encodeRotateEvent, encodeStopEvent, encodeUserVarEvent, encodeXidEvent } from './control.js';
 import { type AnnotateRowsEvent, type AnnotateRowsEventInput, type BinlogCheckpointEvent, type BinlogCheckpointEventInput, type GtidEvent, type GtidEventInput, type GtidListEvent, type GtidListEventInput, type StartEncryptionEvent, type StartEncryptionEventInput, decodeAnnotateRowsEvent, decodeBinlogCheckpointEvent, decodeGtidEvent, decodeGtidListEvent, decodeStartEncryptionEvent, encodeAnnotateRowsEvent, encodeBinlogCheckpointEvent, encodeGtidEvent, encodeGtidListEvent, encodeStartEncryptionEvent } from './mariadb.js';
 import { type QueryEvent, type QueryEventInput, decodeQueryEvent, encodeQueryEvent } from './query.js';
+import { type RowsEvent, type RowsEventInput, type TableMapEvent, type TableMapEventInput, decodeRowsEvent, decodeTableMapEvent, encodeRowsEvent, encodeTableMapEvent } from './rows.js';
 
 /** Every event type code a server may write, by its server's constant name. */
 export const EventTypes = {
@@ -136,14 +137,27 @@ export type EventBody = ({ type: 'QUERY_EVENT' } & QueryEvent)
   | ({ type: 'USER_VAR_EVENT' } & UserVarEvent)
   | ({ type: 'FORMAT_DESCRIPTION_EVENT' } & FormatDescriptionEvent)
   | ({ type: 'XID_EVENT' } & XidEvent)
+  | ({ type: 'TABLE_MAP_EVENT' } & TableMapEvent)
+  | ({ type: 'WRITE_ROWS_EVENT_V1' } & RowsEvent)
+  | ({ type: 'UPDATE_ROWS_EVENT_V1' } & RowsEvent)
+  | ({ type: 'DELETE_ROWS_EVENT_V1' } & RowsEvent)
   | ({ type: 'INCIDENT_EVENT' } & IncidentEvent)
   | ({ type: 'HEARTBEAT_LOG_EVENT' } & HeartbeatEvent)
   | ({ type: 'IGNORABLE_LOG_EVENT' } & IgnorableEvent)
+  | ({ type: 'WRITE_ROWS_EVENT' } & RowsEvent)
+  | ({ type: 'UPDATE_ROWS_EVENT' } & RowsEvent)
+  | ({ type: 'DELETE_ROWS_EVENT' } & RowsEvent)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEvent)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEvent)
   | ({ type: 'GTID_EVENT' } & GtidEvent)
   | ({ type: 'GTID_LIST_EVENT' } & GtidListEvent)
-  | ({ type: 'START_ENCRYPTION_EVENT' } & StartEncryptionEvent);
+  | ({ type: 'START_ENCRYPTION_EVENT' } & StartEncryptionEvent)
+  | ({ type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' } & RowsEvent)
+  | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' } & RowsEvent)
+  | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' } & RowsEvent)
+  | ({ type: 'WRITE_ROWS_COMPRESSED_EVENT' } & RowsEvent)
+  | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' } & RowsEvent)
+  | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT' } & RowsEvent);
 /** What `encodeEventBody` takes. */
 export type EventBodyInput = ({ type: 'QUERY_EVENT' } & QueryEventInput)
   | ({ type: 'STOP_EVENT' } & StopEventInput)
@@ -153,14 +167,27 @@ export type EventBodyInput = ({ type: 'QUERY_EVENT' } & QueryEventInput)
   | ({ type: 'USER_VAR_EVENT' } & UserVarEventInput)
   | ({ type: 'FORMAT_DESCRIPTION_EVENT' } & FormatDescriptionEventInput)
   | ({ type: 'XID_EVENT' } & XidEventInput)
+  | ({ type: 'TABLE_MAP_EVENT' } & TableMapEventInput)
+  | ({ type: 'WRITE_ROWS_EVENT_V1' } & RowsEventInput)
+  | ({ type: 'UPDATE_ROWS_EVENT_V1' } & RowsEventInput)
+  | ({ type: 'DELETE_ROWS_EVENT_V1' } & RowsEventInput)
   | ({ type: 'INCIDENT_EVENT' } & IncidentEventInput)
   | ({ type: 'HEARTBEAT_LOG_EVENT' } & HeartbeatEventInput)
   | ({ type: 'IGNORABLE_LOG_EVENT' } & IgnorableEventInput)
+  | ({ type: 'WRITE_ROWS_EVENT' } & RowsEventInput)
+  | ({ type: 'UPDATE_ROWS_EVENT' } & RowsEventInput)
+  | ({ type: 'DELETE_ROWS_EVENT' } & RowsEventInput)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEventInput)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEventInput)
   | ({ type: 'GTID_EVENT' } & GtidEventInput)
   | ({ type: 'GTID_LIST_EVENT' } & GtidListEventInput)
-  | ({ type: 'START_ENCRYPTION_EVENT' } & StartEncryptionEventInput);
+  | ({ type: 'START_ENCRYPTION_EVENT' } & StartEncryptionEventInput)
+  | ({ type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' } & RowsEventInput)
+  | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' } & RowsEventInput)
+  | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' } & RowsEventInput)
+  | ({ type: 'WRITE_ROWS_COMPRESSED_EVENT' } & RowsEventInput)
+  | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' } & RowsEventInput)
+  | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT' } & RowsEventInput);
 
 /** Decodes the body of an event of a type the schemas describe; undefined for any other type. */
 export function decodeEventBody(code: number, r: Reader, ctx: Context): EventBody | undefined {
@@ -173,14 +200,27 @@ export function decodeEventBody(code: number, r: Reader, ctx: Context): EventBod
     case 14: return Object.assign({ type: 'USER_VAR_EVENT' as const }, decodeUserVarEvent(r, ctx));
     case 15: return Object.assign({ type: 'FORMAT_DESCRIPTION_EVENT' as const }, decodeFormatDescriptionEvent(r, ctx));
     case 16: return Object.assign({ type: 'XID_EVENT' as const }, decodeXidEvent(r, ctx));
+    case 19: return Object.assign({ type: 'TABLE_MAP_EVENT' as const }, decodeTableMapEvent(r, ctx));
+    case 23: return Object.assign({ type: 'WRITE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, false));
+    case 24: return Object.assign({ type: 'UPDATE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, false));
+    case 25: return Object.assign({ type: 'DELETE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, false));
     case 26: return Object.assign({ type: 'INCIDENT_EVENT' as const }, decodeIncidentEvent(r, ctx));
     case 27: return Object.assign({ type: 'HEARTBEAT_LOG_EVENT' as const }, decodeHeartbeatEvent(r, ctx));
     case 28: return Object.assign({ type: 'IGNORABLE_LOG_EVENT' as const }, decodeIgnorableEvent(r, ctx));
+    case 30: return Object.assign({ type: 'WRITE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 2, false));
+    case 31: return Object.assign({ type: 'UPDATE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 2, false));
+    case 32: return Object.assign({ type: 'DELETE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 2, false));
     case 160: return Object.assign({ type: 'ANNOTATE_ROWS_EVENT' as const }, decodeAnnotateRowsEvent(r, ctx));
     case 161: return Object.assign({ type: 'BINLOG_CHECKPOINT_EVENT' as const }, decodeBinlogCheckpointEvent(r, ctx));
     case 162: return Object.assign({ type: 'GTID_EVENT' as const }, decodeGtidEvent(r, ctx));
     case 163: return Object.assign({ type: 'GTID_LIST_EVENT' as const }, decodeGtidListEvent(r, ctx));
     case 164: return Object.assign({ type: 'START_ENCRYPTION_EVENT' as const }, decodeStartEncryptionEvent(r, ctx));
+    case 166: return Object.assign({ type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, true));
+    case 167: return Object.assign({ type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, true));
+    case 168: return Object.assign({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, true));
+    case 169: return Object.assign({ type: 'WRITE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 2, true));
+    case 170: return Object.assign({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 2, true));
+    case 171: return Object.assign({ type: 'DELETE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 2, true));
     default: return undefined;
   }
 }
@@ -196,16 +236,29 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
     case 'USER_VAR_EVENT': return encodeUserVarEvent(w, body, ctx);
     case 'FORMAT_DESCRIPTION_EVENT': return encodeFormatDescriptionEvent(w, body, ctx);
     case 'XID_EVENT': return encodeXidEvent(w, body, ctx);
+    case 'TABLE_MAP_EVENT': return encodeTableMapEvent(w, body, ctx);
+    case 'WRITE_ROWS_EVENT_V1': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 1, false);
+    case 'UPDATE_ROWS_EVENT_V1': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 1, false);
+    case 'DELETE_ROWS_EVENT_V1': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 1, false);
     case 'INCIDENT_EVENT': return encodeIncidentEvent(w, body, ctx);
     case 'HEARTBEAT_LOG_EVENT': return encodeHeartbeatEvent(w, body, ctx);
     case 'IGNORABLE_LOG_EVENT': return encodeIgnorableEvent(w, body, ctx);
+    case 'WRITE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 2, false);
+    case 'UPDATE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 2, false);
+    case 'DELETE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 2, false);
     case 'ANNOTATE_ROWS_EVENT': return encodeAnnotateRowsEvent(w, body, ctx);
     case 'BINLOG_CHECKPOINT_EVENT': return encodeBinlogCheckpointEvent(w, body, ctx);
     case 'GTID_EVENT': return encodeGtidEvent(w, body, ctx);
     case 'GTID_LIST_EVENT': return encodeGtidListEvent(w, body, ctx);
     case 'START_ENCRYPTION_EVENT': return encodeStartEncryptionEvent(w, body, ctx);
+    case 'WRITE_ROWS_COMPRESSED_EVENT_V1': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 1, true);
+    case 'UPDATE_ROWS_COMPRESSED_EVENT_V1': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 1, true);
+    case 'DELETE_ROWS_COMPRESSED_EVENT_V1': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 1, true);
+    case 'WRITE_ROWS_COMPRESSED_EVENT': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 2, true);
+    case 'UPDATE_ROWS_COMPRESSED_EVENT': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 2, true);
+    case 'DELETE_ROWS_COMPRESSED_EVENT': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 2, true);
   }
 }
 
 /** Codes whose body a schema describes. */
-export const EventCodesWithBody = new Set<number>([2, 3, 4, 5, 13, 14, 15, 16, 26, 27, 28, 160, 161, 162, 163, 164]);
+export const EventCodesWithBody = new Set<number>([2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 30, 31, 32, 160, 161, 162, 163, 164, 166, 167, 168, 169, 170, 171]);

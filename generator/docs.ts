@@ -48,8 +48,8 @@ function paragraph(doc: string | undefined): string[] {
 function entriesTable(ir: Ir, t: Extract<IrType, { kind: 'tlv' | 'tagged' }>, queue: string[]): string[] {
   const rows = t.entries.map((e) => {
     const s = ir.structs.get(e.struct)!;
-    const fields = s.fields.filter((f) => f.constValue === undefined).map((f) => `\`${f.name}\`: ${jsonType(f, queue)}${f.cond ? ` (when \`${show(f.cond)}\`)` : ''}`);
-    return `| ${e.code} | \`${e.name}\` | ${fields.join('; ').replace(/\|/g, '\\|') || '(none)'} | ${cell({ doc: s.doc } as IrField)} |`;
+    const fields = s.fields.filter((f) => f.constValue === undefined).map((f) => `\`${f.name}\`: ${jsonType(f, queue)}${f.cond ? ` (when \`${show(f.cond).replace(/\|/g, '\\|')}\`)` : ''}`);
+    return `| ${e.code} | \`${e.name}\` | ${fields.join('; ').replace(/\|/g, '\\|') || '(none)'} | ${oneLine(s.doc)} |`;
   });
   const unknown = t.kind === 'tlv' ? 'its value' : 'everything from it to the end of the list';
   return [
@@ -83,7 +83,12 @@ function valueJson(t: IrType, queue: string[]): string {
       if (t.enum) return `${t.enum} name (or number)`;
       return t.big ? 'integer (number, or decimal string past 2^53)' : 'number';
     case 'float':
+    case 'uint':
       return 'number';
+    case 'computed':
+      return t.enum ? `${t.enum} name (or number), computed` : `${t.value}, computed`;
+    case 'rows':
+      return 'array of row changes (see [Rows](#rows))';
     case 'text':
       return 'string (or `{hex}`)';
     case 'bytes':
@@ -101,19 +106,24 @@ function valueJson(t: IrType, queue: string[]): string {
 }
 
 function presence(f: IrField): string {
-  return f.cond ? `when \`${show(f.cond)}\`` : 'always';
+  return f.cond ? `when \`${show(f.cond).replace(/\|/g, '\\|')}\`` : 'always';
+}
+
+function oneLine(doc: string | undefined): string {
+  return (doc ?? '').trim().replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
 }
 
 function cell(f: IrField): string {
   const parts: string[] = [];
-  if (f.doc) parts.push(f.doc.trim().replace(/\s*\n\s*/g, ' '));
+  if (f.doc) parts.push(oneLine(f.doc));
   const d = f.derive;
   if (d?.kind === 'lengthOf') parts.push(`Derived: byte length of \`${d.target}\`.`);
   if (d?.kind === 'countOf') parts.push(`Derived: number of \`${d.target}\`.`);
   if (d?.kind === 'sizeOf') parts.push(`Derived: byte size of \`${d.target}\`.`);
-  if (d?.kind === 'value') parts.push(`Derived: \`${show(d.expr)}\`.`);
+  if (d?.kind === 'value') parts.push(`Derived: \`${show(d.expr).replace(/\|/g, '\\|')}\`.`);
   if (d?.kind === 'frame') parts.push('Derived by the framer.');
-  return parts.join(' ').replace(/\|/g, '\\|');
+  if (f.type.kind === 'computed') parts.push(`Computed: \`${show(f.type.expr).replace(/\|/g, '\\|')}\`; not written.`);
+  return parts.join(' ');
 }
 
 function show(e: Expr): string {

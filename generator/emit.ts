@@ -4,7 +4,7 @@
  * over the runtime's Reader and Writer.
  */
 import { IndentationText, Project, QuoteKind, StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
-import { compileExpr, identifiers, type Expr } from './expr.js';
+import { compileExpr, identifiers, parseExpr, type Expr } from './expr.js';
 import { minSize, type Derive, type IntType, type Ir, type IrEnum, type IrField, type IrStruct, type IrType, type LengthType, type Span } from './ir.js';
 
 export interface EmittedFile {
@@ -29,9 +29,15 @@ const RUNTIME = {
   required: 'codec',
   versionAtLeast: 'codec',
   noCase: 'codec',
+  decodeRows: 'rows',
+  inflate: 'compression',
+  deflate: 'compression',
+  rangeMap: 'codec',
+  encodeRows: 'rows',
+  tableName: 'tables',
 } as const;
 type RuntimeName = keyof typeof RUNTIME;
-const TYPE_ONLY_RUNTIME = { Text: 'reader' } as const;
+const TYPE_ONLY_RUNTIME = { Text: 'reader', RowChange: 'rows', RowChangeInput: 'rows', TableRegistry: 'tables' } as const;
 
 /** Tracks what one generated module uses, so that it imports exactly that. */
 class Module {
@@ -103,6 +109,7 @@ export function emit(ir: Ir, sourceOf: (module: string) => string, runtimeDir = 
     const m = new Module(module, ir);
     const sf = project.createSourceFile(`${module}.ts`, '', { overwrite: true });
     emitConstants(sf, ir.constants.filter((c) => c.module === module));
+    for (const l of ir.lookups) if (l.module === module) emitLookup(sf, m, l);
     emitEnums(sf, [...ir.enums.values()].filter((e) => e.module === module), true);
     emitEnums(sf, [...ir.flags.values()].filter((e) => e.module === module), false);
     for (const s of ir.structs.values()) if (s.module === module) emitStruct(sf, m, s);
@@ -111,7 +118,7 @@ export function emit(ir: Ir, sourceOf: (module: string) => string, runtimeDir = 
     sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
     out.push({ path: `${module}.ts`, text: HEADER(sourceOf(module)) + sf.getFullText() });
   }
-  out.push(emitContext(project, ir), emitIndex(project, ir));
+  out.push(emitContext(project, ir, runtimeDir), emitIndex(project, ir));
   return out;
 }
 
@@ -123,7 +130,7 @@ function addImports(sf: SourceFile, m: Module, runtimeDir: string): void {
     file.values.add(name);
   }
   for (const name of m.runtimeTypes) {
-    const file = name in TYPE_ONLY_RUNTIME ? TYPE_ONLY_RUNTIME[name as 'Text'] : RUNTIME[name as RuntimeName];
+    const file = name in TYPE_ONLY_RUNTIME ? TYPE_ONLY_RUNTIME[name as keyof typeof TYPE_ONLY_RUNTIME] : RUNTIME[name as RuntimeName];
     at(`${runtimeDir}/${file}.js`).types.add(name);
   }
   for (const [mod, names] of m.imports) names.forEach((n) => at(`./${mod}.js`).values.add(n));
@@ -154,6 +161,30 @@ function emitConstants(sf: SourceFile, constants: Ir['constants']): void {
       declarations: [{ name: c.name, initializer: value }],
     });
   }
+}
+
+function emitLookup(sf: SourceFile, m: Module, l: Ir['lookups'][number]): void {
+  const literal = (v: unknown) => JSON.stringify(v).replace(/"([A-Za-z_][A-Za-z0-9_]*)":/g, '$1: ').replace(/,/g, ', ');
+  if (l.key) {
+    // Keyed by an enum: a constant object by code, each entry marked with its name.
+    const body = l.entries.map(([code, , name, v]) => `/* ${name} */ ${code}: ${literal(v)},`).join('\n');
+    sf.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: docs(l.doc ? `${l.doc.trim()}\n\nKeyed by ${l.key} code.` : `Keyed by ${l.key} code.`),
+      declarations: [{ name: l.name, initializer: `{\n${body}\n} as const` }],
+    });
+    sf.addTypeAlias({ isExported: true, name: `${l.name}Entry`, type: `(typeof ${l.name})[keyof typeof ${l.name}]` });
+    return;
+  }
+  // Keyed by numbers, some in ranges: a map built once, when the module loads.
+  const rows = l.entries.map(([lo, hi, , v]) => `[${lo}, ${hi}, ${literal(v)}],`).join('\n');
+  sf.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: docs(l.doc),
+    declarations: [{ name: l.name, initializer: `${m.rt('rangeMap')}([\n${rows}\n])` }],
+  });
 }
 
 function emitEnums(sf: SourceFile, enums: IrEnum[], named: boolean): void {
@@ -191,7 +222,12 @@ function valueType(m: Module, t: IrType, input: boolean): string {
       if (t.enum) return `${m.enumRef(t.enum, 'Name', true)} | number`;
       return t.big ? 'bigint' : 'number';
     case 'float':
+    case 'uint':
       return 'number';
+    case 'computed':
+      return t.enum ? `${m.enumRef(t.enum, 'Name', true)} | number` : t.value;
+    case 'rows':
+      return `${m.rtType(input ? 'RowChangeInput' : 'RowChange')}[]`;
     case 'text':
       return m.rtType('Text');
     case 'bytes':
@@ -224,9 +260,31 @@ function keptFields(s: IrStruct): IrField[] {
   return s.fields.filter((f) => f.constValue === undefined);
 }
 
+/**
+ * What a field keeps beside its value so that encoding gives back the stored bytes: a compressed field's
+ * stored form, a bitmap's set spare bits.
+ */
+function companions(f: IrField): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
+  if (f.compression) return [{ name: `${f.name}Compressed`, type: 'Uint8Array', hasQuestionToken: true, docs: [`${f.name} as stored, compressed (${f.compression.codec}).`] }];
+  if (f.type.kind === 'bitmap' && f.type.keepSpare) return [{ name: `${f.name}Spare`, type: 'number', hasQuestionToken: true, docs: [`The set unused bits of ${f.name}'s last byte, when there are any.`] }];
+  return [];
+}
+
+/** What an encoder takes: computed fields are not written, so they are not asked for. */
+function inputFields(s: IrStruct): IrField[] {
+  return keptFields(s).filter((f) => f.type.kind !== 'computed');
+}
+
 /** Whether encoding takes something other than the decoded value: a derived field, anywhere inside. */
 function hasDistinctInput(ir: Ir, s: IrStruct): boolean {
-  return s.fields.some((f) => f.derive !== undefined || nested(f.type).some((n) => hasDistinctInput(ir, ir.structs.get(n)!)));
+  return s.fields.some(
+    (f) =>
+      f.derive !== undefined ||
+      f.type.kind === 'computed' ||
+      f.type.kind === 'rows' ||
+      companions(f).length > 0 ||
+      nested(f.type).some((n) => hasDistinctInput(ir, ir.structs.get(n)!)),
+  );
 }
 
 function nested(t: IrType): string[] {
@@ -244,7 +302,10 @@ function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
     docs: docs(s.doc),
     properties: [
       ...codeProp,
-      ...keptFields(s).map((f) => ({ name: f.name, type: fieldType(m, f, false), hasQuestionToken: !!f.cond, docs: docs(f.doc) })),
+      ...keptFields(s).flatMap((f) => [
+        { name: f.name, type: fieldType(m, f, false), hasQuestionToken: !!f.cond, docs: docs(f.doc) },
+        ...companions(f),
+      ]),
     ],
   });
   if (!hasDistinctInput(m.ir, s)) {
@@ -257,7 +318,10 @@ function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
     docs: [`What \`encode${s.name}\` takes: derived fields may be left out, they are computed.`],
     properties: [
       ...codeProp,
-      ...keptFields(s).map((f) => ({ name: f.name, type: fieldType(m, f, true), hasQuestionToken: !!f.cond || !!f.derive })),
+      ...inputFields(s).flatMap((f) => [
+        { name: f.name, type: fieldType(m, f, true), hasQuestionToken: !!f.cond || !!f.derive },
+        ...companions(f),
+      ]),
     ],
   });
 }
@@ -314,7 +378,7 @@ function constValue(ir: Ir, id: string): string {
 }
 
 function isEnum(t: IrType): boolean {
-  return (t.kind === 'int' || t.kind === 'packed') && t.enum !== undefined;
+  return (t.kind === 'int' || t.kind === 'packed' || t.kind === 'computed') && t.enum !== undefined;
 }
 
 class Lines {
@@ -330,6 +394,10 @@ class Lines {
   close(s = '}'): void {
     this.depth--;
     this.line(s);
+  }
+  /** After a `} else {` written by close(). */
+  depthUp(): void {
+    this.depth++;
   }
   text(): string {
     return this.out.join('\n');
@@ -365,6 +433,12 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
       return `${reader}.${intMethod(t)}()`;
     case 'packed':
       return `${reader}.${t.big ? 'packedBig' : 'packed'}(${q(f.path)})`;
+    case 'uint':
+      return `${reader}.uint(${compileExpr(t.size, name)}, ${q(f.path)})`;
+    case 'computed':
+      return compileExpr(t.expr, name);
+    case 'rows':
+      return `${m.rt('decodeRows')}(${[reader, 'ctx', t.table, t.columns, t.columnsAfter ?? 'undefined', compileExpr(t.images, name), q(f.path)].join(', ')})`;
     case 'float':
       return `${reader}.f${t.width * 8}()`;
     case 'text':
@@ -372,7 +446,7 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
     case 'bytes':
       return spanRead(t.span, reader, f.path, name);
     case 'bitmap':
-      return `${reader}.bitmap(${compileExpr(t.bits, name)}, ${q(f.path)})`;
+      return `${reader}.bitmap(${compileExpr(t.bits, name)}, ${q(f.path)}${t.msb || t.keepSpare ? `, ${t.msb}` : ''}${t.keepSpare ? ', true' : ''})`;
     case 'struct':
       return `${m.structFn('decode', t.name)}(${[reader, 'ctx', ...structArgs(m, t, name)].join(', ')})`;
     case 'tlv':
@@ -429,6 +503,7 @@ function decodeBody(m: Module, s: IrStruct): string {
     if (f.cond) {
       L.line(`let ${f.name}: ${fieldType(m, f, false)} | undefined;`);
       if (isEnum(f.type)) L.line(`let ${f.name}$code: number | undefined;`);
+      for (const c of companions(f)) L.line(`let ${c.name}: ${c.type} | undefined;`);
       L.open(`if (${compileExpr(f.cond, name)}) {`);
       decodeField(L, m, s, f, false);
       L.close();
@@ -436,7 +511,7 @@ function decodeBody(m: Module, s: IrStruct): string {
       decodeField(L, m, s, f, true, inRun);
     }
   });
-  const props = keptFields(s).map((f) => f.name);
+  const props = keptFields(s).flatMap((f) => [f.name, ...companions(f).map((c) => c.name)]);
   if (s.entryCode) props.unshift(`code: '${s.entryCode}'`);
   L.line(`return { ${props.join(', ')} };`);
   return L.text();
@@ -450,7 +525,7 @@ function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: bool
   if (!checked && fixed !== undefined && !f.repeat) L.line(`r.need(${fixed}, ${q(f.path)});`);
 
   if (f.repeat) return decodeRepeat(L, m, s, f, declare);
-  const reader = fieldReader(L, m, s, f);
+  const reader = f.compression ? inflatedReader(L, m, s, f) : fieldReader(L, m, s, f);
   if (f.type.kind === 'switch') {
     if (declare) L.line(`let ${f.name}: ${fieldType(m, f, false)};`);
     decodeSwitch(L, m, s, f, f.name, reader);
@@ -466,10 +541,28 @@ function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: bool
   } else {
     bind(f.name, value);
   }
+  if (f.type.kind === 'bitmap' && f.type.keepSpare) bind(`${f.name}Spare`, `${reader}.spare || undefined`);
   if (reader !== 'r') L.line(`${reader}.done(${q(f.path)});`);
   if (f.derive?.kind === 'value') {
     L.line(`${m.rt('checkDerived')}(${name(f.name)}, ${compileExpr(f.derive.expr, name)}, r, ${q(f.path)});`);
   }
+}
+
+/**
+ * A compressed field: its stored bytes are kept as NAMECompressed and it is read from their
+ * decompressed form (when the compression's condition holds; else as it is).
+ */
+function inflatedReader(L: Lines, m: Module, s: IrStruct, f: IrField): string {
+  const reader = `${f.name}$r`;
+  const stored = `${f.name}Compressed`;
+  const size = f.size === undefined || f.size === 'rest' ? 'r.rest()' : `r.bytes(${compileExpr(f.size, decodeName(m, s))}, ${q(f.path)})`;
+  L.line(`let ${reader} = r;`);
+  L.line(`let ${stored}: Uint8Array | undefined;`);
+  L.open(`if (${f.compression!.cond ? compileExpr(f.compression!.cond, decodeName(m, s)) : 'true'}) {`);
+  L.line(`${stored} = ${size};`);
+  L.line(`${reader} = ${m.rt('inflate')}('${f.compression!.codec}', ${stored}, r.offset - ${stored}.length, ${q(f.path)});`);
+  L.close();
+  return reader;
 }
 
 /** A reader over the field's own window when it has a `size`, else `r`. */
@@ -491,8 +584,9 @@ function decodeRepeat(L: Lines, m: Module, s: IrStruct, f: IrField, declare: boo
   if (f.repeat!.kind === 'count') {
     const n = `${f.name}$n`;
     L.line(`const ${n} = ${compileExpr(f.repeat!.count, name)};`);
-    // Every element takes at least one byte: a forged count fails here, before anything is allocated.
-    L.line(`${reader}.length(${min > 1 ? `${n} * ${min}` : n}, ${q(f.path)});`);
+    // Each element takes at least `min` bytes: a forged count fails here, before anything is allocated.
+    // (An element that may be empty has a count the IR checked is bounded by an earlier array.)
+    if (min > 0) L.line(`${reader}.length(${min > 1 ? `${n} * ${min}` : n}, ${q(f.path)});`);
     decl(f.name, fieldType(m, f, false), `new Array(${n})`);
     if (isEnum(f.type)) decl(`${f.name}$code`, 'number[]', `new Array(${n})`);
     loop = `for (let i = 0; i < ${n}; i++) {`;
@@ -542,6 +636,7 @@ function encodeName(m: Module, s: IrStruct): (id: string) => string {
     const f = s.fields.find((x) => x.name === id);
     if (!f) return id;
     if (f.derive) return id;
+    if (f.type.kind === 'computed') return isEnum(f.type) ? `${id}$code` : id;
     const local = isEnum(f.type) ? `${id}$code` : `v.${id}`;
     return f.cond ? `(${local} ?? 0)` : local;
   };
@@ -577,13 +672,22 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
       return `${writer}.packed(${t.enum ? `${m.rt('enumCode')}(${m.enumRef(t.enum, '', false)}, ${value}, ${q(f.path)})` : value}, ${q(f.path)});`;
     case 'float':
       return `${writer}.f${t.width * 8}(${value});`;
+    case 'uint':
+      return `${writer}.uint(${value}, ${compileExpr(t.size, name)}, ${q(f.path)});`;
+    case 'computed':
+      return '';
+    case 'rows':
+      return `${m.rt('encodeRows')}(${[writer, value, 'ctx', `v.${t.table}`, `v.${t.columns}`, t.columnsAfter ? `v.${t.columnsAfter}` : 'undefined', compileExpr(t.images, name), q(f.path)].join(', ')});`;
     case 'text':
       if (t.span.kind === 'padded' || t.span.kind === 'nul') return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
       return `${spanWrite(f, t.span, `${m.rt('textToBytes')}(${value})`, writer, name, sizedByDerived)};`;
     case 'bytes':
       return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
-    case 'bitmap':
-      return `${writer}.bitmap(${value}, ${compileExpr(t.bits, name)}, ${q(f.path)});`;
+    case 'bitmap': {
+      // A bitmap that fills the rest of its structure is as long as the value says.
+      const bits = identifiers(t.bits).includes('remaining') ? `${value}.length` : compileExpr(t.bits, name);
+      return `${writer}.bitmap(${value}, ${bits}, ${q(f.path)}${t.msb || t.keepSpare ? `, ${t.msb}` : ''}${t.keepSpare ? `, v.${f.name}Spare` : ''});`;
+    }
     case 'struct':
       return `${m.structFn('encode', t.name)}(${[writer, value, 'ctx', ...structArgs(m, t, name)].join(', ')});`;
     case 'tlv':
@@ -601,10 +705,14 @@ function derivedBy(s: IrStruct, target: string): IrField | undefined {
 function encodeBody(m: Module, s: IrStruct): string {
   const L = new Lines();
   const name = encodeName(m, s);
-  const patches = new Map<string, { at: string; field: IrField }>();
+  const plans = new Map<string, SizePlan>();
 
   // Values other fields need before they are written.
   for (const f of s.fields) {
+    if (f.type.kind === 'computed') {
+      if (usedInExpressions(s, f.name)) L.line(`const ${isEnum(f.type) ? `${f.name}$code` : f.name} = ${compileExpr(f.type.expr, name)};`);
+      continue;
+    }
     if (isEnum(f.type) && usedInExpressions(s, f.name) && !f.derive) {
       const codes = m.enumRef((f.type as { enum: string }).enum, '', false);
       const code = (x: string) => `${m.rt('enumCode')}(${codes}, ${x}, ${q(f.path)})`;
@@ -613,7 +721,22 @@ function encodeBody(m: Module, s: IrStruct): string {
     }
     const d = f.derive;
     if (!d) continue;
-    if (d.kind === 'sizeOf') L.line(`let ${f.name}$at = 0;`);
+    if (d.kind === 'sizeOf') {
+      if (patchable(f)) {
+        // The size precedes its payload: leave room, write the payload, then patch.
+        L.line(`let ${f.name}$at = 0;`);
+        plans.set(d.target, { kind: 'patch', at: `${f.name}$at`, field: f, plus: d.plus });
+      } else {
+        // A size of variable width cannot be reserved: the payload is written aside first.
+        const target = s.fields.find((t) => t.name === d.target)!;
+        const writer = `${target.name}$w`;
+        L.line(`const ${writer} = new ${m.rt('Writer')}();`);
+        if (target.cond) L.open(`if (v.${target.name} !== undefined) {`);
+        writeField(L, m, s, target, `v.${target.name}`, writer);
+        if (target.cond) L.close();
+        plans.set(d.target, { kind: 'aside', writer });
+      }
+    }
     const target = 'target' in d ? s.fields.find((t) => t.name === d.target)! : undefined;
     if (d.kind === 'lengthOf') {
       const bytes = target!.type.kind === 'text' ? `${m.rt('textToBytes')}(v.${target!.name})` : `v.${target!.name}`;
@@ -627,14 +750,17 @@ function encodeBody(m: Module, s: IrStruct): string {
   }
 
   for (const f of s.fields) {
+    if (f.type.kind === 'computed') continue;
     if (f.cond) {
       // A trailer whose presence the decoder tells by the bytes left is written when it is given.
-      const present = identifiers(f.cond).includes('remaining') ? `v.${f.name} !== undefined` : compileExpr(f.cond, name);
+      // (A derived trailer is there when what it derives from is.)
+      const given = f.derive && 'target' in f.derive ? f.derive.target : f.name;
+      const present = identifiers(f.cond).includes('remaining') ? `v.${given} !== undefined` : compileExpr(f.cond, name);
       L.open(`if (${present}) {`);
-      encodeField(L, m, s, f, patches, true);
+      encodeField(L, m, s, f, plans, true);
       L.close();
     } else {
-      encodeField(L, m, s, f, patches, false);
+      encodeField(L, m, s, f, plans, false);
     }
   }
   return L.text();
@@ -658,66 +784,82 @@ function exprsOf(f: IrField): Expr[] {
   return out;
 }
 
-function encodeField(
-  L: Lines,
-  m: Module,
-  s: IrStruct,
-  f: IrField,
-  patches: Map<string, { at: string; field: IrField }>,
-  optional: boolean,
-): void {
+/** Whether a size field can be reserved and patched in place (else its payload is written aside first). */
+function patchable(f: IrField): boolean {
+  return f.type.kind === 'int' && f.type.width <= 4 && !f.type.be;
+}
+
+/** How encodeBody arranges for a sizeOf field: a patch at a reserved slot, or a payload written aside. */
+type SizePlan = { kind: 'patch'; at: string; field: IrField; plus: number } | { kind: 'aside'; writer: string };
+
+function encodeField(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>, optional: boolean): void {
   const d: Derive | undefined = f.derive;
   if (f.constValue !== undefined) return void L.line(writeValue(m, s, f, String(f.constValue), 'w', false));
   if (d?.kind === 'frame') return void L.line(writeValue(m, s, f, `v.${f.name} ?? 0`, 'w', false));
   if (d?.kind === 'sizeOf') {
-    // The size precedes its payload: leave room, write the payload, then patch.
-    const t = f.type as IntType;
-    if (f.type.kind === 'int' && t.width <= 4 && !t.be) {
-      L.line(`${f.name}$at = w.reserve(${t.width});`);
-      patches.set(d.target, { at: `${f.name}$at`, field: f });
-      return;
-    }
-    throw new Error(`${f.path}: sizeOf is only supported in a little-endian integer of up to 4 bytes`);
+    const plan = plans.get(d.target)!;
+    if (plan.kind === 'patch') return void L.line(`${f.name}$at = w.reserve(${(f.type as IntType).width});`);
+    return void L.line(writeValue(m, s, f, `${plan.writer}.pos${d.plus ? ` + ${d.plus}` : ''}`, 'w', false));
   }
   if (d) return void L.line(writeValue(m, s, f, f.name, 'w', false));
 
+  const plan = plans.get(f.name);
+  if (plan?.kind === 'aside') return void L.line(`w.bytes(${plan.writer}.view());`);
   const value = optional && !identifiers(f.cond!).includes('remaining') ? `${m.rt('required')}(v.${f.name}, ${q(f.path)})` : `v.${f.name}`;
-  const patch = patches.get(f.name);
-  if (patch) L.line(`const ${f.name}$start = w.pos;`);
-  const lengthField = derivedBy(s, f.name);
-  if (lengthField?.derive?.kind === 'lengthOf') {
-    L.line(`${spanWrite(f, (f.type as { span: Span }).span, `${f.name}$bytes`, 'w', encodeName(m, s), true)};`);
-  } else if (f.repeat) {
-    const elem = `${f.name}$e`;
-    if (f.repeat.kind === 'count' && !lengthField && !identifiers(f.repeat.count).includes('remaining')) {
-      L.line(`if (${value}.length !== (${compileExpr(f.repeat.count, encodeName(m, s))})) throw new ${m.rt('EncodeError')}('wrong number of elements', ${q(f.path)});`);
-    }
-    const one: IrField = { ...f, repeat: undefined };
-    L.open(`for (let i = 0; i < ${value}.length; i++) {`);
-    L.line(`const ${elem} = ${value}[i]!;`);
-    if (f.type.kind === 'switch') encodeSwitch(L, m, s, one, elem);
-    else if (isEnum(f.type) && usedInExpressions(s, f.name)) L.line(writeValue(m, s, { ...one, type: { ...(f.type as IntType), enum: undefined } }, `${f.name}$code[i]!`, 'w', false));
-    else L.line(writeValue(m, s, one, elem, 'w', false));
+  if (plan) L.line(`const ${f.name}$start = w.pos;`);
+  if (f.compression) {
+    const plain = `${f.name}$plain`;
+    const cond = f.compression.cond ? compileExpr(f.compression.cond, encodeName(m, s)) : 'true';
+    L.open(`if (${cond}) {`);
+    L.line(`const ${plain} = new ${m.rt('Writer')}();`);
+    writeField(L, m, s, f, value, plain);
+    L.line(`w.bytes(${m.rt('deflate')}('${f.compression.codec}', ${plain}.view(), v.${f.name}Compressed, ${q(f.path)}));`);
+    L.close('} else {');
+    L.depthUp();
+    writeField(L, m, s, f, value, 'w');
     L.close();
-  } else if (f.type.kind === 'switch') {
-    encodeSwitch(L, m, s, f, value);
   } else {
-    L.line(writeValue(m, s, f, value, 'w', !!lengthField));
+    writeField(L, m, s, f, value, 'w');
   }
-  if (patch) {
-    const pt = patch.field.type as IntType;
-    L.line(`w.patchU${pt.width * 8}(${patch.at}, w.pos - ${f.name}$start);`);
+  if (plan) {
+    const width = (plan.field.type as IntType).width * 8;
+    L.line(`w.patchU${width}(${plan.at}, w.pos - ${f.name}$start${plan.plus ? ` + ${plan.plus}` : ''});`);
   }
 }
 
-function encodeSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, value: string): void {
+/** Statements that write field `f`'s value (`value`) to `writer`: one value, an array, or a switch. */
+function writeField(L: Lines, m: Module, s: IrStruct, f: IrField, value: string, writer: string): void {
+  const lengthField = derivedBy(s, f.name);
+  if (lengthField?.derive?.kind === 'lengthOf') {
+    return void L.line(`${spanWrite(f, (f.type as { span: Span }).span, `${f.name}$bytes`, writer, encodeName(m, s), true)};`);
+  }
+  if (f.type.kind === 'switch' && !f.repeat) return encodeSwitch(L, m, s, f, value, writer);
+  if (!f.repeat) return void L.line(writeValue(m, s, f, value, writer, !!lengthField));
+  const elem = `${f.name}$e`;
+  if (f.repeat.kind === 'count' && !lengthField && !identifiers(f.repeat.count).includes('remaining')) {
+    L.line(`if (${value}.length !== (${compileExpr(f.repeat.count, encodeName(m, s))})) throw new ${m.rt('EncodeError')}('wrong number of elements', ${q(f.path)});`);
+  }
+  const one: IrField = { ...f, repeat: undefined };
+  L.open(`for (let i = 0; i < ${value}.length; i++) {`);
+  if (isEnum(f.type) && usedInExpressions(s, f.name)) {
+    // The codes were computed up front, for the expressions that read them.
+    L.line(writeValue(m, s, { ...one, type: { ...(f.type as IntType), enum: undefined } }, `${f.name}$code[i]!`, writer, false));
+  } else {
+    L.line(`const ${elem} = ${value}[i]!;`);
+    if (f.type.kind === 'switch') encodeSwitch(L, m, s, one, elem, writer);
+    else L.line(writeValue(m, s, one, elem, writer, false));
+  }
+  L.close();
+}
+
+function encodeSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, value: string, writer: string): void {
   const t = f.type as Extract<IrType, { kind: 'switch' }>;
   const on = compileExpr(t.on, encodeName(m, s));
   L.open(`switch (${on}) {`);
   for (const c of t.cases) {
-    L.line(`case ${c.match}: ${m.structFn('encode', c.struct)}(w, ${value} as ${m.structType(c.struct, true)}, ctx); break;`);
+    L.line(`case ${c.match}: ${m.structFn('encode', c.struct)}(${writer}, ${value} as ${m.structType(c.struct, true)}, ctx); break;`);
   }
-  if (t.default) L.line(`default: ${m.structFn('encode', t.default)}(w, ${value} as ${m.structType(t.default, true)}, ctx);`);
+  if (t.default) L.line(`default: ${m.structFn('encode', t.default)}(${writer}, ${value} as ${m.structType(t.default, true)}, ctx);`);
   else L.line(`default: throw new ${m.rt('EncodeError')}(\`no case for \${${on}}\`, ${q(f.path)});`);
   L.close();
 }
@@ -734,7 +876,17 @@ function used<P extends { name: string }>(body: string, ps: P[]): P[] {
   return ps.map((p) => (new RegExp(`\\b${p.name.replace('$', '\\$')}\\b`).test(body) ? p : { ...p, name: `_${p.name}` }));
 }
 
+/** Functions the struct's expressions call: imported from the runtime. */
+function importCalls(m: Module, s: IrStruct): void {
+  const calls = (e: Expr): string[] => (e.kind === 'call' ? [e.fn, ...e.args.flatMap(calls)] : []);
+  for (const f of s.fields) {
+    const exprs = f.type.kind === 'computed' ? [...exprsOf(f), f.type.expr] : exprsOf(f);
+    for (const fn of exprs.flatMap(calls)) m.rt(fn as RuntimeName);
+  }
+}
+
 function emitStruct(sf: SourceFile, m: Module, s: IrStruct): void {
+  importCalls(m, s);
   emitInterfaces(sf, m, s);
   if (s.offsets) emitOffsets(sf, s);
   const ctxParam = { name: 'ctx', type: m.context() };
@@ -846,6 +998,15 @@ function emitEntryList(sf: SourceFile, m: Module, t: Extract<IrType, { kind: 'tl
   });
 }
 
+/** The catalogue's arguments for an event's body struct, in the order of its params. */
+function eventArgs(m: Module, e: Ir['events'][number]): string[] {
+  const body = m.struct(e.body!);
+  const noNames = (id: string): string => {
+    throw new Error(`event ${e.name}: arguments are constants, '${id}' is not`);
+  };
+  return body.params.map((p) => compileExpr(parseExpr(e.args![p.name]!), (id) => (id.includes('.') ? constValue(m.ir, id) : noNames(id))));
+}
+
 function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   sf.addVariableStatement({
     isExported: true,
@@ -870,7 +1031,7 @@ function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   }
   const D = new Lines();
   D.open('switch (code) {');
-  for (const e of withBody) D.line(`case ${e.code}: return Object.assign({ type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(r, ctx));`);
+  for (const e of withBody) D.line(`case ${e.code}: return Object.assign({ type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}));`);
   D.line('default: return undefined;');
   D.close();
   sf.addFunction({
@@ -883,7 +1044,7 @@ function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   });
   const E = new Lines();
   E.open('switch (body.type) {');
-  for (const e of withBody) E.line(`case '${e.name}': return ${m.structFn('encode', e.body!)}(w, body, ctx);`);
+  for (const e of withBody) E.line(`case '${e.name}': return ${m.structFn('encode', e.body!)}(${['w', 'body', 'ctx', ...eventArgs(m, e)].join(', ')});`);
   E.close();
   sf.addFunction({
     isExported: true,
@@ -901,8 +1062,11 @@ function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   });
 }
 
-function emitContext(project: Project, ir: Ir): EmittedFile {
+function emitContext(project: Project, ir: Ir, runtimeDir: string): EmittedFile {
   const sf = project.createSourceFile('context.ts', '', { overwrite: true });
+  if (ir.context.some((c) => c.type === 'TableRegistry')) {
+    sf.addImportDeclaration({ moduleSpecifier: `${runtimeDir}/tables.js`, namedImports: ['TableRegistry'], isTypeOnly: true });
+  }
   sf.addInterface({
     isExported: true,
     name: 'Context',

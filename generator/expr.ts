@@ -7,6 +7,7 @@
 export type Expr = (
   | { kind: 'num'; value: number; text?: string }
   | { kind: 'str'; value: string }
+  | { kind: 'bool'; value: boolean }
   | { kind: 'id'; name: string }
   | { kind: 'ctx'; name: string }
   | { kind: 'unary'; op: string; arg: Expr }
@@ -42,8 +43,9 @@ const BINARY: Record<string, number> = {
   '<': 7, '<=': 7, '>': 7, '>=': 7, '<<': 8, '>>': 8, '+': 9, '-': 9, '*': 10, '/': 10, '%': 10,
 };
 
-export function parseExpr(src: string | number): Expr {
+export function parseExpr(src: string | number | boolean): Expr {
   if (typeof src === 'number') return { kind: 'num', value: src };
+  if (typeof src === 'boolean') return { kind: 'bool', value: src };
   const toks = tokenize(src);
   let i = 0;
   const peek = () => toks[i];
@@ -64,6 +66,7 @@ export function parseExpr(src: string | number): Expr {
     if (t === '-' || t === '!' || t === '~') return { kind: 'unary', op: t, arg: primary() };
     if (/^(0x|\d)/.test(t)) return { kind: 'num', value: Number(t), text: t };
     if (t.startsWith("'")) return { kind: 'str', value: t.slice(1, -1) };
+    if (t === 'true' || t === 'false') return { kind: 'bool', value: t === 'true' };
     if (/^[A-Za-z_]/.test(t)) {
       if (t.startsWith('ctx.')) return { kind: 'ctx', name: t.slice(4) };
       if (peek() === '(') {
@@ -160,6 +163,8 @@ export function compileExpr(e: Expr, name: (id: string) => string): string {
       return e.text ?? String(e.value);
     case 'str':
       return JSON.stringify(e.value);
+    case 'bool':
+      return String(e.value);
     case 'id':
       return name(e.name);
     case 'ctx':

@@ -5,7 +5,7 @@
 import { contextNames, ExprError, identifiers, indexed, parseExpr, type Expr } from './expr.js';
 import { schemaError, type SchemaError, type SchemaFile, type YamlPath } from './load.js';
 
-export type ParamType = 'number' | 'boolean' | 'string' | 'number[]';
+export type ParamType = 'number' | 'boolean' | 'string' | 'number[]' | 'TableRegistry';
 
 export interface IrParam {
   name: string;
@@ -56,7 +56,10 @@ export type IrType =
   | { kind: 'float'; width: 4 | 8 }
   | { kind: 'text'; span: Span }
   | { kind: 'bytes'; span: Span }
-  | { kind: 'bitmap'; bits: Expr }
+  | { kind: 'uint'; size: Expr }
+  | { kind: 'bitmap'; bits: Expr; msb: boolean; keepSpare: boolean }
+  | { kind: 'computed'; expr: Expr; value: 'number' | 'string' | 'boolean'; enum?: string }
+  | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr }
   | { kind: 'struct'; name: string; args: [string, Expr][] }
   | { kind: 'switch'; on: Expr; cases: { match: number; struct: string }[]; default?: string }
   | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string }
@@ -65,7 +68,7 @@ export type IrType =
 export type Derive =
   | { kind: 'lengthOf'; target: string }
   | { kind: 'countOf'; target: string }
-  | { kind: 'sizeOf'; target: string }
+  | { kind: 'sizeOf'; target: string; plus: number }
   | { kind: 'value'; expr: Expr }
   | { kind: 'frame'; what: 'eventSize' };
 
@@ -81,6 +84,8 @@ export interface IrField {
   cond?: Expr;
   derive?: Derive;
   constValue?: number;
+  /** Stored compressed by a runtime codec, when `cond` holds (always when it is absent). */
+  compression?: { codec: string; cond?: Expr };
 }
 
 export interface IrStruct {
@@ -101,10 +106,21 @@ export interface IrConstant {
   module: string;
 }
 
+export interface IrLookup {
+  name: string;
+  doc?: string;
+  /** The enum whose names key the table, or undefined for numeric keys. */
+  key?: string;
+  /** [first key, last key, key name, value]: numeric tables may give a range of keys one value. */
+  entries: [number, number, string | undefined, unknown][];
+  module: string;
+}
+
 export interface IrEvent {
   code: number;
   name: string;
   body?: string;
+  args?: Record<string, string | number>;
   server?: string;
   doc?: string;
 }
@@ -115,6 +131,7 @@ export interface Ir {
   flags: Map<string, IrEnum>;
   context: IrParam[];
   constants: IrConstant[];
+  lookups: IrLookup[];
   events: IrEvent[];
   /** The module whose schema lists the event catalogue. */
   eventsModule?: string;
@@ -127,7 +144,7 @@ export const RESERVED_EVENT_KEYS = ['pos', 'header', 'type', 'checksum', 'raw'];
 /** Names the emitted code uses for itself. */
 const RESERVED_NAMES = new Set(['r', 'w', 'v', 'i', 'ctx', 'remaining', 'index', 'code', 'default', 'new', 'delete', 'function', 'var', 'let', 'const', 'class', 'return', 'this', 'switch', 'case', 'if', 'else', 'for', 'while', 'do', 'in', 'of', 'typeof', 'void', 'with', 'yield', 'await', 'enum', 'export', 'import', 'super', 'throw', 'try', 'catch', 'finally', 'break', 'continue', 'debugger', 'instanceof', 'null', 'true', 'false']);
 /** Functions an expression may call: implemented in runtime/builtins.ts. */
-const BUILTINS = new Set(['versionAtLeast']);
+const BUILTINS = new Set(['versionAtLeast', 'tableName']);
 
 interface RawField {
   name: string;
@@ -144,6 +161,14 @@ interface RawField {
   derive?: Record<string, string | number>;
   args?: Record<string, string | number>;
   on?: string | number;
+  computed?: string | number;
+  order?: 'lsb' | 'msb';
+  spare?: 'keep';
+  table?: string;
+  columns?: string;
+  columnsAfter?: string;
+  images?: string | number;
+  compression?: { codec: string; if?: string | number };
   cases?: Record<string, string>;
   default?: string;
   code?: string;
@@ -162,6 +187,7 @@ interface RawFile {
   doc?: string;
   context?: Record<string, { type: ParamType; doc?: string }>;
   constants?: Record<string, { value: number | string | number[]; doc?: string }>;
+  lookups?: Record<string, { doc?: string; key: string; values: Record<string, unknown> }>;
   enums?: Record<string, { doc?: string; values: Record<string, number> }>;
   flags?: Record<string, { doc?: string; values: Record<string, number> }>;
   structs?: Record<string, RawStruct>;
@@ -193,6 +219,7 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
     flags: new Map(),
     context: [],
     constants: [],
+    lookups: [],
     events: [],
     modules: files.map((f) => f.module),
     reservedEventKeys: RESERVED_EVENT_KEYS,
@@ -218,6 +245,23 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
     }
   }
 
+  for (const file of files) {
+    const raw = file.data as RawFile;
+    for (const [name, l] of Object.entries(raw.lookups ?? {})) {
+      const o: Origin = { file, path: ['lookups', name] };
+      const keyEnum = l.key === 'number' ? undefined : ir.enums.get(l.key);
+      if (l.key !== 'number' && !keyEnum) fail(o, ['key'], `unknown enum '${l.key}'`);
+      const entries: IrLookup['entries'] = [];
+      for (const [k, v] of Object.entries(l.values)) {
+        const range = /^(\d+)(?:-(\d+))?$/.exec(k);
+        const code = keyEnum ? keyEnum.values.find(([n]) => n === k)?.[1] : range ? Number(range[1]) : undefined;
+        if (code === undefined) fail(o, ['values', k], keyEnum ? `'${k}' is not a name of '${l.key}'` : `'${k}' is not a number or a range a-b`);
+        else entries.push([code, range?.[2] ? Number(range[2]) : code, keyEnum ? k : undefined, v]);
+      }
+      ir.lookups.push({ name, doc: l.doc, key: keyEnum?.name, entries, module: file.module });
+    }
+  }
+
   const builder = new StructBuilder(ir, origins, fail);
   for (const file of files) {
     const raw = file.data as RawFile;
@@ -236,7 +280,7 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
       if (e.body !== undefined) {
         const body = ir.structs.get(e.body);
         if (!body) fail(o, ['body'], `unknown struct '${e.body}'`);
-        else builder.checkEventBody(body, o);
+        else builder.checkEventBody(body, o, e.args ?? {});
       }
       ir.events.push(e);
       ir.eventsModule = file.module;
@@ -277,7 +321,9 @@ class StructBuilder {
     return s;
   }
 
-  checkEventBody(body: IrStruct, o: Origin): void {
+  checkEventBody(body: IrStruct, o: Origin, args: Record<string, string | number>): void {
+    for (const p of body.params) if (!(p.name in args)) this.fail(o, ['args'], `'${body.name}' needs the argument '${p.name}'`);
+    for (const a of Object.keys(args)) if (!body.params.some((p) => p.name === a)) this.fail(o, ['args', a], `'${body.name}' has no parameter '${a}'`);
     for (const f of body.fields) {
       if (RESERVED_EVENT_KEYS.includes(f.name)) {
         this.fail(o, ['body'], `field '${f.name}' of '${body.name}' is a key the event object reserves`);
@@ -314,6 +360,10 @@ class StructBuilder {
       field.constValue = f.const;
     }
     if (f.derive) field.derive = this.derive(f.derive, expr);
+    if (f.compression) {
+      field.compression = { codec: f.compression.codec, cond: expr('compression', f.compression.if, ['compression', 'if']) };
+      if (scope.has(`${f.name}Compressed`)) this.fail(o, ['name'], `'${f.name}Compressed' would be taken twice`);
+    }
     return field;
   }
 
@@ -333,7 +383,29 @@ class StructBuilder {
       }
       return f.enum ? { ...base, enum: f.enum } : base;
     }
+    if (f.computed !== undefined) {
+      if (!['number', 'string', 'boolean'].includes(f.type)) this.fail(o, ['type'], `a computed field is a number, string or boolean`);
+      const e = expr('computed', f.computed);
+      return e && { kind: 'computed', expr: e, value: f.type as 'number' | 'string' | 'boolean', enum: f.enum };
+    }
     switch (f.type) {
+      case 'uint':
+        return { kind: 'uint', size: expr('size', f.size)! };
+      case 'rows': {
+        const table = f.table === undefined ? undefined : scope.get(f.table);
+        if (!(table && 'path' in table && isNumeric(table.type))) this.fail(o, ['table'], `'${f.table}' is not an earlier number field`);
+        for (const key of ['columns', 'columnsAfter'] as const) {
+          const ref = f[key] === undefined ? undefined : scope.get(f[key]!);
+          if (f[key] !== undefined && !(ref && 'path' in ref && ref.type.kind === 'bitmap')) {
+            this.fail(o, [key], `'${f[key]}' is not an earlier bitmap field`);
+          }
+        }
+        return { kind: 'rows', table: f.table!, columns: f.columns!, columnsAfter: f.columnsAfter, images: expr('images', f.images)! };
+      }
+      case 'number':
+      case 'boolean':
+        this.fail(o, ['type'], `'${f.type}' is the type of a computed field: give 'computed'`);
+        return undefined;
       case 'f32':
       case 'f64':
         return { kind: 'float', width: f.type === 'f32' ? 4 : 8 };
@@ -346,7 +418,7 @@ class StructBuilder {
         return { kind: f.type === 'bytes' ? 'bytes' : 'text', span };
       }
       case 'bitmap':
-        return { kind: 'bitmap', bits: expr('bits', f.bits)! };
+        return { kind: 'bitmap', bits: expr('bits', f.bits)!, msb: f.order === 'msb', keepSpare: f.spare === 'keep' };
       case 'switch':
         return this.switchType(f, o, scope, expr);
       case 'tlv':
@@ -391,7 +463,7 @@ class StructBuilder {
     expr: (key: string, src: string | number | undefined) => Expr | undefined,
   ): IrType | undefined {
     const on = expr('on', f.on);
-    const onEnum = on?.kind === 'id' ? this.enumOf(on.name, scope) : undefined;
+    const onEnum = on?.kind === 'id' || on?.kind === 'index' ? this.enumOf(on.name, scope) : undefined;
     const cases: { match: number; struct: string }[] = [];
     for (const [key, struct] of Object.entries(f.cases ?? {})) {
       const match = /^-?\d+$/.test(key) ? Number(key) : onEnum?.values.find(([n]) => n === key)?.[1];
@@ -438,13 +510,14 @@ class StructBuilder {
     raw: Record<string, string | number>,
     expr: (key: string, src: string | number | undefined, where?: YamlPath) => Expr | undefined,
   ): Derive | undefined {
-    const [kind, arg] = Object.entries(raw)[0]!;
+    const [kind, arg] = Object.entries(raw).find(([k]) => k !== 'plus')!;
     if (kind === 'value') {
       const e = expr('derive', arg, ['derive', 'value']);
       return e && { kind: 'value', expr: e };
     }
     if (kind === 'frame') return { kind: 'frame', what: 'eventSize' };
-    return { kind: kind as 'lengthOf' | 'countOf' | 'sizeOf', target: String(arg) };
+    if (kind === 'sizeOf') return { kind, target: String(arg), plus: Number(raw.plus ?? 0) };
+    return { kind: kind as 'lengthOf' | 'countOf', target: String(arg) };
   }
 
   private checkExpr(e: Expr, o: Origin, where: YamlPath, scope: Scope, inRepeat: boolean): void {
@@ -496,8 +569,10 @@ class StructBuilder {
       if (targetIndex < i) return failAt(`'${d.target}' comes before '${f.name}'; a derived field must precede what it derives from`);
       if (f.type.kind !== 'int' && f.type.kind !== 'packed') return failAt(`a ${d.kind} field must be an integer`);
       const sizedBy = d.kind === 'countOf' ? (target.repeat?.kind === 'count' ? target.repeat.count : undefined) : sizeExpr(target);
-      if (!(sizedBy?.kind === 'id' && sizedBy.name === f.name)) {
-        failAt(`'${d.target}' must have ${d.kind === 'countOf' ? 'count' : 'size'}: ${f.name}`);
+      const plus = d.kind === 'sizeOf' ? d.plus : 0;
+      const wanted = plus ? `${f.name} - ${plus}` : f.name;
+      if (!sizedBy || sizedBy.source !== wanted) {
+        failAt(`'${d.target}' must have ${d.kind === 'countOf' ? 'count' : 'size'}: ${wanted}`);
       }
       if (d.kind === 'lengthOf' && target.type.kind !== 'text' && target.type.kind !== 'bytes') {
         failAt(`lengthOf needs a string or bytes field; use sizeOf for '${d.target}'`);
@@ -508,6 +583,10 @@ class StructBuilder {
   /** An element of a counted array must take at least a byte, so that a forged count fails on the bytes left. */
   checkElements(s: IrStruct, o: Origin): void {
     s.fields.forEach((f, i) => {
+      // A count already bounded by an earlier array of non-empty elements (e.g. one per column) is safe.
+      const bounded = (c: Expr) =>
+        s.fields.slice(0, i).some((e) => e.repeat?.kind === 'count' && e.repeat.count.source === c.source && minSize(this.ir, e.type) > 0);
+      if (f.repeat?.kind === 'count' && bounded(f.repeat.count)) return;
       if (f.repeat && minSize(this.ir, f.type) === 0) {
         this.fail(o, ['fields', i, 'repeat'], `an element of '${f.name}' can take no bytes, so its count cannot be bounded`);
       }
@@ -532,6 +611,7 @@ export function minSize(ir: Ir, t: IrType): number {
     case 'float':
       return t.width;
     case 'packed':
+    case 'uint':
       return 1;
     case 'text':
     case 'bytes':
@@ -549,7 +629,7 @@ function sizeExpr(f: IrField): Expr | undefined {
 }
 
 function isNumeric(t: IrType): boolean {
-  return (t.kind === 'int' && !t.big) || (t.kind === 'packed' && !t.big);
+  return ((t.kind === 'int' || t.kind === 'packed') && !t.big) || t.kind === 'uint' || (t.kind === 'computed' && t.value !== 'string');
 }
 
 export function pascal(s: string): string {

@@ -47,3 +47,10 @@ export function versionAtLeast(version: string | Uint8Array, mysql: string, mari
   for (let i = 0; i < 3; i++) if (have[i] !== want[i]) return have[i]! > want[i]!;
   return true;
 }
+
+/** A map from numbers to values, given as [first, last, value] ranges (a generated lookup table). */
+export function rangeMap<V>(ranges: readonly (readonly [number, number, V])[]): ReadonlyMap<number, V> {
+  const map = new Map<number, V>();
+  for (const [lo, hi, v] of ranges) for (let k = lo; k <= hi; k++) map.set(k, v);
+  return map;
+}

@@ -21,6 +21,7 @@ export type BinlogErrorKind =
   | 'length'
   | 'invalid-value'
   | 'schema-check'
+  | 'unknown-table'
   | 'encode';
 
 export class BinlogError extends Error {
@@ -107,6 +108,13 @@ export class InvalidValueError extends BinlogError {
 export class SchemaCheckError extends BinlogError {
   constructor(problem: string, site: ErrorSite) {
     super('schema-check', problem, site);
+  }
+}
+
+/** A row event names a table id that no TABLE_MAP before it described. */
+export class UnknownTableError extends BinlogError {
+  constructor(problem: string, site: ErrorSite) {
+    super('unknown-table', problem, site);
   }
 }
 

@@ -11,11 +11,11 @@ import {
   type EventBody,
   type EventBodyInput,
 } from '../generated/events.js';
-import type { FormatDescriptionEvent } from '../generated/control.js';
 import { decodeEventHeader, encodeEventHeader, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../generated/header.js';
 import { BinlogError, ChecksumError, InvalidValueError, LengthError } from './errors.js';
 import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState } from './format.js';
 import { Reader } from './reader.js';
+import type { HintFn } from './tables.js';
 import { Writer } from './writer.js';
 
 /** An event whose body no schema describes yet (or that is encrypted): its body bytes, kept whole. */
@@ -46,14 +46,17 @@ export function eventTypeName(code: number): string {
 export interface DecodeOptions {
   /** Check each event's CRC32 (default true). */
   verifyChecksum?: boolean;
+  /** Signedness and charsets for columns whose TABLE_MAP does not carry them (binlog_row_metadata=NO_LOG). */
+  columnHints?: HintFn;
 }
 
 export class EventDecoder {
-  readonly format = new FormatState();
+  readonly format: FormatState;
   private readonly verify: boolean;
 
   constructor(options: DecodeOptions = {}) {
     this.verify = options.verifyChecksum ?? true;
+    this.format = new FormatState(options.columnHints);
   }
 
   /** Decodes one whole event, `bytes` exactly, found at file offset `pos`. */
@@ -99,14 +102,18 @@ export class EventDecoder {
       event = { pos, header, type: name, raw: r.rest() } as BinlogEvent;
     }
     if (checksum !== undefined) event.checksum = checksum;
-    if (code === FDE_CODE) format.apply(body as unknown as FormatDescriptionEvent);
+    format.after(event);
     return event;
   }
 }
 
 export class EventEncoder {
-  readonly format = new FormatState();
+  readonly format: FormatState;
   private readonly w = new Writer(4096);
+
+  constructor(options: { columnHints?: HintFn } = {}) {
+    this.format = new FormatState(options.columnHints);
+  }
 
   /** Encodes one event that will start at file offset `offset`. */
   encode(event: BinlogEventInput, offset: number): Uint8Array {
@@ -114,7 +121,7 @@ export class EventEncoder {
     w.reset();
     const code = event.header.typeCode;
     const aware =
-      code === FDE_CODE && checksumAware((event as unknown as FormatDescriptionEvent).serverVersion ?? '');
+      code === FDE_CODE && checksumAware((event as unknown as { serverVersion?: string }).serverVersion ?? '');
     const ctx = this.format.context(code, aware);
     encodeEventHeader(w, { ...event.header, eventSize: 0, logPos: 0 }, ctx);
     if ('raw' in event) w.bytes(event.raw);
@@ -123,7 +130,7 @@ export class EventEncoder {
     w.patchU32(EventHeaderOffsets.eventSize, size);
     w.patchU32(EventHeaderOffsets.logPos, logPosFor(event, offset, size));
     if (ctx.hasChecksum) w.u32(eventCrc(w.view(), w.pos, crc32));
-    if (code === FDE_CODE) this.format.apply(event as unknown as FormatDescriptionEvent);
+    this.format.after(event as BinlogEvent);
     return w.finish();
   }
 }

@@ -6,6 +6,7 @@
 import type { Context } from '../generated/context.js';
 import { ChecksumAlg, FormatDescriptionEventOffsets, type FormatDescriptionEvent } from '../generated/control.js';
 import { EventTypes } from '../generated/events.js';
+import type { TableMapEvent } from '../generated/rows.js';
 import {
   CHECKSUM_AWARE_SINCE_MARIADB,
   CHECKSUM_AWARE_SINCE_MYSQL,
@@ -15,29 +16,44 @@ import {
   EventHeaderOffsets,
 } from '../generated/header.js';
 import { versionAtLeast } from './codec.js';
+import { TableRegistry, type HintFn } from './tables.js';
 
 export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
 
 export class FormatState {
+  /** Tables described by TABLE_MAP events so far; an FDE names the flavor of server that wrote them. */
+  readonly tables: TableRegistry;
   headerLength = EVENT_HEADER_LENGTH;
   postHeaderLengths: readonly number[] = [];
   checksums = false;
   serverVersion = '';
 
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
+  constructor(hints?: HintFn) {
+    this.tables = new TableRegistry(hints);
+  }
+
   context(code: number, fdeAware: boolean): Context {
     return {
+      tables: this.tables,
       headerLength: this.headerLength,
       postHeaderLength: this.postHeaderLengths[code - 1] ?? 0,
       hasChecksum: code === FDE_CODE ? fdeAware : this.checksums,
     };
   }
 
-  apply(fde: FormatDescriptionEvent): void {
+  /** What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables. */
+  after(event: { type: string }): void {
+    if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent);
+    else if (event.type === 'TABLE_MAP_EVENT') this.tables.register(event as unknown as TableMapEvent);
+  }
+
+  private apply(fde: FormatDescriptionEvent): void {
     this.headerLength = fde.headerLength;
     this.postHeaderLengths = fde.postHeaderLengths;
     this.checksums = fde.checksumAlg === 'BINLOG_CHECKSUM_ALG_CRC32' || fde.checksumAlg === ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32;
     this.serverVersion = typeof fde.serverVersion === 'string' ? fde.serverVersion : '';
+    this.tables.flavor = /mariadb/i.test(this.serverVersion) ? 'mariadb' : 'mysql';
   }
 }
 

@@ -29,6 +29,8 @@ export class Reader {
   end: number;
   /** Absolute file offset of `buf[0]`, so errors name positions in the file, not in this buffer. */
   readonly base: number;
+  /** The unused bits of the last bitmap read, where they were kept rather than refused. */
+  spare = 0;
 
   constructor(buf: Uint8Array, start = 0, end = buf.length, base = 0) {
     this.buf = buf;
@@ -298,14 +300,30 @@ export class Reader {
     return v;
   }
 
-  /** A bitmap of `bits` bits, least significant bit of the first byte first. */
-  bitmap(bits: number, path: string): boolean[] {
+  /** An unsigned little-endian integer of `n` bytes (1 to 6), `n` known only at run time. */
+  uint(n: number, path: string): number {
+    if (n < 1 || n > 6) throw new InvalidValueError(`an integer of ${n} bytes`, { offset: this.offset, schemaPath: path });
+    this.need(n, path);
+    let v = 0;
+    for (let i = n - 1; i >= 0; i--) v = v * 256 + this.buf[this.pos + i]!;
+    this.pos += n;
+    return v;
+  }
+
+  /**
+   * A bitmap of `bits` bits: by default the least significant bit of the first byte first, as the row
+   * images' bitmaps are; `msb` for the most significant first, as TABLE_MAP's optional metadata has them.
+   * Unused bits of the last byte must be clear, unless `keepSpare`: then they are left in `spare`.
+   */
+  bitmap(bits: number, path: string, msb = false, keepSpare = false): boolean[] {
     const n = this.length((bits + 7) >>> 3, path);
     const out = new Array<boolean>(bits);
     const b = this.buf;
     const p = this.pos;
-    for (let i = 0; i < bits; i++) out[i] = (b[p + (i >>> 3)]! & (1 << (i & 7))) !== 0;
-    if (bits & 7 && b[p + n - 1]! >>> (bits & 7)) {
+    for (let i = 0; i < bits; i++) out[i] = (b[p + (i >>> 3)]! & (msb ? 0x80 >>> (i & 7) : 1 << (i & 7))) !== 0;
+    const spare = msb ? b[p + n - 1]! & (0xff >>> (bits & 7)) : b[p + n - 1]! >>> (bits & 7);
+    this.spare = bits & 7 ? spare : 0;
+    if (this.spare && !keepSpare) {
       // Servers zero the spare bits; a set one would be lost on the way back, so it is refused instead.
       throw new InvalidValueError(`spare bits set after bit ${bits} of a bitmap`, { offset: this.offset + n - 1, schemaPath: path });
     }

@@ -107,10 +107,20 @@ export class Writer {
     this.u64(v);
   }
 
-  bitmap(bits: boolean[], n: number, path: string): void {
+  /** A bitmap of exactly `n` bits, least (or, with `msb`, most) significant bit first. */
+  bitmap(bits: boolean[], n: number, path: string, msb = false, spare = 0): void {
     if (bits.length !== n) throw new EncodeError(`bitmap has ${bits.length} bits, expected ${n}`, path);
     const at = this.reserve((n + 7) >>> 3);
-    for (let i = 0; i < n; i++) if (bits[i]) this.buf[at + (i >>> 3)]! |= 1 << (i & 7);
+    for (let i = 0; i < n; i++) if (bits[i]) this.buf[at + (i >>> 3)]! |= msb ? 0x80 >>> (i & 7) : 1 << (i & 7);
+    if (spare) this.buf[at + ((n - 1) >>> 3)]! |= msb ? spare : spare << (n & 7);
+  }
+
+  /** An unsigned little-endian integer of `n` bytes (1 to 6). */
+  uint(v: number, n: number, path: string): void {
+    if (!Number.isSafeInteger(v) || v < 0 || v >= 2 ** (8 * n)) throw new EncodeError(`${v} does not fit ${n} bytes`, path);
+    this.ensure(n);
+    for (let i = 0; i < n; i++, v = Math.floor(v / 256)) this.buf[this.pos + i] = v % 256;
+    this.pos += n;
   }
 
   u8(v: number): void {

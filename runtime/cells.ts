@@ -1,0 +1,583 @@
+/**
+ * Column values in row images, one codec per `codec` name of the CellLayouts table (schemas/columns.yaml),
+ * each in both directions. The bit layouts of the temporal and decimal types are MySQL's
+ * (mysys/my_time.cc my_*_packed_to_binary, strings/decimal.cc decimal2bin); MariaDB writes the same.
+ */
+import { decodeText, encodeText, isText } from './charsets.js';
+import { deflateColumn, inflateColumn, reuseOr } from './compression.js';
+import { EncodeError, InvalidValueError } from './errors.js';
+import type { Reader, Text } from './reader.js';
+import type { Column } from './tables.js';
+import type { Writer } from './writer.js';
+
+/** A compressed column's value and its stored bytes (kept so that encoding can give them back). */
+export interface CompressedCell {
+  value: Text;
+  stored: Uint8Array;
+}
+
+export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell;
+
+export interface CellCodec {
+  decode(r: Reader, c: Column, path: string): CellValue;
+  encode(w: Writer, v: CellValue, c: Column, path: string): void;
+}
+
+/** A number from the column's TABLE_MAP metadata. */
+const num = (c: Column, key: string) => c.meta[key] as number;
+/** The value's byte size, from the CellLayouts table. */
+const bytesOf = (c: Column) => (c.layout as { bytes: number }).bytes;
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+const bad = (r: Reader, problem: string, path: string) => new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
+
+function expect<T extends CellValue>(v: CellValue, ok: (v: CellValue) => v is T, what: string, path: string): T {
+  if (!ok(v)) throw new EncodeError(`expected ${what}, got ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`, path);
+  return v;
+}
+const isNumber = (v: CellValue): v is number => typeof v === 'number';
+const isString = (v: CellValue): v is string => typeof v === 'string';
+const isBig = (v: CellValue): v is bigint | number => typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
+const isTextValue = (v: CellValue): v is Text => typeof v === 'string' || v instanceof Uint8Array;
+
+// ---- integers and floats --------------------------------------------------------------------------
+
+const INT_RANGE: Record<number, [number, number, number]> = {
+  1: [-0x80, 0x7f, 0xff],
+  2: [-0x8000, 0x7fff, 0xffff],
+  3: [-0x80_0000, 0x7f_ffff, 0xff_ffff],
+  4: [-0x8000_0000, 0x7fff_ffff, 0xffff_ffff],
+};
+
+const int: CellCodec = {
+  decode(r, c, path) {
+    const n = bytesOf(c);
+    r.need(n, path);
+    if (n === 8) return c.unsigned ? r.u64() : r.i64();
+    const v = n === 1 ? r.u8() : n === 2 ? r.u16() : n === 3 ? r.u24() : r.u32();
+    return c.unsigned || v < 2 ** (8 * n - 1) ? v : v - 2 ** (8 * n);
+  },
+  encode(w, v, c, path) {
+    const n = bytesOf(c);
+    if (n === 8) {
+      const b = BigInt(expect(v, isBig, 'an integer', path));
+      const [lo, hi] = c.unsigned ? [0n, 2n ** 64n - 1n] : [-(2n ** 63n), 2n ** 63n - 1n];
+      if (b < lo || b > hi) throw new EncodeError(`${b} is out of range`, path);
+      return w.u64(b);
+    }
+    const x = expect(v, isNumber, 'a number', path);
+    const [lo, hi, max] = INT_RANGE[n]!;
+    if (!Number.isInteger(x) || x < (c.unsigned ? 0 : lo) || x > (c.unsigned ? max : hi)) throw new EncodeError(`${x} is out of range`, path);
+    const u = x < 0 ? x + 2 ** (8 * n) : x;
+    if (n === 1) w.u8(u);
+    else if (n === 2) w.u16(u);
+    else if (n === 3) w.u24(u);
+    else w.u32(u);
+  },
+};
+
+/** The shortest decimal that reads back as the same float32 (what FLOAT prints as). */
+export function shortestFloat32(f: number): number {
+  for (let p = 1; p < 10; p++) {
+    const x = Number(f.toPrecision(p));
+    if (Math.fround(x) === f) return x;
+  }
+  return f;
+}
+
+const float: CellCodec = {
+  decode(r, c, path) {
+    r.need(bytesOf(c), path);
+    return bytesOf(c) === 4 ? shortestFloat32(r.f32()) : r.f64();
+  },
+  encode(w, v, c, path) {
+    const x = typeof v === 'string' && v === '-0' ? -0 : expect(v, isNumber, 'a number', path);
+    if (bytesOf(c) === 4) w.f32(x);
+    else w.f64(x);
+  },
+};
+
+// ---- DECIMAL -----------------------------------------------------------------------------------------
+
+const DIG2BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+
+/** Byte size of decimal2bin's form of DECIMAL(precision, scale). */
+function decimalSize(precision: number, scale: number): number {
+  const intg = precision - scale;
+  return Math.floor(intg / 9) * 4 + DIG2BYTES[intg % 9]! + Math.floor(scale / 9) * 4 + DIG2BYTES[scale % 9]!;
+}
+
+/** The digit groups of decimal2bin, in stored order: [bytes, digits] each. */
+function decimalGroups(precision: number, scale: number): [number, number][] {
+  const intg = precision - scale;
+  const groups: [number, number][] = [];
+  if (intg % 9) groups.push([DIG2BYTES[intg % 9]!, intg % 9]);
+  for (let i = 0; i < Math.floor(intg / 9); i++) groups.push([4, 9]);
+  for (let i = 0; i < Math.floor(scale / 9); i++) groups.push([4, 9]);
+  if (scale % 9) groups.push([DIG2BYTES[scale % 9]!, scale % 9]);
+  return groups;
+}
+
+/** decimal2bin's bytes → "-123.4500" with exactly `scale` fraction digits. */
+export function decodeDecimal(bytes: Uint8Array, precision: number, scale: number): string {
+  const b = Uint8Array.from(bytes);
+  const negative = (b[0]! & 0x80) === 0;
+  b[0]! ^= 0x80;
+  if (negative) for (let i = 0; i < b.length; i++) b[i]! ^= 0xff;
+  let digits = '';
+  let at = 0;
+  for (const [n, d] of decimalGroups(precision, scale)) {
+    let v = 0;
+    for (let i = 0; i < n; i++) v = v * 256 + b[at + i]!;
+    at += n;
+    digits += pad(v, d);
+  }
+  const intg = precision - scale;
+  const whole = digits.slice(0, intg).replace(/^0+(?=\d)/, '') || '0';
+  const frac = digits.slice(intg);
+  return `${negative ? '-' : ''}${whole}${scale ? `.${frac}` : ''}`;
+}
+
+export function encodeDecimal(value: string, precision: number, scale: number, path: string): Uint8Array {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
+  if (!m) throw new EncodeError(`'${value}' is not a decimal`, path);
+  const [, sign, whole, frac = ''] = m;
+  const intg = precision - scale;
+  const w = whole!.replace(/^0+/, '');
+  if (w.length > intg || frac.length > scale) throw new EncodeError(`'${value}' does not fit DECIMAL(${precision},${scale})`, path);
+  const digits = w.padStart(intg, '0') + frac.padEnd(scale, '0');
+  const out = new Uint8Array(decimalSize(precision, scale));
+  let at = 0;
+  let d = 0;
+  for (const [n, count] of decimalGroups(precision, scale)) {
+    let v = Number(digits.slice(d, d + count));
+    d += count;
+    for (let i = n - 1; i >= 0; i--, v = Math.floor(v / 256)) out[at + i] = v % 256;
+    at += n;
+  }
+  if (sign) for (let i = 0; i < out.length; i++) out[i]! ^= 0xff;
+  out[0]! ^= 0x80;
+  return out;
+}
+
+const newdecimal: CellCodec = {
+  decode(r, c, path) {
+    const [p, s] = [num(c, 'precision'), num(c, 'scale')];
+    return decodeDecimal(r.bytes(decimalSize(p, s), path), p, s);
+  },
+  encode(w, v, c, path) {
+    w.bytes(encodeDecimal(expect(v, isString, 'a decimal string', path), num(c, 'precision'), num(c, 'scale'), path));
+  },
+};
+
+// ---- temporal ---------------------------------------------------------------------------------------
+
+/** Bytes of the fraction after TIME2, DATETIME2, TIMESTAMP2 of precision fsp. */
+const fracBytes = (fsp: number) => (fsp + 1) >> 1;
+/** What one unit of the stored fraction is worth in microseconds. */
+const fracUnit = (fsp: number) => [1, 10000, 10000, 100, 100, 1, 1][fsp]!;
+
+function fracText(micro: number, fsp: number, r: Reader, path: string): string {
+  if (fsp === 0) return '';
+  const scale = 10 ** (6 - fsp);
+  if (micro % scale) throw bad(r, `fraction .${pad(micro, 6)} has more than ${fsp} digits`, path);
+  return `.${pad(micro / scale, fsp)}`;
+}
+
+function fracMicro(text: string | undefined, fsp: number, path: string): number {
+  const digits = text ?? '';
+  if (digits.length > fsp) throw new EncodeError(`fraction .${digits} has more than ${fsp} digits`, path);
+  return Number(digits.padEnd(6, '0'));
+}
+
+function readBE(r: Reader, n: number): number {
+  let v = 0;
+  for (let i = 0; i < n; i++) v = v * 256 + r.u8();
+  return v;
+}
+
+function writeBE(w: Writer, v: number, n: number): void {
+  for (let i = n - 1; i >= 0; i--) w.u8(Math.floor(v / 256 ** i) % 256);
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
+const TIME = /^(-?)(\d{2,3}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
+
+function parse(re: RegExp, v: CellValue, what: string, path: string): string[] {
+  const m = re.exec(expect(v, isString, what, path));
+  if (!m) throw new EncodeError(`'${String(v)}' is not ${what}`, path);
+  return m;
+}
+
+const dateText = (y: number, mo: number, d: number) => `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}`;
+const timeText = (h: number, mi: number, s: number) => `${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}`;
+
+const date: CellCodec = {
+  decode(r, _c, path) {
+    r.need(3, path);
+    const v = r.u24();
+    return dateText(v >> 9, (v >> 5) & 15, v & 31);
+  },
+  encode(w, v, _c, path) {
+    const [, y, mo, d] = parse(DATE, v, 'a date YYYY-MM-DD', path).map(Number);
+    w.u24((y! << 9) | (mo! << 5) | d!);
+  },
+};
+
+const year: CellCodec = {
+  decode(r, _c, path) {
+    r.need(1, path);
+    const v = r.u8();
+    return v === 0 ? 0 : 1900 + v;
+  },
+  encode(w, v, _c, path) {
+    const y = expect(v, isNumber, 'a year', path);
+    if (y !== 0 && (y < 1901 || y > 2155)) throw new EncodeError(`year ${y} is out of range`, path);
+    w.u8(y === 0 ? 0 : y - 1900);
+  },
+};
+
+/** TIME before 5.6: a signed ±HHMMSS integer in 3 bytes. */
+const time: CellCodec = {
+  decode(r, _c, path) {
+    r.need(3, path);
+    const v = r.i24();
+    const a = Math.abs(v);
+    return `${v < 0 ? '-' : ''}${timeText(Math.floor(a / 10000), Math.floor(a / 100) % 100, a % 100)}`;
+  },
+  encode(w, v, _c, path) {
+    const [, sign, h, mi, s] = parse(TIME, v, 'a time [-]HH:MM:SS', path);
+    const a = Number(h) * 10000 + Number(mi) * 100 + Number(s);
+    w.i24(sign ? -a : a);
+  },
+};
+
+/** DATETIME before 5.6: YYYYMMDDhhmmss as an 8-byte integer. */
+const datetime: CellCodec = {
+  decode(r, _c, path) {
+    r.need(8, path);
+    const d = r.u64().toString().padStart(14, '0');
+    return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)} ${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}`;
+  },
+  encode(w, v, _c, path) {
+    const m = parse(DATETIME, v, 'a datetime', path);
+    if (m[7]) throw new EncodeError('DATETIME without precision has no fraction', path);
+    w.u64(BigInt(m.slice(1, 7).join('')));
+  },
+};
+
+function utcText(seconds: number): string {
+  if (seconds === 0) return '0000-00-00 00:00:00';
+  const t = new Date(seconds * 1000);
+  return `${dateText(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate())} ${timeText(t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds())}`;
+}
+
+function utcSeconds(m: string[]): number {
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
+  if (y === 0 && mo === 0 && d === 0) return 0;
+  return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!) / 1000;
+}
+
+const timestamp: CellCodec = {
+  decode(r, _c, path) {
+    r.need(4, path);
+    return utcText(r.u32());
+  },
+  encode(w, v, _c, path) {
+    w.u32(utcSeconds(parse(DATETIME, v, 'a timestamp (UTC)', path)));
+  },
+};
+
+const timestamp2: CellCodec = {
+  decode(r, c, path) {
+    const fsp = num(c, 'fsp');
+    r.need(4 + fracBytes(fsp), path);
+    const seconds = readBE(r, 4);
+    return utcText(seconds) + fracText(readBE(r, fracBytes(fsp)) * fracUnit(fsp), fsp, r, path);
+  },
+  encode(w, v, c, path) {
+    const fsp = num(c, 'fsp');
+    const m = parse(DATETIME, v, 'a timestamp (UTC)', path);
+    writeBE(w, utcSeconds(m), 4);
+    writeBE(w, fracMicro(m[7], fsp, path) / fracUnit(fsp), fracBytes(fsp));
+  },
+};
+
+/**
+ * DATETIME2: 5 bytes big-endian of 0x8000000000 + (ym << 22 | day << 17 | hour << 12 | minute << 6 |
+ * second), ym = year * 13 + month; then the fraction.
+ */
+const datetime2: CellCodec = {
+  decode(r, c, path) {
+    const fsp = num(c, 'fsp');
+    r.need(5 + fracBytes(fsp), path);
+    const v = readBE(r, 5) - 0x80_0000_0000;
+    if (v < 0) throw bad(r, 'negative DATETIME', path);
+    const ymd = Math.floor(v / 2 ** 17);
+    const hms = v % 2 ** 17;
+    const ym = Math.floor(ymd / 32);
+    const text = `${dateText(Math.floor(ym / 13), ym % 13, ymd % 32)} ${timeText(hms >> 12, (hms >> 6) & 63, hms & 63)}`;
+    return text + fracText(readBE(r, fracBytes(fsp)) * fracUnit(fsp), fsp, r, path);
+  },
+  encode(w, v, c, path) {
+    const fsp = num(c, 'fsp');
+    const m = parse(DATETIME, v, 'a datetime', path);
+    const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+    const ymd = ((y * 13 + mo) * 32 + d) * 2 ** 17;
+    writeBE(w, 0x80_0000_0000 + ymd + ((h << 12) | (mi << 6) | s), 5);
+    writeBE(w, fracMicro(m[7], fsp, path) / fracUnit(fsp), fracBytes(fsp));
+  },
+};
+
+/**
+ * TIME2: the signed value packed = ±(hms * 2^24 + microseconds), hms = hour << 12 | minute << 6 | second,
+ * stored as 3 big-endian bytes of 0x800000 + floor(packed / 2^24) followed by the fraction in (fsp+1)/2
+ * bytes; a negative value with a fraction borrows one from the integer part (MySQL's
+ * my_time_packed_to_binary). For fsp 5 and 6 the whole is 6 bytes of 0x800000000000 + packed.
+ */
+const time2: CellCodec = {
+  decode(r, c, path) {
+    const fsp = num(c, 'fsp');
+    const n = fracBytes(fsp);
+    r.need(3 + n, path);
+    let packed: number;
+    if (n === 3) {
+      packed = readBE(r, 6) - 0x8000_0000_0000;
+    } else {
+      let int = readBE(r, 3) - 0x80_0000;
+      let frac = readBE(r, n);
+      if (int < 0 && frac) {
+        int++;
+        frac -= 256 ** n;
+      }
+      packed = int * 2 ** 24 + frac * fracUnit(fsp);
+    }
+    const a = Math.abs(packed);
+    const hms = Math.floor(a / 2 ** 24);
+    const text = `${packed < 0 ? '-' : ''}${timeText(hms >> 12, (hms >> 6) & 63, hms & 63)}`;
+    return text + fracText(a % 2 ** 24, fsp, r, path);
+  },
+  encode(w, v, c, path) {
+    const fsp = num(c, 'fsp');
+    const n = fracBytes(fsp);
+    const [, sign, h, mi, s, f] = parse(TIME, v, 'a time [-]HH:MM:SS[.ffffff]', path);
+    const hms = (Number(h) << 12) | (Number(mi) << 6) | Number(s);
+    const a = hms * 2 ** 24 + fracMicro(f, fsp, path);
+    const packed = sign ? -a : a;
+    if (n === 3) return writeBE(w, packed + 0x8000_0000_0000, 6);
+    // MySQL takes the integer part by an arithmetic shift (floor) and the fraction by C's remainder
+    // (truncating), and stores a negative fraction in two's complement; the decoder above undoes both.
+    const int = Math.floor(packed / 2 ** 24);
+    let frac = Math.trunc((packed - Math.trunc(packed / 2 ** 24) * 2 ** 24) / fracUnit(fsp));
+    if (frac < 0) frac += 256 ** n;
+    writeBE(w, int + 0x80_0000, 3);
+    if (n) writeBE(w, frac, n);
+  },
+};
+
+// ---- BIT, ENUM, SET -------------------------------------------------------------------------------------
+
+function bitBytes(c: Column): number {
+  return num(c, 'wholeBytes') + (num(c, 'bitsInLastByte') ? 1 : 0);
+}
+
+const bit: CellCodec = {
+  decode(r, c, path) {
+    const n = bitBytes(c);
+    r.need(n, path);
+    let v = 0n;
+    for (let i = 0; i < n; i++) v = (v << 8n) | BigInt(r.u8());
+    return v;
+  },
+  encode(w, v, c, path) {
+    let b = BigInt(expect(v, isBig, 'an integer', path));
+    if (b < 0n || b >= 1n << BigInt(num(c, 'bits'))) throw new EncodeError(`${b} does not fit BIT(${num(c, 'bits')})`, path);
+    const n = bitBytes(c);
+    const out = new Uint8Array(n);
+    for (let i = n - 1; i >= 0; i--, b >>= 8n) out[i] = Number(b & 0xffn);
+    w.bytes(out);
+  },
+};
+
+/** ENUM and SET store their byte size in the STRING metadata's length byte. */
+const packLength = (c: Column) => (c.meta.maxLength as number | undefined) ?? 1;
+
+const enumCodec: CellCodec = {
+  decode(r, c, path) {
+    const n = packLength(c);
+    r.need(n, path);
+    const index = n === 1 ? r.u8() : r.u16();
+    const name = index > 0 ? c.members?.[index - 1] : undefined;
+    return name === undefined ? index : name;
+  },
+  encode(w, v, c, path) {
+    let index: number;
+    if (typeof v === 'number') index = v;
+    else {
+      const text = expect(v, isTextValue, 'a member name or index', path);
+      index = (c.members ?? []).findIndex((m) => sameText(m, text)) + 1;
+      if (index === 0) throw new EncodeError(`'${String(text)}' is not a member`, path);
+    }
+    if (packLength(c) === 1) w.u8(index);
+    else w.u16(index);
+  },
+};
+
+function sameText(a: Text, b: Text): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+const set: CellCodec = {
+  decode(r, c, path) {
+    const n = packLength(c);
+    r.need(n, path);
+    let mask = 0n;
+    for (let i = 0; i < n; i++) mask |= BigInt(r.u8()) << BigInt(8 * i);
+    const members = c.members;
+    if (!members || mask >> BigInt(members.length)) return n > 6 ? mask : Number(mask);
+    return members.filter((_, i) => (mask >> BigInt(i)) & 1n);
+  },
+  encode(w, v, c, path) {
+    let mask: bigint;
+    if (Array.isArray(v)) {
+      mask = 0n;
+      for (const name of v as Text[]) {
+        const i = (c.members ?? []).findIndex((m) => sameText(m, name));
+        if (i < 0) throw new EncodeError(`'${String(name)}' is not a member`, path);
+        mask |= 1n << BigInt(i);
+      }
+    } else mask = BigInt(expect(v, isBig, 'member names or a bitmask', path));
+    for (let i = 0; i < packLength(c); i++, mask >>= 8n) w.u8(Number(mask & 0xffn));
+  },
+};
+
+// ---- strings, blobs ---------------------------------------------------------------------------------
+
+/** Text in the column's charset; bytes for binary columns and when the charset is not known. */
+function cellText(bytes: Uint8Array, c: Column): Text {
+  return isText(c.charset) ? decodeText(bytes, c.charset) : bytes;
+}
+
+function cellBytes(v: Text, c: Column): Uint8Array {
+  return typeof v === 'string' ? encodeText(v, c.charset ?? 'utf8mb4') : v;
+}
+
+/** Reads the value after its length prefix, through MariaDB's column compression where the type has it. */
+function stringValue(raw: Uint8Array, c: Column, r: Reader, path: string): CellValue {
+  if (!(c.layout as { compressed?: boolean }).compressed) return cellText(raw, c);
+  return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
+}
+
+function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
+  if (!(c.layout as { compressed?: boolean }).compressed) return cellBytes(expect(v, isTextValue, 'text or bytes', path), c);
+  const cell: { value: Text; stored?: Uint8Array } =
+    typeof v === 'object' && v !== null && 'value' in v ? (v as CompressedCell) : { value: expect(v, isTextValue, 'text or bytes', path) };
+  const plain = cellBytes(cell.value, c);
+  return reuseOr(cell.stored, plain, (b) => inflateColumn(b, 0, path), deflateColumn);
+}
+
+function prefixWidth(maxLength: number): number {
+  return maxLength > 255 ? 2 : 1;
+}
+
+const varchar: CellCodec = {
+  decode(r, c, path) {
+    const width = prefixWidth(num(c, 'maxLength'));
+    r.need(width, path);
+    return stringValue(r.bytes(width === 1 ? r.u8() : r.u16(), path), c, r, path);
+  },
+  encode(w, v, c, path) {
+    w.prefixed(storedValue(v, c, path), prefixWidth(num(c, 'maxLength')), path);
+  },
+};
+
+/** CHAR and BINARY: a BINARY value is stored without its trailing 0x00 bytes and padded back here. */
+const string: CellCodec = {
+  decode(r, c, path) {
+    const max = num(c, 'maxLength');
+    const width = prefixWidth(max);
+    r.need(width, path);
+    const raw = r.bytes(width === 1 ? r.u8() : r.u16(), path);
+    if (c.charset !== 'binary' || raw.length >= max) return cellText(raw, c);
+    const padded = new Uint8Array(max);
+    padded.set(raw);
+    return padded;
+  },
+  encode(w, v, c, path) {
+    let b = cellBytes(expect(v, isTextValue, 'text or bytes', path), c);
+    if (c.charset === 'binary') {
+      let end = b.length;
+      while (end > 0 && b[end - 1] === 0) end--;
+      b = b.subarray(0, end);
+    }
+    w.prefixed(b, prefixWidth(num(c, 'maxLength')), path);
+  },
+};
+
+const blob: CellCodec = {
+  decode(r, c, path) {
+    const n = num(c, 'packLength');
+    return stringValue(r.bytes(r.uint(n, path), path), c, r, path);
+  },
+  encode(w, v, c, path) {
+    w.prefixed(storedValue(v, c, path), num(c, 'packLength'), path);
+  },
+};
+
+const vector: CellCodec = {
+  decode(r, c, path) {
+    const raw = r.bytes(r.uint(num(c, 'packLength'), path), path);
+    if (raw.length % 4) throw bad(r, `a VECTOR of ${raw.length} bytes`, path);
+    const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+    return Array.from({ length: raw.length / 4 }, (_, i) => shortestFloat32(dv.getFloat32(4 * i, true)));
+  },
+  encode(w, v, c, path) {
+    const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
+    const out = new Uint8Array(values.length * 4);
+    const dv = new DataView(out.buffer);
+    values.forEach((x, i) => dv.setFloat32(4 * i, x, true));
+    w.prefixed(out, num(c, 'packLength'), path);
+  },
+};
+
+const nothing: CellCodec = {
+  decode: () => null,
+  encode: () => undefined,
+};
+
+const unsupported: CellCodec = {
+  decode(r, c, path) {
+    throw bad(r, `column type ${c.type} has no known row-image layout`, path);
+  },
+  encode(_w, _v, c, path) {
+    throw new EncodeError(`column type ${c.type} has no known row-image layout`, path);
+  },
+};
+
+export const CELL_CODECS: Record<string, CellCodec> = {
+  int,
+  float,
+  newdecimal,
+  date,
+  year,
+  time,
+  datetime,
+  timestamp,
+  timestamp2,
+  datetime2,
+  time2,
+  bit,
+  enum: enumCodec,
+  set,
+  varchar,
+  string,
+  blob,
+  vector,
+  null: nothing,
+  unsupported,
+};
+
+export function cellCodec(c: Column): CellCodec {
+  return CELL_CODECS[(c.layout as { codec: string }).codec] ?? unsupported;
+}

@@ -1,0 +1,124 @@
+/**
+ * Row images. Each row of a row event is a before image, an after image, or both (UPDATE); each image is
+ * a null bitmap over the columns present in it (one bit per present column, least significant first),
+ * then the values of its present non-NULL columns in column order, each as its column's codec says.
+ * A column absent from an image (MINIMAL and NOBLOB row images) is absent from the row object.
+ */
+import type { Context } from '../generated/context.js';
+import { cellCodec, type CellCodec, type CellValue } from './cells.js';
+import { EncodeError, InvalidValueError, UnknownTableError } from './errors.js';
+import type { Reader } from './reader.js';
+import type { Column, TableInfo } from './tables.js';
+import type { Writer } from './writer.js';
+
+/** A row image: column name (or `@N`) → value; NULL is null. */
+export type Row = Record<string, CellValue>;
+
+export interface RowChange {
+  before?: Row;
+  after?: Row;
+  /**
+   * The unused bits of an image's null bitmap, where they are not all set (servers set them; some
+   * older ones did not), so that encoding gives them back.
+   */
+  nullSpare?: { before?: number; after?: number };
+}
+
+export type RowChangeInput = RowChange;
+
+const BEFORE = 1;
+const AFTER = 2;
+
+/** The present columns of an image, each with its codec, prepared once per row event. */
+function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefined, path: string): [Column, CellCodec][] {
+  if (present.length > table.columns.length) {
+    const problem = `the row event has ${present.length} columns, its TABLE_MAP ${table.columns.length}`;
+    if (r) throw new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
+    throw new EncodeError(problem, path);
+  }
+  const out: [Column, CellCodec][] = [];
+  present.forEach((p, i) => p && out.push([table.columns[i]!, cellCodec(table.columns[i]!)]));
+  return out;
+}
+
+function table(ctx: Context, tableId: number, offset: number, path: string): TableInfo {
+  const t = ctx.tables.get(tableId);
+  if (!t) throw new UnknownTableError(`no TABLE_MAP for table id ${tableId}`, { offset, schemaPath: path });
+  return t;
+}
+
+/** The unused bits of an n-bit null bitmap as servers leave them: all set. */
+const fullSpare = (n: number) => (n & 7 ? 0xff >>> (n & 7) : 0);
+
+function readImage(r: Reader, cols: [Column, CellCodec][], change: RowChange, image: 'before' | 'after', path: string): Row {
+  const n = cols.length;
+  const bytes = r.bytes((n + 7) >>> 3, path);
+  const spare = n & 7 ? bytes[bytes.length - 1]! >>> (n & 7) : 0;
+  if (spare !== fullSpare(n)) (change.nullSpare ??= {})[image] = spare;
+  const row: Row = {};
+  for (let k = 0; k < n; k++) {
+    const [col, codec] = cols[k]!;
+    row[col.name] = bytes[k >>> 3]! & (1 << (k & 7)) ? null : codec.decode(r, col, `${path}.${col.name}`);
+  }
+  return row;
+}
+
+function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', cols: [Column, CellCodec][], path: string): void {
+  const row = change[image];
+  if (!row) throw new EncodeError('a row image this event needs is missing', path);
+  const n = cols.length;
+  const at = w.reserve((n + 7) >>> 3);
+  if (n & 7) w.buf[at + (n >>> 3)] = ((change.nullSpare?.[image] ?? fullSpare(n)) << (n & 7)) & 0xff;
+  for (let k = 0; k < n; k++) {
+    const [col, codec] = cols[k]!;
+    if (!(col.name in row)) throw new EncodeError(`column '${col.name}' is present in the image but has no value`, path);
+    const v = row[col.name]!;
+    if (v === null) w.buf[at + (k >>> 3)]! |= 1 << (k & 7);
+    else codec.encode(w, v, col, `${path}.${col.name}`);
+  }
+  for (const name of Object.keys(row)) {
+    if (!cols.some(([c]) => c.name === name)) throw new EncodeError(`column '${name}' is not present in this image`, path);
+  }
+}
+
+export function decodeRows(
+  r: Reader,
+  ctx: Context,
+  tableId: number,
+  columns: boolean[],
+  columnsAfter: boolean[] | undefined,
+  images: number,
+  path: string,
+): RowChange[] {
+  const t = table(ctx, tableId, r.offset, path);
+  const before = presentColumns(t, columns, r, path);
+  const after = images === (BEFORE | AFTER) ? presentColumns(t, columnsAfter ?? columns, r, path) : before;
+  const out: RowChange[] = [];
+  while (r.pos < r.end) {
+    const change: RowChange = {};
+    if (images & BEFORE) change.before = readImage(r, before, change, 'before', `${path}.before`);
+    if (images & AFTER) change.after = readImage(r, after, change, 'after', `${path}.after`);
+    out.push(change);
+  }
+  return out;
+}
+
+export function encodeRows(
+  w: Writer,
+  rows: RowChangeInput[],
+  ctx: Context,
+  tableId: number,
+  columns: boolean[],
+  columnsAfter: boolean[] | undefined,
+  images: number,
+  path: string,
+): void {
+  const t = ctx.tables.get(tableId);
+  if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
+  const before = presentColumns(t, columns, undefined, path);
+  const after = images === (BEFORE | AFTER) ? presentColumns(t, columnsAfter ?? columns, undefined, path) : before;
+  for (const change of rows) {
+    if (images & BEFORE) writeImage(w, change, 'before', before, `${path}.before`);
+    if (images & AFTER) writeImage(w, change, 'after', after, `${path}.after`);
+  }
+}

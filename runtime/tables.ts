@@ -1,0 +1,146 @@
+/**
+ * The table-map context: what the TABLE_MAP events read so far say about each table id's columns, with
+ * the optional metadata (signedness, charsets, names, ENUM and SET members) given to the columns it
+ * covers. Row events are decoded and encoded against it.
+ */
+import { CellLayouts, type CellLayoutsEntry } from '../generated/columns.js';
+import { ColumnType, type TableMapEvent } from '../generated/rows.js';
+import { charsetOf } from './charsets.js';
+import type { Text } from './reader.js';
+
+export type Flavor = 'mysql' | 'mariadb';
+
+export interface Column {
+  /** 0-based position in the table. */
+  index: number;
+  /** From COLUMN_NAME, else `@N` (1-based). */
+  name: string;
+  /** The type TABLE_MAP logs, and the real type behind STRING (ENUM, SET or STRING itself). */
+  type: number;
+  realType: number;
+  layout: CellLayoutsEntry;
+  nullable: boolean;
+  /** From SIGNEDNESS (or the caller); undefined for non-numeric columns or without the metadata. */
+  unsigned?: boolean;
+  /** Collation id from COLUMN_CHARSET / DEFAULT_CHARSET (or their ENUM_AND_SET forms), and its charset. */
+  collation?: number;
+  charset?: string;
+  /** ENUM or SET member names. */
+  members?: Text[];
+  /** The type's metadata: maxLength, packLength, precision and scale, fsp, bits. */
+  meta: Record<string, unknown>;
+}
+
+export interface TableInfo {
+  tableId: number;
+  schema: Text;
+  table: Text;
+  columns: Column[];
+}
+
+/** What a caller knows that a binlog without full metadata does not say. */
+export interface ColumnHints {
+  unsigned?: boolean;
+  charset?: string;
+}
+
+export type HintFn = (table: { schema: Text; table: Text }, column: { index: number; name: string; type: number }) => ColumnHints | undefined;
+
+export class TableRegistry {
+  private readonly tables = new Map<number, TableInfo>();
+  flavor: Flavor = 'mysql';
+
+  constructor(private readonly hints?: HintFn) {}
+
+  get(tableId: number): TableInfo | undefined {
+    return this.tables.get(tableId);
+  }
+
+  register(event: TableMapEvent): TableInfo {
+    const info = describeTable(event, this.flavor, this.hints);
+    this.tables.set(event.tableId, info);
+    return info;
+  }
+}
+
+/** `schema.table` of a table id, for the dump (empty when no TABLE_MAP named it). */
+export function tableName(tables: TableRegistry, tableId: number): string {
+  const t = tables.get(tableId);
+  if (!t) return '';
+  const text = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('latin1'));
+  return `${text(t.schema)}.${text(t.table)}`;
+}
+
+function isCharacter(layout: CellLayoutsEntry, flavor: Flavor): boolean {
+  const c = (layout as { character?: string }).character;
+  return c === 'both' || c === flavor;
+}
+
+type Entry<C extends string> = Extract<TableMapEvent['optionalMetadata'][number], { code: C }>;
+
+function entry<C extends string>(event: TableMapEvent, code: C): Entry<C> | undefined {
+  return event.optionalMetadata.find((e) => e.code === code) as Entry<C> | undefined;
+}
+
+/** Collations per covered column from a COLUMN_CHARSET or DEFAULT_CHARSET style pair of entries. */
+function collations(
+  count: number,
+  perColumn: { collations: number[] } | undefined,
+  byDefault: { defaultCollation: number; exceptions: { column: number; collation: number }[] } | undefined,
+): (number | undefined)[] {
+  if (perColumn) return perColumn.collations;
+  if (!byDefault) return new Array(count).fill(undefined);
+  const out: number[] = new Array(count).fill(byDefault.defaultCollation);
+  for (const x of byDefault.exceptions) out[x.column] = x.collation;
+  return out;
+}
+
+function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | undefined): TableInfo {
+  const names = entry(event, 'COLUMN_NAME')?.names;
+  const signedness = entry(event, 'SIGNEDNESS')?.unsigned;
+  const columns: Column[] = event.columnTypes.map((t, index) => {
+    const type = typeof t === 'number' ? t : ColumnType[t];
+    const meta = (event.columnMetadata?.[index] ?? {}) as Record<string, unknown>;
+    const realType = typeof meta.realType === 'string' ? ColumnType[meta.realType as keyof typeof ColumnType] : (meta.realType as number | undefined) ?? type;
+    const name = names?.[index];
+    return {
+      index,
+      name: typeof name === 'string' ? name : `@${index + 1}`,
+      type,
+      realType,
+      layout: CellLayouts[realType as keyof typeof CellLayouts] ?? { codec: 'unsupported' },
+      nullable: event.nullable?.[index] ?? true,
+      meta,
+    };
+  });
+
+  let numeric = 0;
+  const character: Column[] = [];
+  const enumSet: Column[] = [];
+  for (const c of columns) {
+    if ((c.layout as { numeric?: boolean }).numeric) {
+      if (signedness) c.unsigned = signedness[numeric] ?? false;
+      numeric++;
+    }
+    if (c.realType === ColumnType.ENUM || c.realType === ColumnType.SET) enumSet.push(c);
+    else if (isCharacter(c.layout, flavor)) character.push(c);
+  }
+  const charCollations = collations(character.length, entry(event, 'COLUMN_CHARSET'), entry(event, 'DEFAULT_CHARSET'));
+  character.forEach((c, i) => (c.collation = charCollations[i]));
+  const enumCollations = collations(enumSet.length, entry(event, 'ENUM_AND_SET_COLUMN_CHARSET'), entry(event, 'ENUM_AND_SET_DEFAULT_CHARSET'));
+  enumSet.forEach((c, i) => (c.collation = enumCollations[i]));
+
+  const enums = entry(event, 'ENUM_STR_VALUE')?.enums ?? [];
+  const sets = entry(event, 'SET_STR_VALUE')?.sets ?? [];
+  let e = 0;
+  let s = 0;
+  for (const c of enumSet) c.members = (c.realType === ColumnType.ENUM ? enums[e++] : sets[s++])?.names;
+
+  for (const c of columns) {
+    if (c.collation !== undefined) c.charset = charsetOf(c.collation);
+    const hint = hints?.({ schema: event.schemaName, table: event.tableName }, c);
+    if (hint?.unsigned !== undefined && c.unsigned === undefined) c.unsigned = hint.unsigned;
+    if (hint?.charset !== undefined && c.charset === undefined) c.charset = hint.charset;
+  }
+  return { tableId: event.tableId, schema: event.schemaName, table: event.tableName, columns };
+}
