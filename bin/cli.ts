@@ -3,8 +3,13 @@
  * Exit codes: 0 success, 1 the input is not a valid binlog (the error names where), 2 usage, 3 I/O.
  */
 import { once } from 'node:events';
+import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { BINLOG_MAGIC } from '../generated/header.js';
 import { BinlogError } from '../runtime/errors.js';
+import { EventEncoder, eventFromJson } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { readBinlog, type ByteSource } from '../runtime/stream.js';
 
@@ -15,11 +20,19 @@ const HELP = `binlog: read and write MySQL and MariaDB binary logs exactly.
 Usage:
   binlog dump [options] FILE...   Write each event of each binlog as one line of JSON.
   binlog dump [options] -         Read the binlog from standard input.
+  binlog encode [FILE | -] -o OUT Write the binlog that JSON Lines in dump's format describe.
   binlog --help                   Show this help.
 
 Options for dump:
   --no-verify-checksum   Do not check events' CRC32 (a mismatch is otherwise an error).
-  --help                 Show this help.
+
+Options for encode:
+  -o, --output OUT       The binlog file to write (required). It appears only when every line was valid.
+
+encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
+an edited value of another length just works; header.logPos is computed when it is absent, null, or
+the source's own pos + eventSize, and kept as given otherwise. A line that does not describe a valid
+event is refused with its line number, the JSON path and the reason.
 
 Each line has: pos (the event's file offset), header (timestamp in Unix seconds, typeCode, serverId,
 eventSize, logPos, flags), type (the server's name for the type code, UNKNOWN_<code> for a code no
@@ -41,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
       return command === undefined ? EXIT.usage : EXIT.ok;
     }
     if (command === 'dump') return await dump(rest);
+    if (command === 'encode') return await encode(rest);
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -80,6 +94,64 @@ async function dump(args: string[]): Promise<number> {
   await out.flush();
   progress?.done();
   return EXIT.ok;
+}
+
+async function encode(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  if (!values.output) throw new UsageError('encode needs -o OUT');
+  if (positionals.length > 1) throw new UsageError('encode reads one input (a FILE, or - for standard input)');
+  const input = positionals[0] ?? '-';
+  const out = values.output;
+  // Written beside the target and renamed at the end, so that a failure leaves no partial file.
+  const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
+  const sink = createWriteStream(temp);
+  const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
+  const encoder = new EventEncoder();
+  let offset = BINLOG_MAGIC.length;
+  let lineNo = 0;
+  try {
+    await write(sink, BINLOG_MAGIC);
+    for await (const line of lines) {
+      lineNo++;
+      if (line.trim() === '') continue;
+      const bytes = encoder.encode(eventFromJson(parseLine(line, lineNo), `line ${lineNo}: $`), offset);
+      offset += bytes.length;
+      await write(sink, bytes);
+    }
+    await new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
+    renameSync(temp, out);
+    return EXIT.ok;
+  } catch (e) {
+    sink.on('error', () => {}); // writes still queued fail once it is destroyed: nothing to report
+    sink.destroy();
+    rmSync(temp, { force: true });
+    if (e instanceof BinlogError) {
+      const where = e.schemaPath?.startsWith('line ') ? e.schemaPath : `line ${lineNo}: ${e.schemaPath ?? ''}`;
+      process.stderr.write(`binlog: ${input}: ${where}: ${e.problem}\n`);
+      return EXIT.badInput;
+    }
+    return reportFailure(e, input);
+  }
+}
+
+function parseLine(line: string, lineNo: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch (e) {
+    throw new BinlogError('encode', `not JSON: ${(e as Error).message}`, { offset: -1, schemaPath: `line ${lineNo}` });
+  }
+}
+
+async function write(stream: NodeJS.WritableStream, bytes: Uint8Array): Promise<void> {
+  if (!stream.write(bytes)) await once(stream, 'drain');
 }
 
 function reportFailure(e: unknown, file: string): number {

@@ -2,10 +2,10 @@
 import type { Reader } from '../runtime/reader.js';
 import type { Writer } from '../runtime/writer.js';
 import type { Context } from './context.js';
-import { type FormatDescriptionEvent, type FormatDescriptionEventInput, type HeartbeatEvent, type HeartbeatEventInput, type IgnorableEvent, type IgnorableEventInput, type IncidentEvent, type IncidentEventInput, type IntvarEvent, type IntvarEventInput, type RandEvent, type RandEventInput, type RotateEvent, type RotateEventInput, type StopEvent, type StopEventInput, type UserVarEvent, type UserVarEventInput, type XidEvent, type XidEventInput, decodeFormatDescriptionEvent, decodeHeartbeatEvent, decodeIgnorableEvent, decodeIncidentEvent, decodeIntvarEvent, decodeRandEvent, decodeRotateEvent, decodeStopEvent, decodeUserVarEvent, decodeXidEvent, encodeFormatDescriptionEvent, encodeHeartbeatEvent, encodeIgnorableEvent, encodeIncidentEvent, encodeIntvarEvent, encodeRandEvent, encodeRotateEvent, encodeStopEvent, encodeUserVarEvent, encodeXidEvent } from './control.js';
-import { type AnnotateRowsEvent, type AnnotateRowsEventInput, type BinlogCheckpointEvent, type BinlogCheckpointEventInput, type GtidEvent, type GtidEventInput, type GtidListEvent, type GtidListEventInput, type StartEncryptionEvent, type StartEncryptionEventInput, decodeAnnotateRowsEvent, decodeBinlogCheckpointEvent, decodeGtidEvent, decodeGtidListEvent, decodeStartEncryptionEvent, encodeAnnotateRowsEvent, encodeBinlogCheckpointEvent, encodeGtidEvent, encodeGtidListEvent, encodeStartEncryptionEvent } from './mariadb.js';
-import { type QueryEvent, type QueryEventInput, decodeQueryEvent, encodeQueryEvent } from './query.js';
-import { type RowsEvent, type RowsEventInput, type TableMapEvent, type TableMapEventInput, decodeRowsEvent, decodeTableMapEvent, encodeRowsEvent, encodeTableMapEvent } from './rows.js';
+import { type FormatDescriptionEvent, FormatDescriptionEventFromJson, type FormatDescriptionEventInput, type HeartbeatEvent, HeartbeatEventFromJson, type HeartbeatEventInput, type IgnorableEvent, IgnorableEventFromJson, type IgnorableEventInput, type IncidentEvent, IncidentEventFromJson, type IncidentEventInput, type IntvarEvent, IntvarEventFromJson, type IntvarEventInput, type RandEvent, RandEventFromJson, type RandEventInput, type RotateEvent, RotateEventFromJson, type RotateEventInput, type StopEvent, StopEventFromJson, type StopEventInput, type UserVarEvent, UserVarEventFromJson, type UserVarEventInput, type XidEvent, XidEventFromJson, type XidEventInput, decodeFormatDescriptionEvent, decodeHeartbeatEvent, decodeIgnorableEvent, decodeIncidentEvent, decodeIntvarEvent, decodeRandEvent, decodeRotateEvent, decodeStopEvent, decodeUserVarEvent, decodeXidEvent, encodeFormatDescriptionEvent, encodeHeartbeatEvent, encodeIgnorableEvent, encodeIncidentEvent, encodeIntvarEvent, encodeRandEvent, encodeRotateEvent, encodeStopEvent, encodeUserVarEvent, encodeXidEvent } from './control.js';
+import { type AnnotateRowsEvent, AnnotateRowsEventFromJson, type AnnotateRowsEventInput, type BinlogCheckpointEvent, BinlogCheckpointEventFromJson, type BinlogCheckpointEventInput, type GtidEvent, GtidEventFromJson, type GtidEventInput, type GtidListEvent, GtidListEventFromJson, type GtidListEventInput, type StartEncryptionEvent, StartEncryptionEventFromJson, type StartEncryptionEventInput, decodeAnnotateRowsEvent, decodeBinlogCheckpointEvent, decodeGtidEvent, decodeGtidListEvent, decodeStartEncryptionEvent, encodeAnnotateRowsEvent, encodeBinlogCheckpointEvent, encodeGtidEvent, encodeGtidListEvent, encodeStartEncryptionEvent } from './mariadb.js';
+import { type QueryEvent, QueryEventFromJson, type QueryEventInput, decodeQueryEvent, encodeQueryEvent } from './query.js';
+import { type RowsEvent, RowsEventFromJson, type RowsEventInput, type TableMapEvent, TableMapEventFromJson, type TableMapEventInput, decodeRowsEvent, decodeTableMapEvent, encodeRowsEvent, encodeTableMapEvent } from './rows.js';
 
 /** Every event type code a server may write, by its server's constant name. */
 export const EventTypes = {
@@ -257,6 +257,42 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
     case 'WRITE_ROWS_COMPRESSED_EVENT': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 2, true);
     case 'UPDATE_ROWS_COMPRESSED_EVENT': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 2, true);
     case 'DELETE_ROWS_COMPRESSED_EVENT': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 2, true);
+  }
+}
+
+/** The body of an event of a type the schemas describe, from its JSON form; undefined for any other type. */
+export function eventBodyFromJson(type: string, j: unknown, path: string): EventBodyInput | undefined {
+  switch (type) {
+    case 'QUERY_EVENT': return Object.assign({ type: 'QUERY_EVENT' as const }, QueryEventFromJson(j, path));
+    case 'STOP_EVENT': return Object.assign({ type: 'STOP_EVENT' as const }, StopEventFromJson(j, path));
+    case 'ROTATE_EVENT': return Object.assign({ type: 'ROTATE_EVENT' as const }, RotateEventFromJson(j, path));
+    case 'INTVAR_EVENT': return Object.assign({ type: 'INTVAR_EVENT' as const }, IntvarEventFromJson(j, path));
+    case 'RAND_EVENT': return Object.assign({ type: 'RAND_EVENT' as const }, RandEventFromJson(j, path));
+    case 'USER_VAR_EVENT': return Object.assign({ type: 'USER_VAR_EVENT' as const }, UserVarEventFromJson(j, path));
+    case 'FORMAT_DESCRIPTION_EVENT': return Object.assign({ type: 'FORMAT_DESCRIPTION_EVENT' as const }, FormatDescriptionEventFromJson(j, path));
+    case 'XID_EVENT': return Object.assign({ type: 'XID_EVENT' as const }, XidEventFromJson(j, path));
+    case 'TABLE_MAP_EVENT': return Object.assign({ type: 'TABLE_MAP_EVENT' as const }, TableMapEventFromJson(j, path));
+    case 'WRITE_ROWS_EVENT_V1': return Object.assign({ type: 'WRITE_ROWS_EVENT_V1' as const }, RowsEventFromJson(j, path));
+    case 'UPDATE_ROWS_EVENT_V1': return Object.assign({ type: 'UPDATE_ROWS_EVENT_V1' as const }, RowsEventFromJson(j, path));
+    case 'DELETE_ROWS_EVENT_V1': return Object.assign({ type: 'DELETE_ROWS_EVENT_V1' as const }, RowsEventFromJson(j, path));
+    case 'INCIDENT_EVENT': return Object.assign({ type: 'INCIDENT_EVENT' as const }, IncidentEventFromJson(j, path));
+    case 'HEARTBEAT_LOG_EVENT': return Object.assign({ type: 'HEARTBEAT_LOG_EVENT' as const }, HeartbeatEventFromJson(j, path));
+    case 'IGNORABLE_LOG_EVENT': return Object.assign({ type: 'IGNORABLE_LOG_EVENT' as const }, IgnorableEventFromJson(j, path));
+    case 'WRITE_ROWS_EVENT': return Object.assign({ type: 'WRITE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
+    case 'UPDATE_ROWS_EVENT': return Object.assign({ type: 'UPDATE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
+    case 'DELETE_ROWS_EVENT': return Object.assign({ type: 'DELETE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
+    case 'ANNOTATE_ROWS_EVENT': return Object.assign({ type: 'ANNOTATE_ROWS_EVENT' as const }, AnnotateRowsEventFromJson(j, path));
+    case 'BINLOG_CHECKPOINT_EVENT': return Object.assign({ type: 'BINLOG_CHECKPOINT_EVENT' as const }, BinlogCheckpointEventFromJson(j, path));
+    case 'GTID_EVENT': return Object.assign({ type: 'GTID_EVENT' as const }, GtidEventFromJson(j, path));
+    case 'GTID_LIST_EVENT': return Object.assign({ type: 'GTID_LIST_EVENT' as const }, GtidListEventFromJson(j, path));
+    case 'START_ENCRYPTION_EVENT': return Object.assign({ type: 'START_ENCRYPTION_EVENT' as const }, StartEncryptionEventFromJson(j, path));
+    case 'WRITE_ROWS_COMPRESSED_EVENT_V1': return Object.assign({ type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' as const }, RowsEventFromJson(j, path));
+    case 'UPDATE_ROWS_COMPRESSED_EVENT_V1': return Object.assign({ type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' as const }, RowsEventFromJson(j, path));
+    case 'DELETE_ROWS_COMPRESSED_EVENT_V1': return Object.assign({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' as const }, RowsEventFromJson(j, path));
+    case 'WRITE_ROWS_COMPRESSED_EVENT': return Object.assign({ type: 'WRITE_ROWS_COMPRESSED_EVENT' as const }, RowsEventFromJson(j, path));
+    case 'UPDATE_ROWS_COMPRESSED_EVENT': return Object.assign({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' as const }, RowsEventFromJson(j, path));
+    case 'DELETE_ROWS_COMPRESSED_EVENT': return Object.assign({ type: 'DELETE_ROWS_COMPRESSED_EVENT' as const }, RowsEventFromJson(j, path));
+    default: return undefined;
   }
 }
 

@@ -35,6 +35,16 @@ const RUNTIME = {
   rangeMap: 'codec',
   encodeRows: 'rows',
   tableName: 'tables',
+  rowsFromJson: 'rows',
+  jObject: 'json',
+  jArray: 'json',
+  jNum: 'json',
+  jBig: 'json',
+  jFloat: 'json',
+  jBits: 'json',
+  jBytes: 'json',
+  jText: 'json',
+  jEnum: 'json',
 } as const;
 type RuntimeName = keyof typeof RUNTIME;
 const TYPE_ONLY_RUNTIME = { Text: 'reader', RowChange: 'rows', RowChangeInput: 'rows', TableRegistry: 'tables' } as const;
@@ -908,9 +918,99 @@ function emitStruct(sf: SourceFile, m: Module, s: IrStruct): void {
     returnType: 'void',
     statements: encode,
   });
+  emitFromJson(sf, m, s);
   for (const f of s.fields) {
     if (f.type.kind === 'tlv' || f.type.kind === 'tagged') emitEntryList(sf, m, f.type, s);
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// From JSON: the dump's form back to encoder input, each problem named by its JSON path
+
+/** An expression converting JSON `j` at path `p` to a value of `t` (switches are statements). */
+function fromJsonValue(m: Module, t: IrType, j: string, p: string): string {
+  switch (t.kind) {
+    case 'int':
+    case 'packed':
+      if (t.enum) return `${m.rt('jEnum')}(${j}, ${p}) as ${m.enumRef(t.enum, 'Name', true)} | number`;
+      return t.big ? `${m.rt('jBig')}(${j}, ${p})` : `${m.rt('jNum')}(${j}, ${p})`;
+    case 'uint':
+      return `${m.rt('jNum')}(${j}, ${p})`;
+    case 'float':
+      return `${m.rt('jFloat')}(${j}, ${p})`;
+    case 'text':
+      return `${m.rt('jText')}(${j}, ${p})`;
+    case 'bytes':
+      return `${m.rt('jBytes')}(${j}, ${p})`;
+    case 'bitmap':
+      return `${m.rt('jBits')}(${j}, ${p})`;
+    case 'struct':
+      return `${m.use(`${t.name}FromJson`, m.struct(t.name).module, false)}(${j}, ${p})`;
+    case 'tlv':
+    case 'tagged':
+      return `${m.rt('jArray')}(${j}, ${p}).map((e, i) => ${t.entryType}FromJson(e, \`\${${p}}[\${i}]\`))`;
+    case 'rows':
+      return `${m.rt('rowsFromJson')}(${j}, ${p})`;
+    case 'computed':
+    case 'switch':
+      throw new Error(`${t.kind} has no JSON conversion of its own`);
+  }
+}
+
+function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
+  const L = new Lines();
+  const fields = inputFields(s);
+  L.line(`${fields.length ? 'const o = ' : ''}${m.rt('jObject')}(j, path);`);
+  L.line(`const v = {${s.entryCode ? ` code: '${s.entryCode}'` : ''} } as ${s.name}Input;`);
+  for (const f of fields) {
+    if (isEnum(f.type) && usedInExpressions(s, f.name)) L.line(`let ${f.name}$code: ${f.repeat ? 'number[] = []' : 'number | undefined'};`);
+  }
+  for (const f of fields) {
+    const j = `o.${f.name}`;
+    const p = `\`\${path}.${f.name}\``;
+    const optional = f.cond !== undefined || f.derive !== undefined;
+    if (optional) L.open(`if (${j} !== undefined) {`);
+    if (f.repeat) {
+      L.open(`v.${f.name} = ${m.rt('jArray')}(${j}, ${p}).map((e, i) => {`);
+      const at = `\`\${path}.${f.name}[\${i}]\``;
+      if (f.type.kind === 'switch') fromJsonSwitch(L, m, s, f, 'e', at, (x) => `return ${x};`);
+      else L.line(`return ${fromJsonValue(m, f.type, 'e', at)};`);
+      L.close('});');
+    } else if (f.type.kind === 'switch') {
+      fromJsonSwitch(L, m, s, f, j, p, (x) => `v.${f.name} = ${x};`);
+    } else {
+      L.line(`v.${f.name} = ${fromJsonValue(m, f.type, j, p)};`);
+    }
+    if (isEnum(f.type) && usedInExpressions(s, f.name)) {
+      const codes = m.enumRef((f.type as { enum: string }).enum, '', false);
+      const code = (x: string) => `${m.rt('enumCode')}(${codes}, ${x}, ${q(f.path)})`;
+      L.line(`${f.name}$code = ${f.repeat ? `v.${f.name}.map((x) => ${code('x')})` : code(`v.${f.name}`)};`);
+    }
+    for (const c of companions(f)) {
+      L.line(`if (o.${c.name} !== undefined) v.${c.name} = ${c.type === 'Uint8Array' ? m.rt('jBytes') : m.rt('jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`);
+    }
+    if (optional) L.close();
+  }
+  L.line('return v;');
+  sf.addFunction({
+    isExported: true,
+    name: `${s.name}FromJson`,
+    docs: [`${s.name}'s encoder input from its JSON form in the dump.`],
+    parameters: [{ name: 'j', type: 'unknown' }, { name: 'path', type: 'string' }],
+    returnType: `${s.name}Input`,
+    statements: L.text(),
+  });
+}
+
+function fromJsonSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, j: string, p: string, take: (x: string) => string): void {
+  const t = f.type as Extract<IrType, { kind: 'switch' }>;
+  const on = compileExpr(t.on, encodeName(m, s));
+  const conv = (struct: string) => `${m.use(`${struct}FromJson`, m.struct(struct).module, false)}(${j}, ${p})`;
+  L.open(`switch (${on}) {`);
+  for (const c of t.cases) L.line(`case ${c.match}: ${take(conv(c.struct))}${take('').startsWith('return') ? '' : ' break;'}`);
+  if (t.default) L.line(`default: ${take(conv(t.default))}`);
+  else L.line(`default: throw new ${m.rt('EncodeError')}(\`no case for \${${on}}\`, ${p});`);
+  L.close();
 }
 
 function emitOffsets(sf: SourceFile, s: IrStruct): void {
@@ -984,6 +1084,20 @@ function emitEntryList(sf: SourceFile, m: Module, t: Extract<IrType, { kind: 'tl
   }
   E.close();
   E.close();
+  const J = new Lines();
+  J.line(`const o = ${m.rt('jObject')}(j, path);`);
+  J.open('switch (o.code) {');
+  for (const e of t.entries) J.line(`case '${e.name}': return ${m.use(`${e.struct}FromJson`, m.struct(e.struct).module, false)}(o, path);`);
+  J.line(`default: return { code: ${m.rt('jNum')}(o.code, \`\${path}.code\`), raw: ${m.rt('jBytes')}(o.raw, \`\${path}.raw\`) };`);
+  J.close();
+  sf.addFunction({
+    isExported: true,
+    name: `${t.entryType}FromJson`,
+    docs: [`An entry of ${owner.name} from its JSON form: a known code by name, any other as {code, raw}.`],
+    parameters: [{ name: 'j', type: 'unknown' }, { name: 'path', type: 'string' }],
+    returnType: `${t.entryType}Input`,
+    statements: J.text(),
+  });
   sf.addFunction({
     isExported: true,
     name: `encode${t.entryType}List`,
@@ -1053,6 +1167,19 @@ function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
     parameters: [{ name: 'w', type: m.rtType('Writer') }, { name: 'body', type: 'EventBodyInput' }, { name: 'ctx', type: m.context() }],
     returnType: 'void',
     statements: E.text(),
+  });
+  const J = new Lines();
+  J.open('switch (type) {');
+  for (const e of withBody) J.line(`case '${e.name}': return Object.assign({ type: '${e.name}' as const }, ${m.use(`${e.body!}FromJson`, m.struct(e.body!).module, false)}(j, path));`);
+  J.line('default: return undefined;');
+  J.close();
+  sf.addFunction({
+    isExported: true,
+    name: 'eventBodyFromJson',
+    docs: ['The body of an event of a type the schemas describe, from its JSON form; undefined for any other type.'],
+    parameters: [{ name: 'type', type: 'string' }, { name: 'j', type: 'unknown' }, { name: 'path', type: 'string' }],
+    returnType: 'EventBodyInput | undefined',
+    statements: J.text(),
   });
   sf.addVariableStatement({
     isExported: true,

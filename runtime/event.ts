@@ -7,12 +7,15 @@ import { crc32 } from 'node:zlib';
 import {
   decodeEventBody,
   encodeEventBody,
+  eventBodyFromJson,
   EventTypeNames,
+  EventTypes,
   type EventBody,
   type EventBodyInput,
 } from '../generated/events.js';
-import { decodeEventHeader, encodeEventHeader, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../generated/header.js';
-import { BinlogError, ChecksumError, InvalidValueError, LengthError } from './errors.js';
+import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../generated/header.js';
+import { BinlogError, ChecksumError, EncodeError, InvalidValueError, LengthError } from './errors.js';
+import { jBytes, jNum, jObject } from './json.js';
 import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState } from './format.js';
 import { Reader } from './reader.js';
 import type { HintFn } from './tables.js';
@@ -54,9 +57,9 @@ export class EventDecoder {
   readonly format: FormatState;
   private readonly verify: boolean;
 
-  constructor(options: DecodeOptions = {}) {
+  constructor(options: DecodeOptions = {}, format = new FormatState(options.columnHints)) {
     this.verify = options.verifyChecksum ?? true;
-    this.format = new FormatState(options.columnHints);
+    this.format = format;
   }
 
   /** Decodes one whole event, `bytes` exactly, found at file offset `pos`. */
@@ -110,9 +113,12 @@ export class EventDecoder {
 export class EventEncoder {
   readonly format: FormatState;
   private readonly w = new Writer(4096);
+  /** Reads back the events that change the format state, so that it is the decoder's, exactly. */
+  private readonly reader: EventDecoder;
 
   constructor(options: { columnHints?: HintFn } = {}) {
     this.format = new FormatState(options.columnHints);
+    this.reader = new EventDecoder({ verifyChecksum: false }, this.format);
   }
 
   /** Encodes one event that will start at file offset `offset`. */
@@ -130,8 +136,9 @@ export class EventEncoder {
     w.patchU32(EventHeaderOffsets.eventSize, size);
     w.patchU32(EventHeaderOffsets.logPos, logPosFor(event, offset, size));
     if (ctx.hasChecksum) w.u32(eventCrc(w.view(), w.pos, crc32));
-    this.format.after(event as BinlogEvent);
-    return w.finish();
+    const bytes = w.finish();
+    if (FormatState.changesFormat(code)) this.reader.decode(bytes, offset);
+    return bytes;
   }
 }
 
@@ -146,4 +153,36 @@ function logPosFor(event: BinlogEventInput, offset: number, size: number): numbe
     return offset + size;
   }
   return given;
+}
+
+/**
+ * An event from its line in the dump. `header.logPos` may be absent or null (then it is computed);
+ * derived fields may be absent (they are computed anyway); `pos` is informational.
+ */
+export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
+  const o = jObject(j, path);
+  const type = o.type;
+  if (typeof type !== 'string') throw new EncodeError('expected the event type name', `${path}.type`);
+  const h = jObject(o.header, `${path}.header`);
+  const logPos = h.logPos === null || h.logPos === undefined ? undefined : jNum(h.logPos, `${path}.header.logPos`);
+  const header = EventHeaderFromJson({ ...h, logPos: logPos ?? 0 }, `${path}.header`);
+  const code = typeCodeOf(type);
+  if (code !== undefined && code !== header.typeCode) {
+    throw new EncodeError(`type ${type} is code ${code}, but header.typeCode is ${header.typeCode}`, `${path}.type`);
+  }
+  const base = {
+    header: { ...header, logPos },
+    ...(o.pos !== undefined ? { pos: jNum(o.pos, `${path}.pos`) } : {}),
+  };
+  if (o.raw !== undefined) return { ...base, type, raw: jBytes(o.raw, `${path}.raw`) };
+  const body = eventBodyFromJson(type, o, path);
+  if (!body) throw new EncodeError(`${type} has no schema: give its body as "raw": {"hex": …}`, path);
+  return { ...base, ...body } as BinlogEventInput;
+}
+
+/** The code of a type name (`UNKNOWN_<code>` included); undefined for a name no server defines. */
+function typeCodeOf(type: string): number | undefined {
+  const unknown = /^UNKNOWN_(\d+)$/.exec(type);
+  if (unknown) return Number(unknown[1]);
+  return (EventTypes as Record<string, number>)[type];
 }

@@ -42,6 +42,11 @@ export class FormatState {
     };
   }
 
+  /** Whether events of this type change what later events mean (FDE and TABLE_MAP do). */
+  static changesFormat(code: number): boolean {
+    return code === FDE_CODE || code === EventTypes.TABLE_MAP_EVENT;
+  }
+
   /** What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables. */
   after(event: { type: string }): void {
     if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent);

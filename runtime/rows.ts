@@ -9,6 +9,7 @@ import { cellCodec, type CellCodec, type CellValue } from './cells.js';
 import { EncodeError, InvalidValueError, UnknownTableError } from './errors.js';
 import type { Reader } from './reader.js';
 import type { Column, TableInfo } from './tables.js';
+import { jArray, jCell, jNum, jObject } from './json.js';
 import type { Writer } from './writer.js';
 
 /** A row image: column name (or `@N`) → value; NULL is null. */
@@ -121,4 +122,27 @@ export function encodeRows(
     if (images & BEFORE) writeImage(w, change, 'before', before, `${path}.before`);
     if (images & AFTER) writeImage(w, change, 'after', after, `${path}.after`);
   }
+}
+
+/** Row changes from their JSON form in the dump. */
+export function rowsFromJson(j: unknown, path: string): RowChangeInput[] {
+  return jArray(j, path).map((c, i) => {
+    const at = `${path}[${i}]`;
+    const o = jObject(c, at);
+    const change: RowChangeInput = {};
+    for (const image of ['before', 'after'] as const) {
+      if (o[image] === undefined) continue;
+      const row: Row = {};
+      for (const [name, v] of Object.entries(jObject(o[image], `${at}.${image}`))) row[name] = jCell(v, `${at}.${image}.${name}`) as CellValue;
+      change[image] = row;
+    }
+    if (o.nullSpare !== undefined) {
+      const spare = jObject(o.nullSpare, `${at}.nullSpare`);
+      change.nullSpare = {};
+      for (const image of ['before', 'after'] as const) {
+        if (spare[image] !== undefined) change.nullSpare[image] = jNum(spare[image], `${at}.nullSpare.${image}`);
+      }
+    }
+    return change;
+  });
 }
