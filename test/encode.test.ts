@@ -1,0 +1,96 @@
+/** `binlog encode`: JSON Lines in dump's format back to a binlog, as a user runs it. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decodeBinlog } from '../runtime/stream.js';
+
+const root = join(import.meta.dirname, '..');
+const sample = join(root, 'test', 'fixtures', 'sample.bin');
+const bytes = readFileSync(sample);
+const tmp = mkdtempSync(join(tmpdir(), 'binlog-encode-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function binlog(args: string[], input?: string | Uint8Array) {
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), ...args], { input, maxBuffer: 1 << 28 });
+  return { code: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+const dump = binlog(['dump', sample]).stdout;
+const lines = dump.trim().split('\n');
+
+describe('binlog encode', () => {
+  it('gives back the dumped file byte for byte', () => {
+    const out = join(tmp, 'same.bin');
+    expect(binlog(['encode', '-o', out], dump).code).toBe(0);
+    expect(Buffer.compare(readFileSync(out), bytes)).toBe(0);
+  });
+
+  it('reads a file as well as standard input', () => {
+    const input = join(tmp, 'dump.jsonl');
+    writeFileSync(input, dump);
+    const out = join(tmp, 'from-file.bin');
+    expect(binlog(['encode', input, '-o', out]).code).toBe(0);
+    expect(Buffer.compare(readFileSync(out), bytes)).toBe(0);
+  });
+
+  it('an edited value of another length just works: sizes, positions and checksums follow', () => {
+    const i = lines.findIndex((l) => l.includes('"type":"WRITE_ROWS_EVENT_V1"'));
+    const edited = lines.map((l, k) => (k === i ? l.replace('"name":"Ada"', '"name":"Ada Lovelace"') : l));
+    const out = join(tmp, 'edited.bin');
+    const r = binlog(['encode', '-o', out], edited.join('\n'));
+    expect(r.stderr).toBe('');
+    const events = decodeBinlog(readFileSync(out)); // checksums verified
+    const write = events.find((e) => e.type === 'WRITE_ROWS_EVENT_V1') as { rows: { after: Record<string, unknown> }[] };
+    expect(write.rows[0]!.after.name).toBe('Ada Lovelace');
+    const original = decodeBinlog(bytes);
+    for (let k = 0; k < events.length; k++) {
+      // Every event after the edit moved by the 9 added bytes, and its logPos with it.
+      const shift = k > i ? 9 : 0;
+      expect(events[k]!.pos).toBe(original[k]!.pos + shift);
+      expect(events[k]!.header.logPos).toBe(original[k]!.header.logPos + (k >= i ? 9 : 0));
+    }
+  });
+
+  it('computes logPos when it is absent or null, and keeps any other value', () => {
+    const set = (l: string, v: string) => l.replace(/"logPos":\d+/, `"logPos":${v}`);
+    const input = lines.map((l, k) => (k === 1 ? set(l, 'null') : k === 2 ? l.replace(/"logPos":\d+,/, '') : k === 3 ? set(l, '0') : l));
+    const out = join(tmp, 'logpos.bin');
+    expect(binlog(['encode', '-o', out], input.join('\n')).code).toBe(0);
+    const events = decodeBinlog(readFileSync(out));
+    expect(events[1]!.header.logPos).toBe(events[1]!.pos + events[1]!.header.eventSize);
+    expect(events[2]!.header.logPos).toBe(events[2]!.pos + events[2]!.header.eventSize);
+    expect(events[3]!.header.logPos).toBe(0);
+  });
+
+  it('refuses a bad line with its number, the JSON path and the reason, and writes nothing', () => {
+    const out = join(tmp, 'bad.bin');
+    const bad = lines.map((l, k) => (k === 4 ? l.replace(/"threadId":\d+/, '"threadId":"six"') : l));
+    const r = binlog(['encode', '-o', out], bad.join('\n'));
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('binlog: -: line 5: $.threadId: expected an integer, found "six"');
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(tmp).filter((f) => f.includes('partial'))).toEqual([]);
+  });
+
+  it('names the path inside nested values', () => {
+    const i = lines.findIndex((l) => l.includes('"type":"QUERY_EVENT"'));
+    const bad = lines.map((l, k) => (k === i ? l.replace(/"flags2":\d+/, '"flags2":-1.5') : l));
+    const r = binlog(['encode', '-o', join(tmp, 'nested.bin')], bad.join('\n'));
+    expect(r.stderr).toContain(`line ${i + 1}: $.statusVars[0].flags2: expected an integer`);
+  });
+
+  it('refuses lines that are not JSON, unknown types without raw bytes, and a type that contradicts its code', () => {
+    const notJson = binlog(['encode', '-o', join(tmp, 'x.bin')], `${lines[0]}\n{nope\n`);
+    expect(notJson.stderr).toMatch(/line 2: not JSON/);
+    const unknown = binlog(['encode', '-o', join(tmp, 'y.bin')], `${lines[0]}\n${lines[1]!.replace('GTID_LIST_EVENT', 'FROB_EVENT')}\n`);
+    expect(unknown.stderr).toContain('line 2:');
+    const mismatch = binlog(['encode', '-o', join(tmp, 'z.bin')], `${lines[0]}\n${lines[1]!.replace('"typeCode":163', '"typeCode":161')}\n`);
+    expect(mismatch.stderr).toContain('GTID_LIST_EVENT is code 163, but header.typeCode is 161');
+  });
+
+  it('needs -o', () => {
+    expect(binlog(['encode'], dump).code).toBe(2);
+  });
+});
