@@ -22,7 +22,8 @@ export type BinlogErrorKind =
   | 'invalid-value'
   | 'schema-check'
   | 'unknown-table'
-  | 'encode';
+  | 'encode'
+  | 'internal';
 
 export class BinlogError extends Error {
   readonly kind: BinlogErrorKind;
@@ -115,6 +116,13 @@ export class SchemaCheckError extends BinlogError {
 export class UnknownTableError extends BinlogError {
   constructor(problem: string, site: ErrorSite) {
     super('unknown-table', problem, site);
+  }
+}
+
+/** A fault of this library, not of the input (an exception a decoder did not expect), still with its place. */
+export class InternalError extends BinlogError {
+  constructor(problem: string, site: ErrorSite) {
+    super('internal', problem, site);
   }
 }
 

@@ -14,7 +14,7 @@ import {
   type EventBodyInput,
 } from '../generated/events.js';
 import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../generated/header.js';
-import { BinlogError, ChecksumError, EncodeError, InvalidValueError, LengthError } from './errors.js';
+import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from './errors.js';
 import { jBytes, jNum, jObject } from './json.js';
 import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState } from './format.js';
 import { Reader } from './reader.js';
@@ -70,7 +70,7 @@ export class EventDecoder {
     } catch (e) {
       if (e instanceof BinlogError) throw e.atEvent(pos, code);
       // A decoder bug must still surface as a typed error that says where.
-      throw new InvalidValueError(`internal error: ${(e as Error).message}`, { offset: pos, eventPos: pos, eventType: code });
+      throw new InternalError(`internal error: ${(e as Error).message}`, { offset: pos, eventPos: pos, eventType: code });
     }
   }
 

@@ -10,6 +10,8 @@ export {
   InvalidValueError,
   SchemaCheckError,
   EncodeError,
+  InternalError,
+  UnknownTableError,
   type BinlogErrorKind,
   type ErrorSite,
 } from './errors.js';

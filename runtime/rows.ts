@@ -94,6 +94,10 @@ export function decodeRows(
   const t = table(ctx, tableId, r.offset, path);
   const before = presentColumns(t, columns, r, path);
   const after = images === (BEFORE | AFTER) ? presentColumns(t, columnsAfter ?? columns, r, path) : before;
+  if (before.length === 0 && after.length === 0 && r.pos < r.end) {
+    // Images of no columns take no bytes: the rows would never end.
+    throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
+  }
   const out: RowChange[] = [];
   while (r.pos < r.end) {
     const change: RowChange = {};

@@ -124,7 +124,8 @@ export class Framer {
   end(): void {
     const q = this.q;
     if (!this.magicChecked) {
-      if (q.length > 0) checkMagic(q.take(q.length));
+      // Even an empty input: a binlog has at least its magic.
+      checkMagic(q.length ? q.take(q.length) : new Uint8Array(0));
       return;
     }
     if (q.length === 0) return;

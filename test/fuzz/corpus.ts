@@ -1,0 +1,23 @@
+/** The seed binlogs the fuzzer mutates: the bundled sample, and real fixtures of varied servers when present. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeBinlog } from '../../runtime/stream.js';
+import { fixtures, fixturesAvailable } from '../support/fixtures.js';
+
+export function fuzzCorpus(limit = 12): Uint8Array[] {
+  const sample = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'sample.bin'));
+  const out: Uint8Array[] = [new Uint8Array(sample)];
+  if (!fixturesAvailable) return out;
+  // Small decodable files, spread over the servers, so each case is quick and the formats vary.
+  const decodable = fixtures().filter((f) => {
+    try {
+      const b = readFileSync(f.path);
+      return b.length < 20_000 && decodeBinlog(b).length > 3;
+    } catch {
+      return false;
+    }
+  });
+  const step = Math.max(1, Math.floor(decodable.length / limit));
+  for (let i = 0; i < decodable.length && out.length <= limit; i += step) out.push(new Uint8Array(readFileSync(decodable[i]!.path)));
+  return out;
+}
