@@ -11,9 +11,11 @@ import { BINLOG_MAGIC } from '../generated/header.js';
 import { BinlogError } from '../runtime/errors.js';
 import { EventEncoder, eventFromJson } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
-import { readBinlog, type ByteSource } from '../runtime/stream.js';
+import { passes, stopsAt, type EventFilter } from '../runtime/filter.js';
+import { followBinlog } from '../runtime/follow.js';
+import { readBinlog, type ByteSource, type ReadOptions } from '../runtime/stream.js';
 
-export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3 } as const;
+export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4 } as const;
 
 const HELP = `binlog: read and write MySQL and MariaDB binary logs exactly.
 
@@ -24,7 +26,18 @@ Usage:
   binlog --help                   Show this help.
 
 Options for dump:
-  --no-verify-checksum   Do not check events' CRC32 (a mismatch is otherwise an error).
+  --no-verify-checksum       Do not check events' CRC32 (a mismatch is otherwise an error).
+  --on-error=stop|skip       On an event that cannot be decoded: stop (the default), or report it on
+                             stderr, print it as raw bytes and go on (exit status 4 at the end).
+  --start-position=N         Only events that start at or after byte offset N.
+  --stop-position=N          Stop at the first event that starts at or after N.
+  --start-datetime=T         Only events at or after T ('YYYY-MM-DD HH:MM:SS', UTC unless T gives an
+  --stop-datetime=T          offset); stop at the first event at or after --stop-datetime.
+  --database=DB              Only events of database DB (events that name no database pass).
+  --table=[DB.]TABLE         Only the TABLE_MAP and row events of that table.
+  --follow                   Keep reading a binlog the server is still writing, waiting for new
+                             events and going on to the next file at a ROTATE (one FILE).
+The FORMAT_DESCRIPTION event always passes the filters.
 
 Options for encode:
   -o, --output OUT       The binlog file to write (required). It appears only when every line was valid.
@@ -41,7 +54,8 @@ decoded carries "raw": {"hex": "..."}. 64-bit integers are JSON numbers when saf
 otherwise; bytes that are not valid UTF-8 are {"hex": "..."}. The README describes every field.
 
 On bad input every event before the fault is printed, then one line on stderr names the byte offset,
-the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input.
+the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input,
+4 events were skipped (--on-error=skip).
 `;
 
 class UsageError extends Error {}
@@ -69,20 +83,55 @@ async function dump(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      'no-verify-checksum': { type: 'boolean' },
+      'on-error': { type: 'string', default: 'stop' },
+      'start-position': { type: 'string' },
+      'stop-position': { type: 'string' },
+      'start-datetime': { type: 'string' },
+      'stop-datetime': { type: 'string' },
+      database: { type: 'string' },
+      table: { type: 'string' },
+      follow: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(HELP);
     return EXIT.ok;
   }
   if (positionals.length === 0) throw new UsageError('dump needs a FILE (or - for standard input)');
+  if (values['on-error'] !== 'stop' && values['on-error'] !== 'skip') throw new UsageError('--on-error is stop or skip');
+  if (values.follow && (positionals.length !== 1 || positionals[0] === '-')) throw new UsageError('--follow reads one FILE');
+  const filter: EventFilter = {
+    startPosition: position(values['start-position'], '--start-position'),
+    stopPosition: position(values['stop-position'], '--stop-position'),
+    startTime: datetime(values['start-datetime'], '--start-datetime'),
+    stopTime: datetime(values['stop-datetime'], '--stop-datetime'),
+    database: values.database,
+    table: values.table,
+  };
+  let skipped = 0;
+  const options: ReadOptions = {
+    verifyChecksum: !values['no-verify-checksum'],
+    onError:
+      values['on-error'] === 'skip'
+        ? (e) => {
+            skipped++;
+            process.stderr.write(`binlog: skipped: ${e.message}\n`);
+            return 'skip';
+          }
+        : undefined,
+  };
   const out = new LineWriter(process.stdout);
   const progress = Progress.forTerminal();
   for (const file of positionals) {
     const source: ByteSource = file === '-' ? process.stdin : file;
     try {
-      for await (const event of readBinlog(source, { verifyChecksum: !values['no-verify-checksum'] })) {
-        await out.line(toJsonLine(event));
+      for await (const event of values.follow ? followBinlog(file, options) : readBinlog(source, options)) {
+        if (stopsAt(filter, event)) break;
+        if (passes(filter, event)) await out.line(toJsonLine(event));
+        if (values.follow) await out.flush();
         progress?.event(event.pos + event.header.eventSize);
       }
     } catch (e) {
@@ -93,7 +142,22 @@ async function dump(args: string[]): Promise<number> {
   }
   await out.flush();
   progress?.done();
-  return EXIT.ok;
+  return skipped ? EXIT.skipped : EXIT.ok;
+}
+
+function position(v: string | undefined, option: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new UsageError(`${option} takes a byte offset`);
+  return Number(v);
+}
+
+/** 'YYYY-MM-DD[ HH:MM:SS]', UTC unless an offset is given, as Unix seconds. */
+function datetime(v: string | undefined, option: string): number | undefined {
+  if (v === undefined) return undefined;
+  const iso = v.trim().replace(' ', 'T');
+  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`);
+  if (Number.isNaN(t)) throw new UsageError(`${option} takes 'YYYY-MM-DD HH:MM:SS'`);
+  return Math.floor(t / 1000);
 }
 
 async function encode(args: string[]): Promise<number> {

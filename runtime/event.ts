@@ -74,6 +74,21 @@ export class EventDecoder {
     }
   }
 
+  /**
+   * The event as raw bytes, without decoding its body: what an undecodable event is delivered as when
+   * the caller skips it. Header and checksum are split off as the format in force says.
+   */
+  raw(bytes: Uint8Array, pos: number): BinlogEvent {
+    const code = bytes[EventHeaderOffsets.typeCode]!;
+    const ctx = this.format.context(code, code === FDE_CODE && checksumAware(fdeServerVersion(bytes, this.format.headerLength)));
+    const headerEnd = Math.min(this.format.headerLength, bytes.length);
+    const bodyEnd = Math.max(headerEnd, bytes.length - (ctx.hasChecksum ? CHECKSUM_LENGTH : 0));
+    const header = decodeEventHeader(new Reader(bytes, 0, headerEnd, pos), ctx);
+    const event = { pos, header, type: eventTypeName(code), raw: bytes.subarray(headerEnd, bodyEnd) } as BinlogEvent;
+    if (bodyEnd < bytes.length) event.checksum = new DataView(bytes.buffer, bytes.byteOffset + bodyEnd, 4).getUint32(0, true);
+    return event;
+  }
+
   private decodeUnchecked(bytes: Uint8Array, pos: number): BinlogEvent {
     const code = bytes[EventHeaderOffsets.typeCode]!;
     const format = this.format;
@@ -185,4 +200,9 @@ function typeCodeOf(type: string): number | undefined {
   const unknown = /^UNKNOWN_(\d+)$/.exec(type);
   if (unknown) return Number(unknown[1]);
   return (EventTypes as Record<string, number>)[type];
+}
+
+/** Narrows an event to a decoded body of one type (raw and encrypted events are never it). */
+export function isEventType<T extends EventBody['type']>(event: BinlogEvent, type: T): event is BinlogEvent & Extract<EventBody, { type: T }> {
+  return event.type === type && !('raw' in event);
 }

@@ -4,12 +4,18 @@
  */
 import { createReadStream } from 'node:fs';
 import { BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
-import { BadMagicError, LengthError, TruncatedError } from './errors.js';
+import { BadMagicError, BinlogError, LengthError, TruncatedError } from './errors.js';
 import { EventDecoder, EventEncoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions } from './event.js';
 
 export interface ReadOptions extends DecodeOptions {
   /** The largest event_size accepted before the bytes arrive (default 1 GiB, above any server's limit). */
   maxEventSize?: number;
+  /**
+   * Called with the error of a well-framed event that cannot be decoded (a bad checksum, a bad value):
+   * return 'skip' to go on, the event then delivered as its raw bytes so that nothing is lost; 'stop'
+   * (the default) throws. Framing errors (an impossible event_size, a truncated file) always stop.
+   */
+  onError?: (error: BinlogError) => 'skip' | 'stop';
 }
 
 const DEFAULT_MAX_EVENT = 1 << 30;
@@ -80,6 +86,7 @@ export class Framer {
   private readonly q = new ByteQueue();
   private readonly decoder: EventDecoder;
   private readonly maxEvent: number;
+  private readonly onError: ReadOptions['onError'];
   private magicChecked = false;
   /** File offset of the next event. */
   pos = 0;
@@ -87,6 +94,7 @@ export class Framer {
   constructor(options: ReadOptions = {}) {
     this.decoder = new EventDecoder(options);
     this.maxEvent = options.maxEventSize ?? DEFAULT_MAX_EVENT;
+    this.onError = options.onError;
   }
 
   push(chunk: Uint8Array): void {
@@ -114,9 +122,19 @@ export class Framer {
         });
       }
       if (q.length < size) return;
-      const event = this.decoder.decode(q.take(size), this.pos);
+      const bytes = q.take(size);
+      const event = this.decode(bytes);
       this.pos += size;
       yield event;
+    }
+  }
+
+  private decode(bytes: Uint8Array): BinlogEvent {
+    try {
+      return this.decoder.decode(bytes, this.pos);
+    } catch (e) {
+      if (e instanceof BinlogError && this.onError?.(e) === 'skip') return this.decoder.raw(bytes, this.pos);
+      throw e;
     }
   }
 
