@@ -96,6 +96,35 @@ describe('binlog dump', () => {
     expect(binlog(['dump', '--frob', sample]).code).toBe(2);
   });
 
+  it('--on-error=skip reports each bad event, prints it raw, goes on and exits 4', () => {
+    const events = decodeBinlog(bytes);
+    const bad = Uint8Array.from(bytes);
+    bad[events[6]!.pos + events[6]!.header.eventSize - 1]! ^= 1;
+    const r = binlog(['dump', '--on-error=skip', file('skip.bin', bad)]);
+    expect(r.code).toBe(4);
+    expect(r.lines).toHaveLength(events.length);
+    expect(JSON.parse(r.lines[6]!).raw.hex).toBeDefined();
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`skipped: checksum mismatch`)]);
+  });
+
+  it('filters by position, time, database and table, always keeping the FDE', () => {
+    const events = decodeBinlog(bytes);
+    const types = (args: string[]) => binlog(['dump', ...args, sample]).lines.map((l) => JSON.parse(l));
+    const from = events[10]!.pos;
+    const to = events[20]!.pos;
+    const window = types([`--start-position=${from}`, `--stop-position=${to}`]);
+    expect(window.map((e) => e.pos)).toEqual([4, ...events.slice(10, 20).map((e) => e.pos)]);
+    const t = events[0]!.header.timestamp;
+    const iso = new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19);
+    expect(types([`--start-datetime=${iso}`])).toHaveLength(events.length);
+    expect(types([`--stop-datetime=${iso}`]).map((e) => e.type)).toEqual([]);
+    const tables = types(['--table=sample.notes']).filter((e) => e.tableName ?? e.table).map((e) => e.tableName ?? e.table);
+    expect(new Set(tables)).toEqual(new Set(['notes', 'sample.notes']));
+    const other = types(['--database=other']);
+    expect(other.some((e) => e.type === 'QUERY_EVENT' || e.type === 'TABLE_MAP_EVENT')).toBe(false);
+    expect(binlog(['dump', '--start-position=x', sample]).code).toBe(2);
+  });
+
   it('--help documents the command and its options', () => {
     const help = binlog(['--help']);
     expect(help.code).toBe(0);
