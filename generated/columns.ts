@@ -6,7 +6,8 @@
  * timestamp2 (big-endian, then (fsp+1)/2 big-endian bytes of fraction), newdecimal (decimal2bin),
  * bit (big-endian, (bits+7)/8 bytes), enum (1 or 2 bytes, 1-based member index), set (1-4 or 8 bytes,
  * a bit per member), string and varchar (a 1-byte length, or 2 when the maximum length in bytes is
- * over 255), blob (a little-endian length of packLength bytes), vector (a blob of float32 values).
+ * over 255), blob (a little-endian length of packLength bytes), vector (a blob of float32 values),
+ * json (a blob holding MySQL's binary JSON; MariaDB's JSON is a LONGTEXT, logged as BLOB).
  * `numeric`: covered by SIGNEDNESS. `character`: covered by COLUMN_CHARSET ('mariadb' where only
  * MariaDB counts it). `compressed`: MariaDB's compressed column format inside the value.
  *
@@ -37,7 +38,7 @@ export const CellLayouts = {
   /* BLOB_COMPRESSED */ 140: { codec: "blob", compressed: true, character: "both" },
   /* VARCHAR_COMPRESSED */ 141: { codec: "varchar", compressed: true, character: "both" },
   /* VECTOR */ 242: { codec: "vector", character: "mysql" },
-  /* JSON */ 245: { codec: "blob" },
+  /* JSON */ 245: { codec: "json" },
   /* NEWDECIMAL */ 246: { codec: "newdecimal", numeric: true },
   /* ENUM */ 247: { codec: "enum" },
   /* SET */ 248: { codec: "set" },

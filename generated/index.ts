@@ -8,3 +8,4 @@ export * from './header.js';
 export * from './mariadb.js';
 export * from './query.js';
 export * from './rows.js';
+export * from './sqltypes.js';

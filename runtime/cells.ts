@@ -6,6 +6,7 @@
 import { decodeText, encodeText, isText } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from './compression.js';
 import { EncodeError, InvalidValueError } from './errors.js';
+import { decodeJsonb, encodeJsonb, type JsonTree } from './jsonb.js';
 import type { Reader, Text } from './reader.js';
 import type { Column } from './tables.js';
 import type { Writer } from './writer.js';
@@ -16,7 +17,16 @@ export interface CompressedCell {
   stored: Uint8Array;
 }
 
-export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell;
+/**
+ * A MySQL JSON column's document (runtime/jsonb.ts describes the tree), with its stored bytes when
+ * they are not what the server's canonical encoding of the tree gives.
+ */
+export interface JsonCell {
+  json: JsonTree;
+  stored?: Uint8Array;
+}
+
+export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell;
 
 export interface CellCodec {
   decode(r: Reader, c: Column, path: string): CellValue;
@@ -541,6 +551,25 @@ const vector: CellCodec = {
   },
 };
 
+const json: CellCodec = {
+  decode(r, c, path) {
+    const stored = r.bytes(r.uint(num(c, 'packLength'), path), path);
+    const tree = decodeJsonb(stored, r.offset - stored.length, path);
+    const canonical = stored.length > 0 && sameBytes(encodeJsonb(tree, path), stored);
+    return canonical ? { json: tree } : { json: tree, stored };
+  },
+  encode(w, v, c, path) {
+    const cell = expect(v, (x): x is JsonCell => typeof x === 'object' && x !== null && 'json' in x, 'a {json} cell', path);
+    // Stored bytes that still mean the same document are written as they are; else the canonical form.
+    const same = cell.stored !== undefined && JSON.stringify(decodeJsonb(cell.stored, 0, path)) === JSON.stringify(cell.json);
+    w.prefixed(same ? cell.stored! : encodeJsonb(cell.json, path), num(c, 'packLength'), path);
+  },
+};
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 const nothing: CellCodec = {
   decode: () => null,
   encode: () => undefined,
@@ -574,6 +603,7 @@ export const CELL_CODECS: Record<string, CellCodec> = {
   string,
   blob,
   vector,
+  json,
   null: nothing,
   unsupported,
 };
