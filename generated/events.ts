@@ -4,6 +4,7 @@ import type { Writer } from '../runtime/writer.js';
 import type { Context } from './context.js';
 import { type FormatDescriptionEvent, FormatDescriptionEventFromJson, type FormatDescriptionEventInput, type HeartbeatEvent, HeartbeatEventFromJson, type HeartbeatEventInput, type IgnorableEvent, IgnorableEventFromJson, type IgnorableEventInput, type IncidentEvent, IncidentEventFromJson, type IncidentEventInput, type IntvarEvent, IntvarEventFromJson, type IntvarEventInput, type RandEvent, RandEventFromJson, type RandEventInput, type RotateEvent, RotateEventFromJson, type RotateEventInput, type StopEvent, StopEventFromJson, type StopEventInput, type UserVarEvent, UserVarEventFromJson, type UserVarEventInput, type XidEvent, XidEventFromJson, type XidEventInput, decodeFormatDescriptionEvent, decodeHeartbeatEvent, decodeIgnorableEvent, decodeIncidentEvent, decodeIntvarEvent, decodeRandEvent, decodeRotateEvent, decodeStopEvent, decodeUserVarEvent, decodeXidEvent, encodeFormatDescriptionEvent, encodeHeartbeatEvent, encodeIgnorableEvent, encodeIncidentEvent, encodeIntvarEvent, encodeRandEvent, encodeRotateEvent, encodeStopEvent, encodeUserVarEvent, encodeXidEvent } from './control.js';
 import { type AnnotateRowsEvent, AnnotateRowsEventFromJson, type AnnotateRowsEventInput, type BinlogCheckpointEvent, BinlogCheckpointEventFromJson, type BinlogCheckpointEventInput, type GtidEvent, GtidEventFromJson, type GtidEventInput, type GtidListEvent, GtidListEventFromJson, type GtidListEventInput, type StartEncryptionEvent, StartEncryptionEventFromJson, type StartEncryptionEventInput, decodeAnnotateRowsEvent, decodeBinlogCheckpointEvent, decodeGtidEvent, decodeGtidListEvent, decodeStartEncryptionEvent, encodeAnnotateRowsEvent, encodeBinlogCheckpointEvent, encodeGtidEvent, encodeGtidListEvent, encodeStartEncryptionEvent } from './mariadb.js';
+import { type MysqlGtidEvent, MysqlGtidEventFromJson, type MysqlGtidEventInput, type PreviousGtidsEvent, PreviousGtidsEventFromJson, type PreviousGtidsEventInput, type RowsQueryEvent, RowsQueryEventFromJson, type RowsQueryEventInput, type XaPrepareEvent, XaPrepareEventFromJson, type XaPrepareEventInput, decodeMysqlGtidEvent, decodePreviousGtidsEvent, decodeRowsQueryEvent, decodeXaPrepareEvent, encodeMysqlGtidEvent, encodePreviousGtidsEvent, encodeRowsQueryEvent, encodeXaPrepareEvent } from './mysql.js';
 import { type QueryEvent, QueryEventFromJson, type QueryEventInput, decodeQueryEvent, encodeQueryEvent } from './query.js';
 import { type RowsEvent, RowsEventFromJson, type RowsEventInput, type TableMapEvent, TableMapEventFromJson, type TableMapEventInput, decodeRowsEvent, decodeTableMapEvent, encodeRowsEvent, encodeTableMapEvent } from './rows.js';
 
@@ -144,14 +145,20 @@ export type EventBody = ({ type: 'QUERY_EVENT' } & QueryEvent)
   | ({ type: 'INCIDENT_EVENT' } & IncidentEvent)
   | ({ type: 'HEARTBEAT_LOG_EVENT' } & HeartbeatEvent)
   | ({ type: 'IGNORABLE_LOG_EVENT' } & IgnorableEvent)
+  | ({ type: 'ROWS_QUERY_LOG_EVENT' } & RowsQueryEvent)
   | ({ type: 'WRITE_ROWS_EVENT' } & RowsEvent)
   | ({ type: 'UPDATE_ROWS_EVENT' } & RowsEvent)
   | ({ type: 'DELETE_ROWS_EVENT' } & RowsEvent)
+  | ({ type: 'GTID_LOG_EVENT' } & MysqlGtidEvent)
+  | ({ type: 'ANONYMOUS_GTID_LOG_EVENT' } & MysqlGtidEvent)
+  | ({ type: 'PREVIOUS_GTIDS_LOG_EVENT' } & PreviousGtidsEvent)
+  | ({ type: 'XA_PREPARE_LOG_EVENT' } & XaPrepareEvent)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEvent)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEvent)
   | ({ type: 'GTID_EVENT' } & GtidEvent)
   | ({ type: 'GTID_LIST_EVENT' } & GtidListEvent)
   | ({ type: 'START_ENCRYPTION_EVENT' } & StartEncryptionEvent)
+  | ({ type: 'QUERY_COMPRESSED_EVENT' } & QueryEvent)
   | ({ type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' } & RowsEvent)
   | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' } & RowsEvent)
   | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' } & RowsEvent)
@@ -174,14 +181,20 @@ export type EventBodyInput = ({ type: 'QUERY_EVENT' } & QueryEventInput)
   | ({ type: 'INCIDENT_EVENT' } & IncidentEventInput)
   | ({ type: 'HEARTBEAT_LOG_EVENT' } & HeartbeatEventInput)
   | ({ type: 'IGNORABLE_LOG_EVENT' } & IgnorableEventInput)
+  | ({ type: 'ROWS_QUERY_LOG_EVENT' } & RowsQueryEventInput)
   | ({ type: 'WRITE_ROWS_EVENT' } & RowsEventInput)
   | ({ type: 'UPDATE_ROWS_EVENT' } & RowsEventInput)
   | ({ type: 'DELETE_ROWS_EVENT' } & RowsEventInput)
+  | ({ type: 'GTID_LOG_EVENT' } & MysqlGtidEventInput)
+  | ({ type: 'ANONYMOUS_GTID_LOG_EVENT' } & MysqlGtidEventInput)
+  | ({ type: 'PREVIOUS_GTIDS_LOG_EVENT' } & PreviousGtidsEventInput)
+  | ({ type: 'XA_PREPARE_LOG_EVENT' } & XaPrepareEventInput)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEventInput)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEventInput)
   | ({ type: 'GTID_EVENT' } & GtidEventInput)
   | ({ type: 'GTID_LIST_EVENT' } & GtidListEventInput)
   | ({ type: 'START_ENCRYPTION_EVENT' } & StartEncryptionEventInput)
+  | ({ type: 'QUERY_COMPRESSED_EVENT' } & QueryEventInput)
   | ({ type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' } & RowsEventInput)
   | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' } & RowsEventInput)
   | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' } & RowsEventInput)
@@ -192,7 +205,7 @@ export type EventBodyInput = ({ type: 'QUERY_EVENT' } & QueryEventInput)
 /** Decodes the body of an event of a type the schemas describe; undefined for any other type. */
 export function decodeEventBody(code: number, r: Reader, ctx: Context): EventBody | undefined {
   switch (code) {
-    case 2: return Object.assign({ type: 'QUERY_EVENT' as const }, decodeQueryEvent(r, ctx));
+    case 2: return Object.assign({ type: 'QUERY_EVENT' as const }, decodeQueryEvent(r, ctx, false));
     case 3: return Object.assign({ type: 'STOP_EVENT' as const }, decodeStopEvent(r, ctx));
     case 4: return Object.assign({ type: 'ROTATE_EVENT' as const }, decodeRotateEvent(r, ctx));
     case 5: return Object.assign({ type: 'INTVAR_EVENT' as const }, decodeIntvarEvent(r, ctx));
@@ -207,14 +220,20 @@ export function decodeEventBody(code: number, r: Reader, ctx: Context): EventBod
     case 26: return Object.assign({ type: 'INCIDENT_EVENT' as const }, decodeIncidentEvent(r, ctx));
     case 27: return Object.assign({ type: 'HEARTBEAT_LOG_EVENT' as const }, decodeHeartbeatEvent(r, ctx));
     case 28: return Object.assign({ type: 'IGNORABLE_LOG_EVENT' as const }, decodeIgnorableEvent(r, ctx));
+    case 29: return Object.assign({ type: 'ROWS_QUERY_LOG_EVENT' as const }, decodeRowsQueryEvent(r, ctx));
     case 30: return Object.assign({ type: 'WRITE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 2, false));
     case 31: return Object.assign({ type: 'UPDATE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 2, false));
     case 32: return Object.assign({ type: 'DELETE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 2, false));
+    case 33: return Object.assign({ type: 'GTID_LOG_EVENT' as const }, decodeMysqlGtidEvent(r, ctx));
+    case 34: return Object.assign({ type: 'ANONYMOUS_GTID_LOG_EVENT' as const }, decodeMysqlGtidEvent(r, ctx));
+    case 35: return Object.assign({ type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, decodePreviousGtidsEvent(r, ctx));
+    case 38: return Object.assign({ type: 'XA_PREPARE_LOG_EVENT' as const }, decodeXaPrepareEvent(r, ctx));
     case 160: return Object.assign({ type: 'ANNOTATE_ROWS_EVENT' as const }, decodeAnnotateRowsEvent(r, ctx));
     case 161: return Object.assign({ type: 'BINLOG_CHECKPOINT_EVENT' as const }, decodeBinlogCheckpointEvent(r, ctx));
     case 162: return Object.assign({ type: 'GTID_EVENT' as const }, decodeGtidEvent(r, ctx));
     case 163: return Object.assign({ type: 'GTID_LIST_EVENT' as const }, decodeGtidListEvent(r, ctx));
     case 164: return Object.assign({ type: 'START_ENCRYPTION_EVENT' as const }, decodeStartEncryptionEvent(r, ctx));
+    case 165: return Object.assign({ type: 'QUERY_COMPRESSED_EVENT' as const }, decodeQueryEvent(r, ctx, true));
     case 166: return Object.assign({ type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, true));
     case 167: return Object.assign({ type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, true));
     case 168: return Object.assign({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, true));
@@ -228,7 +247,7 @@ export function decodeEventBody(code: number, r: Reader, ctx: Context): EventBod
 /** Encodes an event body by its type name. */
 export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): void {
   switch (body.type) {
-    case 'QUERY_EVENT': return encodeQueryEvent(w, body, ctx);
+    case 'QUERY_EVENT': return encodeQueryEvent(w, body, ctx, false);
     case 'STOP_EVENT': return encodeStopEvent(w, body, ctx);
     case 'ROTATE_EVENT': return encodeRotateEvent(w, body, ctx);
     case 'INTVAR_EVENT': return encodeIntvarEvent(w, body, ctx);
@@ -243,14 +262,20 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
     case 'INCIDENT_EVENT': return encodeIncidentEvent(w, body, ctx);
     case 'HEARTBEAT_LOG_EVENT': return encodeHeartbeatEvent(w, body, ctx);
     case 'IGNORABLE_LOG_EVENT': return encodeIgnorableEvent(w, body, ctx);
+    case 'ROWS_QUERY_LOG_EVENT': return encodeRowsQueryEvent(w, body, ctx);
     case 'WRITE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 2, false);
     case 'UPDATE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 2, false);
     case 'DELETE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 2, false);
+    case 'GTID_LOG_EVENT': return encodeMysqlGtidEvent(w, body, ctx);
+    case 'ANONYMOUS_GTID_LOG_EVENT': return encodeMysqlGtidEvent(w, body, ctx);
+    case 'PREVIOUS_GTIDS_LOG_EVENT': return encodePreviousGtidsEvent(w, body, ctx);
+    case 'XA_PREPARE_LOG_EVENT': return encodeXaPrepareEvent(w, body, ctx);
     case 'ANNOTATE_ROWS_EVENT': return encodeAnnotateRowsEvent(w, body, ctx);
     case 'BINLOG_CHECKPOINT_EVENT': return encodeBinlogCheckpointEvent(w, body, ctx);
     case 'GTID_EVENT': return encodeGtidEvent(w, body, ctx);
     case 'GTID_LIST_EVENT': return encodeGtidListEvent(w, body, ctx);
     case 'START_ENCRYPTION_EVENT': return encodeStartEncryptionEvent(w, body, ctx);
+    case 'QUERY_COMPRESSED_EVENT': return encodeQueryEvent(w, body, ctx, true);
     case 'WRITE_ROWS_COMPRESSED_EVENT_V1': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 1, true);
     case 'UPDATE_ROWS_COMPRESSED_EVENT_V1': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 1, true);
     case 'DELETE_ROWS_COMPRESSED_EVENT_V1': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 1, true);
@@ -278,14 +303,20 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
     case 'INCIDENT_EVENT': return Object.assign({ type: 'INCIDENT_EVENT' as const }, IncidentEventFromJson(j, path));
     case 'HEARTBEAT_LOG_EVENT': return Object.assign({ type: 'HEARTBEAT_LOG_EVENT' as const }, HeartbeatEventFromJson(j, path));
     case 'IGNORABLE_LOG_EVENT': return Object.assign({ type: 'IGNORABLE_LOG_EVENT' as const }, IgnorableEventFromJson(j, path));
+    case 'ROWS_QUERY_LOG_EVENT': return Object.assign({ type: 'ROWS_QUERY_LOG_EVENT' as const }, RowsQueryEventFromJson(j, path));
     case 'WRITE_ROWS_EVENT': return Object.assign({ type: 'WRITE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
     case 'UPDATE_ROWS_EVENT': return Object.assign({ type: 'UPDATE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
     case 'DELETE_ROWS_EVENT': return Object.assign({ type: 'DELETE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
+    case 'GTID_LOG_EVENT': return Object.assign({ type: 'GTID_LOG_EVENT' as const }, MysqlGtidEventFromJson(j, path));
+    case 'ANONYMOUS_GTID_LOG_EVENT': return Object.assign({ type: 'ANONYMOUS_GTID_LOG_EVENT' as const }, MysqlGtidEventFromJson(j, path));
+    case 'PREVIOUS_GTIDS_LOG_EVENT': return Object.assign({ type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, PreviousGtidsEventFromJson(j, path));
+    case 'XA_PREPARE_LOG_EVENT': return Object.assign({ type: 'XA_PREPARE_LOG_EVENT' as const }, XaPrepareEventFromJson(j, path));
     case 'ANNOTATE_ROWS_EVENT': return Object.assign({ type: 'ANNOTATE_ROWS_EVENT' as const }, AnnotateRowsEventFromJson(j, path));
     case 'BINLOG_CHECKPOINT_EVENT': return Object.assign({ type: 'BINLOG_CHECKPOINT_EVENT' as const }, BinlogCheckpointEventFromJson(j, path));
     case 'GTID_EVENT': return Object.assign({ type: 'GTID_EVENT' as const }, GtidEventFromJson(j, path));
     case 'GTID_LIST_EVENT': return Object.assign({ type: 'GTID_LIST_EVENT' as const }, GtidListEventFromJson(j, path));
     case 'START_ENCRYPTION_EVENT': return Object.assign({ type: 'START_ENCRYPTION_EVENT' as const }, StartEncryptionEventFromJson(j, path));
+    case 'QUERY_COMPRESSED_EVENT': return Object.assign({ type: 'QUERY_COMPRESSED_EVENT' as const }, QueryEventFromJson(j, path));
     case 'WRITE_ROWS_COMPRESSED_EVENT_V1': return Object.assign({ type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' as const }, RowsEventFromJson(j, path));
     case 'UPDATE_ROWS_COMPRESSED_EVENT_V1': return Object.assign({ type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' as const }, RowsEventFromJson(j, path));
     case 'DELETE_ROWS_COMPRESSED_EVENT_V1': return Object.assign({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' as const }, RowsEventFromJson(j, path));
@@ -297,4 +328,4 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
 }
 
 /** Codes whose body a schema describes. */
-export const EventCodesWithBody = new Set<number>([2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 30, 31, 32, 160, 161, 162, 163, 164, 166, 167, 168, 169, 170, 171]);
+export const EventCodesWithBody = new Set<number>([2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);

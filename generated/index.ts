@@ -6,6 +6,7 @@ export * from './control.js';
 export * from './events.js';
 export * from './header.js';
 export * from './mariadb.js';
+export * from './mysql.js';
 export * from './query.js';
 export * from './rows.js';
 export * from './sqltypes.js';

@@ -28,6 +28,7 @@ const RUNTIME = {
   checkDerived: 'codec',
   required: 'codec',
   versionAtLeast: 'codec',
+  bit: 'codec',
   noCase: 'codec',
   decodeRows: 'rows',
   inflate: 'compression',
@@ -415,7 +416,7 @@ class Lines {
 }
 
 function lengthRead(t: LengthType, reader: string, path: string): string {
-  if (t.kind === 'packed') return `${reader}.packed(${q(path)})`;
+  if (t.kind === 'packed') return `${reader}.${t.serial ? 'varint' : 'packed'}(${q(path)})`;
   return `(${reader}.need(${t.width}, ${q(path)}), ${reader}.${intMethod(t)}())`;
 }
 
@@ -442,7 +443,7 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
     case 'int':
       return `${reader}.${intMethod(t)}()`;
     case 'packed':
-      return `${reader}.${t.big ? 'packedBig' : 'packed'}(${q(f.path)})`;
+      return `${reader}.${t.serial ? 'varint' : t.big ? 'packedBig' : 'packed'}(${q(f.path)})`;
     case 'uint':
       return `${reader}.uint(${compileExpr(t.size, name)}, ${q(f.path)})`;
     case 'computed':
@@ -475,9 +476,9 @@ function structArgs(m: Module, t: Extract<IrType, { kind: 'struct' }>, name: (id
   });
 }
 
-/** The width argument of `Writer.prefixed`: 0 for a packed integer. */
+/** The width argument of `Writer.prefixed`: 0 for a packed integer, -1 for a serialization varint. */
 function lengthWidth(t: LengthType): number {
-  return t.kind === 'packed' ? 0 : t.width;
+  return t.kind === 'packed' ? (t.serial ? -1 : 0) : t.width;
 }
 
 function q(s: string): string {
@@ -679,7 +680,7 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
       if (t.enum && usedInExpressions(s, f.name)) return `${writer}.${intMethod(t)}(${f.name}$code${f.cond ? '!' : ''});`;
       return `${writer}.${intMethod(t)}(${t.enum ? `${m.rt('enumCode')}(${m.enumRef(t.enum, '', false)}, ${value}, ${q(f.path)})` : value});`;
     case 'packed':
-      return `${writer}.packed(${t.enum ? `${m.rt('enumCode')}(${m.enumRef(t.enum, '', false)}, ${value}, ${q(f.path)})` : value}, ${q(f.path)});`;
+      return `${writer}.${t.serial ? 'varint' : 'packed'}(${t.enum ? `${m.rt('enumCode')}(${m.enumRef(t.enum, '', false)}, ${value}, ${q(f.path)})` : value}, ${q(f.path)});`;
     case 'float':
       return `${writer}.f${t.width * 8}(${value});`;
     case 'uint':

@@ -143,6 +143,13 @@ export function identifiers(e: Expr): string[] {
   return collect(e, 'id', []);
 }
 
+/** Identifiers that stand directly as a function's arguments (where any value type may go). */
+export function callArguments(e: Expr, out: string[] = []): string[] {
+  if (e.kind === 'call') for (const a of e.args) if (a.kind === 'id') out.push(a.name);
+  for (const child of children(e)) callArguments(child, out);
+  return out;
+}
+
 /** The array fields the expression indexes (`a[i]`). */
 export function indexed(e: Expr, out: string[] = []): string[] {
   if (e.kind === 'index') out.push(e.name);

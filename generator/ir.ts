@@ -2,7 +2,7 @@
  * The intermediate representation: schemas resolved into typed structures, with every name and expression
  * checked. Emission reads only this, never the YAML.
  */
-import { contextNames, ExprError, identifiers, indexed, parseExpr, type Expr } from './expr.js';
+import { callArguments, contextNames, ExprError, identifiers, indexed, parseExpr, type Expr } from './expr.js';
 import { schemaError, type SchemaError, type SchemaFile, type YamlPath } from './load.js';
 
 export type ParamType = 'number' | 'boolean' | 'string' | 'number[]' | 'TableRegistry';
@@ -32,6 +32,8 @@ export interface IntType {
 export interface PackedType {
   kind: 'packed';
   big: boolean;
+  /** MySQL 8.3's serialization varint (`varint`) rather than the length-encoded integer. */
+  serial?: boolean;
 }
 
 export type LengthType = IntType | PackedType;
@@ -144,7 +146,7 @@ export const RESERVED_EVENT_KEYS = ['pos', 'header', 'type', 'checksum', 'raw'];
 /** Names the emitted code uses for itself. */
 const RESERVED_NAMES = new Set(['r', 'w', 'v', 'i', 'ctx', 'remaining', 'index', 'code', 'default', 'new', 'delete', 'function', 'var', 'let', 'const', 'class', 'return', 'this', 'switch', 'case', 'if', 'else', 'for', 'while', 'do', 'in', 'of', 'typeof', 'void', 'with', 'yield', 'await', 'enum', 'export', 'import', 'super', 'throw', 'try', 'catch', 'finally', 'break', 'continue', 'debugger', 'instanceof', 'null', 'true', 'false']);
 /** Functions an expression may call: implemented in runtime/builtins.ts. */
-const BUILTINS = new Set(['versionAtLeast', 'tableName']);
+const BUILTINS = new Set(['versionAtLeast', 'tableName', 'bit']);
 
 interface RawField {
   name: string;
@@ -375,8 +377,8 @@ class StructBuilder {
     expr: (key: string, src: string | number | undefined, where?: YamlPath) => Expr | undefined,
   ): IrType | undefined {
     const int = intType(f.type);
-    if (int || f.type === 'packed' || f.type === 'packed64') {
-      const base: IntType | PackedType = int ?? { kind: 'packed', big: f.type === 'packed64' };
+    if (int || f.type === 'packed' || f.type === 'packed64' || f.type === 'varint') {
+      const base: IntType | PackedType = int ?? { kind: 'packed', big: f.type === 'packed64', serial: f.type === 'varint' };
       if (f.enum !== undefined && !this.ir.enums.has(f.enum)) {
         this.fail(o, ['enum'], `unknown enum '${f.enum}'`);
         return undefined;
@@ -446,7 +448,7 @@ class StructBuilder {
     if (f.type === 'padded') return { kind: 'padded', size: expr('size', f.size)! };
     if (f.prefix !== undefined) {
       if (f.size !== undefined) this.fail(o, ['size'], `give either 'size' or 'prefix', not both`);
-      return { kind: 'prefix', prefix: intType(f.prefix) ?? { kind: 'packed', big: false } };
+      return { kind: 'prefix', prefix: intType(f.prefix) ?? { kind: 'packed', big: false, serial: f.prefix === 'varint' } };
     }
     if (f.size === 'rest') return { kind: 'rest' };
     if (f.size === undefined) {
@@ -522,6 +524,7 @@ class StructBuilder {
 
   private checkExpr(e: Expr, o: Origin, where: YamlPath, scope: Scope, inRepeat: boolean): void {
     const arrays = indexed(e);
+    const args = callArguments(e);
     for (const id of identifiers(e)) {
       if (id === 'remaining') continue;
       if (id === 'index') {
@@ -540,7 +543,7 @@ class StructBuilder {
         this.fail(o, where, `unknown field or parameter '${id}'`);
         continue;
       }
-      if ('path' in ref && !isNumeric(ref.type)) {
+      if ('path' in ref && !isNumeric(ref.type) && !args.includes(id)) {
         this.fail(o, where, `'${id}' is not a number-valued field and cannot be used in an expression`);
       } else if ('path' in ref && !ref.repeat !== !arrays.includes(id)) {
         this.fail(o, where, ref.repeat ? `'${id}' is an array: use ${id}[...]` : `'${id}' is not an array and cannot be indexed`);

@@ -54,3 +54,9 @@ export function rangeMap<V>(ranges: readonly (readonly [number, number, V])[]): 
   for (const [lo, hi, v] of ranges) for (let k = lo; k <= hi; k++) map.set(k, v);
   return map;
 }
+
+/** Whether bit n of an integer is set, for numbers and bigints alike (a schema's `bit(field, n)`). */
+export function bit(v: number | bigint | undefined, n: number): boolean {
+  if (v === undefined) return false;
+  return typeof v === 'bigint' ? ((v >> BigInt(n)) & 1n) === 1n : Math.floor(v / 2 ** n) % 2 === 1;
+}

@@ -3,6 +3,12 @@ import { InvalidValueError, LengthError, SchemaCheckError, TruncatedError } from
 /** Bytes whose meaning is text when they are valid UTF-8, and raw bytes otherwise (so nothing is lost). */
 export type Text = string | Uint8Array;
 
+/** Bytes of the serialization varint of v: 7 bits a byte up to 8 bytes (56 bits), else 9. */
+export function varintWidth(v: number): number {
+  for (let n = 1; n <= 8; n++) if (v < 2 ** (7 * n)) return n;
+  return 9;
+}
+
 /** The smallest value each packed-integer width is used for. */
 const PACKED_MIN: Record<number, bigint> = { 2: 0xfbn, 3: 0x1_0000n, 8: 0x100_0000n };
 
@@ -154,6 +160,35 @@ export class Reader {
     if (v < PACKED_MIN[width]!) {
       throw new InvalidValueError(`packed integer ${v} in a ${width + 1}-byte form`, { offset: at, schemaPath: path });
     }
+    return v;
+  }
+
+  /**
+   * MySQL 8.3's serialization varint: the trailing 1-bits of the first byte, plus one, are the byte
+   * count n, and the n bytes little-endian hold (value << n) | (2^(n-1) - 1); 0xFF starts a raw 8-byte
+   * value. (libs/mysql/serialization/variable_length_integers.h.)
+   */
+  varint(path: string): number {
+    this.need(1, path);
+    const at = this.offset;
+    const first = this.buf[this.pos]!;
+    let n = 1;
+    while (n < 9 && first & (1 << (n - 1))) n++;
+    this.need(n, path);
+    let v: number;
+    if (n === 9) {
+      this.pos++;
+      const big = this.u64();
+      if (big > BigInt(Number.MAX_SAFE_INTEGER)) throw new LengthError(`varint ${big} is too large`, { offset: at, schemaPath: path });
+      v = Number(big);
+    } else {
+      // In bigints: seven or eight bytes hold more than a number keeps exactly.
+      let raw = 0n;
+      for (let i = n - 1; i >= 0; i--) raw = (raw << 8n) | BigInt(this.buf[this.pos + i]!);
+      this.pos += n;
+      v = Number(raw >> BigInt(n));
+    }
+    if (varintWidth(v) !== n) throw new InvalidValueError(`varint ${v} in a ${n}-byte form`, { offset: at, schemaPath: path });
     return v;
   }
 

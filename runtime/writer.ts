@@ -1,5 +1,5 @@
 import { EncodeError } from './errors.js';
-import type { Text } from './reader.js';
+import { varintWidth, type Text } from './reader.js';
 
 const utf8 = new TextEncoder();
 
@@ -74,9 +74,22 @@ export class Writer {
     this.reserve(n - b.length);
   }
 
-  /** Bytes after their length: `width` bytes little-endian, or 0 for a packed integer. */
+  /** The serialization varint (see Reader.varint), in its shortest form. */
+  varint(v: number, path: string): void {
+    if (!Number.isSafeInteger(v) || v < 0) throw new EncodeError(`not a varint: ${v}`, path);
+    const n = varintWidth(v);
+    if (n === 9) {
+      this.u8(0xff);
+      return this.u64(BigInt(v));
+    }
+    let raw = (BigInt(v) << BigInt(n)) | ((1n << BigInt(n - 1)) - 1n);
+    for (let i = 0; i < n; i++, raw >>= 8n) this.u8(Number(raw & 0xffn));
+  }
+
+  /** Bytes after their length: `width` bytes little-endian, 0 for a packed integer, -1 for a varint. */
   prefixed(v: Uint8Array, width: number, path: string): void {
-    if (width === 0) this.packed(v.length, path);
+    if (width === -1) this.varint(v.length, path);
+    else if (width === 0) this.packed(v.length, path);
     else if (v.length >= 2 ** (8 * width)) throw new EncodeError(`${v.length} bytes do not fit a ${width}-byte length`, path);
     else if (width === 1) this.u8(v.length);
     else if (width === 2) this.u16(v.length);
