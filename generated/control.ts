@@ -161,6 +161,44 @@ export function FormatDescriptionEventFromJson(j: unknown, path: string): Format
   return v;
 }
 
+/** START_EVENT_V3 (1), the first event of a binlog in format v3 (MySQL 4.0 and 4.1). */
+export interface StartEventV3 {
+  /** 3 (2 in MySQL 4.0.0 and 4.0.1). */
+  binlogVersion: number;
+  serverVersion: Text;
+  createTimestamp: number;
+}
+
+/** What `encodeStartEventV3` takes: the decoded value. */
+export type StartEventV3Input = StartEventV3;
+
+/** Reads StartEventV3. */
+export function decodeStartEventV3(r: Reader, _ctx: Context): StartEventV3 {
+  r.need(2, 'StartEventV3.binlogVersion');
+  const binlogVersion = r.u16();
+  const serverVersion = r.padded(50, 'StartEventV3.serverVersion');
+  r.need(4, 'StartEventV3.createTimestamp');
+  const createTimestamp = r.u32();
+  return { binlogVersion, serverVersion, createTimestamp };
+}
+
+/** Writes StartEventV3. */
+export function encodeStartEventV3(w: Writer, v: StartEventV3Input, _ctx: Context): void {
+  w.u16(v.binlogVersion);
+  w.padded(v.serverVersion, 50, 'StartEventV3.serverVersion');
+  w.u32(v.createTimestamp);
+}
+
+/** StartEventV3's encoder input from its JSON form in the dump. */
+export function StartEventV3FromJson(j: unknown, path: string): StartEventV3Input {
+  const o = jObject(j, path);
+  const v = {} as StartEventV3Input;
+  v.binlogVersion = jNum(o.binlogVersion, `${path}.binlogVersion`);
+  v.serverVersion = jText(o.serverVersion, `${path}.serverVersion`);
+  v.createTimestamp = jNum(o.createTimestamp, `${path}.createTimestamp`);
+  return v;
+}
+
 /** ROTATE_EVENT (4), the last event of a binlog (or a fake one a master sends) naming the next file. */
 export interface RotateEvent {
   /** Offset in the next file where reading resumes (4, after its magic, in a real rotation). */

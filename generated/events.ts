@@ -2,7 +2,7 @@
 import type { Reader } from '../runtime/reader.js';
 import type { Writer } from '../runtime/writer.js';
 import type { Context } from './context.js';
-import { type FormatDescriptionEvent, FormatDescriptionEventFromJson, type FormatDescriptionEventInput, type HeartbeatEvent, HeartbeatEventFromJson, type HeartbeatEventInput, type IgnorableEvent, IgnorableEventFromJson, type IgnorableEventInput, type IncidentEvent, IncidentEventFromJson, type IncidentEventInput, type IntvarEvent, IntvarEventFromJson, type IntvarEventInput, type RandEvent, RandEventFromJson, type RandEventInput, type RotateEvent, RotateEventFromJson, type RotateEventInput, type StopEvent, StopEventFromJson, type StopEventInput, type UserVarEvent, UserVarEventFromJson, type UserVarEventInput, type XidEvent, XidEventFromJson, type XidEventInput, decodeFormatDescriptionEvent, decodeHeartbeatEvent, decodeIgnorableEvent, decodeIncidentEvent, decodeIntvarEvent, decodeRandEvent, decodeRotateEvent, decodeStopEvent, decodeUserVarEvent, decodeXidEvent, encodeFormatDescriptionEvent, encodeHeartbeatEvent, encodeIgnorableEvent, encodeIncidentEvent, encodeIntvarEvent, encodeRandEvent, encodeRotateEvent, encodeStopEvent, encodeUserVarEvent, encodeXidEvent } from './control.js';
+import { type FormatDescriptionEvent, FormatDescriptionEventFromJson, type FormatDescriptionEventInput, type HeartbeatEvent, HeartbeatEventFromJson, type HeartbeatEventInput, type IgnorableEvent, IgnorableEventFromJson, type IgnorableEventInput, type IncidentEvent, IncidentEventFromJson, type IncidentEventInput, type IntvarEvent, IntvarEventFromJson, type IntvarEventInput, type RandEvent, RandEventFromJson, type RandEventInput, type RotateEvent, RotateEventFromJson, type RotateEventInput, type StartEventV3, StartEventV3FromJson, type StartEventV3Input, type StopEvent, StopEventFromJson, type StopEventInput, type UserVarEvent, UserVarEventFromJson, type UserVarEventInput, type XidEvent, XidEventFromJson, type XidEventInput, decodeFormatDescriptionEvent, decodeHeartbeatEvent, decodeIgnorableEvent, decodeIncidentEvent, decodeIntvarEvent, decodeRandEvent, decodeRotateEvent, decodeStartEventV3, decodeStopEvent, decodeUserVarEvent, decodeXidEvent, encodeFormatDescriptionEvent, encodeHeartbeatEvent, encodeIgnorableEvent, encodeIncidentEvent, encodeIntvarEvent, encodeRandEvent, encodeRotateEvent, encodeStartEventV3, encodeStopEvent, encodeUserVarEvent, encodeXidEvent } from './control.js';
 import { type AnnotateRowsEvent, AnnotateRowsEventFromJson, type AnnotateRowsEventInput, type BinlogCheckpointEvent, BinlogCheckpointEventFromJson, type BinlogCheckpointEventInput, type GtidEvent, GtidEventFromJson, type GtidEventInput, type GtidListEvent, GtidListEventFromJson, type GtidListEventInput, type StartEncryptionEvent, StartEncryptionEventFromJson, type StartEncryptionEventInput, decodeAnnotateRowsEvent, decodeBinlogCheckpointEvent, decodeGtidEvent, decodeGtidListEvent, decodeStartEncryptionEvent, encodeAnnotateRowsEvent, encodeBinlogCheckpointEvent, encodeGtidEvent, encodeGtidListEvent, encodeStartEncryptionEvent } from './mariadb.js';
 import { type MysqlGtidEvent, MysqlGtidEventFromJson, type MysqlGtidEventInput, type PreviousGtidsEvent, PreviousGtidsEventFromJson, type PreviousGtidsEventInput, type RowsQueryEvent, RowsQueryEventFromJson, type RowsQueryEventInput, type XaPrepareEvent, XaPrepareEventFromJson, type XaPrepareEventInput, decodeMysqlGtidEvent, decodePreviousGtidsEvent, decodeRowsQueryEvent, decodeXaPrepareEvent, encodeMysqlGtidEvent, encodePreviousGtidsEvent, encodeRowsQueryEvent, encodeXaPrepareEvent } from './mysql.js';
 import { type QueryEvent, QueryEventFromJson, type QueryEventInput, decodeQueryEvent, encodeQueryEvent } from './query.js';
@@ -130,7 +130,8 @@ export const EventTypeNames: Readonly<Record<number, string>> = {
 };
 
 /** A decoded event body, tagged with its type name. */
-export type EventBody = ({ type: 'QUERY_EVENT' } & QueryEvent)
+export type EventBody = ({ type: 'START_EVENT_V3' } & StartEventV3)
+  | ({ type: 'QUERY_EVENT' } & QueryEvent)
   | ({ type: 'STOP_EVENT' } & StopEvent)
   | ({ type: 'ROTATE_EVENT' } & RotateEvent)
   | ({ type: 'INTVAR_EVENT' } & IntvarEvent)
@@ -166,7 +167,8 @@ export type EventBody = ({ type: 'QUERY_EVENT' } & QueryEvent)
   | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' } & RowsEvent)
   | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT' } & RowsEvent);
 /** What `encodeEventBody` takes. */
-export type EventBodyInput = ({ type: 'QUERY_EVENT' } & QueryEventInput)
+export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
+  | ({ type: 'QUERY_EVENT' } & QueryEventInput)
   | ({ type: 'STOP_EVENT' } & StopEventInput)
   | ({ type: 'ROTATE_EVENT' } & RotateEventInput)
   | ({ type: 'INTVAR_EVENT' } & IntvarEventInput)
@@ -205,6 +207,7 @@ export type EventBodyInput = ({ type: 'QUERY_EVENT' } & QueryEventInput)
 /** Decodes the body of an event of a type the schemas describe; undefined for any other type. */
 export function decodeEventBody(code: number, r: Reader, ctx: Context): EventBody | undefined {
   switch (code) {
+    case 1: return Object.assign({ type: 'START_EVENT_V3' as const }, decodeStartEventV3(r, ctx));
     case 2: return Object.assign({ type: 'QUERY_EVENT' as const }, decodeQueryEvent(r, ctx, false));
     case 3: return Object.assign({ type: 'STOP_EVENT' as const }, decodeStopEvent(r, ctx));
     case 4: return Object.assign({ type: 'ROTATE_EVENT' as const }, decodeRotateEvent(r, ctx));
@@ -247,6 +250,7 @@ export function decodeEventBody(code: number, r: Reader, ctx: Context): EventBod
 /** Encodes an event body by its type name. */
 export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): void {
   switch (body.type) {
+    case 'START_EVENT_V3': return encodeStartEventV3(w, body, ctx);
     case 'QUERY_EVENT': return encodeQueryEvent(w, body, ctx, false);
     case 'STOP_EVENT': return encodeStopEvent(w, body, ctx);
     case 'ROTATE_EVENT': return encodeRotateEvent(w, body, ctx);
@@ -288,6 +292,7 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
 /** The body of an event of a type the schemas describe, from its JSON form; undefined for any other type. */
 export function eventBodyFromJson(type: string, j: unknown, path: string): EventBodyInput | undefined {
   switch (type) {
+    case 'START_EVENT_V3': return Object.assign({ type: 'START_EVENT_V3' as const }, StartEventV3FromJson(j, path));
     case 'QUERY_EVENT': return Object.assign({ type: 'QUERY_EVENT' as const }, QueryEventFromJson(j, path));
     case 'STOP_EVENT': return Object.assign({ type: 'STOP_EVENT' as const }, StopEventFromJson(j, path));
     case 'ROTATE_EVENT': return Object.assign({ type: 'ROTATE_EVENT' as const }, RotateEventFromJson(j, path));
@@ -328,4 +333,4 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
 }
 
 /** Codes whose body a schema describes. */
-export const EventCodesWithBody = new Set<number>([2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);
+export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);

@@ -18,6 +18,11 @@ export const CHECKSUM_LENGTH = 4;
 export const CHECKSUM_AWARE_SINCE_MYSQL = "5.6.1";
 /** The same for MariaDB (its version string names MariaDB). */
 export const CHECKSUM_AWARE_SINCE_MARIADB = "5.3.0";
+/**
+ * Post-header lengths of event types 1 to 14 in binlog format v3 (MySQL 4.0 and 4.1), whose first
+ * event is START_EVENT_V3 and which has no FORMAT_DESCRIPTION to say them.
+ */
+export const V3_POST_HEADER_LENGTHS = Uint8Array.of(0x38, 0x0B, 0x00, 0x08, 0x00, 0x12, 0x00, 0x04, 0x04, 0x04, 0x04, 0x12, 0x00, 0x00);
 /** Bits of the common header's `flags`. */
 export const EventFlags = {
   LOG_EVENT_BINLOG_IN_USE_F: 0x1,

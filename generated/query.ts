@@ -16,11 +16,12 @@ export interface QueryEvent {
   schemaLength: number;
   /** The error the statement ended with on the master (0 when it succeeded). */
   errorCode: number;
-  statusVarsLength: number;
+  /** Absent in binlog format v3, whose QUERY post-header is 11 bytes and which has no status variables. */
+  statusVarsLength?: number;
   /** Post-header bytes beyond the 13 known ones, kept as they are. */
   postHeaderExtra?: Uint8Array;
   /** The session state, as code-tagged values in stored order. */
-  statusVars: QueryEventStatusVarsEntry[];
+  statusVars?: QueryEventStatusVarsEntry[];
   /** The default database the statement ran in (empty when none). */
   schema: Text;
   /** The statement text. */
@@ -37,7 +38,7 @@ export interface QueryEventInput {
   errorCode: number;
   statusVarsLength?: number;
   postHeaderExtra?: Uint8Array;
-  statusVars: QueryEventStatusVarsEntryInput[];
+  statusVars?: QueryEventStatusVarsEntryInput[];
   schema: Text;
   query: Text;
   /** query as stored, compressed (mariadb-zlib). */
@@ -46,19 +47,26 @@ export interface QueryEventInput {
 
 /** Reads QueryEvent. */
 export function decodeQueryEvent(r: Reader, ctx: Context, compressed: boolean): QueryEvent {
-  r.need(13, 'QueryEvent.threadId');
+  r.need(11, 'QueryEvent.threadId');
   const threadId = r.u32();
   const execTime = r.u32();
   const schemaLength = r.u8();
   const errorCode = r.u16();
-  const statusVarsLength = r.u16();
+  let statusVarsLength: number | undefined;
+  if (ctx.postHeaderLength >= 13) {
+    r.need(2, 'QueryEvent.statusVarsLength');
+    statusVarsLength = r.u16();
+  }
   let postHeaderExtra: Uint8Array | undefined;
   if (ctx.postHeaderLength > 13) {
     postHeaderExtra = r.bytes(ctx.postHeaderLength - 13, 'QueryEvent.postHeaderExtra');
   }
-  const statusVars$r = r.sub(statusVarsLength, 'QueryEvent.statusVars');
-  const statusVars = decodeQueryEventStatusVarsEntryList(statusVars$r, ctx);
-  statusVars$r.done('QueryEvent.statusVars');
+  let statusVars: QueryEventStatusVarsEntry[] | undefined;
+  if (ctx.postHeaderLength >= 13) {
+    const statusVars$r = r.sub((statusVarsLength ?? 0), 'QueryEvent.statusVars');
+    statusVars = decodeQueryEventStatusVarsEntryList(statusVars$r, ctx);
+    statusVars$r.done('QueryEvent.statusVars');
+  }
   const schema = bytesToText(r.bytes(schemaLength, 'QueryEvent.schema'));
   r.need(1, 'QueryEvent.schemaTerminator');
   checkConst(r.u8(), 0, r, 'QueryEvent.schemaTerminator');
@@ -82,13 +90,17 @@ export function encodeQueryEvent(w: Writer, v: QueryEventInput, ctx: Context, co
   w.u32(v.execTime);
   w.u8(schemaLength);
   w.u16(v.errorCode);
-  statusVarsLength$at = w.reserve(2);
+  if (ctx.postHeaderLength >= 13) {
+    statusVarsLength$at = w.reserve(2);
+  }
   if (ctx.postHeaderLength > 13) {
     w.fixed(required(v.postHeaderExtra, 'QueryEvent.postHeaderExtra'), ctx.postHeaderLength - 13, 'QueryEvent.postHeaderExtra');
   }
-  const statusVars$start = w.pos;
-  encodeQueryEventStatusVarsEntryList(w, v.statusVars, ctx);
-  w.patchU16(statusVarsLength$at, w.pos - statusVars$start);
+  if (ctx.postHeaderLength >= 13) {
+    const statusVars$start = w.pos;
+    encodeQueryEventStatusVarsEntryList(w, required(v.statusVars, 'QueryEvent.statusVars'), ctx);
+    w.patchU16(statusVarsLength$at, w.pos - statusVars$start);
+  }
   w.bytes(schema$bytes);
   w.u8(0);
   if (compressed) {
@@ -116,7 +128,9 @@ export function QueryEventFromJson(j: unknown, path: string): QueryEventInput {
   if (o.postHeaderExtra !== undefined) {
     v.postHeaderExtra = jBytes(o.postHeaderExtra, `${path}.postHeaderExtra`);
   }
-  v.statusVars = jArray(o.statusVars, `${path}.statusVars`).map((e, i) => QueryEventStatusVarsEntryFromJson(e, `${`${path}.statusVars`}[${i}]`));
+  if (o.statusVars !== undefined) {
+    v.statusVars = jArray(o.statusVars, `${path}.statusVars`).map((e, i) => QueryEventStatusVarsEntryFromJson(e, `${`${path}.statusVars`}[${i}]`));
+  }
   v.schema = jText(o.schema, `${path}.schema`);
   v.query = jText(o.query, `${path}.query`);
   if (o.queryCompressed !== undefined) v.queryCompressed = jBytes(o.queryCompressed, `${path}.queryCompressed`);

@@ -14,6 +14,7 @@ import {
   EVENT_HEADER_LENGTH,
   EventFlags,
   EventHeaderOffsets,
+  V3_POST_HEADER_LENGTHS,
 } from '../generated/header.js';
 import { versionAtLeast } from './codec.js';
 import { TableRegistry, type HintFn } from './tables.js';
@@ -42,14 +43,15 @@ export class FormatState {
     };
   }
 
-  /** Whether events of this type change what later events mean (FDE and TABLE_MAP do). */
+  /** Whether events of this type change what later events mean (FDE, START_EVENT_V3 and TABLE_MAP do). */
   static changesFormat(code: number): boolean {
-    return code === FDE_CODE || code === EventTypes.TABLE_MAP_EVENT;
+    return code === FDE_CODE || code === EventTypes.TABLE_MAP_EVENT || code === EventTypes.START_EVENT_V3;
   }
 
   /** What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables. */
   after(event: { type: string }): void {
     if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent);
+    else if (event.type === 'START_EVENT_V3' && !('raw' in event)) this.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
     else if (event.type === 'TABLE_MAP_EVENT') this.tables.register(event as unknown as TableMapEvent);
   }
 

@@ -25,11 +25,8 @@ const DAMAGED: Record<string, BinlogErrorKind> = {
   'corrupt-relay-bin.000624': 'length',
 };
 
-/** Not yet readable: what they need comes with the catalogue issue (v3 files, encryption, dev formats). */
+/** Not yet readable: what they need comes with the catalogue issue (encryption, a development format). */
 const PENDING: Record<string, string> = {
-  'bug47142_master-bin.000001': 'binlog v3 (MySQL 4.1): QUERY post-header of 11 bytes',
-  'trunc_binlog.000001': 'binlog v3 (MySQL 4.0)',
-  'binlog_old_version_4_1.000001': 'binlog v3 (MySQL 4.1)',
   'ver_5_1-wl2325_r.001': 'a 5.2 development format with longer XID events',
   'binlog_before_20574.bin': 'MariaDB encrypted events after START_ENCRYPTION',
   '57_binlog_encryption_': 'Percona 5.7 encryption (type 159)',
@@ -79,6 +76,14 @@ describeWithFixtures('real binlogs round-trip byte for byte', () => {
 });
 
 describeWithFixtures('real binlogs decode to what they hold', () => {
+  it('MySQL 4.1 (binlog v3): START_EVENT_V3, then QUERY events without status variables', () => {
+    const events = decodeBinlog(readFileSync(byName('binlog_old_version_4_1.000001').path));
+    expect(events[0]).toMatchObject({ type: 'START_EVENT_V3', binlogVersion: 3, serverVersion: '4.1.24-debug-log' });
+    const q = events.find((e) => e.type === 'QUERY_EVENT') as unknown as { statusVars?: unknown; query: string };
+    expect(q.statusVars).toBeUndefined();
+    expect(typeof q.query).toBe('string');
+  });
+
   const byName = (suffix: string) => fixtures().find((f) => f.name.endsWith(suffix))!;
   it('bug40482: an INCIDENT event with incident number 0x42 and an empty message', () => {
     const events = decodeBinlog(readFileSync(byName('bug40482-bin.000001').path));
