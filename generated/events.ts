@@ -204,45 +204,45 @@ export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
   | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' } & RowsEventInput)
   | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT' } & RowsEventInput);
 
-/** Decodes the body of an event of a type the schemas describe; undefined for any other type. */
-export function decodeEventBody(code: number, r: Reader, ctx: Context): EventBody | undefined {
+/** Decodes the body of an event of a type the schemas describe into `into` (after what it holds); undefined for any other type. */
+export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: Context, into: T): (T & EventBody) | undefined {
   switch (code) {
-    case 1: return Object.assign({ type: 'START_EVENT_V3' as const }, decodeStartEventV3(r, ctx));
-    case 2: return Object.assign({ type: 'QUERY_EVENT' as const }, decodeQueryEvent(r, ctx, false));
-    case 3: return Object.assign({ type: 'STOP_EVENT' as const }, decodeStopEvent(r, ctx));
-    case 4: return Object.assign({ type: 'ROTATE_EVENT' as const }, decodeRotateEvent(r, ctx));
-    case 5: return Object.assign({ type: 'INTVAR_EVENT' as const }, decodeIntvarEvent(r, ctx));
-    case 13: return Object.assign({ type: 'RAND_EVENT' as const }, decodeRandEvent(r, ctx));
-    case 14: return Object.assign({ type: 'USER_VAR_EVENT' as const }, decodeUserVarEvent(r, ctx));
-    case 15: return Object.assign({ type: 'FORMAT_DESCRIPTION_EVENT' as const }, decodeFormatDescriptionEvent(r, ctx));
-    case 16: return Object.assign({ type: 'XID_EVENT' as const }, decodeXidEvent(r, ctx));
-    case 19: return Object.assign({ type: 'TABLE_MAP_EVENT' as const }, decodeTableMapEvent(r, ctx));
-    case 23: return Object.assign({ type: 'WRITE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, false));
-    case 24: return Object.assign({ type: 'UPDATE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, false));
-    case 25: return Object.assign({ type: 'DELETE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, false));
-    case 26: return Object.assign({ type: 'INCIDENT_EVENT' as const }, decodeIncidentEvent(r, ctx));
-    case 27: return Object.assign({ type: 'HEARTBEAT_LOG_EVENT' as const }, decodeHeartbeatEvent(r, ctx));
-    case 28: return Object.assign({ type: 'IGNORABLE_LOG_EVENT' as const }, decodeIgnorableEvent(r, ctx));
-    case 29: return Object.assign({ type: 'ROWS_QUERY_LOG_EVENT' as const }, decodeRowsQueryEvent(r, ctx));
-    case 30: return Object.assign({ type: 'WRITE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 2, false));
-    case 31: return Object.assign({ type: 'UPDATE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 2, false));
-    case 32: return Object.assign({ type: 'DELETE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 2, false));
-    case 33: return Object.assign({ type: 'GTID_LOG_EVENT' as const }, decodeMysqlGtidEvent(r, ctx));
-    case 34: return Object.assign({ type: 'ANONYMOUS_GTID_LOG_EVENT' as const }, decodeMysqlGtidEvent(r, ctx));
-    case 35: return Object.assign({ type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, decodePreviousGtidsEvent(r, ctx));
-    case 38: return Object.assign({ type: 'XA_PREPARE_LOG_EVENT' as const }, decodeXaPrepareEvent(r, ctx));
-    case 160: return Object.assign({ type: 'ANNOTATE_ROWS_EVENT' as const }, decodeAnnotateRowsEvent(r, ctx));
-    case 161: return Object.assign({ type: 'BINLOG_CHECKPOINT_EVENT' as const }, decodeBinlogCheckpointEvent(r, ctx));
-    case 162: return Object.assign({ type: 'GTID_EVENT' as const }, decodeGtidEvent(r, ctx));
-    case 163: return Object.assign({ type: 'GTID_LIST_EVENT' as const }, decodeGtidListEvent(r, ctx));
-    case 164: return Object.assign({ type: 'START_ENCRYPTION_EVENT' as const }, decodeStartEncryptionEvent(r, ctx));
-    case 165: return Object.assign({ type: 'QUERY_COMPRESSED_EVENT' as const }, decodeQueryEvent(r, ctx, true));
-    case 166: return Object.assign({ type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, true));
-    case 167: return Object.assign({ type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, true));
-    case 168: return Object.assign({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, true));
-    case 169: return Object.assign({ type: 'WRITE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 2, true));
-    case 170: return Object.assign({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 2, true));
-    case 171: return Object.assign({ type: 'DELETE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 2, true));
+    case 1: return Object.assign(into, { type: 'START_EVENT_V3' as const }, decodeStartEventV3(r, ctx));
+    case 2: return Object.assign(into, { type: 'QUERY_EVENT' as const }, decodeQueryEvent(r, ctx, false));
+    case 3: return Object.assign(into, { type: 'STOP_EVENT' as const }, decodeStopEvent(r, ctx));
+    case 4: return Object.assign(into, { type: 'ROTATE_EVENT' as const }, decodeRotateEvent(r, ctx));
+    case 5: return Object.assign(into, { type: 'INTVAR_EVENT' as const }, decodeIntvarEvent(r, ctx));
+    case 13: return Object.assign(into, { type: 'RAND_EVENT' as const }, decodeRandEvent(r, ctx));
+    case 14: return Object.assign(into, { type: 'USER_VAR_EVENT' as const }, decodeUserVarEvent(r, ctx));
+    case 15: return Object.assign(into, { type: 'FORMAT_DESCRIPTION_EVENT' as const }, decodeFormatDescriptionEvent(r, ctx));
+    case 16: return Object.assign(into, { type: 'XID_EVENT' as const }, decodeXidEvent(r, ctx));
+    case 19: return Object.assign(into, { type: 'TABLE_MAP_EVENT' as const }, decodeTableMapEvent(r, ctx));
+    case 23: return Object.assign(into, { type: 'WRITE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, false));
+    case 24: return Object.assign(into, { type: 'UPDATE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, false));
+    case 25: return Object.assign(into, { type: 'DELETE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, false));
+    case 26: return Object.assign(into, { type: 'INCIDENT_EVENT' as const }, decodeIncidentEvent(r, ctx));
+    case 27: return Object.assign(into, { type: 'HEARTBEAT_LOG_EVENT' as const }, decodeHeartbeatEvent(r, ctx));
+    case 28: return Object.assign(into, { type: 'IGNORABLE_LOG_EVENT' as const }, decodeIgnorableEvent(r, ctx));
+    case 29: return Object.assign(into, { type: 'ROWS_QUERY_LOG_EVENT' as const }, decodeRowsQueryEvent(r, ctx));
+    case 30: return Object.assign(into, { type: 'WRITE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 2, false));
+    case 31: return Object.assign(into, { type: 'UPDATE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 2, false));
+    case 32: return Object.assign(into, { type: 'DELETE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 2, false));
+    case 33: return Object.assign(into, { type: 'GTID_LOG_EVENT' as const }, decodeMysqlGtidEvent(r, ctx));
+    case 34: return Object.assign(into, { type: 'ANONYMOUS_GTID_LOG_EVENT' as const }, decodeMysqlGtidEvent(r, ctx));
+    case 35: return Object.assign(into, { type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, decodePreviousGtidsEvent(r, ctx));
+    case 38: return Object.assign(into, { type: 'XA_PREPARE_LOG_EVENT' as const }, decodeXaPrepareEvent(r, ctx));
+    case 160: return Object.assign(into, { type: 'ANNOTATE_ROWS_EVENT' as const }, decodeAnnotateRowsEvent(r, ctx));
+    case 161: return Object.assign(into, { type: 'BINLOG_CHECKPOINT_EVENT' as const }, decodeBinlogCheckpointEvent(r, ctx));
+    case 162: return Object.assign(into, { type: 'GTID_EVENT' as const }, decodeGtidEvent(r, ctx));
+    case 163: return Object.assign(into, { type: 'GTID_LIST_EVENT' as const }, decodeGtidListEvent(r, ctx));
+    case 164: return Object.assign(into, { type: 'START_ENCRYPTION_EVENT' as const }, decodeStartEncryptionEvent(r, ctx));
+    case 165: return Object.assign(into, { type: 'QUERY_COMPRESSED_EVENT' as const }, decodeQueryEvent(r, ctx, true));
+    case 166: return Object.assign(into, { type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, true));
+    case 167: return Object.assign(into, { type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, true));
+    case 168: return Object.assign(into, { type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, true));
+    case 169: return Object.assign(into, { type: 'WRITE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 2, true));
+    case 170: return Object.assign(into, { type: 'UPDATE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 2, true));
+    case 171: return Object.assign(into, { type: 'DELETE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 2, true));
     default: return undefined;
   }
 }

@@ -1146,15 +1146,16 @@ function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   }
   const D = new Lines();
   D.open('switch (code) {');
-  for (const e of withBody) D.line(`case ${e.code}: return Object.assign({ type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}));`);
+  for (const e of withBody) D.line(`case ${e.code}: return Object.assign(into, { type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}));`);
   D.line('default: return undefined;');
   D.close();
   sf.addFunction({
     isExported: true,
     name: 'decodeEventBody',
-    docs: ['Decodes the body of an event of a type the schemas describe; undefined for any other type.'],
-    parameters: [{ name: 'code', type: 'number' }, { name: 'r', type: m.rtType('Reader') }, { name: 'ctx', type: m.context() }],
-    returnType: 'EventBody | undefined',
+    docs: ['Decodes the body of an event of a type the schemas describe into `into` (after what it holds); undefined for any other type.'],
+    typeParameters: [{ name: 'T', constraint: 'object' }],
+    parameters: [{ name: 'code', type: 'number' }, { name: 'r', type: m.rtType('Reader') }, { name: 'ctx', type: m.context() }, { name: 'into', type: 'T' }],
+    returnType: '(T & EventBody) | undefined',
     statements: D.text(),
   });
   const E = new Lines();

@@ -98,26 +98,25 @@ export class EventDecoder {
     if (bodyEnd < format.headerLength) {
       throw new LengthError(`event of ${bytes.length} bytes is shorter than its header`, { offset: pos, schemaPath: 'EventHeader' });
     }
-    const header = decodeEventHeader(new Reader(bytes, 0, format.headerLength, pos), ctx);
+    // One DataView for the whole event: the header's reader and the body's share it.
+    const r = new Reader(bytes, 0, format.headerLength, pos);
+    const header = decodeEventHeader(r, ctx);
 
     let checksum: number | undefined;
     if (ctx.hasChecksum) {
-      checksum = new DataView(bytes.buffer, bytes.byteOffset + bodyEnd, CHECKSUM_LENGTH).getUint32(0, true);
+      checksum = r.dv.getUint32(bodyEnd, true);
       if (this.verify) {
         const actual = eventCrc(bytes, bodyEnd, crc32);
         if (actual !== checksum) throw new ChecksumError(checksum, actual, { offset: pos + bodyEnd, schemaPath: 'checksum' });
       }
     }
 
-    const r = new Reader(bytes, format.headerLength, bodyEnd, pos);
-    const name = eventTypeName(code);
-    const body = decodeEventBody(code, r, ctx);
-    let event: BinlogEvent;
-    if (body) {
-      r.done(name);
-      event = { pos, header, ...body } as BinlogEvent;
+    r.end = bodyEnd;
+    const event = { pos, header } as BinlogEvent;
+    if (!decodeEventBody(code, r, ctx, event)) {
+      Object.assign(event, { type: eventTypeName(code), raw: r.rest() });
     } else {
-      event = { pos, header, type: name, raw: r.rest() } as BinlogEvent;
+      r.done(event.type);
     }
     if (checksum !== undefined) event.checksum = checksum;
     format.after(event);

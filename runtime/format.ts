@@ -32,15 +32,18 @@ export class FormatState {
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
   constructor(hints?: HintFn) {
     this.tables = new TableRegistry(hints);
+    this.ctx = { tables: this.tables, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
 
+  /** One context object, refilled for each event: decoders only read it, and only during their event. */
+  private readonly ctx: Context;
+
   context(code: number, fdeAware: boolean): Context {
-    return {
-      tables: this.tables,
-      headerLength: this.headerLength,
-      postHeaderLength: this.postHeaderLengths[code - 1] ?? 0,
-      hasChecksum: code === FDE_CODE ? fdeAware : this.checksums,
-    };
+    const ctx = this.ctx;
+    ctx.headerLength = this.headerLength;
+    ctx.postHeaderLength = this.postHeaderLengths[code - 1] ?? 0;
+    ctx.hasChecksum = code === FDE_CODE ? fdeAware : this.checksums;
+    return ctx;
   }
 
   /** Whether events of this type change what later events mean (FDE, START_EVENT_V3 and TABLE_MAP do). */

@@ -38,9 +38,9 @@ export class Reader {
   /** The unused bits of the last bitmap read, where they were kept rather than refused. */
   spare = 0;
 
-  constructor(buf: Uint8Array, start = 0, end = buf.length, base = 0) {
+  constructor(buf: Uint8Array, start = 0, end = buf.length, base = 0, dv?: DataView) {
     this.buf = buf;
-    this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.dv = dv ?? new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.pos = start;
     this.end = end;
     this.base = base;
@@ -78,7 +78,7 @@ export class Reader {
   /** A child reader over the next `n` bytes; this reader moves past them. */
   sub(n: number, path: string): Reader {
     this.length(n, path);
-    const child = new Reader(this.buf, this.pos, this.pos + n, this.base);
+    const child = new Reader(this.buf, this.pos, this.pos + n, this.base, this.dv);
     this.pos += n;
     return child;
   }
