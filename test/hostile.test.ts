@@ -120,6 +120,22 @@ describe('forged lengths give typed errors, without large allocations', () => {
     expect(kindOf(b)).toBe('length');
   });
 
+  it('a LONGBLOB length of 4 GB', () => {
+    // Make the BLOB column a LONGBLOB (pack length 4) in the TABLE_MAP: its row values' lengths then
+    // read as 4 bytes, and the second row's, 02 00 00 ff, claims 4 GB.
+    const b = withEvent(tableMap, (ev) => {
+      const meta = 19 + 8 + 1 + 6 + 1 + 1 + 6 + 1 + 1 + 5 + 1; // after the column types and the metadata length
+      expect([...ev.subarray(meta, meta + 5)]).toEqual([0xa0, 0x00, 0x06, 0x02, 0x02]);
+      ev[meta + 4] = 4;
+    });
+    expect(b.length).toBe(sample.length);
+    const before = process.memoryUsage().arrayBuffers;
+    const error = collect(b).error;
+    expect(error).toMatchObject({ kind: 'length', eventPos: events[write]!.pos });
+    expect(error!.message).toMatch(/length \d{10} runs past the end/);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
+  });
+
   it('a TLV entry whose length runs past the event', () => {
     const b = withEvent(tableMap, (ev) => {
       // The last optional metadata entry, SIMPLE_PRIMARY_KEY (8), length 1: make it 100.
