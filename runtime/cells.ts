@@ -266,7 +266,13 @@ const time: CellCodec = {
 const datetime: CellCodec = {
   decode(r, _c, path) {
     r.need(8, path);
-    const d = r.u64().toString().padStart(14, '0');
+    const v = r.u64();
+    const d = v.toString().padStart(14, '0');
+    // MariaDB's older high-precision DATETIME(n) is logged as this type with no metadata, in another
+    // layout: what does not read as a datetime is refused, never shown as one.
+    if (d.length > 14 || Number(d.slice(4, 6)) > 12 || Number(d.slice(6, 8)) > 31 || Number(d.slice(8, 10)) > 23 || Number(d.slice(10, 12)) > 59 || Number(d.slice(12, 14)) > 59) {
+      throw bad(r, `${v} is not a YYYYMMDDhhmmss datetime`, path);
+    }
     return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)} ${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}`;
   },
   encode(w, v, _c, path) {
@@ -276,8 +282,9 @@ const datetime: CellCodec = {
   },
 };
 
-function utcText(seconds: number): string {
-  if (seconds === 0) return '0000-00-00 00:00:00';
+/** UTC text of a TIMESTAMP's seconds; 0 (with no fraction) is the zero date, which it stands for. */
+function utcText(seconds: number, fraction = 0): string {
+  if (seconds === 0 && fraction === 0) return '0000-00-00 00:00:00';
   const t = new Date(seconds * 1000);
   return `${dateText(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate())} ${timeText(t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds())}`;
 }
@@ -303,7 +310,8 @@ const timestamp2: CellCodec = {
     const fsp = num(c, 'fsp');
     r.need(4 + fracBytes(fsp), path);
     const seconds = readBE(r, 4);
-    return utcText(seconds) + fracText(readBE(r, fracBytes(fsp)) * fracUnit(fsp), fsp, r, path);
+    const micro = readBE(r, fracBytes(fsp)) * fracUnit(fsp);
+    return utcText(seconds, micro) + fracText(micro, fsp, r, path);
   },
   encode(w, v, c, path) {
     const fsp = num(c, 'fsp');

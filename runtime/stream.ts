@@ -5,6 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from './errors.js';
+import type { HintFn } from './tables.js';
 import { EventDecoder, EventEncoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions } from './event.js';
 
 export interface ReadOptions extends DecodeOptions {
@@ -191,8 +192,8 @@ function checkMagic(head: Uint8Array): void {
 }
 
 /** Encodes events into a whole binlog file, magic included. */
-export function encodeBinlog(events: Iterable<BinlogEventInput>): Uint8Array {
-  const encoder = new EventEncoder();
+export function encodeBinlog(events: Iterable<BinlogEventInput>, options: { columnHints?: HintFn } = {}): Uint8Array {
+  const encoder = new EventEncoder(options);
   const parts: Uint8Array[] = [BINLOG_MAGIC];
   let offset = BINLOG_MAGIC.length;
   for (const e of events) {

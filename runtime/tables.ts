@@ -5,10 +5,12 @@
  */
 import { CellLayouts, type CellLayoutsEntry } from '../generated/columns.js';
 import { ColumnType, type TableMapEvent } from '../generated/rows.js';
-import { charsetOf } from './charsets.js';
+import { charsetOf, decodeText } from './charsets.js';
 import type { Text } from './reader.js';
 
 export type Flavor = 'mysql' | 'mariadb';
+
+const utf8 = new TextEncoder();
 
 export interface Column {
   /** 0-based position in the table. */
@@ -138,6 +140,8 @@ function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | und
 
   for (const c of columns) {
     if (c.collation !== undefined) c.charset = charsetOf(c.collation);
+    // Member names are in the column's charset; the schema read them as UTF-8 where they were valid.
+    if (c.members && c.charset) c.members = c.members.map((m) => decodeText(typeof m === 'string' ? utf8.encode(m) : m, c.charset!));
     const hint = hints?.({ schema: event.schemaName, table: event.tableName }, c);
     if (hint?.unsigned !== undefined && c.unsigned === undefined) c.unsigned = hint.unsigned;
     if (hint?.charset !== undefined && c.charset === undefined) c.charset = hint.charset;

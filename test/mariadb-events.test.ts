@@ -105,12 +105,13 @@ describeWithServer('MariaDB control events', () => {
 
   it('QUERY status variables decode to named fields', () => {
     const q = of('QUERY_EVENT').find((e) => e.query === 'CREATE DATABASE evt')!;
-    const codes = q.statusVars.map((v) => v.code);
+    const statusVars = q.statusVars ?? [];
+    const codes = statusVars.map((v) => v.code);
     expect(codes).toContain('Q_FLAGS2_CODE');
     expect(codes).toContain('Q_SQL_MODE_CODE');
-    const charset = q.statusVars.find((v) => v.code === 'Q_CHARSET_CODE') as { characterSetClient: number } | undefined;
+    const charset = statusVars.find((v) => v.code === 'Q_CHARSET_CODE') as { characterSetClient: number } | undefined;
     expect(charset?.characterSetClient).toBe(45); // utf8mb4_general_ci: the client's --default-character-set
-    expect(q.statusVars.every((v) => !('raw' in v))).toBe(true);
+    expect(statusVars.every((v) => !('raw' in v))).toBe(true);
   });
 
   it('ANNOTATE_ROWS carries the row statement', () => {
