@@ -41,7 +41,9 @@ export function noCase(value: number, r: Reader, path: string): InvalidValueErro
  * string that names MariaDB). Both are dotted triples; the leading numbers of the version are compared.
  */
 export function versionAtLeast(version: string | Uint8Array, mysql: string, mariadb: string): boolean {
-  const text = typeof version === 'string' ? version : new TextDecoder('latin1').decode(version);
+  // Bytes are the version as stored: what follows the first NUL is padding, whatever it holds.
+  const stored = typeof version === 'string' ? undefined : version.subarray(0, version.indexOf(0) < 0 ? version.length : version.indexOf(0));
+  const text = stored === undefined ? (version as string) : new TextDecoder('latin1').decode(stored);
   const want = (/mariadb/i.test(text) ? mariadb : mysql).split('.').map(Number);
   const have = (/^(\d+)\.(\d+)\.(\d+)/.exec(text) ?? ['', '0', '0', '0']).slice(1).map(Number);
   for (let i = 0; i < 3; i++) if (have[i] !== want[i]) return have[i]! > want[i]!;

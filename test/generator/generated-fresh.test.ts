@@ -7,7 +7,7 @@ import { generate, TARGETS } from '../../generator/generate.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
-describe.each(TARGETS)('$out/', (target) => {
+describe.each(TARGETS)('$out/', { timeout: 60_000 }, (target) => {
   const result = generate(join(root, target.schemas), target.runtime);
   it('comes from valid schemas', () => {
     expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([]);
@@ -26,7 +26,7 @@ describe.each(TARGETS)('$out/', (target) => {
     const readme = readFileSync(join(root, target.readme), 'utf8');
     expect(withEventDocs(readme, result.ir) === readme, `${target.readme} is stale: run \`npm run generate\``).toBe(true);
   });
-  it('is deterministic', () => {
+  it('is deterministic', { timeout: 60_000 }, () => {
     const again = generate(join(root, target.schemas), target.runtime);
     expect(again.ok && again.files.map((f) => f.text)).toEqual(result.ok && result.files.map((f) => f.text));
   });
