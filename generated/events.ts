@@ -154,6 +154,7 @@ export type EventBody = ({ type: 'START_EVENT_V3' } & StartEventV3)
   | ({ type: 'ANONYMOUS_GTID_LOG_EVENT' } & MysqlGtidEvent)
   | ({ type: 'PREVIOUS_GTIDS_LOG_EVENT' } & PreviousGtidsEvent)
   | ({ type: 'XA_PREPARE_LOG_EVENT' } & XaPrepareEvent)
+  | ({ type: 'PARTIAL_UPDATE_ROWS_EVENT' } & RowsEvent)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEvent)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEvent)
   | ({ type: 'GTID_EVENT' } & GtidEvent)
@@ -191,6 +192,7 @@ export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
   | ({ type: 'ANONYMOUS_GTID_LOG_EVENT' } & MysqlGtidEventInput)
   | ({ type: 'PREVIOUS_GTIDS_LOG_EVENT' } & PreviousGtidsEventInput)
   | ({ type: 'XA_PREPARE_LOG_EVENT' } & XaPrepareEventInput)
+  | ({ type: 'PARTIAL_UPDATE_ROWS_EVENT' } & RowsEventInput)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEventInput)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEventInput)
   | ({ type: 'GTID_EVENT' } & GtidEventInput)
@@ -231,6 +233,7 @@ export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: 
     case 34: return Object.assign(into, { type: 'ANONYMOUS_GTID_LOG_EVENT' as const }, decodeMysqlGtidEvent(r, ctx));
     case 35: return Object.assign(into, { type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, decodePreviousGtidsEvent(r, ctx));
     case 38: return Object.assign(into, { type: 'XA_PREPARE_LOG_EVENT' as const }, decodeXaPrepareEvent(r, ctx));
+    case 39: return Object.assign(into, { type: 'PARTIAL_UPDATE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 7 /* RowImages.PARTIAL_JSON */, 2, false));
     case 160: return Object.assign(into, { type: 'ANNOTATE_ROWS_EVENT' as const }, decodeAnnotateRowsEvent(r, ctx));
     case 161: return Object.assign(into, { type: 'BINLOG_CHECKPOINT_EVENT' as const }, decodeBinlogCheckpointEvent(r, ctx));
     case 162: return Object.assign(into, { type: 'GTID_EVENT' as const }, decodeGtidEvent(r, ctx));
@@ -274,6 +277,7 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
     case 'ANONYMOUS_GTID_LOG_EVENT': return encodeMysqlGtidEvent(w, body, ctx);
     case 'PREVIOUS_GTIDS_LOG_EVENT': return encodePreviousGtidsEvent(w, body, ctx);
     case 'XA_PREPARE_LOG_EVENT': return encodeXaPrepareEvent(w, body, ctx);
+    case 'PARTIAL_UPDATE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 7 /* RowImages.PARTIAL_JSON */, 2, false);
     case 'ANNOTATE_ROWS_EVENT': return encodeAnnotateRowsEvent(w, body, ctx);
     case 'BINLOG_CHECKPOINT_EVENT': return encodeBinlogCheckpointEvent(w, body, ctx);
     case 'GTID_EVENT': return encodeGtidEvent(w, body, ctx);
@@ -316,6 +320,7 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
     case 'ANONYMOUS_GTID_LOG_EVENT': return Object.assign({ type: 'ANONYMOUS_GTID_LOG_EVENT' as const }, MysqlGtidEventFromJson(j, path));
     case 'PREVIOUS_GTIDS_LOG_EVENT': return Object.assign({ type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, PreviousGtidsEventFromJson(j, path));
     case 'XA_PREPARE_LOG_EVENT': return Object.assign({ type: 'XA_PREPARE_LOG_EVENT' as const }, XaPrepareEventFromJson(j, path));
+    case 'PARTIAL_UPDATE_ROWS_EVENT': return Object.assign({ type: 'PARTIAL_UPDATE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
     case 'ANNOTATE_ROWS_EVENT': return Object.assign({ type: 'ANNOTATE_ROWS_EVENT' as const }, AnnotateRowsEventFromJson(j, path));
     case 'BINLOG_CHECKPOINT_EVENT': return Object.assign({ type: 'BINLOG_CHECKPOINT_EVENT' as const }, BinlogCheckpointEventFromJson(j, path));
     case 'GTID_EVENT': return Object.assign({ type: 'GTID_EVENT' as const }, GtidEventFromJson(j, path));
@@ -333,4 +338,4 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
 }
 
 /** Codes whose body a schema describes. */
-export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);
+export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);

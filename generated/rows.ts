@@ -134,6 +134,7 @@ export const RowImages = {
   BEFORE: 0x1,
   AFTER: 0x2,
   BOTH: 0x3,
+  PARTIAL_JSON: 0x7,
 } as const;
 
 /** TABLE_MAP_EVENT (19), before the row events of each table a statement changes. */
@@ -1284,7 +1285,7 @@ export function decodeRowsEvent(r: Reader, ctx: Context, images: number, version
   const columnsPresentSpare = r.spare || undefined;
   let columnsPresentAfter: boolean[] | undefined;
   let columnsPresentAfterSpare: number | undefined;
-  if (images === 3 /* RowImages.BOTH */) {
+  if ((images & 1 /* RowImages.BEFORE */) && (images & 2 /* RowImages.AFTER */)) {
     columnsPresentAfter = r.bitmap(columnCount, 'RowsEvent.columnsPresentAfter', false, true);
     columnsPresentAfterSpare = r.spare || undefined;
   }
@@ -1314,7 +1315,7 @@ export function encodeRowsEvent(w: Writer, v: RowsEventInput, ctx: Context, imag
   }
   w.packed(v.columnCount, 'RowsEvent.columnCount');
   w.bitmap(v.columnsPresent, v.columnCount, 'RowsEvent.columnsPresent', false, v.columnsPresentSpare);
-  if (images === 3 /* RowImages.BOTH */) {
+  if ((images & 1 /* RowImages.BEFORE */) && (images & 2 /* RowImages.AFTER */)) {
     w.bitmap(required(v.columnsPresentAfter, 'RowsEvent.columnsPresentAfter'), v.columnCount, 'RowsEvent.columnsPresentAfter', false, v.columnsPresentAfterSpare);
   }
   if (compressed) {

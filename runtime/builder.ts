@@ -40,6 +40,7 @@ import { charsetOf, decodeText, encodeText } from './charsets.js';
 import { BinlogError, EncodeError } from './errors.js';
 import { EventEncoder, type BinlogEventInput } from './event.js';
 import type { Text } from './reader.js';
+import type { HintFn } from './tables.js';
 import { encodeRows, type Row, type RowChange } from './rows.js';
 import { Writer } from './writer.js';
 
@@ -64,7 +65,6 @@ const PROFILES: Record<ServerProfileName, ServerProfile> = {
     // The FORMAT_DESCRIPTION post-header lengths (by type code - 1, 171 types up to PARTIAL_ROW_DATA) of a
     // real MariaDB 10.11.19 server: copied from the FDE of test/fixtures/sample.bin
     // (`binlog dump test/fixtures/sample.bin | head -1`).
-    // prettier-ignore
     postHeaderLengths: [
       56, 13, 0, 8, 0, 18, 0, 4, 4, 4, 4, 18, 0, 0, 228, 0, 4, 26, 8, 0, 0, 0, 8, 8, 8, 2, 0, 0, 0, 10, 10, 10,
       0, 0, 0, 0, 0, 0, 10, 10, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -95,10 +95,13 @@ const ROWS_POST_HEADER_V1 = 8;
 export class TableDefinitionError extends EncodeError {
   readonly table: string;
   readonly column: string | undefined;
-  constructor(problem: string, table: string, column?: string) {
-    super(`table ${table}${column !== undefined ? `, column ${column}` : ''}: ${problem}`, column !== undefined ? `${table}.${column}` : table);
+  /** The problem alone, without the table and column the message names. */
+  readonly reason: string;
+  constructor(reason: string, table: string, column?: string) {
+    super(`table ${table}${column !== undefined ? `, column ${column}` : ''}: ${reason}`, column !== undefined ? `${table}.${column}` : table);
     this.table = table;
     this.column = column;
+    this.reason = reason;
   }
 }
 
@@ -111,9 +114,12 @@ export class RowValueError extends EncodeError {
   /** Which image of an UPDATE row, when it is one. */
   readonly image: 'before' | 'after' | undefined;
   readonly value: unknown;
-  constructor(problem: string, where: RowSite, column: string, value: unknown) {
+  /** The problem alone, without the table, row and column the message names. */
+  readonly reason: string;
+  constructor(reason: string, where: RowSite, column: string, value: unknown) {
     const image = where.image ? ` (${where.image} image)` : '';
-    super(`table ${where.table}, row ${where.row}${image}, column ${column}: ${problem}`, `${where.table}[${where.row}]${where.image ? `.${where.image}` : ''}.${column}`);
+    super(`table ${where.table}, row ${where.row}${image}, column ${column}: ${reason}`, `${where.table}[${where.row}]${where.image ? `.${where.image}` : ''}.${column}`);
+    this.reason = reason;
     this.table = where.table;
     this.column = column;
     this.row = where.row;
@@ -305,7 +311,7 @@ export class Table {
    */
   checkRow(row: RowInput, where: RowSite): Row {
     if (row === null || typeof row !== 'object' || Array.isArray(row)) {
-      throw new RowValueError(`expected a row object, got ${describe(row)}`, where, '*', row);
+      throw new RowValueError(`expected a row object, got ${show(row)}`, where, '*', row);
     }
     for (const name of Object.keys(row)) {
       if (!this.byName.has(name)) throw new RowValueError('no such column in the table', where, name, row[name]);
@@ -419,7 +425,9 @@ function parseType(text: string, fail: (p: string) => never): ParsedType {
   if (text[i] === '(') {
     i++;
     parsed.args = [];
-    for (;;) {
+    ws();
+    if (text[i] === ')') i++;
+    else for (;;) {
       ws();
       if (text[i] === "'" || text[i] === '"') {
         const quote = text[i]!;
@@ -734,7 +742,8 @@ function charsetEntry<D extends 'DEFAULT_CHARSET' | 'ENUM_AND_SET_DEFAULT_CHARSE
 
 // ---- value checks -------------------------------------------------------------------------------------------
 
-function describe(v: unknown): string {
+/** A value as an error message shows it. */
+function show(v: unknown): string {
   if (v instanceof Uint8Array) return `${v.length} bytes`;
   if (typeof v === 'string') return `'${v.length > 40 ? `${v.slice(0, 40)}…` : v}'`;
   if (typeof v === 'bigint') return `${v}n`;
@@ -768,7 +777,7 @@ function checkValue(c: BuiltColumn, v: CellValue, where: RowSite): CellValue {
   const type = c.sqlType;
   switch (c.kind) {
     case 'int': {
-      if (!(typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)))) return fail(`expected an integer for ${type}, got ${describe(v)}`);
+      if (!(typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)))) return fail(`expected an integer for ${type}, got ${show(v)}`);
       const bytes = SQL_INT_BYTES[c.realType]!;
       const bits = BigInt(8 * bytes);
       const [lo, hi] = c.unsigned ? [0n, (1n << bits) - 1n] : [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n];
@@ -777,7 +786,7 @@ function checkValue(c: BuiltColumn, v: CellValue, where: RowSite): CellValue {
       return bytes === 8 ? v : Number(v);
     }
     case 'float': {
-      if (typeof v !== 'number' || !Number.isFinite(v)) return fail(`expected a finite number for ${type}, got ${describe(v)}`);
+      if (typeof v !== 'number' || !Number.isFinite(v)) return fail(`expected a finite number for ${type}, got ${show(v)}`);
       if (c.realType === ColumnType.FLOAT && !Number.isFinite(Math.fround(v))) fail(`${v} is out of range for FLOAT`);
       if (c.unsigned && v < 0) fail(`${v} is negative, in ${type}`);
       return v;
@@ -785,7 +794,7 @@ function checkValue(c: BuiltColumn, v: CellValue, where: RowSite): CellValue {
     case 'decimal': {
       const text = typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v) && !/e/i.test(String(v))) ? String(v) : v;
       const m = typeof text === 'string' ? DECIMAL_RE.exec(text) : null;
-      if (!m || (m[2] === '' && !m[3])) return fail(`expected a decimal string for ${type}, got ${describe(v)}`);
+      if (!m || (m[2] === '' && !m[3])) return fail(`expected a decimal string for ${type}, got ${show(v)}`);
       const whole = m[2]!.replace(/^0+(?=\d)/, '') || '0';
       const frac = m[3] ?? '';
       const intDigits = whole === '0' ? 0 : whole.length;
@@ -798,14 +807,14 @@ function checkValue(c: BuiltColumn, v: CellValue, where: RowSite): CellValue {
     }
     case 'date': {
       const m = typeof v === 'string' ? DATE_RE.exec(v) : null;
-      if (!m) return fail(`expected a date 'YYYY-MM-DD', got ${describe(v)}`);
+      if (!m) return fail(`expected a date 'YYYY-MM-DD', got ${show(v)}`);
       const problem = dateProblem(Number(m[1]), Number(m[2]), Number(m[3]));
       if (problem) fail(`${v}: ${problem}`);
       return v;
     }
     case 'time': {
       const m = typeof v === 'string' ? TIME_RE.exec(v) : null;
-      if (!m) return fail(`expected a time '[-]HH:MM:SS[.ffffff]', got ${describe(v)}`);
+      if (!m) return fail(`expected a time '[-]HH:MM:SS[.ffffff]', got ${show(v)}`);
       const [h, mi, s] = [Number(m[2]), Number(m[3]), Number(m[4])];
       if (mi > 59 || s > 59) fail(`${v}: minutes and seconds are at most 59`);
       if (h > SQL_TYPE_LIMITS.maxHours) fail(`${v} is out of range for TIME (±${SQL_TYPE_LIMITS.maxHours}:59:59)`);
@@ -815,7 +824,7 @@ function checkValue(c: BuiltColumn, v: CellValue, where: RowSite): CellValue {
     case 'datetime':
     case 'timestamp': {
       const m = typeof v === 'string' ? DATETIME_RE.exec(v) : null;
-      if (!m) return fail(`expected 'YYYY-MM-DD HH:MM:SS[.ffffff]'${c.kind === 'timestamp' ? ' (UTC)' : ''}, got ${describe(v)}`);
+      if (!m) return fail(`expected 'YYYY-MM-DD HH:MM:SS[.ffffff]'${c.kind === 'timestamp' ? ' (UTC)' : ''}, got ${show(v)}`);
       const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
       const problem = dateProblem(y, mo, d);
       if (problem) fail(`${v}: ${problem}`);
@@ -831,12 +840,12 @@ function checkValue(c: BuiltColumn, v: CellValue, where: RowSite): CellValue {
     }
     case 'year': {
       const y = typeof v === 'bigint' ? Number(v) : v;
-      if (typeof y !== 'number' || !Number.isInteger(y)) return fail(`expected a year, got ${describe(v)}`);
+      if (typeof y !== 'number' || !Number.isInteger(y)) return fail(`expected a year, got ${show(v)}`);
       if (y !== 0 && (y < SQL_TYPE_LIMITS.minYear || y > SQL_TYPE_LIMITS.maxYear)) fail(`${y} is out of range for YEAR (${SQL_TYPE_LIMITS.minYear} to ${SQL_TYPE_LIMITS.maxYear}, or 0)`);
       return y;
     }
     case 'bit': {
-      if (!(typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v)))) return fail(`expected an integer for ${type}, got ${describe(v)}`);
+      if (!(typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v)))) return fail(`expected an integer for ${type}, got ${show(v)}`);
       const b = BigInt(v);
       if (b < 0n || b >> BigInt(c.bits!) !== 0n) fail(`${v} does not fit ${type}`);
       return b;
@@ -846,9 +855,9 @@ function checkValue(c: BuiltColumn, v: CellValue, where: RowSite): CellValue {
         if (!Number.isInteger(v) || v < 0 || v > c.members!.length) fail(`index ${v} is not 0 to ${c.members!.length}`);
         return v;
       }
-      if (typeof v !== 'string') return fail(`expected a member of ${type}, got ${describe(v)}`);
+      if (typeof v !== 'string') return fail(`expected a member of ${type}, got ${show(v)}`);
       const index = c.members!.indexOf(v);
-      if (index < 0) fail(`${describe(v)} is not a member of ${type}`);
+      if (index < 0) fail(`${show(v)} is not a member of ${type}`);
       // Written by its index, which needs no matching of names in the column's character set.
       return index + 1;
     }
@@ -857,7 +866,7 @@ function checkValue(c: BuiltColumn, v: CellValue, where: RowSite): CellValue {
         if ((typeof v === 'number' && !Number.isSafeInteger(v)) || BigInt(v) < 0n || BigInt(v) >> BigInt(c.members!.length) !== 0n) fail(`${v} is not a bitmask of ${c.members!.length} members`);
         return v;
       }
-      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return fail(`expected a list of members of ${type}, got ${describe(v)}`);
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return fail(`expected a list of members of ${type}, got ${show(v)}`);
       const names = v as string[];
       let mask = 0n;
       for (const n of names) {
@@ -889,7 +898,7 @@ function checkString(c: BuiltColumn, v: CellValue, fail: (p: string) => never): 
   const type = c.sqlType;
   const binary = c.charset === 'binary';
   if (c.kind === 'geometry') {
-    if (!(v instanceof Uint8Array)) return fail(`expected the bytes of a geometry (SRID and WKB), got ${describe(v)}`);
+    if (!(v instanceof Uint8Array)) return fail(`expected the bytes of a geometry (SRID and WKB), got ${show(v)}`);
     checkGeometry(c, v, fail);
     return v;
   }
@@ -897,28 +906,29 @@ function checkString(c: BuiltColumn, v: CellValue, fail: (p: string) => never): 
   if (typeof v === 'string') {
     if (!binary) {
       const back = decodeText(encodeText(v, c.charset!), c.charset!);
-      if (back !== v) fail(`${describe(v)} is not representable in ${c.charset}`);
-      if ((c.charset === 'utf8mb3' || c.charset === 'ucs2') && /[\u{10000}-\u{10FFFF}]/u.test(v)) fail(`${describe(v)} has a character beyond U+FFFF, which ${c.charset} cannot hold`);
+      // What the decoder gives back is the test: text that does not come back the same is given as bytes.
+      if (back !== v) fail(`${show(v)} is not representable in ${c.charset} (as text that reads back the same; give its bytes)`);
+      if ((c.charset === 'utf8mb3' || c.charset === 'ucs2') && /[\u{10000}-\u{10FFFF}]/u.test(v)) fail(`${show(v)} has a character beyond U+FFFF, which ${c.charset} cannot hold`);
       if (c.json) {
         try {
           JSON.parse(v);
         } catch {
-          fail(`${describe(v)} is not valid JSON`);
+          fail(`${show(v)} is not valid JSON`);
         }
       }
       if (c.length !== undefined) {
         const chars = [...v].length;
-        if (chars > c.length) fail(`${describe(v)} has ${chars} characters; ${type} holds ${c.length}`);
+        if (chars > c.length) fail(`${show(v)} has ${chars} characters; ${type} holds ${c.length}`);
       }
     }
     bytes = encodeText(v, binary ? 'binary' : c.charset!);
   } else if (v instanceof Uint8Array) {
-    if (c.json) fail(`expected JSON text, got ${describe(v)}`);
+    if (c.json) fail(`expected JSON text, got ${show(v)}`);
     bytes = v;
   } else {
-    return fail(`expected ${binary ? 'bytes' : 'text'} for ${type}, got ${describe(v)}`);
+    return fail(`expected ${binary ? 'bytes' : 'text'} for ${type}, got ${show(v)}`);
   }
-  if (bytes.length > c.maxBytes!) fail(`${describe(v)} is ${bytes.length} bytes; ${type} holds ${c.maxBytes}`);
+  if (bytes.length > c.maxBytes!) fail(`${show(v)} is ${bytes.length} bytes; ${type} holds ${c.maxBytes}`);
   return v;
 }
 
@@ -1064,7 +1074,7 @@ interface PendingRows {
  */
 export class BinlogWriter {
   private readonly profile: ServerProfile;
-  private readonly encoder = new EventEncoder();
+  private readonly encoder: EventEncoder;
   private readonly sink: ((chunk: Uint8Array) => void) | undefined;
   private readonly chunks: Uint8Array[] = [];
   private readonly serverId: number;
@@ -1087,6 +1097,7 @@ export class BinlogWriter {
     const profile = PROFILES[options.server ?? 'mariadb-10.11'];
     if (!profile) throw new EncodeError(`unknown server '${options.server}'`, 'BinlogWriterOptions.server');
     this.profile = profile;
+    this.encoder = new EventEncoder({ columnHints: this.columnHints });
     this.sink = options.sink;
     this.serverId = options.serverId ?? 1;
     this.domainId = options.domainId ?? 0;
@@ -1123,6 +1134,17 @@ export class BinlogWriter {
     });
     this.emit({ type: 'BINLOG_CHECKPOINT_EVENT', file: options.checkpointFile ?? 'binlog.000001' });
   }
+
+  /**
+   * Signedness and character sets of the known tables' columns, for reading a binlog written with
+   * rowMetadata MINIMAL or NO_LOG: `decodeBinlog(bytes, { columnHints: writer.columnHints })`.
+   */
+  readonly columnHints: HintFn = (table, column) => {
+    const t = this.tables.get(`${textOf(table.schema)}.${textOf(table.table)}`)?.table;
+    const c = t?.columns[column.index];
+    if (!c) return undefined;
+    return { ...(c.numeric ? { unsigned: c.unsigned } : {}), ...(c.charset !== undefined ? { charset: c.charset } : {}) };
+  };
 
   /** File offset of the next event. */
   get position(): number {
@@ -1180,7 +1202,7 @@ export class BinlogWriter {
    */
   query(sql: string, options: QueryOptions = {}): this {
     this.writable();
-    if (typeof sql !== 'string' && !(sql as unknown instanceof Uint8Array)) throw new EncodeError(`a statement is text, not ${describe(sql)}`, 'BinlogWriter.query');
+    if (typeof sql !== 'string' && !(sql as unknown instanceof Uint8Array)) throw new EncodeError(`a statement is text, not ${show(sql)}`, 'BinlogWriter.query');
     const ddl = options.ddl ?? DDL_RE.test(sql);
     const database = DATABASE_RE.test(sql);
     const schema = options.schema ?? '';
@@ -1295,7 +1317,13 @@ export class BinlogWriter {
     return {
       add: (row) => {
         if (this.pending !== p) throw new EncodeError('the row statement has ended', `BinlogWriter.${kind}`);
-        this.addRow(p, row);
+        try {
+          this.addRow(p, row);
+        } catch (e) {
+          // A refused row ends its statement unwritten (but for the full events already out).
+          this.pending = undefined;
+          throw e;
+        }
       },
       end: () => {
         if (this.pending !== p) return;
@@ -1470,6 +1498,9 @@ export class BinlogWriter {
       else change.before = image;
     }
     if (!p.started) this.startStatement(p);
+    if (this.rowMetadata !== 'FULL') (change.before = this.named(t, change.before)), (change.after = this.named(t, change.after));
+    if (change.before === undefined) delete change.before;
+    if (change.after === undefined) delete change.after;
     const size = this.rowSize(p, change, index);
     if (p.rows.length && p.dataSize + size > this.maxRowsEventSize) this.flushRows(p, false);
     if (!p.rows.length) p.dataSize = rowsHeaderSize(t.columns.length, p.kind === 'update');
@@ -1488,6 +1519,12 @@ export class BinlogWriter {
   }
 
   private readonly scratch = new Writer(1024);
+
+  /** A row image under the names the decoder gives the columns: `@1`, `@2` … without COLUMN_NAME. */
+  private named(t: Table, row: Row | undefined): Row | undefined {
+    if (!row || this.rowMetadata === 'FULL') return row;
+    return Object.fromEntries(t.columns.map((c) => [`@${c.index + 1}`, row[c.name]!]));
+  }
 
   /** The bytes of one row change in a row event, by the same codecs that will write it. */
   private rowSize(p: PendingRows, change: RowChange, index: number): number {
@@ -1552,6 +1589,10 @@ export class BinlogWriter {
 function rowsHeaderSize(columns: number, update: boolean): number {
   const packed = columns < 251 ? 1 : columns < 1 << 16 ? 3 : columns < 1 << 24 ? 4 : 9;
   return ROWS_POST_HEADER_V1 + packed + ((columns + 7) >> 3) * (update ? 2 : 1);
+}
+
+function textOf(v: Text): string {
+  return typeof v === 'string' ? v : new TextDecoder().decode(v);
 }
 
 function isIterable(x: unknown): x is Iterable<unknown> {

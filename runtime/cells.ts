@@ -9,7 +9,7 @@ import { EncodeError, InvalidValueError } from './errors.js';
 import { decodeJsonb, encodeJsonb, type JsonTree } from './jsonb.js';
 import type { Reader, Text } from './reader.js';
 import type { Column } from './tables.js';
-import type { Writer } from './writer.js';
+import { Writer } from './writer.js';
 
 /** A compressed column's value and its stored bytes (kept so that encoding can give them back). */
 export interface CompressedCell {
@@ -26,7 +26,21 @@ export interface JsonCell {
   stored?: Uint8Array;
 }
 
-export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell;
+/**
+ * A partial update of a JSON column (MySQL PARTIAL_UPDATE_ROWS): what changed, as json_diff.h has it.
+ * `value` (absent for REMOVE) is a binary JSON document, as in a JsonCell.
+ */
+export interface JsonDiff {
+  op: 'REPLACE' | 'INSERT' | 'REMOVE';
+  path: string;
+  value?: JsonTree;
+}
+
+export interface JsonDiffCell {
+  diff: JsonDiff[];
+}
+
+export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell;
 
 export interface CellCodec {
   decode(r: Reader, c: Column, path: string): CellValue;
@@ -571,6 +585,46 @@ const json: CellCodec = {
     // Stored bytes that still mean the same document are written as they are; else the canonical form.
     const same = cell.stored !== undefined && JSON.stringify(decodeJsonb(cell.stored, 0, path)) === JSON.stringify(cell.json);
     w.prefixed(same ? cell.stored! : encodeJsonb(cell.json, path), num(c, 'packLength'), path);
+  },
+};
+
+const DIFF_OPS = ['REPLACE', 'INSERT', 'REMOVE'] as const;
+
+/**
+ * A JSON column's value in a PARTIAL_UPDATE_ROWS after image, when its flag says it is a diff: a 4-byte
+ * length, then each diff: the operation byte, a packed length and the path, and (but for REMOVE) a
+ * packed length and the value's binary JSON. (MySQL sql/json_diff.cc, Json_diff::write_binary.)
+ */
+export const jsonDiffCodec: CellCodec = {
+  decode(r, _c, path) {
+    r.need(4, path);
+    const sub = r.sub(r.u32(), path);
+    const diff: JsonDiff[] = [];
+    while (sub.pos < sub.end) {
+      sub.need(1, path);
+      const code = sub.u8();
+      const op = DIFF_OPS[code];
+      if (!op) throw bad(sub, `JSON diff operation ${code}`, path);
+      const at = new TextDecoder().decode(sub.bytes(sub.packed(path), path));
+      if (op === 'REMOVE') diff.push({ op, path: at });
+      else {
+        const stored = sub.bytes(sub.packed(path), path);
+        const value = decodeJsonb(stored, sub.offset - stored.length, path);
+        if (!sameBytes(encodeJsonb(value, path), stored)) throw bad(sub, 'a JSON diff value not in the canonical form', path);
+        diff.push({ op, path: at, value });
+      }
+    }
+    return { diff };
+  },
+  encode(w, v, _c, path) {
+    const cell = expect(v, (x): x is JsonDiffCell => typeof x === 'object' && x !== null && 'diff' in x, 'a {diff} cell', path);
+    const out = new Writer();
+    for (const d of cell.diff) {
+      out.u8(DIFF_OPS.indexOf(d.op));
+      out.prefixed(new TextEncoder().encode(d.path), 0, path);
+      if (d.op !== 'REMOVE') out.prefixed(encodeJsonb(d.value ?? null, path), 0, path);
+    }
+    w.prefixed(out.view(), 4, path);
   },
 };
 

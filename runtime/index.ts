@@ -18,3 +18,4 @@ export {
 export { Reader, bytesToText, type Text } from './reader.js';
 export { Writer, textToBytes } from './writer.js';
 export { toJsonLine, toHex } from './json.js';
+export { BinlogWriter, writeBinlog, writeBinlogFile, describeTable, createTableSql, Table, RowValueError, TableDefinitionError, type BinlogWriterOptions, type BinlogOp, type TableDef, type ColumnDef, type BuiltColumn, type RowInput, type TableRef, type GtidOptions, type BeginOptions, type QueryOptions, type RowsOptions, type TableOptions, type CommitOptions, type EventInput, type RowMetadata } from './builder.js';

@@ -5,11 +5,12 @@
  * A column absent from an image (MINIMAL and NOBLOB row images) is absent from the row object.
  */
 import type { Context } from '../generated/context.js';
-import { cellCodec, type CellCodec, type CellValue } from './cells.js';
+import { ColumnType } from '../generated/rows.js';
+import { cellCodec, jsonDiffCodec, type CellCodec, type CellValue } from './cells.js';
 import { EncodeError, InvalidValueError, UnknownTableError } from './errors.js';
 import type { Reader } from './reader.js';
 import type { Column, TableInfo } from './tables.js';
-import { jArray, jCell, jNum, jObject } from './json.js';
+import { jArray, jBits, jCell, jNum, jObject } from './json.js';
 import type { Writer } from './writer.js';
 
 /** A row image: column name (or `@N`) → value; NULL is null. */
@@ -23,12 +24,20 @@ export interface RowChange {
    * older ones did not), so that encoding gives them back.
    */
   nullSpare?: { before?: number; after?: number };
+  /**
+   * PARTIAL_UPDATE_ROWS (MySQL): value_options (1 when some JSON column of the after image is a diff)
+   * and which JSON columns of the table are (one flag each, in column order).
+   */
+  jsonOptions?: number;
+  partialJson?: boolean[];
 }
 
 export type RowChangeInput = RowChange;
 
 const BEFORE = 1;
 const AFTER = 2;
+/** With BEFORE | AFTER: MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
+const PARTIAL_JSON = 4;
 
 /** The present columns of an image, each with its codec, prepared once per row event. */
 function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefined, path: string): [Column, CellCodec][] {
@@ -93,7 +102,8 @@ export function decodeRows(
 ): RowChange[] {
   const t = table(ctx, tableId, r.offset, path);
   const before = presentColumns(t, columns, r, path);
-  const after = images === (BEFORE | AFTER) ? presentColumns(t, columnsAfter ?? columns, r, path) : before;
+  const after = images & BEFORE && images & AFTER ? presentColumns(t, columnsAfter ?? columns, r, path) : before;
+  const jsonColumns = images & PARTIAL_JSON ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
   if (before.length === 0 && after.length === 0 && r.pos < r.end) {
     // Images of no columns take no bytes: the rows would never end.
     throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
@@ -102,10 +112,36 @@ export function decodeRows(
   while (r.pos < r.end) {
     const change: RowChange = {};
     if (images & BEFORE) change.before = readImage(r, before, change, 'before', `${path}.before`);
-    if (images & AFTER) change.after = readImage(r, after, change, 'after', `${path}.after`);
+    if (images & PARTIAL_JSON) readPartialFlags(r, change, jsonColumns.length, path);
+    const diffs = partialColumns(jsonColumns, change);
+    if (images & AFTER) change.after = readImage(r, diffs ? withDiffs(after, diffs) : after, change, 'after', `${path}.after`);
     out.push(change);
   }
   return out;
+}
+
+/** PARTIAL_UPDATE_ROWS' shared image: a packed value_options, then (when 1) a bitmap over the JSON columns. */
+function readPartialFlags(r: Reader, change: RowChange, jsonCount: number, path: string): void {
+  const options = r.packed(`${path}.jsonOptions`);
+  if (options > 1) throw new InvalidValueError(`value_options ${options}`, { offset: r.offset, schemaPath: `${path}.jsonOptions` });
+  change.jsonOptions = options;
+  if (options) change.partialJson = r.bitmap(jsonCount, `${path}.partialJson`);
+}
+
+function writePartialFlags(w: Writer, change: RowChange, jsonCount: number, path: string): void {
+  w.packed(change.jsonOptions ?? 0, `${path}.jsonOptions`);
+  if (change.jsonOptions) w.bitmap(change.partialJson ?? [], jsonCount, `${path}.partialJson`);
+}
+
+/** The JSON columns whose after-image value is a diff, if any. */
+function partialColumns(jsonColumns: Column[], change: RowChange): Set<Column> | undefined {
+  if (!change.partialJson) return undefined;
+  return new Set(jsonColumns.filter((_, i) => change.partialJson![i]));
+}
+
+/** The after image's columns, with the diff codec for the JSON columns that hold diffs. */
+function withDiffs(cols: [Column, CellCodec][], diffs: Set<Column>): [Column, CellCodec][] {
+  return cols.map(([c, codec]) => [c, diffs.has(c) ? jsonDiffCodec : codec]);
 }
 
 export function encodeRows(
@@ -121,10 +157,13 @@ export function encodeRows(
   const t = ctx.tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
   const before = presentColumns(t, columns, undefined, path);
-  const after = images === (BEFORE | AFTER) ? presentColumns(t, columnsAfter ?? columns, undefined, path) : before;
+  const after = images & BEFORE && images & AFTER ? presentColumns(t, columnsAfter ?? columns, undefined, path) : before;
+  const jsonColumns = images & PARTIAL_JSON ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
   for (const change of rows) {
     if (images & BEFORE) writeImage(w, change, 'before', before, `${path}.before`);
-    if (images & AFTER) writeImage(w, change, 'after', after, `${path}.after`);
+    if (images & PARTIAL_JSON) writePartialFlags(w, change, jsonColumns.length, path);
+    const diffs = partialColumns(jsonColumns, change);
+    if (images & AFTER) writeImage(w, change, 'after', diffs ? withDiffs(after, diffs) : after, `${path}.after`);
   }
 }
 
@@ -140,6 +179,8 @@ export function rowsFromJson(j: unknown, path: string): RowChangeInput[] {
       for (const [name, v] of Object.entries(jObject(o[image], `${at}.${image}`))) row[name] = jCell(v, `${at}.${image}.${name}`) as CellValue;
       change[image] = row;
     }
+    if (o.jsonOptions !== undefined) change.jsonOptions = jNum(o.jsonOptions, `${at}.jsonOptions`);
+    if (o.partialJson !== undefined) change.partialJson = jBits(o.partialJson, `${at}.partialJson`);
     if (o.nullSpare !== undefined) {
       const spare = jObject(o.nullSpare, `${at}.nullSpare`);
       change.nullSpare = {};
