@@ -60,7 +60,9 @@ function expect<T extends CellValue>(v: CellValue, ok: (v: CellValue) => v is T,
 }
 const isNumber = (v: CellValue): v is number => typeof v === 'number';
 const isString = (v: CellValue): v is string => typeof v === 'string';
-const isBig = (v: CellValue): v is bigint | number => typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
+/** An integer as a bigint, a safe number, or (as the dump writes one past 2^53) a decimal string. */
+const isBig = (v: CellValue): v is bigint | number =>
+  typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v));
 const isTextValue = (v: CellValue): v is Text => typeof v === 'string' || v instanceof Uint8Array;
 
 // ---- integers and floats --------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  * TABLE_MAP for each table (binlog_row_metadata=FULL) is the builder's, and schemas/sqltypes.yaml's
  * character sets and collations are the server's.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { charsetOf, encodeText } from '../runtime/charsets.js';
 import type { BinlogEvent } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog } from '../runtime/stream.js';
-import { describeWithServer, findMariadb, startMariadb, type MariadbServer } from './support/mariadb.js';
+import { describeWithServer, findMariadb, replay, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 type Of<T extends string> = Extract<BinlogEvent, { type: T }>;
 const of = <T extends string>(events: BinlogEvent[], type: T) => events.filter((e): e is Of<T> => e.type === type);
@@ -316,29 +316,6 @@ const serverText = (c: BuiltColumn, s: string | null) => (s !== null && c.kind =
 function run(cmd: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** `mariadb-binlog --no-defaults FILE | mariadb --no-defaults -S socket -uroot`. */
-function replay(binlogTool: string, client: string, file: string, socket: string): Promise<{ dump: number | null; client: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const dump = spawn(binlogTool, ['--no-defaults', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const cl = spawn(client, ['--no-defaults', '-S', socket, '-uroot'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    dump.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    cl.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    cl.stdout.resume();
-    dump.stdout.pipe(cl.stdin);
-    cl.stdin.on('error', () => {}); // EPIPE if the client dies; its stderr says why
-    let dumpCode: number | null | undefined;
-    dump.on('error', reject);
-    cl.on('error', reject);
-    dump.on('close', (code) => (dumpCode = code));
-    cl.on('close', (code) => {
-      const done = () => resolve({ dump: dumpCode ?? null, client: code, stderr });
-      if (dumpCode !== undefined) done();
-      else dump.on('close', done);
-    });
-  });
 }
 
 describeWithServer('builder binlogs, read and replayed by a real MariaDB 10.11', () => {

@@ -410,3 +410,26 @@ async function within(p: Promise<void>, ms: number): Promise<boolean> {
     clearTimeout(timer);
   }
 }
+
+/** `mariadb-binlog --no-defaults FILE | mariadb --no-defaults -S socket -uroot`. */
+export function replay(binlogTool: string, client: string, file: string, socket: string): Promise<{ dump: number | null; client: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const dump = spawn(binlogTool, ['--no-defaults', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const cl = spawn(client, ['--no-defaults', '-S', socket, '-uroot'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    dump.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    cl.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    cl.stdout.resume();
+    dump.stdout.pipe(cl.stdin);
+    cl.stdin.on('error', () => {}); // EPIPE if the client dies; its stderr says why
+    let dumpCode: number | null | undefined;
+    dump.on('error', reject);
+    cl.on('error', reject);
+    dump.on('close', (code) => (dumpCode = code));
+    cl.on('close', (code) => {
+      const done = () => resolve({ dump: dumpCode ?? null, client: code, stderr });
+      if (dumpCode !== undefined) done();
+      else dump.on('close', done);
+    });
+  });
+}
