@@ -91,6 +91,14 @@ function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', col
   }
 }
 
+/** What each row of a row event holds: the columns of its images, and the JSON columns diffs may be for. */
+function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, r: Reader | undefined, path: string) {
+  const before = presentColumns(t, columns, r, path);
+  const after = images & BEFORE && images & AFTER ? presentColumns(t, columnsAfter ?? columns, r, path) : before;
+  const jsonColumns = images & PARTIAL_JSON ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
+  return { before, after, jsonColumns };
+}
+
 export function decodeRows(
   r: Reader,
   ctx: Context,
@@ -100,10 +108,7 @@ export function decodeRows(
   images: number,
   path: string,
 ): RowChange[] {
-  const t = table(ctx, tableId, r.offset, path);
-  const before = presentColumns(t, columns, r, path);
-  const after = images & BEFORE && images & AFTER ? presentColumns(t, columnsAfter ?? columns, r, path) : before;
-  const jsonColumns = images & PARTIAL_JSON ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
+  const { before, after, jsonColumns } = layout(table(ctx, tableId, r.offset, path), columns, columnsAfter, images, r, path);
   if (before.length === 0 && after.length === 0 && r.pos < r.end) {
     // Images of no columns take no bytes: the rows would never end.
     throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
@@ -156,9 +161,7 @@ export function encodeRows(
 ): void {
   const t = ctx.tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
-  const before = presentColumns(t, columns, undefined, path);
-  const after = images & BEFORE && images & AFTER ? presentColumns(t, columnsAfter ?? columns, undefined, path) : before;
-  const jsonColumns = images & PARTIAL_JSON ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
+  const { before, after, jsonColumns } = layout(t, columns, columnsAfter, images, undefined, path);
   for (const change of rows) {
     if (images & BEFORE) writeImage(w, change, 'before', before, `${path}.before`);
     if (images & PARTIAL_JSON) writePartialFlags(w, change, jsonColumns.length, path);
