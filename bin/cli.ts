@@ -7,13 +7,13 @@ import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { BINLOG_MAGIC } from '../generated/header.js';
 import { BinlogError } from '../runtime/errors.js';
-import { EventEncoder, eventFromJson } from '../runtime/event.js';
+import { eventFromJson } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { passes, stopsAt, type EventFilter } from '../runtime/filter.js';
 import { followBinlog } from '../runtime/follow.js';
 import { readBinlog, type ByteSource, type ReadOptions } from '../runtime/stream.js';
+import { BinlogEncoder } from '../runtime/writing.js';
 
 export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4 } as const;
 
@@ -178,18 +178,15 @@ async function encode(args: string[]): Promise<number> {
   const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
   const sink = createWriteStream(temp);
   const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
-  const encoder = new EventEncoder();
-  let offset = BINLOG_MAGIC.length;
+  const encoder = new BinlogEncoder();
   let lineNo = 0;
   try {
-    await write(sink, BINLOG_MAGIC);
     for await (const line of lines) {
       lineNo++;
       if (line.trim() === '') continue;
-      const bytes = encoder.encode(eventFromJson(parseLine(line, lineNo), `line ${lineNo}: $`), offset);
-      offset += bytes.length;
-      await write(sink, bytes);
+      for (const bytes of encoder.push(eventFromJson(parseLine(line, lineNo), `line ${lineNo}: $`))) await write(sink, bytes);
     }
+    for (const bytes of encoder.end()) await write(sink, bytes);
     await new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
     renameSync(temp, out);
     return EXIT.ok;

@@ -189,9 +189,11 @@ export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
     ...(o.pos !== undefined ? { pos: jNum(o.pos, `${path}.pos`) } : {}),
   };
   if (o.raw !== undefined) return { ...base, type, raw: jBytes(o.raw, `${path}.raw`) };
-  const body = eventBodyFromJson(type, o, path);
+  // A GTID's transaction_length of null asks for it to be computed (runtime/writing.ts).
+  const toCompute = o.transactionLength === null;
+  const body = eventBodyFromJson(type, toCompute ? { ...o, transactionLength: undefined } : o, path);
   if (!body) throw new EncodeError(`${type} has no schema: give its body as "raw": {"hex": …}`, path);
-  return { ...base, ...body } as BinlogEventInput;
+  return { ...base, ...body, ...(toCompute ? { transactionLength: null } : {}) } as BinlogEventInput;
 }
 
 /** The code of a type name (`UNKNOWN_<code>` included); undefined for a name no server defines. */

@@ -6,7 +6,8 @@ import { createReadStream } from 'node:fs';
 import { BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from './errors.js';
 import type { HintFn } from './tables.js';
-import { EventDecoder, EventEncoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions } from './event.js';
+import { BinlogEncoder } from './writing.js';
+import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions } from './event.js';
 
 export interface ReadOptions extends DecodeOptions {
   /** The largest event_size accepted before the bytes arrive (default 1 GiB, above any server's limit). */
@@ -193,19 +194,15 @@ function checkMagic(head: Uint8Array): void {
 
 /** Encodes events into a whole binlog file, magic included. */
 export function encodeBinlog(events: Iterable<BinlogEventInput>, options: { columnHints?: HintFn } = {}): Uint8Array {
-  const encoder = new EventEncoder(options);
-  const parts: Uint8Array[] = [BINLOG_MAGIC];
-  let offset = BINLOG_MAGIC.length;
-  for (const e of events) {
-    const bytes = encoder.encode(e, offset);
-    parts.push(bytes);
-    offset += bytes.length;
-  }
-  return concat(parts, offset);
+  const encoder = new BinlogEncoder(options);
+  const parts: Uint8Array[] = [];
+  for (const e of events) parts.push(...encoder.push(e));
+  parts.push(...encoder.end());
+  return concat(parts);
 }
 
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) (out.set(p, at), (at += p.length));
   return out;

@@ -4,7 +4,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeBinlog } from '../runtime/stream.js';
+import { eventFromJson } from '../runtime/event.js';
+import { toJsonLine } from '../runtime/json.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
+import { describeWithFixtures, fixtures } from './support/fixtures.js';
 
 const root = join(import.meta.dirname, '..');
 const sample = join(root, 'test', 'fixtures', 'sample.bin');
@@ -92,5 +95,30 @@ describe('binlog encode', () => {
 
   it('needs -o', () => {
     expect(binlog(['encode'], dump).code).toBe(2);
+  });
+});
+
+describeWithFixtures('MySQL transaction_length follows an edit', () => {
+  it('a GTID event whose transaction_length was its group size gets the new size after an edit', () => {
+    const bytes = readFileSync(fixtures().find((f) => f.name.endsWith('binlog-invisible-columns.000001'))!.path);
+    const lines = decodeBinlog(bytes).map((e) => JSON.parse(toJsonLine(e)));
+    // The first transaction with row events: its GTID, its row event, and where the group ends.
+    const rows = lines.findIndex((e) => e.rows);
+    const gtid = lines.findLastIndex((e, i) => i < rows && e.type === 'GTID_LOG_EVENT');
+    const next = lines.findIndex((e, i) => i > rows && (e.type === 'GTID_LOG_EVENT' || e.type === 'ROTATE_EVENT'));
+    // In the source it is the sum of the group's event sizes.
+    const size = (es: { header: { eventSize: number } }[]) => es.reduce((n, e) => n + e.header.eventSize, 0);
+    expect(lines[gtid].transactionLength).toBe(size(lines.slice(gtid, next)));
+    // Lengthen one string value of the transaction's row event by 5 bytes.
+    const after = lines[rows].rows[0].after ?? lines[rows].rows[0].before;
+    const key = Object.keys(after).find((k) => typeof after[k] === 'string')!;
+    after[key] += '12345';
+    const out = decodeBinlog(encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`))));
+    expect((out[gtid] as unknown as { transactionLength: bigint }).transactionLength).toBe(BigInt(size(out.slice(gtid, next))));
+    expect(size(out.slice(gtid, next))).toBe(size(lines.slice(gtid, next)) + 5);
+    // A value that was not the group's size is kept as given.
+    lines[gtid].transactionLength = 7;
+    const kept = decodeBinlog(encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`))));
+    expect((kept[gtid] as unknown as { transactionLength: bigint }).transactionLength).toBe(7n);
   });
 });
