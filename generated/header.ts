@@ -7,6 +7,8 @@ import type { Context } from './context.js';
 
 /** The four bytes every binlog file starts with ("\xFEbin"). */
 export const BINLOG_MAGIC = Uint8Array.of(0xFE, 0x62, 0x69, 0x6E);
+/** The magic of a MySQL 8.0 encrypted binlog (binlog_encryption=ON), whose events need the keyring. */
+export const ENCRYPTED_BINLOG_MAGIC = Uint8Array.of(0xFD, 0x62, 0x69, 0x6E);
 /** Length of the v4 common header; a FORMAT_DESCRIPTION event may declare a longer one. */
 export const EVENT_HEADER_LENGTH = 19;
 /** Bytes of the CRC32 that ends each event when checksums are on. */

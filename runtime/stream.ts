@@ -3,7 +3,7 @@
  * stays constant: only the event being decoded is held, whatever the size of the file.
  */
 import { createReadStream } from 'node:fs';
-import { BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
+import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from './errors.js';
 import type { HintFn } from './tables.js';
 import { BinlogEncoder } from './writing.js';
@@ -182,8 +182,11 @@ export function decodeBinlog(bytes: Uint8Array, options: ReadOptions = {}): Binl
 }
 
 function checkMagic(head: Uint8Array): void {
-  const ok = head.length >= BINLOG_MAGIC.length && BINLOG_MAGIC.every((b, i) => head[i] === b);
-  if (!ok) {
+  const is = (magic: Uint8Array) => head.length >= magic.length && magic.every((b, i) => head[i] === b);
+  if (is(ENCRYPTED_BINLOG_MAGIC)) {
+    throw new BadMagicError('a MySQL 8 encrypted binlog (magic fd 62 69 6e): its events cannot be read without the keyring', { offset: 0 });
+  }
+  if (!is(BINLOG_MAGIC)) {
     const hex = Array.from(head.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
     throw new BadMagicError(
       head.length < BINLOG_MAGIC.length ? `the input ends inside the magic (${head.length} bytes)` : `not a binlog: starts with ${hex}, not fe 62 69 6e`,

@@ -85,6 +85,11 @@ describeWithFixtures('real binlogs decode to what they hold', () => {
   });
 
   const byName = (suffix: string) => fixtures().find((f) => f.name.endsWith(suffix))!;
+  it('a MySQL 8 encrypted binlog is recognised as one, never read as plaintext', () => {
+    const e = decodeError(readFileSync(byName('rpl_nogtid_encryption_master-bin.000002').path));
+    expect(e).toMatchObject({ kind: 'bad-magic', offset: 0 });
+    expect(e!.message).toContain('MySQL 8 encrypted binlog');
+  });
   it('bug40482: an INCIDENT event with incident number 0x42 and an empty message', () => {
     const events = decodeBinlog(readFileSync(byName('bug40482-bin.000001').path));
     expect(events.map((e) => e.type)).toEqual(['FORMAT_DESCRIPTION_EVENT', 'INCIDENT_EVENT', 'ROTATE_EVENT']);
