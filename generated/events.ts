@@ -155,6 +155,7 @@ export type EventBody = ({ type: 'START_EVENT_V3' } & StartEventV3)
   | ({ type: 'PREVIOUS_GTIDS_LOG_EVENT' } & PreviousGtidsEvent)
   | ({ type: 'XA_PREPARE_LOG_EVENT' } & XaPrepareEvent)
   | ({ type: 'PARTIAL_UPDATE_ROWS_EVENT' } & RowsEvent)
+  | ({ type: 'START_5_7_ENCRYPTION_EVENT' } & StartEncryptionEvent)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEvent)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEvent)
   | ({ type: 'GTID_EVENT' } & GtidEvent)
@@ -193,6 +194,7 @@ export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
   | ({ type: 'PREVIOUS_GTIDS_LOG_EVENT' } & PreviousGtidsEventInput)
   | ({ type: 'XA_PREPARE_LOG_EVENT' } & XaPrepareEventInput)
   | ({ type: 'PARTIAL_UPDATE_ROWS_EVENT' } & RowsEventInput)
+  | ({ type: 'START_5_7_ENCRYPTION_EVENT' } & StartEncryptionEventInput)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEventInput)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEventInput)
   | ({ type: 'GTID_EVENT' } & GtidEventInput)
@@ -234,6 +236,7 @@ export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: 
     case 35: return Object.assign(into, { type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, decodePreviousGtidsEvent(r, ctx));
     case 38: return Object.assign(into, { type: 'XA_PREPARE_LOG_EVENT' as const }, decodeXaPrepareEvent(r, ctx));
     case 39: return Object.assign(into, { type: 'PARTIAL_UPDATE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 7 /* RowImages.PARTIAL_JSON */, 2, false));
+    case 159: return Object.assign(into, { type: 'START_5_7_ENCRYPTION_EVENT' as const }, decodeStartEncryptionEvent(r, ctx));
     case 160: return Object.assign(into, { type: 'ANNOTATE_ROWS_EVENT' as const }, decodeAnnotateRowsEvent(r, ctx));
     case 161: return Object.assign(into, { type: 'BINLOG_CHECKPOINT_EVENT' as const }, decodeBinlogCheckpointEvent(r, ctx));
     case 162: return Object.assign(into, { type: 'GTID_EVENT' as const }, decodeGtidEvent(r, ctx));
@@ -278,6 +281,7 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
     case 'PREVIOUS_GTIDS_LOG_EVENT': return encodePreviousGtidsEvent(w, body, ctx);
     case 'XA_PREPARE_LOG_EVENT': return encodeXaPrepareEvent(w, body, ctx);
     case 'PARTIAL_UPDATE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 7 /* RowImages.PARTIAL_JSON */, 2, false);
+    case 'START_5_7_ENCRYPTION_EVENT': return encodeStartEncryptionEvent(w, body, ctx);
     case 'ANNOTATE_ROWS_EVENT': return encodeAnnotateRowsEvent(w, body, ctx);
     case 'BINLOG_CHECKPOINT_EVENT': return encodeBinlogCheckpointEvent(w, body, ctx);
     case 'GTID_EVENT': return encodeGtidEvent(w, body, ctx);
@@ -321,6 +325,7 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
     case 'PREVIOUS_GTIDS_LOG_EVENT': return Object.assign({ type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, PreviousGtidsEventFromJson(j, path));
     case 'XA_PREPARE_LOG_EVENT': return Object.assign({ type: 'XA_PREPARE_LOG_EVENT' as const }, XaPrepareEventFromJson(j, path));
     case 'PARTIAL_UPDATE_ROWS_EVENT': return Object.assign({ type: 'PARTIAL_UPDATE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
+    case 'START_5_7_ENCRYPTION_EVENT': return Object.assign({ type: 'START_5_7_ENCRYPTION_EVENT' as const }, StartEncryptionEventFromJson(j, path));
     case 'ANNOTATE_ROWS_EVENT': return Object.assign({ type: 'ANNOTATE_ROWS_EVENT' as const }, AnnotateRowsEventFromJson(j, path));
     case 'BINLOG_CHECKPOINT_EVENT': return Object.assign({ type: 'BINLOG_CHECKPOINT_EVENT' as const }, BinlogCheckpointEventFromJson(j, path));
     case 'GTID_EVENT': return Object.assign({ type: 'GTID_EVENT' as const }, GtidEventFromJson(j, path));
@@ -338,4 +343,4 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
 }
 
 /** Codes whose body a schema describes. */
-export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);
+export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);

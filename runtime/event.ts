@@ -41,6 +41,9 @@ export type BinlogEventInput = {
   checksum?: number;
 } & (EventBodyInput | RawBody);
 
+/** The type of an event that START_ENCRYPTION made unreadable without the key. */
+export const ENCRYPTED = 'ENCRYPTED_EVENT';
+
 /** The server's name for an event type code, or UNKNOWN_<code>. */
 export function eventTypeName(code: number): string {
   return EventTypeNames[code] ?? `UNKNOWN_${code}`;
@@ -75,6 +78,19 @@ export class EventDecoder {
   }
 
   /**
+   * An event after START_ENCRYPTION: all but its length (bytes 9-12) is ciphertext, its CRC32 inside it.
+   * Without the key it is kept whole: the header fields as stored (ciphertext, but for eventSize) and
+   * the rest as raw bytes, typed ENCRYPTED_EVENT so that nothing reads it as plaintext.
+   */
+  private encryptedEvent(bytes: Uint8Array, pos: number): BinlogEvent {
+    const ctx = this.format.context(0, false);
+    ctx.hasChecksum = false;
+    const r = new Reader(bytes, 0, this.format.headerLength, pos);
+    const header = decodeEventHeader(r, ctx);
+    return { pos, header, type: ENCRYPTED, raw: bytes.subarray(this.format.headerLength) } as BinlogEvent;
+  }
+
+  /**
    * The event as raw bytes, without decoding its body: what an undecodable event is delivered as when
    * the caller skips it. Header and checksum are split off as the format in force says.
    */
@@ -92,6 +108,7 @@ export class EventDecoder {
   private decodeUnchecked(bytes: Uint8Array, pos: number): BinlogEvent {
     const code = bytes[EventHeaderOffsets.typeCode]!;
     const format = this.format;
+    if (format.encrypted) return this.encryptedEvent(bytes, pos);
     const aware = code === FDE_CODE && checksumAware(fdeServerVersion(bytes, format.headerLength));
     const ctx = format.context(code, aware);
     const bodyEnd = bytes.length - (ctx.hasChecksum ? CHECKSUM_LENGTH : 0);
@@ -140,9 +157,11 @@ export class EventEncoder {
     const w = this.w;
     w.reset();
     const code = event.header.typeCode;
+    const encrypted = event.type === ENCRYPTED;
     const aware =
-      code === FDE_CODE && checksumAware((event as unknown as { serverVersion?: string }).serverVersion ?? '');
+      code === FDE_CODE && !encrypted && checksumAware((event as unknown as { serverVersion?: string }).serverVersion ?? '');
     const ctx = this.format.context(code, aware);
+    if (encrypted) ctx.hasChecksum = false; // an encrypted event's CRC is inside its ciphertext
     encodeEventHeader(w, { ...event.header, eventSize: 0, logPos: 0 }, ctx);
     if ('raw' in event) w.bytes(event.raw);
     else encodeEventBody(w, event as EventBodyInput, ctx);
@@ -151,7 +170,7 @@ export class EventEncoder {
     w.patchU32(EventHeaderOffsets.logPos, logPosFor(event, offset, size));
     if (ctx.hasChecksum) w.u32(eventCrc(w.view(), w.pos, crc32));
     const bytes = w.finish();
-    if (FormatState.changesFormat(code)) this.reader.decode(bytes, offset);
+    if (!encrypted && FormatState.changesFormat(code)) this.reader.decode(bytes, offset);
     return bytes;
   }
 }

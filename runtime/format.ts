@@ -28,6 +28,8 @@ export class FormatState {
   postHeaderLengths: readonly number[] = [];
   checksums = false;
   serverVersion = '';
+  /** After MariaDB's START_ENCRYPTION (or Percona's 5.7 one), every later event of the file is encrypted. */
+  encrypted = false;
 
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
   constructor(hints?: HintFn) {
@@ -48,13 +50,20 @@ export class FormatState {
 
   /** Whether events of this type change what later events mean (FDE, START_EVENT_V3 and TABLE_MAP do). */
   static changesFormat(code: number): boolean {
-    return code === FDE_CODE || code === EventTypes.TABLE_MAP_EVENT || code === EventTypes.START_EVENT_V3;
+    return (
+      code === FDE_CODE ||
+      code === EventTypes.TABLE_MAP_EVENT ||
+      code === EventTypes.START_EVENT_V3 ||
+      code === EventTypes.START_ENCRYPTION_EVENT ||
+      code === EventTypes.START_5_7_ENCRYPTION_EVENT
+    );
   }
 
   /** What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables. */
   after(event: { type: string }): void {
     if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent);
     else if (event.type === 'START_EVENT_V3' && !('raw' in event)) this.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
+    else if (event.type === 'START_ENCRYPTION_EVENT' || event.type === 'START_5_7_ENCRYPTION_EVENT') this.encrypted = true;
     else if (event.type === 'TABLE_MAP_EVENT') this.tables.register(event as unknown as TableMapEvent);
   }
 
