@@ -30,6 +30,7 @@ const RUNTIME = {
   versionAtLeast: 'codec',
   bit: 'codec',
   noCase: 'codec',
+  absentTarget: 'codec',
   decodeRows: 'rows',
   inflate: 'compression',
   deflate: 'compression',
@@ -522,6 +523,14 @@ function decodeBody(m: Module, s: IrStruct): string {
       decodeField(L, m, s, f, true, inRun);
     }
   });
+  // A present size, length or count whose field is absent could not be written back: refuse it.
+  for (const f of s.fields) {
+    const d = f.derive;
+    const target = d && 'target' in d ? s.fields.find((t) => t.name === d.target) : undefined;
+    if (f.cond && target?.cond) {
+      L.line(`if (${f.name} !== undefined && ${target.name} === undefined) throw ${m.rt('absentTarget')}(r, ${q(f.path)}, '${target.name}');`);
+    }
+  }
   const props = keptFields(s).flatMap((f) => [f.name, ...companions(f).map((c) => c.name)]);
   if (s.entryCode) props.unshift(`code: '${s.entryCode}'`);
   L.line(`return { ${props.join(', ')} };`);

@@ -32,6 +32,10 @@ export function required<T>(v: T | undefined, path: string): T {
   return v;
 }
 
+export function absentTarget(r: Reader, path: string, target: string): SchemaCheckError {
+  return new SchemaCheckError(`present, but '${target}', which it measures, is not`, { offset: r.offset, schemaPath: path });
+}
+
 export function noCase(value: number, r: Reader, path: string): InvalidValueError {
   return new InvalidValueError(`no case for ${value}`, { offset: r.offset, schemaPath: path });
 }
