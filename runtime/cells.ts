@@ -51,7 +51,12 @@ export interface CellCodec {
 const num = (c: Column, key: string) => c.meta[key] as number;
 /** The value's byte size, from the CellLayouts table. */
 const bytesOf = (c: Column) => (c.layout as { bytes: number }).bytes;
-const pad = (n: number, width: number) => String(n).padStart(width, '0');
+const ZEROS = ['', '0', '00', '000', '0000', '00000', '000000', '0000000', '00000000', '000000000'];
+/** n in at least `width` digits. */
+const pad = (n: number, width: number) => {
+  const s = String(n);
+  return s.length >= width ? s : ZEROS[width - s.length]! + s;
+};
 const bad = (r: Reader, problem: string, path: string) => new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
 
 function expect<T extends CellValue>(v: CellValue, ok: (v: CellValue) => v is T, what: string, path: string): T {
@@ -145,22 +150,22 @@ function decimalGroups(precision: number, scale: number): [number, number][] {
 
 /** decimal2bin's bytes → "-123.4500" with exactly `scale` fraction digits. */
 export function decodeDecimal(bytes: Uint8Array, precision: number, scale: number): string {
-  const b = Uint8Array.from(bytes);
-  const negative = (b[0]! & 0x80) === 0;
-  b[0]! ^= 0x80;
-  if (negative) for (let i = 0; i < b.length; i++) b[i]! ^= 0xff;
-  let digits = '';
+  // The sign is the first bit (set for positive); a negative value has every bit inverted.
+  const negative = (bytes[0]! & 0x80) === 0;
+  const mask = negative ? 0xff : 0;
+  const intg = precision - scale;
+  let whole = '';
+  let frac = '';
   let at = 0;
+  let digitsSoFar = 0;
   for (const [n, d] of decimalGroups(precision, scale)) {
     let v = 0;
-    for (let i = 0; i < n; i++) v = v * 256 + b[at + i]!;
-    at += n;
-    digits += pad(v, d);
+    for (let i = 0; i < n; i++, at++) v = v * 256 + ((bytes[at]! ^ mask) ^ (at === 0 ? 0x80 : 0));
+    if (digitsSoFar < intg) whole += whole === '' ? (v === 0 ? '' : String(v)) : pad(v, d);
+    else frac += pad(v, d);
+    digitsSoFar += d;
   }
-  const intg = precision - scale;
-  const whole = digits.slice(0, intg).replace(/^0+(?=\d)/, '') || '0';
-  const frac = digits.slice(intg);
-  return `${negative ? '-' : ''}${whole}${scale ? `.${frac}` : ''}`;
+  return `${negative ? '-' : ''}${whole || '0'}${scale ? `.${frac}` : ''}`;
 }
 
 export function encodeDecimal(value: string, precision: number, scale: number, path: string): Uint8Array {

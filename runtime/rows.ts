@@ -39,15 +39,18 @@ const AFTER = 2;
 /** With BEFORE | AFTER: MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
 const PARTIAL_JSON = 4;
 
+/** A present column of an image: the column, its codec, and the schema path its errors name. */
+type Present = [Column, CellCodec, string];
+
 /** The present columns of an image, each with its codec, prepared once per row event. */
-function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefined, path: string): [Column, CellCodec][] {
+function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefined, path: string): Present[] {
   if (present.length > table.columns.length) {
     const problem = `the row event has ${present.length} columns, its TABLE_MAP ${table.columns.length}`;
     if (r) throw new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
     throw new EncodeError(problem, path);
   }
-  const out: [Column, CellCodec][] = [];
-  present.forEach((p, i) => p && out.push([table.columns[i]!, cellCodec(table.columns[i]!)]));
+  const out: Present[] = [];
+  present.forEach((p, i) => p && out.push([table.columns[i]!, cellCodec(table.columns[i]!), `${path}.${table.columns[i]!.name}`]));
   return out;
 }
 
@@ -60,31 +63,31 @@ function table(ctx: Context, tableId: number, offset: number, path: string): Tab
 /** The unused bits of an n-bit null bitmap as servers leave them: all set. */
 const fullSpare = (n: number) => (n & 7 ? 0xff >>> (n & 7) : 0);
 
-function readImage(r: Reader, cols: [Column, CellCodec][], change: RowChange, image: 'before' | 'after', path: string): Row {
+function readImage(r: Reader, cols: Present[], change: RowChange, image: 'before' | 'after', path: string): Row {
   const n = cols.length;
   const bytes = r.bytes((n + 7) >>> 3, path);
   const spare = n & 7 ? bytes[bytes.length - 1]! >>> (n & 7) : 0;
   if (spare !== fullSpare(n)) (change.nullSpare ??= {})[image] = spare;
   const row: Row = {};
   for (let k = 0; k < n; k++) {
-    const [col, codec] = cols[k]!;
-    row[col.name] = bytes[k >>> 3]! & (1 << (k & 7)) ? null : codec.decode(r, col, `${path}.${col.name}`);
+    const c = cols[k]!;
+    row[c[0].name] = bytes[k >>> 3]! & (1 << (k & 7)) ? null : c[1].decode(r, c[0], c[2]);
   }
   return row;
 }
 
-function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', cols: [Column, CellCodec][], path: string): void {
+function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', cols: Present[], path: string): void {
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', path);
   const n = cols.length;
   const at = w.reserve((n + 7) >>> 3);
   if (n & 7) w.buf[at + (n >>> 3)] = ((change.nullSpare?.[image] ?? fullSpare(n)) << (n & 7)) & 0xff;
   for (let k = 0; k < n; k++) {
-    const [col, codec] = cols[k]!;
+    const [col, codec, cellPath] = cols[k]!;
     if (!(col.name in row)) throw new EncodeError(`column '${col.name}' is present in the image but has no value`, path);
     const v = row[col.name]!;
     if (v === null) w.buf[at + (k >>> 3)]! |= 1 << (k & 7);
-    else codec.encode(w, v, col, `${path}.${col.name}`);
+    else codec.encode(w, v, col, cellPath);
   }
   for (const name of Object.keys(row)) {
     if (!cols.some(([c]) => c.name === name)) throw new EncodeError(`column '${name}' is not present in this image`, path);
@@ -145,8 +148,8 @@ function partialColumns(jsonColumns: Column[], change: RowChange): Set<Column> |
 }
 
 /** The after image's columns, with the diff codec for the JSON columns that hold diffs. */
-function withDiffs(cols: [Column, CellCodec][], diffs: Set<Column>): [Column, CellCodec][] {
-  return cols.map(([c, codec]) => [c, diffs.has(c) ? jsonDiffCodec : codec]);
+function withDiffs(cols: Present[], diffs: Set<Column>): Present[] {
+  return cols.map(([c, codec, at]) => [c, diffs.has(c) ? jsonDiffCodec : codec, at]);
 }
 
 export function encodeRows(
