@@ -16,12 +16,16 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Text when the bytes are valid UTF-8 (which then re-encode to the same bytes), else the bytes themselves. */
 export function bytesToText(bytes: Uint8Array): Text {
-  // Short ASCII, the common case, without TextDecoder's per-call cost.
-  if (bytes.length <= 32) {
+  // Short ASCII, the common case, without a decoder's per-call cost.
+  if (bytes.length <= 64) {
     let ascii = true;
     for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) (ascii = false), (i = bytes.length);
     if (ascii) return String.fromCharCode.apply(null, bytes as unknown as number[]);
   }
+  // Node's own UTF-8 slice is quicker than TextDecoder; it marks invalid bytes with U+FFFD, and only then
+  // (or for a real U+FFFD) does the strict decoder decide.
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  if (!text.includes('\uFFFD') && !text.startsWith('\uFEFF')) return text;
   try {
     return utf8.decode(bytes);
   } catch {
