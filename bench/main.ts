@@ -1,0 +1,169 @@
+/**
+ * npm run bench [-- --mb=N --runs=N --data=server|builder --profile]: speed and memory of the codec on one
+ * large binlog, beside @vlasky/zongji and mariadb-binlog. See bench/README.md.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { build } from 'esbuild';
+import { findMariadb } from '../test/support/mariadb.js';
+import { DATA_DIR, ensureBinlog, type DataSource } from './data.js';
+import type { Result } from './measure.js';
+import { topFunctions } from './profile.js';
+
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const MB = Number(arg('mb') ?? process.env.BENCH_MB ?? 500);
+const RUNS = Number(arg('runs') ?? process.env.BENCH_RUNS ?? 5);
+const DATA = (arg('data') ?? process.env.BENCH_DATA ?? 'server') as DataSource;
+const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const LOAD = os.loadavg()[0]!.toFixed(2);
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** measure.ts as one plain ES module, so that the figures are those of compiled code (no tsx loader). */
+async function bundle(): Promise<string> {
+  const out = path.join(DATA_DIR, 'build', 'measure.mjs');
+  await build({
+    entryPoints: [path.join(import.meta.dirname, 'measure.ts')],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'error',
+  });
+  return out;
+}
+
+function measure(script: string, kind: string, file: string, runs: number, nodeArgs: string[] = []): Promise<Result> {
+  log(`run: ${kind} × ${runs}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, script, kind, file, String(runs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Result) : reject(new Error(`measure ${kind} exited with ${code}`))));
+  });
+}
+
+/** Wall seconds of `mariadb-binlog --no-defaults --verbose FILE > /dev/null`, each run. */
+function mariadbBinlog(tool: string, file: string, runs: number): number[] {
+  log(`run: mariadb-binlog --verbose × ${runs}`);
+  const secs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const devnull = fs.openSync('/dev/null', 'w');
+    const t0 = performance.now();
+    const r = spawnSync(tool, ['--no-defaults', '--verbose', file], { stdio: ['ignore', devnull, 'pipe'] });
+    secs.push((performance.now() - t0) / 1000);
+    fs.closeSync(devnull);
+    if (r.status !== 0) throw new Error(`mariadb-binlog failed (${r.status}): ${r.stderr}`);
+  }
+  return secs;
+}
+
+const KINDS = ['frame', 'decode', 'stream', 'encode', 'zongji', 'mariadb-binlog'] as const;
+type Kind = (typeof KINDS)[number];
+const ONLY = (arg('only') ?? process.env.BENCH_ONLY)?.split(',') ?? [...KINDS];
+
+async function main(): Promise<void> {
+  if (!(MB > 0) || !(RUNS >= 1) || (DATA !== 'server' && DATA !== 'builder') || ONLY.some((k) => !KINDS.includes(k as Kind))) {
+    throw new Error(
+      'usage: npm run bench [-- --mb=N --runs=N --data=server|builder --only=KIND,… --profile] ' +
+        `(or BENCH_MB, BENCH_RUNS, BENCH_DATA, BENCH_ONLY, BENCH_PROFILE=1); KIND is ${KINDS.join(', ')}`,
+    );
+  }
+  const bin = findMariadb();
+  if (!bin) {
+    throw new Error(
+      'npm run bench needs MariaDB: mariadbd, mariadb-install-db, mariadb and mariadb-binlog must be on PATH, ' +
+        '/usr/sbin or /usr/bin (Debian: apt-get install mariadb-server mariadb-client)',
+    );
+  }
+  const file = await ensureBinlog(MB, DATA, log);
+  const size = fs.statSync(file).size;
+  const script = await bundle();
+
+  const r: Partial<Record<Kind, Result>> = {};
+  for (const kind of KINDS) {
+    if (!ONLY.includes(kind)) continue;
+    r[kind] = kind === 'mariadb-binlog' ? { kind, secs: mariadbBinlog(bin.binlogTool, file, RUNS) } : await measure(script, kind, file, RUNS);
+  }
+  const { frame, decode, stream, encode, zongji } = r;
+  const cxx = r['mariadb-binlog'];
+  const counted = decode ?? stream;
+  if (zongji && counted && zongji.rows !== counted.rows) log(`WARNING: zongji counted ${zongji.rows} row changes, we ${counted.rows}`);
+
+  const mbps = (x: Result) => size / 1e6 / median(x.secs);
+  const yes = (b: boolean) => (b ? 'yes' : 'NO');
+  const lines: string[] = [];
+  const p = (s = '') => lines.push(s);
+  const made = DATA === 'server' ? 'written by a MariaDB server' : 'written by runtime/builder.ts';
+  const what = counted ? `, ${counted.events} events, ${counted.rows} row changes` : '';
+  p(`binlog-codec bench: ${path.relative(process.cwd(), file)} (${made}), ${(size / 1e6).toFixed(1)} MB${what}`);
+  p(`median of ${RUNS} run(s); MB = 10^6 bytes; node ${process.version}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, load average at start ${LOAD}`);
+  p();
+  const cols = (a: string, b: string, c: string, d: string, e: string, f: string, g: string) =>
+    p(`${a.padEnd(42)}${b.padStart(9)}${c.padStart(15)}${d.padStart(9)}${e.padStart(11)}   ${f.padEnd(18)}${g}`);
+  cols('measure', 'median s', 'min–max s', 'MB/s', 'rows/s', 'target', 'met');
+  const row = (name: string, x: Result | undefined, target = '', met?: boolean) => {
+    if (!x) return;
+    const range = `${Math.min(...x.secs).toFixed(2)}–${Math.max(...x.secs).toFixed(2)}`;
+    const rows = x.rows !== undefined ? Math.round(x.rows / median(x.secs)).toLocaleString('en-US') : '';
+    cols(name, median(x.secs).toFixed(3), range, mbps(x).toFixed(1), rows, target, met === undefined ? '' : yes(met));
+  };
+  row('framing + CRC32 (bench loop, zlib.crc32)', frame, '≥ 1000 MB/s', frame && mbps(frame) >= 1000);
+  row('full decode, in memory (iterateBinlog)', decode, '≥ 200 MB/s', decode && mbps(decode) >= 200);
+  row('full decode, from disk (readBinlog(path))', stream);
+  row(`encode (EventEncoder, as encodeBinlog)`, encode, '≥ 100 MB/s', encode && mbps(encode) >= 100);
+  row('@vlasky/zongji 0.9 row decode, in memory', zongji);
+  row('mariadb-binlog --verbose > /dev/null', cxx);
+  p();
+  if (decode && zongji) {
+    const x = mbps(decode) / mbps(zongji);
+    p(`ours / zongji, full decode:           ${x.toFixed(2)}×   target ≥ 5×: ${yes(x >= 5)}`);
+  }
+  if (decode && cxx) {
+    const x = mbps(decode) / mbps(cxx);
+    p(`ours / mariadb-binlog --verbose:      ${x.toFixed(2)}×   target > 1× (faster): ${yes(x > 1)}`);
+  }
+  if (stream) {
+    const rssMb = (stream.rssPeak ?? 0) / 1e6;
+    p(`peak RSS streaming readBinlog(path):  ${rssMb.toFixed(1)} MB (${((stream.rssBase ?? 0) / 1e6).toFixed(1)} MB after start-up)   target < 150 MB on 2 GB: ${yes(rssMb < 150)}`);
+    p(
+      size >= 1.9e9
+        ? '  measured on this file'
+        : `  measured on ${(size / 1e6).toFixed(0)} MB; the 2 GB figure is extrapolated (memory does not grow with the file); --mb=2000 --only=stream measures it`,
+    );
+  }
+  if (encode) p(`encode output identical to the input:  ${encode.identical ? 'yes' : 'NO'}`);
+  p();
+  if (cxx) p(`reference: ${spawnSync(bin.binlogTool, ['--version'], { encoding: 'utf8' }).stdout.trim()}`);
+  if (zongji) {
+    p(`zongji: lib/sequence/binlog.js binlogData() fed one packet per event (0x00 OK byte + the event's bytes, CRC32`);
+    p(`  included), useChecksum and isMariaDb set, TABLE_MAPs registered as index.js does with FULL metadata (bench/zongji.ts)`);
+  }
+
+  if (PROFILE) {
+    const dir = path.join(DATA_DIR, 'profile');
+    fs.rmSync(dir, { recursive: true, force: true });
+    await measure(script, 'decode', file, 1, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const prof = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!prof) throw new Error('node --cpu-prof wrote no profile');
+    p();
+    p(`profile of one full decode (node --cpu-prof, self time; ${path.relative(process.cwd(), path.join(dir, prof))}):`);
+    for (const l of topFunctions(path.join(dir, prof), script, 25)) p(`  ${l}`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

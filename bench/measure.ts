@@ -1,0 +1,189 @@
+/**
+ * One measurement, in its own process so that each starts from a cold heap and no JIT state is shared:
+ *   tsx bench/measure.ts KIND FILE RUNS
+ * prints one JSON line: the seconds of each run and what was counted. KIND is one of
+ *   frame   framing by event_size + CRC32 of every event (zlib.crc32, as the runtime checks it)
+ *   decode  iterateBinlog over the file in memory: every event and every row cell decoded
+ *   encode  EventEncoder.encode of every decoded event (what encodeBinlog does), timed apart from decoding
+ *   stream  readBinlog(FILE) from disk, with the peak RSS
+ *   zongji  @vlasky/zongji's parser over the same events as replication packets (see zongji.ts)
+ */
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { EventEncoder, type BinlogEvent } from '../runtime/event.js';
+import { eventCrc } from '../runtime/format.js';
+import { iterateBinlog, readBinlog } from '../runtime/stream.js';
+import { packets, zongjiDecoder } from './zongji.js';
+
+export interface Result {
+  kind: string;
+  secs: number[];
+  events?: number;
+  rows?: number;
+  /** encode: whether the output was the input, byte for byte. */
+  identical?: boolean;
+  /** stream: RSS after start-up, and the peak while streaming (sampled and the kernel's VmHWM), bytes. */
+  rssBase?: number;
+  rssPeak?: number;
+}
+
+const rowsOf = (e: BinlogEvent) => ('rows' in e && Array.isArray(e.rows) ? e.rows.length : 0);
+
+function time(f: () => void): number {
+  const t0 = performance.now();
+  f();
+  return (performance.now() - t0) / 1000;
+}
+
+function frame(bytes: Uint8Array, runs: number): Result {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let events = 0;
+  const secs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    secs.push(
+      time(() => {
+        events = 0;
+        for (let pos = 4; pos < bytes.length; ) {
+          const size = view.getUint32(pos + 9, true);
+          if (size < 19 || pos + size > bytes.length) throw new Error(`bad event_size ${size} at ${pos}`);
+          const event = bytes.subarray(pos, pos + size);
+          if (eventCrc(event, size - 4, crc32) !== view.getUint32(pos + size - 4, true)) throw new Error(`bad CRC32 at ${pos}`);
+          pos += size;
+          events++;
+        }
+      }),
+    );
+  }
+  return { kind: 'frame', secs, events };
+}
+
+function decode(bytes: Uint8Array, runs: number): Result {
+  let events = 0;
+  let rows = 0;
+  const secs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    secs.push(
+      time(() => {
+        events = rows = 0;
+        for (const e of iterateBinlog(bytes)) {
+          events++;
+          rows += rowsOf(e);
+        }
+      }),
+    );
+  }
+  return { kind: 'decode', secs, events, rows };
+}
+
+/**
+ * Events are decoded (untimed) in batches of ~64 MB, each batch then encoded (timed) by one EventEncoder
+ * that lives for the whole file, into one output buffer: encodeBinlog's work without holding every
+ * decoded event of a large file at once.
+ */
+function encode(bytes: Uint8Array, runs: number): Result {
+  const secs: number[] = [];
+  let identical = true;
+  for (let i = 0; i < runs; i++) {
+    const encoder = new EventEncoder();
+    const out = new Uint8Array(bytes.length);
+    out.set(bytes.subarray(0, 4));
+    let offset = 4;
+    let spent = 0;
+    let batch: BinlogEvent[] = [];
+    let batchBytes = 0;
+    const flush = () => {
+      spent += time(() => {
+        for (const e of batch) {
+          const b = encoder.encode(e, offset);
+          if (offset + b.length > out.length) throw new Error('the encoding is longer than the input');
+          out.set(b, offset);
+          offset += b.length;
+        }
+      });
+      batch = [];
+      batchBytes = 0;
+    };
+    for (const e of iterateBinlog(bytes)) {
+      batch.push(e);
+      batchBytes += e.header.eventSize;
+      if (batchBytes >= 64e6) flush();
+    }
+    flush();
+    identical &&= offset === bytes.length && Buffer.compare(out, bytes) === 0;
+    secs.push(spent);
+  }
+  return { kind: 'encode', secs, identical };
+}
+
+function vmHwm(): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+async function stream(file: string, runs: number): Promise<Result> {
+  const rssBase = process.memoryUsage.rss();
+  let peak = rssBase;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
+  let events = 0;
+  let rows = 0;
+  const secs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    events = rows = 0;
+    for await (const e of readBinlog(file)) {
+      events++;
+      rows += rowsOf(e);
+    }
+    secs.push((performance.now() - t0) / 1000);
+  }
+  clearInterval(timer);
+  return { kind: 'stream', secs, events, rows, rssBase, rssPeak: Math.max(peak, vmHwm()) };
+}
+
+async function zongji(bytes: Uint8Array, runs: number): Promise<Result> {
+  const p = packets(bytes);
+  const decoder = await zongjiDecoder();
+  let rows = 0;
+  const secs: number[] = [];
+  for (let i = 0; i < runs; i++) secs.push(time(() => (rows = decoder.run(p))));
+  return { kind: 'zongji', secs, events: p.count, rows };
+}
+
+/** The whole file in one Uint8Array (readFileSync stops at 2 GiB). */
+function readAll(file: string): Uint8Array {
+  const fd = openSync(file, 'r');
+  const out = new Uint8Array(fstatSync(fd).size);
+  for (let at = 0; at < out.length; ) at += readSync(fd, out, at, Math.min(1 << 30, out.length - at), at);
+  closeSync(fd);
+  return out;
+}
+
+async function main(): Promise<void> {
+  const [kind, file, runsArg] = process.argv.slice(2);
+  const runs = Number(runsArg ?? 1);
+  if (!file || !(runs >= 1)) throw new Error('usage: measure.ts frame|decode|encode|stream|zongji FILE RUNS');
+  const load = () => readAll(file);
+  let result: Result;
+  switch (kind) {
+    case 'frame':
+      result = frame(load(), runs);
+      break;
+    case 'decode':
+      result = decode(load(), runs);
+      break;
+    case 'encode':
+      result = encode(load(), runs);
+      break;
+    case 'stream':
+      result = await stream(file, runs);
+      break;
+    case 'zongji':
+      result = await zongji(load(), runs);
+      break;
+    default:
+      throw new Error(`unknown measurement ${kind}`);
+  }
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+await main();
