@@ -520,6 +520,13 @@ function prefixWidth(maxLength: number): number {
   return maxLength > 255 ? 2 : 1;
 }
 
+/** Writes a string or blob value after its length; UTF-8 text goes straight into the buffer. */
+function writeStored(w: Writer, v: CellValue, c: Column, width: number, path: string): void {
+  const utf8 = c.charset === 'utf8mb4' || c.charset === 'utf8mb3' || c.charset === undefined;
+  if (typeof v === 'string' && utf8 && !(c.layout as { compressed?: boolean }).compressed) return w.prefixedUtf8(v, width, path);
+  w.prefixed(storedValue(v, c, path), width, path);
+}
+
 const varchar: CellCodec = {
   decode(r, c, path) {
     const width = prefixWidth(num(c, 'maxLength'));
@@ -527,7 +534,7 @@ const varchar: CellCodec = {
     return stringValue(r.bytes(width === 1 ? r.u8() : r.u16(), path), c, r, path);
   },
   encode(w, v, c, path) {
-    w.prefixed(storedValue(v, c, path), prefixWidth(num(c, 'maxLength')), path);
+    writeStored(w, v, c, prefixWidth(num(c, 'maxLength')), path);
   },
 };
 
@@ -560,7 +567,7 @@ const blob: CellCodec = {
     return stringValue(r.bytes(r.uint(n, path), path), c, r, path);
   },
   encode(w, v, c, path) {
-    w.prefixed(storedValue(v, c, path), num(c, 'packLength'), path);
+    writeStored(w, v, c, num(c, 'packLength'), path);
   },
 };
 

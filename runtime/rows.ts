@@ -89,8 +89,11 @@ function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', col
     if (v === null) w.buf[at + (k >>> 3)]! |= 1 << (k & 7);
     else codec.encode(w, v, col, cellPath);
   }
-  for (const name of Object.keys(row)) {
-    if (!cols.some(([c]) => c.name === name)) throw new EncodeError(`column '${name}' is not present in this image`, path);
+  // Every present column has its value (checked above), so any more keys are columns not in the image.
+  const keys = Object.keys(row);
+  if (keys.length !== n) {
+    const extra = keys.find((name) => !cols.some(([c]) => c.name === name));
+    throw new EncodeError(`column '${extra}' is not present in this image`, path);
   }
 }
 

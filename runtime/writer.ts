@@ -86,6 +86,19 @@ export class Writer {
     for (let i = 0; i < n; i++, raw >>= 8n) this.u8(Number(raw & 0xffn));
   }
 
+  /**
+   * A string's UTF-8 after its `width`-byte (1 to 4) little-endian length, encoded straight into the
+   * buffer (no intermediate bytes): the length slot is reserved, then patched.
+   */
+  prefixedUtf8(v: string, width: number, path: string): void {
+    this.ensure(width + v.length * 3);
+    const at = this.reserve(width);
+    const n = utf8.encodeInto(v, this.buf.subarray(this.pos)).written;
+    if (n >= 2 ** (8 * width)) throw new EncodeError(`${n} bytes do not fit a ${width}-byte length`, path);
+    this.pos += n;
+    for (let i = 0, x = n; i < width; i++, x = Math.floor(x / 256)) this.buf[at + i] = x % 256;
+  }
+
   /** Bytes after their length: `width` bytes little-endian, 0 for a packed integer, -1 for a varint. */
   prefixed(v: Uint8Array, width: number, path: string): void {
     if (width === -1) this.varint(v.length, path);
