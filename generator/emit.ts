@@ -163,8 +163,9 @@ function addImports(sf: SourceFile, m: Module, runtimeDir: string): void {
 
 function emitConstants(sf: SourceFile, constants: Ir['constants']): void {
   for (const c of constants) {
+    const wide = Array.isArray(c.value) && c.value.some((b) => b > 0xff);
     const value = Array.isArray(c.value)
-      ? `Uint8Array.of(${c.value.map((b) => `0x${b.toString(16).toUpperCase().padStart(2, '0')}`).join(', ')})`
+      ? `${wide ? 'Uint16Array' : 'Uint8Array'}.of(${c.value.map((b) => `0x${b.toString(16).toUpperCase().padStart(wide ? 4 : 2, '0')}`).join(', ')})`
       : JSON.stringify(c.value);
     sf.addVariableStatement({
       isExported: true,

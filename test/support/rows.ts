@@ -189,7 +189,12 @@ export function expectedCell(c: Col, refs: (string | null)[], meta: Meta): Norm 
  * The character sets the decoder gives text for: those whose tables agree with the server's byte for
  * byte (runtime/charsets.ts). Values in any other charset come back as their stored bytes.
  */
-const TEXT_CHARSETS = ['utf8mb4', 'utf8mb3', 'utf8', 'ascii', 'latin1', 'latin2', 'latin5', 'latin7', 'ucs2', 'utf16', 'utf16le', 'utf32', 'gbk', 'gb2312', 'gb18030', 'euckr', 'cp850', 'cp852', 'koi8r'];
+const TEXT_CHARSETS = [
+  ...['utf8mb4', 'utf8mb3', 'utf8', 'ascii', 'ucs2', 'utf16', 'utf16le', 'utf32', 'gbk', 'gb2312', 'gb18030', 'euckr'],
+  // The single-byte sets, decoded through the servers' own tables.
+  ...['latin1', 'latin2', 'latin5', 'latin7', 'cp850', 'cp852', 'koi8r', 'koi8u', 'cp1250', 'cp1251', 'cp1256', 'cp1257'],
+  ...['cp866', 'dec8', 'hp8', 'swe7', 'hebrew', 'greek', 'tis620', 'armscii8', 'keybcs2', 'macce', 'macroman', 'geostd8'],
+];
 const WIDE = ['ucs2', 'utf16', 'utf16le', 'utf32'];
 /** Text for the charsets above, and for ASCII-only bytes in any charset that is not UTF-16/32. */
 const decodesAsText = (charset: string, hex: string) =>
