@@ -17,6 +17,7 @@ import { charsetOf, encodeText } from '../runtime/charsets.js';
 import type { BinlogEvent } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog } from '../runtime/stream.js';
+import { EVERY_TYPE_COLUMNS } from './support/every-type.js';
 import { describeWithServer, findMariadb, replay, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 type Of<T extends string> = Extract<BinlogEvent, { type: T }>;
@@ -43,56 +44,7 @@ const line = (...xy: number[]) => wkb(2, xy, 0, xy.length / 2);
 const EVERY: TableDef = {
   schema: 'rt',
   name: 'every',
-  columns: [
-    { name: 'id', type: 'int unsigned' },
-    { name: 'ti', type: 'tinyint' },
-    { name: 'tiu', type: 'tinyint unsigned' },
-    { name: 'si', type: 'smallint' },
-    { name: 'siu', type: 'smallint unsigned' },
-    { name: 'mi', type: 'mediumint' },
-    { name: 'miu', type: 'mediumint unsigned' },
-    { name: 'i', type: 'int' },
-    { name: 'bi', type: 'bigint' },
-    { name: 'biu', type: 'bigint unsigned' },
-    { name: 'f', type: 'float' },
-    { name: 'd', type: 'double' },
-    { name: 'dec', type: 'decimal(65,30)' },
-    { name: 'money', type: 'decimal(5,2) unsigned' },
-    { name: 'day', type: 'date' },
-    { name: 't0', type: 'time' },
-    { name: 't3', type: 'time(3)' },
-    { name: 't6', type: 'time(6)' },
-    { name: 'dt', type: 'datetime' },
-    { name: 'dt6', type: 'datetime(6)' },
-    { name: 'ts', type: 'timestamp' },
-    { name: 'ts2', type: 'timestamp(2)' },
-    { name: 'y', type: 'year' },
-    { name: 'b1', type: 'bit(1)' },
-    { name: 'b13', type: 'bit(13)' },
-    { name: 'b64', type: 'bit(64)' },
-    { name: 'e', type: "enum('small','medium','large')" },
-    { name: 's', type: "set('red','green','blue')" },
-    { name: 'c', type: 'char(10)' },
-    { name: 'c255', type: 'char(255)' },
-    { name: 'bin', type: 'binary(4)' },
-    { name: 'vc', type: 'varchar(300)', charset: 'latin1' },
-    { name: 'vb', type: 'varbinary(20)' },
-    { name: 'u3', type: 'varchar(10) character set utf8mb3' },
-    { name: 'asc', type: 'varchar(5)', charset: 'ascii' },
-    { name: 'u16', type: 'varchar(5)', collation: 'utf16_general_ci' },
-    { name: 'tt', type: 'tinytext' },
-    { name: 'tx', type: 'text', collation: 'utf8mb4_unicode_ci' },
-    { name: 'mt', type: 'mediumtext' },
-    { name: 'lt', type: 'longtext', collation: 'utf8mb4_bin' },
-    { name: 'tb', type: 'tinyblob' },
-    { name: 'bl', type: 'blob' },
-    { name: 'mb', type: 'mediumblob' },
-    { name: 'lb', type: 'longblob' },
-    { name: 'j', type: 'json' },
-    { name: 'g', type: 'geometry' },
-    { name: 'pt', type: 'point' },
-    { name: 'ls', type: 'linestring' },
-  ],
+  columns: EVERY_TYPE_COLUMNS,
   primaryKey: 'id',
 };
 
