@@ -6,7 +6,7 @@ import { type FormatDescriptionEvent, FormatDescriptionEventFromJson, type Forma
 import { type AnnotateRowsEvent, AnnotateRowsEventFromJson, type AnnotateRowsEventInput, type BinlogCheckpointEvent, BinlogCheckpointEventFromJson, type BinlogCheckpointEventInput, type GtidEvent, GtidEventFromJson, type GtidEventInput, type GtidListEvent, GtidListEventFromJson, type GtidListEventInput, type StartEncryptionEvent, StartEncryptionEventFromJson, type StartEncryptionEventInput, decodeAnnotateRowsEvent, decodeBinlogCheckpointEvent, decodeGtidEvent, decodeGtidListEvent, decodeStartEncryptionEvent, encodeAnnotateRowsEvent, encodeBinlogCheckpointEvent, encodeGtidEvent, encodeGtidListEvent, encodeStartEncryptionEvent } from './mariadb.js';
 import { type MysqlGtidEvent, MysqlGtidEventFromJson, type MysqlGtidEventInput, type PreviousGtidsEvent, PreviousGtidsEventFromJson, type PreviousGtidsEventInput, type RowsQueryEvent, RowsQueryEventFromJson, type RowsQueryEventInput, type XaPrepareEvent, XaPrepareEventFromJson, type XaPrepareEventInput, decodeMysqlGtidEvent, decodePreviousGtidsEvent, decodeRowsQueryEvent, decodeXaPrepareEvent, encodeMysqlGtidEvent, encodePreviousGtidsEvent, encodeRowsQueryEvent, encodeXaPrepareEvent } from './mysql.js';
 import { type QueryEvent, QueryEventFromJson, type QueryEventInput, decodeQueryEvent, encodeQueryEvent } from './query.js';
-import { type RowsEvent, RowsEventFromJson, type RowsEventInput, type TableMapEvent, TableMapEventFromJson, type TableMapEventInput, decodeRowsEvent, decodeTableMapEvent, encodeRowsEvent, encodeTableMapEvent } from './rows.js';
+import { type OldRowsEvent, OldRowsEventFromJson, type OldRowsEventInput, type RowsEvent, RowsEventFromJson, type RowsEventInput, type TableMapEvent, TableMapEventFromJson, type TableMapEventInput, decodeOldRowsEvent, decodeRowsEvent, decodeTableMapEvent, encodeOldRowsEvent, encodeRowsEvent, encodeTableMapEvent } from './rows.js';
 
 /** Every event type code a server may write, by its server's constant name. */
 export const EventTypes = {
@@ -140,6 +140,9 @@ export type EventBody = ({ type: 'START_EVENT_V3' } & StartEventV3)
   | ({ type: 'FORMAT_DESCRIPTION_EVENT' } & FormatDescriptionEvent)
   | ({ type: 'XID_EVENT' } & XidEvent)
   | ({ type: 'TABLE_MAP_EVENT' } & TableMapEvent)
+  | ({ type: 'PRE_GA_WRITE_ROWS_EVENT' } & OldRowsEvent)
+  | ({ type: 'PRE_GA_UPDATE_ROWS_EVENT' } & OldRowsEvent)
+  | ({ type: 'PRE_GA_DELETE_ROWS_EVENT' } & OldRowsEvent)
   | ({ type: 'WRITE_ROWS_EVENT_V1' } & RowsEvent)
   | ({ type: 'UPDATE_ROWS_EVENT_V1' } & RowsEvent)
   | ({ type: 'DELETE_ROWS_EVENT_V1' } & RowsEvent)
@@ -179,6 +182,9 @@ export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
   | ({ type: 'FORMAT_DESCRIPTION_EVENT' } & FormatDescriptionEventInput)
   | ({ type: 'XID_EVENT' } & XidEventInput)
   | ({ type: 'TABLE_MAP_EVENT' } & TableMapEventInput)
+  | ({ type: 'PRE_GA_WRITE_ROWS_EVENT' } & OldRowsEventInput)
+  | ({ type: 'PRE_GA_UPDATE_ROWS_EVENT' } & OldRowsEventInput)
+  | ({ type: 'PRE_GA_DELETE_ROWS_EVENT' } & OldRowsEventInput)
   | ({ type: 'WRITE_ROWS_EVENT_V1' } & RowsEventInput)
   | ({ type: 'UPDATE_ROWS_EVENT_V1' } & RowsEventInput)
   | ({ type: 'DELETE_ROWS_EVENT_V1' } & RowsEventInput)
@@ -221,6 +227,9 @@ export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: 
     case 15: return Object.assign(into, { type: 'FORMAT_DESCRIPTION_EVENT' as const }, decodeFormatDescriptionEvent(r, ctx));
     case 16: return Object.assign(into, { type: 'XID_EVENT' as const }, decodeXidEvent(r, ctx));
     case 19: return Object.assign(into, { type: 'TABLE_MAP_EVENT' as const }, decodeTableMapEvent(r, ctx));
+    case 20: return (ctx.postHeaderLength === 8) || (ctx.postHeaderLength === 6) ? Object.assign(into, { type: 'PRE_GA_WRITE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx)) : undefined;
+    case 21: return (ctx.postHeaderLength === 8) || (ctx.postHeaderLength === 6) ? Object.assign(into, { type: 'PRE_GA_UPDATE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx)) : undefined;
+    case 22: return (ctx.postHeaderLength === 8) || (ctx.postHeaderLength === 6) ? Object.assign(into, { type: 'PRE_GA_DELETE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx)) : undefined;
     case 23: return Object.assign(into, { type: 'WRITE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, false));
     case 24: return Object.assign(into, { type: 'UPDATE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, false));
     case 25: return Object.assign(into, { type: 'DELETE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, false));
@@ -266,6 +275,9 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
     case 'FORMAT_DESCRIPTION_EVENT': return encodeFormatDescriptionEvent(w, body, ctx);
     case 'XID_EVENT': return encodeXidEvent(w, body, ctx);
     case 'TABLE_MAP_EVENT': return encodeTableMapEvent(w, body, ctx);
+    case 'PRE_GA_WRITE_ROWS_EVENT': return encodeOldRowsEvent(w, body, ctx);
+    case 'PRE_GA_UPDATE_ROWS_EVENT': return encodeOldRowsEvent(w, body, ctx);
+    case 'PRE_GA_DELETE_ROWS_EVENT': return encodeOldRowsEvent(w, body, ctx);
     case 'WRITE_ROWS_EVENT_V1': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 1, false);
     case 'UPDATE_ROWS_EVENT_V1': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 1, false);
     case 'DELETE_ROWS_EVENT_V1': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 1, false);
@@ -310,6 +322,9 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
     case 'FORMAT_DESCRIPTION_EVENT': return Object.assign({ type: 'FORMAT_DESCRIPTION_EVENT' as const }, FormatDescriptionEventFromJson(j, path));
     case 'XID_EVENT': return Object.assign({ type: 'XID_EVENT' as const }, XidEventFromJson(j, path));
     case 'TABLE_MAP_EVENT': return Object.assign({ type: 'TABLE_MAP_EVENT' as const }, TableMapEventFromJson(j, path));
+    case 'PRE_GA_WRITE_ROWS_EVENT': return Object.assign({ type: 'PRE_GA_WRITE_ROWS_EVENT' as const }, OldRowsEventFromJson(j, path));
+    case 'PRE_GA_UPDATE_ROWS_EVENT': return Object.assign({ type: 'PRE_GA_UPDATE_ROWS_EVENT' as const }, OldRowsEventFromJson(j, path));
+    case 'PRE_GA_DELETE_ROWS_EVENT': return Object.assign({ type: 'PRE_GA_DELETE_ROWS_EVENT' as const }, OldRowsEventFromJson(j, path));
     case 'WRITE_ROWS_EVENT_V1': return Object.assign({ type: 'WRITE_ROWS_EVENT_V1' as const }, RowsEventFromJson(j, path));
     case 'UPDATE_ROWS_EVENT_V1': return Object.assign({ type: 'UPDATE_ROWS_EVENT_V1' as const }, RowsEventFromJson(j, path));
     case 'DELETE_ROWS_EVENT_V1': return Object.assign({ type: 'DELETE_ROWS_EVENT_V1' as const }, RowsEventFromJson(j, path));
@@ -343,4 +358,4 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
 }
 
 /** Codes whose body a schema describes. */
-export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 13, 14, 15, 16, 19, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);
+export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 13, 14, 15, 16, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);

@@ -1482,3 +1482,82 @@ export function RowsEventExtraInfoPartFromJson(j: unknown, path: string): RowsEv
   }
   return v;
 }
+
+/**
+ * Rows v0: PRE_GA_WRITE, UPDATE and DELETE_ROWS (20-22), as MySQL 5.1.0 to 5.1.17 wrote them. The
+ * post-header and columns bitmap are those of v1 (one bitmap, for both images of an UPDATE); the row
+ * images have another layout, which only the table's definition explains (see rowImages). MySQL 5.1:
+ * sql/log_event_old.cc (Old_rows_log_event), sql/rpl_record_old.cc (pack_row_old, unpack_row_old).
+ */
+export interface OldRowsEvent {
+  tableId: number;
+  /** The table's "schema.table", from its TABLE_MAP (informational). */
+  table: string;
+  /** RowsFlags bits. */
+  flags: number;
+  columnCount: number;
+  /** The columns each (before) image holds. */
+  columnsPresent: boolean[];
+  /** The set unused bits of columnsPresent's last byte, when there are any. */
+  columnsPresentSpare?: number;
+  /** Says, in the dump, why rowImages is not decoded into rows (informational). */
+  rowImagesUndecoded: string;
+  /**
+   * The row images (before then after for an UPDATE), kept as their bytes. Each image is a copy of
+   * the record's null bytes as the table stores them (table->s->null_bytes of them, which may hold a
+   * reserved first bit and BIT columns' odd bits), then every present column in its Field::pack form,
+   * a NULL column as its default value. How many null bytes there are, which bit is which column's,
+   * and how long packed CHAR, ENUM, SET, VARCHAR, BLOB and DECIMAL values are follow from the table's
+   * definition, which these binlogs do not carry (their TABLE_MAP has neither column metadata nor
+   * nullability): a replica unpacks the images with its own table. Splitting them into rows and
+   * values would be a guess, so they are not split.
+   */
+  rowImages: Uint8Array;
+}
+
+/** What `encodeOldRowsEvent` takes: derived fields may be left out, they are computed. */
+export interface OldRowsEventInput {
+  tableId: number;
+  flags: number;
+  columnCount: number;
+  columnsPresent: boolean[];
+  /** The set unused bits of columnsPresent's last byte, when there are any. */
+  columnsPresentSpare?: number;
+  rowImages: Uint8Array;
+}
+
+/** Reads OldRowsEvent. */
+export function decodeOldRowsEvent(r: Reader, ctx: Context): OldRowsEvent {
+  const tableId = r.uint((ctx.postHeaderLength === 6 ? 4 : 6), 'OldRowsEvent.tableId');
+  const table = tableName(ctx.tables, tableId);
+  r.need(2, 'OldRowsEvent.flags');
+  const flags = r.u16();
+  const columnCount = r.packed('OldRowsEvent.columnCount');
+  const columnsPresent = r.bitmap(columnCount, 'OldRowsEvent.columnsPresent', false, true);
+  const columnsPresentSpare = r.spare || undefined;
+  const rowImagesUndecoded = "v0 row images depend on the table definition, which the binlog lacks: kept as bytes";
+  const rowImages = r.rest();
+  return { tableId, table, flags, columnCount, columnsPresent, columnsPresentSpare, rowImagesUndecoded, rowImages };
+}
+
+/** Writes OldRowsEvent. */
+export function encodeOldRowsEvent(w: Writer, v: OldRowsEventInput, ctx: Context): void {
+  w.uint(v.tableId, (ctx.postHeaderLength === 6 ? 4 : 6), 'OldRowsEvent.tableId');
+  w.u16(v.flags);
+  w.packed(v.columnCount, 'OldRowsEvent.columnCount');
+  w.bitmap(v.columnsPresent, v.columnCount, 'OldRowsEvent.columnsPresent', false, v.columnsPresentSpare);
+  w.bytes(v.rowImages);
+}
+
+/** OldRowsEvent's encoder input from its JSON form in the dump. */
+export function OldRowsEventFromJson(j: unknown, path: string): OldRowsEventInput {
+  const o = jObject(j, path);
+  const v = {} as OldRowsEventInput;
+  v.tableId = jNum(o.tableId, `${path}.tableId`);
+  v.flags = jNum(o.flags, `${path}.flags`);
+  v.columnCount = jNum(o.columnCount, `${path}.columnCount`);
+  v.columnsPresent = jBits(o.columnsPresent, `${path}.columnsPresent`);
+  if (o.columnsPresentSpare !== undefined) v.columnsPresentSpare = jNum(o.columnsPresentSpare, `${path}.columnsPresentSpare`);
+  v.rowImages = jBytes(o.rowImages, `${path}.rowImages`);
+  return v;
+}

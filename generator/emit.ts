@@ -1132,6 +1132,13 @@ function eventArgs(m: Module, e: Ir['events'][number]): string[] {
   return body.params.map((p) => compileExpr(parseExpr(e.args![p.name]!), (id) => (id.includes('.') ? constValue(m.ir, id) : noNames(id))));
 }
 
+/** The decoding of an event's body, guarded by its `when` (undefined, so raw, when that does not hold). */
+function decodeEventCall(m: Module, e: Ir['events'][number]): string {
+  const call = `Object.assign(into, { type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}))`;
+  if (e.when === undefined) return call;
+  return `${compileExpr(parseExpr(e.when), (id) => constValue(m.ir, id))} ? ${call} : undefined`;
+}
+
 function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   sf.addVariableStatement({
     isExported: true,
@@ -1156,7 +1163,7 @@ function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   }
   const D = new Lines();
   D.open('switch (code) {');
-  for (const e of withBody) D.line(`case ${e.code}: return Object.assign(into, { type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}));`);
+  for (const e of withBody) D.line(`case ${e.code}: return ${decodeEventCall(m, e)};`);
   D.line('default: return undefined;');
   D.close();
   sf.addFunction({
