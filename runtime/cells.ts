@@ -36,8 +36,13 @@ export interface JsonDiff {
   value?: JsonTree;
 }
 
+/**
+ * `json`: the document the diff makes of the before image's (runtime/jsondiff.ts), when the before image
+ * holds it. Derived: encoding writes the diff, and refuses a `json` the diff does not give.
+ */
 export interface JsonDiffCell {
   diff: JsonDiff[];
+  json?: JsonTree;
 }
 
 export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell;

@@ -94,7 +94,7 @@ export function jCell(j: unknown, path: string): unknown {
   if (Array.isArray(j)) return j.map((x, i) => jCell(x, `${path}[${i}]`));
   const o = jObject(j, path);
   if ('hex' in o) return jBytes(o, path);
-  if ('diff' in o) return { diff: jArray(o.diff, `${path}.diff`) };
+  if ('diff' in o) return o.json === undefined ? { diff: jArray(o.diff, `${path}.diff`) } : { diff: jArray(o.diff, `${path}.diff`), json: o.json };
   if ('json' in o) return o.stored === undefined ? { json: o.json } : { json: o.json, stored: jBytes(o.stored, `${path}.stored`) };
   if ('stored' in o) return { value: jText(o.value, `${path}.value`), stored: jBytes(o.stored, `${path}.stored`) };
   throw wrong(path, 'a cell value', j);

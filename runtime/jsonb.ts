@@ -267,6 +267,11 @@ function intEncoded(v: bigint, unsigned: boolean): Encoded {
 
 const TAGS = ['$uint', '$int', '$double', '$decimal', '$opaque', '$date', '$time', '$datetime', '$timestamp'];
 
+/** Whether a tree node is an object of the document (not a scalar written as an object of $-keys). */
+export function isJsonObject(v: JsonTree): v is { [key: string]: JsonTree } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.keys(v).some((k) => TAGS.includes(k));
+}
+
 /**
  * A value's type and bytes. `smallOnly`: inside a container being tried in the small form, where a
  * nested container that needs the large form makes the whole attempt fail (undefined), as the server's
@@ -285,9 +290,8 @@ function encodeValue(v: JsonTree, smallOnly: boolean): Encoded | undefined {
     return [T.STRING, [...varlenBytes(s.length), ...s]];
   }
   if (Array.isArray(v)) return containerEncoded(v.map((x) => [undefined, x] as const), false, smallOnly);
-  const keys = Object.keys(v);
-  if (keys.some((k) => TAGS.includes(k))) return tagged(v);
-  return containerEncoded(keys.sort(compareKeys).map((k) => [k, v[k]!] as const), true, smallOnly);
+  if (!isJsonObject(v)) return tagged(v);
+  return containerEncoded(Object.keys(v).sort(compareKeys).map((k) => [k, v[k]!] as const), true, smallOnly);
 }
 
 function doubleBytes(v: number): number[] {
@@ -297,7 +301,7 @@ function doubleBytes(v: number): number[] {
 }
 
 /** MySQL's key order: by byte length, then by bytes. */
-function compareKeys(a: string, b: string): number {
+export function compareKeys(a: string, b: string): number {
   const [x, y] = [Buffer.from(a), Buffer.from(b)];
   return x.length - y.length || Buffer.compare(x, y);
 }

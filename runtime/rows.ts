@@ -8,6 +8,7 @@ import type { Context } from '../generated/context.js';
 import { ColumnType } from '../generated/rows.js';
 import { cellCodec, jsonDiffCodec, type CellCodec, type CellValue } from './cells.js';
 import { EncodeError, InvalidValueError, UnknownTableError } from './errors.js';
+import { addResultingJson, checkResultingJson } from './jsondiff.js';
 import type { Reader } from './reader.js';
 import type { Column, TableInfo } from './tables.js';
 import { jArray, jBits, jCell, jNum, jObject } from './json.js';
@@ -125,7 +126,9 @@ export function decodeRows(
     if (images & BEFORE) change.before = readImage(r, before, change, 'before', `${path}.before`);
     if (images & PARTIAL_JSON) readPartialFlags(r, change, jsonColumns.length, path);
     const diffs = partialColumns(jsonColumns, change);
+    const afterAt = r.offset;
     if (images & AFTER) change.after = readImage(r, diffs ? withDiffs(after, diffs) : after, change, 'after', `${path}.after`);
+    if (diffs) addResultingJson(change, diffs, afterAt, `${path}.after`);
     out.push(change);
   }
   return out;
@@ -172,6 +175,7 @@ export function encodeRows(
     if (images & BEFORE) writeImage(w, change, 'before', before, `${path}.before`);
     if (images & PARTIAL_JSON) writePartialFlags(w, change, jsonColumns.length, path);
     const diffs = partialColumns(jsonColumns, change);
+    if (diffs) checkResultingJson(change, diffs, `${path}.after`);
     if (images & AFTER) writeImage(w, change, 'after', diffs ? withDiffs(after, diffs) : after, `${path}.after`);
   }
 }
