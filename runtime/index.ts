@@ -18,4 +18,7 @@ export {
 export { Reader, bytesToText, type Text } from './reader.js';
 export { Writer, textToBytes } from './writer.js';
 export { toJsonLine, toHex } from './json.js';
+export { applyJsonDiff } from './jsondiff.js';
+export type { JsonTree } from './jsonb.js';
+export type { JsonDiff, JsonDiffCell, JsonCell } from './cells.js';
 export { BinlogWriter, writeBinlog, writeBinlogFile, describeTable, createTableSql, Table, RowValueError, TableDefinitionError, type BinlogWriterOptions, type BinlogOp, type TableDef, type ColumnDef, type BuiltColumn, type RowInput, type TableRef, type GtidOptions, type BeginOptions, type QueryOptions, type RowsOptions, type TableOptions, type CommitOptions, type EventInput, type RowMetadata } from './builder.js';
