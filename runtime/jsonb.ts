@@ -169,16 +169,17 @@ function container(b: Uint8Array, dv: DataView, type: number, at: number, end: n
     return value(b, dv, t, base + off, size - off);
   };
   if (!object) return Array.from({ length: count }, (_, i) => entry(i));
-  const out: { [key: string]: JsonTree } = {};
+  const members: [string, JsonTree][] = [];
   for (let i = 0; i < count; i++) {
     const p = keysAt + i * (w + 2);
     const off = word(p);
     need(p + w, 2, end);
     const klen = dv.getUint16(p + w, true);
     need(base + off, klen, base + size);
-    out[utf8(b.subarray(base + off, base + off + klen))] = entry(i);
+    members.push([utf8(b.subarray(base + off, base + off + klen)), entry(i)]);
   }
-  return out;
+  // fromEntries defines each key, so that `__proto__` is a key like any other, not the prototype.
+  return Object.fromEntries(members);
 }
 
 function isInlined(t: number, large: boolean): boolean {
