@@ -639,7 +639,9 @@ export const jsonDiffCodec: CellCodec = {
     const cell = expect(v, (x): x is JsonDiffCell => typeof x === 'object' && x !== null && 'diff' in x, 'a {diff} cell', path);
     const out = new Writer();
     for (const d of cell.diff) {
-      out.u8(DIFF_OPS.indexOf(d.op));
+      const code = DIFF_OPS.indexOf(d.op);
+      if (code < 0) throw new EncodeError(`JSON diff operation ${JSON.stringify(d.op)}: one of ${DIFF_OPS.join(', ')}`, path);
+      out.u8(code);
       out.prefixed(new TextEncoder().encode(d.path), 0, path);
       if (d.op !== 'REMOVE') out.prefixed(encodeJsonb(d.value ?? null, path), 0, path);
     }

@@ -94,8 +94,20 @@ export function jCell(j: unknown, path: string): unknown {
   if (Array.isArray(j)) return j.map((x, i) => jCell(x, `${path}[${i}]`));
   const o = jObject(j, path);
   if ('hex' in o) return jBytes(o, path);
-  if ('diff' in o) return o.json === undefined ? { diff: jArray(o.diff, `${path}.diff`) } : { diff: jArray(o.diff, `${path}.diff`), json: o.json };
+  if ('diff' in o) return jDiffCell(o, path);
   if ('json' in o) return o.stored === undefined ? { json: o.json } : { json: o.json, stored: jBytes(o.stored, `${path}.stored`) };
   if ('stored' in o) return { value: jText(o.value, `${path}.value`), stored: jBytes(o.stored, `${path}.stored`) };
   throw wrong(path, 'a cell value', j);
+}
+
+/** A JSON diff cell: each diff's op and path checked for their types here, the op's name by the codec. */
+function jDiffCell(o: Record<string, unknown>, path: string): unknown {
+  const diff = jArray(o.diff, `${path}.diff`).map((d, i) => {
+    const at = `${path}.diff[${i}]`;
+    const { op, path: where, value } = jObject(d, at);
+    if (typeof op !== 'string') throw wrong(`${at}.op`, 'REPLACE, INSERT or REMOVE', op);
+    if (typeof where !== 'string') throw wrong(`${at}.path`, 'a JSON path', where);
+    return value === undefined ? { op, path: where } : { op, path: where, value };
+  });
+  return o.json === undefined ? { diff } : { diff, json: o.json };
 }

@@ -49,9 +49,20 @@ export function applyJsonDiff(before: JsonTree, diffs: readonly JsonDiff[], site
 function applyOne(doc: JsonTree, d: JsonDiff): JsonTree {
   const legs = parsePath(d.path);
   if (legs.length === 0) reject('a diff cannot change the whole document');
-  const value = d.value ?? null;
-  const op = d.op === 'REPLACE' ? replace(value) : d.op === 'INSERT' ? insert(value) : remove;
-  return edit(doc, legs, 0, op);
+  return edit(doc, legs, 0, operation(d));
+}
+
+function operation(d: JsonDiff): (parent: JsonTree, leg: Leg) => JsonTree {
+  switch (d.op) {
+    case 'REPLACE':
+      return replace(d.value ?? null);
+    case 'INSERT':
+      return insert(d.value ?? null);
+    case 'REMOVE':
+      return remove;
+    default:
+      return reject(`unknown operation ${JSON.stringify(d.op)}`);
+  }
 }
 
 /** The node with the change `op` makes to the parent of the path's last leg. */

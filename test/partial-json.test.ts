@@ -99,4 +99,15 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
     line.rows[0]!.after['@2']!.json = RESULTS[0];
     expect(() => encodeBinlog([...minimal.slice(0, at), eventFromJson(line)])).toThrow(/which this row does not hold/);
   });
+
+  it('a diff of an unknown op, or without a path, is refused with its JSON path', () => {
+    const { events, partial } = load();
+    const encodeWith = (diff: unknown) => {
+      const line = JSON.parse(toJsonLine(events[partial])) as { rows: { after: Record<string, unknown> }[] };
+      line.rows[0]!.after['@2'] = { diff: [diff] };
+      return () => encodeBinlog([...events.slice(0, partial), eventFromJson(line)]);
+    };
+    expect(encodeWith({ op: 'MERGE', path: '$.a', value: 1 })).toThrow(/JSON diff operation "MERGE"/);
+    expect(encodeWith({ op: 'REMOVE' })).toThrow('expected a JSON path, found nothing [in $.rows[0].after.@2.diff[0].path]');
+  });
 });
