@@ -183,7 +183,11 @@ const isJsonCell = (v: CellValue | undefined): v is JsonCell => typeof v === 'ob
 export function addResultingJson(change: RowChange, columns: Iterable<Column>, offset: number, path: string): void {
   for (const c of columns) {
     const [before, cell] = [change.before?.[c.name], change.after?.[c.name]];
-    if (isDiffCell(cell) && isJsonCell(before)) cell.json = applyJsonDiff(before.json, cell.diff, { offset, schemaPath: `${path}.${c.name}` });
+    if (!isDiffCell(cell)) continue;
+    const site = { offset, schemaPath: `${path}.${c.name}` };
+    // As apply_json_diffs: there is no document to change in a NULL.
+    if (before === null) throw new InvalidValueError('a JSON diff of a column that is NULL in the before image', site);
+    if (isJsonCell(before)) cell.json = applyJsonDiff(before.json, cell.diff, site);
   }
 }
 

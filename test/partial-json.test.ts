@@ -8,12 +8,13 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import type { JsonCell, JsonDiffCell } from '../runtime/cells.js';
-import { EncodeError } from '../runtime/errors.js';
+import { EncodeError, InvalidValueError } from '../runtime/errors.js';
 import { eventFromJson, type BinlogEvent } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { applyJsonDiff } from '../runtime/jsondiff.js';
 import type { RowChange } from '../runtime/rows.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
+import { caught } from './runtime/helpers.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 
 type RowsEvent = BinlogEvent & { rows: RowChange[]; columnsPresent: boolean[] };
@@ -98,6 +99,25 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
     const line = JSON.parse(toJsonLine(minimal[at])) as { rows: { after: Record<string, { json?: unknown }> }[] };
     line.rows[0]!.after['@2']!.json = RESULTS[0];
     expect(() => encodeBinlog([...minimal.slice(0, at), eventFromJson(line)])).toThrow(/which this row does not hold/);
+  });
+
+  it('decoding a diff that does not apply to the before document is a typed error saying where', () => {
+    const { events, partial } = withFullBeforeImages();
+    const e = events[partial] as RowsEvent;
+    const cell = diffCell(e.rows[1]!);
+    [cell.diff, cell.json] = [[{ op: 'REMOVE', path: '$.height' }], undefined];
+    const error = caught(InvalidValueError, () => decodeBinlog(encodeBinlog(events)));
+    expect(error).toMatchObject({ kind: 'invalid-value', eventPos: e.pos, eventType: 39, schemaPath: 'RowsEvent.rows.after.@2' });
+    expect(error.problem).toBe('JSON diff 0 (REMOVE $.height): the path is not in the document');
+    expect(error.offset).toBeGreaterThan(e.pos);
+    expect(error.offset).toBeLessThan(e.pos + e.header.eventSize);
+  });
+
+  it('decoding a diff of a column NULL in the before image is a typed error, as a replica rejects it', () => {
+    const { events, partial } = withFullBeforeImages();
+    const e = events[partial] as RowsEvent;
+    [e.rows[2]!.before!['@2'], diffCell(e.rows[2]!).json] = [null, undefined];
+    expect(caught(InvalidValueError, () => decodeBinlog(encodeBinlog(events)))).toMatchObject({ kind: 'invalid-value', problem: 'a JSON diff of a column that is NULL in the before image' });
   });
 
   it('a diff of an unknown op, or without a path, is refused with its JSON path', () => {
