@@ -100,14 +100,16 @@ export function jCell(j: unknown, path: string): unknown {
   throw wrong(path, 'a cell value', j);
 }
 
-/** A JSON diff cell: each diff's op and path checked for their types here, the op's name by the codec. */
+/** A JSON diff cell: each diff's op, path and value checked for their types here, the op's name by the codec. */
 function jDiffCell(o: Record<string, unknown>, path: string): unknown {
   const diff = jArray(o.diff, `${path}.diff`).map((d, i) => {
     const at = `${path}.diff[${i}]`;
     const { op, path: where, value } = jObject(d, at);
     if (typeof op !== 'string') throw wrong(`${at}.op`, 'REPLACE, INSERT or REMOVE', op);
     if (typeof where !== 'string') throw wrong(`${at}.path`, 'a JSON path', where);
-    return value === undefined ? { op, path: where } : { op, path: where, value };
+    if (op === 'REMOVE') return { op, path: where };
+    if (value === undefined) throw wrong(`${at}.value`, `the ${op}'s value`, value);
+    return { op, path: where, value };
   });
   return o.json === undefined ? { diff } : { diff, json: o.json };
 }

@@ -16,8 +16,9 @@ import { compareKeys, isJsonObject, type JsonTree } from './jsonb.js';
 import type { RowChange } from './rows.js';
 import type { Column } from './tables.js';
 
-/** One leg of a path: an object member, or an array cell counted from the start or back from `last`. */
+/** An array cell leg, counted from the start, or back from `last`. */
 type Cell = { cell: number; fromEnd: boolean };
+/** One leg of a path: an object member or an array cell. */
 type Leg = { member: string } | Cell;
 
 type JsonObject = { [key: string]: JsonTree };
@@ -141,7 +142,7 @@ function kind(v: JsonTree): string {
 const LEG = /\.(?:([A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*)|("(?:[^"\\]|\\.)*"))|\[\s*(?:(\d+)|last(?:\s*-\s*(\d+))?)\s*\]/y;
 
 /** The legs of a diff's path; anything but `$` and member and cell legs (wildcards, ranges) is refused. */
-export function parsePath(path: string): Leg[] {
+function parsePath(path: string): Leg[] {
   if (path[0] !== '$') reject('a path must start with $');
   const legs: Leg[] = [];
   LEG.lastIndex = 1;

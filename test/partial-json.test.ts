@@ -120,7 +120,7 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
     expect(caught(InvalidValueError, () => decodeBinlog(encodeBinlog(events)))).toMatchObject({ kind: 'invalid-value', problem: 'a JSON diff of a column that is NULL in the before image' });
   });
 
-  it('a diff of an unknown op, or without a path, is refused with its JSON path', () => {
+  it('a diff of an unknown op, or without its path or value, is refused with its JSON path', () => {
     const { events, partial } = load();
     const encodeWith = (diff: unknown) => {
       const line = JSON.parse(toJsonLine(events[partial])) as { rows: { after: Record<string, unknown> }[] };
@@ -128,6 +128,7 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
       return () => encodeBinlog([...events.slice(0, partial), eventFromJson(line)]);
     };
     expect(encodeWith({ op: 'MERGE', path: '$.a', value: 1 })).toThrow(/JSON diff operation "MERGE"/);
+    expect(encodeWith({ op: 'REPLACE', path: '$.age' })).toThrow("expected the REPLACE's value, found nothing");
     expect(encodeWith({ op: 'REMOVE' })).toThrow('expected a JSON path, found nothing [in $.rows[0].after.@2.diff[0].path]');
   });
 });
