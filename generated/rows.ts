@@ -1485,9 +1485,10 @@ export function RowsEventExtraInfoPartFromJson(j: unknown, path: string): RowsEv
 
 /**
  * Rows v0: PRE_GA_WRITE, UPDATE and DELETE_ROWS (20-22), as MySQL 5.1.0 to 5.1.17 wrote them. The
- * post-header and columns bitmap are those of v1 (one bitmap, for both images of an UPDATE); the row
- * images have another layout, which only the table's definition explains (see rowImages). MySQL 5.1:
- * sql/log_event_old.cc (Old_rows_log_event), sql/rpl_record_old.cc (pack_row_old, unpack_row_old).
+ * post-header (table id, flags), the column count and the columns bitmap are v1's, but an UPDATE has
+ * one bitmap for both its images; the row images have another layout, which only the table's
+ * definition explains (see rowImages). MySQL 5.1: sql/log_event_old.cc (Old_rows_log_event),
+ * sql/rpl_record_old.cc (pack_row_old, unpack_row_old).
  */
 export interface OldRowsEvent {
   tableId: number;
