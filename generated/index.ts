@@ -7,6 +7,7 @@ export * from './control.js';
 export * from './events.js';
 export * from './header.js';
 export * from './mariadb.js';
+export * from './multibyte-charsets.js';
 export * from './mysql.js';
 export * from './query.js';
 export * from './rows.js';

@@ -161,12 +161,16 @@ function addImports(sf: SourceFile, m: Module, runtimeDir: string): void {
   }
 }
 
+/** An array constant as the narrowest typed array that holds its largest value, in hex. */
+function typedArray(values: number[]): string {
+  const max = values.reduce((m, v) => Math.max(m, v), 0);
+  const [type, digits] = max > 0xffff ? ['Uint32Array', 4] : max > 0xff ? ['Uint16Array', 4] : ['Uint8Array', 2];
+  return `${type}.of(${values.map((b) => `0x${b.toString(16).toUpperCase().padStart(digits, '0')}`).join(', ')})`;
+}
+
 function emitConstants(sf: SourceFile, constants: Ir['constants']): void {
   for (const c of constants) {
-    const wide = Array.isArray(c.value) && c.value.some((b) => b > 0xff);
-    const value = Array.isArray(c.value)
-      ? `${wide ? 'Uint16Array' : 'Uint8Array'}.of(${c.value.map((b) => `0x${b.toString(16).toUpperCase().padStart(wide ? 4 : 2, '0')}`).join(', ')})`
-      : JSON.stringify(c.value);
+    const value = Array.isArray(c.value) ? typedArray(c.value) : JSON.stringify(c.value);
     sf.addVariableStatement({
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,

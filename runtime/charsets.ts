@@ -1,74 +1,129 @@
 /**
  * Text in a column's character set, losslessly: a value is a string only when its bytes decode and
  * re-encode to the same bytes in that character set; otherwise it stays bytes. Node decodes UTF-8 itself;
- * iconv-lite does the other character sets, in both directions.
+ * the single-byte sets and most multi-byte ones go through the servers' own tables (schemas/charset-tables.yaml,
+ * schemas/multibyte-charsets.yaml); iconv-lite does the rest, in both directions.
  */
 import iconv from 'iconv-lite';
-import * as tables from '../generated/charset-tables.js';
+import * as singleByteTables from '../generated/charset-tables.js';
 import { CollationCharsets } from '../generated/charsets.js';
+import * as multiByteTables from '../generated/multibyte-charsets.js';
 import { bytesToText, type Text } from './reader.js';
 
 /**
- * The multi-byte and wide character sets, through iconv-lite, for those whose tables were checked byte
- * for byte against a real MariaDB server (test/mariadb-rows.test.ts); the single-byte sets go through
- * the servers' own tables (schemas/charset-tables.yaml). Others — sjis, cp932, ujis, eucjpms and big5,
- * whose iconv-lite tables (Windows cp932, cp950) map some codes otherwise than the servers — stay
- * bytes rather than become the wrong text. MySQL's ucs2, utf16 and utf32 are big-endian.
+ * The wide character sets, and the multi-byte ones without a table of the servers' here, through
+ * iconv-lite: euckr and gb18030, whose iconv-lite tables were checked code by code against a real
+ * MariaDB server (test/mariadb-charsets.test.ts). MySQL's ucs2, utf16 and utf32 are big-endian.
  */
 const CODECS: Record<string, string> = {
   ucs2: 'utf-16be',
   utf16: 'utf-16be',
   utf16le: 'utf-16le',
   utf32: 'utf-32be',
-  gbk: 'gbk',
-  gb2312: 'gb2312',
   gb18030: 'gb18030',
   euckr: 'euc-kr',
 };
 
-/** Byte → code point of each single-byte character set, by its MySQL name; 0 (but for byte 0) is no character. */
-const SINGLE_BYTE = new Map<string, ArrayLike<number>>(
-  Object.entries(tables).map(([name, table]) => [name.slice('TO_UNICODE_'.length).toLowerCase(), table]),
-);
+/**
+ * A character set's characters both ways. A code is a character's bytes read as a big-endian number
+ * (one to `longest` bytes); the character sets here are prefix-free, so a code is read by trying one
+ * byte, then two, and so on.
+ */
+interface Codes {
+  toUnicode: Map<number, number>;
+  fromUnicode: Map<number, number>;
+  longest: number;
+}
 
 /**
- * Code point → byte, for encoding. Where two bytes mean one character the server's conversion takes the
- * ASCII one (armscii8's 0x29 and A5 are both ')'), else the last (tis620's A0 and FF are both U+FFFD);
- * so does this, and the other then stays bytes on decoding.
+ * Both maps from (code, code point) pairs. Where several codes mean one character the encoder writes the
+ * one the server writes: the ASCII one if any (armscii8's 0x29 and A5 are both ')'), else the last not
+ * in `decodeOnly` (tis620's A0 and FF are both U+FFFD; the multi-byte sets list theirs). The other codes
+ * then stay bytes on decoding. One exception: sjis writes '\' as 81 5F, but ASCII stays ASCII here, as
+ * ASCII-only bytes decode in every character set, so there 81 5F is what stays bytes.
  */
-const FROM_UNICODE = new Map<string, Map<number, number>>();
-function fromUnicode(charset: string, table: ArrayLike<number>): Map<number, number> {
-  let map = FROM_UNICODE.get(charset);
-  if (!map) {
-    map = new Map();
-    for (let b = 0; b < 256; b++) {
-      const c = table[b]!;
-      if ((c || b === 0) && !(map.get(c)! < 0x80)) map.set(c, b);
+function buildCodes(pairs: Iterable<readonly [number, number]>, decodeOnly: ArrayLike<number> = []): Codes {
+  const unwritten = new Set(Array.from(decodeOnly));
+  const codes: Codes = { toUnicode: new Map(), fromUnicode: new Map(), longest: 1 };
+  for (const [code, cp] of pairs) {
+    codes.toUnicode.set(code, cp);
+    if (!unwritten.has(code) && !(codes.fromUnicode.get(cp)! < 0x80)) codes.fromUnicode.set(cp, code);
+    codes.longest = Math.max(codes.longest, byteLength(code));
+  }
+  return codes;
+}
+
+const byteLength = (code: number): number => (code > 0xffff ? 3 : code > 0xff ? 2 : 1);
+
+/** A single-byte table's pairs: byte → code point, 0 (but for byte 0) being no character. */
+function* singleBytePairs(table: ArrayLike<number>): Generator<readonly [number, number]> {
+  for (let b = 0; b < 256; b++) if (table[b] || b === 0) yield [b, table[b]!];
+}
+
+/**
+ * A multi-byte table's pairs: ASCII, which every one of them leaves out, then its segments (first
+ * code, count, then each code's code point, 0 being none; see schemas/multibyte-charsets.yaml).
+ */
+function* multiBytePairs(segments: ArrayLike<number>): Generator<readonly [number, number]> {
+  for (let b = 0; b < 0x80; b++) yield [b, b];
+  for (let i = 0; i < segments.length; i += 2 + segments[i + 1]!) {
+    for (let k = 0; k < segments[i + 1]!; k++) {
+      const cp = segments[i + 2 + k]!;
+      if (cp) yield [segments[i]! + k, cp];
     }
-    FROM_UNICODE.set(charset, map);
   }
-  return map;
 }
 
-function decodeSingleByte(bytes: Uint8Array, table: ArrayLike<number>): string | undefined {
+/** How to build each table-driven character set's codes, by its MySQL name. */
+const TABLES = new Map<string, () => Codes>([
+  ...Object.entries(singleByteTables).map(
+    ([name, table]) => [name.slice('TO_UNICODE_'.length).toLowerCase(), () => buildCodes(singleBytePairs(table))] as const,
+  ),
+  ...Object.entries(multiByteTables as Record<string, ArrayLike<number>>)
+    .filter(([name]) => name.startsWith('CODES_'))
+    .map(([name, segments]) => {
+      const decodeOnly = (multiByteTables as Record<string, ArrayLike<number>>)[`DECODE_ONLY_${name.slice('CODES_'.length)}`];
+      return [name.slice('CODES_'.length).toLowerCase(), () => buildCodes(multiBytePairs(segments), decodeOnly)] as const;
+    }),
+]);
+
+/** The codes of a table-driven character set, built on first use (the multi-byte ones are large). */
+const BUILT = new Map<string, Codes>();
+function codesOf(charset: string): Codes | undefined {
+  let codes = BUILT.get(charset);
+  if (!codes) {
+    codes = TABLES.get(charset)?.();
+    if (codes) BUILT.set(charset, codes);
+  }
+  return codes;
+}
+
+function decodeCodes(bytes: Uint8Array, codes: Codes): string | undefined {
   let out = '';
-  for (let i = 0; i < bytes.length; i++) {
-    const c = table[bytes[i]!]!;
-    if (c === 0 && bytes[i] !== 0) return undefined;
-    out += String.fromCharCode(c);
+  for (let i = 0; i < bytes.length; ) {
+    let code = bytes[i]!;
+    let length = 1;
+    let cp = codes.toUnicode.get(code);
+    while (cp === undefined && length < codes.longest && i + length < bytes.length) {
+      code = code * 256 + bytes[i + length]!;
+      length++;
+      cp = codes.toUnicode.get(code);
+    }
+    if (cp === undefined) return undefined;
+    out += String.fromCharCode(cp);
+    i += length;
   }
   return out;
 }
 
-function encodeSingleByte(value: string, charset: string, table: ArrayLike<number>): Uint8Array | undefined {
-  const map = fromUnicode(charset, table);
-  const out = new Uint8Array(value.length);
+function encodeCodes(value: string, codes: Codes): Uint8Array | undefined {
+  const out: number[] = [];
   for (let i = 0; i < value.length; i++) {
-    const b = map.get(value.charCodeAt(i));
-    if (b === undefined) return undefined;
-    out[i] = b;
+    const code = codes.fromUnicode.get(value.charCodeAt(i));
+    if (code === undefined) return undefined;
+    for (let n = byteLength(code) - 1; n >= 0; n--) out.push((code >> (8 * n)) & 0xff);
   }
-  return out;
+  return Uint8Array.from(out);
 }
 
 /** The character set of a collation id, by the generated table; undefined when unknown. */
@@ -94,9 +149,9 @@ export function decodeText(bytes: Uint8Array, charset: string): Text {
   // ASCII is the same in every character set here that is not UTF-16 or UTF-32.
   const wide = charset === 'ucs2' || charset.startsWith('utf');
   if (!wide && asciiOnly(bytes)) return latin1.decode(bytes);
-  const table = SINGLE_BYTE.get(charset);
+  const codes = codesOf(charset);
   let text: string | undefined;
-  if (table) text = decodeSingleByte(bytes, table);
+  if (codes) text = decodeCodes(bytes, codes);
   else if (CODECS[charset]) {
     text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CODECS[charset], { stripBOM: false });
     // iconv-lite writes U+FFFD for a sequence it does not know: not text the server means, keep the bytes.
@@ -112,8 +167,8 @@ const utf8 = new TextEncoder();
 /** The bytes of a text value in `charset`; bytes pass through as they are. */
 export function encodeText(value: Text, charset: string): Uint8Array {
   if (typeof value !== 'string') return value;
-  const table = SINGLE_BYTE.get(charset);
-  if (table) return encodeSingleByte(value, charset, table) ?? utf8.encode(value);
+  const codes = codesOf(charset);
+  if (codes) return encodeCodes(value, codes) ?? utf8.encode(value);
   const codec = CODECS[charset];
   if (codec === undefined) return utf8.encode(value);
   const b = iconv.encode(value, codec, { addBOM: false });
