@@ -190,7 +190,9 @@ export function expectedCell(c: Col, refs: (string | null)[], meta: Meta): Norm 
  * byte (runtime/charsets.ts). Values in any other charset come back as their stored bytes.
  */
 const TEXT_CHARSETS = [
-  ...['utf8mb4', 'utf8mb3', 'utf8', 'ascii', 'ucs2', 'utf16', 'utf16le', 'utf32', 'gbk', 'gb2312', 'gb18030', 'euckr'],
+  ...['utf8mb4', 'utf8mb3', 'utf8', 'ascii', 'ucs2', 'utf16', 'utf16le', 'utf32', 'gb18030', 'euckr'],
+  // The multi-byte sets decoded through the servers' own tables.
+  ...['sjis', 'cp932', 'ujis', 'eucjpms', 'big5', 'gbk', 'gb2312'],
   // The single-byte sets, decoded through the servers' own tables.
   ...['latin1', 'latin2', 'latin5', 'latin7', 'cp850', 'cp852', 'koi8r', 'koi8u', 'cp1250', 'cp1251', 'cp1256', 'cp1257'],
   ...['cp866', 'dec8', 'hp8', 'swe7', 'hebrew', 'greek', 'tis620', 'armscii8', 'keybcs2', 'macce', 'macroman', 'geostd8'],

@@ -1,0 +1,56 @@
+/**
+ * The multi-byte character sets without a server: codes whose meaning is quoted from MariaDB's
+ * strings/ctype-*.c tables. test/mariadb-charsets.test.ts checks every code against a real server.
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeText, encodeText } from '../../runtime/charsets.js';
+
+const bytes = (...b: number[]) => Uint8Array.from(b);
+
+describe('decodeText in the multi-byte character sets', () => {
+  it('gives the character each charset\'s own table gives a code', () => {
+    // One code, two tables: sjis_to_unicode[0x8160] is U+301C, cp932_to_unicode[0x8160] U+FF5E.
+    expect(decodeText(bytes(0x81, 0x60), 'sjis')).toBe('\u301C');
+    expect(decodeText(bytes(0x81, 0x60), 'cp932')).toBe('\uFF5E');
+    expect(decodeText(bytes(0xa1, 0xc1), 'ujis')).toBe('\u301C');
+    expect(decodeText(bytes(0xa1, 0xc1), 'eucjpms')).toBe('\uFF5E');
+    // One byte (sjis half-width katakana), two (ujis 8E), three (ujis 8F: JIS X 0212).
+    expect(decodeText(bytes(0xb1, 0x61), 'sjis')).toBe('\uFF71a');
+    expect(decodeText(bytes(0x8e, 0xb1), 'ujis')).toBe('\uFF71');
+    expect(decodeText(bytes(0x8f, 0xb0, 0xa1, 0x41), 'ujis')).toBe('\u4E02A');
+    expect(decodeText(bytes(0x81, 0x40), 'gbk')).toBe('\u4E02');
+    expect(decodeText(bytes(0xb0, 0xa1), 'gb2312')).toBe('\u554A');
+  });
+
+  it('keeps the bytes of a code that is no character', () => {
+    const asBytes = (cs: string, ...b: number[]) => expect(decodeText(bytes(...b), cs), `${cs} ${b}`).toEqual(bytes(...b));
+    asBytes('sjis', 0x81, 0x20); // a trail byte no code has
+    asBytes('sjis', 0x85, 0x40); // a code the table leaves empty
+    asBytes('sjis', 0x61, 0x81); // a lead byte at the end
+    asBytes('ujis', 0x8f, 0xb0); // a three-byte code cut short
+    asBytes('ujis', 0x8f, 0x00, 0x41); // 8F with bytes outside A1-FE
+    asBytes('gbk', 0x80); // no character to the server ('€' in Windows' cp936)
+    asBytes('big5', 0xa1, 0x5a); // one of seven codes for U+FFFD, and not the one the server writes
+  });
+
+  it('keeps the bytes of a code for a character the server writes otherwise', () => {
+    // cp932 ED40 and FA5C are both U+7E8A; unicode_to_cp932 gives FA5C.
+    expect(decodeText(bytes(0xfa, 0x5c), 'cp932')).toBe('\u7E8A');
+    expect(decodeText(bytes(0xed, 0x40), 'cp932')).toEqual(bytes(0xed, 0x40));
+    // ujis 8F A2 B7 is '~', which is written as ASCII.
+    expect(decodeText(bytes(0x8f, 0xa2, 0xb7), 'ujis')).toEqual(bytes(0x8f, 0xa2, 0xb7));
+    // sjis 81 5F is '\' to the server, which writes '\' as 81 5F too; but ASCII stays ASCII here.
+    expect(decodeText(bytes(0x81, 0x5f), 'sjis')).toEqual(bytes(0x81, 0x5f));
+    expect(decodeText(bytes(0x5c), 'sjis')).toBe('\\');
+    // The server's own U+FFFD (big5 A2CE, the one of seven it writes) is its text.
+    expect(decodeText(bytes(0xa2, 0xce), 'big5')).toBe('\uFFFD');
+  });
+});
+
+describe('encodeText in the multi-byte character sets', () => {
+  it('writes each character as the server does, ASCII as ASCII', () => {
+    expect(encodeText('\u301Ca\\', 'sjis')).toEqual(bytes(0x81, 0x60, 0x61, 0x5c));
+    expect(encodeText('\u7E8A', 'cp932')).toEqual(bytes(0xfa, 0x5c));
+    expect(encodeText('\u4E02\uFF71', 'ujis')).toEqual(bytes(0x8f, 0xb0, 0xa1, 0x8e, 0xb1));
+  });
+});
