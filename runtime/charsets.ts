@@ -12,8 +12,8 @@ import { bytesToText, type Text } from './reader.js';
 
 /**
  * The wide character sets, and the multi-byte ones without a table of the servers' here, through
- * iconv-lite: euckr and gb18030, whose iconv-lite tables were checked code by code against a real
- * MariaDB server (test/mariadb-charsets.test.ts). MySQL's ucs2, utf16 and utf32 are big-endian.
+ * iconv-lite: euckr, whose iconv-lite table agrees with MariaDB's code for code (checked against a real
+ * server in test/mariadb-charsets.test.ts), and MySQL's gb18030. MySQL's ucs2, utf16 and utf32 are big-endian.
  */
 const CODECS: Record<string, string> = {
   ucs2: 'utf-16be',
@@ -27,16 +27,20 @@ const CODECS: Record<string, string> = {
 /**
  * A character set's characters both ways. A code is a character's bytes read as a big-endian number
  * (one to `longest` bytes); the character sets here are prefix-free, so a code is read by trying one
- * byte, then two, and so on.
+ * byte, then two, and so on. Code points are all in the BMP.
  */
 interface Codes {
-  toUnicode: Map<number, number>;
-  fromUnicode: Map<number, number>;
+  /** Code point by code of one or two bytes; 0 (but for code 0) is none. */
+  short: Uint16Array;
+  /** Code point by code of three bytes. */
+  long: Map<number, number>;
+  /** Code by code point; 0 (but for U+0000) is none. */
+  fromUnicode: Uint32Array;
   longest: number;
 }
 
 /**
- * Both maps from (code, code point) pairs. Where several codes mean one character the encoder writes the
+ * Both ways from (code, code point) pairs. Where several codes mean one character the encoder writes the
  * one the server writes: the ASCII one if any (armscii8's 0x29 and A5 are both ')'), else the last not
  * in `decodeOnly` (tis620's A0 and FF are both U+FFFD; the multi-byte sets list theirs). The other codes
  * then stay bytes on decoding. One exception: sjis writes '\' as 81 5F, but ASCII stays ASCII here, as
@@ -44,10 +48,13 @@ interface Codes {
  */
 function buildCodes(pairs: Iterable<readonly [number, number]>, decodeOnly: ArrayLike<number> = []): Codes {
   const unwritten = new Set(Array.from(decodeOnly));
-  const codes: Codes = { toUnicode: new Map(), fromUnicode: new Map(), longest: 1 };
+  const codes: Codes = { short: new Uint16Array(0x10000), long: new Map(), fromUnicode: new Uint32Array(0x10000), longest: 1 };
   for (const [code, cp] of pairs) {
-    codes.toUnicode.set(code, cp);
-    if (!unwritten.has(code) && !(codes.fromUnicode.get(cp)! < 0x80)) codes.fromUnicode.set(cp, code);
+    if (code > 0xffff) codes.long.set(code, cp);
+    else codes.short[code] = cp;
+    const written = codes.fromUnicode[cp]!;
+    const asciiWritten = written < 0x80 && (written !== 0 || cp === 0);
+    if (!unwritten.has(code) && !asciiWritten) codes.fromUnicode[cp] = code;
     codes.longest = Math.max(codes.longest, byteLength(code));
   }
   return codes;
@@ -74,16 +81,18 @@ function* multiBytePairs(segments: ArrayLike<number>): Generator<readonly [numbe
   }
 }
 
+const MULTI_BYTE_TABLES: Record<string, ArrayLike<number>> = multiByteTables;
+
 /** How to build each table-driven character set's codes, by its MySQL name. */
 const TABLES = new Map<string, () => Codes>([
   ...Object.entries(singleByteTables).map(
     ([name, table]) => [name.slice('TO_UNICODE_'.length).toLowerCase(), () => buildCodes(singleBytePairs(table))] as const,
   ),
-  ...Object.entries(multiByteTables as Record<string, ArrayLike<number>>)
+  ...Object.entries(MULTI_BYTE_TABLES)
     .filter(([name]) => name.startsWith('CODES_'))
     .map(([name, segments]) => {
-      const decodeOnly = (multiByteTables as Record<string, ArrayLike<number>>)[`DECODE_ONLY_${name.slice('CODES_'.length)}`];
-      return [name.slice('CODES_'.length).toLowerCase(), () => buildCodes(multiBytePairs(segments), decodeOnly)] as const;
+      const charset = name.slice('CODES_'.length);
+      return [charset.toLowerCase(), () => buildCodes(multiBytePairs(segments), MULTI_BYTE_TABLES[`DECODE_ONLY_${charset}`])] as const;
     }),
 ]);
 
@@ -98,18 +107,29 @@ function codesOf(charset: string): Codes | undefined {
   return codes;
 }
 
+/** The code point of a code, or undefined when it is no character. */
+function toUnicode(codes: Codes, code: number): number | undefined {
+  if (code > 0xffff) return codes.long.get(code);
+  const cp = codes.short[code]!;
+  return cp || code === 0 ? cp : undefined;
+}
+
+/**
+ * The text of bytes whose every code is a character and the code that character is written as (so the
+ * text encodes back to the same bytes); undefined for any other bytes.
+ */
 function decodeCodes(bytes: Uint8Array, codes: Codes): string | undefined {
   let out = '';
   for (let i = 0; i < bytes.length; ) {
     let code = bytes[i]!;
     let length = 1;
-    let cp = codes.toUnicode.get(code);
+    let cp = toUnicode(codes, code);
     while (cp === undefined && length < codes.longest && i + length < bytes.length) {
       code = code * 256 + bytes[i + length]!;
       length++;
-      cp = codes.toUnicode.get(code);
+      cp = toUnicode(codes, code);
     }
-    if (cp === undefined) return undefined;
+    if (cp === undefined || codes.fromUnicode[cp] !== code) return undefined;
     out += String.fromCharCode(cp);
     i += length;
   }
@@ -117,13 +137,15 @@ function decodeCodes(bytes: Uint8Array, codes: Codes): string | undefined {
 }
 
 function encodeCodes(value: string, codes: Codes): Uint8Array | undefined {
-  const out: number[] = [];
+  const out = new Uint8Array(value.length * codes.longest);
+  let n = 0;
   for (let i = 0; i < value.length; i++) {
-    const code = codes.fromUnicode.get(value.charCodeAt(i));
-    if (code === undefined) return undefined;
-    for (let n = byteLength(code) - 1; n >= 0; n--) out.push((code >> (8 * n)) & 0xff);
+    const c = value.charCodeAt(i);
+    const code = codes.fromUnicode[c]!;
+    if (code === 0 && c !== 0) return undefined;
+    for (let k = byteLength(code) - 1; k >= 0; k--) out[n++] = (code >> (8 * k)) & 0xff;
   }
-  return Uint8Array.from(out);
+  return out.subarray(0, n);
 }
 
 /** The character set of a collation id, by the generated table; undefined when unknown. */
@@ -150,16 +172,18 @@ export function decodeText(bytes: Uint8Array, charset: string): Text {
   const wide = charset === 'ucs2' || charset.startsWith('utf');
   if (!wide && asciiOnly(bytes)) return latin1.decode(bytes);
   const codes = codesOf(charset);
-  let text: string | undefined;
-  if (codes) text = decodeCodes(bytes, codes);
-  else if (CODECS[charset]) {
-    text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CODECS[charset], { stripBOM: false });
-    // iconv-lite writes U+FFFD for a sequence it does not know: not text the server means, keep the bytes.
-    if (text.includes('\uFFFD')) text = undefined;
-  }
-  if (text === undefined) return bytes;
+  return (codes ? decodeCodes(bytes, codes) : decodeIconv(bytes, charset)) ?? bytes;
+}
+
+/** The text iconv-lite reads the bytes as, when it encodes back to them; undefined otherwise. */
+function decodeIconv(bytes: Uint8Array, charset: string): string | undefined {
+  const codec = CODECS[charset];
+  if (codec === undefined) return undefined;
+  const text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false });
+  // iconv-lite writes U+FFFD for a sequence it does not know: not text the server means, keep the bytes.
+  if (text.includes('\uFFFD')) return undefined;
   const back = encodeText(text, charset);
-  return back.length === bytes.length && back.every((b, i) => b === bytes[i]) ? text : bytes;
+  return back.length === bytes.length && back.every((b, i) => b === bytes[i]) ? text : undefined;
 }
 
 const utf8 = new TextEncoder();
