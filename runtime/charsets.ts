@@ -37,6 +37,8 @@ interface Codes {
   /** Code by code point; 0 (but for U+0000) is none. */
   fromUnicode: Uint32Array;
   longest: number;
+  /** Whether bytes 00-7F are ASCII both ways (all but swe7, whose 40 is 'É'). */
+  ascii: boolean;
 }
 
 /**
@@ -48,7 +50,7 @@ interface Codes {
  */
 function buildCodes(pairs: Iterable<readonly [number, number]>, decodeOnly: ArrayLike<number> = []): Codes {
   const unwritten = new Set(Array.from(decodeOnly));
-  const codes: Codes = { short: new Uint16Array(0x10000), long: new Map(), fromUnicode: new Uint32Array(0x10000), longest: 1 };
+  const codes: Codes = { short: new Uint16Array(0x10000), long: new Map(), fromUnicode: new Uint32Array(0x10000), longest: 1, ascii: true };
   for (const [code, cp] of pairs) {
     if (code > 0xffff) codes.long.set(code, cp);
     else codes.short[code] = cp;
@@ -57,6 +59,7 @@ function buildCodes(pairs: Iterable<readonly [number, number]>, decodeOnly: Arra
     if (!unwritten.has(code) && !asciiWritten) codes.fromUnicode[cp] = code;
     codes.longest = Math.max(codes.longest, byteLength(code));
   }
+  for (let b = 0; b < 0x80; b++) codes.ascii &&= codes.short[b] === b && codes.fromUnicode[b] === b;
   return codes;
 }
 
@@ -168,10 +171,10 @@ const latin1 = new TextDecoder('latin1');
 /** The text the bytes hold in `charset`, or the bytes themselves when that would not be exact. */
 export function decodeText(bytes: Uint8Array, charset: string): Text {
   if (charset === 'utf8mb4' || charset === 'utf8mb3') return bytesToText(bytes);
-  // ASCII is the same in every character set here that is not UTF-16 or UTF-32.
-  const wide = charset === 'ucs2' || charset.startsWith('utf');
-  if (!wide && asciiOnly(bytes)) return latin1.decode(bytes);
   const codes = codesOf(charset);
+  // ASCII is the same in every character set here but UTF-16, UTF-32 and those whose table says not.
+  const asciiSame = codes ? codes.ascii : !(charset === 'ucs2' || charset.startsWith('utf'));
+  if (asciiSame && asciiOnly(bytes)) return latin1.decode(bytes);
   return (codes ? decodeCodes(bytes, codes) : decodeIconv(bytes, charset)) ?? bytes;
 }
 

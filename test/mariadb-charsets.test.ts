@@ -100,7 +100,7 @@ async function survey(server: MariadbServer, cs: string): Promise<Survey> {
   const codes = storedRows(await server.query(readBack(`codes_${cs}`, cs)));
   const writes = serverWrites(codes.values());
   // A character: stored as it is and converted to one character that is not the server's '?'.
-  const characters = [...codes].filter(([id, s]) => s.bytes === id.toString(16).toUpperCase() && /^(?!3F$)/.test(s.text) && codePoints(s.text).length === 1);
+  const characters = [...codes].filter(([id, s]) => s.bytes === id.toString(16).toUpperCase() && s.text !== '3F' && codePoints(s.text).length === 1);
   const longCodes = new Map<number, Long>();
   for (const text of [true, false]) {
     const group = characters.filter(([, s]) => !expected(s, writes).startsWith('hex:') === text).map(([, s]) => s.bytes);

@@ -748,11 +748,11 @@ const SINGLE_BYTE = [
   'latin1', 'latin2', 'latin5', 'latin7', 'cp1250', 'cp1251', 'cp1256', 'cp1257', 'cp850', 'cp852', 'cp866', 'dec8', 'hp8', 'swe7',
   'ascii', 'hebrew', 'greek', 'tis620', 'koi8r', 'koi8u', 'armscii8', 'keybcs2', 'macce', 'macroman', 'geostd8',
 ];
-/** Every byte 0x80-0xFF in a column of the charset, one row each. */
+/** Every byte 01-FF in a column of the charset, one row each (ASCII too: swe7's 40 is 'É'). */
 const singleByte = (cs: string): TableSpec => ({
   name: `sb_${cs}`,
   cols: [ID, col('v', `VARCHAR(4) CHARACTER SET ${cs}`, text(cs))],
-  rows: Array.from({ length: 128 }, (_, i) => `${0x80 + i}, x'${(0x80 + i).toString(16)}'`),
+  rows: Array.from({ length: 255 }, (_, i) => `${1 + i}, x'${(1 + i).toString(16).padStart(2, '0')}'`),
   update: BUMP_ID,
   orderBy: 'id',
 });

@@ -54,3 +54,11 @@ describe('encodeText in the multi-byte character sets', () => {
     expect(encodeText('\u4E02\uFF71', 'ujis')).toEqual(bytes(0x8f, 0xb0, 0xa1, 0x8e, 0xb1));
   });
 });
+
+describe('decodeText in swe7', () => {
+  it('reads the bytes 00-7F as its table does, not as ASCII', () => {
+    // to_uni_swe7 of ctype-extra.c: 40 is U+00C9, 5B-5E U+00C4 U+00D6 U+00C5 U+00DC.
+    expect(decodeText(bytes(0x40, 0x5b, 0x41), 'swe7')).toBe('\u00C9\u00C4A');
+    expect(encodeText('\u00C9\u00C4A', 'swe7')).toEqual(bytes(0x40, 0x5b, 0x41));
+  });
+});
