@@ -181,6 +181,7 @@ function systemTables(bin: MariadbBinaries): Promise<string> {
     const args = [
       '--no-defaults', // must come first
       `--datadir=${datadir}`,
+      `--tmpdir=${root}`, // servers starting at once must not share /tmp's temporary tables
       ...USER_ARGS,
       '--auth-root-authentication-method=normal', // root@localhost without a password
       '--skip-test-db',
@@ -217,6 +218,7 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
     '--no-defaults', // must come first; nothing from /etc/mysql leaks in
     `--datadir=${datadir}`,
     `--socket=${socket}`,
+    `--tmpdir=${root}`,
     '--skip-networking',
     ...USER_ARGS,
     `--pid-file=${path.join(root, 'mariadbd.pid')}`,
