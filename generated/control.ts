@@ -701,6 +701,50 @@ export function HeartbeatEventFromJson(j: unknown, path: string): HeartbeatEvent
   return v;
 }
 
+/**
+ * SLAVE_EVENT (7), from MySQL 3.23: where a replica was reading its master. Kept in the sources until
+ * 2010 (Slave_log_event), written by no later server.
+ */
+export interface SlaveEvent {
+  masterPosition: bigint;
+  masterPort: number;
+  masterHost: Text;
+  /** The master's binlog file name. */
+  masterLog: Text;
+}
+
+/** What `encodeSlaveEvent` takes: the decoded value. */
+export type SlaveEventInput = SlaveEvent;
+
+/** Reads SlaveEvent. */
+export function decodeSlaveEvent(r: Reader, _ctx: Context): SlaveEvent {
+  r.need(10, 'SlaveEvent.masterPosition');
+  const masterPosition = r.u64();
+  const masterPort = r.u16();
+  const masterHost = bytesToText(r.cstring('SlaveEvent.masterHost'));
+  const masterLog = bytesToText(r.rest());
+  return { masterPosition, masterPort, masterHost, masterLog };
+}
+
+/** Writes SlaveEvent. */
+export function encodeSlaveEvent(w: Writer, v: SlaveEventInput, _ctx: Context): void {
+  w.u64(v.masterPosition);
+  w.u16(v.masterPort);
+  w.cstring(v.masterHost, 'SlaveEvent.masterHost');
+  w.bytes(textToBytes(v.masterLog));
+}
+
+/** SlaveEvent's encoder input from its JSON form in the dump. */
+export function SlaveEventFromJson(j: unknown, path: string): SlaveEventInput {
+  const o = jObject(j, path);
+  const v = {} as SlaveEventInput;
+  v.masterPosition = jBig(o.masterPosition, `${path}.masterPosition`);
+  v.masterPort = jNum(o.masterPort, `${path}.masterPort`);
+  v.masterHost = jText(o.masterHost, `${path}.masterHost`);
+  v.masterLog = jText(o.masterLog, `${path}.masterLog`);
+  return v;
+}
+
 /** IGNORABLE_LOG_EVENT (28), a placeholder a reader may skip; its body has no fixed layout. */
 export interface IgnorableEvent {
   data: Uint8Array;

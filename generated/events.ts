@@ -2,8 +2,10 @@
 import type { Reader } from '../runtime/reader.js';
 import type { Writer } from '../runtime/writer.js';
 import type { Context } from './context.js';
-import { type FormatDescriptionEvent, FormatDescriptionEventFromJson, type FormatDescriptionEventInput, type HeartbeatEvent, HeartbeatEventFromJson, type HeartbeatEventInput, type IgnorableEvent, IgnorableEventFromJson, type IgnorableEventInput, type IncidentEvent, IncidentEventFromJson, type IncidentEventInput, type IntvarEvent, IntvarEventFromJson, type IntvarEventInput, type RandEvent, RandEventFromJson, type RandEventInput, type RotateEvent, RotateEventFromJson, type RotateEventInput, type StartEventV3, StartEventV3FromJson, type StartEventV3Input, type StopEvent, StopEventFromJson, type StopEventInput, type UserVarEvent, UserVarEventFromJson, type UserVarEventInput, type XidEvent, XidEventFromJson, type XidEventInput, decodeFormatDescriptionEvent, decodeHeartbeatEvent, decodeIgnorableEvent, decodeIncidentEvent, decodeIntvarEvent, decodeRandEvent, decodeRotateEvent, decodeStartEventV3, decodeStopEvent, decodeUserVarEvent, decodeXidEvent, encodeFormatDescriptionEvent, encodeHeartbeatEvent, encodeIgnorableEvent, encodeIncidentEvent, encodeIntvarEvent, encodeRandEvent, encodeRotateEvent, encodeStartEventV3, encodeStopEvent, encodeUserVarEvent, encodeXidEvent } from './control.js';
-import { type AnnotateRowsEvent, AnnotateRowsEventFromJson, type AnnotateRowsEventInput, type BinlogCheckpointEvent, BinlogCheckpointEventFromJson, type BinlogCheckpointEventInput, type GtidEvent, GtidEventFromJson, type GtidEventInput, type GtidListEvent, GtidListEventFromJson, type GtidListEventInput, type StartEncryptionEvent, StartEncryptionEventFromJson, type StartEncryptionEventInput, decodeAnnotateRowsEvent, decodeBinlogCheckpointEvent, decodeGtidEvent, decodeGtidListEvent, decodeStartEncryptionEvent, encodeAnnotateRowsEvent, encodeBinlogCheckpointEvent, encodeGtidEvent, encodeGtidListEvent, encodeStartEncryptionEvent } from './mariadb.js';
+import { type FormatDescriptionEvent, FormatDescriptionEventFromJson, type FormatDescriptionEventInput, type HeartbeatEvent, HeartbeatEventFromJson, type HeartbeatEventInput, type IgnorableEvent, IgnorableEventFromJson, type IgnorableEventInput, type IncidentEvent, IncidentEventFromJson, type IncidentEventInput, type IntvarEvent, IntvarEventFromJson, type IntvarEventInput, type RandEvent, RandEventFromJson, type RandEventInput, type RotateEvent, RotateEventFromJson, type RotateEventInput, type SlaveEvent, SlaveEventFromJson, type SlaveEventInput, type StartEventV3, StartEventV3FromJson, type StartEventV3Input, type StopEvent, StopEventFromJson, type StopEventInput, type UserVarEvent, UserVarEventFromJson, type UserVarEventInput, type XidEvent, XidEventFromJson, type XidEventInput, decodeFormatDescriptionEvent, decodeHeartbeatEvent, decodeIgnorableEvent, decodeIncidentEvent, decodeIntvarEvent, decodeRandEvent, decodeRotateEvent, decodeSlaveEvent, decodeStartEventV3, decodeStopEvent, decodeUserVarEvent, decodeXidEvent, encodeFormatDescriptionEvent, encodeHeartbeatEvent, encodeIgnorableEvent, encodeIncidentEvent, encodeIntvarEvent, encodeRandEvent, encodeRotateEvent, encodeSlaveEvent, encodeStartEventV3, encodeStopEvent, encodeUserVarEvent, encodeXidEvent } from './control.js';
+import { type TransactionContextEvent, TransactionContextEventFromJson, type TransactionContextEventInput, type ViewChangeEvent, ViewChangeEventFromJson, type ViewChangeEventInput, decodeTransactionContextEvent, decodeViewChangeEvent, encodeTransactionContextEvent, encodeViewChangeEvent } from './group-replication.js';
+import { type FileBlockEvent, FileBlockEventFromJson, type FileBlockEventInput, type FileEvent, FileEventFromJson, type FileEventInput, type LoadEvent, LoadEventFromJson, type LoadEventInput, decodeFileBlockEvent, decodeFileEvent, decodeLoadEvent, encodeFileBlockEvent, encodeFileEvent, encodeLoadEvent } from './load.js';
+import { type AnnotateRowsEvent, AnnotateRowsEventFromJson, type AnnotateRowsEventInput, type BinlogCheckpointEvent, BinlogCheckpointEventFromJson, type BinlogCheckpointEventInput, type GtidEvent, GtidEventFromJson, type GtidEventInput, type GtidListEvent, GtidListEventFromJson, type GtidListEventInput, type PartialRowDataEvent, PartialRowDataEventFromJson, type PartialRowDataEventInput, type StartEncryptionEvent, StartEncryptionEventFromJson, type StartEncryptionEventInput, decodeAnnotateRowsEvent, decodeBinlogCheckpointEvent, decodeGtidEvent, decodeGtidListEvent, decodePartialRowDataEvent, decodeStartEncryptionEvent, encodeAnnotateRowsEvent, encodeBinlogCheckpointEvent, encodeGtidEvent, encodeGtidListEvent, encodePartialRowDataEvent, encodeStartEncryptionEvent } from './mariadb.js';
 import { type MysqlGtidEvent, MysqlGtidEventFromJson, type MysqlGtidEventInput, type PreviousGtidsEvent, PreviousGtidsEventFromJson, type PreviousGtidsEventInput, type RowsQueryEvent, RowsQueryEventFromJson, type RowsQueryEventInput, type XaPrepareEvent, XaPrepareEventFromJson, type XaPrepareEventInput, decodeMysqlGtidEvent, decodePreviousGtidsEvent, decodeRowsQueryEvent, decodeXaPrepareEvent, encodeMysqlGtidEvent, encodePreviousGtidsEvent, encodeRowsQueryEvent, encodeXaPrepareEvent } from './mysql.js';
 import { type QueryEvent, QueryEventFromJson, type QueryEventInput, decodeQueryEvent, encodeQueryEvent } from './query.js';
 import { type OldRowsEvent, OldRowsEventFromJson, type OldRowsEventInput, type RowsEvent, RowsEventFromJson, type RowsEventInput, type TableMapEvent, TableMapEventFromJson, type TableMapEventInput, decodeOldRowsEvent, decodeRowsEvent, decodeTableMapEvent, encodeOldRowsEvent, encodeRowsEvent, encodeTableMapEvent } from './rows.js';
@@ -135,10 +137,19 @@ export type EventBody = ({ type: 'START_EVENT_V3' } & StartEventV3)
   | ({ type: 'STOP_EVENT' } & StopEvent)
   | ({ type: 'ROTATE_EVENT' } & RotateEvent)
   | ({ type: 'INTVAR_EVENT' } & IntvarEvent)
+  | ({ type: 'LOAD_EVENT' } & LoadEvent)
+  | ({ type: 'SLAVE_EVENT' } & SlaveEvent)
+  | ({ type: 'CREATE_FILE_EVENT' } & LoadEvent)
+  | ({ type: 'APPEND_BLOCK_EVENT' } & FileBlockEvent)
+  | ({ type: 'EXEC_LOAD_EVENT' } & FileEvent)
+  | ({ type: 'DELETE_FILE_EVENT' } & FileEvent)
+  | ({ type: 'NEW_LOAD_EVENT' } & LoadEvent)
   | ({ type: 'RAND_EVENT' } & RandEvent)
   | ({ type: 'USER_VAR_EVENT' } & UserVarEvent)
   | ({ type: 'FORMAT_DESCRIPTION_EVENT' } & FormatDescriptionEvent)
   | ({ type: 'XID_EVENT' } & XidEvent)
+  | ({ type: 'BEGIN_LOAD_QUERY_EVENT' } & FileBlockEvent)
+  | ({ type: 'EXECUTE_LOAD_QUERY_EVENT' } & QueryEvent)
   | ({ type: 'TABLE_MAP_EVENT' } & TableMapEvent)
   | ({ type: 'PRE_GA_WRITE_ROWS_EVENT' } & OldRowsEvent)
   | ({ type: 'PRE_GA_UPDATE_ROWS_EVENT' } & OldRowsEvent)
@@ -156,6 +167,8 @@ export type EventBody = ({ type: 'START_EVENT_V3' } & StartEventV3)
   | ({ type: 'GTID_LOG_EVENT' } & MysqlGtidEvent)
   | ({ type: 'ANONYMOUS_GTID_LOG_EVENT' } & MysqlGtidEvent)
   | ({ type: 'PREVIOUS_GTIDS_LOG_EVENT' } & PreviousGtidsEvent)
+  | ({ type: 'TRANSACTION_CONTEXT_EVENT' } & TransactionContextEvent)
+  | ({ type: 'VIEW_CHANGE_EVENT' } & ViewChangeEvent)
   | ({ type: 'XA_PREPARE_LOG_EVENT' } & XaPrepareEvent)
   | ({ type: 'PARTIAL_UPDATE_ROWS_EVENT' } & RowsEvent)
   | ({ type: 'START_5_7_ENCRYPTION_EVENT' } & StartEncryptionEvent)
@@ -170,17 +183,27 @@ export type EventBody = ({ type: 'START_EVENT_V3' } & StartEventV3)
   | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' } & RowsEvent)
   | ({ type: 'WRITE_ROWS_COMPRESSED_EVENT' } & RowsEvent)
   | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' } & RowsEvent)
-  | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT' } & RowsEvent);
+  | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT' } & RowsEvent)
+  | ({ type: 'PARTIAL_ROW_DATA_EVENT' } & PartialRowDataEvent);
 /** What `encodeEventBody` takes. */
 export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
   | ({ type: 'QUERY_EVENT' } & QueryEventInput)
   | ({ type: 'STOP_EVENT' } & StopEventInput)
   | ({ type: 'ROTATE_EVENT' } & RotateEventInput)
   | ({ type: 'INTVAR_EVENT' } & IntvarEventInput)
+  | ({ type: 'LOAD_EVENT' } & LoadEventInput)
+  | ({ type: 'SLAVE_EVENT' } & SlaveEventInput)
+  | ({ type: 'CREATE_FILE_EVENT' } & LoadEventInput)
+  | ({ type: 'APPEND_BLOCK_EVENT' } & FileBlockEventInput)
+  | ({ type: 'EXEC_LOAD_EVENT' } & FileEventInput)
+  | ({ type: 'DELETE_FILE_EVENT' } & FileEventInput)
+  | ({ type: 'NEW_LOAD_EVENT' } & LoadEventInput)
   | ({ type: 'RAND_EVENT' } & RandEventInput)
   | ({ type: 'USER_VAR_EVENT' } & UserVarEventInput)
   | ({ type: 'FORMAT_DESCRIPTION_EVENT' } & FormatDescriptionEventInput)
   | ({ type: 'XID_EVENT' } & XidEventInput)
+  | ({ type: 'BEGIN_LOAD_QUERY_EVENT' } & FileBlockEventInput)
+  | ({ type: 'EXECUTE_LOAD_QUERY_EVENT' } & QueryEventInput)
   | ({ type: 'TABLE_MAP_EVENT' } & TableMapEventInput)
   | ({ type: 'PRE_GA_WRITE_ROWS_EVENT' } & OldRowsEventInput)
   | ({ type: 'PRE_GA_UPDATE_ROWS_EVENT' } & OldRowsEventInput)
@@ -198,6 +221,8 @@ export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
   | ({ type: 'GTID_LOG_EVENT' } & MysqlGtidEventInput)
   | ({ type: 'ANONYMOUS_GTID_LOG_EVENT' } & MysqlGtidEventInput)
   | ({ type: 'PREVIOUS_GTIDS_LOG_EVENT' } & PreviousGtidsEventInput)
+  | ({ type: 'TRANSACTION_CONTEXT_EVENT' } & TransactionContextEventInput)
+  | ({ type: 'VIEW_CHANGE_EVENT' } & ViewChangeEventInput)
   | ({ type: 'XA_PREPARE_LOG_EVENT' } & XaPrepareEventInput)
   | ({ type: 'PARTIAL_UPDATE_ROWS_EVENT' } & RowsEventInput)
   | ({ type: 'START_5_7_ENCRYPTION_EVENT' } & StartEncryptionEventInput)
@@ -212,20 +237,30 @@ export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
   | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' } & RowsEventInput)
   | ({ type: 'WRITE_ROWS_COMPRESSED_EVENT' } & RowsEventInput)
   | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' } & RowsEventInput)
-  | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT' } & RowsEventInput);
+  | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT' } & RowsEventInput)
+  | ({ type: 'PARTIAL_ROW_DATA_EVENT' } & PartialRowDataEventInput);
 
 /** Decodes the body of an event of a type the schemas describe into `into` (after what it holds); undefined for any other type. */
 export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: Context, into: T): (T & EventBody) | undefined {
   switch (code) {
     case 1: return Object.assign(into, { type: 'START_EVENT_V3' as const }, decodeStartEventV3(r, ctx));
-    case 2: return Object.assign(into, { type: 'QUERY_EVENT' as const }, decodeQueryEvent(r, ctx, false));
+    case 2: return Object.assign(into, { type: 'QUERY_EVENT' as const }, decodeQueryEvent(r, ctx, false, false));
     case 3: return Object.assign(into, { type: 'STOP_EVENT' as const }, decodeStopEvent(r, ctx));
     case 4: return Object.assign(into, { type: 'ROTATE_EVENT' as const }, decodeRotateEvent(r, ctx));
     case 5: return Object.assign(into, { type: 'INTVAR_EVENT' as const }, decodeIntvarEvent(r, ctx));
+    case 6: return Object.assign(into, { type: 'LOAD_EVENT' as const }, decodeLoadEvent(r, ctx, true, false));
+    case 7: return Object.assign(into, { type: 'SLAVE_EVENT' as const }, decodeSlaveEvent(r, ctx));
+    case 8: return Object.assign(into, { type: 'CREATE_FILE_EVENT' as const }, decodeLoadEvent(r, ctx, false, true));
+    case 9: return Object.assign(into, { type: 'APPEND_BLOCK_EVENT' as const }, decodeFileBlockEvent(r, ctx));
+    case 10: return Object.assign(into, { type: 'EXEC_LOAD_EVENT' as const }, decodeFileEvent(r, ctx));
+    case 11: return Object.assign(into, { type: 'DELETE_FILE_EVENT' as const }, decodeFileEvent(r, ctx));
+    case 12: return Object.assign(into, { type: 'NEW_LOAD_EVENT' as const }, decodeLoadEvent(r, ctx, false, false));
     case 13: return Object.assign(into, { type: 'RAND_EVENT' as const }, decodeRandEvent(r, ctx));
     case 14: return Object.assign(into, { type: 'USER_VAR_EVENT' as const }, decodeUserVarEvent(r, ctx));
     case 15: return Object.assign(into, { type: 'FORMAT_DESCRIPTION_EVENT' as const }, decodeFormatDescriptionEvent(r, ctx));
     case 16: return Object.assign(into, { type: 'XID_EVENT' as const }, decodeXidEvent(r, ctx));
+    case 17: return Object.assign(into, { type: 'BEGIN_LOAD_QUERY_EVENT' as const }, decodeFileBlockEvent(r, ctx));
+    case 18: return Object.assign(into, { type: 'EXECUTE_LOAD_QUERY_EVENT' as const }, decodeQueryEvent(r, ctx, false, true));
     case 19: return Object.assign(into, { type: 'TABLE_MAP_EVENT' as const }, decodeTableMapEvent(r, ctx));
     case 20: return (ctx.postHeaderLength === 8) || (ctx.postHeaderLength === 6) ? Object.assign(into, { type: 'PRE_GA_WRITE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx)) : undefined;
     case 21: return (ctx.postHeaderLength === 8) || (ctx.postHeaderLength === 6) ? Object.assign(into, { type: 'PRE_GA_UPDATE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx)) : undefined;
@@ -243,6 +278,8 @@ export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: 
     case 33: return Object.assign(into, { type: 'GTID_LOG_EVENT' as const }, decodeMysqlGtidEvent(r, ctx));
     case 34: return Object.assign(into, { type: 'ANONYMOUS_GTID_LOG_EVENT' as const }, decodeMysqlGtidEvent(r, ctx));
     case 35: return Object.assign(into, { type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, decodePreviousGtidsEvent(r, ctx));
+    case 36: return Object.assign(into, { type: 'TRANSACTION_CONTEXT_EVENT' as const }, decodeTransactionContextEvent(r, ctx));
+    case 37: return Object.assign(into, { type: 'VIEW_CHANGE_EVENT' as const }, decodeViewChangeEvent(r, ctx));
     case 38: return Object.assign(into, { type: 'XA_PREPARE_LOG_EVENT' as const }, decodeXaPrepareEvent(r, ctx));
     case 39: return Object.assign(into, { type: 'PARTIAL_UPDATE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 7 /* RowImages.PARTIAL_JSON */, 2, false));
     case 159: return Object.assign(into, { type: 'START_5_7_ENCRYPTION_EVENT' as const }, decodeStartEncryptionEvent(r, ctx));
@@ -251,13 +288,14 @@ export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: 
     case 162: return Object.assign(into, { type: 'GTID_EVENT' as const }, decodeGtidEvent(r, ctx));
     case 163: return Object.assign(into, { type: 'GTID_LIST_EVENT' as const }, decodeGtidListEvent(r, ctx));
     case 164: return Object.assign(into, { type: 'START_ENCRYPTION_EVENT' as const }, decodeStartEncryptionEvent(r, ctx));
-    case 165: return Object.assign(into, { type: 'QUERY_COMPRESSED_EVENT' as const }, decodeQueryEvent(r, ctx, true));
+    case 165: return Object.assign(into, { type: 'QUERY_COMPRESSED_EVENT' as const }, decodeQueryEvent(r, ctx, true, false));
     case 166: return Object.assign(into, { type: 'WRITE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, true));
     case 167: return Object.assign(into, { type: 'UPDATE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, true));
     case 168: return Object.assign(into, { type: 'DELETE_ROWS_COMPRESSED_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, true));
     case 169: return Object.assign(into, { type: 'WRITE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 2, true));
     case 170: return Object.assign(into, { type: 'UPDATE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 2, true));
     case 171: return Object.assign(into, { type: 'DELETE_ROWS_COMPRESSED_EVENT' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 2, true));
+    case 172: return Object.assign(into, { type: 'PARTIAL_ROW_DATA_EVENT' as const }, decodePartialRowDataEvent(r, ctx));
     default: return undefined;
   }
 }
@@ -266,14 +304,23 @@ export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: 
 export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): void {
   switch (body.type) {
     case 'START_EVENT_V3': return encodeStartEventV3(w, body, ctx);
-    case 'QUERY_EVENT': return encodeQueryEvent(w, body, ctx, false);
+    case 'QUERY_EVENT': return encodeQueryEvent(w, body, ctx, false, false);
     case 'STOP_EVENT': return encodeStopEvent(w, body, ctx);
     case 'ROTATE_EVENT': return encodeRotateEvent(w, body, ctx);
     case 'INTVAR_EVENT': return encodeIntvarEvent(w, body, ctx);
+    case 'LOAD_EVENT': return encodeLoadEvent(w, body, ctx, true, false);
+    case 'SLAVE_EVENT': return encodeSlaveEvent(w, body, ctx);
+    case 'CREATE_FILE_EVENT': return encodeLoadEvent(w, body, ctx, false, true);
+    case 'APPEND_BLOCK_EVENT': return encodeFileBlockEvent(w, body, ctx);
+    case 'EXEC_LOAD_EVENT': return encodeFileEvent(w, body, ctx);
+    case 'DELETE_FILE_EVENT': return encodeFileEvent(w, body, ctx);
+    case 'NEW_LOAD_EVENT': return encodeLoadEvent(w, body, ctx, false, false);
     case 'RAND_EVENT': return encodeRandEvent(w, body, ctx);
     case 'USER_VAR_EVENT': return encodeUserVarEvent(w, body, ctx);
     case 'FORMAT_DESCRIPTION_EVENT': return encodeFormatDescriptionEvent(w, body, ctx);
     case 'XID_EVENT': return encodeXidEvent(w, body, ctx);
+    case 'BEGIN_LOAD_QUERY_EVENT': return encodeFileBlockEvent(w, body, ctx);
+    case 'EXECUTE_LOAD_QUERY_EVENT': return encodeQueryEvent(w, body, ctx, false, true);
     case 'TABLE_MAP_EVENT': return encodeTableMapEvent(w, body, ctx);
     case 'PRE_GA_WRITE_ROWS_EVENT': return encodeOldRowsEvent(w, body, ctx);
     case 'PRE_GA_UPDATE_ROWS_EVENT': return encodeOldRowsEvent(w, body, ctx);
@@ -291,6 +338,8 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
     case 'GTID_LOG_EVENT': return encodeMysqlGtidEvent(w, body, ctx);
     case 'ANONYMOUS_GTID_LOG_EVENT': return encodeMysqlGtidEvent(w, body, ctx);
     case 'PREVIOUS_GTIDS_LOG_EVENT': return encodePreviousGtidsEvent(w, body, ctx);
+    case 'TRANSACTION_CONTEXT_EVENT': return encodeTransactionContextEvent(w, body, ctx);
+    case 'VIEW_CHANGE_EVENT': return encodeViewChangeEvent(w, body, ctx);
     case 'XA_PREPARE_LOG_EVENT': return encodeXaPrepareEvent(w, body, ctx);
     case 'PARTIAL_UPDATE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 7 /* RowImages.PARTIAL_JSON */, 2, false);
     case 'START_5_7_ENCRYPTION_EVENT': return encodeStartEncryptionEvent(w, body, ctx);
@@ -299,13 +348,14 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
     case 'GTID_EVENT': return encodeGtidEvent(w, body, ctx);
     case 'GTID_LIST_EVENT': return encodeGtidListEvent(w, body, ctx);
     case 'START_ENCRYPTION_EVENT': return encodeStartEncryptionEvent(w, body, ctx);
-    case 'QUERY_COMPRESSED_EVENT': return encodeQueryEvent(w, body, ctx, true);
+    case 'QUERY_COMPRESSED_EVENT': return encodeQueryEvent(w, body, ctx, true, false);
     case 'WRITE_ROWS_COMPRESSED_EVENT_V1': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 1, true);
     case 'UPDATE_ROWS_COMPRESSED_EVENT_V1': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 1, true);
     case 'DELETE_ROWS_COMPRESSED_EVENT_V1': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 1, true);
     case 'WRITE_ROWS_COMPRESSED_EVENT': return encodeRowsEvent(w, body, ctx, 2 /* RowImages.AFTER */, 2, true);
     case 'UPDATE_ROWS_COMPRESSED_EVENT': return encodeRowsEvent(w, body, ctx, 3 /* RowImages.BOTH */, 2, true);
     case 'DELETE_ROWS_COMPRESSED_EVENT': return encodeRowsEvent(w, body, ctx, 1 /* RowImages.BEFORE */, 2, true);
+    case 'PARTIAL_ROW_DATA_EVENT': return encodePartialRowDataEvent(w, body, ctx);
   }
 }
 
@@ -317,10 +367,19 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
     case 'STOP_EVENT': return Object.assign({ type: 'STOP_EVENT' as const }, StopEventFromJson(j, path));
     case 'ROTATE_EVENT': return Object.assign({ type: 'ROTATE_EVENT' as const }, RotateEventFromJson(j, path));
     case 'INTVAR_EVENT': return Object.assign({ type: 'INTVAR_EVENT' as const }, IntvarEventFromJson(j, path));
+    case 'LOAD_EVENT': return Object.assign({ type: 'LOAD_EVENT' as const }, LoadEventFromJson(j, path));
+    case 'SLAVE_EVENT': return Object.assign({ type: 'SLAVE_EVENT' as const }, SlaveEventFromJson(j, path));
+    case 'CREATE_FILE_EVENT': return Object.assign({ type: 'CREATE_FILE_EVENT' as const }, LoadEventFromJson(j, path));
+    case 'APPEND_BLOCK_EVENT': return Object.assign({ type: 'APPEND_BLOCK_EVENT' as const }, FileBlockEventFromJson(j, path));
+    case 'EXEC_LOAD_EVENT': return Object.assign({ type: 'EXEC_LOAD_EVENT' as const }, FileEventFromJson(j, path));
+    case 'DELETE_FILE_EVENT': return Object.assign({ type: 'DELETE_FILE_EVENT' as const }, FileEventFromJson(j, path));
+    case 'NEW_LOAD_EVENT': return Object.assign({ type: 'NEW_LOAD_EVENT' as const }, LoadEventFromJson(j, path));
     case 'RAND_EVENT': return Object.assign({ type: 'RAND_EVENT' as const }, RandEventFromJson(j, path));
     case 'USER_VAR_EVENT': return Object.assign({ type: 'USER_VAR_EVENT' as const }, UserVarEventFromJson(j, path));
     case 'FORMAT_DESCRIPTION_EVENT': return Object.assign({ type: 'FORMAT_DESCRIPTION_EVENT' as const }, FormatDescriptionEventFromJson(j, path));
     case 'XID_EVENT': return Object.assign({ type: 'XID_EVENT' as const }, XidEventFromJson(j, path));
+    case 'BEGIN_LOAD_QUERY_EVENT': return Object.assign({ type: 'BEGIN_LOAD_QUERY_EVENT' as const }, FileBlockEventFromJson(j, path));
+    case 'EXECUTE_LOAD_QUERY_EVENT': return Object.assign({ type: 'EXECUTE_LOAD_QUERY_EVENT' as const }, QueryEventFromJson(j, path));
     case 'TABLE_MAP_EVENT': return Object.assign({ type: 'TABLE_MAP_EVENT' as const }, TableMapEventFromJson(j, path));
     case 'PRE_GA_WRITE_ROWS_EVENT': return Object.assign({ type: 'PRE_GA_WRITE_ROWS_EVENT' as const }, OldRowsEventFromJson(j, path));
     case 'PRE_GA_UPDATE_ROWS_EVENT': return Object.assign({ type: 'PRE_GA_UPDATE_ROWS_EVENT' as const }, OldRowsEventFromJson(j, path));
@@ -338,6 +397,8 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
     case 'GTID_LOG_EVENT': return Object.assign({ type: 'GTID_LOG_EVENT' as const }, MysqlGtidEventFromJson(j, path));
     case 'ANONYMOUS_GTID_LOG_EVENT': return Object.assign({ type: 'ANONYMOUS_GTID_LOG_EVENT' as const }, MysqlGtidEventFromJson(j, path));
     case 'PREVIOUS_GTIDS_LOG_EVENT': return Object.assign({ type: 'PREVIOUS_GTIDS_LOG_EVENT' as const }, PreviousGtidsEventFromJson(j, path));
+    case 'TRANSACTION_CONTEXT_EVENT': return Object.assign({ type: 'TRANSACTION_CONTEXT_EVENT' as const }, TransactionContextEventFromJson(j, path));
+    case 'VIEW_CHANGE_EVENT': return Object.assign({ type: 'VIEW_CHANGE_EVENT' as const }, ViewChangeEventFromJson(j, path));
     case 'XA_PREPARE_LOG_EVENT': return Object.assign({ type: 'XA_PREPARE_LOG_EVENT' as const }, XaPrepareEventFromJson(j, path));
     case 'PARTIAL_UPDATE_ROWS_EVENT': return Object.assign({ type: 'PARTIAL_UPDATE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
     case 'START_5_7_ENCRYPTION_EVENT': return Object.assign({ type: 'START_5_7_ENCRYPTION_EVENT' as const }, StartEncryptionEventFromJson(j, path));
@@ -353,9 +414,10 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
     case 'WRITE_ROWS_COMPRESSED_EVENT': return Object.assign({ type: 'WRITE_ROWS_COMPRESSED_EVENT' as const }, RowsEventFromJson(j, path));
     case 'UPDATE_ROWS_COMPRESSED_EVENT': return Object.assign({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' as const }, RowsEventFromJson(j, path));
     case 'DELETE_ROWS_COMPRESSED_EVENT': return Object.assign({ type: 'DELETE_ROWS_COMPRESSED_EVENT' as const }, RowsEventFromJson(j, path));
+    case 'PARTIAL_ROW_DATA_EVENT': return Object.assign({ type: 'PARTIAL_ROW_DATA_EVENT' as const }, PartialRowDataEventFromJson(j, path));
     default: return undefined;
   }
 }
 
 /** Codes whose body a schema describes. */
-export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 13, 14, 15, 16, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171]);
+export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172]);

@@ -17,6 +17,10 @@ export const GtidFlags = {
   FL_PREPARED_XA: 0x40,
   FL_COMPLETED_XA: 0x80,
 } as const;
+/** Bits of a PARTIAL_ROW_DATA event's flags byte. */
+export const PartialRowDataFlags = {
+  FL_ORIG_EVENT_SIZE: 0x1,
+} as const;
 /** Bits of a GTID event's flags_extra byte. */
 export const GtidExtraFlags = {
   FL_EXTRA_MULTI_ENGINE_E1: 0x1,
@@ -388,5 +392,65 @@ export function StartEncryptionEventFromJson(j: unknown, path: string): StartEnc
   v.scheme = jNum(o.scheme, `${path}.scheme`);
   v.keyVersion = jNum(o.keyVersion, `${path}.keyVersion`);
   v.nonce = jBytes(o.nonce, `${path}.nonce`);
+  return v;
+}
+
+/**
+ * PARTIAL_ROW_DATA_EVENT (172, MariaDB 12.3, MDEV-32570): one fragment of a rows event too large for a
+ * replica's slave_max_allowed_packet (binlog_row_event_fragment_threshold); the replica joins the
+ * chunks of a group, in order, back into the original event (header included).
+ */
+export interface PartialRowDataEvent {
+  /** Fragments in the group. */
+  totalFragments: number;
+  /** This fragment's place in the group, from 1. */
+  sequenceNumber: number;
+  /** PartialRowDataFlags bits. */
+  flags: number;
+  /** Bytes of the reassembled rows event (written in the first fragment only). */
+  originalSize?: bigint;
+  chunk: Uint8Array;
+}
+
+/** What `encodePartialRowDataEvent` takes: the decoded value. */
+export type PartialRowDataEventInput = PartialRowDataEvent;
+
+/** Reads PartialRowDataEvent. */
+export function decodePartialRowDataEvent(r: Reader, _ctx: Context): PartialRowDataEvent {
+  r.need(9, 'PartialRowDataEvent.totalFragments');
+  const totalFragments = r.u32();
+  const sequenceNumber = r.u32();
+  const flags = r.u8();
+  let originalSize: bigint | undefined;
+  if (flags & 1 /* PartialRowDataFlags.FL_ORIG_EVENT_SIZE */) {
+    r.need(8, 'PartialRowDataEvent.originalSize');
+    originalSize = r.u64();
+  }
+  const chunk = r.rest();
+  return { totalFragments, sequenceNumber, flags, originalSize, chunk };
+}
+
+/** Writes PartialRowDataEvent. */
+export function encodePartialRowDataEvent(w: Writer, v: PartialRowDataEventInput, _ctx: Context): void {
+  w.u32(v.totalFragments);
+  w.u32(v.sequenceNumber);
+  w.u8(v.flags);
+  if (v.flags & 1 /* PartialRowDataFlags.FL_ORIG_EVENT_SIZE */) {
+    w.u64(required(v.originalSize, 'PartialRowDataEvent.originalSize'));
+  }
+  w.bytes(v.chunk);
+}
+
+/** PartialRowDataEvent's encoder input from its JSON form in the dump. */
+export function PartialRowDataEventFromJson(j: unknown, path: string): PartialRowDataEventInput {
+  const o = jObject(j, path);
+  const v = {} as PartialRowDataEventInput;
+  v.totalFragments = jNum(o.totalFragments, `${path}.totalFragments`);
+  v.sequenceNumber = jNum(o.sequenceNumber, `${path}.sequenceNumber`);
+  v.flags = jNum(o.flags, `${path}.flags`);
+  if (o.originalSize !== undefined) {
+    v.originalSize = jBig(o.originalSize, `${path}.originalSize`);
+  }
+  v.chunk = jBytes(o.chunk, `${path}.chunk`);
   return v;
 }
