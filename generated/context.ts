@@ -3,6 +3,8 @@ import type { TableRegistry } from '../runtime/tables.js';
 
 /** What the event stream knows when it decodes or encodes a structure: `ctx.NAME` in the schemas. */
 export interface Context {
+  /** The binlog format: 1 (MySQL 3.23), 3 (4.0 and 4.1, START_EVENT_V3 first) or 4 (an FDE first). */
+  binlogVersion: number;
   /** Common-header length in force, from the last FORMAT_DESCRIPTION event (19 in v4). */
   headerLength: number;
   /** Post-header length that the FORMAT_DESCRIPTION event declares for the current event's type. */

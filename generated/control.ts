@@ -161,9 +161,9 @@ export function FormatDescriptionEventFromJson(j: unknown, path: string): Format
   return v;
 }
 
-/** START_EVENT_V3 (1), the first event of a binlog in format v3 (MySQL 4.0 and 4.1). */
+/** START_EVENT_V3 (1), the first event of a binlog in format v1 (MySQL 3.23) or v3 (4.0 and 4.1). */
 export interface StartEventV3 {
-  /** 3 (2 in MySQL 4.0.0 and 4.0.1). */
+  /** 3 (2 in MySQL 4.0.0 and 4.0.1, 1 in 3.23). */
   binlogVersion: number;
   serverVersion: Text;
   createTimestamp: number;
@@ -201,8 +201,8 @@ export function StartEventV3FromJson(j: unknown, path: string): StartEventV3Inpu
 
 /** ROTATE_EVENT (4), the last event of a binlog (or a fake one a master sends) naming the next file. */
 export interface RotateEvent {
-  /** Offset in the next file where reading resumes (4, after its magic, in a real rotation). */
-  position: bigint;
+  /** Offset in the next file where reading resumes (4, after its magic, in a real rotation); not in v1. */
+  position?: bigint;
   /** Base name of the next binlog file. */
   nextFile: Text;
 }
@@ -211,16 +211,21 @@ export interface RotateEvent {
 export type RotateEventInput = RotateEvent;
 
 /** Reads RotateEvent. */
-export function decodeRotateEvent(r: Reader, _ctx: Context): RotateEvent {
-  r.need(8, 'RotateEvent.position');
-  const position = r.u64();
+export function decodeRotateEvent(r: Reader, ctx: Context): RotateEvent {
+  let position: bigint | undefined;
+  if (ctx.binlogVersion > 1) {
+    r.need(8, 'RotateEvent.position');
+    position = r.u64();
+  }
   const nextFile = bytesToText(r.rest());
   return { position, nextFile };
 }
 
 /** Writes RotateEvent. */
-export function encodeRotateEvent(w: Writer, v: RotateEventInput, _ctx: Context): void {
-  w.u64(v.position);
+export function encodeRotateEvent(w: Writer, v: RotateEventInput, ctx: Context): void {
+  if (ctx.binlogVersion > 1) {
+    w.u64(required(v.position, 'RotateEvent.position'));
+  }
   w.bytes(textToBytes(v.nextFile));
 }
 
@@ -228,7 +233,9 @@ export function encodeRotateEvent(w: Writer, v: RotateEventInput, _ctx: Context)
 export function RotateEventFromJson(j: unknown, path: string): RotateEventInput {
   const o = jObject(j, path);
   const v = {} as RotateEventInput;
-  v.position = jBig(o.position, `${path}.position`);
+  if (o.position !== undefined) {
+    v.position = jBig(o.position, `${path}.position`);
+  }
   v.nextFile = jText(o.nextFile, `${path}.nextFile`);
   return v;
 }

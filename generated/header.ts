@@ -25,6 +25,17 @@ export const CHECKSUM_AWARE_SINCE_MARIADB = "5.3.0";
  * event is START_EVENT_V3 and which has no FORMAT_DESCRIPTION to say them.
  */
 export const V3_POST_HEADER_LENGTHS = Uint8Array.of(0x38, 0x0B, 0x00, 0x08, 0x00, 0x12, 0x00, 0x04, 0x04, 0x04, 0x04, 0x12, 0x00, 0x00);
+/**
+ * Length of the common header in binlog format v1 (MySQL 3.23): timestamp, type, server id and event
+ * length only. Every later header starts with these 13 bytes, so they are enough to frame any event.
+ */
+export const V1_HEADER_LENGTH = 13;
+/**
+ * Post-header lengths of event types 1 to 14 in binlog format v1: as in v3, but ROTATE has no position
+ * (a replica then resumes at offset 4). A v1 file is told from a v3 one as mysqlbinlog tells it: its
+ * first event, START_EVENT_V3, is shorter than a 19-byte header and that event's 56-byte post-header.
+ */
+export const V1_POST_HEADER_LENGTHS = Uint8Array.of(0x38, 0x0B, 0x00, 0x00, 0x00, 0x12, 0x00, 0x04, 0x04, 0x04, 0x04, 0x12, 0x00, 0x00);
 /** Bits of the common header's `flags`. */
 export const EventFlags = {
   LOG_EVENT_BINLOG_IN_USE_F: 0x1,
@@ -52,12 +63,12 @@ export interface EventHeader {
   /** Length of the whole event, header, body and checksum. */
   eventSize: number;
   /**
-   * Offset of the next event in the original server's binlog. Not reliable as a derived value: 0 in
+   * Offset of the next event in the original server's binlog (v3 and later). Not reliable as a derived value: 0 in
    * many real events, the event's own start in v3 files, the master's position in relay logs.
    */
-  logPos: number;
-  /** EventFlags bits. */
-  flags: number;
+  logPos?: number;
+  /** EventFlags bits (v3 and later). */
+  flags?: number;
   /** Bytes of a longer non-standard header (the Google 5.1 patch's 23-, 27- and 31-byte headers). */
   extra?: Uint8Array;
 }
@@ -68,8 +79,8 @@ export interface EventHeaderInput {
   typeCode: number;
   serverId: number;
   eventSize?: number;
-  logPos: number;
-  flags: number;
+  logPos?: number;
+  flags?: number;
   extra?: Uint8Array;
 }
 
@@ -86,13 +97,21 @@ export const EventHeaderOffsets = {
 
 /** Reads EventHeader. */
 export function decodeEventHeader(r: Reader, ctx: Context): EventHeader {
-  r.need(19, 'EventHeader.timestamp');
+  r.need(13, 'EventHeader.timestamp');
   const timestamp = r.u32();
   const typeCode = r.u8();
   const serverId = r.u32();
   const eventSize = r.u32();
-  const logPos = r.u32();
-  const flags = r.u16();
+  let logPos: number | undefined;
+  if (ctx.binlogVersion > 1) {
+    r.need(4, 'EventHeader.logPos');
+    logPos = r.u32();
+  }
+  let flags: number | undefined;
+  if (ctx.binlogVersion > 1) {
+    r.need(2, 'EventHeader.flags');
+    flags = r.u16();
+  }
   let extra: Uint8Array | undefined;
   if (ctx.headerLength > 19) {
     extra = r.bytes(ctx.headerLength - 19, 'EventHeader.extra');
@@ -106,8 +125,12 @@ export function encodeEventHeader(w: Writer, v: EventHeaderInput, ctx: Context):
   w.u8(v.typeCode);
   w.u32(v.serverId);
   w.u32(v.eventSize ?? 0);
-  w.u32(v.logPos);
-  w.u16(v.flags);
+  if (ctx.binlogVersion > 1) {
+    w.u32(required(v.logPos, 'EventHeader.logPos'));
+  }
+  if (ctx.binlogVersion > 1) {
+    w.u16(required(v.flags, 'EventHeader.flags'));
+  }
   if (ctx.headerLength > 19) {
     w.fixed(required(v.extra, 'EventHeader.extra'), ctx.headerLength - 19, 'EventHeader.extra');
   }
@@ -123,8 +146,12 @@ export function EventHeaderFromJson(j: unknown, path: string): EventHeaderInput 
   if (o.eventSize !== undefined) {
     v.eventSize = jNum(o.eventSize, `${path}.eventSize`);
   }
-  v.logPos = jNum(o.logPos, `${path}.logPos`);
-  v.flags = jNum(o.flags, `${path}.flags`);
+  if (o.logPos !== undefined) {
+    v.logPos = jNum(o.logPos, `${path}.logPos`);
+  }
+  if (o.flags !== undefined) {
+    v.flags = jNum(o.flags, `${path}.flags`);
+  }
   if (o.extra !== undefined) {
     v.extra = jBytes(o.extra, `${path}.extra`);
   }

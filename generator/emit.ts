@@ -1033,7 +1033,8 @@ function emitOffsets(sf: SourceFile, s: IrStruct): void {
   let at = 0;
   for (const f of s.fields) {
     const size = fixedSize(f.type) ?? (f.type.kind === 'text' && f.type.span.kind === 'padded' && f.type.span.size.kind === 'num' ? f.type.span.size.value : undefined);
-    if (size === undefined || f.cond || f.repeat) break;
+    // A conditional field keeps its offset: it holds wherever the field is present.
+    if (size === undefined || f.repeat) break;
     props.push(`${f.name}: ${at},`);
     at += size;
   }

@@ -109,6 +109,7 @@ export class EventDecoder {
     const code = bytes[EventHeaderOffsets.typeCode]!;
     const format = this.format;
     if (format.encrypted) return this.encryptedEvent(bytes, pos);
+    if (code === EventTypes.START_EVENT_V3) format.startV3(FormatState.isV1Start(bytes.length));
     const aware = code === FDE_CODE && checksumAware(fdeServerVersion(bytes, format.headerLength));
     const ctx = format.context(code, aware);
     const bodyEnd = bytes.length - (ctx.hasChecksum ? CHECKSUM_LENGTH : 0);
@@ -160,6 +161,8 @@ export class EventEncoder {
     const encrypted = event.type === ENCRYPTED;
     const aware =
       code === FDE_CODE && !encrypted && checksumAware((event as unknown as { serverVersion?: string }).serverVersion ?? '');
+    // Every 3.23 server writes binlog version 1, and only they write the v1 format.
+    if (code === EventTypes.START_EVENT_V3 && !encrypted) this.format.startV3((event as { binlogVersion?: number }).binlogVersion === 1);
     const ctx = this.format.context(code, aware);
     if (encrypted) ctx.hasChecksum = false; // an encrypted event's CRC is inside its ciphertext
     encodeEventHeader(w, { ...event.header, eventSize: 0, logPos: 0 }, ctx);
@@ -167,7 +170,7 @@ export class EventEncoder {
     else encodeEventBody(w, event as EventBodyInput, ctx);
     const size = w.pos + (ctx.hasChecksum ? CHECKSUM_LENGTH : 0);
     w.patchU32(EventHeaderOffsets.eventSize, size);
-    w.patchU32(EventHeaderOffsets.logPos, logPosFor(event, offset, size));
+    if (ctx.headerLength > EventHeaderOffsets.logPos) w.patchU32(EventHeaderOffsets.logPos, logPosFor(event, offset, size));
     if (ctx.hasChecksum) w.u32(eventCrc(w.view(), w.pos, crc32));
     const bytes = w.finish();
     if (!encrypted && FormatState.changesFormat(code)) this.reader.decode(bytes, offset);

@@ -14,6 +14,8 @@ import {
   EVENT_HEADER_LENGTH,
   EventFlags,
   EventHeaderOffsets,
+  V1_HEADER_LENGTH,
+  V1_POST_HEADER_LENGTHS,
   V3_POST_HEADER_LENGTHS,
 } from '../generated/header.js';
 import { versionAtLeast } from './codec.js';
@@ -24,6 +26,7 @@ export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
 export class FormatState {
   /** Tables described by TABLE_MAP events so far; an FDE names the flavor of server that wrote them. */
   readonly tables: TableRegistry;
+  binlogVersion = 4;
   headerLength = EVENT_HEADER_LENGTH;
   postHeaderLengths: readonly number[] = [];
   checksums = false;
@@ -34,7 +37,7 @@ export class FormatState {
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
   constructor(hints?: HintFn) {
     this.tables = new TableRegistry(hints);
-    this.ctx = { tables: this.tables, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
+    this.ctx = { tables: this.tables, binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
 
   /** One context object, refilled for each event: decoders only read it, and only during their event. */
@@ -42,6 +45,7 @@ export class FormatState {
 
   context(code: number, fdeAware: boolean): Context {
     const ctx = this.ctx;
+    ctx.binlogVersion = this.binlogVersion;
     ctx.headerLength = this.headerLength;
     ctx.postHeaderLength = this.postHeaderLengths[code - 1] ?? 0;
     ctx.hasChecksum = code === FDE_CODE ? fdeAware : this.checksums;
@@ -62,12 +66,29 @@ export class FormatState {
   /** What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables. */
   after(event: { type: string }): void {
     if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent);
-    else if (event.type === 'START_EVENT_V3' && !('raw' in event)) this.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
+    else if (event.type === 'START_EVENT_V3' && !('raw' in event)) {
+      this.postHeaderLengths = [...(this.binlogVersion === 1 ? V1_POST_HEADER_LENGTHS : V3_POST_HEADER_LENGTHS)];
+    }
     else if (event.type === 'START_ENCRYPTION_EVENT' || event.type === 'START_5_7_ENCRYPTION_EVENT') this.encrypted = true;
     else if (event.type === 'TABLE_MAP_EVENT') this.tables.register(event as unknown as TableMapEvent);
   }
 
+  /**
+   * A START_EVENT_V3 begins a v1 or a v3 file, whose header lengths differ: set before the event itself
+   * is read or written.
+   */
+  startV3(v1: boolean): void {
+    this.binlogVersion = v1 ? 1 : 3;
+    this.headerLength = v1 ? V1_HEADER_LENGTH : EVENT_HEADER_LENGTH;
+  }
+
+  /** mysqlbinlog's test: a v1 START_EVENT_V3 is too short to hold a v3 header and its post-header. */
+  static isV1Start(eventSize: number): boolean {
+    return eventSize < EVENT_HEADER_LENGTH + V3_POST_HEADER_LENGTHS[0]!;
+  }
+
   private apply(fde: FormatDescriptionEvent): void {
+    this.binlogVersion = 4;
     this.headerLength = fde.headerLength;
     this.postHeaderLengths = fde.postHeaderLengths;
     this.checksums = fde.checksumAlg === 'BINLOG_CHECKSUM_ALG_CRC32' || fde.checksumAlg === ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32;
@@ -102,4 +123,4 @@ export function eventCrc(event: Uint8Array, end: number, crc32: (b: Uint8Array, 
   return crc32(event.subarray(flagsAt + 1, end), flag);
 }
 
-export { CHECKSUM_LENGTH };
+export { CHECKSUM_LENGTH, V1_HEADER_LENGTH };

@@ -8,6 +8,7 @@ import { BadMagicError, BinlogError, LengthError, TruncatedError } from './error
 import type { HintFn } from './tables.js';
 import { BinlogEncoder } from './writing.js';
 import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions } from './event.js';
+import { V1_HEADER_LENGTH } from './format.js';
 
 export interface ReadOptions extends DecodeOptions {
   /** The largest event_size accepted before the bytes arrive (default 1 GiB, above any server's limit). */
@@ -113,9 +114,9 @@ export class Framer {
       this.magicChecked = true;
       this.pos = BINLOG_MAGIC.length;
     }
-    while (q.length >= EventHeaderOffsets.end) {
+    while (q.length >= V1_HEADER_LENGTH) {
       const size = q.u32(EventHeaderOffsets.eventSize);
-      if (size < EventHeaderOffsets.end || size > this.maxEvent) {
+      if (size < this.decoder.format.headerLength || size > this.maxEvent) {
         throw new LengthError(`event_size ${size} is impossible`, {
           offset: this.pos + EventHeaderOffsets.eventSize,
           eventPos: this.pos,
@@ -149,7 +150,7 @@ export class Framer {
       return;
     }
     if (q.length === 0) return;
-    const known = q.length >= EventHeaderOffsets.end ? ` of ${q.u32(EventHeaderOffsets.eventSize)}` : '';
+    const known = q.length >= V1_HEADER_LENGTH ? ` of ${q.u32(EventHeaderOffsets.eventSize)}` : '';
     throw new TruncatedError(`the input ends inside an event (${q.length}${known} bytes)`, {
       offset: this.pos + q.length,
       eventPos: this.pos,

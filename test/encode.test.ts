@@ -52,7 +52,7 @@ describe('binlog encode', () => {
       // Every event after the edit moved by the 9 added bytes, and its logPos with it.
       const shift = k > i ? 9 : 0;
       expect(events[k]!.pos).toBe(original[k]!.pos + shift);
-      expect(events[k]!.header.logPos).toBe(original[k]!.header.logPos + (k >= i ? 9 : 0));
+      expect(events[k]!.header.logPos).toBe(original[k]!.header.logPos! + (k >= i ? 9 : 0));
     }
   });
 

@@ -99,7 +99,7 @@ describeWithServer('MariaDB control events', () => {
     // event's flags say LOG_EVENT_SUPPRESS_USE_F (as for CREATE DATABASE).
     const rows = shown[0]!.filter((r) => r[2] === 'Query');
     const first = decodeBinlog(files[0]!.bytes).filter((e): e is Of<'QUERY_EVENT'> => e.type === 'QUERY_EVENT');
-    const use = (q: Of<'QUERY_EVENT'>) => q.schema && !(q.header.flags & EventFlags.LOG_EVENT_SUPPRESS_USE_F);
+    const use = (q: Of<'QUERY_EVENT'>) => q.schema && !(q.header.flags! & EventFlags.LOG_EVENT_SUPPRESS_USE_F);
     expect(first.map((q) => (use(q) ? `use \`${q.schema}\`; ${q.query}` : q.query))).toEqual(rows.map((r) => r[5]));
   });
 
