@@ -1,0 +1,261 @@
+/**
+ * The rest of the catalogue: the LOAD DATA family, SLAVE, Group Replication's TRANSACTION_CONTEXT and
+ * VIEW_CHANGE, MariaDB 12.3's PARTIAL_ROW_DATA, and binlog format v1 (MySQL 3.23). Real files hold only
+ * some of the LOAD events; the others are written here from JSON, checked byte for byte against the
+ * layouts the servers' sources give, and read back by `mariadb-binlog` where it knows them.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BinlogWriter, type EventInput } from '../runtime/builder.js';
+import { BinlogError } from '../runtime/errors.js';
+import { eventFromJson, type BinlogEvent } from '../runtime/event.js';
+import { toJsonLine } from '../runtime/json.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
+import { describeWithFixtures, fixtures } from './support/fixtures.js';
+import { describeWithServer, findMariadb } from './support/mariadb.js';
+
+type Any = Record<string, unknown>;
+const text = (s: string) => new TextEncoder().encode(s);
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const lineCount = (b: Uint8Array) => b.reduce((n, x) => n + (x === 0x0a ? 1 : 0), 0);
+
+/** decode → encode and dump → JSON → encode both give the bytes back. */
+function expectRoundTrip(bytes: Uint8Array): BinlogEvent[] {
+  const events = decodeBinlog(bytes);
+  expect(hex(encodeBinlog(events))).toBe(hex(bytes));
+  const back = encodeBinlog(events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)));
+  expect(hex(back)).toBe(hex(bytes));
+  return events;
+}
+
+/** A MariaDB 10.11 binlog (no checksums, as the servers that wrote these events had none) holding `events`. */
+function binlogWith(events: EventInput[]): Uint8Array {
+  const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE' });
+  for (const e of events) w.event(e);
+  return w.toBytes();
+}
+
+/** The body (after the 19-byte header) of the one event of `type` in `bytes`. */
+function bodyOf(bytes: Uint8Array, type: string): string {
+  const e = decodeBinlog(bytes).find((x) => x.type === type)!;
+  return hex(bytes.subarray(e.pos + 19, e.pos + e.header.eventSize));
+}
+
+const le32 = (n: number) => hex(Uint8Array.from([n, n >> 8, n >> 16, n >>> 24]));
+
+describeWithFixtures('LOAD DATA events of real binlogs', () => {
+  const read = (suffix: string) => decodeBinlog(readFileSync(fixtures().find((f) => f.name.endsWith(suffix))!.path)) as unknown as (Any & BinlogEvent)[];
+  // binlog_old_versions.result: after replaying each file, `SELECT COUNT(*) FROM t3` gives 17920 rows.
+  const ROWS = 17920;
+
+  it('MySQL 4.1: CREATE_FILE + APPEND_BLOCK + EXEC_LOAD carry the 17920 lines of t3', () => {
+    const events = read('binlog_old_version_4_1.000001');
+    const create = events.find((e) => e.type === 'CREATE_FILE_EVENT')!;
+    expect(create).toMatchObject({ tableName: 't3', schema: 'test', fieldNames: ['a'], createFileName: 'big_file.dat' });
+    const blocks = events.filter((e) => e.type === 'APPEND_BLOCK_EVENT');
+    expect(blocks.map((b) => b.fileId)).toEqual([create.fileId]);
+    expect(lineCount(create.data as Uint8Array) + lineCount(blocks[0]!.data as Uint8Array)).toBe(ROWS);
+    expect(events.find((e) => e.type === 'EXEC_LOAD_EVENT')).toMatchObject({ fileId: create.fileId });
+  });
+
+  for (const file of ['ver_5_1_17.001', 'ver_5_1-telco.001', 'ver_5_1_23.001', 'ver_trunk_row_v2.001']) {
+    it(`${file}: BEGIN_LOAD_QUERY + APPEND_BLOCK carry t3's lines; EXECUTE_LOAD_QUERY names the file`, () => {
+      const events = read(file);
+      const begin = events.find((e) => e.type === 'BEGIN_LOAD_QUERY_EVENT')!;
+      const blocks = events.filter((e) => e.type === 'APPEND_BLOCK_EVENT' && e.fileId === begin.fileId);
+      expect(lineCount(begin.data as Uint8Array) + blocks.reduce((n, b) => n + lineCount(b.data as Uint8Array), 0)).toBe(ROWS);
+      const exec = events.find((e) => e.type === 'EXECUTE_LOAD_QUERY_EVENT')!;
+      expect(exec).toMatchObject({ fileId: begin.fileId, schema: 'test', duplicates: 'LOAD_DUP_ERROR' });
+      const query = exec.query as string;
+      expect(query).toMatch(/^LOAD DATA INFILE 'big_file\.dat' INTO TABLE `?t3`?/);
+      // The span a replica replaces with its own copy's name.
+      expect(query.slice(exec.fileNameStart as number, exec.fileNameEnd as number)).toBe(" INFILE 'big_file.dat' INTO");
+    });
+  }
+});
+
+const EXCHANGE = { fieldTerminator: ',', enclosedBy: '"', lineTerminator: '\n', lineStart: '>', escapedBy: '\\', optFlags: 0x2 | 0x4 };
+const LOAD_EVENTS: EventInput[] = [
+  {
+    type: 'LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 1, fieldLengths: [1, 1], fieldNames: ['a', 'b'], tableName: 't', schema: 'test', fileName: '/tmp/old.txt',
+    // One character per clause; emptyFlags LINE_START_EMPTY; optFlags IGNORE_FLAG.
+    clauses: { fieldTerminator: 0x2c, enclosedBy: 0x22, lineTerminator: 0x0a, lineStart: 0, escapedBy: 0x5c, optFlags: 0x8, emptyFlags: 0x8 },
+  },
+  { type: 'NEW_LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 0, exchange: EXCHANGE, fieldLengths: [2], fieldNames: ['id'], tableName: 't2', schema: 'db2', fileName: '/tmp/new.txt' },
+  {
+    type: 'CREATE_FILE_EVENT', threadId: 5, execTime: 0, skipLines: 0, fileId: 7, exchange: EXCHANGE, fieldLengths: [], fieldNames: [], tableName: 't3', schema: 'db2',
+    createFileName: '/tmp/cf.txt', data: text('1,"x"\n'),
+  },
+  { type: 'APPEND_BLOCK_EVENT', fileId: 7, data: text('2,"y"\n') },
+  { type: 'EXEC_LOAD_EVENT', fileId: 7 },
+  { type: 'DELETE_FILE_EVENT', fileId: 8 },
+] as EventInput[];
+
+describe('LOAD DATA events no real file here holds, written from JSON', () => {
+  const bytes = binlogWith(LOAD_EVENTS);
+
+  it('lay out as sql/log_event.cc reads them', () => {
+    // Post-header: thread 5, exec 0, skip 1, table length 1, db length 4, 2 fields; old clauses (7 bytes);
+    // field lengths; names; table; db; the file name to the end.
+    expect(bodyOf(bytes, 'LOAD_EVENT')).toBe(
+      '05000000' + '00000000' + '01000000' + '01' + '04' + '02000000' + '2c220a005c0808' + '0101' + '61006200' + '7400' + '7465737400' + hex(text('/tmp/old.txt')),
+    );
+    // CREATE_FILE: the LOAD post-header, the file id, the length-prefixed clauses, no fields, the
+    // NUL-terminated file name, then the block.
+    expect(bodyOf(bytes, 'CREATE_FILE_EVENT')).toBe(
+      '05000000' + '00000000' + '00000000' + '02' + '03' + '00000000' + '07000000' + '012c' + '0122' + '010a' + '013e' + '015c' + '06' + '743300' + '64623200' +
+        hex(text('/tmp/cf.txt')) + '00' + hex(text('1,"x"\n')),
+    );
+    expect(bodyOf(bytes, 'DELETE_FILE_EVENT')).toBe('08000000');
+  });
+
+  it('decode to what was written and round-trip byte for byte', () => {
+    const events = expectRoundTrip(bytes).slice(3);
+    expect(events.map((e) => e.type)).toEqual(LOAD_EVENTS.map((e) => e.type));
+    expect(events[1]).toMatchObject({ exchange: EXCHANGE, fieldNames: ['id'], fieldCount: 1, tableName: 't2', fileName: '/tmp/new.txt' });
+    expect(events[2]).toMatchObject({ fileId: 7, createFileName: '/tmp/cf.txt', data: text('1,"x"\n') });
+  });
+
+  it('a field count or name length past the event is a typed error, before any allocation', () => {
+    const at = decodeBinlog(bytes).find((e) => e.type === 'NEW_LOAD_EVENT')!.pos;
+    const forged = (offset: number, value: number, width: 1 | 4) => {
+      const b = Uint8Array.from(bytes);
+      const dv = new DataView(b.buffer);
+      if (width === 4) dv.setUint32(at + 19 + offset, value, true);
+      else dv.setUint8(at + 19 + offset, value);
+      return b;
+    };
+    // The field count (post-header offset 14), then the table name's length (offset 12).
+    for (const b of [forged(14, 0xffffffff, 4), forged(12, 0xff, 1)]) {
+      let error: unknown;
+      try {
+        decodeBinlog(b);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(BinlogError);
+      expect(error).toMatchObject({ eventPos: at, eventType: 12 });
+    }
+  });
+});
+
+describeWithServer('mariadb-binlog reads the LOAD DATA events written here', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'binlog-legacy-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('and prints the statements they stand for, and rebuilds the file of CREATE_FILE + APPEND_BLOCK', () => {
+    const file = join(dir, 'load.bin');
+    writeFileSync(file, binlogWith(LOAD_EVENTS));
+    const r = spawnSync(findMariadb()!.binlogTool, [`--local-load=${dir}`, file], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    // The statement form of mysqlbinlog.result: LOAD DATA ... INFILE ... INTO TABLE ... FIELDS ... LINES ... (cols).
+    const out = r.stdout;
+    expect(out).toContain(
+      "LOAD DATA INFILE '/tmp/old.txt' IGNORE INTO TABLE `t` FIELDS TERMINATED BY ',' ENCLOSED BY '\"' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' STARTING BY '' IGNORE 1 LINES (`a`,`b`)",
+    );
+    expect(out).toContain(
+      "LOAD DATA INFILE '/tmp/new.txt' REPLACE INTO TABLE `t2` FIELDS TERMINATED BY ',' OPTIONALLY  ENCLOSED BY '\"' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' STARTING BY '>' (`id`)",
+    );
+    expect(out).toContain('#Append_block: file_id: 7  block_len: 6');
+    expect(out).toContain('#Exec_load: file_id=7');
+    expect(out).toContain('#Delete_file: file_id=8');
+    expect(out).toContain(`LOAD DATA LOCAL INFILE '${dir}/cf.txt-7-0' REPLACE INTO TABLE \`t3\``);
+    expect(readFileSync(join(dir, 'cf.txt-7-0'), 'utf8')).toBe('1,"x"\n2,"y"\n');
+  });
+});
+
+describe('SLAVE, TRANSACTION_CONTEXT, VIEW_CHANGE and PARTIAL_ROW_DATA, written from JSON', () => {
+  const uuid = '3e11fa47-71ca-11e1-9e33-c80aa9429562';
+  const sid = Uint8Array.from(Buffer.from(uuid.replace(/-/g, ''), 'hex'));
+  const events = [
+    { type: 'SLAVE_EVENT', masterPosition: 4n, masterPort: 3306, masterHost: 'master', masterLog: 'master-bin.001' },
+    {
+      type: 'TRANSACTION_CONTEXT_EVENT', threadId: 9, gtidSpecified: 0, serverUuid: uuid,
+      snapshotVersion: { countLow: 1, countHigh: 0, format: 0, sids: [{ uuid: sid, intervals: [{ start: 1n, end: 6n }] }] },
+      writeSet: [{ hash: '123' }, { hash: '456' }], readSet: [],
+    },
+    { type: 'VIEW_CHANGE_EVENT', viewId: '1421867646:1', seqNumber: 42n, certInfo: [{ key: 'k1', value: text('v') }] },
+    { type: 'PARTIAL_ROW_DATA_EVENT', totalFragments: 3, sequenceNumber: 1, flags: 1, originalSize: 20000n, chunk: Uint8Array.of(0xaa, 0xbb) },
+    { type: 'PARTIAL_ROW_DATA_EVENT', totalFragments: 3, sequenceNumber: 2, flags: 0, chunk: Uint8Array.of(0xcc) },
+  ] as EventInput[];
+  const bytes = binlogWith(events);
+
+  it('lay out as the servers read them', () => {
+    // Slave_log_event: position 8, port 2, host NUL-terminated, the master's log name to the end.
+    expect(bodyOf(bytes, 'SLAVE_EVENT')).toBe('0400000000000000' + 'ea0c' + hex(text('master')) + '00' + hex(text('master-bin.001')));
+    // Transaction_context_event: uuid length, thread, gtid_specified, snapshot length, set counts; then
+    // the uuid, the Gtid_set (1 sid, its uuid, 1 interval [1, 6)), each hash with a 2-byte length.
+    const gtidSet = '0100000000000000' + hex(sid) + '0100000000000000' + '0100000000000000' + '0600000000000000';
+    expect(bodyOf(bytes, 'TRANSACTION_CONTEXT_EVENT')).toBe(
+      '24' + '09000000' + '00' + le32(gtidSet.length / 2) + '02000000' + '00000000' + hex(text(uuid)) + gtidSet + '0300' + hex(text('123')) + '0300' + hex(text('456')),
+    );
+    // View_change_event: the view id in 40 bytes, seq_number, the entry count; key u16 + key, value u32 + value.
+    const viewId = hex(text('1421867646:1')).padEnd(80, '0');
+    expect(bodyOf(bytes, 'VIEW_CHANGE_EVENT')).toBe(viewId + '2a00000000000000' + '01000000' + '0200' + hex(text('k1')) + '01000000' + '76');
+    // MariaDB's PARTIAL_ROW_DATA_EVENT page: total fragments, sequence number, flags, the original size
+    // when FL_ORIG_EVENT_SIZE, the chunk.
+    const partial = decodeBinlog(bytes).filter((e) => e.type === 'PARTIAL_ROW_DATA_EVENT');
+    const body = (e: BinlogEvent) => hex(bytes.subarray(e.pos + 19, e.pos + e.header.eventSize));
+    expect(partial.map(body)).toEqual(['03000000' + '01000000' + '01' + '204e000000000000' + 'aabb', '03000000' + '02000000' + '00' + 'cc']);
+  });
+
+  it('decode to what was written and round-trip byte for byte', () => {
+    const decoded = expectRoundTrip(bytes).slice(3) as unknown as Any[];
+    expect(decoded[0]).toMatchObject({ masterPosition: 4n, masterPort: 3306, masterHost: 'master', masterLog: 'master-bin.001' });
+    expect(decoded[1]).toMatchObject({ serverUuid: uuid, writeSetCount: 2, readSetCount: 0, writeSet: [{ hash: '123' }, { hash: '456' }] });
+    expect(decoded[2]).toMatchObject({ viewId: '1421867646:1', seqNumber: 42n, certInfo: [{ key: 'k1' }] });
+    expect(decoded[4]!.originalSize).toBeUndefined();
+  });
+
+  it('a set or map count past the event is a typed error', () => {
+    for (const [type, offset] of [['TRANSACTION_CONTEXT_EVENT', 10], ['VIEW_CHANGE_EVENT', 48]] as const) {
+      const e = decodeBinlog(bytes).find((x) => x.type === type)!;
+      const b = Uint8Array.from(bytes);
+      new DataView(b.buffer).setUint32(e.pos + 19 + offset, 0x7fffffff, true);
+      expect(() => decodeBinlog(b), type).toThrow(BinlogError);
+    }
+  });
+});
+
+describe('binlog format v1 (MySQL 3.23)', () => {
+  const header = (typeCode: number) => ({ timestamp: 1_000_000_000, typeCode, serverId: 1 });
+  const lines = [
+    { header: header(1), type: 'START_EVENT_V3', binlogVersion: 1, serverVersion: '3.23.58-log', createTimestamp: 1_000_000_000 },
+    { header: header(2), type: 'QUERY_EVENT', threadId: 5, execTime: 0, errorCode: 0, schema: 'test', query: 'CREATE TABLE t (a INT)' },
+    { header: header(6), ...LOAD_EVENTS[0], skipLines: 0, fieldLengths: [1], fieldNames: ['a'] },
+    { header: header(4), type: 'ROTATE_EVENT', nextFile: 'master-bin.002' },
+  ];
+  const bytes = encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`)));
+
+  it('has 13-byte headers without log_pos and flags; START is 69 bytes, QUERY has no status variables, ROTATE no position', () => {
+    const events = expectRoundTrip(bytes);
+    expect(events.map((e) => e.header.eventSize)).toEqual([
+      13 + 56,
+      13 + 11 + 'test'.length + 1 + 'CREATE TABLE t (a INT)'.length,
+      13 + 18 + 7 + 1 + 2 + 2 + 5 + '/tmp/old.txt'.length,
+      13 + 'master-bin.002'.length,
+    ]);
+    for (const e of events) expect([e.header.logPos, e.header.flags]).toEqual([undefined, undefined]);
+    // The event length is at offset 9 and the body at 13 in every event.
+    expect(hex(bytes.subarray(4 + 9, 4 + 15))).toBe('450000000100');
+    expect((events[3] as unknown as Any).position).toBeUndefined();
+    expect(events[2]).toMatchObject({ type: 'LOAD_EVENT', tableName: 't', fileName: '/tmp/old.txt' });
+  });
+
+  it('a STOP event has no body: 13 bytes, shorter than any v3 or v4 header', () => {
+    const stop = encodeBinlog([...lines.slice(0, 1), { header: header(3), type: 'STOP_EVENT' }].map((l) => eventFromJson(l)));
+    expect(stop.length).toBe(4 + 69 + 13);
+    expect(expectRoundTrip(stop)[1]).toMatchObject({ type: 'STOP_EVENT', header: { eventSize: 13 } });
+  });
+
+  it('a v3 file (START of 75 bytes) keeps its 19-byte headers', () => {
+    const v3Lines = [{ ...lines[0], binlogVersion: 3, serverVersion: '4.0.27-log' }, { ...lines[3], position: 4 }];
+    const v3 = encodeBinlog(v3Lines.map((l) => eventFromJson({ ...l, header: { ...l.header, flags: 0 } })));
+    const events = expectRoundTrip(v3);
+    expect(events.map((e) => e.header.eventSize)).toEqual([75, 19 + 8 + 'master-bin.002'.length]);
+  });
+});
