@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BinlogWriter, type EventInput } from '../runtime/builder.js';
 import { BinlogError } from '../runtime/errors.js';
-import { eventFromJson, type BinlogEvent } from '../runtime/event.js';
+import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
@@ -257,5 +257,17 @@ describe('binlog format v1 (MySQL 3.23)', () => {
     const v3 = encodeBinlog(v3Lines.map((l) => eventFromJson({ ...l, header: { ...l.header, flags: 0 } })));
     const events = expectRoundTrip(v3);
     expect(events.map((e) => e.header.eventSize)).toEqual([75, 19 + 8 + 'master-bin.002'.length]);
+  });
+});
+
+describe('the catalogue names every code the servers define', () => {
+  // MySQL 5.0-9.x binlog_event.h: 0 to 42; Percona 5.7: 159; MariaDB 10-12 log_event.h: 160 to 172.
+  const defined = [...Array.from({ length: 43 }, (_, i) => i), 159, ...Array.from({ length: 13 }, (_, i) => 160 + i)];
+  it.each(defined)('code %i', (code) => expect(eventTypeName(code)).not.toMatch(/^UNKNOWN_\d+$/));
+  it('with the servers’ names at the ends of each range, and Aurora’s 100', () => {
+    expect([36, 37, 42, 159, 172, 100].map(eventTypeName)).toEqual([
+      'TRANSACTION_CONTEXT_EVENT', 'VIEW_CHANGE_EVENT', 'GTID_TAGGED_LOG_EVENT', 'START_5_7_ENCRYPTION_EVENT', 'PARTIAL_ROW_DATA_EVENT', 'AURORA_PADDING_EVENT',
+    ]);
+    expect(eventTypeName(48)).toBe('UNKNOWN_48');
   });
 });
