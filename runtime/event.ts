@@ -161,8 +161,8 @@ export class EventEncoder {
     const encrypted = event.type === ENCRYPTED;
     const aware =
       code === FDE_CODE && !encrypted && checksumAware((event as unknown as { serverVersion?: string }).serverVersion ?? '');
-    // Every 3.23 server writes binlog version 1, and only they write the v1 format.
-    if (code === EventTypes.START_EVENT_V3 && !encrypted) this.format.startV3((event as { binlogVersion?: number }).binlogVersion === 1);
+    // A v1 header has no flags (nor logPos), as the decoder gives it; v3 and v4 headers always have them.
+    if (code === EventTypes.START_EVENT_V3 && !encrypted) this.format.startV3(event.header.flags === undefined);
     const ctx = this.format.context(code, aware);
     if (encrypted) ctx.hasChecksum = false; // an encrypted event's CRC is inside its ciphertext
     encodeEventHeader(w, { ...event.header, eventSize: 0, logPos: 0 }, ctx);

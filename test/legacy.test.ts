@@ -9,16 +9,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BinlogWriter, type EventInput } from '../runtime/builder.js';
 import { BinlogError } from '../runtime/errors.js';
 import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
+import { binlogWith, EXCHANGE, GROUP_EVENTS, LOAD_EVENTS, text, UUID, v1Binlog, v1Header, V1_LINES } from './support/legacy.js';
 import { describeWithServer, findMariadb } from './support/mariadb.js';
 
 type Any = Record<string, unknown>;
-const text = (s: string) => new TextEncoder().encode(s);
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const lineCount = (b: Uint8Array) => b.reduce((n, x) => n + (x === 0x0a ? 1 : 0), 0);
 
@@ -29,13 +28,6 @@ function expectRoundTrip(bytes: Uint8Array): BinlogEvent[] {
   const back = encodeBinlog(events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)));
   expect(hex(back)).toBe(hex(bytes));
   return events;
-}
-
-/** A MariaDB 10.11 binlog (no checksums, as the servers that wrote these events had none) holding `events`. */
-function binlogWith(events: EventInput[]): Uint8Array {
-  const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE' });
-  for (const e of events) w.event(e);
-  return w.toBytes();
 }
 
 /** The body (after the 19-byte header) of the one event of `type` in `bytes`. */
@@ -76,23 +68,6 @@ describeWithFixtures('LOAD DATA events of real binlogs', () => {
     });
   }
 });
-
-const EXCHANGE = { fieldTerminator: ',', enclosedBy: '"', lineTerminator: '\n', lineStart: '>', escapedBy: '\\', optFlags: 0x2 | 0x4 };
-const LOAD_EVENTS: EventInput[] = [
-  {
-    type: 'LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 1, fieldLengths: [1, 1], fieldNames: ['a', 'b'], tableName: 't', schema: 'test', fileName: '/tmp/old.txt',
-    // One character per clause; emptyFlags LINE_START_EMPTY; optFlags IGNORE_FLAG.
-    clauses: { fieldTerminator: 0x2c, enclosedBy: 0x22, lineTerminator: 0x0a, lineStart: 0, escapedBy: 0x5c, optFlags: 0x8, emptyFlags: 0x8 },
-  },
-  { type: 'NEW_LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 0, exchange: EXCHANGE, fieldLengths: [2], fieldNames: ['id'], tableName: 't2', schema: 'db2', fileName: '/tmp/new.txt' },
-  {
-    type: 'CREATE_FILE_EVENT', threadId: 5, execTime: 0, skipLines: 0, fileId: 7, exchange: EXCHANGE, fieldLengths: [], fieldNames: [], tableName: 't3', schema: 'db2',
-    createFileName: '/tmp/cf.txt', data: text('1,"x"\n'),
-  },
-  { type: 'APPEND_BLOCK_EVENT', fileId: 7, data: text('2,"y"\n') },
-  { type: 'EXEC_LOAD_EVENT', fileId: 7 },
-  { type: 'DELETE_FILE_EVENT', fileId: 8 },
-] as EventInput[];
 
 describe('LOAD DATA events no real file here holds, written from JSON', () => {
   const bytes = binlogWith(LOAD_EVENTS);
@@ -169,20 +144,8 @@ describeWithServer('mariadb-binlog reads the LOAD DATA events written here', () 
 });
 
 describe('SLAVE, TRANSACTION_CONTEXT, VIEW_CHANGE and PARTIAL_ROW_DATA, written from JSON', () => {
-  const uuid = '3e11fa47-71ca-11e1-9e33-c80aa9429562';
-  const sid = Uint8Array.from(Buffer.from(uuid.replace(/-/g, ''), 'hex'));
-  const events = [
-    { type: 'SLAVE_EVENT', masterPosition: 4n, masterPort: 3306, masterHost: 'master', masterLog: 'master-bin.001' },
-    {
-      type: 'TRANSACTION_CONTEXT_EVENT', threadId: 9, gtidSpecified: 0, serverUuid: uuid,
-      snapshotVersion: { countLow: 1, countHigh: 0, format: 0, sids: [{ uuid: sid, intervals: [{ start: 1n, end: 6n }] }] },
-      writeSet: [{ hash: '123' }, { hash: '456' }], readSet: [],
-    },
-    { type: 'VIEW_CHANGE_EVENT', viewId: '1421867646:1', seqNumber: 42n, certInfo: [{ key: 'k1', value: text('v') }] },
-    { type: 'PARTIAL_ROW_DATA_EVENT', totalFragments: 3, sequenceNumber: 1, flags: 1, originalSize: 20000n, chunk: Uint8Array.of(0xaa, 0xbb) },
-    { type: 'PARTIAL_ROW_DATA_EVENT', totalFragments: 3, sequenceNumber: 2, flags: 0, chunk: Uint8Array.of(0xcc) },
-  ] as EventInput[];
-  const bytes = binlogWith(events);
+  const bytes = binlogWith(GROUP_EVENTS);
+  const sid = Uint8Array.from(Buffer.from(UUID.replace(/-/g, ''), 'hex'));
 
   it('lay out as the servers read them', () => {
     // Slave_log_event: position 8, port 2, host NUL-terminated, the master's log name to the end.
@@ -191,7 +154,7 @@ describe('SLAVE, TRANSACTION_CONTEXT, VIEW_CHANGE and PARTIAL_ROW_DATA, written 
     // the uuid, the Gtid_set (1 sid, its uuid, 1 interval [1, 6)), each hash with a 2-byte length.
     const gtidSet = '0100000000000000' + hex(sid) + '0100000000000000' + '0100000000000000' + '0600000000000000';
     expect(bodyOf(bytes, 'TRANSACTION_CONTEXT_EVENT')).toBe(
-      '24' + '09000000' + '00' + le32(gtidSet.length / 2) + '02000000' + '00000000' + hex(text(uuid)) + gtidSet + '0300' + hex(text('123')) + '0300' + hex(text('456')),
+      '24' + '09000000' + '00' + le32(gtidSet.length / 2) + '02000000' + '00000000' + hex(text(UUID)) + gtidSet + '0300' + hex(text('123')) + '0300' + hex(text('456')),
     );
     // View_change_event: the view id in 40 bytes, seq_number, the entry count; key u16 + key, value u32 + value.
     const viewId = hex(text('1421867646:1')).padEnd(80, '0');
@@ -206,7 +169,7 @@ describe('SLAVE, TRANSACTION_CONTEXT, VIEW_CHANGE and PARTIAL_ROW_DATA, written 
   it('decode to what was written and round-trip byte for byte', () => {
     const decoded = expectRoundTrip(bytes).slice(3) as unknown as Any[];
     expect(decoded[0]).toMatchObject({ masterPosition: 4n, masterPort: 3306, masterHost: 'master', masterLog: 'master-bin.001' });
-    expect(decoded[1]).toMatchObject({ serverUuid: uuid, writeSetCount: 2, readSetCount: 0, writeSet: [{ hash: '123' }, { hash: '456' }] });
+    expect(decoded[1]).toMatchObject({ serverUuid: UUID, writeSetCount: 2, readSetCount: 0, writeSet: [{ hash: '123' }, { hash: '456' }] });
     expect(decoded[2]).toMatchObject({ viewId: '1421867646:1', seqNumber: 42n, certInfo: [{ key: 'k1' }] });
     expect(decoded[4]!.originalSize).toBeUndefined();
   });
@@ -222,14 +185,8 @@ describe('SLAVE, TRANSACTION_CONTEXT, VIEW_CHANGE and PARTIAL_ROW_DATA, written 
 });
 
 describe('binlog format v1 (MySQL 3.23)', () => {
-  const header = (typeCode: number) => ({ timestamp: 1_000_000_000, typeCode, serverId: 1 });
-  const lines = [
-    { header: header(1), type: 'START_EVENT_V3', binlogVersion: 1, serverVersion: '3.23.58-log', createTimestamp: 1_000_000_000 },
-    { header: header(2), type: 'QUERY_EVENT', threadId: 5, execTime: 0, errorCode: 0, schema: 'test', query: 'CREATE TABLE t (a INT)' },
-    { header: header(6), ...LOAD_EVENTS[0], skipLines: 0, fieldLengths: [1], fieldNames: ['a'] },
-    { header: header(4), type: 'ROTATE_EVENT', nextFile: 'master-bin.002' },
-  ];
-  const bytes = encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`)));
+  const bytes = v1Binlog();
+  const lines = V1_LINES;
 
   it('has 13-byte headers without log_pos and flags; START is 69 bytes, QUERY has no status variables, ROTATE no position', () => {
     const events = expectRoundTrip(bytes);
@@ -247,7 +204,7 @@ describe('binlog format v1 (MySQL 3.23)', () => {
   });
 
   it('a STOP event has no body: 13 bytes, shorter than any v3 or v4 header', () => {
-    const stop = encodeBinlog([...lines.slice(0, 1), { header: header(3), type: 'STOP_EVENT' }].map((l) => eventFromJson(l)));
+    const stop = encodeBinlog([...lines.slice(0, 1), { header: v1Header(3), type: 'STOP_EVENT' }].map((l) => eventFromJson(l)));
     expect(stop.length).toBe(4 + 69 + 13);
     expect(expectRoundTrip(stop)[1]).toMatchObject({ type: 'STOP_EVENT', header: { eventSize: 13 } });
   });

@@ -1,12 +1,16 @@
-/** The seed binlogs the fuzzer mutates: the bundled sample, and real fixtures of varied servers when present. */
+/**
+ * The seed binlogs the fuzzer mutates: the bundled sample, binlogs of the events no fixture holds (LOAD
+ * DATA, Group Replication, v1), and real fixtures of varied servers when present.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeBinlog } from '../../runtime/stream.js';
 import { fixtures, fixturesAvailable } from '../support/fixtures.js';
+import { legacyBinlogs } from '../support/legacy.js';
 
 export function fuzzCorpus(limit = 12): Uint8Array[] {
   const sample = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'sample.bin'));
-  const out: Uint8Array[] = [new Uint8Array(sample)];
+  const out: Uint8Array[] = [new Uint8Array(sample), ...legacyBinlogs()];
   if (!fixturesAvailable) return out;
   // Small decodable files, spread over the servers, so each case is quick and the formats vary.
   const decodable = fixtures().filter((f) => {
@@ -17,7 +21,8 @@ export function fuzzCorpus(limit = 12): Uint8Array[] {
       return false;
     }
   });
+  const seeds = out.length;
   const step = Math.max(1, Math.floor(decodable.length / limit));
-  for (let i = 0; i < decodable.length && out.length <= limit; i += step) out.push(new Uint8Array(readFileSync(decodable[i]!.path)));
+  for (let i = 0; i < decodable.length && out.length - seeds < limit; i += step) out.push(new Uint8Array(readFileSync(decodable[i]!.path)));
   return out;
 }
