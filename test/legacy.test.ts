@@ -14,7 +14,7 @@ import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/event
 import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
-import { binlogWith, EXCHANGE, GROUP_EVENTS, LOAD_EVENTS, text, UUID, v1Binlog, v1Header, V1_LINES } from './support/legacy.js';
+import { binlogWith, EXCHANGE, GROUP_EVENTS, LOAD_EVENTS, legacyBinlogs, text, UUID, v1Binlog, v1Header, V1_LINES } from './support/legacy.js';
 import { describeWithServer, findMariadb } from './support/mariadb.js';
 
 type Any = Record<string, unknown>;
@@ -209,6 +209,12 @@ describe('binlog format v1 (MySQL 3.23)', () => {
     expect(expectRoundTrip(stop)[1]).toMatchObject({ type: 'STOP_EVENT', header: { eventSize: 13 } });
   });
 
+  it('an event_size below the 13-byte header is a framing error naming the event', () => {
+    const b = Uint8Array.from(bytes);
+    new DataView(b.buffer).setUint32(73 + 9, 12, true);
+    expect(() => decodeBinlog(b)).toThrow(expect.objectContaining({ kind: 'length', eventPos: 73, schemaPath: 'EventHeader.eventSize' }));
+  });
+
   it('a v3 file (START of 75 bytes) keeps its 19-byte headers', () => {
     const v3Lines = [{ ...lines[0], binlogVersion: 3, serverVersion: '4.0.27-log' }, { ...lines[3], position: 4 }];
     const v3 = encodeBinlog(v3Lines.map((l) => eventFromJson({ ...l, header: { ...l.header, flags: 0 } })));
@@ -226,5 +232,24 @@ describe('the catalogue names every code the servers define', () => {
       'TRANSACTION_CONTEXT_EVENT', 'VIEW_CHANGE_EVENT', 'GTID_TAGGED_LOG_EVENT', 'START_5_7_ENCRYPTION_EVENT', 'PARTIAL_ROW_DATA_EVENT', 'AURORA_PADDING_EVENT',
     ]);
     expect(eventTypeName(48)).toBe('UNKNOWN_48');
+  });
+});
+
+describe('the binlogs of these events, cut anywhere', () => {
+  it('give every complete event, then a typed error naming where the input ends', () => {
+    for (const bytes of legacyBinlogs()) {
+      const whole = decodeBinlog(bytes);
+      for (let cut = 0; cut < bytes.length; cut++) {
+        let error: unknown;
+        try {
+          decodeBinlog(bytes.subarray(0, cut));
+        } catch (e) {
+          error = e;
+        }
+        const complete = cut === 4 || whole.some((e) => e.pos + e.header.eventSize === cut);
+        if (complete) expect(error, `cut at ${cut}`).toBeUndefined();
+        else expect(error, `cut at ${cut}`).toMatchObject({ kind: cut < 4 ? 'bad-magic' : 'truncated' });
+      }
+    }
   });
 });
