@@ -56,10 +56,10 @@ export interface LoadEvent {
   fileId?: number;
   clauses?: SqlExOld;
   exchange?: SqlEx;
-  /** The length of each column name (servers read the names by these lengths, and write strlen). */
+  /** The length of each column name. */
   fieldLengths: number[];
-  /** The column list of the statement. */
-  fieldNames: Text[];
+  /** The column list of the statement, each name read by its length as the servers read it. */
+  fieldNames: LoadField[];
   tableName: Text;
   /** The default database. */
   schema: Text;
@@ -83,7 +83,7 @@ export interface LoadEventInput {
   clauses?: SqlExOldInput;
   exchange?: SqlExInput;
   fieldLengths: number[];
-  fieldNames: Text[];
+  fieldNames: LoadFieldInput[];
   tableName: Text;
   schema: Text;
   fileName?: Text;
@@ -121,9 +121,9 @@ export function decodeLoadEvent(r: Reader, ctx: Context, oldClauses: boolean, cr
   }
   const fieldNames$n = fieldCount;
   r.length(fieldNames$n, 'LoadEvent.fieldNames');
-  const fieldNames: Text[] = new Array(fieldNames$n);
+  const fieldNames: LoadField[] = new Array(fieldNames$n);
   for (let i = 0; i < fieldNames$n; i++) {
-    fieldNames[i] = bytesToText(r.cstring('LoadEvent.fieldNames'));
+    fieldNames[i] = decodeLoadField(r, ctx, fieldLengths[i]!);
   }
   const tableName = bytesToText(r.bytes(tableNameLength, 'LoadEvent.tableName'));
   r.need(1, 'LoadEvent.tableNameTerminator');
@@ -175,7 +175,7 @@ export function encodeLoadEvent(w: Writer, v: LoadEventInput, ctx: Context, oldC
   }
   for (let i = 0; i < v.fieldNames.length; i++) {
     const fieldNames$e = v.fieldNames[i]!;
-    w.cstring(fieldNames$e, 'LoadEvent.fieldNames');
+    encodeLoadField(w, fieldNames$e, ctx, v.fieldLengths[i]!);
   }
   w.bytes(tableName$bytes);
   w.u8(0);
@@ -221,7 +221,7 @@ export function LoadEventFromJson(j: unknown, path: string): LoadEventInput {
     return jNum(e, `${path}.fieldLengths[${i}]`);
   });
   v.fieldNames = jArray(o.fieldNames, `${path}.fieldNames`).map((e, i) => {
-    return jText(e, `${path}.fieldNames[${i}]`);
+    return LoadFieldFromJson(e, `${path}.fieldNames[${i}]`);
   });
   v.tableName = jText(o.tableName, `${path}.tableName`);
   v.schema = jText(o.schema, `${path}.schema`);
@@ -234,6 +234,35 @@ export function LoadEventFromJson(j: unknown, path: string): LoadEventInput {
   if (o.data !== undefined) {
     v.data = jBytes(o.data, `${path}.data`);
   }
+  return v;
+}
+
+export interface LoadField {
+  name: Text;
+}
+
+/** What `encodeLoadField` takes: the decoded value. */
+export type LoadFieldInput = LoadField;
+
+/** Reads LoadField. */
+export function decodeLoadField(r: Reader, _ctx: Context, length: number): LoadField {
+  const name = bytesToText(r.bytes(length, 'LoadField.name'));
+  r.need(1, 'LoadField.terminator');
+  checkConst(r.u8(), 0, r, 'LoadField.terminator');
+  return { name };
+}
+
+/** Writes LoadField. */
+export function encodeLoadField(w: Writer, v: LoadFieldInput, _ctx: Context, length: number): void {
+  w.fixed(textToBytes(v.name), length, 'LoadField.name');
+  w.u8(0);
+}
+
+/** LoadField's encoder input from its JSON form in the dump. */
+export function LoadFieldFromJson(j: unknown, path: string): LoadFieldInput {
+  const o = jObject(j, path);
+  const v = {} as LoadFieldInput;
+  v.name = jText(o.name, `${path}.name`);
   return v;
 }
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BinlogError } from '../runtime/errors.js';
+import type { EventInput } from '../runtime/builder.js';
 import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
@@ -46,7 +47,7 @@ describeWithFixtures('LOAD DATA events of real binlogs', () => {
   it('MySQL 4.1: CREATE_FILE + APPEND_BLOCK + EXEC_LOAD carry the 17920 lines of t3', () => {
     const events = read('binlog_old_version_4_1.000001');
     const create = events.find((e) => e.type === 'CREATE_FILE_EVENT')!;
-    expect(create).toMatchObject({ tableName: 't3', schema: 'test', fieldNames: ['a'], createFileName: 'big_file.dat' });
+    expect(create).toMatchObject({ tableName: 't3', schema: 'test', fieldNames: [{ name: 'a' }], createFileName: 'big_file.dat' });
     const blocks = events.filter((e) => e.type === 'APPEND_BLOCK_EVENT');
     expect(blocks.map((b) => b.fileId)).toEqual([create.fileId]);
     expect(lineCount(create.data as Uint8Array) + lineCount(blocks[0]!.data as Uint8Array)).toBe(ROWS);
@@ -90,7 +91,7 @@ describe('LOAD DATA events no real file here holds, written from JSON', () => {
   it('decode to what was written and round-trip byte for byte', () => {
     const events = expectRoundTrip(bytes).slice(3);
     expect(events.map((e) => e.type)).toEqual(LOAD_EVENTS.map((e) => e.type));
-    expect(events[1]).toMatchObject({ exchange: EXCHANGE, fieldNames: ['id'], fieldCount: 1, tableName: 't2', fileName: '/tmp/new.txt' });
+    expect(events[1]).toMatchObject({ exchange: EXCHANGE, fieldNames: [{ name: 'id' }], fieldCount: 1, tableName: 't2', fileName: '/tmp/new.txt' });
     expect(events[2]).toMatchObject({ fileId: 7, createFileName: '/tmp/cf.txt', data: text('1,"x"\n') });
   });
 
@@ -103,8 +104,9 @@ describe('LOAD DATA events no real file here holds, written from JSON', () => {
       else dv.setUint8(at + 19 + offset, value);
       return b;
     };
-    // The field count (post-header offset 14), then the table name's length (offset 12).
-    for (const b of [forged(14, 0xffffffff, 4), forged(12, 0xff, 1)]) {
+    // The field count (post-header offset 14), the table name's length (12), the field's length (after
+    // the 18-byte post-header and the 11 bytes of clauses) shorter than its name.
+    for (const b of [forged(14, 0xffffffff, 4), forged(12, 0xff, 1), forged(29, 1, 1)]) {
       let error: unknown;
       try {
         decodeBinlog(b);
@@ -114,6 +116,11 @@ describe('LOAD DATA events no real file here holds, written from JSON', () => {
       expect(error).toBeInstanceOf(BinlogError);
       expect(error).toMatchObject({ eventPos: at, eventType: 12 });
     }
+  });
+
+  it('a field length that is not its name’s is refused on encoding', () => {
+    const load = { ...LOAD_EVENTS[1]!, fieldLengths: [3] } as EventInput;
+    expect(() => binlogWith([load])).toThrow(expect.objectContaining({ kind: 'encode' }));
   });
 });
 

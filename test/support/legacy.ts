@@ -21,11 +21,11 @@ export const EXCHANGE = { fieldTerminator: ',', enclosedBy: '"', lineTerminator:
 
 export const LOAD_EVENTS = [
   {
-    type: 'LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 1, fieldLengths: [1, 1], fieldNames: ['a', 'b'], tableName: 't', schema: 'test', fileName: '/tmp/old.txt',
+    type: 'LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 1, fieldLengths: [1, 1], fieldNames: [{ name: 'a' }, { name: 'b' }], tableName: 't', schema: 'test', fileName: '/tmp/old.txt',
     // One character per clause; emptyFlags LINE_START_EMPTY; optFlags IGNORE_FLAG.
     clauses: { fieldTerminator: 0x2c, enclosedBy: 0x22, lineTerminator: 0x0a, lineStart: 0, escapedBy: 0x5c, optFlags: 0x8, emptyFlags: 0x8 },
   },
-  { type: 'NEW_LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 0, exchange: EXCHANGE, fieldLengths: [2], fieldNames: ['id'], tableName: 't2', schema: 'db2', fileName: '/tmp/new.txt' },
+  { type: 'NEW_LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 0, exchange: EXCHANGE, fieldLengths: [2], fieldNames: [{ name: 'id' }], tableName: 't2', schema: 'db2', fileName: '/tmp/new.txt' },
   {
     type: 'CREATE_FILE_EVENT', threadId: 5, execTime: 0, skipLines: 0, fileId: 7, exchange: EXCHANGE, fieldLengths: [], fieldNames: [], tableName: 't3', schema: 'db2',
     createFileName: '/tmp/cf.txt', data: text('1,"x"\n'),
@@ -55,7 +55,7 @@ export const v1Header = (typeCode: number) => ({ timestamp: 1_000_000_000, typeC
 export const V1_LINES = [
   { header: v1Header(1), type: 'START_EVENT_V3', binlogVersion: 1, serverVersion: '3.23.58-log', createTimestamp: 1_000_000_000 },
   { header: v1Header(2), type: 'QUERY_EVENT', threadId: 5, execTime: 0, errorCode: 0, schema: 'test', query: 'CREATE TABLE t (a INT)' },
-  { header: v1Header(6), ...LOAD_EVENTS[0], skipLines: 0, fieldLengths: [1], fieldNames: ['a'] },
+  { header: v1Header(6), ...LOAD_EVENTS[0], skipLines: 0, fieldLengths: [1], fieldNames: [{ name: 'a' }] },
   { header: v1Header(4), type: 'ROTATE_EVENT', nextFile: 'master-bin.002' },
 ];
 
