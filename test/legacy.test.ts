@@ -147,6 +147,9 @@ describeWithServer('mariadb-binlog reads the LOAD DATA events written here', () 
     expect(out).toContain('#Delete_file: file_id=8');
     expect(out).toContain(`LOAD DATA LOCAL INFILE '${dir}/cf.txt-7-0' REPLACE INTO TABLE \`t3\``);
     expect(readFileSync(join(dir, 'cf.txt-7-0'), 'utf8')).toBe('1,"x"\n2,"y"\n');
+    // EXECUTE_LOAD_QUERY: the file name span replaced by the local copy of BEGIN_LOAD_QUERY's block.
+    expect(out).toContain(`LOAD DATA LOCAL INFILE '${dir}/SQL_LOAD_MB-9-0' INTO TABLE t4`);
+    expect(readFileSync(join(dir, 'SQL_LOAD_MB-9-0'), 'utf8')).toBe('3,"z"\n');
   });
 });
 

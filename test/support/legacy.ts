@@ -19,6 +19,9 @@ export function binlogWith(events: EventInput[]): Uint8Array {
 /** The FIELDS/LINES clauses, new form: OPT_ENCLOSED_FLAG | REPLACE_FLAG. */
 export const EXCHANGE = { fieldTerminator: ',', enclosedBy: '"', lineTerminator: '\n', lineStart: '>', escapedBy: '\\', optFlags: 0x2 | 0x4 };
 
+/** The statement of the EXECUTE_LOAD_QUERY; a replica replaces its span " INFILE '…' INTO" with its own copy's name. */
+export const LOAD_QUERY = "LOAD DATA INFILE '/tmp/q.txt' INTO TABLE t4";
+
 export const LOAD_EVENTS = [
   {
     type: 'LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 1, fieldLengths: [1, 1], fieldNames: [{ name: 'a' }, { name: 'b' }], tableName: 't', schema: 'test', fileName: '/tmp/old.txt',
@@ -33,6 +36,11 @@ export const LOAD_EVENTS = [
   { type: 'APPEND_BLOCK_EVENT', fileId: 7, data: text('2,"y"\n') },
   { type: 'EXEC_LOAD_EVENT', fileId: 7 },
   { type: 'DELETE_FILE_EVENT', fileId: 8 },
+  { type: 'BEGIN_LOAD_QUERY_EVENT', fileId: 9, data: text('3,"z"\n') },
+  {
+    type: 'EXECUTE_LOAD_QUERY_EVENT', threadId: 5, execTime: 0, errorCode: 0, statusVars: [], schema: 'db2', query: LOAD_QUERY,
+    fileId: 9, fileNameStart: LOAD_QUERY.indexOf(' INFILE'), fileNameEnd: LOAD_QUERY.indexOf(' TABLE'), duplicates: 'LOAD_DUP_ERROR',
+  },
 ] as EventInput[];
 
 export const UUID = '3e11fa47-71ca-11e1-9e33-c80aa9429562';
