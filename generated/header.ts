@@ -21,21 +21,18 @@ export const CHECKSUM_AWARE_SINCE_MYSQL = "5.6.1";
 /** The same for MariaDB (its version string names MariaDB). */
 export const CHECKSUM_AWARE_SINCE_MARIADB = "5.3.0";
 /**
- * Post-header lengths of event types 1 to 14 in binlog format v3 (MySQL 4.0 and 4.1), whose first
- * event is START_EVENT_V3 and which has no FORMAT_DESCRIPTION to say them.
+ * Post-header lengths of event types 1 to 14 in binlog formats v1 and v3 (MySQL 3.23, 4.0 and 4.1),
+ * whose first event is START_EVENT_V3 and which have no FORMAT_DESCRIPTION to say them. (MySQL gives
+ * v1's ROTATE a post-header of 0: it has no position, as RotateEvent says.)
  */
 export const V3_POST_HEADER_LENGTHS = Uint8Array.of(0x38, 0x0B, 0x00, 0x08, 0x00, 0x12, 0x00, 0x04, 0x04, 0x04, 0x04, 0x12, 0x00, 0x00);
 /**
  * Length of the common header in binlog format v1 (MySQL 3.23): timestamp, type, server id and event
  * length only. Every later header starts with these 13 bytes, so they are enough to frame any event.
+ * A v1 file is told from a v3 one as mysqlbinlog tells it: its first event, START_EVENT_V3, is
+ * shorter than a 19-byte header and that event's 56-byte post-header.
  */
 export const V1_HEADER_LENGTH = 13;
-/**
- * Post-header lengths of event types 1 to 14 in binlog format v1: as in v3, but ROTATE has no position
- * (a replica then resumes at offset 4). A v1 file is told from a v3 one as mysqlbinlog tells it: its
- * first event, START_EVENT_V3, is shorter than a 19-byte header and that event's 56-byte post-header.
- */
-export const V1_POST_HEADER_LENGTHS = Uint8Array.of(0x38, 0x0B, 0x00, 0x00, 0x00, 0x12, 0x00, 0x04, 0x04, 0x04, 0x04, 0x12, 0x00, 0x00);
 /** Bits of the common header's `flags`. */
 export const EventFlags = {
   LOG_EVENT_BINLOG_IN_USE_F: 0x1,
@@ -63,8 +60,9 @@ export interface EventHeader {
   /** Length of the whole event, header, body and checksum. */
   eventSize: number;
   /**
-   * Offset of the next event in the original server's binlog (v3 and later). Not reliable as a derived value: 0 in
-   * many real events, the event's own start in v3 files, the master's position in relay logs.
+   * Offset of the next event in the original server's binlog (v3 and later). Not reliable as a
+   * derived value: 0 in many real events, the event's own start in v3 files, the master's position
+   * in relay logs.
    */
   logPos?: number;
   /** EventFlags bits (v3 and later). */

@@ -15,7 +15,6 @@ import {
   EventFlags,
   EventHeaderOffsets,
   V1_HEADER_LENGTH,
-  V1_POST_HEADER_LENGTHS,
   V3_POST_HEADER_LENGTHS,
 } from '../generated/header.js';
 import { versionAtLeast } from './codec.js';
@@ -66,9 +65,7 @@ export class FormatState {
   /** What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables. */
   after(event: { type: string }): void {
     if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent);
-    else if (event.type === 'START_EVENT_V3' && !('raw' in event)) {
-      this.postHeaderLengths = [...(this.binlogVersion === 1 ? V1_POST_HEADER_LENGTHS : V3_POST_HEADER_LENGTHS)];
-    }
+    else if (event.type === 'START_EVENT_V3' && !('raw' in event)) this.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
     else if (event.type === 'START_ENCRYPTION_EVENT' || event.type === 'START_5_7_ENCRYPTION_EVENT') this.encrypted = true;
     else if (event.type === 'TABLE_MAP_EVENT') this.tables.register(event as unknown as TableMapEvent);
   }
