@@ -54,8 +54,10 @@ export interface LoadEvent {
   fieldCount: number;
   /** Names the file among the APPEND_BLOCK and EXEC_LOAD events that follow (CREATE_FILE's post-header). */
   fileId?: number;
-  clauses?: SqlExOld;
-  exchange?: SqlEx;
+  /** The FIELDS and LINES clauses. */
+  clauses?: SqlEx;
+  /** The same in LOAD_EVENT's one-character form. */
+  oldClauses?: SqlExOld;
   /** The length of each column name. */
   fieldLengths: number[];
   /** The column list of the statement, each name read by its length as the servers read it. */
@@ -80,8 +82,8 @@ export interface LoadEventInput {
   schemaLength?: number;
   fieldCount?: number;
   fileId?: number;
-  clauses?: SqlExOldInput;
-  exchange?: SqlExInput;
+  clauses?: SqlExInput;
+  oldClauses?: SqlExOldInput;
   fieldLengths: number[];
   fieldNames: LoadFieldInput[];
   tableName: Text;
@@ -92,7 +94,7 @@ export interface LoadEventInput {
 }
 
 /** Reads LoadEvent. */
-export function decodeLoadEvent(r: Reader, ctx: Context, oldClauses: boolean, createFile: boolean): LoadEvent {
+export function decodeLoadEvent(r: Reader, ctx: Context, oldForm: boolean, createFile: boolean): LoadEvent {
   r.need(18, 'LoadEvent.threadId');
   const threadId = r.u32();
   const execTime = r.u32();
@@ -105,13 +107,13 @@ export function decodeLoadEvent(r: Reader, ctx: Context, oldClauses: boolean, cr
     r.need(4, 'LoadEvent.fileId');
     fileId = r.u32();
   }
-  let clauses: SqlExOld | undefined;
-  if (oldClauses) {
-    clauses = decodeSqlExOld(r, ctx);
+  let clauses: SqlEx | undefined;
+  if (!oldForm) {
+    clauses = decodeSqlEx(r, ctx);
   }
-  let exchange: SqlEx | undefined;
-  if (!oldClauses) {
-    exchange = decodeSqlEx(r, ctx);
+  let oldClauses: SqlExOld | undefined;
+  if (oldForm) {
+    oldClauses = decodeSqlExOld(r, ctx);
   }
   const fieldLengths$n = fieldCount;
   r.length(fieldLengths$n, 'LoadEvent.fieldLengths');
@@ -143,11 +145,11 @@ export function decodeLoadEvent(r: Reader, ctx: Context, oldClauses: boolean, cr
   if (createFile) {
     data = r.rest();
   }
-  return { threadId, execTime, skipLines, tableNameLength, schemaLength, fieldCount, fileId, clauses, exchange, fieldLengths, fieldNames, tableName, schema, fileName, createFileName, data };
+  return { threadId, execTime, skipLines, tableNameLength, schemaLength, fieldCount, fileId, clauses, oldClauses, fieldLengths, fieldNames, tableName, schema, fileName, createFileName, data };
 }
 
 /** Writes LoadEvent. */
-export function encodeLoadEvent(w: Writer, v: LoadEventInput, ctx: Context, oldClauses: boolean, createFile: boolean): void {
+export function encodeLoadEvent(w: Writer, v: LoadEventInput, ctx: Context, oldForm: boolean, createFile: boolean): void {
   const tableName$bytes = textToBytes(v.tableName);
   const tableNameLength = tableName$bytes.length;
   const schema$bytes = textToBytes(v.schema);
@@ -162,11 +164,11 @@ export function encodeLoadEvent(w: Writer, v: LoadEventInput, ctx: Context, oldC
   if (createFile) {
     w.u32(required(v.fileId, 'LoadEvent.fileId'));
   }
-  if (oldClauses) {
-    encodeSqlExOld(w, required(v.clauses, 'LoadEvent.clauses'), ctx);
+  if (!oldForm) {
+    encodeSqlEx(w, required(v.clauses, 'LoadEvent.clauses'), ctx);
   }
-  if (!oldClauses) {
-    encodeSqlEx(w, required(v.exchange, 'LoadEvent.exchange'), ctx);
+  if (oldForm) {
+    encodeSqlExOld(w, required(v.oldClauses, 'LoadEvent.oldClauses'), ctx);
   }
   if (v.fieldLengths.length !== (fieldCount)) throw new EncodeError('wrong number of elements', 'LoadEvent.fieldLengths');
   for (let i = 0; i < v.fieldLengths.length; i++) {
@@ -212,10 +214,10 @@ export function LoadEventFromJson(j: unknown, path: string): LoadEventInput {
     v.fileId = jNum(o.fileId, `${path}.fileId`);
   }
   if (o.clauses !== undefined) {
-    v.clauses = SqlExOldFromJson(o.clauses, `${path}.clauses`);
+    v.clauses = SqlExFromJson(o.clauses, `${path}.clauses`);
   }
-  if (o.exchange !== undefined) {
-    v.exchange = SqlExFromJson(o.exchange, `${path}.exchange`);
+  if (o.oldClauses !== undefined) {
+    v.oldClauses = SqlExOldFromJson(o.oldClauses, `${path}.oldClauses`);
   }
   v.fieldLengths = jArray(o.fieldLengths, `${path}.fieldLengths`).map((e, i) => {
     return jNum(e, `${path}.fieldLengths[${i}]`);

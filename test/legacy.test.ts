@@ -15,7 +15,7 @@ import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/event
 import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
-import { binlogWith, EXCHANGE, GROUP_EVENTS, LOAD_EVENTS, legacyBinlogs, text, UUID, v1Binlog, v1Header, V1_LINES } from './support/legacy.js';
+import { binlogWith, CLAUSES, GROUP_EVENTS, LOAD_EVENTS, legacyBinlogs, text, UUID, v1Binlog, v1Header, V1_LINES } from './support/legacy.js';
 import { describeWithServer, findMariadb } from './support/mariadb.js';
 
 type Any = Record<string, unknown>;
@@ -91,7 +91,7 @@ describe('LOAD DATA events no real file here holds, written from JSON', () => {
   it('decode to what was written and round-trip byte for byte', () => {
     const events = expectRoundTrip(bytes).slice(3);
     expect(events.map((e) => e.type)).toEqual(LOAD_EVENTS.map((e) => e.type));
-    expect(events[1]).toMatchObject({ exchange: EXCHANGE, fieldNames: [{ name: 'id' }], fieldCount: 1, tableName: 't2', fileName: '/tmp/new.txt' });
+    expect(events[1]).toMatchObject({ clauses: CLAUSES, fieldNames: [{ name: 'id' }], fieldCount: 1, tableName: 't2', fileName: '/tmp/new.txt' });
     expect(events[2]).toMatchObject({ fileId: 7, createFileName: '/tmp/cf.txt', data: text('1,"x"\n') });
   });
 

@@ -17,7 +17,7 @@ export function binlogWith(events: EventInput[]): Uint8Array {
 }
 
 /** The FIELDS/LINES clauses, new form: OPT_ENCLOSED_FLAG | REPLACE_FLAG. */
-export const EXCHANGE = { fieldTerminator: ',', enclosedBy: '"', lineTerminator: '\n', lineStart: '>', escapedBy: '\\', optFlags: 0x2 | 0x4 };
+export const CLAUSES = { fieldTerminator: ',', enclosedBy: '"', lineTerminator: '\n', lineStart: '>', escapedBy: '\\', optFlags: 0x2 | 0x4 };
 
 /** The statement of the EXECUTE_LOAD_QUERY; a replica replaces its span " INFILE '…' INTO" with its own copy's name. */
 export const LOAD_QUERY = "LOAD DATA INFILE '/tmp/q.txt' INTO TABLE t4";
@@ -26,11 +26,11 @@ export const LOAD_EVENTS = [
   {
     type: 'LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 1, fieldLengths: [1, 1], fieldNames: [{ name: 'a' }, { name: 'b' }], tableName: 't', schema: 'test', fileName: '/tmp/old.txt',
     // One character per clause; emptyFlags LINE_START_EMPTY; optFlags IGNORE_FLAG.
-    clauses: { fieldTerminator: 0x2c, enclosedBy: 0x22, lineTerminator: 0x0a, lineStart: 0, escapedBy: 0x5c, optFlags: 0x8, emptyFlags: 0x8 },
+    oldClauses: { fieldTerminator: 0x2c, enclosedBy: 0x22, lineTerminator: 0x0a, lineStart: 0, escapedBy: 0x5c, optFlags: 0x8, emptyFlags: 0x8 },
   },
-  { type: 'NEW_LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 0, exchange: EXCHANGE, fieldLengths: [2], fieldNames: [{ name: 'id' }], tableName: 't2', schema: 'db2', fileName: '/tmp/new.txt' },
+  { type: 'NEW_LOAD_EVENT', threadId: 5, execTime: 0, skipLines: 0, clauses: CLAUSES, fieldLengths: [2], fieldNames: [{ name: 'id' }], tableName: 't2', schema: 'db2', fileName: '/tmp/new.txt' },
   {
-    type: 'CREATE_FILE_EVENT', threadId: 5, execTime: 0, skipLines: 0, fileId: 7, exchange: EXCHANGE, fieldLengths: [], fieldNames: [], tableName: 't3', schema: 'db2',
+    type: 'CREATE_FILE_EVENT', threadId: 5, execTime: 0, skipLines: 0, fileId: 7, clauses: CLAUSES, fieldLengths: [], fieldNames: [], tableName: 't3', schema: 'db2',
     createFileName: '/tmp/cf.txt', data: text('1,"x"\n'),
   },
   { type: 'APPEND_BLOCK_EVENT', fileId: 7, data: text('2,"y"\n') },
