@@ -48,7 +48,7 @@ the source's own pos + eventSize, and kept as given otherwise. A line that does 
 event is refused with its line number, the JSON path and the reason.
 
 Each line has: pos (the event's file offset), header (timestamp in Unix seconds, typeCode, serverId,
-eventSize, logPos, flags), type (the server's name for the type code, UNKNOWN_<code> for a code no
+eventSize, logPos, flags; the last two absent in a MySQL 3.23 binlog v1 file), type (the server's name for the type code, UNKNOWN_<code> for a code no
 server defines), the body's fields, and checksum (when the event has one). An event whose body is not
 decoded carries "raw": {"hex": "..."}. 64-bit integers are JSON numbers when safe, decimal strings
 otherwise; bytes that are not valid UTF-8 are {"hex": "..."}. The README describes every field.
