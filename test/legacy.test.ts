@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BinlogError } from '../runtime/errors.js';
 import type { EventInput } from '../runtime/builder.js';
 import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/event.js';
@@ -16,7 +16,7 @@ import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 import { binlogWith, CLAUSES, GROUP_EVENTS, LOAD_EVENTS, legacyBinlogs, text, UUID, v1Binlog, v1Header, V1_LINES } from './support/legacy.js';
-import { describeWithServer, findMariadb } from './support/mariadb.js';
+import { describeWithServer, findMariadb, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 type Any = Record<string, unknown>;
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -150,6 +150,54 @@ describeWithServer('mariadb-binlog reads the LOAD DATA events written here', () 
     // EXECUTE_LOAD_QUERY: the file name span replaced by the local copy of BEGIN_LOAD_QUERY's block.
     expect(out).toContain(`LOAD DATA LOCAL INFILE '${dir}/SQL_LOAD_MB-9-0' INTO TABLE t4`);
     expect(readFileSync(join(dir, 'SQL_LOAD_MB-9-0'), 'utf8')).toBe('3,"z"\n');
+  });
+});
+
+describeWithServer('a real MariaDB 10.11 logging LOAD DATA as a statement', () => {
+  let server: MariadbServer;
+  let file: string;
+  let content: Buffer;
+  let bytes: Buffer;
+  let shown: (string | null)[][];
+  let rows: string;
+
+  beforeAll(async () => {
+    server = await startMariadb();
+    // Past the server's 128 KiB blocks, so that APPEND_BLOCK events follow the BEGIN_LOAD_QUERY.
+    content = Buffer.from('header\n' + Array.from({ length: 20000 }, (_, i) => `${i},"v${i}"\n`).join(''));
+    file = join(server.datadir, '..', 'load.csv');
+    writeFileSync(file, content);
+    await server.sql('CREATE DATABASE ld; CREATE TABLE ld.t (a INT PRIMARY KEY, b VARCHAR(20))');
+    await server.sql(
+      `SET SESSION binlog_format = 'STATEMENT';
+       LOAD DATA INFILE '${file}' REPLACE INTO TABLE t FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' IGNORE 1 LINES (a, b)`,
+      'ld',
+    );
+    rows = (await server.query('SELECT COUNT(*) FROM ld.t'))[0]![0]!;
+    const binlog = (await server.query('SHOW MASTER STATUS'))[0]![0]!;
+    shown = (await server.query(`SHOW BINLOG EVENTS IN '${binlog}'`)).filter((r) => /load|block/i.test(r[2]!));
+    bytes = (await server.stopAndReadBinlogs())[0]!.bytes;
+  }, 120_000);
+  afterAll(() => server?.stop());
+
+  it('writes BEGIN_LOAD_QUERY, APPEND_BLOCK and EXECUTE_LOAD_QUERY, as SHOW BINLOG EVENTS lists them', () => {
+    const events = expectRoundTrip(bytes).filter((e) => /LOAD|BLOCK/.test(e.type)) as unknown as (BinlogEvent & Any)[];
+    expect(shown.map((r) => r[2])).toEqual(['Begin_load_query', 'Append_block', 'Append_block', 'Execute_load_query']);
+    expect(events.map((e) => e.type)).toEqual(['BEGIN_LOAD_QUERY_EVENT', 'APPEND_BLOCK_EVENT', 'APPEND_BLOCK_EVENT', 'EXECUTE_LOAD_QUERY_EVENT']);
+    expect(events.map((e) => e.pos)).toEqual(shown.map((r) => Number(r[1])));
+    // The server's account of each block: ";file_id=N;block_len=N".
+    for (const [i, e] of events.slice(0, 3).entries()) expect(`;file_id=${e.fileId};block_len=${(e.data as Uint8Array).length}`).toBe(shown[i]![5]);
+  });
+
+  it('whose blocks are the file, and whose statement names it where the offsets say', () => {
+    const events = decodeBinlog(bytes) as unknown as (BinlogEvent & Any)[];
+    const blocks = events.filter((e) => e.type === 'BEGIN_LOAD_QUERY_EVENT' || e.type === 'APPEND_BLOCK_EVENT');
+    expect(Buffer.concat(blocks.map((b) => b.data as Uint8Array)).equals(content)).toBe(true);
+    const exec = events.find((e) => e.type === 'EXECUTE_LOAD_QUERY_EVENT')!;
+    expect(`use \`${exec.schema}\`; ${exec.query} ;file_id=${exec.fileId}`).toBe(shown[3]![5]);
+    expect(exec).toMatchObject({ fileId: blocks[0]!.fileId, duplicates: 'LOAD_DUP_REPLACE' });
+    expect((exec.query as string).slice(exec.fileNameStart as number, exec.fileNameEnd as number)).toBe(` INFILE '${file}' REPLACE INTO`);
+    expect(rows).toBe('20000');
   });
 });
 
