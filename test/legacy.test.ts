@@ -95,7 +95,7 @@ describe('LOAD DATA events no real file here holds, written from JSON', () => {
     expect(events[2]).toMatchObject({ fileId: 7, createFileName: '/tmp/cf.txt', data: text('1,"x"\n') });
   });
 
-  it('a field count or name length past the event is a typed error, before any allocation', () => {
+  it('a field count, name length or field length that does not fit is a typed error, before any allocation', () => {
     const at = decodeBinlog(bytes).find((e) => e.type === 'NEW_LOAD_EVENT')!.pos;
     const forged = (offset: number, value: number, width: 1 | 4) => {
       const b = Uint8Array.from(bytes);
@@ -125,7 +125,8 @@ describe('LOAD DATA events no real file here holds, written from JSON', () => {
 });
 
 describeWithServer('mariadb-binlog reads the LOAD DATA events written here', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'binlog-legacy-'));
+  let dir: string;
+  beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'binlog-legacy-'))));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('and prints the statements they stand for, and rebuilds the file of CREATE_FILE + APPEND_BLOCK', () => {
