@@ -9,7 +9,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BinlogError } from '../runtime/errors.js';
 import type { EventInput } from '../runtime/builder.js';
 import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
@@ -106,15 +105,13 @@ describe('LOAD DATA events no real file here holds, written from JSON', () => {
     };
     // The field count (post-header offset 14), the table name's length (12), the field's length (after
     // the 18-byte post-header and the 11 bytes of clauses) shorter than its name.
-    for (const b of [forged(14, 0xffffffff, 4), forged(12, 0xff, 1), forged(29, 1, 1)]) {
-      let error: unknown;
-      try {
-        decodeBinlog(b);
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(BinlogError);
-      expect(error).toMatchObject({ eventPos: at, eventType: 12 });
+    const cases = [
+      [forged(14, 0xffffffff, 4), 'length', 'LoadEvent.fieldLengths'],
+      [forged(12, 0xff, 1), 'length', 'LoadEvent.tableName'],
+      [forged(29, 1, 1), 'invalid-value', 'LoadField.terminator'],
+    ] as const;
+    for (const [b, kind, schemaPath] of cases) {
+      expect(() => decodeBinlog(b)).toThrow(expect.objectContaining({ kind, schemaPath, eventPos: at, eventType: 12 }));
     }
   });
 
@@ -234,11 +231,15 @@ describe('SLAVE, TRANSACTION_CONTEXT, VIEW_CHANGE and PARTIAL_ROW_DATA, written 
   });
 
   it('a set or map count past the event is a typed error', () => {
-    for (const [type, offset] of [['TRANSACTION_CONTEXT_EVENT', 10], ['VIEW_CHANGE_EVENT', 48]] as const) {
+    const cases = [
+      ['TRANSACTION_CONTEXT_EVENT', 10, 'TransactionContextEvent.writeSet'],
+      ['VIEW_CHANGE_EVENT', 48, 'ViewChangeEvent.certInfo'],
+    ] as const;
+    for (const [type, offset, schemaPath] of cases) {
       const e = decodeBinlog(bytes).find((x) => x.type === type)!;
       const b = Uint8Array.from(bytes);
       new DataView(b.buffer).setUint32(e.pos + 19 + offset, 0x7fffffff, true);
-      expect(() => decodeBinlog(b), type).toThrow(BinlogError);
+      expect(() => decodeBinlog(b), type).toThrow(expect.objectContaining({ kind: 'length', schemaPath, eventPos: e.pos }));
     }
   });
 });
