@@ -67,7 +67,7 @@ export interface LoadEvent {
   schema: Text;
   /** The INFILE name on the master. */
   fileName?: Text;
-  /** The INFILE name on the master. */
+  /** The INFILE name on the master (NUL-terminated, as the block follows). */
   createFileName?: Text;
   /** The first block of the file. */
   data?: Uint8Array;
@@ -239,6 +239,7 @@ export function LoadEventFromJson(j: unknown, path: string): LoadEventInput {
   return v;
 }
 
+/** One name of the column list, as many bytes as its length says, then a NUL. */
 export interface LoadField {
   name: Text;
 }
