@@ -9,13 +9,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventInput } from '../runtime/builder.js';
+import { BinlogWriter, type EventInput } from '../runtime/builder.js';
 import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 import { binlogWith, CLAUSES, GROUP_EVENTS, LOAD_EVENTS, legacyBinlogs, text, UUID, v1Binlog, v1Header, V1_LINES } from './support/legacy.js';
-import { describeWithServer, findMariadb, startMariadb, type MariadbServer } from './support/mariadb.js';
+import { describeWithServer, findMariadb, replay, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 type Any = Record<string, unknown>;
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -196,6 +196,43 @@ describeWithServer('a real MariaDB 10.11 logging LOAD DATA as a statement', () =
     expect(exec).toMatchObject({ fileId: blocks[0]!.fileId, duplicates: 'LOAD_DUP_REPLACE' });
     expect((exec.query as string).slice(exec.fileNameStart as number, exec.fileNameEnd as number)).toBe(` INFILE '${file}' REPLACE INTO`);
     expect(rows).toBe('20000');
+  });
+});
+
+describeWithServer('LOAD DATA events written here, replayed into a real MariaDB 10.11', () => {
+  let server: MariadbServer;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startMariadb();
+    dir = mkdtempSync(join(tmpdir(), 'binlog-legacy-'));
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('through mariadb-binlog | mariadb: the rows of CREATE_FILE + APPEND_BLOCK + EXEC_LOAD and of BEGIN_LOAD_QUERY + EXECUTE_LOAD_QUERY', async () => {
+    const clauses = { fieldTerminator: ',', enclosedBy: '"', lineTerminator: '\n', lineStart: '', escapedBy: '\\', optFlags: 0x2 };
+    const query = "LOAD DATA INFILE '/tmp/q.txt' INTO TABLE t FIELDS TERMINATED BY ',' ENCLOSED BY '\"'";
+    const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE' });
+    w.createDatabase('ld').query('CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10))', { schema: 'ld' });
+    const events = [
+      { type: 'CREATE_FILE_EVENT', threadId: 5, execTime: 0, skipLines: 0, fileId: 7, clauses, fieldLengths: [], fieldNames: [], tableName: 't', schema: 'ld', createFileName: '/tmp/cf.txt', data: text('1,"x"\n') },
+      { type: 'APPEND_BLOCK_EVENT', fileId: 7, data: text('2,"y"\n') },
+      { type: 'EXEC_LOAD_EVENT', fileId: 7 },
+      { type: 'BEGIN_LOAD_QUERY_EVENT', fileId: 9, data: text('3,"z"\n') },
+      {
+        type: 'EXECUTE_LOAD_QUERY_EVENT', threadId: 5, execTime: 0, errorCode: 0, statusVars: [], schema: 'ld', query,
+        fileId: 9, fileNameStart: query.indexOf(' INFILE'), fileNameEnd: query.indexOf(' TABLE'), duplicates: 'LOAD_DUP_ERROR',
+      },
+    ] as EventInput[];
+    for (const e of events) w.event(e);
+    const file = join(dir, 'replay.bin');
+    writeFileSync(file, w.toBytes());
+    const bin = findMariadb()!;
+    const r = await replay(bin.binlogTool, bin.client, file, server.socket, { dump: [`--local-load=${dir}`], client: ['--local-infile=1'] });
+    expect(r).toEqual({ dump: 0, client: 0, stderr: '' });
+    expect(await server.query('SELECT a, b FROM ld.t ORDER BY a')).toEqual([['1', 'x'], ['2', 'y'], ['3', 'z']]);
   });
 });
 

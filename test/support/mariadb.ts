@@ -413,11 +413,17 @@ async function within(p: Promise<void>, ms: number): Promise<boolean> {
   }
 }
 
-/** `mariadb-binlog --no-defaults FILE | mariadb --no-defaults -S socket -uroot`. */
-export function replay(binlogTool: string, client: string, file: string, socket: string): Promise<{ dump: number | null; client: number | null; stderr: string }> {
+/** `mariadb-binlog --no-defaults [args.dump] FILE | mariadb --no-defaults -S socket -uroot [args.client]`. */
+export function replay(
+  binlogTool: string,
+  client: string,
+  file: string,
+  socket: string,
+  args: { dump?: string[]; client?: string[] } = {},
+): Promise<{ dump: number | null; client: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const dump = spawn(binlogTool, ['--no-defaults', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const cl = spawn(client, ['--no-defaults', '-S', socket, '-uroot'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const dump = spawn(binlogTool, ['--no-defaults', ...(args.dump ?? []), file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const cl = spawn(client, ['--no-defaults', '-S', socket, '-uroot', ...(args.client ?? [])], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     dump.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     cl.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
