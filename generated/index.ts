@@ -11,6 +11,7 @@ export * from './load.js';
 export * from './mariadb.js';
 export * from './multibyte-charsets.js';
 export * from './mysql.js';
+export * from './payload.js';
 export * from './query.js';
 export * from './rows.js';
 export * from './sqltypes.js';

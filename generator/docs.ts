@@ -107,6 +107,7 @@ function valueJson(t: IrType, queue: string[]): string {
 }
 
 function presence(f: IrField): string {
+  if (f.key !== undefined) return `when key ${f.key} comes next`;
   return f.cond ? `when \`${show(f.cond).replace(/\|/g, '\\|')}\`` : 'always';
 }
 

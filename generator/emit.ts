@@ -5,7 +5,7 @@
  */
 import { IndentationText, Project, QuoteKind, StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import { compileExpr, identifiers, parseExpr, type Expr } from './expr.js';
-import { minSize, type Derive, type IntType, type Ir, type IrEnum, type IrField, type IrStruct, type IrType, type LengthType, type Span } from './ir.js';
+import { minSize, type Derive, type IntType, type Ir, type IrEnum, type IrField, type IrStruct, type IrType, type LengthType, type PackedType, type Span } from './ir.js';
 
 export interface EmittedFile {
   path: string;
@@ -421,8 +421,15 @@ class Lines {
   }
 }
 
+/** The Reader method for a packed integer or serialization varint (Writer's are named alike). */
+function packedMethod(t: PackedType, write = false): string {
+  if (!t.serial) return t.big && !write ? 'packedBig' : 'packed';
+  if (t.signed) return 'zigzag';
+  return t.big && !write ? 'varintBig' : 'varint';
+}
+
 function lengthRead(t: LengthType, reader: string, path: string): string {
-  if (t.kind === 'packed') return `${reader}.${t.serial ? 'varint' : 'packed'}(${q(path)})`;
+  if (t.kind === 'packed') return `${reader}.${packedMethod(t)}(${q(path)})`;
   return `(${reader}.need(${t.width}, ${q(path)}), ${reader}.${intMethod(t)}())`;
 }
 
@@ -449,7 +456,7 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
     case 'int':
       return `${reader}.${intMethod(t)}()`;
     case 'packed':
-      return `${reader}.${t.serial ? 'varint' : t.big ? 'packedBig' : 'packed'}(${q(f.path)})`;
+      return `${reader}.${packedMethod(t)}(${q(f.path)})`;
     case 'uint':
       return `${reader}.uint(${compileExpr(t.size, name)}, ${q(f.path)})`;
     case 'computed':
@@ -461,6 +468,7 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
     case 'text':
       return t.span.kind === 'padded' ? spanRead(t.span, reader, f.path, name) : `${m.rt('bytesToText')}(${spanRead(t.span, reader, f.path, name)})`;
     case 'bytes':
+      if (t.each && t.span.kind === 'size') return `${reader}.varintBytes(${compileExpr(t.span.size, name)}, ${q(f.path)})`;
       return spanRead(t.span, reader, f.path, name);
     case 'bitmap':
       return `${reader}.bitmap(${compileExpr(t.bits, name)}, ${q(f.path)}${t.msb || t.keepSpare ? `, ${t.msb}` : ''}${t.keepSpare ? ', true' : ''})`;
@@ -521,7 +529,7 @@ function decodeBody(m: Module, s: IrStruct): string {
       L.line(`let ${f.name}: ${fieldType(m, f, false)} | undefined;`);
       if (isEnum(f.type)) L.line(`let ${f.name}$code: number | undefined;`);
       for (const c of companions(f)) L.line(`let ${c.name}: ${c.type} | undefined;`);
-      L.open(`if (${compileExpr(f.cond, name)}) {`);
+      L.open(`if (${f.key !== undefined ? `r.key(${f.key}, ${s.keys!.serial}, ${q(f.path)})` : compileExpr(f.cond, name)}) {`);
       decodeField(L, m, s, f, false);
       L.close();
     } else {
@@ -547,10 +555,9 @@ function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: bool
   const name = decodeName(m, s);
   const bind = (local: string, value: string) => L.line(declare ? `const ${local} = ${value};` : `${local} = ${value};`);
   const fixed = fixedSize(f.type);
-  if (!checked && fixed !== undefined && !f.repeat) L.line(`r.need(${fixed}, ${q(f.path)});`);
-
   if (f.repeat) return decodeRepeat(L, m, s, f, declare);
   const reader = f.compression ? inflatedReader(L, m, s, f) : fieldReader(L, m, s, f);
+  if (!checked && fixed !== undefined) L.line(`${reader}.need(${fixed}, ${q(f.path)});`);
   if (f.type.kind === 'switch') {
     if (declare) L.line(`let ${f.name}: ${fieldType(m, f, false)};`);
     decodeSwitch(L, m, s, f, f.name, reader);
@@ -592,8 +599,13 @@ function inflatedReader(L: Lines, m: Module, s: IrStruct, f: IrField): string {
 
 /** A reader over the field's own window when it has a `size`, else `r`. */
 function fieldReader(L: Lines, m: Module, s: IrStruct, f: IrField): string {
-  if (f.size === undefined || f.size === 'rest') return 'r';
   const reader = `${f.name}$r`;
+  if (f.key !== undefined && s.keys!.sized) {
+    // A keyed field's value spans the length that follows its key.
+    L.line(`const ${reader} = r.sub(r.packed(${q(f.path)}), ${q(f.path)});`);
+    return reader;
+  }
+  if (f.size === undefined || f.size === 'rest') return 'r';
   L.line(`const ${reader} = r.sub(${compileExpr(f.size, decodeName(m, s))}, ${q(f.path)});`);
   return reader;
 }
@@ -694,7 +706,7 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
       if (t.enum && usedInExpressions(s, f.name)) return `${writer}.${intMethod(t)}(${f.name}$code${f.cond ? '!' : ''});`;
       return `${writer}.${intMethod(t)}(${t.enum ? `${m.rt('enumCode')}(${m.enumRef(t.enum, '', false)}, ${value}, ${q(f.path)})` : value});`;
     case 'packed':
-      return `${writer}.${t.serial ? 'varint' : 'packed'}(${t.enum ? `${m.rt('enumCode')}(${m.enumRef(t.enum, '', false)}, ${value}, ${q(f.path)})` : value}, ${q(f.path)});`;
+      return `${writer}.${packedMethod(t, true)}(${t.enum ? `${m.rt('enumCode')}(${m.enumRef(t.enum, '', false)}, ${value}, ${q(f.path)})` : value}, ${q(f.path)});`;
     case 'float':
       return `${writer}.f${t.width * 8}(${value});`;
     case 'uint':
@@ -707,6 +719,7 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
       if (t.span.kind === 'padded' || t.span.kind === 'nul') return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
       return `${spanWrite(f, t.span, `${m.rt('textToBytes')}(${value})`, writer, name, sizedByDerived)};`;
     case 'bytes':
+      if (t.each && t.span.kind === 'size') return `${writer}.varintBytes(${value}, ${compileExpr(t.span.size, name)}, ${q(f.path)});`;
       return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
     case 'bitmap': {
       // A bitmap that fills the rest of its structure is as long as the value says.
@@ -782,7 +795,8 @@ function encodeBody(m: Module, s: IrStruct): string {
       const given = f.derive && 'target' in f.derive ? f.derive.target : f.name;
       const present = identifiers(f.cond).includes('remaining') ? `v.${given} !== undefined` : compileExpr(f.cond, name);
       L.open(`if (${present}) {`);
-      encodeField(L, m, s, f, plans, true);
+      if (f.key !== undefined) encodeKeyed(L, m, s, f, plans);
+      else encodeField(L, m, s, f, plans, true);
       L.close();
     } else {
       encodeField(L, m, s, f, plans, false);
@@ -817,38 +831,48 @@ function patchable(f: IrField): boolean {
 /** How encodeBody arranges for a sizeOf field: a patch at a reserved slot, or a payload written aside. */
 type SizePlan = { kind: 'patch'; at: string; field: IrField; plus: number } | { kind: 'aside'; writer: string };
 
-function encodeField(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>, optional: boolean): void {
+/** A keyed field: its id, then (in a sized list) its value after the value's length. */
+function encodeKeyed(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>): void {
+  L.line(`w.${s.keys!.serial ? 'varint' : 'packed'}(${f.key}, ${q(f.path)});`);
+  if (!s.keys!.sized) return encodeField(L, m, s, f, plans, true);
+  const value = `${f.name}$kw`;
+  L.line(`const ${value} = new ${m.rt('Writer')}();`);
+  encodeField(L, m, s, f, plans, true, value);
+  L.line(`w.prefixed(${value}.view(), 0, ${q(f.path)});`);
+}
+
+function encodeField(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>, optional: boolean, w = 'w'): void {
   const d: Derive | undefined = f.derive;
-  if (f.constValue !== undefined) return void L.line(writeValue(m, s, f, String(f.constValue), 'w', false));
-  if (d?.kind === 'frame') return void L.line(writeValue(m, s, f, `v.${f.name} ?? 0`, 'w', false));
+  if (f.constValue !== undefined) return void L.line(writeValue(m, s, f, String(f.constValue), w, false));
+  if (d?.kind === 'frame') return void L.line(writeValue(m, s, f, `v.${f.name} ?? 0`, w, false));
   if (d?.kind === 'sizeOf') {
     const plan = plans.get(d.target)!;
-    if (plan.kind === 'patch') return void L.line(`${f.name}$at = w.reserve(${(f.type as IntType).width});`);
-    return void L.line(writeValue(m, s, f, `${plan.writer}.pos${d.plus ? ` + ${d.plus}` : ''}`, 'w', false));
+    if (plan.kind === 'patch') return void L.line(`${f.name}$at = ${w}.reserve(${(f.type as IntType).width});`);
+    return void L.line(writeValue(m, s, f, `${plan.writer}.pos${d.plus ? ` + ${d.plus}` : ''}`, w, false));
   }
-  if (d) return void L.line(writeValue(m, s, f, f.name, 'w', false));
+  if (d) return void L.line(writeValue(m, s, f, f.name, w, false));
 
   const plan = plans.get(f.name);
-  if (plan?.kind === 'aside') return void L.line(`w.bytes(${plan.writer}.view());`);
+  if (plan?.kind === 'aside') return void L.line(`${w}.bytes(${plan.writer}.view());`);
   const value = optional && !identifiers(f.cond!).includes('remaining') ? `${m.rt('required')}(v.${f.name}, ${q(f.path)})` : `v.${f.name}`;
-  if (plan) L.line(`const ${f.name}$start = w.pos;`);
+  if (plan) L.line(`const ${f.name}$start = ${w}.pos;`);
   if (f.compression) {
     const plain = `${f.name}$plain`;
     const cond = f.compression.cond ? compileExpr(f.compression.cond, encodeName(m, s)) : 'true';
     L.open(`if (${cond}) {`);
     L.line(`const ${plain} = new ${m.rt('Writer')}();`);
     writeField(L, m, s, f, value, plain);
-    L.line(`w.bytes(${m.rt('deflate')}('${f.compression.codec}', ${plain}.view(), v.${f.name}Compressed, ${q(f.path)}));`);
+    L.line(`${w}.bytes(${m.rt('deflate')}('${f.compression.codec}', ${plain}.view(), v.${f.name}Compressed, ${q(f.path)}));`);
     L.close('} else {');
     L.depthUp();
-    writeField(L, m, s, f, value, 'w');
+    writeField(L, m, s, f, value, w);
     L.close();
   } else {
-    writeField(L, m, s, f, value, 'w');
+    writeField(L, m, s, f, value, w);
   }
   if (plan) {
     const width = (plan.field.type as IntType).width * 8;
-    L.line(`w.patchU${width}(${plan.at}, w.pos - ${f.name}$start${plan.plus ? ` + ${plan.plus}` : ''});`);
+    L.line(`${w}.patchU${width}(${plan.at}, ${w}.pos - ${f.name}$start${plan.plus ? ` + ${plan.plus}` : ''});`);
   }
 }
 

@@ -34,6 +34,8 @@ export interface PackedType {
   big: boolean;
   /** MySQL 8.3's serialization varint (`varint`) rather than the length-encoded integer. */
   serial?: boolean;
+  /** A signed serialization varint (`zigzag64`): the sign in its lowest bit. */
+  signed?: boolean;
 }
 
 export type LengthType = IntType | PackedType;
@@ -57,7 +59,7 @@ export type IrType =
   | (PackedType & { enum?: string })
   | { kind: 'float'; width: 4 | 8 }
   | { kind: 'text'; span: Span }
-  | { kind: 'bytes'; span: Span }
+  | { kind: 'bytes'; span: Span; each?: 'varint' }
   | { kind: 'uint'; size: Expr }
   | { kind: 'bitmap'; bits: Expr; msb: boolean; keepSpare: boolean }
   | { kind: 'computed'; expr: Expr; value: 'number' | 'string' | 'boolean'; enum?: string }
@@ -88,6 +90,14 @@ export interface IrField {
   constValue?: number;
   /** Stored compressed by a runtime codec, when `cond` holds (always when it is absent). */
   compression?: { codec: string; cond?: Expr };
+  /** In a struct with `keys`: the id that precedes the field, which is present when its id is next. */
+  key?: number;
+}
+
+/** How the keyed fields of a struct are introduced: an id (packed or varint), and maybe their length. */
+export interface IrKeys {
+  serial: boolean;
+  sized: boolean;
 }
 
 export interface IrStruct {
@@ -99,6 +109,7 @@ export interface IrStruct {
   /** For a TLV or tagged-list entry: its code's name, stored as the `code` property. */
   entryCode?: string;
   offsets?: boolean;
+  keys?: IrKeys;
 }
 
 export interface IrConstant {
@@ -144,7 +155,7 @@ export interface Ir {
   reservedEventKeys: string[];
 }
 
-export const RESERVED_EVENT_KEYS = ['pos', 'header', 'type', 'checksum', 'raw'];
+export const RESERVED_EVENT_KEYS = ['pos', 'header', 'type', 'checksum', 'raw', 'events'];
 /** Names the emitted code uses for itself. */
 const RESERVED_NAMES = new Set(['r', 'w', 'v', 'i', 'ctx', 'remaining', 'index', 'code', 'default', 'new', 'delete', 'function', 'var', 'let', 'const', 'class', 'return', 'this', 'switch', 'case', 'if', 'else', 'for', 'while', 'do', 'in', 'of', 'typeof', 'void', 'with', 'yield', 'await', 'enum', 'export', 'import', 'super', 'throw', 'try', 'catch', 'finally', 'break', 'continue', 'debugger', 'instanceof', 'null', 'true', 'false']);
 /** Functions an expression may call: implemented in runtime/builtins.ts. */
@@ -178,11 +189,14 @@ interface RawField {
   code?: string;
   length?: string;
   entries?: Record<string, { name: string; doc?: string; fields: RawField[] }>;
+  key?: number;
+  each?: 'varint';
 }
 
 interface RawStruct {
   doc?: string;
   offsets?: boolean;
+  keys?: { type: 'packed' | 'varint'; sized?: boolean };
   params?: Record<string, { type: ParamType; doc?: string }>;
   fields: RawField[];
 }
@@ -304,7 +318,8 @@ class StructBuilder {
 
   struct(name: string, raw: RawStruct, o: Origin, entryCode?: string): IrStruct {
     const params = Object.entries(raw.params ?? {}).map(([n, p]) => ({ name: n, ...p }));
-    const s: IrStruct = { name, doc: raw.doc, module: o.file.module, params, fields: [], entryCode, offsets: raw.offsets };
+    const keys = raw.keys && { serial: raw.keys.type === 'varint', sized: raw.keys.sized === true };
+    const s: IrStruct = { name, doc: raw.doc, module: o.file.module, params, fields: [], entryCode, offsets: raw.offsets, keys };
     this.ir.structs.set(name, s);
     const scope: Scope = new Map();
     for (const p of params) {
@@ -316,6 +331,7 @@ class StructBuilder {
       if (scope.has(f.name)) this.fail(at, ['name'], `duplicate name '${f.name}'`);
       if (RESERVED_NAMES.has(f.name)) this.fail(at, ['name'], `'${f.name}' is a reserved name`);
       const field = this.field(name, f, at, scope);
+      if (field) this.keyed(field, f, at, s);
       if (field) {
         s.fields.push(field);
         scope.set(f.name, field);
@@ -324,6 +340,19 @@ class StructBuilder {
     this.checkDerived(s, o);
     this.checkRest(s, o);
     return s;
+  }
+
+  /**
+   * A keyed field is optional: present when its id comes next. It reads as a trailer does (while bytes
+   * are left), so encoders write it when it is given.
+   */
+  private keyed(field: IrField, f: RawField, o: Origin, s: IrStruct): void {
+    if (f.key === undefined) return;
+    if (!s.keys) return this.fail(o, ['key'], `a keyed field needs 'keys' on its struct`);
+    if (f.if !== undefined) return this.fail(o, ['if'], `a keyed field is present when its key is: give no 'if'`);
+    if (s.fields.some((k) => k.key === f.key)) return this.fail(o, ['key'], `key ${f.key} is used twice`);
+    field.key = f.key;
+    field.cond = parseExpr('remaining > 0');
   }
 
   checkEventBody(body: IrStruct, o: Origin, args: Record<string, string | number>): void {
@@ -374,7 +403,7 @@ class StructBuilder {
     if (f.repeat === undefined && f.count !== undefined) this.fail(o, ['count'], `'count' needs 'repeat: count'`);
     field.cond = expr('if', f.if);
     if (f.const !== undefined) {
-      if (type.kind !== 'int') this.fail(o, ['const'], `only integers can be constant`);
+      if (type.kind !== 'int' && !(type.kind === 'packed' && !type.big)) this.fail(o, ['const'], `only integers can be constant`);
       field.constValue = f.const;
     }
     if (f.derive) field.derive = this.derive(f.derive, expr);
@@ -393,8 +422,10 @@ class StructBuilder {
     expr: (key: string, src: string | number | undefined, where?: YamlPath) => Expr | undefined,
   ): IrType | undefined {
     const int = intType(f.type);
-    if (int || f.type === 'packed' || f.type === 'packed64' || f.type === 'varint') {
-      const base: IntType | PackedType = int ?? { kind: 'packed', big: f.type === 'packed64', serial: f.type === 'varint' };
+    if (int || ['packed', 'packed64', 'varint', 'varint64', 'zigzag64'].includes(f.type)) {
+      const serial = f.type.startsWith('varint') || f.type === 'zigzag64';
+      const big = f.type.endsWith('64');
+      const base: IntType | PackedType = int ?? { kind: 'packed', big, serial, ...(f.type === 'zigzag64' ? { signed: true } : {}) };
       if (f.enum !== undefined && !this.ir.enums.has(f.enum)) {
         this.fail(o, ['enum'], `unknown enum '${f.enum}'`);
         return undefined;
@@ -433,6 +464,10 @@ class StructBuilder {
       case 'padded': {
         const span = this.span(f, o, expr);
         if (!span) return undefined;
+        if (f.each !== undefined) {
+          if (f.type !== 'bytes' || span.kind !== 'size') this.fail(o, ['each'], `'each' is for bytes of a given 'size'`);
+          return { kind: 'bytes', span, each: f.each };
+        }
         return { kind: f.type === 'bytes' ? 'bytes' : 'text', span };
       }
       case 'bitmap':
@@ -616,7 +651,9 @@ class StructBuilder {
   private checkRest(s: IrStruct, o: Origin): void {
     s.fields.forEach((f, i) => {
       const rest = f.size === 'rest' || f.repeat?.kind === 'rest' || ((f.type.kind === 'text' || f.type.kind === 'bytes') && f.type.span.kind === 'rest');
-      if (rest && s.fields.slice(i + 1).some((later) => !later.cond)) {
+      // A sized key's value reads to the end of its own length, not of the structure.
+      const ownWindow = f.key !== undefined && s.keys?.sized;
+      if (rest && !ownWindow && s.fields.slice(i + 1).some((later) => !later.cond)) {
         this.fail(o, ['fields', i], `'${f.name}' reads to the end, so it must be the last field`);
       }
     });

@@ -32,7 +32,7 @@ export class BinlogError extends Error {
   eventPos: number | undefined;
   eventType: number | undefined;
   /** The problem alone, without the location the message adds. */
-  readonly problem: string;
+  problem: string;
 
   constructor(kind: BinlogErrorKind, problem: string, site: ErrorSite) {
     super(problem);
@@ -52,6 +52,19 @@ export class BinlogError extends Error {
       this.eventPos = eventPos;
       this.eventType = eventType;
     }
+    this.message = this.describe();
+    return this;
+  }
+
+  /**
+   * A problem inside decompressed bytes, whose offsets are not file offsets: it is placed at the
+   * compressed block's file offset, and says where inside the block it was (`inside`).
+   */
+  within(inside: string, offset: number): this {
+    this.problem = `${inside}: ${this.problem}`;
+    this.offset = offset;
+    this.eventPos = undefined;
+    this.eventType = undefined;
     this.message = this.describe();
     return this;
   }

@@ -13,9 +13,11 @@ import {
   type EventBody,
   type EventBodyInput,
 } from '../generated/events.js';
+import type { TransactionPayloadEvent } from '../generated/payload.js';
 import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../generated/header.js';
 import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from './errors.js';
-import { jBytes, jNum, jObject } from './json.js';
+import { jArray, jBytes, jNum, jObject } from './json.js';
+import { packPayload, payloadEvents, splitEvents } from './payload.js';
 import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState } from './format.js';
 import { Reader } from './reader.js';
 import type { HintFn } from './tables.js';
@@ -33,13 +35,19 @@ export type BinlogEvent = {
   header: EventHeader;
   /** The stored CRC32, when the event has one. */
   checksum?: number;
+  /** A TRANSACTION_PAYLOAD's inner events, each `pos` its offset within the uncompressed payload. */
+  events?: BinlogEvent[];
 } & (EventBody | RawBody);
 
 export type BinlogEventInput = {
   pos?: number;
   header: Omit<EventHeaderInput, 'logPos'> & { logPos?: number | null };
   checksum?: number;
+  /** A TRANSACTION_PAYLOAD's inner events: given, they are encoded into its payload. */
+  events?: BinlogEventInput[];
 } & (EventBodyInput | RawBody);
+
+const PAYLOAD_CODE = EventTypes.TRANSACTION_PAYLOAD_EVENT;
 
 /** The type of an event that START_ENCRYPTION made unreadable without the key. */
 export const ENCRYPTED = 'ENCRYPTED_EVENT';
@@ -137,8 +145,24 @@ export class EventDecoder {
       r.done(event.type);
     }
     if (checksum !== undefined) event.checksum = checksum;
+    if (code === PAYLOAD_CODE) event.events = this.innerEvents(event as BinlogEvent & TransactionPayloadEvent, pos + bodyEnd);
     format.after(event);
     return event;
+  }
+
+  /** The events inside a payload that ends at file offset `end` (errors inside it are placed at its start). */
+  private innerEvents(event: TransactionPayloadEvent, end: number): BinlogEvent[] {
+    const at = end - event.payload.length;
+    const bytes = payloadEvents(event, at);
+    return this.format.withoutChecksums(() =>
+      splitEvents(bytes, at, (inner, offset) => {
+        try {
+          return this.decodeUnchecked(inner, offset);
+        } catch (e) {
+          throw e instanceof BinlogError ? e.within(`inner event at ${offset} of the payload`, at) : e;
+        }
+      }),
+    );
   }
 }
 
@@ -155,6 +179,7 @@ export class EventEncoder {
 
   /** Encodes one event that will start at file offset `offset`. */
   encode(event: BinlogEventInput, offset: number): Uint8Array {
+    if (event.events) event = this.withPayload(event, event.events);
     const w = this.w;
     w.reset();
     const code = event.header.typeCode;
@@ -175,6 +200,18 @@ export class EventEncoder {
     const bytes = w.finish();
     if (!encrypted && FormatState.changesFormat(code)) this.reader.decode(bytes, offset);
     return bytes;
+  }
+
+  /**
+   * A payload event with its payload made from `events` (log_pos 0 unless given, no checksums); they
+   * are encoded first, so that a TABLE_MAP among them is known to the rows after it.
+   */
+  private withPayload(event: BinlogEventInput, events: BinlogEventInput[]): BinlogEventInput {
+    const plain = new Writer();
+    this.format.withoutChecksums(() => {
+      for (const e of events) plain.bytes(this.encode({ ...e, header: { ...e.header, logPos: e.header.logPos ?? 0 } }, plain.pos));
+    });
+    return { ...event, ...packPayload(event as Partial<TransactionPayloadEvent>, plain.view()), events: undefined } as BinlogEventInput;
   }
 }
 
@@ -211,11 +248,14 @@ export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
     ...(o.pos !== undefined ? { pos: jNum(o.pos, `${path}.pos`) } : {}),
   };
   if (o.raw !== undefined) return { ...base, type, raw: jBytes(o.raw, `${path}.raw`) };
+  const events = o.events === undefined ? undefined : jArray(o.events, `${path}.events`).map((e, i) => eventFromJson(e, `${path}.events[${i}]`));
+  // Inner events make the payload: it may be left out.
+  if (events && o.payload === undefined) o.payload = { hex: '' };
   // A GTID's transaction_length of null asks for it to be computed (runtime/writing.ts).
   const toCompute = o.transactionLength === null;
   const body = eventBodyFromJson(type, toCompute ? { ...o, transactionLength: undefined } : o, path);
   if (!body) throw new EncodeError(`${type} has no schema: give its body as "raw": {"hex": …}`, path);
-  return { ...base, ...body, ...(toCompute ? { transactionLength: null } : {}) } as BinlogEventInput;
+  return { ...base, ...body, ...(toCompute ? { transactionLength: null } : {}), ...(events ? { events } : {}) } as BinlogEventInput;
 }
 
 /** The code of a type name (`UNKNOWN_<code>` included); undefined for a name no server defines. */

@@ -51,6 +51,17 @@ export class FormatState {
     return ctx;
   }
 
+  /** Runs `fn` with checksums off: the events inside a TRANSACTION_PAYLOAD carry none, whatever the FDE says. */
+  withoutChecksums<T>(fn: () => T): T {
+    const saved = this.checksums;
+    this.checksums = false;
+    try {
+      return fn();
+    } finally {
+      this.checksums = saved;
+    }
+  }
+
   /** Whether events of this type change what later events mean (FDE, START_EVENT_V3 and TABLE_MAP do). */
   static changesFormat(code: number): boolean {
     return (

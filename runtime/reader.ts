@@ -4,8 +4,8 @@ import { InvalidValueError, LengthError, SchemaCheckError, TruncatedError } from
 export type Text = string | Uint8Array;
 
 /** Bytes of the serialization varint of v: 7 bits a byte up to 8 bytes (56 bits), else 9. */
-export function varintWidth(v: number): number {
-  for (let n = 1; n <= 8; n++) if (v < 2 ** (7 * n)) return n;
+export function varintWidth(v: bigint): number {
+  for (let n = 1; n <= 8; n++) if (v < 1n << BigInt(7 * n)) return n;
   return 9;
 }
 
@@ -179,27 +179,64 @@ export class Reader {
    * value. (libs/mysql/serialization/variable_length_integers.h.)
    */
   varint(path: string): number {
+    const at = this.offset;
+    const v = this.varintBig(path);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new LengthError(`varint ${v} is too large`, { offset: at, schemaPath: path });
+    return Number(v);
+  }
+
+  /** The serialization varint as a bigint: any unsigned 64-bit value. */
+  varintBig(path: string): bigint {
     this.need(1, path);
     const at = this.offset;
     const first = this.buf[this.pos]!;
     let n = 1;
     while (n < 9 && first & (1 << (n - 1))) n++;
     this.need(n, path);
-    let v: number;
+    let v: bigint;
     if (n === 9) {
       this.pos++;
-      const big = this.u64();
-      if (big > BigInt(Number.MAX_SAFE_INTEGER)) throw new LengthError(`varint ${big} is too large`, { offset: at, schemaPath: path });
-      v = Number(big);
+      v = this.u64();
     } else {
       // In bigints: seven or eight bytes hold more than a number keeps exactly.
       let raw = 0n;
       for (let i = n - 1; i >= 0; i--) raw = (raw << 8n) | BigInt(this.buf[this.pos + i]!);
       this.pos += n;
-      v = Number(raw >> BigInt(n));
+      v = raw >> BigInt(n);
     }
     if (varintWidth(v) !== n) throw new InvalidValueError(`varint ${v} in a ${n}-byte form`, { offset: at, schemaPath: path });
     return v;
+  }
+
+  /** A signed serialization varint: the sign in the lowest bit, the magnitude (less one if negative) above. */
+  zigzag(path: string): bigint {
+    const u = this.varintBig(path);
+    return u & 1n ? -(u >> 1n) - 1n : u >> 1n;
+  }
+
+  /** Bytes stored one serialization varint each (a UUID in MySQL's serialization format). */
+  varintBytes(n: number, path: string): Uint8Array {
+    this.length(n, path);
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const at = this.offset;
+      const v = this.varint(path);
+      if (v > 0xff) throw new InvalidValueError(`byte value ${v}`, { offset: at, schemaPath: path });
+      out[i] = v;
+    }
+    return out;
+  }
+
+  /**
+   * Whether the next field of an id-keyed list is field `id` (ids are packed integers, or serialization
+   * varints when `serial`); it is consumed if so. Nothing left, or another id, means the field is absent.
+   */
+  key(id: number, serial: boolean, path: string): boolean {
+    if (this.pos >= this.end) return false;
+    const pos = this.pos;
+    if ((serial ? this.varintBig(path) : this.packedBig(path)) === BigInt(id)) return true;
+    this.pos = pos;
+    return false;
   }
 
   u8(): number {

@@ -75,15 +75,29 @@ export class Writer {
   }
 
   /** The serialization varint (see Reader.varint), in its shortest form. */
-  varint(v: number, path: string): void {
-    if (!Number.isSafeInteger(v) || v < 0) throw new EncodeError(`not a varint: ${v}`, path);
-    const n = varintWidth(v);
+  varint(v: number | bigint, path: string): void {
+    if (typeof v === 'number' && (!Number.isSafeInteger(v) || v < 0)) throw new EncodeError(`not a varint: ${v}`, path);
+    const big = BigInt(v);
+    if (big < 0n || big >= 1n << 64n) throw new EncodeError(`not a varint: ${v}`, path);
+    const n = varintWidth(big);
     if (n === 9) {
       this.u8(0xff);
-      return this.u64(BigInt(v));
+      return this.u64(big);
     }
-    let raw = (BigInt(v) << BigInt(n)) | ((1n << BigInt(n - 1)) - 1n);
+    let raw = (big << BigInt(n)) | ((1n << BigInt(n - 1)) - 1n);
     for (let i = 0; i < n; i++, raw >>= 8n) this.u8(Number(raw & 0xffn));
+  }
+
+  /** A signed serialization varint (see Reader.zigzag). */
+  zigzag(v: bigint, path: string): void {
+    if (v < -(1n << 63n) || v >= 1n << 63n) throw new EncodeError(`${v} is not a signed 64-bit integer`, path);
+    this.varint(v < 0n ? ((-v - 1n) << 1n) | 1n : v << 1n, path);
+  }
+
+  /** Bytes one serialization varint each; exactly `n` of them. */
+  varintBytes(v: Uint8Array, n: number, path: string): void {
+    if (v.length !== n) throw new EncodeError(`expected ${n} bytes, got ${v.length}`, path);
+    for (const b of v) this.varint(b, path);
   }
 
   /**
