@@ -6,7 +6,7 @@ import { type FormatDescriptionEvent, FormatDescriptionEventFromJson, type Forma
 import { type TransactionContextEvent, TransactionContextEventFromJson, type TransactionContextEventInput, type ViewChangeEvent, ViewChangeEventFromJson, type ViewChangeEventInput, decodeTransactionContextEvent, decodeViewChangeEvent, encodeTransactionContextEvent, encodeViewChangeEvent } from './group-replication.js';
 import { type FileBlockEvent, FileBlockEventFromJson, type FileBlockEventInput, type FileEvent, FileEventFromJson, type FileEventInput, type LoadEvent, LoadEventFromJson, type LoadEventInput, decodeFileBlockEvent, decodeFileEvent, decodeLoadEvent, encodeFileBlockEvent, encodeFileEvent, encodeLoadEvent } from './load.js';
 import { type AnnotateRowsEvent, AnnotateRowsEventFromJson, type AnnotateRowsEventInput, type BinlogCheckpointEvent, BinlogCheckpointEventFromJson, type BinlogCheckpointEventInput, type GtidEvent, GtidEventFromJson, type GtidEventInput, type GtidListEvent, GtidListEventFromJson, type GtidListEventInput, type PartialRowDataEvent, PartialRowDataEventFromJson, type PartialRowDataEventInput, type StartEncryptionEvent, StartEncryptionEventFromJson, type StartEncryptionEventInput, decodeAnnotateRowsEvent, decodeBinlogCheckpointEvent, decodeGtidEvent, decodeGtidListEvent, decodePartialRowDataEvent, decodeStartEncryptionEvent, encodeAnnotateRowsEvent, encodeBinlogCheckpointEvent, encodeGtidEvent, encodeGtidListEvent, encodePartialRowDataEvent, encodeStartEncryptionEvent } from './mariadb.js';
-import { type MysqlGtidEvent, MysqlGtidEventFromJson, type MysqlGtidEventInput, type PreviousGtidsEvent, PreviousGtidsEventFromJson, type PreviousGtidsEventInput, type RowsQueryEvent, RowsQueryEventFromJson, type RowsQueryEventInput, type XaPrepareEvent, XaPrepareEventFromJson, type XaPrepareEventInput, decodeMysqlGtidEvent, decodePreviousGtidsEvent, decodeRowsQueryEvent, decodeXaPrepareEvent, encodeMysqlGtidEvent, encodePreviousGtidsEvent, encodeRowsQueryEvent, encodeXaPrepareEvent } from './mysql.js';
+import { type GtidTaggedEvent, GtidTaggedEventFromJson, type GtidTaggedEventInput, type MysqlGtidEvent, MysqlGtidEventFromJson, type MysqlGtidEventInput, type PreviousGtidsEvent, PreviousGtidsEventFromJson, type PreviousGtidsEventInput, type RowsQueryEvent, RowsQueryEventFromJson, type RowsQueryEventInput, type XaPrepareEvent, XaPrepareEventFromJson, type XaPrepareEventInput, decodeGtidTaggedEvent, decodeMysqlGtidEvent, decodePreviousGtidsEvent, decodeRowsQueryEvent, decodeXaPrepareEvent, encodeGtidTaggedEvent, encodeMysqlGtidEvent, encodePreviousGtidsEvent, encodeRowsQueryEvent, encodeXaPrepareEvent } from './mysql.js';
 import { type HeartbeatEventV2, HeartbeatEventV2FromJson, type HeartbeatEventV2Input, type TransactionPayloadEvent, TransactionPayloadEventFromJson, type TransactionPayloadEventInput, decodeHeartbeatEventV2, decodeTransactionPayloadEvent, encodeHeartbeatEventV2, encodeTransactionPayloadEvent } from './payload.js';
 import { type QueryEvent, QueryEventFromJson, type QueryEventInput, decodeQueryEvent, encodeQueryEvent } from './query.js';
 import { type OldRowsEvent, OldRowsEventFromJson, type OldRowsEventInput, type RowsEvent, RowsEventFromJson, type RowsEventInput, type TableMapEvent, TableMapEventFromJson, type TableMapEventInput, decodeOldRowsEvent, decodeRowsEvent, decodeTableMapEvent, encodeOldRowsEvent, encodeRowsEvent, encodeTableMapEvent } from './rows.js';
@@ -176,6 +176,7 @@ export type EventBody = ({ type: 'START_EVENT_V3' } & StartEventV3)
   | ({ type: 'PARTIAL_UPDATE_ROWS_EVENT' } & RowsEvent)
   | ({ type: 'TRANSACTION_PAYLOAD_EVENT' } & TransactionPayloadEvent)
   | ({ type: 'HEARTBEAT_LOG_EVENT_V2' } & HeartbeatEventV2)
+  | ({ type: 'GTID_TAGGED_LOG_EVENT' } & GtidTaggedEvent)
   | ({ type: 'START_5_7_ENCRYPTION_EVENT' } & StartEncryptionEvent)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEvent)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEvent)
@@ -232,6 +233,7 @@ export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
   | ({ type: 'PARTIAL_UPDATE_ROWS_EVENT' } & RowsEventInput)
   | ({ type: 'TRANSACTION_PAYLOAD_EVENT' } & TransactionPayloadEventInput)
   | ({ type: 'HEARTBEAT_LOG_EVENT_V2' } & HeartbeatEventV2Input)
+  | ({ type: 'GTID_TAGGED_LOG_EVENT' } & GtidTaggedEventInput)
   | ({ type: 'START_5_7_ENCRYPTION_EVENT' } & StartEncryptionEventInput)
   | ({ type: 'ANNOTATE_ROWS_EVENT' } & AnnotateRowsEventInput)
   | ({ type: 'BINLOG_CHECKPOINT_EVENT' } & BinlogCheckpointEventInput)
@@ -291,6 +293,7 @@ export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: 
     case 39: return Object.assign(into, { type: 'PARTIAL_UPDATE_ROWS_EVENT' as const }, decodeRowsEvent(r, ctx, 7 /* RowImages.PARTIAL_JSON */, 2, false));
     case 40: return Object.assign(into, { type: 'TRANSACTION_PAYLOAD_EVENT' as const }, decodeTransactionPayloadEvent(r, ctx));
     case 41: return Object.assign(into, { type: 'HEARTBEAT_LOG_EVENT_V2' as const }, decodeHeartbeatEventV2(r, ctx));
+    case 42: return Object.assign(into, { type: 'GTID_TAGGED_LOG_EVENT' as const }, decodeGtidTaggedEvent(r, ctx));
     case 159: return Object.assign(into, { type: 'START_5_7_ENCRYPTION_EVENT' as const }, decodeStartEncryptionEvent(r, ctx));
     case 160: return Object.assign(into, { type: 'ANNOTATE_ROWS_EVENT' as const }, decodeAnnotateRowsEvent(r, ctx));
     case 161: return Object.assign(into, { type: 'BINLOG_CHECKPOINT_EVENT' as const }, decodeBinlogCheckpointEvent(r, ctx));
@@ -353,6 +356,7 @@ export function encodeEventBody(w: Writer, body: EventBodyInput, ctx: Context): 
     case 'PARTIAL_UPDATE_ROWS_EVENT': return encodeRowsEvent(w, body, ctx, 7 /* RowImages.PARTIAL_JSON */, 2, false);
     case 'TRANSACTION_PAYLOAD_EVENT': return encodeTransactionPayloadEvent(w, body, ctx);
     case 'HEARTBEAT_LOG_EVENT_V2': return encodeHeartbeatEventV2(w, body, ctx);
+    case 'GTID_TAGGED_LOG_EVENT': return encodeGtidTaggedEvent(w, body, ctx);
     case 'START_5_7_ENCRYPTION_EVENT': return encodeStartEncryptionEvent(w, body, ctx);
     case 'ANNOTATE_ROWS_EVENT': return encodeAnnotateRowsEvent(w, body, ctx);
     case 'BINLOG_CHECKPOINT_EVENT': return encodeBinlogCheckpointEvent(w, body, ctx);
@@ -414,6 +418,7 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
     case 'PARTIAL_UPDATE_ROWS_EVENT': return Object.assign({ type: 'PARTIAL_UPDATE_ROWS_EVENT' as const }, RowsEventFromJson(j, path));
     case 'TRANSACTION_PAYLOAD_EVENT': return Object.assign({ type: 'TRANSACTION_PAYLOAD_EVENT' as const }, TransactionPayloadEventFromJson(j, path));
     case 'HEARTBEAT_LOG_EVENT_V2': return Object.assign({ type: 'HEARTBEAT_LOG_EVENT_V2' as const }, HeartbeatEventV2FromJson(j, path));
+    case 'GTID_TAGGED_LOG_EVENT': return Object.assign({ type: 'GTID_TAGGED_LOG_EVENT' as const }, GtidTaggedEventFromJson(j, path));
     case 'START_5_7_ENCRYPTION_EVENT': return Object.assign({ type: 'START_5_7_ENCRYPTION_EVENT' as const }, StartEncryptionEventFromJson(j, path));
     case 'ANNOTATE_ROWS_EVENT': return Object.assign({ type: 'ANNOTATE_ROWS_EVENT' as const }, AnnotateRowsEventFromJson(j, path));
     case 'BINLOG_CHECKPOINT_EVENT': return Object.assign({ type: 'BINLOG_CHECKPOINT_EVENT' as const }, BinlogCheckpointEventFromJson(j, path));
@@ -433,4 +438,4 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
 }
 
 /** Codes whose body a schema describes. */
-export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172]);
+export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172]);

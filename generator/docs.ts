@@ -124,6 +124,7 @@ function cell(f: IrField): string {
   if (d?.kind === 'sizeOf') parts.push(`Derived: byte size of \`${d.target}\`.`);
   if (d?.kind === 'value') parts.push(`Derived: \`${show(d.expr).replace(/\|/g, '\\|')}\`.`);
   if (d?.kind === 'frame') parts.push('Derived by the framer.');
+  if (d?.kind === 'totalSize') parts.push('Derived: byte size of the whole structure, its own bytes included.');
   if (f.type.kind === 'computed') parts.push(`Computed: \`${show(f.type.expr).replace(/\|/g, '\\|')}\`; not written.`);
   return parts.join(' ');
 }

@@ -31,6 +31,7 @@ const RUNTIME = {
   bit: 'codec',
   noCase: 'codec',
   absentTarget: 'codec',
+  sizeWithItself: 'codec',
   decodeRows: 'rows',
   inflate: 'compression',
   deflate: 'compression',
@@ -514,6 +515,8 @@ function fixedRun(fields: IrField[], from: number): number {
 function decodeBody(m: Module, s: IrStruct): string {
   const L = new Lines();
   const name = decodeName(m, s);
+  const total = s.fields.find((f) => f.derive?.kind === 'totalSize');
+  if (total) L.line(`const ${total.name}$start = r.pos;`);
   let covered = 0;
   s.fields.forEach((f, i) => {
     if (covered === 0 && !f.cond && !f.repeat) {
@@ -544,6 +547,7 @@ function decodeBody(m: Module, s: IrStruct): string {
       L.line(`if (${f.name} !== undefined && ${target.name} === undefined) throw ${m.rt('absentTarget')}(r, ${q(f.path)}, '${target.name}');`);
     }
   }
+  if (total) L.line(`${m.rt('checkDerived')}(${total.name}, r.pos - ${total.name}$start, r, ${q(total.path)});`);
   const props = keptFields(s).flatMap((f) => [f.name, ...companions(f).map((c) => c.name)]);
   if (s.entryCode) props.unshift(`code: '${s.entryCode}'`);
   L.line(`return { ${props.join(', ')} };`);
@@ -787,20 +791,35 @@ function encodeBody(m: Module, s: IrStruct): string {
     }
   }
 
+  // A size of the whole structure, itself included: what follows it is written aside, then measured.
+  const total = s.fields.find((f) => f.derive?.kind === 'totalSize');
+  if (total) {
+    L.line(`const ${total.name}$start = w.pos;`);
+    L.line(`const ${total.name}$tail = new ${m.rt('Writer')}();`);
+  }
+  let w = 'w';
   for (const f of s.fields) {
     if (f.type.kind === 'computed') continue;
+    if (f === total) {
+      w = `${f.name}$tail`;
+      continue;
+    }
     if (f.cond) {
       // A trailer whose presence the decoder tells by the bytes left is written when it is given.
       // (A derived trailer is there when what it derives from is.)
       const given = f.derive && 'target' in f.derive ? f.derive.target : f.name;
       const present = identifiers(f.cond).includes('remaining') ? `v.${given} !== undefined` : compileExpr(f.cond, name);
       L.open(`if (${present}) {`);
-      if (f.key !== undefined) encodeKeyed(L, m, s, f, plans);
-      else encodeField(L, m, s, f, plans, true);
+      if (f.key !== undefined) encodeKeyed(L, m, s, f, plans, w);
+      else encodeField(L, m, s, f, plans, true, w);
       L.close();
     } else {
-      encodeField(L, m, s, f, plans, false);
+      encodeField(L, m, s, f, plans, false, w);
     }
+  }
+  if (total) {
+    L.line(`w.varint(${m.rt('sizeWithItself')}(w.pos - ${total.name}$start + ${w}.pos), ${q(total.path)});`);
+    L.line(`w.bytes(${w}.view());`);
   }
   return L.text();
 }
@@ -832,13 +851,13 @@ function patchable(f: IrField): boolean {
 type SizePlan = { kind: 'patch'; at: string; field: IrField; plus: number } | { kind: 'aside'; writer: string };
 
 /** A keyed field: its id, then (in a sized list) its value after the value's length. */
-function encodeKeyed(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>): void {
-  L.line(`w.${s.keys!.serial ? 'varint' : 'packed'}(${f.key}, ${q(f.path)});`);
-  if (!s.keys!.sized) return encodeField(L, m, s, f, plans, true);
+function encodeKeyed(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>, w: string): void {
+  L.line(`${w}.${s.keys!.serial ? 'varint' : 'packed'}(${f.key}, ${q(f.path)});`);
+  if (!s.keys!.sized) return encodeField(L, m, s, f, plans, true, w);
   const value = `${f.name}$kw`;
   L.line(`const ${value} = new ${m.rt('Writer')}();`);
   encodeField(L, m, s, f, plans, true, value);
-  L.line(`w.prefixed(${value}.view(), 0, ${q(f.path)});`);
+  L.line(`${w}.prefixed(${value}.view(), 0, ${q(f.path)});`);
 }
 
 function encodeField(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>, optional: boolean, w = 'w'): void {

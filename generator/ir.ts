@@ -74,7 +74,8 @@ export type Derive =
   | { kind: 'countOf'; target: string }
   | { kind: 'sizeOf'; target: string; plus: number }
   | { kind: 'value'; expr: Expr }
-  | { kind: 'frame'; what: 'eventSize' };
+  | { kind: 'frame'; what: 'eventSize' }
+  | { kind: 'totalSize' };
 
 export interface IrField {
   name: string;
@@ -569,6 +570,7 @@ class StructBuilder {
       return e && { kind: 'value', expr: e };
     }
     if (kind === 'frame') return { kind: 'frame', what: 'eventSize' };
+    if (kind === 'totalSize') return { kind: 'totalSize' };
     if (kind === 'sizeOf') return { kind, target: String(arg), plus: Number(raw.plus ?? 0) };
     return { kind: kind as 'lengthOf' | 'countOf', target: String(arg) };
   }
@@ -614,7 +616,10 @@ class StructBuilder {
   private checkDerived(s: IrStruct, o: Origin): void {
     s.fields.forEach((f, i) => {
       const d = f.derive;
-      if (!d || d.kind === 'value' || d.kind === 'frame') return;
+      if (d?.kind === 'totalSize' && !(f.type.kind === 'packed' && f.type.serial && !f.type.big && !f.cond)) {
+        return this.fail({ file: o.file, path: [...o.path, 'fields', i, 'derive'] }, [], `a totalSize field must be an unconditional varint`);
+      }
+      if (!d || d.kind === 'value' || d.kind === 'frame' || d.kind === 'totalSize') return;
       const at = [...o.path, 'fields', i, 'derive', d.kind];
       const targetIndex = s.fields.findIndex((t) => t.name === d.target);
       const target = s.fields[targetIndex];

@@ -1,6 +1,6 @@
 /** Small helpers the generated codecs call; each keeps one check out of every generated function. */
 import { EncodeError, InvalidValueError, SchemaCheckError } from './errors.js';
-import type { Reader } from './reader.js';
+import { varintWidth, type Reader } from './reader.js';
 
 /** The enum's name for a code, or the code itself when the enum has none. */
 export function enumName<N extends string>(names: Readonly<Record<number, N>>, code: number): N | number {
@@ -65,4 +65,11 @@ export function rangeMap<V>(ranges: readonly (readonly [number, number, V])[]): 
 export function bit(v: number | bigint | undefined, n: number): boolean {
   if (v === undefined) return false;
   return typeof v === 'bigint' ? ((v >> BigInt(n)) & 1n) === 1n : Math.floor(v / 2 ** n) % 2 === 1;
+}
+
+/** A size that counts its own varint: `n` other bytes, plus the width of the size itself. */
+export function sizeWithItself(n: number): number {
+  let size = n + 1;
+  while (n + varintWidth(BigInt(size)) !== size) size = n + varintWidth(BigInt(size));
+  return size;
 }

@@ -10,9 +10,9 @@ import { BINLOG_MAGIC } from '../generated/header.js';
 import { EventEncoder, type BinlogEventInput } from './event.js';
 import type { HintFn } from './tables.js';
 
-const GTIDS = new Set(['GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT']);
+const GTIDS = new Set(['GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
 /** Events that end a transaction group without being part of it. */
-const OUTSIDE = new Set([...GTIDS, 'GTID_TAGGED_LOG_EVENT', 'ROTATE_EVENT', 'STOP_EVENT', 'FORMAT_DESCRIPTION_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT']);
+const OUTSIDE = new Set([...GTIDS, 'ROTATE_EVENT', 'STOP_EVENT', 'FORMAT_DESCRIPTION_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT']);
 
 type Gtid = BinlogEventInput & { transactionLength?: bigint | number | null };
 
