@@ -19,8 +19,12 @@ export interface EventFilter {
   table?: string;
 }
 
-/** The database an event names, if any: a QUERY's default schema, a TABLE_MAP's, a row event's table's. */
+/**
+ * The database an event names, if any: a QUERY's default schema, a TABLE_MAP's, a row event's table's;
+ * for a TRANSACTION_PAYLOAD, the first its inner events name.
+ */
 function databaseOf(e: BinlogEvent): string | undefined {
+  if (e.events) return firstOf(e.events, databaseOf);
   const v = e as unknown as { schema?: unknown; schemaName?: unknown; table?: unknown };
   if (e.type === 'QUERY_EVENT' && typeof v.schema === 'string' && v.schema !== '') return v.schema;
   if (typeof v.schemaName === 'string') return v.schemaName;
@@ -29,9 +33,18 @@ function databaseOf(e: BinlogEvent): string | undefined {
 }
 
 function tableOf(e: BinlogEvent): string | undefined {
+  if (e.events) return firstOf(e.events, tableOf);
   const v = e as unknown as { schemaName?: unknown; tableName?: unknown; table?: unknown };
   if (typeof v.tableName === 'string') return `${String(v.schemaName)}.${v.tableName}`;
   if (typeof v.table === 'string' && v.table.includes('.')) return v.table;
+  return undefined;
+}
+
+function firstOf(events: BinlogEvent[], name: (e: BinlogEvent) => string | undefined): string | undefined {
+  for (const e of events) {
+    const n = name(e);
+    if (n !== undefined) return n;
+  }
   return undefined;
 }
 
