@@ -302,3 +302,22 @@ describe('HEARTBEAT_V2', () => {
     expect(Buffer.compare(viaJson(decodeBinlog(bytes)), bytes)).toBe(0);
   });
 });
+
+describe('GTID_TAGGED from its bytes', () => {
+  const tagged = (body: number[]) => encodeBinlog([FDE, { header: header(42), type: 'GTID_TAGGED_LOG_EVENT', raw: Uint8Array.from(body) } as unknown as BinlogEventInput]);
+
+  it('a message of no fields keeps them all absent, and encodes back', () => {
+    // Format 1, 3 bytes in all, no field that may not be skipped.
+    const bytes = tagged([0x02, 0x06, 0x00]);
+    const [, g] = decodeBinlog(bytes) as Loose[];
+    expect(g).toMatchObject({ type: 'GTID_TAGGED_LOG_EVENT', serializationVersion: 1, messageSize: 3, lastNonIgnorableField: 0 });
+    for (const f of ['flags', 'sid', 'gno', 'tag', 'transactionLength', 'laterFields']) expect(g![f]).toBeUndefined();
+    expect(Buffer.compare(viaJson(decodeBinlog(bytes)), bytes)).toBe(0);
+  });
+
+  it('a message size that is not the message, a UUID byte over 255, a cut varint', () => {
+    expect(errorOf(tagged([0x02, 0x08, 0x00]))).toMatchObject({ kind: 'schema-check', schemaPath: 'GtidTaggedEvent.messageSize' });
+    expect(errorOf(tagged([0x02, 0x2c, 0x00, 0x02, 0xfd, 0xff, 0x07, ...new Array(15).fill(0)]))).toMatchObject({ kind: 'invalid-value', schemaPath: 'GtidTaggedEvent.sid' });
+    expect(errorOf(tagged([0x02, 0x0a, 0x00, 0x04, 0xff]))).toMatchObject({ kind: 'truncated', schemaPath: 'GtidTaggedEvent.gno' });
+  });
+});
