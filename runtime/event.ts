@@ -179,7 +179,10 @@ export class EventEncoder {
 
   /** Encodes one event that will start at file offset `offset`. */
   encode(event: BinlogEventInput, offset: number): Uint8Array {
-    if (event.events) event = this.withPayload(event, event.events);
+    if (event.events) {
+      if (event.header.typeCode !== PAYLOAD_CODE) throw new EncodeError('only a TRANSACTION_PAYLOAD_EVENT holds events', 'events');
+      event = this.withPayload(event, event.events);
+    }
     const w = this.w;
     w.reset();
     const code = event.header.typeCode;

@@ -10,11 +10,15 @@ import type { Context } from './generated/context.js';
 import {
   decodeComposite,
   decodeInts,
+  decodeKeyed,
   decodeLists,
+  decodeSizedKeys,
   decodeStrings,
   encodeComposite,
   encodeInts,
+  encodeKeyed,
   encodeLists,
+  encodeSizedKeys,
   encodeStrings,
   type CompositeInput,
 } from './generated/features.js';
@@ -204,5 +208,45 @@ describe('entry lists', () => {
   it('a known TLV entry must fill its length exactly', () => {
     const e = fails(() => decodeLists(new Reader(hex('07 01 05 0500000000')), ctx));
     expect([e.kind, e.schemaPath]).toEqual(['schema-check', 'ListsTlvNumber']);
+  });
+});
+
+describe('id-keyed fields', () => {
+  // size 9 (0x12) | id 0: 5 (0x0a) | id 2: -2 (zigzag 3: 0x06) | id 3: 128 (two bytes: 0x0201 LE of 128 << 2 | 1)
+  // | id 7 (0x0e), which no field has: the rest is kept
+  const bytes = hex('12 00 0a 04 06 06 0102 0e');
+  const value = { size: 9, id: 5, uuid: undefined, delta: -2n, big: 128n, later: hex('0e') };
+  it('absent ids leave their fields out; an unknown id keeps the rest', () => {
+    expect(decodeKeyed(new Reader(bytes), ctx)).toEqual(value);
+  });
+  it('encode writes the given fields with their ids, and the size that counts itself', () => {
+    expect(encodeWith(encodeKeyed, value)).toBe(toHex(bytes));
+    // Id 1, then 0x01 in one byte and 0x81 in two (0x0205 is 129 << 2 | 1): 4 bytes more, 13 in all.
+    expect(encodeWith(encodeKeyed, { ...value, uuid: Uint8Array.of(0x01, 0x81) })).toBe('1a000a020205020406060102' + '0e');
+  });
+  it('a size that is not the structure is a schema check failure', () => {
+    const e = fails(() => decodeKeyed(new Reader(hex('14 00 0a')), ctx));
+    expect([e.kind, e.schemaPath]).toEqual(['schema-check', 'Keyed.size']);
+  });
+  it('a size past 127 takes two bytes, and counts them', () => {
+    const later = new Uint8Array(130);
+    const w = new Writer();
+    encodeKeyed(w, { later }, ctx);
+    expect(w.pos).toBe(132);
+    expect(decodeKeyed(new Reader(w.finish()), ctx).size).toBe(132);
+  });
+});
+
+describe('sized keys', () => {
+  // id 1, length 2, "ab" | id 2, length 3, 300 (0xfc 2c01) | end 0
+  const bytes = hex('01 02 6162 02 03 fc2c01 00');
+  it('each value read from its own length, written with it', () => {
+    expect(decodeSizedKeys(new Reader(bytes), ctx)).toEqual({ name: 'ab', count: 300 });
+    expect(encodeWith(encodeSizedKeys, { name: 'ab', count: 300 })).toBe(toHex(bytes));
+    expect(encodeWith(encodeSizedKeys, { count: 1 })).toBe('02010100');
+  });
+  it('a value that does not fill its length is refused', () => {
+    const e = fails(() => decodeSizedKeys(new Reader(hex('02 02 01 00 00')), ctx));
+    expect([e.kind, e.schemaPath]).toEqual(['schema-check', 'SizedKeys.count']);
   });
 });
