@@ -29,7 +29,7 @@ function zstdWindow(frame: Uint8Array, offset: number): number {
     throw new InvalidValueError('the payload is not a zstd frame', { offset, schemaPath: PATH });
   }
   const descriptor = frame[4]!;
-  if (descriptor & 0x20) {
+  if (singleSegment(frame)) {
     // Single segment: the window is the content size, stored after the dictionary id.
     const sizeBytes = [1, 2, 4, 8][descriptor >> 6]!;
     const at = 5 + [0, 1, 2, 4][descriptor & 3]!;
@@ -43,6 +43,22 @@ function zstdWindow(frame: Uint8Array, offset: number): number {
   return base + (base / 8) * (frame[5]! & 7);
 }
 
+function singleSegment(frame: Uint8Array): boolean {
+  return (frame[4]! & 0x20) !== 0;
+}
+
+/**
+ * The frame with its window cut down to what `content` bytes can need: the decoder allocates the window
+ * whole, and a frame's back-references never reach past its own output. (Servers compress with windows
+ * far larger than a small transaction.)
+ */
+function withWindow(frame: Uint8Array, window: number, content: number): Uint8Array {
+  if (singleSegment(frame) || window <= content) return frame;
+  const copy = Uint8Array.from(frame);
+  copy[5] = Math.max(0, Math.ceil(Math.log2(Math.max(content, 1))) - 10) << 3;
+  return copy;
+}
+
 /**
  * The zstd frame's content. A forged size allocates nothing: the declared size and the frame's window are
  * bounded first, and decompression stops as soon as it passes the declared size.
@@ -54,6 +70,9 @@ function unzstd(frame: Uint8Array, declared: bigint | undefined, offset: number)
   const window = zstdWindow(frame, offset);
   if (window > MAX_WINDOW) throw new LengthError(`the zstd frame asks for a ${window}-byte window`, { offset, schemaPath: PATH });
   const limit = declared === undefined ? MAX_INFLATED : Number(declared);
+  if (singleSegment(frame) && window > limit) {
+    throw new LengthError(`the zstd frame claims ${window} bytes, more than the ${limit} declared`, { offset, schemaPath: PATH });
+  }
   const chunks: Uint8Array[] = [];
   let total = 0;
   const stream = new Decompress((chunk) => {
@@ -62,7 +81,7 @@ function unzstd(frame: Uint8Array, declared: bigint | undefined, offset: number)
     chunks.push(chunk);
   });
   try {
-    stream.push(frame, true);
+    stream.push(withWindow(frame, window, limit), true);
   } catch (e) {
     if (e instanceof BinlogError) throw e;
     throw new InvalidValueError(`the payload does not uncompress: ${(e as Error).message}`, { offset, schemaPath: PATH });

@@ -121,6 +121,19 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
     expect(gtid.transactionLength).toBe(BigInt(gtid.header.eventSize + q.header.eventSize));
   });
 
+  it('a window far larger than the content allocates only what the content needs, and decodes the same', () => {
+    const p = payloadOf(decodeBinlog(read(movies)));
+    const frame = Uint8Array.from(p.payload as Uint8Array);
+    // MySQL's frame has a window descriptor (2 MiB: exponent 11); ask for zstd's largest default, 128 MiB.
+    expect([frame[4], frame[5]]).toEqual([0x00, 11 << 3]);
+    frame[5] = 17 << 3;
+    const forged = encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', uncompressedSize: p.uncompressedSize, payload: frame })]);
+    const before = process.memoryUsage().arrayBuffers;
+    const events = decodeBinlog(forged);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
+    expect(payloadOf(events).events!.map((e) => e.type)).toEqual(['QUERY_EVENT', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT']);
+  });
+
   it('the database and table filters see the inner events', async () => {
     const { passes } = await import('../runtime/filter.js');
     const p = payloadOf(decodeBinlog(read(movies)));

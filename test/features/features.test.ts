@@ -222,7 +222,7 @@ describe('id-keyed fields', () => {
   it('encode writes the given fields with their ids, and the size that counts itself', () => {
     expect(encodeWith(encodeKeyed, value)).toBe(toHex(bytes));
     // Id 1, then 0x01 in one byte and 0x81 in two (0x0205 is 129 << 2 | 1): 4 bytes more, 13 in all.
-    expect(encodeWith(encodeKeyed, { ...value, uuid: Uint8Array.of(0x01, 0x81) })).toBe('1a000a020205020406060102' + '0e');
+    expect(encodeWith(encodeKeyed, { ...value, uuid: Uint8Array.of(0x01, 0x81) })).toBe('1a000a0202050204060601020e');
   });
   it('a size that is not the structure is a schema check failure', () => {
     const e = fails(() => decodeKeyed(new Reader(hex('14 00 0a')), ctx));
