@@ -253,10 +253,10 @@ export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
   if (o.raw !== undefined) return { ...base, type, raw: jBytes(o.raw, `${path}.raw`) };
   const events = o.events === undefined ? undefined : jArray(o.events, `${path}.events`).map((e, i) => eventFromJson(e, `${path}.events[${i}]`));
   // Inner events make the payload: it may be left out.
-  if (events && o.payload === undefined) o.payload = { hex: '' };
+  const fields = events && o.payload === undefined ? { ...o, payload: { hex: '' } } : o;
   // A GTID's transaction_length of null asks for it to be computed (runtime/writing.ts).
   const toCompute = o.transactionLength === null;
-  const body = eventBodyFromJson(type, toCompute ? { ...o, transactionLength: undefined } : o, path);
+  const body = eventBodyFromJson(type, toCompute ? { ...fields, transactionLength: undefined } : fields, path);
   if (!body) throw new EncodeError(`${type} has no schema: give its body as "raw": {"hex": …}`, path);
   return { ...base, ...body, ...(toCompute ? { transactionLength: null } : {}), ...(events ? { events } : {}) } as BinlogEventInput;
 }

@@ -220,6 +220,18 @@ describe('TRANSACTION_PAYLOAD written from inner events', () => {
     });
   }
 
+  it("from the dump's JSON, the payload may be left out: the events make it", () => {
+    const json = JSON.parse(toJsonLine({ header: header(40), type: 'TRANSACTION_PAYLOAD_EVENT', compressionType: 'ZSTD', events: inner }));
+    expect(json).not.toHaveProperty('payload');
+    const p = payloadOf(decodeBinlog(encodeBinlog([FDE, eventFromJson(json)])));
+    expect(p.events!.map((e) => e.type)).toEqual(['TABLE_MAP_EVENT', 'WRITE_ROWS_EVENT_V1', 'XID_EVENT']);
+  });
+
+  it('only a payload event holds events', () => {
+    const xid = { header: header(16), type: 'XID_EVENT', xid: 1n, events: inner } as unknown as BinlogEventInput;
+    expect(() => encodeBinlog([FDE, xid])).toThrow(/only a TRANSACTION_PAYLOAD_EVENT holds events/);
+  });
+
   it('the zstd frame is standard: the zstd command gives back the inner events', () => {
     const zstd = spawnSync('zstd', ['--version']);
     if (zstd.error) {
