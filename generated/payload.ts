@@ -30,6 +30,7 @@ export const PayloadCompressionNames: Readonly<Record<number, PayloadCompression
  * on encode while the events still encode to what they decompress to.
  */
 export interface TransactionPayloadEvent {
+  /** How the payload is stored. */
   compressionType?: PayloadCompressionName | number;
   /** The payload's size once decompressed (absent when NONE); computed on encode from `events`. */
   uncompressedSize?: bigint;
