@@ -1,17 +1,17 @@
 /**
  * The events inside a TRANSACTION_PAYLOAD (schemas/payload.yaml): its payload uncompressed (zstd, or
- * stored as is), cut into whole events, and back. Node 20 has no zstd: fzstd decodes, a WebAssembly
- * build of the reference library encodes (loaded once, when this module is first imported).
+ * stored as is), cut into whole events, and back. Node 20 has no zstd: a WebAssembly build of the
+ * reference library does both (loaded once, when this module is first imported). (fzstd, in pure
+ * JavaScript, was tried for decoding: a few flipped bits in a compressed block keep it busy for seconds.)
  *
  * A payload's stored bytes are kept (as `payload`) and reused while they still uncompress to what the
  * inner events encode to, as MariaDB's compressed events are (runtime/compression.ts): another zstd
  * rarely gives a server's bytes back.
  */
-import { compress, init } from '@bokuweb/zstd-wasm';
-import { Decompress } from 'fzstd';
+import { compress, decompress, init } from '@bokuweb/zstd-wasm';
 import { PayloadCompression, type TransactionPayloadEvent } from '../generated/payload.js';
 import { EVENT_HEADER_LENGTH, EventHeaderOffsets } from '../generated/header.js';
-import { BinlogError, EncodeError, InvalidValueError, LengthError, TruncatedError } from './errors.js';
+import { EncodeError, InvalidValueError, LengthError, TruncatedError } from './errors.js';
 import { MAX_INFLATED, reuseOr } from './compression.js';
 
 await init();
@@ -20,84 +20,97 @@ const PATH = 'TransactionPayloadEvent.payload';
 const ZSTD_MAGIC = 0xfd2fb528;
 /** zstd's default limit on a decoder's window (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 2^27): MySQL's too. */
 const MAX_WINDOW = 1 << 27;
+/** The most one zstd block uncompresses to (RFC 8878, Block_Maximum_Size). */
+const MAX_BLOCK = 128 << 10;
 /** binlog_transaction_compression_level_zstd's default. */
 const ZSTD_LEVEL = 3;
 
-/** The window a zstd frame asks its decoder for (RFC 8878, 3.1.1.1), read before anything is allocated. */
-function zstdWindow(frame: Uint8Array, offset: number): number {
+interface FrameHeader {
+  /** The window the frame asks its decoder for. */
+  window: number;
+  /** The content size the header states, when it states one. */
+  contentSize?: number;
+  length: number;
+  /** A 4-byte checksum follows the last block. */
+  checksum: boolean;
+}
+
+/** A zstd frame's header (RFC 8878, 3.1.1.1). */
+function frameHeader(frame: Uint8Array, offset: number): FrameHeader {
   if (frame.length < 6 || new DataView(frame.buffer, frame.byteOffset, 4).getUint32(0, true) !== ZSTD_MAGIC) {
     throw new InvalidValueError('the payload is not a zstd frame', { offset, schemaPath: PATH });
   }
   const descriptor = frame[4]!;
-  if (singleSegment(frame)) {
-    // Single segment: the window is the content size, stored after the dictionary id.
-    const sizeBytes = [1, 2, 4, 8][descriptor >> 6]!;
-    const at = 5 + [0, 1, 2, 4][descriptor & 3]!;
-    if (frame.length < at + sizeBytes) throw new TruncatedError('the zstd frame header is cut short', { offset, schemaPath: PATH });
-    let size = 0;
-    for (let i = sizeBytes - 1; i >= 0; i--) size = size * 256 + frame[at + i]!;
-    return sizeBytes === 2 ? size + 256 : size;
+  const singleSegment = (descriptor & 0x20) !== 0;
+  const sizeAt = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][descriptor & 3]!;
+  const sizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][descriptor >> 6]!;
+  const length = sizeAt + sizeBytes;
+  if (frame.length < length) throw new TruncatedError('the zstd frame header is cut short', { offset, schemaPath: PATH });
+  let contentSize: number | undefined;
+  if (sizeBytes) {
+    contentSize = 0;
+    for (let i = sizeBytes - 1; i >= 0; i--) contentSize = contentSize * 256 + frame[sizeAt + i]!;
+    if (sizeBytes === 2) contentSize += 256;
   }
-  const exponent = frame[5]! >> 3;
-  const base = 2 ** (10 + exponent);
-  return base + (base / 8) * (frame[5]! & 7);
-}
-
-function singleSegment(frame: Uint8Array): boolean {
-  return (frame[4]! & 0x20) !== 0;
+  const base = 2 ** (10 + (frame[5]! >> 3));
+  const window = singleSegment ? contentSize! : base + (base / 8) * (frame[5]! & 7);
+  return { window, contentSize, length, checksum: (descriptor & 0x04) !== 0 };
 }
 
 /**
- * The frame with its window cut down to what `content` bytes can need: the decoder allocates the window
- * whole, and a frame's back-references never reach past its own output. (Servers compress with windows
- * far larger than a small transaction.)
+ * The most the frame can uncompress to, from its block headers: a raw or RLE block gives its size, a
+ * compressed one at most a full block. It must be one frame, as servers write it, with nothing after it.
  */
-function withWindow(frame: Uint8Array, window: number, content: number): Uint8Array {
-  if (singleSegment(frame) || window <= content) return frame;
-  const copy = Uint8Array.from(frame);
-  copy[5] = Math.max(0, Math.ceil(Math.log2(Math.max(content, 1))) - 10) << 3;
-  return copy;
+function frameCapacity(frame: Uint8Array, header: FrameHeader, offset: number): number {
+  const fullBlock = Math.min(header.window, MAX_BLOCK);
+  let at = header.length;
+  let capacity = 0;
+  for (let last = false; !last; ) {
+    if (frame.length - at < 3) throw new TruncatedError('the zstd frame ends inside its blocks', { offset, schemaPath: PATH });
+    const block = frame[at]! | (frame[at + 1]! << 8) | (frame[at + 2]! << 16);
+    const [type, size] = [(block >> 1) & 3, block >>> 3];
+    if (type === 3) throw new InvalidValueError(`a zstd block of the reserved type at ${at}`, { offset, schemaPath: PATH });
+    last = (block & 1) === 1;
+    capacity += type === 2 ? fullBlock : size;
+    // An RLE block stores its one byte; the others, their size.
+    at += 3 + (type === 1 ? 1 : size);
+  }
+  if (header.checksum) at += 4;
+  if (at > frame.length) throw new TruncatedError('the zstd frame is cut short', { offset, schemaPath: PATH });
+  if (at !== frame.length) {
+    throw new InvalidValueError(`the payload is not one zstd frame: ${frame.length - at} bytes from ${at} are left`, { offset, schemaPath: PATH });
+  }
+  return capacity;
 }
 
 /**
- * The zstd frame's content. A forged size allocates nothing: the declared size and the frame's window are
- * bounded first, and decompression stops as soon as it passes the declared size.
+ * The zstd frame's content, uncompressed by the reference library into a buffer of the declared size.
+ * A forged size is refused before anything is allocated: the declared size may be no more than the
+ * frame's blocks can hold (and than the 1 GiB ceiling), nor than the size the frame's header states.
  */
 function unzstd(frame: Uint8Array, declared: bigint | undefined, offset: number): Uint8Array {
-  if (declared !== undefined && declared > BigInt(MAX_INFLATED)) {
-    throw new LengthError(`the payload claims ${declared} uncompressed bytes`, { offset, schemaPath: PATH });
+  const header = frameHeader(frame, offset);
+  if (header.window > MAX_WINDOW) throw new LengthError(`the zstd frame asks for a ${header.window}-byte window`, { offset, schemaPath: PATH });
+  const capacity = Math.min(frameCapacity(frame, header, offset), MAX_INFLATED);
+  if (declared !== undefined && declared > BigInt(capacity)) {
+    throw new LengthError(`the payload claims ${declared} uncompressed bytes, more than its zstd frame can hold`, { offset, schemaPath: PATH });
   }
-  const window = zstdWindow(frame, offset);
-  if (window > MAX_WINDOW) throw new LengthError(`the zstd frame asks for a ${window}-byte window`, { offset, schemaPath: PATH });
-  const limit = declared === undefined ? MAX_INFLATED : Number(declared);
-  if (singleSegment(frame) && window > limit) {
-    throw new LengthError(`the zstd frame claims ${window} bytes, more than the ${limit} declared`, { offset, schemaPath: PATH });
+  const size = declared === undefined ? Math.min(header.contentSize ?? capacity, capacity) : Number(declared);
+  // The decoder allocates what the header states, when it states a size.
+  if (header.contentSize !== undefined && header.contentSize !== size) {
+    throw new InvalidValueError(`the zstd frame holds ${header.contentSize} bytes, not the ${size} declared`, { offset, schemaPath: PATH });
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const stream = new Decompress((chunk) => {
-    total += chunk.length;
-    if (total > limit) throw new LengthError(`the payload uncompresses past its declared ${limit} bytes`, { offset, schemaPath: PATH });
-    chunks.push(chunk);
-  });
+  let plain: Uint8Array;
   try {
-    stream.push(withWindow(frame, window, limit), true);
-  } catch (e) {
-    if (e instanceof BinlogError) throw e;
-    throw new InvalidValueError(`the payload does not uncompress: ${(e as Error).message}`, { offset, schemaPath: PATH });
+    plain = decompress(frame, { defaultHeapSize: Math.max(size, 1) });
+  } catch {
+    // The library says only "Failed to compress with code N" (sic), N one of zstd's error codes.
+    throw new InvalidValueError(`the payload does not uncompress to ${size} bytes: not a valid zstd frame`, { offset, schemaPath: PATH });
   }
-  if (declared !== undefined && total !== limit) {
-    throw new InvalidValueError(`the payload uncompresses to ${total} bytes, not the ${limit} it declares`, { offset, schemaPath: PATH });
+  if (declared !== undefined && plain.length !== size) {
+    throw new InvalidValueError(`the payload uncompresses to ${plain.length} bytes, not the ${size} it declares`, { offset, schemaPath: PATH });
   }
-  return concat(chunks, total);
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) (out.set(c, at), (at += c.length));
-  return out;
+  return plain;
 }
 
 function isZstd(event: { compressionType?: string | number }): boolean {

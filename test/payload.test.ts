@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BinlogError } from '../runtime/errors.js';
 import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/event.js';
@@ -132,6 +133,32 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
     const events = decodeBinlog(forged);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
     expect(payloadOf(events).events!.map((e) => e.type)).toEqual(['QUERY_EVENT', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT']);
+  });
+
+  it("MySQL's frame states no size: a declared size less or more than it holds, or more than its blocks can hold", () => {
+    const p = payloadOf(decodeBinlog(read(movies)));
+    const withSize = (uncompressedSize: bigint) =>
+      errorOf(encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', uncompressedSize, payload: p.payload })]));
+    expect(withSize(900n)).toMatchObject({ kind: 'invalid-value', message: expect.stringMatching(/does not uncompress to 900 bytes/) });
+    expect(withSize(1000n).message).toMatch(/uncompresses to 960 bytes, not the 1000 it declares/);
+    // One compressed block: at most 128 KiB.
+    const before = process.memoryUsage().arrayBuffers;
+    expect(withSize(BigInt(128 << 10) + 1n)).toMatchObject({ kind: 'length', message: expect.stringMatching(/more than its zstd frame can hold/) });
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
+  });
+
+  it('one flipped bit in the compressed block is refused as such', () => {
+    // The bit that kept a pure-JavaScript decoder busy for seconds, producing nothing.
+    const bytes = read(compression);
+    const p = payloadOf(decodeBinlog(bytes));
+    const frameAt = p.pos + p.header.eventSize - 4 - (p.payload as Uint8Array).length;
+    expect(bytes[frameAt + 9]).toBe(0xe2);
+    const flipped = Uint8Array.from(bytes);
+    flipped[frameAt + 9] = 0xe0;
+    const crcAt = p.pos + p.header.eventSize - 4;
+    new DataView(flipped.buffer).setUint32(crcAt, crc32(flipped.subarray(p.pos, crcAt)), true);
+    const error = errorOf(flipped);
+    expect(error).toMatchObject({ kind: 'invalid-value', eventPos: p.pos, message: expect.stringMatching(/does not uncompress/) });
   });
 
   it('the database and table filters see the inner events', async () => {
@@ -264,14 +291,20 @@ describe('forged payloads give typed errors, without large allocations', () => {
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
   });
 
-  it('an uncompressed size less or more than the frame holds', () => {
-    expect(forged({ uncompressedSize: 10n }).kind).toBe('length');
-    expect(forged({ uncompressedSize: BigInt(plainSize + 5) }).message).toMatch(new RegExp(`uncompresses to ${plainSize} bytes, not the ${plainSize + 5}`));
+  it('an uncompressed size other than the one the frame header states', () => {
+    expect(forged({ uncompressedSize: 10n })).toMatchObject({ kind: 'invalid-value', message: expect.stringMatching(`holds ${plainSize} bytes, not the 10 declared`) });
+    // More than the stated size is more than its single segment (a window of that size) can hold.
+    expect(forged({ uncompressedSize: BigInt(plainSize + 5) }).message).toMatch(/more than its zstd frame can hold/);
   });
 
   it('a truncated frame, garbage after the magic, no magic at all', () => {
-    expect(forged({ payload: frame.subarray(0, frame.length - 4) }).kind).toBe('invalid-value');
-    expect(forged({ payload: Uint8Array.from([...frame.subarray(0, 6), ...new Uint8Array(40).fill(0xa5)]) }).kind).toBe('invalid-value');
+    expect(forged({ payload: frame.subarray(0, frame.length - 4) }).kind).toBe('truncated');
+    expect(forged({ payload: frame.subarray(0, 7) }).kind).toBe('truncated');
+    // The frame's header (6 bytes, single segment), then one last compressed block of 8 garbage bytes.
+    expect(frame[4]).toBe(0x20);
+    const garbage = Uint8Array.from([...frame.subarray(0, 6), 1 | (2 << 1) | (8 << 3), 0, 0, ...new Uint8Array(8).fill(0xa5)]);
+    expect(forged({ payload: garbage }).message).toMatch(/does not uncompress/);
+    expect(forged({ payload: Uint8Array.from([...frame.subarray(0, 6), ...new Uint8Array(40).fill(0xa5)]) }).kind).toBe('truncated');
     expect(forged({ payload: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]) }).message).toMatch(/not a zstd frame/);
   });
 
@@ -280,6 +313,14 @@ describe('forged payloads give typed errors, without large allocations', () => {
     const window = Uint8Array.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 31 << 3, 1, 0, 0]);
     expect(forged({ payload: window })).toMatchObject({ kind: 'length', message: expect.stringMatching(/window/) });
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
+  });
+
+  it('a second frame after the first (with a window of its own to allocate), or bytes after the frame', () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const second = Uint8Array.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 20 << 3, 1, 0, 0]);
+    expect(forged({ payload: Uint8Array.from([...frame, ...second]) }).message).toMatch(/not one zstd frame: 9 bytes/);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
+    expect(forged({ payload: Uint8Array.from([...frame, 0]) }).kind).toBe('invalid-value');
   });
 
   it('inner events whose lengths are impossible, or cut short', () => {
