@@ -3,8 +3,9 @@ import { absentTarget, checkConst, enumCode, enumName, required } from '../runti
 import { deflate, inflate } from '../runtime/compression.js';
 import { jArray, jBits, jBytes, jEnum, jNum, jObject, jText } from '../runtime/json.js';
 import { type Reader, type Text, bytesToText } from '../runtime/reader.js';
+import { type OldRowChange, decodeOldRows, encodeOldRows, oldRowsFromJson } from '../runtime/rows-v0.js';
 import { type RowChange, type RowChangeInput, decodeRows, encodeRows, rowsFromJson } from '../runtime/rows.js';
-import { tableName } from '../runtime/tables.js';
+import { hasTableDefinition, tableName } from '../runtime/tables.js';
 import { Writer, textToBytes } from '../runtime/writer.js';
 import type { Context } from './context.js';
 
@@ -1502,18 +1503,26 @@ export interface OldRowsEvent {
   /** The set unused bits of columnsPresent's last byte, when there are any. */
   columnsPresentSpare?: number;
   /** Says, in the dump, why rowImages is not decoded into rows (informational). */
-  rowImagesUndecoded: string;
+  rowImagesUndecoded?: string;
   /**
-   * The row images (before then after for an UPDATE), kept as their bytes. Each image is a copy of
-   * the record's null bytes as the table stores them (table->s->null_bytes of them, which may hold a
-   * reserved first bit and BIT columns' odd bits), then every present column in its Field::pack form,
-   * a NULL column as its default value. How many null bytes there are, which bit is which column's,
-   * and how long packed CHAR, ENUM, SET, VARCHAR, BLOB and DECIMAL values are follow from the table's
+   * The row images (before then after for an UPDATE), kept as their bytes when the caller gave no
+   * definition of the table (the tableDefinitions option). Each image is a copy of the record's
+   * null bytes as the table stores them (table->s->null_bytes of them, which may hold a reserved
+   * first bit and BIT columns' odd bits), then every present column in its Field::pack form, a NULL
+   * column as its default value. How many null bytes there are, which bit is which column's, and
+   * how long packed CHAR, ENUM, SET, VARCHAR, BLOB and DECIMAL values are follow from the table's
    * definition, which these binlogs do not carry (their TABLE_MAP has neither column metadata nor
    * nullability): a replica unpacks the images with its own table. Splitting them into rows and
-   * values would be a guess, so they are not split.
+   * values without it would be a guess.
    */
-  rowImages: Uint8Array;
+  rowImages?: Uint8Array;
+  /**
+   * The row changes, as v1's (see Rows), when the caller gave the table's definition: its columns
+   * name the values, say which may be NULL and how long each packed value is; its engine and row
+   * format say where the null bits are (runtime/rows-v0.ts). A definition the bytes do not fit is
+   * an error.
+   */
+  rows?: OldRowChange[];
 }
 
 /** What `encodeOldRowsEvent` takes: derived fields may be left out, they are computed. */
@@ -1524,11 +1533,12 @@ export interface OldRowsEventInput {
   columnsPresent: boolean[];
   /** The set unused bits of columnsPresent's last byte, when there are any. */
   columnsPresentSpare?: number;
-  rowImages: Uint8Array;
+  rowImages?: Uint8Array;
+  rows?: OldRowChange[];
 }
 
 /** Reads OldRowsEvent. */
-export function decodeOldRowsEvent(r: Reader, ctx: Context): OldRowsEvent {
+export function decodeOldRowsEvent(r: Reader, ctx: Context, images: number): OldRowsEvent {
   const tableId = r.uint((ctx.postHeaderLength === 6 ? 4 : 6), 'OldRowsEvent.tableId');
   const table = tableName(ctx.tables, tableId);
   r.need(2, 'OldRowsEvent.flags');
@@ -1536,18 +1546,33 @@ export function decodeOldRowsEvent(r: Reader, ctx: Context): OldRowsEvent {
   const columnCount = r.packed('OldRowsEvent.columnCount');
   const columnsPresent = r.bitmap(columnCount, 'OldRowsEvent.columnsPresent', false, true);
   const columnsPresentSpare = r.spare || undefined;
-  const rowImagesUndecoded = "v0 row images depend on the table definition, which the binlog lacks: kept as bytes";
-  const rowImages = r.rest();
-  return { tableId, table, flags, columnCount, columnsPresent, columnsPresentSpare, rowImagesUndecoded, rowImages };
+  let rowImagesUndecoded: string | undefined;
+  if (!hasTableDefinition(ctx.tables, tableId)) {
+    rowImagesUndecoded = "v0 row images depend on the table definition, which the binlog lacks: kept as bytes";
+  }
+  let rowImages: Uint8Array | undefined;
+  if (!hasTableDefinition(ctx.tables, tableId)) {
+    rowImages = r.rest();
+  }
+  let rows: OldRowChange[] | undefined;
+  if (hasTableDefinition(ctx.tables, tableId)) {
+    rows = decodeOldRows(r, ctx, tableId, columnsPresent, images, 'OldRowsEvent.rows');
+  }
+  return { tableId, table, flags, columnCount, columnsPresent, columnsPresentSpare, rowImagesUndecoded, rowImages, rows };
 }
 
 /** Writes OldRowsEvent. */
-export function encodeOldRowsEvent(w: Writer, v: OldRowsEventInput, ctx: Context): void {
+export function encodeOldRowsEvent(w: Writer, v: OldRowsEventInput, ctx: Context, images: number): void {
   w.uint(v.tableId, (ctx.postHeaderLength === 6 ? 4 : 6), 'OldRowsEvent.tableId');
   w.u16(v.flags);
   w.packed(v.columnCount, 'OldRowsEvent.columnCount');
   w.bitmap(v.columnsPresent, v.columnCount, 'OldRowsEvent.columnsPresent', false, v.columnsPresentSpare);
-  w.bytes(v.rowImages);
+  if (!hasTableDefinition(ctx.tables, v.tableId)) {
+    w.bytes(required(v.rowImages, 'OldRowsEvent.rowImages'));
+  }
+  if (hasTableDefinition(ctx.tables, v.tableId)) {
+    encodeOldRows(w, required(v.rows, 'OldRowsEvent.rows'), ctx, v.tableId, v.columnsPresent, images, 'OldRowsEvent.rows');
+  }
 }
 
 /** OldRowsEvent's encoder input from its JSON form in the dump. */
@@ -1559,6 +1584,11 @@ export function OldRowsEventFromJson(j: unknown, path: string): OldRowsEventInpu
   v.columnCount = jNum(o.columnCount, `${path}.columnCount`);
   v.columnsPresent = jBits(o.columnsPresent, `${path}.columnsPresent`);
   if (o.columnsPresentSpare !== undefined) v.columnsPresentSpare = jNum(o.columnsPresentSpare, `${path}.columnsPresentSpare`);
-  v.rowImages = jBytes(o.rowImages, `${path}.rowImages`);
+  if (o.rowImages !== undefined) {
+    v.rowImages = jBytes(o.rowImages, `${path}.rowImages`);
+  }
+  if (o.rows !== undefined) {
+    v.rows = oldRowsFromJson(o.rows, `${path}.rows`);
+  }
   return v;
 }

@@ -13,7 +13,8 @@ import { rangeMap } from '../runtime/codec.js';
  * values of at most `maxBytes`). `binary`: the column stores bytes (collation binary, 63).
  * `charset` / `collation`: the character set a type always has (JSON is MariaDB's LONGTEXT
  * utf8mb4_bin). `geometryType`: the GeometryType that GEOMETRY_TYPE logs. `alwaysUnsigned`: logged as
- * UNSIGNED in SIGNEDNESS whatever the definition says (YEAR). `alias`: another name of that type.
+ * UNSIGNED in SIGNEDNESS whatever the definition says (YEAR). `before56`: the type MySQL
+ * before 5.6 logs instead (no fraction), as rows v0 have it. `alias`: another name of that type.
  *
  * Keyed by SqlType code.
  */
@@ -27,9 +28,9 @@ export const SqlTypes = {
   /* double */ 7: { kind: "float", columnType: "DOUBLE", packLength: 8 },
   /* decimal */ 8: { kind: "decimal", columnType: "NEWDECIMAL", maxPrecision: 65, maxScale: 38, defaultPrecision: 10 },
   /* date */ 9: { kind: "date", columnType: "DATE" },
-  /* time */ 10: { kind: "time", columnType: "TIME2", maxFsp: 6, maxHours: 838 },
-  /* datetime */ 11: { kind: "datetime", columnType: "DATETIME2", maxFsp: 6 },
-  /* timestamp */ 12: { kind: "timestamp", columnType: "TIMESTAMP2", maxFsp: 6, maxSeconds: 2147483647 },
+  /* time */ 10: { kind: "time", columnType: "TIME2", before56: "TIME", maxFsp: 6, maxHours: 838 },
+  /* datetime */ 11: { kind: "datetime", columnType: "DATETIME2", before56: "DATETIME", maxFsp: 6 },
+  /* timestamp */ 12: { kind: "timestamp", columnType: "TIMESTAMP2", before56: "TIMESTAMP", maxFsp: 6, maxSeconds: 2147483647 },
   /* year */ 13: { kind: "year", columnType: "YEAR", minYear: 1901, maxYear: 2155, alwaysUnsigned: true },
   /* bit */ 14: { kind: "bit", columnType: "BIT", maxBits: 64 },
   /* enum */ 15: { kind: "enum", columnType: "STRING", realType: "ENUM", maxMembers: 65535 },
@@ -277,4 +278,33 @@ export const SqlTypeNames: Readonly<Record<number, SqlTypeName>> = {
   78: 'float8',
   79: 'character',
   80: 'geomcollection',
+};
+/**
+ * The storage engines (lower case, aliases too) whose BIT columns keep their odd bits, a BIT(n)'s
+ * n % 8, in the record's null bytes, after the column's null bit (handler flag HA_CAN_BIT_FIELD);
+ * in any other engine a BIT(n) is (n + 7) / 8 whole bytes (FIELDFLAG_TREAT_BIT_AS_CHAR). Rows v0
+ * copy the null bytes into each image. MySQL 5.1: sql/sql_table.cc (mysql_prepare_create_table),
+ * storage/myisam/ha_myisam.cc, storage/myisammrg/ha_myisammrg.h, storage/archive/ha_archive.h,
+ * sql/ha_ndbcluster.cc.
+ *
+ */
+export const BitFieldEngine = {
+  myisam: 1,
+  mrg_myisam: 2,
+  merge: 3,
+  archive: 4,
+  ndbcluster: 5,
+  ndb: 6,
+} as const;
+
+export type BitFieldEngineName = keyof typeof BitFieldEngine;
+
+/** Names of BitFieldEngine by value. */
+export const BitFieldEngineNames: Readonly<Record<number, BitFieldEngineName>> = {
+  1: 'myisam',
+  2: 'mrg_myisam',
+  3: 'merge',
+  4: 'archive',
+  5: 'ndbcluster',
+  6: 'ndb',
 };

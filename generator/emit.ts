@@ -33,12 +33,16 @@ const RUNTIME = {
   absentTarget: 'codec',
   sizeWithItself: 'codec',
   decodeRows: 'rows',
+  decodeOldRows: 'rows-v0',
   inflate: 'compression',
   deflate: 'compression',
   rangeMap: 'codec',
   encodeRows: 'rows',
+  encodeOldRows: 'rows-v0',
   tableName: 'tables',
+  hasTableDefinition: 'tables',
   rowsFromJson: 'rows',
+  oldRowsFromJson: 'rows-v0',
   jObject: 'json',
   jArray: 'json',
   jNum: 'json',
@@ -50,7 +54,7 @@ const RUNTIME = {
   jEnum: 'json',
 } as const;
 type RuntimeName = keyof typeof RUNTIME;
-const TYPE_ONLY_RUNTIME = { Text: 'reader', RowChange: 'rows', RowChangeInput: 'rows', TableRegistry: 'tables' } as const;
+const TYPE_ONLY_RUNTIME = { Text: 'reader', RowChange: 'rows', RowChangeInput: 'rows', OldRowChange: 'rows-v0', TableRegistry: 'tables' } as const;
 
 /** Tracks what one generated module uses, so that it imports exactly that. */
 class Module {
@@ -245,6 +249,7 @@ function valueType(m: Module, t: IrType, input: boolean): string {
     case 'computed':
       return t.enum ? `${m.enumRef(t.enum, 'Name', true)} | number` : t.value;
     case 'rows':
+      if (t.layout === 'v0') return `${m.rtType('OldRowChange')}[]`;
       return `${m.rtType(input ? 'RowChangeInput' : 'RowChange')}[]`;
     case 'text':
       return m.rtType('Text');
@@ -463,6 +468,7 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
     case 'computed':
       return compileExpr(t.expr, name);
     case 'rows':
+      if (t.layout === 'v0') return `${m.rt('decodeOldRows')}(${[reader, 'ctx', t.table, t.columns, compileExpr(t.images, name), q(f.path)].join(', ')})`;
       return `${m.rt('decodeRows')}(${[reader, 'ctx', t.table, t.columns, t.columnsAfter ?? 'undefined', compileExpr(t.images, name), q(f.path)].join(', ')})`;
     case 'float':
       return `${reader}.f${t.width * 8}()`;
@@ -718,6 +724,7 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
     case 'computed':
       return '';
     case 'rows':
+      if (t.layout === 'v0') return `${m.rt('encodeOldRows')}(${[writer, value, 'ctx', `v.${t.table}`, `v.${t.columns}`, compileExpr(t.images, name), q(f.path)].join(', ')});`;
       return `${m.rt('encodeRows')}(${[writer, value, 'ctx', `v.${t.table}`, `v.${t.columns}`, t.columnsAfter ? `v.${t.columnsAfter}` : 'undefined', compileExpr(t.images, name), q(f.path)].join(', ')});`;
     case 'text':
       if (t.span.kind === 'padded' || t.span.kind === 'nul') return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
@@ -1008,7 +1015,7 @@ function fromJsonValue(m: Module, t: IrType, j: string, p: string): string {
     case 'tagged':
       return `${m.rt('jArray')}(${j}, ${p}).map((e, i) => ${t.entryType}FromJson(e, \`\${${p}}[\${i}]\`))`;
     case 'rows':
-      return `${m.rt('rowsFromJson')}(${j}, ${p})`;
+      return `${m.rt(t.layout === 'v0' ? 'oldRowsFromJson' : 'rowsFromJson')}(${j}, ${p})`;
     case 'computed':
     case 'switch':
       throw new Error(`${t.kind} has no JSON conversion of its own`);

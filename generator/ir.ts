@@ -63,7 +63,7 @@ export type IrType =
   | { kind: 'uint'; size: Expr }
   | { kind: 'bitmap'; bits: Expr; msb: boolean; keepSpare: boolean }
   | { kind: 'computed'; expr: Expr; value: 'number' | 'string' | 'boolean'; enum?: string }
-  | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr }
+  | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr; layout?: 'v0' }
   | { kind: 'struct'; name: string; args: [string, Expr][] }
   | { kind: 'switch'; on: Expr; cases: { match: number; struct: string }[]; default?: string }
   | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string }
@@ -160,7 +160,7 @@ export const RESERVED_EVENT_KEYS = ['pos', 'header', 'type', 'checksum', 'raw', 
 /** Names the emitted code uses for itself. */
 const RESERVED_NAMES = new Set(['r', 'w', 'v', 'i', 'ctx', 'remaining', 'index', 'code', 'default', 'new', 'delete', 'function', 'var', 'let', 'const', 'class', 'return', 'this', 'switch', 'case', 'if', 'else', 'for', 'while', 'do', 'in', 'of', 'typeof', 'void', 'with', 'yield', 'await', 'enum', 'export', 'import', 'super', 'throw', 'try', 'catch', 'finally', 'break', 'continue', 'debugger', 'instanceof', 'null', 'true', 'false']);
 /** Functions an expression may call: implemented in runtime/builtins.ts. */
-const BUILTINS = new Set(['versionAtLeast', 'tableName', 'bit']);
+const BUILTINS = new Set(['versionAtLeast', 'tableName', 'hasTableDefinition', 'bit']);
 
 interface RawField {
   name: string;
@@ -183,6 +183,7 @@ interface RawField {
   table?: string;
   columns?: string;
   columnsAfter?: string;
+  layout?: 'v0';
   images?: string | number;
   compression?: { codec: string; if?: string | number };
   cases?: Record<string, string>;
@@ -450,7 +451,7 @@ class StructBuilder {
             this.fail(o, [key], `'${f[key]}' is not an earlier bitmap field`);
           }
         }
-        return { kind: 'rows', table: f.table!, columns: f.columns!, columnsAfter: f.columnsAfter, images: expr('images', f.images)! };
+        return { kind: 'rows', table: f.table!, columns: f.columns!, columnsAfter: f.columnsAfter, images: expr('images', f.images)!, layout: f.layout };
       }
       case 'number':
       case 'boolean':

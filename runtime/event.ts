@@ -18,9 +18,8 @@ import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderO
 import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from './errors.js';
 import { jArray, jBytes, jNum, jObject } from './json.js';
 import { packPayload, payloadEvents, splitEvents } from './payload.js';
-import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState } from './format.js';
+import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, type TableKnowledge } from './format.js';
 import { Reader } from './reader.js';
-import type { HintFn } from './tables.js';
 import { Writer } from './writer.js';
 
 /** An event whose body no schema describes yet (or that is encrypted): its body bytes, kept whole. */
@@ -57,18 +56,16 @@ export function eventTypeName(code: number): string {
   return EventTypeNames[code] ?? `UNKNOWN_${code}`;
 }
 
-export interface DecodeOptions {
+export interface DecodeOptions extends TableKnowledge {
   /** Check each event's CRC32 (default true). */
   verifyChecksum?: boolean;
-  /** Signedness and charsets for columns whose TABLE_MAP does not carry them (binlog_row_metadata=NO_LOG). */
-  columnHints?: HintFn;
 }
 
 export class EventDecoder {
   readonly format: FormatState;
   private readonly verify: boolean;
 
-  constructor(options: DecodeOptions = {}, format = new FormatState(options.columnHints)) {
+  constructor(options: DecodeOptions = {}, format = new FormatState(options)) {
     this.verify = options.verifyChecksum ?? true;
     this.format = format;
   }
@@ -172,8 +169,8 @@ export class EventEncoder {
   /** Reads back the events that change the format state, so that it is the decoder's, exactly. */
   private readonly reader: EventDecoder;
 
-  constructor(options: { columnHints?: HintFn } = {}) {
-    this.format = new FormatState(options.columnHints);
+  constructor(options: TableKnowledge = {}) {
+    this.format = new FormatState(options);
     this.reader = new EventDecoder({ verifyChecksum: false }, this.format);
   }
 

@@ -18,7 +18,16 @@ import {
   V3_POST_HEADER_LENGTHS,
 } from '../generated/header.js';
 import { versionAtLeast } from './codec.js';
+import { resolveTableDefinitions, type TableDefinitions } from './tabledefs.js';
 import { TableRegistry, type HintFn } from './tables.js';
+
+/** What the caller knows about the tables that a binlog does not say. */
+export interface TableKnowledge {
+  /** Signedness and charsets for columns whose TABLE_MAP does not carry them (binlog_row_metadata=NO_LOG). */
+  columnHints?: HintFn;
+  /** Definitions of tables by 'schema.table', with which rows v0 are decoded (runtime/tabledefs.ts). */
+  tableDefinitions?: TableDefinitions;
+}
 
 export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
 
@@ -34,8 +43,8 @@ export class FormatState {
   encrypted = false;
 
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
-  constructor(hints?: HintFn) {
-    this.tables = new TableRegistry(hints);
+  constructor(knowledge: TableKnowledge = {}) {
+    this.tables = new TableRegistry(knowledge.columnHints, resolveTableDefinitions(knowledge.tableDefinitions));
     this.ctx = { tables: this.tables, binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
 

@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from './errors.js';
-import type { HintFn } from './tables.js';
+import type { TableKnowledge } from './format.js';
 import { BinlogEncoder } from './writing.js';
 import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions } from './event.js';
 import { V1_HEADER_LENGTH } from './format.js';
@@ -197,7 +197,7 @@ function checkMagic(head: Uint8Array): void {
 }
 
 /** Encodes events into a whole binlog file, magic included. */
-export function encodeBinlog(events: Iterable<BinlogEventInput>, options: { columnHints?: HintFn } = {}): Uint8Array {
+export function encodeBinlog(events: Iterable<BinlogEventInput>, options: TableKnowledge = {}): Uint8Array {
   const encoder = new BinlogEncoder(options);
   const parts: Uint8Array[] = [];
   for (const e of events) parts.push(...encoder.push(e));

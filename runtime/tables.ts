@@ -7,6 +7,7 @@ import { CellLayouts, type CellLayoutsEntry } from '../generated/columns.js';
 import { ColumnType, type TableMapEvent } from '../generated/rows.js';
 import { charsetOf, decodeText } from './charsets.js';
 import type { Text } from './reader.js';
+import type { TableDefinition } from './tabledefs.js';
 
 export type Flavor = 'mysql' | 'mariadb';
 
@@ -52,10 +53,18 @@ export class TableRegistry {
   private readonly tables = new Map<number, TableInfo>();
   flavor: Flavor = 'mysql';
 
-  constructor(private readonly hints?: HintFn) {}
+  constructor(
+    private readonly hints?: HintFn,
+    private readonly definitions: ReadonlyMap<string, TableDefinition> = new Map(),
+  ) {}
 
   get(tableId: number): TableInfo | undefined {
     return this.tables.get(tableId);
+  }
+
+  /** The caller's definition of the table a TABLE_MAP gave this id (see runtime/tabledefs.ts). */
+  definition(tableId: number): TableDefinition | undefined {
+    return this.definitions.size ? this.definitions.get(tableName(this, tableId)) : undefined;
   }
 
   register(event: TableMapEvent): TableInfo {
@@ -71,6 +80,11 @@ export function tableName(tables: TableRegistry, tableId: number): string {
   if (!t) return '';
   const text = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('latin1'));
   return `${text(t.schema)}.${text(t.table)}`;
+}
+
+/** Whether the caller defined the table of this id: rows v0 are then decoded with the definition. */
+export function hasTableDefinition(tables: TableRegistry, tableId: number): boolean {
+  return tables.definition(tableId) !== undefined;
 }
 
 function isCharacter(layout: CellLayoutsEntry, flavor: Flavor): boolean {

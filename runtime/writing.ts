@@ -8,7 +8,7 @@
  */
 import { BINLOG_MAGIC } from '../generated/header.js';
 import { EventEncoder, type BinlogEventInput } from './event.js';
-import type { HintFn } from './tables.js';
+import type { TableKnowledge } from './format.js';
 
 const GTIDS = new Set(['GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
 /** Events that end a transaction group without being part of it. */
@@ -22,7 +22,7 @@ export class BinlogEncoder {
   private group: BinlogEventInput[] = [];
   private started = false;
 
-  constructor(options: { columnHints?: HintFn } = {}) {
+  constructor(options: TableKnowledge = {}) {
     this.encoder = new EventEncoder(options);
   }
 

@@ -1,0 +1,285 @@
+/**
+ * Rows v0 (PRE_GA_WRITE/UPDATE/DELETE_ROWS, MySQL 5.1.0 to 5.1.17), decoded with the caller's table
+ * definition (runtime/tabledefs.ts). MySQL 5.1's pack_row_old (sql/rpl_record_old.cc) writes each image
+ * as a copy of the record's null bytes, then every present column in its Field::pack form, a NULL column
+ * as the value the table's default record holds. The null bytes (table->s->null_bytes of them) start
+ * with a reserved bit when the record is not packed, then give each nullable column a bit in column
+ * order, a BIT(n) column its n % 8 odd bits after that when the engine keeps them there, and set their
+ * unused last bits (sql/table.cc open_binary_frm, sql/unireg.cc make_empty_rec). The Field::pack forms
+ * are the v1 row-image forms of the same types (sql/field.cc), so the cell codecs of runtime/cells.ts
+ * read them, with the pre-5.6 temporal types the TABLE_MAP names.
+ */
+import type { Context } from '../generated/context.js';
+import { CellLayouts } from '../generated/columns.js';
+import { ColumnType, type ColumnTypeName } from '../generated/rows.js';
+import { SqlType, SqlTypes, type SqlTypeName } from '../generated/sqltypes.js';
+import type { BuiltColumn } from './builder.js';
+import { cellCodec, type CellCodec, type CellValue } from './cells.js';
+import { EncodeError, InvalidValueError } from './errors.js';
+import { jBytes, jCell, jObject } from './json.js';
+import type { Reader } from './reader.js';
+import { rowsFromJson, type Row, type RowChange } from './rows.js';
+import type { TableDefinition } from './tabledefs.js';
+import { tableName, type Column, type TableInfo } from './tables.js';
+import { Writer } from './writer.js';
+
+type Image = 'before' | 'after';
+
+/** A v0 row change: v1's, with what the images hold beside the row's values. */
+export interface OldRowChange extends RowChange {
+  /**
+   * The values written for NULL columns (the table's defaults), where they are not the column's empty
+   * value (0, '', the zero date), so that encoding gives them back.
+   */
+  nullValues?: { before?: Row; after?: Row };
+  /**
+   * An image's null bytes, where the columns' null bits and BIT odd bits in them are not what its row
+   * gives (bits of columns absent from the image).
+   */
+  nullBytes?: { before?: Uint8Array; after?: Uint8Array };
+}
+
+/** A column of the table as its v0 images hold it. */
+interface OldColumn {
+  column: Column;
+  codec: CellCodec;
+  path: string;
+  /** Its bit in the null bytes, when it may be NULL. */
+  nullBit?: number;
+  /** Where its odd bits are in the null bytes, and how many, for a BIT column whose engine keeps them there. */
+  oddBits?: [at: number, count: number];
+  /** Its Field::pack form when Field::reset() left it: what a NULL column writes unless it has a default. */
+  empty: Uint8Array;
+}
+
+interface OldLayout {
+  columns: OldColumn[];
+  nullBytes: number;
+  /** The bits of the null bytes every record sets: the reserved first bit and the unused last ones. */
+  alwaysSet: Uint8Array;
+}
+
+const BEFORE = 1;
+const AFTER = 2;
+
+/** What Field::reset() stores, as each codec's value: zero, nothing, the zero date (sql/field.cc). */
+const EMPTY_VALUES: Record<string, CellValue> = {
+  int: 0,
+  float: 0,
+  newdecimal: '0',
+  date: '0000-00-00',
+  year: 0,
+  time: '00:00:00',
+  datetime: '0000-00-00 00:00:00',
+  timestamp: '0000-00-00 00:00:00',
+  bit: 0,
+  enum: 0,
+  set: 0,
+  string: '',
+  varchar: '',
+  blob: '',
+};
+
+const layouts = new WeakMap<TableInfo, OldLayout>();
+
+/** The layout of a table's v0 images, from its TABLE_MAP and the caller's definition (once per TABLE_MAP). */
+function layoutOf(ctx: Context, tableId: number, problem: (p: string) => Error, path: string): OldLayout {
+  const t = ctx.tables.get(tableId);
+  const def = ctx.tables.definition(tableId);
+  if (!t || !def) throw problem(`no TABLE_MAP for table id ${tableId}`);
+  let layout = layouts.get(t);
+  if (!layout) layouts.set(t, (layout = buildLayout(t, def, tableName(ctx.tables, tableId), problem, path)));
+  return layout;
+}
+
+function buildLayout(t: TableInfo, def: TableDefinition, name: string, problem: (p: string) => Error, path: string): OldLayout {
+  const built = def.table.columns;
+  if (built.length !== t.columns.length) {
+    throw problem(`the definition of ${name} has ${built.length} columns, its TABLE_MAP ${t.columns.length}`);
+  }
+  let bit = def.packRecord ? 0 : 1;
+  const columns = built.map((b, i): OldColumn => {
+    const column = oldColumn(b, t.columns[i]!.type, problem);
+    const codec = cellCodec(column);
+    const c: OldColumn = { column, codec, path: `${path}.${b.name}`, empty: emptyForm(column, codec) };
+    if (b.nullable) c.nullBit = bit++;
+    if (b.kind === 'bit' && def.bitsInNullBytes && b.bits! & 7) {
+      c.oddBits = [bit, b.bits! & 7];
+      bit += b.bits! & 7;
+    }
+    return c;
+  });
+  const nullBytes = (bit + 7) >>> 3;
+  const alwaysSet = new Uint8Array(nullBytes);
+  if (!def.packRecord) alwaysSet[0] = 1;
+  for (let k = bit; k < nullBytes * 8; k++) alwaysSet[k >>> 3]! |= 1 << (k & 7);
+  return { columns, nullBytes, alwaysSet };
+}
+
+/**
+ * The column as the cell codecs take it: the TABLE_MAP's type, the definition's metadata, nullability,
+ * charset and members. The definition's type must be the logged one (a TIME, DATETIME or TIMESTAMP
+ * without fraction is logged as its pre-5.6 type).
+ */
+function oldColumn(b: BuiltColumn, logged: number, problem: (p: string) => Error): Column {
+  const before56 = (SqlTypes[SqlType[b.kind as SqlTypeName]] as { before56?: ColumnTypeName } | undefined)?.before56;
+  const oldType = before56 !== undefined && !b.fsp ? ColumnType[before56] : undefined;
+  if (logged !== b.columnType && logged !== oldType) {
+    throw problem(`column ${b.name}: the TABLE_MAP logs type ${ColumnType[logged as never] ?? logged}, the definition says ${b.sqlType}`);
+  }
+  const realType = logged === oldType ? logged : b.realType;
+  const meta: Record<string, unknown> = { ...b.metadata };
+  // STRING's metadata as a TABLE_MAP decodes it: the byte length of a CHAR, the byte size of ENUM and SET.
+  if ('lengthByte' in b.metadata) Object.assign(meta, { realType, maxLength: b.kind === 'char' ? b.maxBytes : b.metadata.lengthByte });
+  if (b.kind === 'bit') meta.bits = b.bits;
+  const c: Column = {
+    index: b.index,
+    name: b.name,
+    type: logged,
+    realType,
+    layout: CellLayouts[realType as keyof typeof CellLayouts] ?? { codec: 'unsupported' },
+    nullable: b.nullable,
+    meta,
+  };
+  if (b.numeric) c.unsigned = b.unsigned;
+  if (b.collation !== undefined) (c.collation = b.collation), (c.charset = b.charset);
+  if (b.members) c.members = b.members;
+  return c;
+}
+
+function emptyForm(c: Column, codec: CellCodec): Uint8Array {
+  const w = new Writer(16);
+  codec.encode(w, EMPTY_VALUES[(c.layout as { codec: string }).codec] ?? null, c, c.name);
+  return w.view().slice();
+}
+
+const hasBit = (bytes: Uint8Array, k: number) => (bytes[k >>> 3]! >> (k & 7)) & 1;
+
+function setBits(bytes: Uint8Array, at: number, count: number, value: number): void {
+  for (let k = 0; k < count; k++) if ((value >> k) & 1) bytes[(at + k) >>> 3]! |= 1 << ((at + k) & 7);
+}
+
+/** The odd bits a BIT column's packed value starts with (Field_bit::pack writes them first). */
+const oddBitsOf = (packed: Uint8Array) => packed[0]!;
+
+/** The null bytes a row gives: the fixed bits, the present columns' null bits and BIT odd bits. */
+function nullBytesOf(layout: OldLayout, present: OldColumn[], isNull: (c: OldColumn) => boolean, packed: (c: OldColumn) => Uint8Array): Uint8Array {
+  const out = layout.alwaysSet.slice();
+  for (const c of present) {
+    if (c.nullBit !== undefined && isNull(c)) setBits(out, c.nullBit, 1, 1);
+    if (c.oddBits) setBits(out, c.oddBits[0], c.oddBits[1], oddBitsOf(packed(c)));
+  }
+  return out;
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+function presentColumns(layout: OldLayout, present: boolean[], problem: (p: string) => Error): OldColumn[] {
+  if (present.length !== layout.columns.length) throw problem(`the row event has ${present.length} columns, the definition ${layout.columns.length}`);
+  return layout.columns.filter((_, i) => present[i]);
+}
+
+function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: Image, path: string): Row {
+  const at = r.offset;
+  const nullBytes = r.bytes(layout.nullBytes, `${path}.nullBytes`);
+  for (let k = 0; k < layout.nullBytes * 8; k++) {
+    if (hasBit(layout.alwaysSet, k) && !hasBit(nullBytes, k)) {
+      // Every record sets these bits: a clear one means the definition places the null bits elsewhere.
+      throw new InvalidValueError(`null bit ${k} is clear where every record of the defined table sets it: the definition does not fit`, { offset: at, schemaPath: `${path}.nullBytes` });
+    }
+  }
+  const row: Row = {};
+  const packed = new Map<OldColumn, Uint8Array>();
+  for (const c of present) {
+    const start = r.pos;
+    const v = c.codec.decode(r, c.column, c.path);
+    packed.set(c, r.buf.subarray(start, r.pos));
+    const isNull = c.nullBit !== undefined && hasBit(nullBytes, c.nullBit) === 1;
+    row[c.column.name] = isNull ? null : v;
+    if (isNull && !sameBytes(packed.get(c)!, c.empty)) ((change.nullValues ??= {})[image] ??= {})[c.column.name] = v;
+  }
+  const expected = nullBytesOf(layout, present, (c) => row[c.column.name] === null, (c) => packed.get(c)!);
+  if (!sameBytes(expected, nullBytes)) (change.nullBytes ??= {})[image] = nullBytes.slice();
+  return row;
+}
+
+export function decodeOldRows(r: Reader, ctx: Context, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[] {
+  const problem = (p: string) => new InvalidValueError(p, { offset: r.offset, schemaPath: path });
+  const layout = layoutOf(ctx, tableId, problem, path);
+  const present = presentColumns(layout, columns, problem);
+  const out: OldRowChange[] = [];
+  // Each image has at least its null bytes, or a present column: an image of neither would never end.
+  if (layout.nullBytes === 0 && present.length === 0 && r.pos < r.end) throw problem('row images of no bytes, with bytes after them');
+  while (r.pos < r.end) {
+    const change: OldRowChange = {};
+    if (images & BEFORE) change.before = readImage(r, layout, present, change, 'before', `${path}.before`);
+    if (images & AFTER) change.after = readImage(r, layout, present, change, 'after', `${path}.after`);
+    out.push(change);
+  }
+  return out;
+}
+
+function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: Image, path: string): void {
+  const row = change[image];
+  if (!row) throw new EncodeError('a row image this event needs is missing', path);
+  for (const name of Object.keys(row)) {
+    if (!present.some((c) => c.column.name === name)) throw new EncodeError(`column '${name}' is not present in this image`, path);
+  }
+  const at = w.reserve(layout.nullBytes);
+  const packed = new Map<OldColumn, Uint8Array>();
+  for (const c of present) {
+    if (!(c.column.name in row)) throw new EncodeError(`column '${c.column.name}' is present in the image but has no value`, path);
+    let v: CellValue = row[c.column.name]!;
+    if (v === null) {
+      if (c.nullBit === undefined) throw new EncodeError(`column '${c.column.name}' is NOT NULL in the definition`, c.path);
+      v = change.nullValues?.[image]?.[c.column.name] ?? null;
+    }
+    const start = w.view().length;
+    if (v === null) w.bytes(c.empty);
+    else c.codec.encode(w, v, c.column, c.path);
+    packed.set(c, w.view().slice(start));
+  }
+  const expected = nullBytesOf(layout, present, (c) => row[c.column.name] === null, (c) => packed.get(c)!);
+  w.buf.set(keptNullBytes(change.nullBytes?.[image], expected, layout, present, `${path}.nullBytes`) ?? expected, at);
+}
+
+/** Kept null bytes, checked: as many as the table has, with the fixed bits and the row's NULLs as the row gives them. */
+function keptNullBytes(kept: Uint8Array | undefined, expected: Uint8Array, layout: OldLayout, present: OldColumn[], path: string): Uint8Array | undefined {
+  if (!kept) return undefined;
+  if (kept.length !== layout.nullBytes) throw new EncodeError(`${kept.length} null bytes, where the table has ${layout.nullBytes}`, path);
+  const decided = layout.alwaysSet.slice();
+  for (const c of present) if (c.nullBit !== undefined) setBits(decided, c.nullBit, 1, 1);
+  for (let k = 0; k < layout.nullBytes * 8; k++) {
+    if (hasBit(decided, k) && hasBit(kept, k) !== hasBit(expected, k)) throw new EncodeError(`null bit ${k} disagrees with the row`, path);
+  }
+  return kept;
+}
+
+export function encodeOldRows(w: Writer, rows: OldRowChange[], ctx: Context, tableId: number, columns: boolean[], images: number, path: string): void {
+  const problem = (p: string) => new EncodeError(p, path);
+  const layout = layoutOf(ctx, tableId, problem, path);
+  const present = presentColumns(layout, columns, problem);
+  for (const change of rows) {
+    if (images & BEFORE) writeImage(w, layout, present, change, 'before', `${path}.before`);
+    if (images & AFTER) writeImage(w, layout, present, change, 'after', `${path}.after`);
+  }
+}
+
+/** v0 row changes from their JSON form in the dump. */
+export function oldRowsFromJson(j: unknown, path: string): OldRowChange[] {
+  const changes: OldRowChange[] = rowsFromJson(j, path);
+  changes.forEach((change, i) => {
+    const o = jObject((j as unknown[])[i], `${path}[${i}]`);
+    for (const image of ['before', 'after'] as const) {
+      const values = o.nullValues === undefined ? undefined : jObject(o.nullValues, `${path}[${i}].nullValues`)[image];
+      if (values !== undefined) {
+        const row: Row = {};
+        for (const [name, v] of Object.entries(jObject(values, `${path}[${i}].nullValues.${image}`))) row[name] = jCell(v, `${path}[${i}].nullValues.${image}.${name}`) as CellValue;
+        (change.nullValues ??= {})[image] = row;
+      }
+      const bytes = o.nullBytes === undefined ? undefined : jObject(o.nullBytes, `${path}[${i}].nullBytes`)[image];
+      if (bytes !== undefined) (change.nullBytes ??= {})[image] = jBytes(bytes, `${path}[${i}].nullBytes.${image}`);
+    }
+  });
+  return changes;
+}

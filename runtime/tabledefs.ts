@@ -1,0 +1,212 @@
+/**
+ * Table definitions the caller gives for what a binlog does not say: rows v0 (runtime/rows-v0.ts) cannot
+ * be split into values without the table's columns, and where the record keeps its null bits depends on
+ * how the table stores its rows. A definition is a CREATE TABLE statement (or just its column list) or
+ * an object of builder column definitions; runtime/builder.ts's describeTable turns its SQL types into
+ * binlog types and metadata.
+ */
+import { BitFieldEngine } from '../generated/sqltypes.js';
+import { describeTable, TableDefinitionError, type ColumnDef, type Table } from './builder.js';
+
+/** A table as the caller describes it. */
+export interface TableDefinitionInput {
+  columns: ColumnDef[];
+  /** Column name(s) of the primary key (its columns are NOT NULL). */
+  primaryKey?: string | string[];
+  /** Default character set of its character columns (default latin1, MySQL 5.1's). */
+  charset?: string;
+  collation?: string | number;
+  /** Storage engine (default MyISAM, MySQL 5.1's): MyISAM, MERGE, ARCHIVE and NDB keep BIT columns' odd bits in the null bytes. */
+  engine?: string;
+  /** ROW_FORMAT: DYNAMIC packs the record, FIXED keeps VARCHAR columns from packing it. */
+  rowFormat?: string;
+  /**
+   * Whether the record is packed (HA_OPTION_PACK_RECORD), when it is not what the columns and row format
+   * say (a table ALTERed from another layout): a record that is not packed has a reserved first null bit.
+   */
+  packRecord?: boolean;
+}
+
+/** Per 'schema.table': its CREATE TABLE statement, its column list ('a int, b char(50)'), or an object. */
+export type TableDefinitions = Record<string, string | TableDefinitionInput>;
+
+/** A table definition, resolved: its columns, and the storage facts that place its null bits. */
+export interface TableDefinition {
+  table: Table;
+  /** HA_OPTION_PACK_RECORD: when not set, the record's first null bit is reserved (the deleted mark). */
+  packRecord: boolean;
+  /** HA_CAN_BIT_FIELD: a BIT(n) column keeps its n % 8 odd bits in the null bytes, after its null bit. */
+  bitsInNullBytes: boolean;
+}
+
+/** The definitions by 'schema.table' (throws TableDefinitionError for one that cannot be described). */
+export function resolveTableDefinitions(defs: TableDefinitions | undefined): Map<string, TableDefinition> {
+  const out = new Map<string, TableDefinition>();
+  for (const [qualified, def] of Object.entries(defs ?? {})) {
+    const dot = qualified.indexOf('.');
+    if (dot <= 0 || dot === qualified.length - 1) throw new TableDefinitionError("a table definition's key is 'schema.table'", qualified);
+    const input = typeof def === 'string' ? parseTableSql(def, qualified) : def;
+    out.set(qualified, resolve(qualified.slice(0, dot), qualified.slice(dot + 1), input));
+  }
+  return out;
+}
+
+function resolve(schema: string, name: string, def: TableDefinitionInput): TableDefinition {
+  const engine = def.engine ?? 'MyISAM';
+  const table = describeTable({ schema, name, columns: def.columns, primaryKey: def.primaryKey, charset: def.collation === undefined ? (def.charset ?? 'latin1') : def.charset, collation: def.collation, engine });
+  const rowFormat = def.rowFormat?.toUpperCase();
+  // sql_table.cc (mysql_prepare_create_table, mysql_create_table_no_lock): BLOB, TEXT and GEOMETRY
+  // columns pack the record, VARCHAR ones unless ROW_FORMAT=FIXED, and ROW_FORMAT=DYNAMIC does.
+  const packs = table.columns.some((c) => c.kind === 'blob' || c.kind === 'geometry' || (c.kind === 'varchar' && rowFormat !== 'FIXED'));
+  return {
+    table,
+    packRecord: def.packRecord ?? (packs || rowFormat === 'DYNAMIC'),
+    bitsInNullBytes: Object.hasOwn(BitFieldEngine, engine.toLowerCase()),
+  };
+}
+
+// ---- SQL ----------------------------------------------------------------------------------------------
+
+/** A quoted string, a balanced parenthesized group, a `quoted` name, a word, or one other character. */
+const TOKEN = /\s*('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`(?:[^`]|``)*`|[A-Za-z0-9_$]+|\S)/y;
+
+function tokens(sql: string, fail: (p: string) => never): string[] {
+  const out: string[] = [];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < sql.length && !/^\s*$/.test(sql.slice(TOKEN.lastIndex))) {
+    const m = TOKEN.exec(sql);
+    if (!m) return fail(`cannot read '${sql.slice(TOKEN.lastIndex, TOKEN.lastIndex + 20)}'`);
+    out.push(m[1]!);
+  }
+  return out;
+}
+
+/** The tokens split at top-level commas, each part's parentheses matched. */
+function splitList(toks: string[], fail: (p: string) => never): string[][] {
+  const parts: string[][] = [[]];
+  let depth = 0;
+  for (const t of toks) {
+    if (t === '(') depth++;
+    else if (t === ')' && --depth < 0) fail("a ')' without its '('");
+    if (t === ',' && depth === 0) parts.push([]);
+    else parts[parts.length - 1]!.push(t);
+  }
+  if (depth !== 0) fail("a '(' without its ')'");
+  return parts;
+}
+
+const unquote = (name: string) => (name.startsWith('`') ? name.slice(1, -1).replace(/``/g, '`') : name);
+const isWord = (t: string | undefined, ...words: string[]) => t !== undefined && words.includes(t.toUpperCase());
+
+/** Column attributes that say nothing about how a value is stored; each with what follows it. */
+const KEY_ITEMS = ['PRIMARY', 'KEY', 'INDEX', 'UNIQUE', 'CONSTRAINT', 'FOREIGN', 'FULLTEXT', 'SPATIAL', 'CHECK'];
+
+/**
+ * A definition from SQL: `CREATE TABLE name (columns and keys) options`, or only the columns. Column
+ * attributes other than the type, NULL / NOT NULL and PRIMARY KEY (DEFAULT, AUTO_INCREMENT, COMMENT,
+ * keys) are read past: they do not change how a value is stored.
+ */
+export function parseTableSql(sql: string, qualified: string): TableDefinitionInput {
+  const fail = (problem: string): never => {
+    throw new TableDefinitionError(problem, qualified);
+  };
+  let toks = tokens(sql.replace(/;\s*$/, ''), fail);
+  let options: string[] = [];
+  if (isWord(toks[0], 'CREATE')) {
+    const open = toks.indexOf('(');
+    if (open < 0 || !toks.slice(1, open).some((t) => isWord(t, 'TABLE'))) fail('expected CREATE TABLE name (columns)');
+    let depth = 0;
+    let close = open;
+    for (; close < toks.length; close++) {
+      if (toks[close] === '(') depth++;
+      else if (toks[close] === ')' && --depth === 0) break;
+    }
+    if (close === toks.length) fail("the column list has no closing ')'");
+    options = toks.slice(close + 1);
+    toks = toks.slice(open + 1, close);
+  }
+  const def: TableDefinitionInput = { columns: [], ...tableOptions(options, fail) };
+  const primaryKey: string[] = [];
+  for (const item of splitList(toks, fail)) {
+    if (item.length === 0) fail('an empty column definition');
+    if (isWord(item[0], ...KEY_ITEMS)) {
+      if (isWord(item[0], 'PRIMARY') && isWord(item[1], 'KEY')) primaryKey.push(...keyColumns(item.slice(2)));
+      continue;
+    }
+    const [column, inKey] = columnDef(item, fail);
+    if (inKey) primaryKey.push(column.name);
+    def.columns.push(column);
+  }
+  if (primaryKey.length) def.primaryKey = primaryKey;
+  return def;
+}
+
+/** The column names of a key's `(a, b(10))`. */
+function keyColumns(toks: string[]): string[] {
+  const names: string[] = [];
+  let depth = 0;
+  for (const t of toks) {
+    if (t === '(') depth++;
+    else if (t === ')') depth--;
+    else if (depth === 1 && t !== ',' && !/^\d+$/.test(t) && !isWord(t, 'ASC', 'DESC')) names.push(unquote(t));
+  }
+  return names;
+}
+
+/** A column's name and type (as builder's ColumnDef), and whether it says PRIMARY KEY itself. */
+function columnDef(item: string[], fail: (p: string) => never): [ColumnDef, boolean] {
+  const name = unquote(item[0]!);
+  const type: string[] = [];
+  let inKey = false;
+  for (let i = 1; i < item.length; i++) {
+    const t = item[i]!;
+    if (isWord(t, 'DEFAULT', 'COMMENT')) {
+      i++;
+      if (item[i] === '-' || item[i] === '+') i++;
+      if (item[i + 1] === '(') i = closing(item, i + 1);
+      else if (item[i + 1] === '.') i += 2;
+    } else if (isWord(t, 'ON') && isWord(item[i + 1], 'UPDATE')) {
+      i += 2;
+      if (item[i + 1] === '(') i = closing(item, i + 1);
+    } else if (isWord(t, 'PRIMARY') && isWord(item[i + 1], 'KEY')) (inKey = true), i++;
+    else if (isWord(t, 'UNIQUE') && isWord(item[i + 1], 'KEY')) i++;
+    else if (!isWord(t, 'AUTO_INCREMENT', 'UNIQUE', 'KEY')) type.push(t);
+  }
+  if (type.length === 0) fail(`column ${name} has no type`);
+  return [{ name, type: joinType(type) }, inKey];
+}
+
+/** Index of the ')' that closes the '(' at `open`. */
+function closing(toks: string[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < toks.length; i++) {
+    if (toks[i] === '(') depth++;
+    else if (toks[i] === ')' && --depth === 0) return i;
+  }
+  return toks.length;
+}
+
+/** Tokens back into a type builder's parser reads: words apart, punctuation as it was. */
+function joinType(toks: string[]): string {
+  return toks.reduce((s, t, i) => (i > 0 && /^[A-Za-z0-9_$]/.test(t) && /[A-Za-z0-9_$'")]$/.test(s) ? `${s} ${t}` : s + t), '');
+}
+
+/** ENGINE (or TYPE), ROW_FORMAT, [DEFAULT] CHARSET / CHARACTER SET and COLLATE after the column list. */
+function tableOptions(toks: string[], fail: (p: string) => never): Partial<TableDefinitionInput> {
+  const out: Partial<TableDefinitionInput> = {};
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!.toUpperCase();
+    const value = (skip: number): string => {
+      i += skip;
+      if (toks[i + 1] === '=') i++;
+      const v = toks[++i];
+      return v === undefined ? fail(`${t} without a value`) : unquote(v.replace(/^'(.*)'$/, '$1'));
+    };
+    if (t === 'ENGINE' || t === 'TYPE') out.engine = value(0);
+    else if (t === 'ROW_FORMAT') out.rowFormat = value(0);
+    else if (t === 'CHARSET') out.charset = value(0);
+    else if (t === 'CHARACTER' && isWord(toks[i + 1], 'SET')) out.charset = value(1);
+    else if (t === 'COLLATE') out.collation = value(0);
+  }
+  return out;
+}
