@@ -3,7 +3,7 @@
  * Exit codes: 0 success, 1 the input is not a valid binlog (the error names where), 2 usage, 3 I/O.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -13,6 +13,7 @@ import { toJsonLine } from '../runtime/json.js';
 import { passes, stopsAt, type EventFilter } from '../runtime/filter.js';
 import { followBinlog } from '../runtime/follow.js';
 import { readBinlog, type ByteSource, type ReadOptions } from '../runtime/stream.js';
+import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tabledefs.js';
 import { BinlogEncoder } from '../runtime/writing.js';
 
 export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4 } as const;
@@ -41,6 +42,14 @@ The FORMAT_DESCRIPTION event always passes the filters.
 
 Options for encode:
   -o, --output OUT       The binlog file to write (required). It appears only when every line was valid.
+
+Options for both:
+  --table-def DB.TABLE=SQL   The table's definition, for rows v0 (MySQL 5.1.0 to 5.1.17), whose images
+                             cannot be split into values without it: its CREATE TABLE statement or its
+                             column list ('a int, b char(50) not null'), or @FILE holding either. Repeat it
+                             for more tables. encode needs the definitions the dump was made with.
+  --table-defs FILE.json     Definitions as a JSON object: {"DB.TABLE": "SQL" or {"columns": [...],
+                             "engine", "rowFormat", "charset", "packRecord"}, ...}.
 
 encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
 an edited value of another length just works; header.logPos is computed when it is absent, null, or
@@ -93,6 +102,7 @@ async function dump(args: string[]): Promise<number> {
       database: { type: 'string' },
       table: { type: 'string' },
       follow: { type: 'boolean' },
+      ...TABLE_DEF_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -114,6 +124,7 @@ async function dump(args: string[]): Promise<number> {
   let skipped = 0;
   const options: ReadOptions = {
     verifyChecksum: !values['no-verify-checksum'],
+    tableDefinitions: tableDefinitions(values),
     onError:
       values['on-error'] === 'skip'
         ? (e) => {
@@ -145,6 +156,46 @@ async function dump(args: string[]): Promise<number> {
   return skipped ? EXIT.skipped : EXIT.ok;
 }
 
+const TABLE_DEF_OPTIONS = { 'table-def': { type: 'string', multiple: true }, 'table-defs': { type: 'string' } } as const;
+
+/** The definitions --table-def and --table-defs give, checked (a bad one is a usage error). */
+function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?: string }): TableDefinitions | undefined {
+  if (!values['table-def'] && !values['table-defs']) return undefined;
+  const defs: TableDefinitions = {};
+  if (values['table-defs']) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readOption(values['table-defs'], '--table-defs'));
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      throw new UsageError(`--table-defs: not JSON: ${(e as Error).message}`);
+    }
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new UsageError('--table-defs holds a JSON object');
+    Object.assign(defs, json);
+  }
+  for (const d of values['table-def'] ?? []) {
+    const eq = d.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--table-def takes DB.TABLE=SQL, not '${d}'`);
+    const sql = d.slice(eq + 1);
+    defs[d.slice(0, eq)] = sql.startsWith('@') ? readOption(sql.slice(1), '--table-def') : sql;
+  }
+  try {
+    resolveTableDefinitions(defs);
+  } catch (e) {
+    if (e instanceof BinlogError) throw new UsageError(e.message);
+    throw e;
+  }
+  return defs;
+}
+
+function readOption(file: string, option: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${option}: ${(e as Error).message}`);
+  }
+}
+
 function position(v: string | undefined, option: string): number | undefined {
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v)) throw new UsageError(`${option} takes a byte offset`);
@@ -164,7 +215,7 @@ async function encode(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    options: { output: { type: 'string', short: 'o' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
     process.stdout.write(HELP);
@@ -178,7 +229,7 @@ async function encode(args: string[]): Promise<number> {
   const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
   const sink = createWriteStream(temp);
   const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
-  const encoder = new BinlogEncoder();
+  const encoder = new BinlogEncoder({ tableDefinitions: tableDefinitions(values) });
   let lineNo = 0;
   try {
     for await (const line of lines) {
