@@ -11,7 +11,7 @@
  */
 import type { Context } from '../generated/context.js';
 import { CellLayouts } from '../generated/columns.js';
-import { ColumnType, type ColumnTypeName } from '../generated/rows.js';
+import { ColumnType, ColumnTypeNames, type ColumnTypeName } from '../generated/rows.js';
 import { SqlType, SqlTypes, type SqlTypeName } from '../generated/sqltypes.js';
 import type { BuiltColumn } from './builder.js';
 import { cellCodec, type CellCodec, type CellValue } from './cells.js';
@@ -50,6 +50,8 @@ interface OldColumn {
   oddBits?: [at: number, count: number];
   /** Its Field::pack form when Field::reset() left it: what a NULL column writes unless it has a default. */
   empty: Uint8Array;
+  /** The most bytes a CHAR or VARCHAR value packs to (its length prefix and its maximum byte length). */
+  longest?: number;
 }
 
 interface OldLayout {
@@ -102,6 +104,7 @@ function buildLayout(t: TableInfo, def: TableDefinition, name: string, problem: 
     const column = oldColumn(b, t.columns[i]!.type, problem);
     const codec = cellCodec(column);
     const c: OldColumn = { column, codec, path: `${path}.${b.name}`, empty: emptyForm(column, codec) };
+    if (b.kind === 'char' || b.kind === 'varchar') c.longest = (b.maxBytes! > 255 ? 2 : 1) + b.maxBytes!;
     if (b.nullable) c.nullBit = bit++;
     if (b.kind === 'bit' && def.bitsInNullBytes && b.bits! & 7) {
       c.oddBits = [bit, b.bits! & 7];
@@ -125,7 +128,7 @@ function oldColumn(b: BuiltColumn, logged: number, problem: (p: string) => Error
   const before56 = (SqlTypes[SqlType[b.kind as SqlTypeName]] as { before56?: ColumnTypeName } | undefined)?.before56;
   const oldType = before56 !== undefined && !b.fsp ? ColumnType[before56] : undefined;
   if (logged !== b.columnType && logged !== oldType) {
-    throw problem(`column ${b.name}: the TABLE_MAP logs type ${ColumnType[logged as never] ?? logged}, the definition says ${b.sqlType}`);
+    throw problem(`column ${b.name}: the TABLE_MAP logs type ${ColumnTypeNames[logged] ?? logged}, the definition says ${b.sqlType}`);
   }
   const realType = logged === oldType ? logged : b.realType;
   const meta: Record<string, unknown> = { ...b.metadata };
@@ -194,6 +197,9 @@ function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: O
     const start = r.pos;
     const v = c.codec.decode(r, c.column, c.path);
     packed.set(c, r.buf.subarray(start, r.pos));
+    if (c.longest !== undefined && r.pos - start > c.longest) {
+      throw new InvalidValueError(`a value of ${r.pos - start} bytes, longer than the definition's ${c.column.name} holds`, { offset: r.base + start, schemaPath: c.path });
+    }
     const isNull = c.nullBit !== undefined && hasBit(nullBytes, c.nullBit) === 1;
     row[c.column.name] = isNull ? null : v;
     if (isNull && !sameBytes(packed.get(c)!, c.empty)) ((change.nullValues ??= {})[image] ??= {})[c.column.name] = v;
