@@ -115,12 +115,7 @@ export function parseTableSql(sql: string, qualified: string): TableDefinitionIn
   if (isWord(toks[0], 'CREATE')) {
     const open = toks.indexOf('(');
     if (open < 0 || !toks.slice(1, open).some((t) => isWord(t, 'TABLE'))) fail('expected CREATE TABLE name (columns)');
-    let depth = 0;
-    let close = open;
-    for (; close < toks.length; close++) {
-      if (toks[close] === '(') depth++;
-      else if (toks[close] === ')' && --depth === 0) break;
-    }
+    const close = closing(toks, open);
     if (close === toks.length) fail("the column list has no closing ')'");
     options = toks.slice(close + 1);
     toks = toks.slice(open + 1, close);
