@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { EncodeError, InvalidValueError } from '../runtime/errors.js';
+import { BinlogError, EncodeError, InvalidValueError } from '../runtime/errors.js';
 import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/event.js';
 import { toJsonLine } from '../runtime/json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
@@ -173,46 +173,55 @@ function t2Binlog(images: string): Uint8Array {
   return encodeBinlog(events);
 }
 
-it('NULLs, a BIT in the null bytes, VARCHAR, DECIMAL, ENUM, DATETIME: values, and the written defaults kept', () => {
-  const bytes = t2Binlog(`${ROW_VALUES} ${ROW_NULLS}`);
-  const [write] = oldRows(decodeBinlog(bytes, { tableDefinitions: T2 }));
-  expect(write!.rows).toEqual([
-    { after: { a: 7, b: 5n, c: 'hi', d: '12.34', e: 'y', f: '2007-01-10 12:34:56' } },
-    { after: { a: null, b: null, c: '', d: null, e: null, f: null }, nullValues: { after: { d: '1.50' } } },
-  ]);
-  expectRoundTrips(bytes, T2);
-});
-
-it('null bytes a row does not explain (a BIT odd bit that is not its value) are kept, and given back', () => {
-  const bytes = t2Binlog(`04 07000000 05 026869 800c22 02 ${le64(20070110123456n)}`);
-  const [write] = oldRows(decodeBinlog(bytes, { tableDefinitions: T2 }));
-  expect(write!.rows).toEqual([{ after: { a: 7, b: 5n, c: 'hi', d: '12.34', e: 'y', f: '2007-01-10 12:34:56' }, nullBytes: { after: hex('04') } }]);
-  expectRoundTrips(bytes, T2);
-});
-
-it('the engine and row format place the null bits: InnoDB keeps no BIT bits, ROW_FORMAT=FIXED keeps the reserved bit', () => {
-  // InnoDB: no odd bits, so d, e, f are bits 2-4 and 5-7 are unused (set): the images do not fit.
-  const innodb = T2_SQL.replace('MyISAM', 'InnoDB');
-  caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': innodb } }));
-  // FIXED: the VARCHAR no longer packs the record; its reserved bit 0 would be a's, which is clear.
-  caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': `${T2_SQL} ROW_FORMAT=FIXED` } }));
-  // packRecord says what the columns cannot (a table ALTERed from another layout).
-  const given = { 'test.t2': { ...parseTableSql(`${T2_SQL} ROW_FORMAT=FIXED`, 'test.t2'), packRecord: true } };
-  expect(oldRows(decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: given }))[0]!.rows).toHaveLength(1);
-});
-
-it('CREATE TABLE is read for columns, keys, engine, row format and charset; what cannot be described is refused', () => {
-  expect(parseTableSql("CREATE TABLE IF NOT EXISTS `db`.`t` (`id` int NOT NULL AUTO_INCREMENT, s varchar(10) CHARACTER SET utf8 DEFAULT 'a,b' COMMENT 'x', PRIMARY KEY (`id`), KEY k (s(3))) ENGINE=InnoDB ROW_FORMAT=FIXED DEFAULT CHARSET=latin1;", 'db.t')).toEqual({
-    columns: [
-      { name: 'id', type: 'int NOT NULL' },
-      { name: 's', type: 'varchar(10) CHARACTER SET utf8' },
-    ],
-    primaryKey: ['id'],
-    engine: 'InnoDB',
-    rowFormat: 'FIXED',
-    charset: 'latin1',
+describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', () => {
+  it('NULLs, a BIT in the null bytes, VARCHAR, DECIMAL, ENUM, DATETIME: values, and the written defaults kept', () => {
+    const bytes = t2Binlog(`${ROW_VALUES} ${ROW_NULLS}`);
+    const [write] = oldRows(decodeBinlog(bytes, { tableDefinitions: T2 }));
+    expect(write!.rows).toEqual([
+      { after: { a: 7, b: 5n, c: 'hi', d: '12.34', e: 'y', f: '2007-01-10 12:34:56' } },
+      { after: { a: null, b: null, c: '', d: null, e: null, f: null }, nullValues: { after: { d: '1.50' } } },
+    ]);
+    expectRoundTrips(bytes, T2);
   });
-  const refused = (defs: TableDefinitions) => caught(TableDefinitionError, () => decodeBinlog(byName('ver_5_1_17.001'), { tableDefinitions: defs }));
-  expect(refused({ 'test.t1': 'a integr' }).message).toContain("unknown SQL type 'integr'");
-  expect(refused({ t1: 'a int' }).message).toContain("'schema.table'");
+
+  it('null bytes a row does not explain (a BIT odd bit that is not its value) are kept, and given back', () => {
+    const bytes = t2Binlog(`04 07000000 05 026869 800c22 02 ${le64(20070110123456n)}`);
+    const [write] = oldRows(decodeBinlog(bytes, { tableDefinitions: T2 }));
+    expect(write!.rows).toEqual([{ after: { a: 7, b: 5n, c: 'hi', d: '12.34', e: 'y', f: '2007-01-10 12:34:56' }, nullBytes: { after: hex('04') } }]);
+    expectRoundTrips(bytes, T2);
+  });
+
+  it('the engine and row format place the null bits: InnoDB keeps no BIT bits, ROW_FORMAT=FIXED keeps the reserved bit', () => {
+    // InnoDB: no odd bits, so d, e, f are bits 2-4 and 5-7 are unused (set): the images do not fit.
+    const innodb = T2_SQL.replace('MyISAM', 'InnoDB');
+    caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': innodb } }));
+    // FIXED: the VARCHAR no longer packs the record; its reserved bit 0 would be a's, which is clear.
+    caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': `${T2_SQL} ROW_FORMAT=FIXED` } }));
+    // packRecord says what the columns cannot (a table ALTERed from another layout).
+    const given = { 'test.t2': { ...parseTableSql(`${T2_SQL} ROW_FORMAT=FIXED`, 'test.t2'), packRecord: true } };
+    expect(oldRows(decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: given }))[0]!.rows).toHaveLength(1);
+  });
+
+  it('CREATE TABLE is read for columns, keys, engine, row format and charset; what cannot be described is refused', () => {
+    expect(parseTableSql("CREATE TABLE IF NOT EXISTS `db`.`t` (`id` int NOT NULL AUTO_INCREMENT, s varchar(10) CHARACTER SET utf8 DEFAULT 'a,b' COMMENT 'x', PRIMARY KEY (`id`), KEY k (s(3))) ENGINE=InnoDB ROW_FORMAT=FIXED DEFAULT CHARSET=latin1;", 'db.t')).toEqual({
+      columns: [
+        { name: 'id', type: 'int NOT NULL' },
+        { name: 's', type: 'varchar(10) CHARACTER SET utf8' },
+      ],
+      primaryKey: ['id'],
+      engine: 'InnoDB',
+      rowFormat: 'FIXED',
+      charset: 'latin1',
+    });
+    const refused = (defs: TableDefinitions) => caught(TableDefinitionError, () => decodeBinlog(byName('ver_5_1_17.001'), { tableDefinitions: defs }));
+    expect(refused({ 'test.t1': 'a integr' }).message).toContain("unknown SQL type 'integr'");
+    expect(refused({ t1: 'a int' }).message).toContain("'schema.table'");
+  });
+
+  it('images that end inside a value, or bytes after the last image, are a typed error', () => {
+    for (const images of [ROW_VALUES.slice(0, -2), `${ROW_VALUES} 14 07`]) {
+      const e = caught(BinlogError, () => decodeBinlog(t2Binlog(images), { tableDefinitions: T2 }));
+      expect([e.kind, e.eventType]).toEqual(['truncated', 20]);
+    }
+  });
 });
