@@ -197,9 +197,7 @@ function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: O
     const start = r.pos;
     const v = c.codec.decode(r, c.column, c.path);
     packed.set(c, r.buf.subarray(start, r.pos));
-    if (c.longest !== undefined && r.pos - start > c.longest) {
-      throw new InvalidValueError(`a value of ${r.pos - start} bytes, longer than the definition's ${c.column.name} holds`, { offset: r.base + start, schemaPath: c.path });
-    }
+    checkFits(c, v, packed.get(c)!, r.base + start);
     const isNull = c.nullBit !== undefined && hasBit(nullBytes, c.nullBit) === 1;
     row[c.column.name] = isNull ? null : v;
     if (isNull && !sameBytes(packed.get(c)!, c.empty)) ((change.nullValues ??= {})[image] ??= {})[c.column.name] = v;
@@ -207,6 +205,26 @@ function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: O
   const expected = nullBytesOf(layout, present, (c) => row[c.column.name] === null, (c) => packed.get(c)!);
   if (!sameBytes(expected, nullBytes)) (change.nullBytes ??= {})[image] = nullBytes.slice();
   return row;
+}
+
+/**
+ * A value the definition's column holds, whose bytes it writes back as they are: else the definition is
+ * not the table's (a BIT(3) of 255, a CHAR(2) of 3 bytes, DECIMAL digits out of range).
+ */
+function checkFits(c: OldColumn, v: CellValue, bytes: Uint8Array, offset: number): void {
+  let problem: string | undefined;
+  if (c.longest !== undefined && bytes.length > c.longest) problem = `${bytes.length} bytes, longer than the definition's ${c.column.name} holds`;
+  else {
+    const again = new Writer(bytes.length + 8);
+    try {
+      c.codec.encode(again, v, c.column, c.path);
+      if (!sameBytes(again.view(), bytes)) problem = `${c.column.name}'s bytes are not a value of its definition`;
+    } catch (e) {
+      if (!(e instanceof EncodeError)) throw e;
+      problem = `${c.column.name}: ${e.problem}`;
+    }
+  }
+  if (problem) throw new InvalidValueError(`${problem}: the definition does not fit`, { offset, schemaPath: c.path });
 }
 
 export function decodeOldRows(r: Reader, ctx: Context, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[] {

@@ -224,4 +224,35 @@ describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', 
       expect([e.kind, e.eventType]).toEqual(['truncated', 20]);
     }
   });
+
+  it('a value its defined column cannot hold is refused: a BIT(3) of 255, DECIMAL(5,2) digits past 99', () => {
+    const bit = caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES.replace(' 05 ', ' ff ')), { tableDefinitions: T2 }));
+    expect(bit.message).toContain('does not fit BIT(3)');
+    expect(bit.schemaPath).toBe('OldRowsEvent.rows.b');
+    // 0x64 = 100 in the fraction's one byte, where two digits go.
+    caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES.replace(' 800c22 ', ' 800c64 ')), { tableDefinitions: T2 }));
+  });
+
+  it('every byte of the images changed: a typed error, or values that encode back to those very bytes', () => {
+    const bytes = t2Binlog(`${ROW_VALUES} ${ROW_NULLS}`);
+    const [write] = decodeBinlog(bytes).filter((e) => e.type === 'PRE_GA_WRITE_ROWS_EVENT');
+    const start = write!.pos + 19 + 8 + 2; // the header, the post-header, the column count and bitmap
+    let decoded = 0;
+    for (let at = start; at < write!.pos + write!.header.eventSize; at++) {
+      for (const v of new Set([0, 0xff, bytes[at]! ^ 1, bytes[at]! ^ 0x80])) {
+        const bad = Uint8Array.from(bytes);
+        bad[at] = v;
+        let events: BinlogEvent[];
+        try {
+          events = decodeBinlog(bad, { tableDefinitions: T2 });
+        } catch (e) {
+          expect(e).toBeInstanceOf(BinlogError);
+          continue;
+        }
+        decoded++;
+        expect(Buffer.from(encodeBinlog(events, { tableDefinitions: T2 })).equals(Buffer.from(bad)), `byte ${at} = ${v}`).toBe(true);
+      }
+    }
+    expect(decoded).toBeGreaterThan(50);
+  });
 });
