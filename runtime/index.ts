@@ -22,3 +22,5 @@ export { applyJsonDiff } from './jsondiff.js';
 export type { JsonTree } from './jsonb.js';
 export type { JsonDiff, JsonDiffCell, JsonCell } from './cells.js';
 export { BinlogWriter, writeBinlog, writeBinlogFile, describeTable, createTableSql, Table, RowValueError, TableDefinitionError, type BinlogWriterOptions, type BinlogOp, type TableDef, type ColumnDef, type BuiltColumn, type RowInput, type TableRef, type GtidOptions, type BeginOptions, type QueryOptions, type RowsOptions, type TableOptions, type CommitOptions, type EventInput, type RowMetadata } from './builder.js';
+export { parseTableSql, resolveTableDefinitions, type TableDefinitions, type TableDefinitionInput, type TableDefinition } from './tabledefs.js';
+export type { OldRowChange } from './rows-v0.js';
