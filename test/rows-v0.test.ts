@@ -157,7 +157,7 @@ const ROW_VALUES = `14 07000000 05 026869 800c22 02 ${le64(20070110123456n)}`;
 const ROW_NULLS = `e3 00000000 00 00 800132 00 ${le64(0n)}`;
 
 /** A 5.1.17 binlog (its FDE, STOP) with t2's TABLE_MAP and one WRITE event of these images. */
-function t2Binlog(images: string): Uint8Array {
+function t2Binlog(images: string, columnsPresent = Array(6).fill(true)): Uint8Array {
   const fixture = decodeBinlog(byName('ver_5_1_17.001'));
   const fde = fixture[0]!;
   const map = fixture.find((e) => e.type === 'TABLE_MAP_EVENT')!;
@@ -167,7 +167,7 @@ function t2Binlog(images: string): Uint8Array {
   const events = [
     fde,
     { ...map, tableId: 20, tableName: 't2', columnCount: 6, columnTypes },
-    { ...write, tableId: 20, columnCount: 6, columnsPresent: Array(6).fill(true), columnsPresentSpare: 0b11, rowImages: hex(images) },
+    { ...write, tableId: 20, columnCount: 6, columnsPresent, columnsPresentSpare: 0b11, rowImages: hex(images) },
     stop,
   ] as BinlogEventInput[];
   return encodeBinlog(events);
@@ -189,6 +189,17 @@ describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', 
     const [write] = oldRows(decodeBinlog(bytes, { tableDefinitions: T2 }));
     expect(write!.rows).toEqual([{ after: { a: 7, b: 5n, c: 'hi', d: '12.34', e: 'y', f: '2007-01-10 12:34:56' }, nullBytes: { after: hex('04') } }]);
     expectRoundTrips(bytes, T2);
+  });
+
+  it('a column absent from the image has no value; its null bit, set in the record, is kept in nullBytes', () => {
+    const present = [true, true, true, true, true, false];
+    const values = { a: 7, b: 5n, c: 'hi', d: '12.34', e: 'y' };
+    for (const [nullByte, kept] of [['14', undefined], ['94', { after: hex('94') }]] as const) {
+      const bytes = t2Binlog(`${nullByte} 07000000 05 026869 800c22 02`, present);
+      const [write] = oldRows(decodeBinlog(bytes, { tableDefinitions: T2 }));
+      expect(write!.rows).toEqual([kept ? { after: values, nullBytes: kept } : { after: values }]);
+      expectRoundTrips(bytes, T2);
+    }
   });
 
   it('the engine and row format place the null bits: InnoDB keeps no BIT bits, ROW_FORMAT=FIXED keeps the reserved bit', () => {
