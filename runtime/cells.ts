@@ -153,19 +153,23 @@ function decimalGroups(precision: number, scale: number): [number, number][] {
   return groups;
 }
 
-/** decimal2bin's bytes → "-123.4500" with exactly `scale` fraction digits. */
-export function decodeDecimal(bytes: Uint8Array, precision: number, scale: number): string {
+/** decimalGroups of each (precision, scale), made once: every value of a column has the same. Both are bytes here. */
+const GROUPS: ([number, number][] | undefined)[] = [];
+const groupsOf = (precision: number, scale: number) => (GROUPS[(precision << 8) | scale] ??= decimalGroups(precision, scale));
+
+/** decimal2bin's bytes, from `at` → "-123.4500" with exactly `scale` fraction digits; precision and scale are bytes. */
+export function decodeDecimal(bytes: Uint8Array, precision: number, scale: number, at = 0): string {
   // The sign is the first bit (set for positive); a negative value has every bit inverted.
-  const negative = (bytes[0]! & 0x80) === 0;
+  const negative = (bytes[at]! & 0x80) === 0;
   const mask = negative ? 0xff : 0;
   const intg = precision - scale;
   let whole = '';
   let frac = '';
-  let at = 0;
+  let first = 0x80;
   let digitsSoFar = 0;
-  for (const [n, d] of decimalGroups(precision, scale)) {
+  for (const [n, d] of groupsOf(precision, scale)) {
     let v = 0;
-    for (let i = 0; i < n; i++, at++) v = v * 256 + ((bytes[at]! ^ mask) ^ (at === 0 ? 0x80 : 0));
+    for (let i = 0; i < n; i++, at++, first = 0) v = v * 256 + ((bytes[at]! ^ mask) ^ first);
     if (digitsSoFar < intg) whole += whole === '' ? (v === 0 ? '' : String(v)) : pad(v, d);
     else frac += pad(v, d);
     digitsSoFar += d;
@@ -198,7 +202,9 @@ export function encodeDecimal(value: string, precision: number, scale: number, p
 const newdecimal: CellCodec = {
   decode(r, c, path) {
     const [p, s] = [num(c, 'precision'), num(c, 'scale')];
-    return decodeDecimal(r.bytes(decimalSize(p, s), path), p, s);
+    const n = r.length(decimalSize(p, s), path);
+    r.pos += n;
+    return decodeDecimal(r.buf, p, s, r.pos - n);
   },
   encode(w, v, c, path) {
     w.bytes(encodeDecimal(expect(v, isString, 'a decimal string', path), num(c, 'precision'), num(c, 'scale'), path));
@@ -245,8 +251,12 @@ function parse(re: RegExp, v: CellValue, what: string, path: string): string[] {
   return m;
 }
 
-const dateText = (y: number, mo: number, d: number) => `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}`;
-const timeText = (h: number, mi: number, s: number) => `${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}`;
+/** "00" … "99", so that the fields of a date or time take no String() and padding each. */
+const TWO = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : `${i}`));
+const two = (n: number) => (n < 100 ? TWO[n]! : String(n));
+const four = (n: number) => (n < 10000 ? TWO[Math.floor(n / 100)]! + TWO[n % 100]! : String(n));
+const dateText = (y: number, mo: number, d: number) => `${four(y)}-${two(mo)}-${two(d)}`;
+const timeText = (h: number, mi: number, s: number) => `${two(h)}:${two(mi)}:${two(s)}`;
 
 const date: CellCodec = {
   decode(r, _c, path) {
@@ -507,14 +517,23 @@ function cellBytes(v: Text, c: Column): Uint8Array {
   return typeof v === 'string' ? encodeText(v, c.charset ?? 'utf8mb4') : v;
 }
 
-/** Reads the value after its length prefix, through MariaDB's column compression where the type has it. */
-function stringValue(raw: Uint8Array, c: Column, r: Reader, path: string): CellValue {
-  if (!(c.layout as { compressed?: boolean }).compressed) return cellText(raw, c);
-  return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
+const isUtf8 = (c: Column) => c.charset === 'utf8mb4' || c.charset === 'utf8mb3';
+const isCompressed = (c: Column) => (c.layout as { compressed?: boolean }).compressed === true;
+
+/**
+ * Reads the `n` bytes of a value after its length prefix, through MariaDB's column compression where the
+ * type has it. UTF-8 text, the common case, is read in place.
+ */
+function stringValue(r: Reader, n: number, c: Column, path: string): CellValue {
+  if (isCompressed(c)) {
+    const raw = r.bytes(n, path);
+    return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
+  }
+  return isUtf8(c) ? r.text(n, path) : cellText(r.bytes(n, path), c);
 }
 
 function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
-  if (!(c.layout as { compressed?: boolean }).compressed) return cellBytes(expect(v, isTextValue, 'text or bytes', path), c);
+  if (!isCompressed(c)) return cellBytes(expect(v, isTextValue, 'text or bytes', path), c);
   const cell: { value: Text; stored?: Uint8Array } =
     typeof v === 'object' && v !== null && 'value' in v ? (v as CompressedCell) : { value: expect(v, isTextValue, 'text or bytes', path) };
   const plain = cellBytes(cell.value, c);
@@ -527,8 +546,7 @@ function prefixWidth(maxLength: number): number {
 
 /** Writes a string or blob value after its length; UTF-8 text goes straight into the buffer. */
 function writeStored(w: Writer, v: CellValue, c: Column, width: number, path: string): void {
-  const utf8 = c.charset === 'utf8mb4' || c.charset === 'utf8mb3' || c.charset === undefined;
-  if (typeof v === 'string' && utf8 && !(c.layout as { compressed?: boolean }).compressed) return w.prefixedUtf8(v, width, path);
+  if (typeof v === 'string' && (isUtf8(c) || c.charset === undefined) && !isCompressed(c)) return w.prefixedUtf8(v, width, path);
   w.prefixed(storedValue(v, c, path), width, path);
 }
 
@@ -536,7 +554,7 @@ const varchar: CellCodec = {
   decode(r, c, path) {
     const width = prefixWidth(num(c, 'maxLength'));
     r.need(width, path);
-    return stringValue(r.bytes(width === 1 ? r.u8() : r.u16(), path), c, r, path);
+    return stringValue(r, width === 1 ? r.u8() : r.u16(), c, path);
   },
   encode(w, v, c, path) {
     writeStored(w, v, c, prefixWidth(num(c, 'maxLength')), path);
@@ -569,7 +587,7 @@ const string: CellCodec = {
 const blob: CellCodec = {
   decode(r, c, path) {
     const n = num(c, 'packLength');
-    return stringValue(r.bytes(r.uint(n, path), path), c, r, path);
+    return stringValue(r, r.uint(n, path), c, path);
   },
   encode(w, v, c, path) {
     writeStored(w, v, c, num(c, 'packLength'), path);

@@ -14,23 +14,22 @@ const PACKED_MIN: Record<number, bigint> = { 2: 0xfbn, 3: 0x1_0000n, 8: 0x100_00
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Text when the bytes are valid UTF-8 (which then re-encode to the same bytes), else the bytes themselves. */
-export function bytesToText(bytes: Uint8Array): Text {
-  // Short ASCII, the common case, without a decoder's per-call cost.
-  if (bytes.length <= 64) {
-    let ascii = true;
-    for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) (ascii = false), (i = bytes.length);
-    if (ascii) return String.fromCharCode.apply(null, bytes as unknown as number[]);
-  }
-  // Node's own UTF-8 slice is quicker than TextDecoder; it marks invalid bytes with U+FFFD, and only then
-  // (or for a real U+FFFD) does the strict decoder decide.
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  if (!text.includes('\uFFFD') && !text.startsWith('\uFEFF')) return text;
+/** Text of `b[start..end)` when it is valid UTF-8 (which then re-encodes to the same bytes), else undefined. */
+function utf8Text(b: Buffer, start: number, end: number): string | undefined {
+  const text = b.toString('utf8', start, end);
+  // Node's slice marks invalid bytes with U+FFFD; only then (or for a real U+FFFD, or a BOM) does the
+  // strict decoder decide.
+  if (!text.includes('\uFFFD') && text.charCodeAt(0) !== 0xfeff) return text;
   try {
-    return utf8.decode(bytes);
+    return utf8.decode(b.subarray(start, end));
   } catch {
-    return bytes;
+    return undefined;
   }
+}
+
+/** Text when the bytes are valid UTF-8, else the bytes themselves. */
+export function bytesToText(bytes: Uint8Array): Text {
+  return utf8Text(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, bytes.length) ?? bytes;
 }
 
 /**
@@ -47,6 +46,8 @@ export class Reader {
   readonly base: number;
   /** The unused bits of the last bitmap read, where they were kept rather than refused. */
   spare = 0;
+  /** A Node Buffer over `buf`, made on the first `text`: one native UTF-8 slice per value, no view each. */
+  private node: Buffer | undefined = undefined;
 
   constructor(buf: Uint8Array, start = 0, end = buf.length, base = 0, dv?: DataView) {
     this.buf = buf;
@@ -98,6 +99,15 @@ export class Reader {
     const out = this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
     return out;
+  }
+
+  /** The next `n` bytes as text, as `bytesToText` gives it, read in place. */
+  text(n: number, path: string): Text {
+    this.length(n, path);
+    const start = this.pos;
+    this.pos += n;
+    const node = (this.node ??= Buffer.from(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength));
+    return utf8Text(node, start, start + n) ?? this.buf.subarray(start, start + n);
   }
 
   /** A structure read from a window of its own must use all of it: a byte left over would be lost. */

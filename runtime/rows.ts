@@ -40,19 +40,52 @@ const AFTER = 2;
 /** With BEFORE | AFTER: MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
 const PARTIAL_JSON = 4;
 
-/** A present column of an image: the column, its codec, and the schema path its errors name. */
-type Present = [Column, CellCodec, string];
+/** The present columns of an image, each with its codec and the schema path its errors name. */
+interface Image {
+  columns: Column[];
+  codecs: CellCodec[];
+  paths: string[];
+  read: ImageReader;
+}
+
+/** Reads the values of an image whose null bitmap starts at `r.buf[nulls]`, into one row object. */
+type ImageReader = (r: Reader, nulls: number, columns: Column[], codecs: CellCodec[], paths: string[]) => Row;
+
+/** At most this many image readers are kept (a hostile input could name any number of column lists). */
+const MAX_READERS = 256;
+const READERS = new Map<string, ImageReader>();
+
+/**
+ * The reader of images with these column names, made once per list of names: it builds each row as one
+ * object literal (one hidden class for every row of the shape, no key-by-key stores) and decodes each cell
+ * at a call site of its own, which stays monomorphic. The names go in as JSON string literals, never as code.
+ */
+function imageReader(names: string[]): ImageReader {
+  const key = JSON.stringify(names);
+  let read = READERS.get(key);
+  if (!read) {
+    const cells = names.map((name, k) => {
+      // In a literal, a plain "__proto__" key would set the prototype; a computed one is a property.
+      const prop = name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
+      return `${prop}: b[nulls + ${k >>> 3}] & ${1 << (k & 7)} ? null : codecs[${k}].decode(r, columns[${k}], paths[${k}])`;
+    });
+    read = new Function('r', 'nulls', 'columns', 'codecs', 'paths', `const b = r.buf;\nreturn {${cells.join(',\n')}};`) as ImageReader;
+    if (READERS.size >= MAX_READERS) READERS.clear();
+    READERS.set(key, read);
+  }
+  return read;
+}
 
 /** The present columns of an image, each with its codec, prepared once per row event. */
-function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefined, path: string): Present[] {
+function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefined, path: string): Image {
   if (present.length > table.columns.length) {
     const problem = `the row event has ${present.length} columns, its TABLE_MAP ${table.columns.length}`;
     if (r) throw new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
     throw new EncodeError(problem, path);
   }
-  const out: Present[] = [];
-  present.forEach((p, i) => p && out.push([table.columns[i]!, cellCodec(table.columns[i]!), `${path}.${table.columns[i]!.name}`]));
-  return out;
+  const columns = table.columns.filter((_, i) => present[i]);
+  const names = columns.map((c) => c.name);
+  return { columns, codecs: columns.map(cellCodec), paths: names.map((name) => `${path}.${name}`), read: imageReader(names) };
 }
 
 function table(ctx: Context, tableId: number, offset: number, path: string): TableInfo {
@@ -64,36 +97,33 @@ function table(ctx: Context, tableId: number, offset: number, path: string): Tab
 /** The unused bits of an n-bit null bitmap as servers leave them: all set. */
 const fullSpare = (n: number) => (n & 7 ? 0xff >>> (n & 7) : 0);
 
-function readImage(r: Reader, cols: Present[], change: RowChange, image: 'before' | 'after', path: string): Row {
-  const n = cols.length;
-  const bytes = r.bytes((n + 7) >>> 3, path);
-  const spare = n & 7 ? bytes[bytes.length - 1]! >>> (n & 7) : 0;
+function readImage(r: Reader, img: Image, change: RowChange, image: 'before' | 'after', path: string): Row {
+  const n = img.columns.length;
+  const nulls = r.pos;
+  r.pos += r.length((n + 7) >>> 3, path);
+  const spare = n & 7 ? r.buf[r.pos - 1]! >>> (n & 7) : 0;
   if (spare !== fullSpare(n)) (change.nullSpare ??= {})[image] = spare;
-  const row: Row = {};
-  for (let k = 0; k < n; k++) {
-    const c = cols[k]!;
-    row[c[0].name] = bytes[k >>> 3]! & (1 << (k & 7)) ? null : c[1].decode(r, c[0], c[2]);
-  }
-  return row;
+  return img.read(r, nulls, img.columns, img.codecs, img.paths);
 }
 
-function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', cols: Present[], path: string): void {
+function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img: Image, path: string): void {
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', path);
-  const n = cols.length;
+  const { columns, codecs, paths } = img;
+  const n = columns.length;
   const at = w.reserve((n + 7) >>> 3);
   if (n & 7) w.buf[at + (n >>> 3)] = ((change.nullSpare?.[image] ?? fullSpare(n)) << (n & 7)) & 0xff;
   for (let k = 0; k < n; k++) {
-    const [col, codec, cellPath] = cols[k]!;
+    const col = columns[k]!;
     if (!(col.name in row)) throw new EncodeError(`column '${col.name}' is present in the image but has no value`, path);
     const v = row[col.name]!;
     if (v === null) w.buf[at + (k >>> 3)]! |= 1 << (k & 7);
-    else codec.encode(w, v, col, cellPath);
+    else codecs[k]!.encode(w, v, col, paths[k]!);
   }
   // Every present column has its value (checked above), so any more keys are columns not in the image.
   const keys = Object.keys(row);
   if (keys.length !== n) {
-    const extra = keys.find((name) => !cols.some(([c]) => c.name === name));
+    const extra = keys.find((name) => !columns.some((c) => c.name === name));
     throw new EncodeError(`column '${extra}' is not present in this image`, path);
   }
 }
@@ -116,7 +146,7 @@ export function decodeRows(
   path: string,
 ): RowChange[] {
   const { before, after, jsonColumns } = layout(table(ctx, tableId, r.offset, path), columns, columnsAfter, images, r, path);
-  if (before.length === 0 && after.length === 0 && r.pos < r.end) {
+  if (before.columns.length === 0 && after.columns.length === 0 && r.pos < r.end) {
     // Images of no columns take no bytes: the rows would never end.
     throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
   }
@@ -154,8 +184,8 @@ function partialColumns(jsonColumns: Column[], change: RowChange): Set<Column> |
 }
 
 /** The after image's columns, with the diff codec for the JSON columns that hold diffs. */
-function withDiffs(cols: Present[], diffs: Set<Column>): Present[] {
-  return cols.map(([c, codec, at]) => [c, diffs.has(c) ? jsonDiffCodec : codec, at]);
+function withDiffs(img: Image, diffs: Set<Column>): Image {
+  return { ...img, codecs: img.columns.map((c, k) => (diffs.has(c) ? jsonDiffCodec : img.codecs[k]!)) };
 }
 
 export function encodeRows(

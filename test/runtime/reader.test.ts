@@ -238,6 +238,17 @@ describe('Reader: strings', () => {
       const bytes = hex(b);
       expect(bytesToText(bytes)).toBe(bytes);
     });
+
+    it('reads text in place as bytesToText does, from a window of a larger buffer', () => {
+      const buf = hex('00 00 ef bb bf 61 c3 a9 ff 62 00');
+      const r = new Reader(buf.subarray(1), 1, 9, 100);
+      expect(r.text(4, 'T.bom')).toBe('\ufeffa');
+      expect(r.text(2, 'T.e')).toBe('é');
+      const bad = r.text(2, 'T.bad');
+      expect(bad).toEqual(hex('ff 62'));
+      expect(bad).not.toBeInstanceOf(Buffer);
+      caught(LengthError, () => r.text(1, 'T.past'));
+    });
   });
 
   describe('length-prefixed strings (prefix read first, then bytes)', () => {
