@@ -47,8 +47,15 @@ export interface JsonDiffCell {
 
 export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell;
 
+/** Reads one value of a column. */
+export type CellReader = (r: Reader) => CellValue;
+
 export interface CellCodec {
-  decode(r: Reader, c: Column, path: string): CellValue;
+  /**
+   * The reader of a column's values, `path` the schema path its errors name: made once per column of a
+   * row layout, so that the column's metadata is looked up then rather than for every value.
+   */
+  reader(c: Column, path: string): CellReader;
   encode(w: Writer, v: CellValue, c: Column, path: string): void;
 }
 
@@ -85,12 +92,16 @@ const INT_RANGE: Record<number, [number, number, number]> = {
 };
 
 const int: CellCodec = {
-  decode(r, c, path) {
+  reader(c, path) {
     const n = bytesOf(c);
-    r.need(n, path);
-    if (n === 8) return c.unsigned ? r.u64() : r.i64();
-    const v = n === 1 ? r.u8() : n === 2 ? r.u16() : n === 3 ? r.u24() : r.u32();
-    return c.unsigned || v < 2 ** (8 * n - 1) ? v : v - 2 ** (8 * n);
+    const unsigned = c.unsigned === true;
+    const [half, whole] = [2 ** (8 * n - 1), 2 ** (8 * n)];
+    return (r) => {
+      r.need(n, path);
+      if (n === 8) return unsigned ? r.u64() : r.i64();
+      const v = n === 1 ? r.u8() : n === 2 ? r.u16() : n === 3 ? r.u24() : r.u32();
+      return unsigned || v < half ? v : v - whole;
+    };
   },
   encode(w, v, c, path) {
     const n = bytesOf(c);
@@ -121,9 +132,12 @@ export function shortestFloat32(f: number): number {
 }
 
 const float: CellCodec = {
-  decode(r, c, path) {
-    r.need(bytesOf(c), path);
-    return bytesOf(c) === 4 ? shortestFloat32(r.f32()) : r.f64();
+  reader(c, path) {
+    const n = bytesOf(c);
+    return (r) => {
+      r.need(n, path);
+      return n === 4 ? shortestFloat32(r.f32()) : r.f64();
+    };
   },
   encode(w, v, c, path) {
     const x = typeof v === 'string' && v === '-0' ? -0 : expect(v, isNumber, 'a number', path);
@@ -200,11 +214,13 @@ export function encodeDecimal(value: string, precision: number, scale: number, p
 }
 
 const newdecimal: CellCodec = {
-  decode(r, c, path) {
+  reader(c, path) {
     const [p, s] = [num(c, 'precision'), num(c, 'scale')];
-    const n = r.length(decimalSize(p, s), path);
-    r.pos += n;
-    return decodeDecimal(r.buf, p, s, r.pos - n);
+    const size = decimalSize(p, s);
+    return (r) => {
+      r.pos += r.length(size, path);
+      return decodeDecimal(r.buf, p, s, r.pos - size);
+    };
   },
   encode(w, v, c, path) {
     w.bytes(encodeDecimal(expect(v, isString, 'a decimal string', path), num(c, 'precision'), num(c, 'scale'), path));
@@ -259,10 +275,12 @@ const dateText = (y: number, mo: number, d: number) => `${four(y)}-${two(mo)}-${
 const timeText = (h: number, mi: number, s: number) => `${two(h)}:${two(mi)}:${two(s)}`;
 
 const date: CellCodec = {
-  decode(r, _c, path) {
-    r.need(3, path);
-    const v = r.u24();
-    return dateText(v >> 9, (v >> 5) & 15, v & 31);
+  reader(_c, path) {
+    return (r) => {
+      r.need(3, path);
+      const v = r.u24();
+      return dateText(v >> 9, (v >> 5) & 15, v & 31);
+    };
   },
   encode(w, v, _c, path) {
     const [, y, mo, d] = parse(DATE, v, 'a date YYYY-MM-DD', path).map(Number);
@@ -271,10 +289,12 @@ const date: CellCodec = {
 };
 
 const year: CellCodec = {
-  decode(r, _c, path) {
-    r.need(1, path);
-    const v = r.u8();
-    return v === 0 ? 0 : 1900 + v;
+  reader(_c, path) {
+    return (r) => {
+      r.need(1, path);
+      const v = r.u8();
+      return v === 0 ? 0 : 1900 + v;
+    };
   },
   encode(w, v, _c, path) {
     const y = expect(v, isNumber, 'a year', path);
@@ -285,11 +305,13 @@ const year: CellCodec = {
 
 /** TIME before 5.6: a signed ±HHMMSS integer in 3 bytes. */
 const time: CellCodec = {
-  decode(r, _c, path) {
-    r.need(3, path);
-    const v = r.i24();
-    const a = Math.abs(v);
-    return `${v < 0 ? '-' : ''}${timeText(Math.floor(a / 10000), Math.floor(a / 100) % 100, a % 100)}`;
+  reader(_c, path) {
+    return (r) => {
+      r.need(3, path);
+      const v = r.i24();
+      const a = Math.abs(v);
+      return `${v < 0 ? '-' : ''}${timeText(Math.floor(a / 10000), Math.floor(a / 100) % 100, a % 100)}`;
+    };
   },
   encode(w, v, _c, path) {
     const [, sign, h, mi, s] = parse(TIME, v, 'a time [-]HH:MM:SS', path);
@@ -300,16 +322,18 @@ const time: CellCodec = {
 
 /** DATETIME before 5.6: YYYYMMDDhhmmss as an 8-byte integer. */
 const datetime: CellCodec = {
-  decode(r, _c, path) {
-    r.need(8, path);
-    const v = r.u64();
-    const d = v.toString().padStart(14, '0');
-    // MariaDB's older high-precision DATETIME(n) is logged as this type with no metadata, in another
-    // layout: what does not read as a datetime is refused, never shown as one.
-    if (d.length > 14 || Number(d.slice(4, 6)) > 12 || Number(d.slice(6, 8)) > 31 || Number(d.slice(8, 10)) > 23 || Number(d.slice(10, 12)) > 59 || Number(d.slice(12, 14)) > 59) {
-      throw bad(r, `${v} is not a YYYYMMDDhhmmss datetime`, path);
-    }
-    return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)} ${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}`;
+  reader(_c, path) {
+    return (r) => {
+      r.need(8, path);
+      const v = r.u64();
+      const d = v.toString().padStart(14, '0');
+      // MariaDB's older high-precision DATETIME(n) is logged as this type with no metadata, in another
+      // layout: what does not read as a datetime is refused, never shown as one.
+      if (d.length > 14 || Number(d.slice(4, 6)) > 12 || Number(d.slice(6, 8)) > 31 || Number(d.slice(8, 10)) > 23 || Number(d.slice(10, 12)) > 59 || Number(d.slice(12, 14)) > 59) {
+        throw bad(r, `${v} is not a YYYYMMDDhhmmss datetime`, path);
+      }
+      return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)} ${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}`;
+    };
   },
   encode(w, v, _c, path) {
     const m = parse(DATETIME, v, 'a datetime', path);
@@ -332,9 +356,11 @@ function utcSeconds(m: string[]): number {
 }
 
 const timestamp: CellCodec = {
-  decode(r, _c, path) {
-    r.need(4, path);
-    return utcText(r.u32());
+  reader(_c, path) {
+    return (r) => {
+      r.need(4, path);
+      return utcText(r.u32());
+    };
   },
   encode(w, v, _c, path) {
     w.u32(utcSeconds(parse(DATETIME, v, 'a timestamp (UTC)', path)));
@@ -342,12 +368,14 @@ const timestamp: CellCodec = {
 };
 
 const timestamp2: CellCodec = {
-  decode(r, c, path) {
-    const fsp = num(c, 'fsp');
-    r.need(4 + fracBytes(fsp), path);
-    const seconds = readBE(r, 4);
-    const micro = readBE(r, fracBytes(fsp)) * fracUnit(fsp);
-    return utcText(seconds, micro) + fracText(micro, fsp, r, path);
+  reader(c, path) {
+    return (r) => {
+      const fsp = num(c, 'fsp');
+      r.need(4 + fracBytes(fsp), path);
+      const seconds = readBE(r, 4);
+      const micro = readBE(r, fracBytes(fsp)) * fracUnit(fsp);
+      return utcText(seconds, micro) + fracText(micro, fsp, r, path);
+    };
   },
   encode(w, v, c, path) {
     const fsp = num(c, 'fsp');
@@ -362,16 +390,19 @@ const timestamp2: CellCodec = {
  * second), ym = year * 13 + month; then the fraction.
  */
 const datetime2: CellCodec = {
-  decode(r, c, path) {
+  reader(c, path) {
     const fsp = num(c, 'fsp');
-    r.need(5 + fracBytes(fsp), path);
-    const v = readBE(r, 5) - 0x80_0000_0000;
-    if (v < 0) throw bad(r, 'negative DATETIME', path);
-    const ymd = Math.floor(v / 2 ** 17);
-    const hms = v % 2 ** 17;
-    const ym = Math.floor(ymd / 32);
-    const text = `${dateText(Math.floor(ym / 13), ym % 13, ymd % 32)} ${timeText(hms >> 12, (hms >> 6) & 63, hms & 63)}`;
-    return text + fracText(readBE(r, fracBytes(fsp)) * fracUnit(fsp), fsp, r, path);
+    const [n, unit] = [fracBytes(fsp), fracUnit(fsp)];
+    return (r) => {
+      r.need(5 + n, path);
+      const v = readBE(r, 5) - 0x80_0000_0000;
+      if (v < 0) throw bad(r, 'negative DATETIME', path);
+      const ymd = Math.floor(v / 2 ** 17);
+      const hms = v % 2 ** 17;
+      const ym = Math.floor(ymd / 32);
+      const text = `${dateText(Math.floor(ym / 13), ym % 13, ymd % 32)} ${timeText(hms >> 12, (hms >> 6) & 63, hms & 63)}`;
+      return text + fracText(readBE(r, n) * unit, fsp, r, path);
+    };
   },
   encode(w, v, c, path) {
     const fsp = num(c, 'fsp');
@@ -390,26 +421,28 @@ const datetime2: CellCodec = {
  * my_time_packed_to_binary). For fsp 5 and 6 the whole is 6 bytes of 0x800000000000 + packed.
  */
 const time2: CellCodec = {
-  decode(r, c, path) {
-    const fsp = num(c, 'fsp');
-    const n = fracBytes(fsp);
-    r.need(3 + n, path);
-    let packed: number;
-    if (n === 3) {
-      packed = readBE(r, 6) - 0x8000_0000_0000;
-    } else {
-      let int = readBE(r, 3) - 0x80_0000;
-      let frac = readBE(r, n);
-      if (int < 0 && frac) {
-        int++;
-        frac -= 256 ** n;
+  reader(c, path) {
+    return (r) => {
+      const fsp = num(c, 'fsp');
+      const n = fracBytes(fsp);
+      r.need(3 + n, path);
+      let packed: number;
+      if (n === 3) {
+        packed = readBE(r, 6) - 0x8000_0000_0000;
+      } else {
+        let int = readBE(r, 3) - 0x80_0000;
+        let frac = readBE(r, n);
+        if (int < 0 && frac) {
+          int++;
+          frac -= 256 ** n;
+        }
+        packed = int * 2 ** 24 + frac * fracUnit(fsp);
       }
-      packed = int * 2 ** 24 + frac * fracUnit(fsp);
-    }
-    const a = Math.abs(packed);
-    const hms = Math.floor(a / 2 ** 24);
-    const text = `${packed < 0 ? '-' : ''}${timeText(hms >> 12, (hms >> 6) & 63, hms & 63)}`;
-    return text + fracText(a % 2 ** 24, fsp, r, path);
+      const a = Math.abs(packed);
+      const hms = Math.floor(a / 2 ** 24);
+      const text = `${packed < 0 ? '-' : ''}${timeText(hms >> 12, (hms >> 6) & 63, hms & 63)}`;
+      return text + fracText(a % 2 ** 24, fsp, r, path);
+    };
   },
   encode(w, v, c, path) {
     const fsp = num(c, 'fsp');
@@ -436,12 +469,14 @@ function bitBytes(c: Column): number {
 }
 
 const bit: CellCodec = {
-  decode(r, c, path) {
-    const n = bitBytes(c);
-    r.need(n, path);
-    let v = 0n;
-    for (let i = 0; i < n; i++) v = (v << 8n) | BigInt(r.u8());
-    return v;
+  reader(c, path) {
+    return (r) => {
+      const n = bitBytes(c);
+      r.need(n, path);
+      let v = 0n;
+      for (let i = 0; i < n; i++) v = (v << 8n) | BigInt(r.u8());
+      return v;
+    };
   },
   encode(w, v, c, path) {
     let b = BigInt(expect(v, isBig, 'an integer', path));
@@ -457,12 +492,14 @@ const bit: CellCodec = {
 const packLength = (c: Column) => (c.meta.maxLength as number | undefined) ?? 1;
 
 const enumCodec: CellCodec = {
-  decode(r, c, path) {
-    const n = packLength(c);
-    r.need(n, path);
-    const index = n === 1 ? r.u8() : r.u16();
-    const name = index > 0 ? c.members?.[index - 1] : undefined;
-    return name === undefined ? index : name;
+  reader(c, path) {
+    const [n, members] = [packLength(c), c.members ?? []];
+    return (r) => {
+      r.need(n, path);
+      const index = n === 1 ? r.u8() : r.u16();
+      const name = index > 0 ? members[index - 1] : undefined;
+      return name === undefined ? index : name;
+    };
   },
   encode(w, v, c, path) {
     let index: number;
@@ -483,14 +520,16 @@ function sameText(a: Text, b: Text): boolean {
 }
 
 const set: CellCodec = {
-  decode(r, c, path) {
-    const n = packLength(c);
-    r.need(n, path);
-    let mask = 0n;
-    for (let i = 0; i < n; i++) mask |= BigInt(r.u8()) << BigInt(8 * i);
-    const members = c.members;
-    if (!members || mask >> BigInt(members.length)) return n > 6 ? mask : Number(mask);
-    return members.filter((_, i) => (mask >> BigInt(i)) & 1n);
+  reader(c, path) {
+    return (r) => {
+      const n = packLength(c);
+      r.need(n, path);
+      let mask = 0n;
+      for (let i = 0; i < n; i++) mask |= BigInt(r.u8()) << BigInt(8 * i);
+      const members = c.members;
+      if (!members || mask >> BigInt(members.length)) return n > 6 ? mask : Number(mask);
+      return members.filter((_, i) => (mask >> BigInt(i)) & 1n);
+    };
   },
   encode(w, v, c, path) {
     let mask: bigint;
@@ -521,15 +560,22 @@ const isUtf8 = (c: Column) => c.charset === 'utf8mb4' || c.charset === 'utf8mb3'
 const isCompressed = (c: Column) => (c.layout as { compressed?: boolean }).compressed === true;
 
 /**
- * Reads the `n` bytes of a value after its length prefix, through MariaDB's column compression where the
- * type has it. UTF-8 text, the common case, is read in place.
+ * Reads a value of the length `size` reads, through MariaDB's column compression where the type has it.
+ * UTF-8 text, the common case, is read in place.
  */
-function stringValue(r: Reader, n: number, c: Column, path: string): CellValue {
+function storedReader(c: Column, size: (r: Reader) => number, path: string): CellReader {
   if (isCompressed(c)) {
-    const raw = r.bytes(n, path);
-    return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
+    return (r) => {
+      const raw = r.bytes(size(r), path);
+      return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
+    };
   }
-  return isUtf8(c) ? r.text(n, path) : cellText(r.bytes(n, path), c);
+  return isUtf8(c) ? (r) => r.text(size(r), path) : (r) => cellText(r.bytes(size(r), path), c);
+}
+
+/** The reader of a 1- or 2-byte length prefix. */
+function prefixReader(width: number, path: string): (r: Reader) => number {
+  return width === 1 ? (r) => (r.need(1, path), r.u8()) : (r) => (r.need(2, path), r.u16());
 }
 
 function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
@@ -551,10 +597,8 @@ function writeStored(w: Writer, v: CellValue, c: Column, width: number, path: st
 }
 
 const varchar: CellCodec = {
-  decode(r, c, path) {
-    const width = prefixWidth(num(c, 'maxLength'));
-    r.need(width, path);
-    return stringValue(r, width === 1 ? r.u8() : r.u16(), c, path);
+  reader(c, path) {
+    return storedReader(c, prefixReader(prefixWidth(num(c, 'maxLength')), path), path);
   },
   encode(w, v, c, path) {
     writeStored(w, v, c, prefixWidth(num(c, 'maxLength')), path);
@@ -563,15 +607,16 @@ const varchar: CellCodec = {
 
 /** CHAR and BINARY: a BINARY value is stored without its trailing 0x00 bytes and padded back here. */
 const string: CellCodec = {
-  decode(r, c, path) {
+  reader(c, path) {
     const max = num(c, 'maxLength');
-    const width = prefixWidth(max);
-    r.need(width, path);
-    const raw = r.bytes(width === 1 ? r.u8() : r.u16(), path);
-    if (c.charset !== 'binary' || raw.length >= max) return cellText(raw, c);
-    const padded = new Uint8Array(max);
-    padded.set(raw);
-    return padded;
+    const size = prefixReader(prefixWidth(max), path);
+    return (r) => {
+      const raw = r.bytes(size(r), path);
+      if (c.charset !== 'binary' || raw.length >= max) return cellText(raw, c);
+      const padded = new Uint8Array(max);
+      padded.set(raw);
+      return padded;
+    };
   },
   encode(w, v, c, path) {
     let b = cellBytes(expect(v, isTextValue, 'text or bytes', path), c);
@@ -585,9 +630,9 @@ const string: CellCodec = {
 };
 
 const blob: CellCodec = {
-  decode(r, c, path) {
+  reader(c, path) {
     const n = num(c, 'packLength');
-    return stringValue(r, r.uint(n, path), c, path);
+    return storedReader(c, (r) => r.uint(n, path), path);
   },
   encode(w, v, c, path) {
     writeStored(w, v, c, num(c, 'packLength'), path);
@@ -595,11 +640,13 @@ const blob: CellCodec = {
 };
 
 const vector: CellCodec = {
-  decode(r, c, path) {
-    const raw = r.bytes(r.uint(num(c, 'packLength'), path), path);
-    if (raw.length % 4) throw bad(r, `a VECTOR of ${raw.length} bytes`, path);
-    const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-    return Array.from({ length: raw.length / 4 }, (_, i) => shortestFloat32(dv.getFloat32(4 * i, true)));
+  reader(c, path) {
+    return (r) => {
+      const raw = r.bytes(r.uint(num(c, 'packLength'), path), path);
+      if (raw.length % 4) throw bad(r, `a VECTOR of ${raw.length} bytes`, path);
+      const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+      return Array.from({ length: raw.length / 4 }, (_, i) => shortestFloat32(dv.getFloat32(4 * i, true)));
+    };
   },
   encode(w, v, c, path) {
     const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
@@ -611,11 +658,13 @@ const vector: CellCodec = {
 };
 
 const json: CellCodec = {
-  decode(r, c, path) {
-    const stored = r.bytes(r.uint(num(c, 'packLength'), path), path);
-    const tree = decodeJsonb(stored, r.offset - stored.length, path);
-    const canonical = stored.length > 0 && sameBytes(encodeJsonb(tree, path), stored);
-    return canonical ? { json: tree } : { json: tree, stored };
+  reader(c, path) {
+    return (r) => {
+      const stored = r.bytes(r.uint(num(c, 'packLength'), path), path);
+      const tree = decodeJsonb(stored, r.offset - stored.length, path);
+      const canonical = stored.length > 0 && sameBytes(encodeJsonb(tree, path), stored);
+      return canonical ? { json: tree } : { json: tree, stored };
+    };
   },
   encode(w, v, c, path) {
     const cell = expect(v, (x): x is JsonCell => typeof x === 'object' && x !== null && 'json' in x, 'a {json} cell', path);
@@ -633,25 +682,27 @@ const DIFF_OPS = ['REPLACE', 'INSERT', 'REMOVE'] as const;
  * packed length and the value's binary JSON. (MySQL sql/json_diff.cc, Json_diff::write_binary.)
  */
 export const jsonDiffCodec: CellCodec = {
-  decode(r, _c, path) {
-    r.need(4, path);
-    const sub = r.sub(r.u32(), path);
-    const diff: JsonDiff[] = [];
-    while (sub.pos < sub.end) {
-      sub.need(1, path);
-      const code = sub.u8();
-      const op = DIFF_OPS[code];
-      if (!op) throw bad(sub, `JSON diff operation ${code}`, path);
-      const at = new TextDecoder().decode(sub.bytes(sub.packed(path), path));
-      if (op === 'REMOVE') diff.push({ op, path: at });
-      else {
-        const stored = sub.bytes(sub.packed(path), path);
-        const value = decodeJsonb(stored, sub.offset - stored.length, path);
-        if (!sameBytes(encodeJsonb(value, path), stored)) throw bad(sub, 'a JSON diff value not in the canonical form', path);
-        diff.push({ op, path: at, value });
+  reader(_c, path) {
+    return (r) => {
+      r.need(4, path);
+      const sub = r.sub(r.u32(), path);
+      const diff: JsonDiff[] = [];
+      while (sub.pos < sub.end) {
+        sub.need(1, path);
+        const code = sub.u8();
+        const op = DIFF_OPS[code];
+        if (!op) throw bad(sub, `JSON diff operation ${code}`, path);
+        const at = new TextDecoder().decode(sub.bytes(sub.packed(path), path));
+        if (op === 'REMOVE') diff.push({ op, path: at });
+        else {
+          const stored = sub.bytes(sub.packed(path), path);
+          const value = decodeJsonb(stored, sub.offset - stored.length, path);
+          if (!sameBytes(encodeJsonb(value, path), stored)) throw bad(sub, 'a JSON diff value not in the canonical form', path);
+          diff.push({ op, path: at, value });
+        }
       }
-    }
-    return { diff };
+      return { diff };
+    };
   },
   encode(w, v, _c, path) {
     const cell = expect(v, (x): x is JsonDiffCell => typeof x === 'object' && x !== null && 'diff' in x, 'a {diff} cell', path);
@@ -672,13 +723,15 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const nothing: CellCodec = {
-  decode: () => null,
+  reader: () => () => null,
   encode: () => undefined,
 };
 
 const unsupported: CellCodec = {
-  decode(r, c, path) {
-    throw bad(r, `column type ${c.type} has no known row-image layout`, path);
+  reader(c, path) {
+    return (r) => {
+      throw bad(r, `column type ${c.type} has no known row-image layout`, path);
+    };
   },
   encode(_w, _v, c, path) {
     throw new EncodeError(`column type ${c.type} has no known row-image layout`, path);

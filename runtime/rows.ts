@@ -6,7 +6,7 @@
  */
 import type { Context } from '../generated/context.js';
 import { ColumnType } from '../generated/rows.js';
-import { cellCodec, jsonDiffCodec, type CellCodec, type CellValue } from './cells.js';
+import { cellCodec, jsonDiffCodec, type CellCodec, type CellReader, type CellValue } from './cells.js';
 import { EncodeError, InvalidValueError, UnknownTableError } from './errors.js';
 import { addResultingJson, checkResultingJson } from './jsondiff.js';
 import type { Reader } from './reader.js';
@@ -40,16 +40,17 @@ const AFTER = 2;
 /** With BEFORE | AFTER: MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
 const PARTIAL_JSON = 4;
 
-/** The present columns of an image, each with its codec and the schema path its errors name. */
+/** The present columns of an image, each with its codec, its value reader and the schema path its errors name. */
 interface Image {
   columns: Column[];
   codecs: CellCodec[];
+  cells: CellReader[];
   paths: string[];
   read: ImageReader;
 }
 
 /** Reads the values of an image whose null bitmap starts at `r.buf[nulls]`, into one row object. */
-type ImageReader = (r: Reader, nulls: number, columns: Column[], codecs: CellCodec[], paths: string[]) => Row;
+type ImageReader = (r: Reader, nulls: number, cells: CellReader[]) => Row;
 
 /** At most this many image readers are kept (a hostile input could name any number of column lists). */
 const MAX_READERS = 256;
@@ -67,9 +68,9 @@ function imageReader(names: string[]): ImageReader {
     const cells = names.map((name, k) => {
       // In a literal, a plain "__proto__" key would set the prototype; a computed one is a property.
       const prop = name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
-      return `${prop}: b[nulls + ${k >>> 3}] & ${1 << (k & 7)} ? null : codecs[${k}].decode(r, columns[${k}], paths[${k}])`;
+      return `${prop}: b[nulls + ${k >>> 3}] & ${1 << (k & 7)} ? null : cells[${k}](r)`;
     });
-    read = new Function('r', 'nulls', 'columns', 'codecs', 'paths', `const b = r.buf;\nreturn {${cells.join(',\n')}};`) as ImageReader;
+    read = new Function('r', 'nulls', 'cells', `const b = r.buf;\nreturn {${cells.join(',\n')}};`) as ImageReader;
     if (READERS.size >= MAX_READERS) READERS.clear();
     READERS.set(key, read);
   }
@@ -85,7 +86,9 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   }
   const columns = table.columns.filter((_, i) => present[i]);
   const names = columns.map((c) => c.name);
-  return { columns, codecs: columns.map(cellCodec), paths: names.map((name) => `${path}.${name}`), read: imageReader(names) };
+  const codecs = columns.map(cellCodec);
+  const paths = names.map((name) => `${path}.${name}`);
+  return { columns, codecs, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), paths, read: imageReader(names) };
 }
 
 function table(ctx: Context, tableId: number, offset: number, path: string): TableInfo {
@@ -103,7 +106,7 @@ function readImage(r: Reader, img: Image, change: RowChange, image: 'before' | '
   r.pos += r.length((n + 7) >>> 3, path);
   const spare = n & 7 ? r.buf[r.pos - 1]! >>> (n & 7) : 0;
   if (spare !== fullSpare(n)) (change.nullSpare ??= {})[image] = spare;
-  return img.read(r, nulls, img.columns, img.codecs, img.paths);
+  return img.read(r, nulls, img.cells);
 }
 
 function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img: Image, path: string): void {
@@ -129,11 +132,31 @@ function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img
 }
 
 /** What each row of a row event holds: the columns of its images, and the JSON columns diffs may be for. */
-function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, r: Reader | undefined, path: string) {
+interface Layout {
+  before: Image;
+  after: Image;
+  jsonColumns: Column[];
+}
+
+/** Each table's layouts, by images and present columns: a table's row events nearly always share one. */
+const MAX_LAYOUTS = 64;
+const LAYOUTS = new WeakMap<TableInfo, Map<string, Layout>>();
+
+const bits = (present: boolean[]) => present.map((p) => (p ? '1' : '0')).join('');
+
+function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, r: Reader | undefined, path: string): Layout {
+  const key = `${images} ${path} ${bits(columns)} ${columnsAfter ? bits(columnsAfter) : ''}`;
+  let layouts = LAYOUTS.get(t);
+  const known = layouts?.get(key);
+  if (known) return known;
   const before = presentColumns(t, columns, r, path);
   const after = images & BEFORE && images & AFTER ? presentColumns(t, columnsAfter ?? columns, r, path) : before;
   const jsonColumns = images & PARTIAL_JSON ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
-  return { before, after, jsonColumns };
+  const made = { before, after, jsonColumns };
+  if (!layouts) LAYOUTS.set(t, (layouts = new Map()));
+  if (layouts.size >= MAX_LAYOUTS) layouts.clear();
+  layouts.set(key, made);
+  return made;
 }
 
 export function decodeRows(
@@ -185,7 +208,12 @@ function partialColumns(jsonColumns: Column[], change: RowChange): Set<Column> |
 
 /** The after image's columns, with the diff codec for the JSON columns that hold diffs. */
 function withDiffs(img: Image, diffs: Set<Column>): Image {
-  return { ...img, codecs: img.columns.map((c, k) => (diffs.has(c) ? jsonDiffCodec : img.codecs[k]!)) };
+  const diff = (c: Column) => diffs.has(c);
+  return {
+    ...img,
+    codecs: img.columns.map((c, k) => (diff(c) ? jsonDiffCodec : img.codecs[k]!)),
+    cells: img.columns.map((c, k) => (diff(c) ? jsonDiffCodec.reader(c, img.paths[k]!) : img.cells[k]!)),
+  };
 }
 
 export function encodeRows(
