@@ -2,17 +2,15 @@
  * One measurement, in its own process so that each starts from a cold heap and no JIT state is shared:
  *   tsx bench/measure.ts KIND FILE RUNS
  * prints one JSON line: the seconds of each run and what was counted. KIND is one of
- *   frame   framing by event_size + CRC32 of every event (zlib.crc32, as the runtime checks it)
+ *   frame   frameBinlog over the file in memory: every event framed and its CRC32 checked, bodies not decoded
  *   decode  iterateBinlog over the file in memory: every event and every row cell decoded
  *   encode  EventEncoder.encode of every decoded event (what encodeBinlog does), timed apart from decoding
  *   stream  readBinlog(FILE) from disk, with the peak RSS
  *   zongji  @vlasky/zongji's parser over the same events as replication packets (see zongji.ts)
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { crc32 } from 'node:zlib';
 import { EventEncoder, type BinlogEvent } from '../runtime/event.js';
-import { eventCrc } from '../runtime/format.js';
-import { iterateBinlog, readBinlog } from '../runtime/stream.js';
+import { frameBinlog, iterateBinlog, readBinlog } from '../runtime/stream.js';
 import { packets, zongjiDecoder } from './zongji.js';
 
 export interface Result {
@@ -36,21 +34,13 @@ function time(f: () => void): number {
 }
 
 function frame(bytes: Uint8Array, runs: number): Result {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let events = 0;
   const secs: number[] = [];
   for (let i = 0; i < runs; i++) {
     secs.push(
       time(() => {
         events = 0;
-        for (let pos = 4; pos < bytes.length; ) {
-          const size = view.getUint32(pos + 9, true);
-          if (size < 19 || pos + size > bytes.length) throw new Error(`bad event_size ${size} at ${pos}`);
-          const event = bytes.subarray(pos, pos + size);
-          if (eventCrc(event, size - 4, crc32) !== view.getUint32(pos + size - 4, true)) throw new Error(`bad CRC32 at ${pos}`);
-          pos += size;
-          events++;
-        }
+        for (const _ of frameBinlog(bytes)) events++;
       }),
     );
   }

@@ -56,6 +56,14 @@ export function eventTypeName(code: number): string {
   return EventTypeNames[code] ?? `UNKNOWN_${code}`;
 }
 
+/** An event framed and checked but not decoded: its bytes (header, body and checksum), where and what it is. */
+export interface FramedEvent {
+  /** File offset of the event's first byte. */
+  pos: number;
+  typeCode: number;
+  bytes: Uint8Array;
+}
+
 export interface DecodeOptions extends TableKnowledge {
   /** Check each event's CRC32 (default true). */
   verifyChecksum?: boolean;
@@ -80,6 +88,44 @@ export class EventDecoder {
       // A decoder bug must still surface as a typed error that says where.
       throw new InternalError(`internal error: ${(e as Error).message}`, { offset: pos, eventPos: pos, eventType: code });
     }
+  }
+
+  /**
+   * Checks one whole event without decoding its body: its length, and its CRC32 unless told not to. The
+   * events that change how later ones read (FDE, TABLE_MAP, START_ENCRYPTION …) are decoded, so that the
+   * checks follow the format and this decoder can still decode any later event.
+   */
+  frame(bytes: Uint8Array, pos: number): FramedEvent {
+    const typeCode = bytes[EventHeaderOffsets.typeCode]!;
+    if (this.format.encrypted || FormatState.changesFormat(typeCode)) this.decode(bytes, pos);
+    else {
+      try {
+        const bodyEnd = this.bodyEnd(bytes, pos, this.format.checksums);
+        if (this.format.checksums) this.verifyChecksum(bytes, pos, bodyEnd);
+      } catch (e) {
+        throw e instanceof BinlogError ? e.atEvent(pos, typeCode) : e;
+      }
+    }
+    return { pos, typeCode, bytes };
+  }
+
+  /** Where the event's body ends (before its CRC32, if it has one), checked against the header's length. */
+  private bodyEnd(bytes: Uint8Array, pos: number, hasChecksum: boolean): number {
+    const bodyEnd = bytes.length - (hasChecksum ? CHECKSUM_LENGTH : 0);
+    if (bodyEnd < this.format.headerLength) {
+      throw new LengthError(`event of ${bytes.length} bytes is shorter than its header`, { offset: pos, schemaPath: 'EventHeader' });
+    }
+    return bodyEnd;
+  }
+
+  /** The CRC32 stored at `bodyEnd`, checked against the bytes before it unless checks are turned off. */
+  private verifyChecksum(bytes: Uint8Array, pos: number, bodyEnd: number): number {
+    const stored = (bytes[bodyEnd]! | (bytes[bodyEnd + 1]! << 8) | (bytes[bodyEnd + 2]! << 16) | (bytes[bodyEnd + 3]! << 24)) >>> 0;
+    if (this.verify) {
+      const actual = eventCrc(bytes, bodyEnd, crc32);
+      if (actual !== stored) throw new ChecksumError(stored, actual, { offset: pos + bodyEnd, schemaPath: 'checksum' });
+    }
+    return stored;
   }
 
   /**
@@ -117,22 +163,11 @@ export class EventDecoder {
     if (code === EventTypes.START_EVENT_V3) format.startV3(FormatState.isV1Start(bytes.length));
     const aware = code === FDE_CODE && checksumAware(fdeServerVersion(bytes, format.headerLength));
     const ctx = format.context(code, aware);
-    const bodyEnd = bytes.length - (ctx.hasChecksum ? CHECKSUM_LENGTH : 0);
-    if (bodyEnd < format.headerLength) {
-      throw new LengthError(`event of ${bytes.length} bytes is shorter than its header`, { offset: pos, schemaPath: 'EventHeader' });
-    }
+    const bodyEnd = this.bodyEnd(bytes, pos, ctx.hasChecksum);
     // One DataView for the whole event: the header's reader and the body's share it.
     const r = new Reader(bytes, 0, format.headerLength, pos);
     const header = decodeEventHeader(r, ctx);
-
-    let checksum: number | undefined;
-    if (ctx.hasChecksum) {
-      checksum = r.dv.getUint32(bodyEnd, true);
-      if (this.verify) {
-        const actual = eventCrc(bytes, bodyEnd, crc32);
-        if (actual !== checksum) throw new ChecksumError(checksum, actual, { offset: pos + bodyEnd, schemaPath: 'checksum' });
-      }
-    }
+    const checksum = ctx.hasChecksum ? this.verifyChecksum(bytes, pos, bodyEnd) : undefined;
 
     r.end = bodyEnd;
     const event = { pos, header } as BinlogEvent;

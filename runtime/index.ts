@@ -1,6 +1,6 @@
 /** The library's entry point: reading and writing binlogs, and the types and errors they use. */
-export { readBinlog, iterateBinlog, decodeBinlog, encodeBinlog, Framer, type ByteSource, type ReadOptions } from './stream.js';
-export { EventDecoder, EventEncoder, eventTypeName, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type RawBody } from './event.js';
+export { readBinlog, iterateBinlog, frameBinlog, decodeBinlog, encodeBinlog, Framer, type ByteSource, type ReadOptions } from './stream.js';
+export { EventDecoder, EventEncoder, eventTypeName, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type RawBody } from './event.js';
 export {
   BinlogError,
   TruncatedError,

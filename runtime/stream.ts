@@ -7,7 +7,7 @@ import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../gen
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from './errors.js';
 import type { TableKnowledge } from './format.js';
 import { BinlogEncoder } from './writing.js';
-import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions } from './event.js';
+import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent } from './event.js';
 import { V1_HEADER_LENGTH } from './format.js';
 
 export interface ReadOptions extends DecodeOptions {
@@ -107,29 +107,42 @@ export class Framer {
 
   /** Every complete event queued so far. */
   *drain(): Generator<BinlogEvent> {
+    for (let bytes; (bytes = this.next()); ) {
+      const event = this.decode(bytes);
+      this.pos += bytes.length;
+      yield event;
+    }
+  }
+
+  /** Every complete event queued so far, checked (EventDecoder.frame) but not decoded. */
+  *drainFrames(): Generator<FramedEvent> {
+    for (let bytes; (bytes = this.next()); ) {
+      const frame = this.frame(bytes);
+      this.pos += bytes.length;
+      yield frame;
+    }
+  }
+
+  /** The next complete event's bytes, if they are all queued (the magic checked first). */
+  private next(): Uint8Array | undefined {
     const q = this.q;
     if (!this.magicChecked) {
-      if (q.length < BINLOG_MAGIC.length) return;
+      if (q.length < BINLOG_MAGIC.length) return undefined;
       checkMagic(q.take(BINLOG_MAGIC.length));
       this.magicChecked = true;
       this.pos = BINLOG_MAGIC.length;
     }
-    while (q.length >= V1_HEADER_LENGTH) {
-      const size = q.u32(EventHeaderOffsets.eventSize);
-      if (size < this.decoder.format.headerLength || size > this.maxEvent) {
-        throw new LengthError(`event_size ${size} is impossible`, {
-          offset: this.pos + EventHeaderOffsets.eventSize,
-          eventPos: this.pos,
-          eventType: q.at(EventHeaderOffsets.typeCode),
-          schemaPath: 'EventHeader.eventSize',
-        });
-      }
-      if (q.length < size) return;
-      const bytes = q.take(size);
-      const event = this.decode(bytes);
-      this.pos += size;
-      yield event;
+    if (q.length < V1_HEADER_LENGTH) return undefined;
+    const size = q.u32(EventHeaderOffsets.eventSize);
+    if (size < this.decoder.format.headerLength || size > this.maxEvent) {
+      throw new LengthError(`event_size ${size} is impossible`, {
+        offset: this.pos + EventHeaderOffsets.eventSize,
+        eventPos: this.pos,
+        eventType: q.at(EventHeaderOffsets.typeCode),
+        schemaPath: 'EventHeader.eventSize',
+      });
     }
+    return q.length < size ? undefined : q.take(size);
   }
 
   private decode(bytes: Uint8Array): BinlogEvent {
@@ -137,6 +150,15 @@ export class Framer {
       return this.decoder.decode(bytes, this.pos);
     } catch (e) {
       if (e instanceof BinlogError && this.onError?.(e) === 'skip') return this.decoder.raw(bytes, this.pos);
+      throw e;
+    }
+  }
+
+  private frame(bytes: Uint8Array): FramedEvent {
+    try {
+      return this.decoder.frame(bytes, this.pos);
+    } catch (e) {
+      if (e instanceof BinlogError && this.onError?.(e) === 'skip') return { pos: this.pos, typeCode: bytes[EventHeaderOffsets.typeCode]!, bytes };
       throw e;
     }
   }
@@ -174,6 +196,17 @@ export function* iterateBinlog(bytes: Uint8Array, options: ReadOptions = {}): Ge
   const framer = new Framer(options);
   framer.push(bytes);
   yield* framer.drain();
+  framer.end();
+}
+
+/**
+ * The events of a binlog held in memory as byte slices, framed and CRC-checked but not decoded: the fast
+ * path for copying, filtering or indexing events. Only the events that change the format are decoded.
+ */
+export function* frameBinlog(bytes: Uint8Array, options: ReadOptions = {}): Generator<FramedEvent> {
+  const framer = new Framer(options);
+  framer.push(bytes);
+  yield* framer.drainFrames();
   framer.end();
 }
 
