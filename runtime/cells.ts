@@ -167,11 +167,12 @@ function decimalGroups(precision: number, scale: number): [number, number][] {
   return groups;
 }
 
-/** decimalGroups of each (precision, scale), made once: every value of a column has the same. Both are bytes here. */
+/** decimalGroups of each (precision, scale) of bytes, made once: every value of a column has the same. */
 const GROUPS: ([number, number][] | undefined)[] = [];
-const groupsOf = (precision: number, scale: number) => (GROUPS[(precision << 8) | scale] ??= decimalGroups(precision, scale));
+const groupsOf = (p: number, s: number) =>
+  p >>> 0 === p && s >>> 0 === s && (p | s) < 256 ? (GROUPS[(p << 8) | s] ??= decimalGroups(p, s)) : decimalGroups(p, s);
 
-/** decimal2bin's bytes, from `at` → "-123.4500" with exactly `scale` fraction digits; precision and scale are bytes. */
+/** decimal2bin's bytes, from `at` → "-123.4500" with exactly `scale` fraction digits. */
 export function decodeDecimal(bytes: Uint8Array, precision: number, scale: number, at = 0): string {
   // The sign is the first bit (set for positive); a negative value has every bit inverted.
   const negative = (bytes[at]! & 0x80) === 0;
@@ -192,6 +193,13 @@ export function decodeDecimal(bytes: Uint8Array, precision: number, scale: numbe
 }
 
 export function encodeDecimal(value: string, precision: number, scale: number, path: string): Uint8Array {
+  const out = new Uint8Array(decimalSize(precision, scale));
+  writeDecimal(out, 0, value, precision, scale, path);
+  return out;
+}
+
+/** decimal2bin's form of `value` into `out` from `at`, where there is room for it (decimalSize). */
+function writeDecimal(out: Uint8Array, start: number, value: string, precision: number, scale: number, path: string): void {
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
   if (!m) throw new EncodeError(`'${value}' is not a decimal`, path);
   const [, sign, whole, frac = ''] = m;
@@ -199,18 +207,17 @@ export function encodeDecimal(value: string, precision: number, scale: number, p
   const w = whole!.replace(/^0+/, '');
   if (w.length > intg || frac.length > scale) throw new EncodeError(`'${value}' does not fit DECIMAL(${precision},${scale})`, path);
   const digits = w.padStart(intg, '0') + frac.padEnd(scale, '0');
-  const out = new Uint8Array(decimalSize(precision, scale));
-  let at = 0;
+  const end = start + decimalSize(precision, scale);
+  let at = start;
   let d = 0;
-  for (const [n, count] of decimalGroups(precision, scale)) {
+  for (const [n, count] of groupsOf(precision, scale)) {
     let v = Number(digits.slice(d, d + count));
     d += count;
     for (let i = n - 1; i >= 0; i--, v = Math.floor(v / 256)) out[at + i] = v % 256;
     at += n;
   }
-  if (sign) for (let i = 0; i < out.length; i++) out[i]! ^= 0xff;
-  out[0]! ^= 0x80;
-  return out;
+  if (sign) for (let i = start; i < end; i++) out[i]! ^= 0xff;
+  out[start]! ^= 0x80;
 }
 
 const newdecimal: CellCodec = {
@@ -223,7 +230,10 @@ const newdecimal: CellCodec = {
     };
   },
   encode(w, v, c, path) {
-    w.bytes(encodeDecimal(expect(v, isString, 'a decimal string', path), num(c, 'precision'), num(c, 'scale'), path));
+    const [p, s] = [num(c, 'precision'), num(c, 'scale')];
+    const value = expect(v, isString, 'a decimal string', path);
+    const at = w.reserve(decimalSize(p, s)); // first: it may grow the buffer
+    writeDecimal(w.buf, at, value, p, s, path);
   },
 };
 
@@ -254,7 +264,8 @@ function readBE(r: Reader, n: number): number {
 }
 
 function writeBE(w: Writer, v: number, n: number): void {
-  for (let i = n - 1; i >= 0; i--) w.u8(Math.floor(v / 256 ** i) % 256);
+  const at = w.reserve(n);
+  for (let i = n - 1; i >= 0; i--, v = Math.floor(v / 256)) w.buf[at + i] = v % 256;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -349,10 +360,13 @@ function utcText(seconds: number, fraction = 0): string {
   return `${dateText(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate())} ${timeText(t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds())}`;
 }
 
+/** The numbers of a DATETIME match's date and time fields (groups 1 to 6). */
+const fields = (m: string[]) => [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])] as const;
+
 function utcSeconds(m: string[]): number {
-  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
+  const [y, mo, d, h, mi, s] = fields(m);
   if (y === 0 && mo === 0 && d === 0) return 0;
-  return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!) / 1000;
+  return Date.UTC(y, mo - 1, d, h, mi, s) / 1000;
 }
 
 const timestamp: CellCodec = {
@@ -407,7 +421,7 @@ const datetime2: CellCodec = {
   encode(w, v, c, path) {
     const fsp = num(c, 'fsp');
     const m = parse(DATETIME, v, 'a datetime', path);
-    const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+    const [y, mo, d, h, mi, s] = fields(m);
     const ymd = ((y * 13 + mo) * 32 + d) * 2 ** 17;
     writeBE(w, 0x80_0000_0000 + ymd + ((h << 12) | (mi << 6) | s), 5);
     writeBE(w, fracMicro(m[7], fsp, path) / fracUnit(fsp), fracBytes(fsp));

@@ -123,10 +123,12 @@ function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img
     if (v === null) w.buf[at + (k >>> 3)]! |= 1 << (k & 7);
     else codecs[k]!.encode(w, v, col, paths[k]!);
   }
-  // Every present column has its value (checked above), so any more keys are columns not in the image.
-  const keys = Object.keys(row);
-  if (keys.length !== n) {
-    const extra = keys.find((name) => !columns.some((c) => c.name === name));
+  // Every present column has its value (checked above), so any more keys are columns not in the image
+  // (counted without an array of them per row).
+  let count = 0;
+  for (const name in row) if (Object.hasOwn(row, name)) count++;
+  if (count !== n) {
+    const extra = Object.keys(row).find((name) => !columns.some((c) => c.name === name));
     throw new EncodeError(`column '${extra}' is not present in this image`, path);
   }
 }

@@ -14,11 +14,14 @@ export function textToBytes(v: Text): Uint8Array {
 export class Writer {
   buf: Uint8Array;
   dv: DataView;
+  /** `buf` as a Node Buffer, whose `write` encodes UTF-8 in place without a view or a result object per string. */
+  private node: Buffer;
   pos = 0;
 
   constructor(capacity = 256) {
     this.buf = new Uint8Array(capacity);
     this.dv = new DataView(this.buf.buffer);
+    this.node = Buffer.from(this.buf.buffer);
   }
 
   /** The bytes written so far (a view: valid until the next write). */
@@ -43,6 +46,7 @@ export class Writer {
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
     this.dv = new DataView(next.buffer);
+    this.node = Buffer.from(next.buffer);
   }
 
   /** Leaves `n` bytes to be patched later and returns where they are. */
@@ -107,7 +111,7 @@ export class Writer {
   prefixedUtf8(v: string, width: number, path: string): void {
     this.ensure(width + v.length * 3);
     const at = this.reserve(width);
-    const n = utf8.encodeInto(v, this.buf.subarray(this.pos)).written;
+    const n = this.node.write(v, this.pos, 'utf8');
     if (n >= 2 ** (8 * width)) throw new EncodeError(`${n} bytes do not fit a ${width}-byte length`, path);
     this.pos += n;
     for (let i = 0, x = n; i < width; i++, x = Math.floor(x / 256)) this.buf[at + i] = x % 256;
