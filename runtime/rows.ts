@@ -41,40 +41,59 @@ const AFTER = 2;
 const PARTIAL_JSON = 4;
 
 /** The present columns of an image, each with its codec, its value reader and the schema path its errors name. */
-interface Image {
+interface Image extends Shape {
   columns: Column[];
   codecs: CellCodec[];
   cells: CellReader[];
   paths: string[];
-  read: ImageReader;
 }
 
-/** Reads the values of an image whose null bitmap starts at `r.buf[nulls]`, into one row object. */
-type ImageReader = (r: Reader, nulls: number, cells: CellReader[]) => Row;
+/** The code for rows of one list of column names, made once per list (`shape`). */
+interface Shape {
+  /** The values of an image whose null bitmap starts at `r.buf[nulls]`, as one row object. */
+  read: (r: Reader, nulls: number, cells: CellReader[]) => Row;
+  /**
+   * Writes a row's values after its null bitmap at `w.buf[nulls]` (setting the bits of its nulls); returns
+   * the index of the first column without a value, or -1.
+   */
+  write: (w: Writer, row: Row, nulls: number, codecs: CellCodec[], columns: Column[], paths: string[]) => number;
+}
 
-/** At most this many image readers are kept (a hostile input could name any number of column lists). */
-const MAX_READERS = 256;
-const READERS = new Map<string, ImageReader>();
+/** At most this many shapes are kept (a hostile input could name any number of column lists). */
+const MAX_SHAPES = 256;
+const SHAPES = new Map<string, Shape>();
 
 /**
- * The reader of images with these column names, made once per list of names: it builds each row as one
- * object literal (one hidden class for every row of the shape, no key-by-key stores) and decodes each cell
- * at a call site of its own, which stays monomorphic. The names go in as JSON string literals, never as code.
+ * The code for rows with these column names: the reader builds each row as one object literal (one
+ * hidden class for every row of the shape, no key-by-key stores), both read and write each cell at a call
+ * site and a property access of its own, which stay monomorphic. The names go in as JSON string
+ * literals, never as code.
  */
-function imageReader(names: string[]): ImageReader {
+function shape(names: string[]): Shape {
   const key = JSON.stringify(names);
-  let read = READERS.get(key);
-  if (!read) {
-    const cells = names.map((name, k) => {
+  let made = SHAPES.get(key);
+  if (!made) {
+    const bit = (k: number) => `nulls + ${k >>> 3}] & ${1 << (k & 7)}`;
+    const reads = names.map((name, k) => {
       // In a literal, a plain "__proto__" key would set the prototype; a computed one is a property.
       const prop = name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
-      return `${prop}: b[nulls + ${k >>> 3}] & ${1 << (k & 7)} ? null : cells[${k}](r)`;
+      return `${prop}: b[${bit(k)} ? null : cells[${k}](r)`;
     });
-    read = new Function('r', 'nulls', 'cells', `const b = r.buf;\nreturn {${cells.join(',\n')}};`) as ImageReader;
-    if (READERS.size >= MAX_READERS) READERS.clear();
-    READERS.set(key, read);
+    const writes = names.map((name, k) => {
+      const n = JSON.stringify(name);
+      return (
+        `v = row[${n}];\nif (v === undefined && !(${n} in row)) return ${k};\n` +
+        `if (v === null) w.buf[${bit(k).replace('&', '|=')};\nelse codecs[${k}].encode(w, v, columns[${k}], paths[${k}]);`
+      );
+    });
+    made = {
+      read: new Function('r', 'nulls', 'cells', `const b = r.buf;\nreturn {${reads.join(',\n')}};`) as Shape['read'],
+      write: new Function('w', 'row', 'nulls', 'codecs', 'columns', 'paths', `let v;\n${writes.join('\n')}\nreturn -1;`) as Shape['write'],
+    };
+    if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
+    SHAPES.set(key, made);
   }
-  return read;
+  return made;
 }
 
 /** The present columns of an image, each with its codec, prepared once per row event. */
@@ -88,7 +107,7 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   const names = columns.map((c) => c.name);
   const codecs = columns.map(cellCodec);
   const paths = names.map((name) => `${path}.${name}`);
-  return { columns, codecs, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), paths, read: imageReader(names) };
+  return { columns, codecs, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), paths, ...shape(names) };
 }
 
 function table(ctx: Context, tableId: number, offset: number, path: string): TableInfo {
@@ -112,17 +131,12 @@ function readImage(r: Reader, img: Image, change: RowChange, image: 'before' | '
 function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img: Image, path: string): void {
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', path);
-  const { columns, codecs, paths } = img;
+  const { columns } = img;
   const n = columns.length;
   const at = w.reserve((n + 7) >>> 3);
   if (n & 7) w.buf[at + (n >>> 3)] = ((change.nullSpare?.[image] ?? fullSpare(n)) << (n & 7)) & 0xff;
-  for (let k = 0; k < n; k++) {
-    const col = columns[k]!;
-    if (!(col.name in row)) throw new EncodeError(`column '${col.name}' is present in the image but has no value`, path);
-    const v = row[col.name]!;
-    if (v === null) w.buf[at + (k >>> 3)]! |= 1 << (k & 7);
-    else codecs[k]!.encode(w, v, col, paths[k]!);
-  }
+  const missing = img.write(w, row, at, img.codecs, columns, img.paths);
+  if (missing >= 0) throw new EncodeError(`column '${columns[missing]!.name}' is present in the image but has no value`, path);
   // Every present column has its value (checked above), so any more keys are columns not in the image
   // (counted without an array of them per row).
   let count = 0;
