@@ -90,6 +90,9 @@ const INT_RANGE: Record<number, [number, number, number]> = {
   3: [-0x80_0000, 0x7f_ffff, 0xff_ffff],
   4: [-0x8000_0000, 0x7fff_ffff, 0xffff_ffff],
 };
+/** BIGINT's ranges, made once rather than by bigint powers per value. */
+const BIGINT_UNSIGNED = [0n, 2n ** 64n - 1n] as const;
+const BIGINT_SIGNED = [-(2n ** 63n), 2n ** 63n - 1n] as const;
 
 const int: CellCodec = {
   reader(c, path) {
@@ -107,7 +110,7 @@ const int: CellCodec = {
     const n = bytesOf(c);
     if (n === 8) {
       const b = BigInt(expect(v, isBig, 'an integer', path));
-      const [lo, hi] = c.unsigned ? [0n, 2n ** 64n - 1n] : [-(2n ** 63n), 2n ** 63n - 1n];
+      const [lo, hi] = c.unsigned ? BIGINT_UNSIGNED : BIGINT_SIGNED;
       if (b < lo || b > hi) throw new EncodeError(`${b} is out of range`, path);
       return w.u64(b);
     }
@@ -202,17 +205,24 @@ export function encodeDecimal(value: string, precision: number, scale: number, p
 function writeDecimal(out: Uint8Array, start: number, value: string, precision: number, scale: number, path: string): void {
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
   if (!m) throw new EncodeError(`'${value}' is not a decimal`, path);
-  const [, sign, whole, frac = ''] = m;
+  const [, sign, whole = '', frac = ''] = m;
   const intg = precision - scale;
-  const w = whole!.replace(/^0+/, '');
-  if (w.length > intg || frac.length > scale) throw new EncodeError(`'${value}' does not fit DECIMAL(${precision},${scale})`, path);
-  const digits = w.padStart(intg, '0') + frac.padEnd(scale, '0');
+  let zeros = 0;
+  while (zeros < whole.length && whole.charCodeAt(zeros) === 0x30) zeros++;
+  if (whole.length - zeros > intg || frac.length > scale) throw new EncodeError(`'${value}' does not fit DECIMAL(${precision},${scale})`, path);
+  // Digit k of the intg + scale digits, the whole part right-aligned and the fraction left-aligned, read
+  // where it is (no padded digit string and no slice per group).
+  const digit = (k: number) => {
+    const j = k < intg ? whole.length - intg + k : k - intg;
+    const text = k < intg ? whole : frac;
+    return j >= 0 && j < text.length ? text.charCodeAt(j) - 0x30 : 0;
+  };
   const end = start + decimalSize(precision, scale);
   let at = start;
-  let d = 0;
+  let k = 0;
   for (const [n, count] of groupsOf(precision, scale)) {
-    let v = Number(digits.slice(d, d + count));
-    d += count;
+    let v = 0;
+    for (const last = k + count; k < last; k++) v = v * 10 + digit(k);
     for (let i = n - 1; i >= 0; i--, v = Math.floor(v / 256)) out[at + i] = v % 256;
     at += n;
   }
