@@ -14,7 +14,7 @@ import { CellLayouts } from '../generated/columns.js';
 import { ColumnType, ColumnTypeNames, type ColumnTypeName } from '../generated/rows.js';
 import { SqlType, SqlTypes, type SqlTypeName } from '../generated/sqltypes.js';
 import type { BuiltColumn } from './builder.js';
-import { cellCodec, type CellCodec, type CellValue } from './cells.js';
+import { cellCodec, type CellCodec, type CellReader, type CellValue } from './cells.js';
 import { EncodeError, InvalidValueError } from './errors.js';
 import { jBytes, jCell, jObject } from './json.js';
 import type { Reader } from './reader.js';
@@ -43,6 +43,7 @@ export interface OldRowChange extends RowChange {
 interface OldColumn {
   column: Column;
   codec: CellCodec;
+  read: CellReader;
   path: string;
   /** Its bit in the null bytes, when it may be NULL. */
   nullBit?: number;
@@ -103,7 +104,8 @@ function buildLayout(t: TableInfo, def: TableDefinition, name: string, problem: 
   const columns = built.map((b, i): OldColumn => {
     const column = oldColumn(b, t.columns[i]!.type, problem);
     const codec = cellCodec(column);
-    const c: OldColumn = { column, codec, path: `${path}.${b.name}`, empty: emptyForm(column, codec) };
+    const at = `${path}.${b.name}`;
+    const c: OldColumn = { column, codec, read: codec.reader(column, at), path: at, empty: emptyForm(column, codec) };
     if (b.kind === 'char' || b.kind === 'varchar') c.longest = (b.maxBytes! > 255 ? 2 : 1) + b.maxBytes!;
     if (b.nullable) c.nullBit = bit++;
     if (b.kind === 'bit' && def.bitsInNullBytes && b.bits! & 7) {
@@ -195,7 +197,7 @@ function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: O
   const packed = new Map<OldColumn, Uint8Array>();
   for (const c of present) {
     const start = r.pos;
-    const v = c.codec.decode(r, c.column, c.path);
+    const v = c.read(r);
     packed.set(c, r.buf.subarray(start, r.pos));
     checkFits(c, v, packed.get(c)!, r.base + start);
     const isNull = c.nullBit !== undefined && hasBit(nullBytes, c.nullBit) === 1;
