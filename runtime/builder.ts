@@ -36,7 +36,7 @@ import {
 } from '../generated/rows.js';
 import { Charsets, Collations, SqlType, SqlTypes, type SqlTypeName } from '../generated/sqltypes.js';
 import type { CellValue } from './cells.js';
-import { charsetOf, decodeText, encodeText } from './charsets.js';
+import { beyondBmp, charsetOf, decodeText, encodableText, encodeText } from './charsets.js';
 import { BinlogError, EncodeError } from './errors.js';
 import { EventEncoder, type BinlogEventInput } from './event.js';
 import type { Text } from './reader.js';
@@ -905,10 +905,12 @@ function checkString(c: BuiltColumn, v: CellValue, fail: (p: string) => never): 
   let bytes: Uint8Array;
   if (typeof v === 'string') {
     if (!binary) {
-      const back = decodeText(encodeText(v, c.charset!), c.charset!);
+      if ((c.charset === 'utf8mb3' || c.charset === 'ucs2') && beyondBmp(v)) fail(`${show(v)} has a character beyond U+FFFF, which ${c.charset} cannot hold`);
+      const stored = encodableText(v, c.charset!);
       // What the decoder gives back is the test: text that does not come back the same is given as bytes.
-      if (back !== v) fail(`${show(v)} is not representable in ${c.charset} (as text that reads back the same; give its bytes)`);
-      if ((c.charset === 'utf8mb3' || c.charset === 'ucs2') && /[\u{10000}-\u{10FFFF}]/u.test(v)) fail(`${show(v)} has a character beyond U+FFFF, which ${c.charset} cannot hold`);
+      if (stored === undefined || decodeText(stored, c.charset!) !== v) {
+        fail(`${show(v)} is not representable in ${c.charset} (as text that reads back the same; give its bytes)`);
+      }
       if (c.json) {
         try {
           JSON.parse(v);

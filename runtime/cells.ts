@@ -3,7 +3,7 @@
  * each in both directions. The bit layouts of the temporal and decimal types are MySQL's
  * (mysys/my_time.cc my_*_packed_to_binary, strings/decimal.cc decimal2bin); MariaDB writes the same.
  */
-import { decodeText, encodeText, isText } from './charsets.js';
+import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from './compression.js';
 import { EncodeError, InvalidValueError } from './errors.js';
 import { decodeJsonb, encodeJsonb, type JsonTree } from './jsonb.js';
@@ -576,11 +576,12 @@ function cellText(bytes: Uint8Array, c: Column): Text {
   return isText(c.charset) ? decodeText(bytes, c.charset) : bytes;
 }
 
-function cellBytes(v: Text, c: Column): Uint8Array {
-  return typeof v === 'string' ? encodeText(v, c.charset ?? 'utf8mb4') : v;
+function cellBytes(v: Text, c: Column, path: string): Uint8Array {
+  return typeof v === 'string' ? encodeText(v, c.charset ?? 'utf8mb4', path) : v;
 }
 
-const isUtf8 = (c: Column) => c.charset === 'utf8mb4' || c.charset === 'utf8mb3';
+/** utf8mb4 (or no charset known): UTF-8 read and written in place. utf8mb3 is checked on the way, see utf8mb3Text. */
+const isUtf8 = (c: Column) => c.charset === 'utf8mb4';
 const isCompressed = (c: Column) => (c.layout as { compressed?: boolean }).compressed === true;
 
 /**
@@ -594,7 +595,14 @@ function storedReader(c: Column, size: (r: Reader) => number, path: string): Cel
       return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
     };
   }
-  return isUtf8(c) ? (r) => r.text(size(r), path) : (r) => cellText(r.bytes(size(r), path), c);
+  if (isUtf8(c)) return (r) => r.text(size(r), path);
+  if (c.charset === 'utf8mb3') {
+    return (r) => {
+      const n = size(r);
+      return utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos));
+    };
+  }
+  return (r) => cellText(r.bytes(size(r), path), c);
 }
 
 /** The reader of a 1- or 2-byte length prefix. */
@@ -603,10 +611,10 @@ function prefixReader(width: number, path: string): (r: Reader) => number {
 }
 
 function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
-  if (!isCompressed(c)) return cellBytes(expect(v, isTextValue, 'text or bytes', path), c);
+  if (!isCompressed(c)) return cellBytes(expect(v, isTextValue, 'text or bytes', path), c, path);
   const cell: { value: Text; stored?: Uint8Array } =
     typeof v === 'object' && v !== null && 'value' in v ? (v as CompressedCell) : { value: expect(v, isTextValue, 'text or bytes', path) };
-  const plain = cellBytes(cell.value, c);
+  const plain = cellBytes(cell.value, c, path);
   return reuseOr(cell.stored, plain, (b) => inflateColumn(b, 0, path), deflateColumn);
 }
 
@@ -643,7 +651,7 @@ const string: CellCodec = {
     };
   },
   encode(w, v, c, path) {
-    let b = cellBytes(expect(v, isTextValue, 'text or bytes', path), c);
+    let b = cellBytes(expect(v, isTextValue, 'text or bytes', path), c, path);
     if (c.charset === 'binary') {
       let end = b.length;
       while (end > 0 && b[end - 1] === 0) end--;

@@ -8,7 +8,9 @@ import iconv from 'iconv-lite';
 import * as singleByteTables from '../generated/charset-tables.js';
 import { CollationCharsets } from '../generated/charsets.js';
 import * as multiByteTables from '../generated/multibyte-charsets.js';
+import { EncodeError } from './errors.js';
 import { bytesToText, type Text } from './reader.js';
+import { textToBytes } from './writer.js';
 
 /**
  * The wide character sets, and the multi-byte ones without a table of the servers' here, through
@@ -170,12 +172,18 @@ const latin1 = new TextDecoder('latin1');
 
 /** The text the bytes hold in `charset`, or the bytes themselves when that would not be exact. */
 export function decodeText(bytes: Uint8Array, charset: string): Text {
-  if (charset === 'utf8mb4' || charset === 'utf8mb3') return bytesToText(bytes);
+  if (charset === 'utf8mb4') return bytesToText(bytes);
+  if (charset === 'utf8mb3') return utf8mb3Text(bytesToText(bytes), bytes);
   const codes = codesOf(charset);
   // ASCII is the same in every character set here but UTF-16, UTF-32 and those whose table says not.
   const asciiSame = codes ? codes.ascii : !(charset === 'ucs2' || charset.startsWith('utf'));
   if (asciiSame && asciiOnly(bytes)) return latin1.decode(bytes);
   return (codes ? decodeCodes(bytes, codes) : decodeIconv(bytes, charset)) ?? bytes;
+}
+
+/** UTF-8 text as utf8mb3 holds it: a 4-byte sequence is not utf8mb3, so such bytes stay bytes. */
+export function utf8mb3Text(text: Text, bytes: Uint8Array): Text {
+  return typeof text === 'string' && beyondBmp(text) ? bytes : text;
 }
 
 /** The text iconv-lite reads the bytes as, when it encodes back to them; undefined otherwise. */
@@ -185,19 +193,45 @@ function decodeIconv(bytes: Uint8Array, charset: string): string | undefined {
   const text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false });
   // iconv-lite writes U+FFFD for a sequence it does not know: not text the server means, keep the bytes.
   if (text.includes('\uFFFD')) return undefined;
-  const back = encodeText(text, charset);
-  return back.length === bytes.length && back.every((b, i) => b === bytes[i]) ? text : undefined;
+  const back = encodableText(text, charset);
+  return back !== undefined && back.length === bytes.length && back.every((b, i) => b === bytes[i]) ? text : undefined;
 }
 
-const utf8 = new TextEncoder();
+const BEYOND_BMP = /[\uD800-\uDFFF]/;
 
-/** The bytes of a text value in `charset`; bytes pass through as they are. */
-export function encodeText(value: Text, charset: string): Uint8Array {
+/** Whether the text has a character beyond U+FFFF, which utf8mb3 and ucs2 cannot hold. */
+export function beyondBmp(text: string): boolean {
+  return BEYOND_BMP.test(text);
+}
+
+/**
+ * The bytes of a text value in `charset` (bytes pass through). Text the charset cannot hold is refused,
+ * never written as something it is not (UTF-8 in a latin1 column, iconv-lite's '?').
+ */
+export function encodeText(value: Text, charset: string, path = ''): Uint8Array {
   if (typeof value !== 'string') return value;
+  const bytes = encodableText(value, charset, path);
+  if (bytes === undefined) throw new EncodeError(`${JSON.stringify(value).slice(0, 60)} has characters ${charset} cannot hold: give its bytes`, path);
+  return bytes;
+}
+
+/** The text's bytes in `charset`, or undefined when the charset cannot hold it. */
+export function encodableText(value: string, charset: string, path = ''): Uint8Array | undefined {
   const codes = codesOf(charset);
-  if (codes) return encodeCodes(value, codes) ?? utf8.encode(value);
+  if (codes) return encodeCodes(value, codes);
+  if ((charset === 'utf8mb3' || charset === 'ucs2') && beyondBmp(value)) return undefined;
   const codec = CODECS[charset];
-  if (codec === undefined) return utf8.encode(value);
+  if (codec === undefined) {
+    // 'binary' takes a string as its UTF-8; a charset with no table here only ASCII, the same in all of them.
+    const known = charset === 'utf8mb4' || charset === 'utf8mb3' || charset === 'binary' || asciiOnlyText(value);
+    return known ? textToBytes(value, path) : undefined;
+  }
   const b = iconv.encode(value, codec, { addBOM: false });
-  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  const bytes = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  return iconv.decode(b, codec, { stripBOM: false }) === value ? bytes : undefined;
+}
+
+function asciiOnlyText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
 }

@@ -3,8 +3,19 @@ import { varintWidth, type Text } from './reader.js';
 
 const utf8 = new TextEncoder();
 
-export function textToBytes(v: Text): Uint8Array {
-  return typeof v === 'string' ? utf8.encode(v) : v;
+/**
+ * A lone surrogate (possible in a JSON string, never in decoded text) has no UTF-8: TextEncoder and
+ * Buffer#write would put U+FFFD in its place, a value nobody gave.
+ */
+export function checkWellFormed(v: string, path: string): void {
+  if (!v.isWellFormed()) throw new EncodeError(`${JSON.stringify(v).slice(0, 60)} has a lone surrogate, which no charset can store`, path);
+}
+
+/** A text value's UTF-8 (bytes pass through). */
+export function textToBytes(v: Text, path = ''): Uint8Array {
+  if (typeof v !== 'string') return v;
+  checkWellFormed(v, path);
+  return utf8.encode(v);
 }
 
 /**
@@ -109,6 +120,7 @@ export class Writer {
    * buffer (no intermediate bytes): the length slot is reserved, then patched.
    */
   prefixedUtf8(v: string, width: number, path: string): void {
+    checkWellFormed(v, path);
     this.ensure(width + v.length * 3);
     const at = this.reserve(width);
     const n = this.node.write(v, this.pos, 'utf8');

@@ -84,6 +84,15 @@ describe('binlog encode', () => {
     expect(r.stderr).toContain(`line ${i + 1}: $.statusVars[0].flags2: expected an integer`);
   });
 
+  it('refuses text that the column\'s charset cannot hold, rather than writing other bytes', () => {
+    const i = lines.findIndex((l) => l.includes('"table":"sample.notes"'));
+    const bad = lines.map((l, k) => (k === i ? l.replace('"txt":"myisam"', '"txt":"\u6f22\u5b57"') : l)); // notes.txt is latin1
+    const r = binlog(['encode', '-o', join(tmp, 'charset.bin')], bad.join('\n'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`line ${i + 1}:`);
+    expect(r.stderr).toMatch(/rows.*txt.*latin1 cannot hold/);
+  });
+
   it('refuses lines that are not JSON, unknown types without raw bytes, and a type that contradicts its code', () => {
     const notJson = binlog(['encode', '-o', join(tmp, 'x.bin')], `${lines[0]}\n{nope\n`);
     expect(notJson.stderr).toMatch(/line 2: not JSON/);

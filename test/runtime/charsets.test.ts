@@ -62,3 +62,33 @@ describe('decodeText in swe7', () => {
     expect(encodeText('\u00C9\u00C4A', 'swe7')).toEqual(bytes(0x40, 0x5b, 0x41));
   });
 });
+
+describe('text a charset cannot hold', () => {
+  it('is refused on encoding, naming the path, never written as other bytes', () => {
+    const refused = (text: string, cs: string) =>
+      expect(() => encodeText(text, cs, 'rows.after.c'), `${text} in ${cs}`).toThrow(
+        expect.objectContaining({ kind: 'encode', schemaPath: 'rows.after.c' }),
+      );
+    refused('\u6F22', 'latin1'); // was written as its UTF-8
+    refused('\u00E9', 'ascii');
+    refused('\u00E9', 'sjis');
+    refused('\u{1F600}', 'euckr'); // iconv-lite would write '?'
+    refused('\u{1F600}', 'utf8mb3');
+    refused('\u{1F600}', 'ucs2');
+    refused('a\uD83D', 'utf8mb4'); // a lone surrogate: TextEncoder would write U+FFFD
+    refused('\u00E9', 'no-such-charset');
+  });
+
+  it('is still written where the charset holds it', () => {
+    expect(encodeText('\u20AC', 'latin1')).toEqual(bytes(0x80)); // MySQL's latin1 is cp1252
+    expect(encodeText('\u{1F600}', 'utf8mb4')).toEqual(bytes(0xf0, 0x9f, 0x98, 0x80));
+    expect(encodeText('\u{1F600}', 'utf16')).toEqual(bytes(0xd8, 0x3d, 0xde, 0x00));
+    expect(encodeText('abc', 'no-such-charset')).toEqual(bytes(0x61, 0x62, 0x63));
+  });
+
+  it('stays bytes on decoding: a 4-byte UTF-8 sequence is not utf8mb3', () => {
+    const emoji = bytes(0x61, 0xf0, 0x9f, 0x98, 0x80);
+    expect(decodeText(emoji, 'utf8mb3')).toEqual(emoji);
+    expect(decodeText(emoji, 'utf8mb4')).toBe('a\u{1F600}');
+  });
+});
