@@ -271,9 +271,9 @@ export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: 
     case 17: return Object.assign(into, { type: 'BEGIN_LOAD_QUERY_EVENT' as const }, decodeFileBlockEvent(r, ctx));
     case 18: return Object.assign(into, { type: 'EXECUTE_LOAD_QUERY_EVENT' as const }, decodeQueryEvent(r, ctx, false, true));
     case 19: return Object.assign(into, { type: 'TABLE_MAP_EVENT' as const }, decodeTableMapEvent(r, ctx));
-    case 20: return (ctx.postHeaderLength === 8) || (ctx.postHeaderLength === 6) ? Object.assign(into, { type: 'PRE_GA_WRITE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx, 2 /* RowImages.AFTER */)) : undefined;
-    case 21: return (ctx.postHeaderLength === 8) || (ctx.postHeaderLength === 6) ? Object.assign(into, { type: 'PRE_GA_UPDATE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx, 3 /* RowImages.BOTH */)) : undefined;
-    case 22: return (ctx.postHeaderLength === 8) || (ctx.postHeaderLength === 6) ? Object.assign(into, { type: 'PRE_GA_DELETE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx, 1 /* RowImages.BEFORE */)) : undefined;
+    case 20: return Object.assign(into, { type: 'PRE_GA_WRITE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx, 2 /* RowImages.AFTER */));
+    case 21: return Object.assign(into, { type: 'PRE_GA_UPDATE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx, 3 /* RowImages.BOTH */));
+    case 22: return Object.assign(into, { type: 'PRE_GA_DELETE_ROWS_EVENT' as const }, decodeOldRowsEvent(r, ctx, 1 /* RowImages.BEFORE */));
     case 23: return Object.assign(into, { type: 'WRITE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 2 /* RowImages.AFTER */, 1, false));
     case 24: return Object.assign(into, { type: 'UPDATE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 3 /* RowImages.BOTH */, 1, false));
     case 25: return Object.assign(into, { type: 'DELETE_ROWS_EVENT_V1' as const }, decodeRowsEvent(r, ctx, 1 /* RowImages.BEFORE */, 1, false));

@@ -33,6 +33,25 @@ export const V3_POST_HEADER_LENGTHS = Uint8Array.of(0x38, 0x0B, 0x00, 0x08, 0x00
  * shorter than a 19-byte header and that event's 56-byte post-header.
  */
 export const V1_HEADER_LENGTH = 13;
+/**
+ * A regular expression for the server versions of MySQL's 5.1-wl2325 and wl1012 development trees
+ * ("drop5" and "drop6", e.g. 5.2.2-a_drop6p13), which numbered the events after 15 otherwise.
+ * MySQL's Format_description_log_event constructor tests the same characters at the same offsets
+ * (sql/log_event.cc, 5.1 onwards; libbinlogevents control_events.cpp).
+ */
+export const DROP_TREE_SERVER_VERSIONS = "^5\\.1\\.[1-5]-a_drop5|^5\\.1\\.4-a_drop6|^5\\.2\\.[0-2]-a_drop6";
+/**
+ * How many post-header lengths such a tree's FORMAT_DESCRIPTION lists; MySQL rejects the FDE of such
+ * a version that lists another number.
+ */
+export const DROP_TREE_EVENT_TYPES = 22;
+/**
+ * The real event type of each code such a tree stores (MySQL's event_type_permutation): the same up
+ * to 15, then TABLE_MAP, PRE_GA_WRITE/UPDATE/DELETE_ROWS, XID, BEGIN_LOAD_QUERY and
+ * EXECUTE_LOAD_QUERY. The FDE's post-header lengths are in stored order; MySQL permutes them the same
+ * way, and so does the format state. Codes beyond 22 are not permuted.
+ */
+export const DROP_TREE_EVENT_TYPE_PERMUTATION = Uint8Array.of(0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x13, 0x14, 0x15, 0x16, 0x10, 0x11, 0x12);
 /** Bits of the common header's `flags`. */
 export const EventFlags = {
   LOG_EVENT_BINLOG_IN_USE_F: 0x1,

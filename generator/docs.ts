@@ -16,8 +16,7 @@ export function eventDocs(ir: Ir): string {
   for (const e of ir.events) {
     if (!e.body) continue;
     const s = ir.structs.get(e.body)!;
-    const when = e.when === undefined ? [] : [`Decoded when \`${e.when}\`; kept as \`raw\` bytes otherwise.`, ''];
-    out.push(`#### ${e.name} (${e.code})`, '', ...when, ...paragraph(s.doc), ...table(s, queue), '');
+    out.push(`#### ${e.name} (${e.code})`, '', ...paragraph(s.doc), ...table(s, queue), '');
     seen.add(s.name);
   }
   const raw = ir.events.filter((e) => !e.body).map((e) => `${e.name} (${e.code})`);

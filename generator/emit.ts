@@ -1187,13 +1187,6 @@ function eventArgs(m: Module, e: Ir['events'][number]): string[] {
   return body.params.map((p) => compileExpr(parseExpr(e.args![p.name]!), (id) => (id.includes('.') ? constValue(m.ir, id) : noNames(id))));
 }
 
-/** The decoding of an event's body, guarded by its `when` (undefined, so raw, when that does not hold). */
-function decodeEventCall(m: Module, e: Ir['events'][number]): string {
-  const call = `Object.assign(into, { type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}))`;
-  if (e.when === undefined) return call;
-  return `${compileExpr(parseExpr(e.when), (id) => constValue(m.ir, id))} ? ${call} : undefined`;
-}
-
 function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   sf.addVariableStatement({
     isExported: true,
@@ -1218,7 +1211,7 @@ function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   }
   const D = new Lines();
   D.open('switch (code) {');
-  for (const e of withBody) D.line(`case ${e.code}: return ${decodeEventCall(m, e)};`);
+  for (const e of withBody) D.line(`case ${e.code}: return Object.assign(into, { type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}));`);
   D.line('default: return undefined;');
   D.close();
   sf.addFunction({

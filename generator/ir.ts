@@ -135,8 +135,6 @@ export interface IrEvent {
   name: string;
   body?: string;
   args?: Record<string, string | number>;
-  /** The body is decoded only when this holds (an expression over ctx.NAME); otherwise the event stays raw. */
-  when?: string;
   server?: string;
   doc?: string;
 }
@@ -302,7 +300,6 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
         if (!body) fail(o, ['body'], `unknown struct '${e.body}'`);
         else builder.checkEventBody(body, o, e.args ?? {});
       }
-      if (e.when !== undefined) builder.checkEventCondition(e.when, o);
       ir.events.push(e);
       ir.eventsModule = file.module;
     });
@@ -364,19 +361,6 @@ class StructBuilder {
       if (RESERVED_EVENT_KEYS.includes(f.name)) {
         this.fail(o, ['body'], `field '${f.name}' of '${body.name}' is a key the event object reserves`);
       }
-    }
-  }
-
-  /** An event's `when` reads only the context and constants: it is tested before anything is read. */
-  checkEventCondition(src: string, o: Origin): void {
-    try {
-      const e = parseExpr(src);
-      const own = identifiers(e).find((id) => !id.includes('.'));
-      if (own !== undefined) this.fail(o, ['when'], `'${own}': an event's condition may read only ctx.NAME and constants`);
-      else this.checkExpr(e, o, ['when'], new Map(), false);
-    } catch (err) {
-      if (err instanceof ExprError) this.fail(o, ['when'], `bad expression: ${err.message}`);
-      else throw err;
     }
   }
 

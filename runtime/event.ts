@@ -40,7 +40,8 @@ export type BinlogEvent = {
 
 export type BinlogEventInput = {
   pos?: number;
-  header: Omit<EventHeaderInput, 'logPos'> & { logPos?: number | null };
+  /** Without `typeCode`, the code the event's type is stored as under the FDE in force. */
+  header: Omit<EventHeaderInput, 'logPos' | 'typeCode'> & { logPos?: number | null; typeCode?: number };
   checksum?: number;
   /** A TRANSACTION_PAYLOAD's inner events: given, they are encoded into its payload. */
   events?: BinlogEventInput[];
@@ -146,7 +147,7 @@ export class EventDecoder {
    * the caller skips it. Header and checksum are split off as the format in force says.
    */
   raw(bytes: Uint8Array, pos: number): BinlogEvent {
-    const code = bytes[EventHeaderOffsets.typeCode]!;
+    const code = this.format.realCode(bytes[EventHeaderOffsets.typeCode]!);
     const ctx = this.format.context(code, code === FDE_CODE && checksumAware(fdeServerVersion(bytes, this.format.headerLength)));
     const headerEnd = Math.min(this.format.headerLength, bytes.length);
     const bodyEnd = Math.max(headerEnd, bytes.length - (ctx.hasChecksum ? CHECKSUM_LENGTH : 0));
@@ -157,8 +158,9 @@ export class EventDecoder {
   }
 
   private decodeUnchecked(bytes: Uint8Array, pos: number): BinlogEvent {
-    const code = bytes[EventHeaderOffsets.typeCode]!;
     const format = this.format;
+    // The header keeps the code as stored; the body is the event it stands for.
+    const code = format.realCode(bytes[EventHeaderOffsets.typeCode]!);
     if (format.encrypted) return this.encryptedEvent(bytes, pos);
     if (code === EventTypes.START_EVENT_V3) format.startV3(FormatState.isV1Start(bytes.length));
     const aware = code === FDE_CODE && checksumAware(fdeServerVersion(bytes, format.headerLength));
@@ -211,13 +213,14 @@ export class EventEncoder {
 
   /** Encodes one event that will start at file offset `offset`. */
   encode(event: BinlogEventInput, offset: number): Uint8Array {
+    const stored = this.storedCode(event);
+    const code = this.format.realCode(stored);
     if (event.events) {
-      if (event.header.typeCode !== PAYLOAD_CODE) throw new EncodeError('only a TRANSACTION_PAYLOAD_EVENT holds events', 'events');
+      if (code !== PAYLOAD_CODE) throw new EncodeError('only a TRANSACTION_PAYLOAD_EVENT holds events', 'events');
       event = this.withPayload(event, event.events);
     }
     const w = this.w;
     w.reset();
-    const code = event.header.typeCode;
     const encrypted = event.type === ENCRYPTED;
     const aware =
       code === FDE_CODE && !encrypted && checksumAware((event as unknown as { serverVersion?: string }).serverVersion ?? '');
@@ -225,7 +228,7 @@ export class EventEncoder {
     if (code === EventTypes.START_EVENT_V3 && !encrypted) this.format.startV3(event.header.flags === undefined);
     const ctx = this.format.context(code, aware);
     if (encrypted) ctx.hasChecksum = false; // an encrypted event's CRC is inside its ciphertext
-    encodeEventHeader(w, { ...event.header, eventSize: 0, logPos: 0 }, ctx);
+    encodeEventHeader(w, { ...event.header, typeCode: stored, eventSize: 0, logPos: 0 }, ctx);
     if ('raw' in event) w.bytes(event.raw);
     else encodeEventBody(w, event as EventBodyInput, ctx);
     const size = w.pos + (ctx.hasChecksum ? CHECKSUM_LENGTH : 0);
@@ -235,6 +238,23 @@ export class EventEncoder {
     const bytes = w.finish();
     if (!encrypted && FormatState.changesFormat(code)) this.reader.decode(bytes, offset);
     return bytes;
+  }
+
+  /**
+   * The type code to write: the header's, which must stand for the event's type under the FDE in force
+   * (a 5.1-wl2325 tree stores some types under other codes), or else the one its type is stored as.
+   */
+  private storedCode(event: BinlogEventInput): number {
+    const named = typeCodeOf(event.type);
+    const given = event.header.typeCode;
+    if (given === undefined) {
+      if (named === undefined) throw new EncodeError(`${event.type} has no type code: give header.typeCode`, 'header.typeCode');
+      return this.format.storedCode(named);
+    }
+    if (named !== undefined && named !== this.format.realCode(given)) {
+      throw new EncodeError(`type ${event.type} is code ${this.format.storedCode(named)}, but header.typeCode is ${given}`, 'type');
+    }
+    return given;
   }
 
   /**
@@ -273,13 +293,11 @@ export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
   if (typeof type !== 'string') throw new EncodeError('expected the event type name', `${path}.type`);
   const h = jObject(o.header, `${path}.header`);
   const logPos = h.logPos === null || h.logPos === undefined ? undefined : jNum(h.logPos, `${path}.header.logPos`);
-  const header = EventHeaderFromJson({ ...h, logPos: logPos ?? 0 }, `${path}.header`);
-  const code = typeCodeOf(type);
-  if (code !== undefined && code !== header.typeCode) {
-    throw new EncodeError(`type ${type} is code ${code}, but header.typeCode is ${header.typeCode}`, `${path}.type`);
-  }
+  // Whether the code stands for the type depends on the FDE in force: the encoder checks it.
+  const typeCode = h.typeCode === undefined ? undefined : jNum(h.typeCode, `${path}.header.typeCode`);
+  const header = EventHeaderFromJson({ ...h, logPos: logPos ?? 0, typeCode: typeCode ?? 0 }, `${path}.header`);
   const base = {
-    header: { ...header, logPos },
+    header: { ...header, logPos, typeCode },
     ...(o.pos !== undefined ? { pos: jNum(o.pos, `${path}.pos`) } : {}),
   };
   if (o.raw !== undefined) return { ...base, type, raw: jBytes(o.raw, `${path}.raw`) };

@@ -11,6 +11,9 @@ import {
   CHECKSUM_AWARE_SINCE_MARIADB,
   CHECKSUM_AWARE_SINCE_MYSQL,
   CHECKSUM_LENGTH,
+  DROP_TREE_EVENT_TYPE_PERMUTATION,
+  DROP_TREE_EVENT_TYPES,
+  DROP_TREE_SERVER_VERSIONS,
   EVENT_HEADER_LENGTH,
   EventFlags,
   EventHeaderOffsets,
@@ -18,6 +21,7 @@ import {
   V3_POST_HEADER_LENGTHS,
 } from '../generated/header.js';
 import { versionAtLeast } from './codec.js';
+import { InvalidValueError } from './errors.js';
 import { resolveTableDefinitions, type TableDefinitions } from './tabledefs.js';
 import { TableRegistry, type HintFn } from './tables.js';
 
@@ -36,7 +40,13 @@ export class FormatState {
   readonly tables: TableRegistry;
   binlogVersion = 4;
   headerLength = EVENT_HEADER_LENGTH;
+  /** Post-header lengths by real event type code less one (an FDE's own list, permuted when it must be). */
   postHeaderLengths: readonly number[] = [];
+  /**
+   * Stored event type code → real one, after the FDE of a 5.1-wl2325 "drop" tree, which numbered the
+   * events after 15 otherwise; undefined when codes are what they say.
+   */
+  permutation: Uint8Array | undefined;
   checksums = false;
   serverVersion = '';
   /** After MariaDB's START_ENCRYPTION (or Percona's 5.7 one), every later event of the file is encrypted. */
@@ -58,6 +68,17 @@ export class FormatState {
     ctx.postHeaderLength = this.postHeaderLengths[code - 1] ?? 0;
     ctx.hasChecksum = code === FDE_CODE ? fdeAware : this.checksums;
     return ctx;
+  }
+
+  /** The event type a stored type code stands for under the FDE in force. */
+  realCode(stored: number): number {
+    return this.permutation?.[stored] ?? stored;
+  }
+
+  /** The type code to store for an event of real type `code` (the permutation is one to one). */
+  storedCode(code: number): number {
+    const at = this.permutation?.indexOf(code) ?? -1;
+    return at < 0 ? code : at;
   }
 
   /** Runs `fn` with checksums off: the events inside a TRANSACTION_PAYLOAD carry none, whatever the FDE says. */
@@ -83,8 +104,8 @@ export class FormatState {
   }
 
   /** What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables. */
-  after(event: { type: string }): void {
-    if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent);
+  after(event: { type: string; pos?: number }): void {
+    if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent, event.pos ?? 0);
     else if (event.type === 'START_EVENT_V3' && !('raw' in event)) this.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
     else if (event.type === 'START_ENCRYPTION_EVENT' || event.type === 'START_5_7_ENCRYPTION_EVENT') this.encrypted = true;
     else if (event.type === 'TABLE_MAP_EVENT') this.tables.register(event as unknown as TableMapEvent);
@@ -104,14 +125,33 @@ export class FormatState {
     return eventSize < EVENT_HEADER_LENGTH + V3_POST_HEADER_LENGTHS[0]!;
   }
 
-  private apply(fde: FormatDescriptionEvent): void {
+  private apply(fde: FormatDescriptionEvent, pos: number): void {
     this.binlogVersion = 4;
     this.headerLength = fde.headerLength;
-    this.postHeaderLengths = fde.postHeaderLengths;
     this.checksums = fde.checksumAlg === 'BINLOG_CHECKSUM_ALG_CRC32' || fde.checksumAlg === ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32;
     this.serverVersion = typeof fde.serverVersion === 'string' ? fde.serverVersion : '';
     this.tables.flavor = /mariadb/i.test(this.serverVersion) ? 'mariadb' : 'mysql';
+    this.permutation = DROP_TREE_VERSION.test(this.serverVersion) ? DROP_TREE_EVENT_TYPE_PERMUTATION : undefined;
+    this.postHeaderLengths = this.permutation ? permutedLengths(fde.postHeaderLengths, this.permutation, pos) : fde.postHeaderLengths;
   }
+}
+
+const DROP_TREE_VERSION = new RegExp(DROP_TREE_SERVER_VERSIONS);
+
+/**
+ * A drop tree's post-header lengths, which it lists by stored code, moved to their real codes as MySQL
+ * moves them; MySQL finds the FDE invalid unless it lists exactly the tree's event types.
+ */
+function permutedLengths(stored: readonly number[], permutation: Uint8Array, pos: number): number[] {
+  if (stored.length !== DROP_TREE_EVENT_TYPES) {
+    throw new InvalidValueError(`a 5.1-wl2325 server's FORMAT_DESCRIPTION lists ${stored.length} event types, not ${DROP_TREE_EVENT_TYPES}`, {
+      offset: pos,
+      schemaPath: 'FormatDescriptionEvent.postHeaderLengths',
+    });
+  }
+  const real = new Array<number>(stored.length);
+  stored.forEach((length, i) => (real[permutation[i + 1]! - 1] = length));
+  return real;
 }
 
 /** Whether a server of this version ends every FORMAT_DESCRIPTION event with an algorithm byte and a CRC32. */

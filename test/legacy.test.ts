@@ -53,7 +53,7 @@ describeWithFixtures('LOAD DATA events of real binlogs', () => {
     expect(events.find((e) => e.type === 'EXEC_LOAD_EVENT')).toMatchObject({ fileId: create.fileId });
   });
 
-  for (const file of ['ver_5_1_17.001', 'ver_5_1-telco.001', 'ver_5_1_23.001', 'ver_trunk_row_v2.001']) {
+  for (const file of ['ver_5_1_17.001', 'ver_5_1-telco.001', 'ver_5_1-wl2325_s.001', 'ver_5_1_23.001', 'ver_trunk_row_v2.001']) {
     it(`${file}: BEGIN_LOAD_QUERY + APPEND_BLOCK carry t3's lines; EXECUTE_LOAD_QUERY names the file`, () => {
       const events = read(file);
       const begin = events.find((e) => e.type === 'BEGIN_LOAD_QUERY_EVENT')!;
