@@ -33,7 +33,7 @@ function expectRoundTrips(bytes: Uint8Array, tableDefinitions: TableDefinitions)
 }
 
 describeWithFixtures('rows v0 with the table definition', () => {
-  for (const name of ['ver_5_1_17.001', 'ver_5_1-telco.001']) {
+  for (const name of ['ver_5_1_17.001', 'ver_5_1-telco.001', 'ver_5_1-wl2325_r.001']) {
     it(`${name}: the INSERT, UPDATE and DELETE of binlog_old_versions.test, exactly`, () => {
       const bytes = byName(name);
       const rows = oldRows(decodeBinlog(bytes, { tableDefinitions: T1 }));
