@@ -439,3 +439,7 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
 
 /** Codes whose body a schema describes. */
 export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172]);
+/** Event types that start a MySQL transaction group, whose transaction_length the encoder computes. */
+export const TransactionStartEvents: ReadonlySet<string> = new Set<keyof typeof EventTypes>(['GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
+/** Event types that are never part of a MySQL transaction group: they end one without being counted in it. */
+export const NonTransactionEvents: ReadonlySet<string> = new Set<keyof typeof EventTypes>(['STOP_EVENT', 'ROTATE_EVENT', 'FORMAT_DESCRIPTION_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT']);

@@ -1254,6 +1254,19 @@ function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
     docs: ['Codes whose body a schema describes.'],
     declarations: [{ name: 'EventCodesWithBody', initializer: `new Set<number>([${withBody.map((e) => e.code).join(', ')}])` }],
   });
+  emitTransactionSet(sf, ir, 'starts', 'TransactionStartEvents', 'Event types that start a MySQL transaction group, whose transaction_length the encoder computes.');
+  emitTransactionSet(sf, ir, 'outside', 'NonTransactionEvents', 'Event types that are never part of a MySQL transaction group: they end one without being counted in it.');
+}
+
+/** The names of the catalogue's events with one `transaction:` value, as a set of type names. */
+function emitTransactionSet(sf: SourceFile, ir: Ir, role: NonNullable<Ir['events'][number]['transaction']>, name: string, doc: string): void {
+  const names = ir.events.filter((e) => e.transaction === role).map((e) => `'${e.name}'`);
+  sf.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [doc],
+    declarations: [{ name, type: 'ReadonlySet<string>', initializer: `new Set<keyof typeof EventTypes>([${names.join(', ')}])` }],
+  });
 }
 
 function emitContext(project: Project, ir: Ir, runtimeDir: string): EmittedFile {

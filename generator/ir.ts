@@ -137,6 +137,7 @@ export interface IrEvent {
   args?: Record<string, string | number>;
   server?: string;
   doc?: string;
+  transaction?: 'starts' | 'outside';
 }
 
 export interface Ir {

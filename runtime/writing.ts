@@ -6,13 +6,10 @@
  * before 8.0.2 do not write it). A group is held until it ends, so that its length is known before its
  * GTID event is written.
  */
+import { NonTransactionEvents, TransactionStartEvents } from '../generated/events.js';
 import { BINLOG_MAGIC } from '../generated/header.js';
 import { EventEncoder, type BinlogEventInput } from './event.js';
 import type { TableKnowledge } from './format.js';
-
-const GTIDS = new Set(['GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
-/** Events that end a transaction group without being part of it. */
-const OUTSIDE = new Set([...GTIDS, 'ROTATE_EVENT', 'STOP_EVENT', 'FORMAT_DESCRIPTION_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT']);
 
 type Gtid = BinlogEventInput & { transactionLength?: bigint | number | null };
 
@@ -29,8 +26,10 @@ export class BinlogEncoder {
   /** The bytes ready to be written after this event: the magic first, a group once it is complete. */
   push(event: BinlogEventInput): Uint8Array[] {
     const out = this.start();
-    if (this.group.length && OUTSIDE.has(event.type)) out.push(...this.flush());
-    if (this.group.length || (GTIDS.has(event.type) && (event as Gtid).transactionLength !== undefined)) this.group.push(event);
+    const starts = TransactionStartEvents.has(event.type);
+    // The next GTID event ends a group as well as the events that are never in one.
+    if (this.group.length && (starts || NonTransactionEvents.has(event.type))) out.push(...this.flush());
+    if (this.group.length || (starts && (event as Gtid).transactionLength !== undefined)) this.group.push(event);
     else out.push(this.write(event));
     return out;
   }

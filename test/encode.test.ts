@@ -108,26 +108,39 @@ describe('binlog encode', () => {
 });
 
 describeWithFixtures('MySQL transaction_length follows an edit', () => {
+  const lines = () => decodeBinlog(readFileSync(fixtures().find((f) => f.name.endsWith('binlog-invisible-columns.000001'))!.path)).map((e) => JSON.parse(toJsonLine(e)));
+  const size = (es: { header: { eventSize: number } }[]) => es.reduce((n, e) => n + e.header.eventSize, 0);
+  const reencode = (events: any[]) => decodeBinlog(encodeBinlog(events.map((l, i) => eventFromJson(l, `line ${i + 1}`))));
+  const lengthOf = (e: unknown) => (e as { transactionLength: bigint }).transactionLength;
+  /**
+   * Lengthens one string value of the row event at `rows` by 5 bytes, and checks that the GTID event before
+   * it, whose transaction_length was its group's size, gets the new size. The group ends at the next GTID
+   * event or at one never in a group.
+   */
+  const expectLengthFollows = (events: any[], rows: number) => {
+    const gtid = events.findLastIndex((e, i) => i < rows && e.type === 'GTID_LOG_EVENT');
+    const next = events.findIndex((e, i) => i > rows && ['GTID_LOG_EVENT', 'ROTATE_EVENT', 'STOP_EVENT'].includes(e.type));
+    expect(events[gtid].transactionLength).toBe(size(events.slice(gtid, next)));
+    const image = events[rows].rows[0].after ?? events[rows].rows[0].before;
+    const key = Object.keys(image).find((k) => typeof image[k] === 'string')!;
+    image[key] += '12345';
+    const out = reencode(events);
+    expect(lengthOf(out[gtid])).toBe(BigInt(size(out.slice(gtid, next))));
+    expect(size(out.slice(gtid, next))).toBe(size(events.slice(gtid, next)) + 5);
+    return { gtid, next };
+  };
+
   it('a GTID event whose transaction_length was its group size gets the new size after an edit', () => {
-    const bytes = readFileSync(fixtures().find((f) => f.name.endsWith('binlog-invisible-columns.000001'))!.path);
-    const lines = decodeBinlog(bytes).map((e) => JSON.parse(toJsonLine(e)));
-    // The first transaction with row events: its GTID, its row event, and where the group ends.
-    const rows = lines.findIndex((e) => e.rows);
-    const gtid = lines.findLastIndex((e, i) => i < rows && e.type === 'GTID_LOG_EVENT');
-    const next = lines.findIndex((e, i) => i > rows && (e.type === 'GTID_LOG_EVENT' || e.type === 'ROTATE_EVENT'));
-    // In the source it is the sum of the group's event sizes.
-    const size = (es: { header: { eventSize: number } }[]) => es.reduce((n, e) => n + e.header.eventSize, 0);
-    expect(lines[gtid].transactionLength).toBe(size(lines.slice(gtid, next)));
-    // Lengthen one string value of the transaction's row event by 5 bytes.
-    const after = lines[rows].rows[0].after ?? lines[rows].rows[0].before;
-    const key = Object.keys(after).find((k) => typeof after[k] === 'string')!;
-    after[key] += '12345';
-    const out = decodeBinlog(encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`))));
-    expect((out[gtid] as unknown as { transactionLength: bigint }).transactionLength).toBe(BigInt(size(out.slice(gtid, next))));
-    expect(size(out.slice(gtid, next))).toBe(size(lines.slice(gtid, next)) + 5);
+    const events = lines();
+    const { gtid } = expectLengthFollows(events, events.findIndex((e) => e.rows));
     // A value that was not the group's size is kept as given.
-    lines[gtid].transactionLength = 7;
-    const kept = decodeBinlog(encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`))));
-    expect((kept[gtid] as unknown as { transactionLength: bigint }).transactionLength).toBe(7n);
+    events[gtid].transactionLength = 7;
+    expect(lengthOf(reencode(events)[gtid])).toBe(7n);
+  });
+
+  it("the file's last group ends at the STOP event, which it does not count", () => {
+    const events = lines();
+    const { next } = expectLengthFollows(events, events.findLastIndex((e) => e.rows));
+    expect([events[next].type, next]).toEqual(['STOP_EVENT', events.length - 1]);
   });
 });
