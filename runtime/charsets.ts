@@ -2,29 +2,26 @@
  * Text in a column's character set, losslessly: a value is a string only when its bytes decode and
  * re-encode to the same bytes in that character set; otherwise it stays bytes. Node decodes UTF-8 itself;
  * the single-byte sets and most multi-byte ones go through the servers' own tables (schemas/charset-tables.yaml,
- * schemas/multibyte-charsets.yaml); iconv-lite does the rest, in both directions.
+ * schemas/multibyte-charsets.yaml); iconv-lite does the rest, in both directions, in the encodings
+ * schemas/charsets.yaml names.
  */
 import iconv from 'iconv-lite';
 import * as singleByteTables from '../generated/charset-tables.js';
-import { CollationCharsets } from '../generated/charsets.js';
+import * as charsetFacts from '../generated/charsets.js';
 import * as multiByteTables from '../generated/multibyte-charsets.js';
 import { EncodeError } from './errors.js';
 import { bytesToText, type Text } from './reader.js';
 import { textToBytes } from './writer.js';
 
 /**
- * The wide character sets, and the multi-byte ones without a table of the servers' here, through
- * iconv-lite: euckr, whose iconv-lite table agrees with MariaDB's code for code (checked against a real
- * server in test/mariadb-charsets.test.ts), and MySQL's gb18030. MySQL's ucs2, utf16 and utf32 are big-endian.
+ * The iconv-lite codec of each character set schemas/charsets.yaml gives an ENCODING_ of (the wide ones,
+ * and the multi-byte ones without a table of the servers' here), by its MySQL name.
  */
-const CODECS: Record<string, string> = {
-  ucs2: 'utf-16be',
-  utf16: 'utf-16be',
-  utf16le: 'utf-16le',
-  utf32: 'utf-32be',
-  gb18030: 'gb18030',
-  euckr: 'euc-kr',
-};
+const CODECS = new Map(
+  Object.entries(charsetFacts).flatMap(([name, codec]) =>
+    name.startsWith('ENCODING_') && typeof codec === 'string' ? [[name.slice('ENCODING_'.length).toLowerCase(), codec] as const] : [],
+  ),
+);
 
 /**
  * A character set's characters both ways. A code is a character's bytes read as a big-endian number
@@ -155,7 +152,7 @@ function encodeCodes(value: string, codes: Codes): Uint8Array | undefined {
 
 /** The character set of a collation id, by the generated table; undefined when unknown. */
 export function charsetOf(collation: number): string | undefined {
-  return CollationCharsets.get(collation);
+  return charsetFacts.CollationCharsets.get(collation);
 }
 
 /** Whether the character set stores text at all (binary is bytes). */
@@ -188,7 +185,7 @@ export function utf8mb3Text(text: Text, bytes: Uint8Array): Text {
 
 /** The text iconv-lite reads the bytes as, when it encodes back to them; undefined otherwise. */
 function decodeIconv(bytes: Uint8Array, charset: string): string | undefined {
-  const codec = CODECS[charset];
+  const codec = CODECS.get(charset);
   if (codec === undefined) return undefined;
   const text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false });
   // iconv-lite writes U+FFFD for a sequence it does not know: not text the server means, keep the bytes.
@@ -220,7 +217,7 @@ export function encodableText(value: string, charset: string, path = ''): Uint8A
   const codes = codesOf(charset);
   if (codes) return encodeCodes(value, codes);
   if ((charset === 'utf8mb3' || charset === 'ucs2') && beyondBmp(value)) return undefined;
-  const codec = CODECS[charset];
+  const codec = CODECS.get(charset);
   if (codec === undefined) {
     // 'binary' takes a string as its UTF-8; a charset with no table here only ASCII, the same in all of them.
     const known = charset === 'utf8mb4' || charset === 'utf8mb3' || charset === 'binary' || asciiOnlyText(value);

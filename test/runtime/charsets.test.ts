@@ -63,6 +63,22 @@ describe('decodeText in swe7', () => {
   });
 });
 
+describe('the character sets read through iconv-lite (schemas/charsets.yaml ENCODING_*)', () => {
+  it('have the byte order and encoding MySQL gives them, both ways', () => {
+    const both = (text: string, cs: string, b: Uint8Array) => {
+      expect(encodeText(text, cs), `${text} in ${cs}`).toEqual(b);
+      expect(decodeText(b, cs), `${text} in ${cs}`).toBe(text);
+    };
+    both('\u00E9', 'ucs2', bytes(0x00, 0xe9));
+    both('\u00E9', 'utf16', bytes(0x00, 0xe9));
+    both('\u00E9', 'utf16le', bytes(0xe9, 0x00));
+    both('\u00E9', 'utf32', bytes(0x00, 0x00, 0x00, 0xe9));
+    both('\u20AC', 'gb18030', bytes(0xa2, 0xe3)); // GB 18030-2005: € is A2E3
+    both('\u{1F600}', 'gb18030', bytes(0x94, 0x39, 0xfc, 0x36)); // four bytes: U+10000 is 90 30 81 30
+    both('\uAC00', 'euckr', bytes(0xb0, 0xa1)); // 가, KS X 1001 row 16 cell 1
+  });
+});
+
 describe('text a charset cannot hold', () => {
   it('is refused on encoding, naming the path, never written as other bytes', () => {
     const refused = (text: string, cs: string) =>
