@@ -65,7 +65,8 @@ function entriesTable(ir: Ir, t: Extract<IrType, { kind: 'tlv' | 'tagged' }>, qu
 function table(s: IrStruct, queue: string[]): string[] {
   const fields = s.fields.filter((f) => f.constValue === undefined);
   const rows = s.entryCode ? [`| \`code\` | \`"${s.entryCode}"\` | always | The entry's code. |`] : [];
-  for (const f of fields) rows.push(`| \`${f.name}\` | ${jsonType(f, queue)} | ${presence(f)} | ${cell(f)} |`);
+  for (const f of fields) rows.push(`| \`${f.name}\` | ${jsonType(f, queue)} | ${presence(s, f)} | ${cell(f)} |`);
+  if (s.keys?.list) rows.push(KEY_ORDER_ROW);
   if (!rows.length) return ['No fields.', ''];
   return ['| key | JSON | present | meaning |', '| --- | --- | --- | --- |', ...rows, ''];
 }
@@ -105,8 +106,11 @@ function valueJson(t: IrType, queue: string[]): string {
   }
 }
 
-function presence(f: IrField): string {
-  if (f.key !== undefined) return `when key ${f.key} comes next`;
+const KEY_ORDER_ROW =
+  '| `keyOrder` | array of ids and `{"id", "bytes": {hex}}` | when the keyed fields are stored otherwise than declared, once each | The stored order: ids of the fields above, and as stored the ids MySQL skips (unknown) or overwrites (a repeated id\'s earlier values). Encode writes it back; without it, the declared order. |';
+
+function presence(s: IrStruct, f: IrField): string {
+  if (f.key !== undefined) return s.keys?.list ? `when key ${f.key} is stored (its last value)` : `when key ${f.key} comes next`;
   return f.cond ? `when \`${show(f.cond).replace(/\|/g, '\\|')}\`` : 'always';
 }
 

@@ -52,9 +52,14 @@ const RUNTIME = {
   jBytes: 'json',
   jText: 'json',
   jEnum: 'json',
+  readKeyed: 'keyed',
+  lastKeyed: 'keyed',
+  keyedOrder: 'keyed',
+  writeKeyed: 'keyed',
+  jKeyOrder: 'keyed',
 } as const;
 type RuntimeName = keyof typeof RUNTIME;
-const TYPE_ONLY_RUNTIME = { Text: 'reader', RowChange: 'rows', RowChangeInput: 'rows', OldRowChange: 'rows-v0', TableRegistry: 'tables' } as const;
+const TYPE_ONLY_RUNTIME = { Text: 'reader', KeyedEntry: 'keyed', RowChange: 'rows', RowChangeInput: 'rows', OldRowChange: 'rows-v0', TableRegistry: 'tables' } as const;
 
 /** Tracks what one generated module uses, so that it imports exactly that. */
 class Module {
@@ -285,13 +290,16 @@ function keptFields(s: IrStruct): IrField[] {
 
 /**
  * What a field keeps beside its value so that encoding gives back the stored bytes: a compressed field's
- * stored form, a bitmap's set spare bits.
+ * stored form, a bitmap's set spare bits; beside a sized list's first field, the list's stored order.
  */
-function companions(f: IrField): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
-  if (f.compression) return [{ name: `${f.name}Compressed`, type: 'Uint8Array', hasQuestionToken: true, docs: [`${f.name} as stored, compressed (${f.compression.codec}).`] }];
-  if (f.type.kind === 'bitmap' && f.type.keepSpare) return [{ name: `${f.name}Spare`, type: 'number', hasQuestionToken: true, docs: [`The set unused bits of ${f.name}'s last byte, when there are any.`] }];
-  return [];
+function companions(f: IrField, s: IrStruct): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
+  const order = s.keys?.list?.first === f.name ? [{ name: 'keyOrder', type: 'KeyedEntry[]', hasQuestionToken: true as const, docs: [KEY_ORDER_DOC] }] : [];
+  if (f.compression) return [...order, { name: `${f.name}Compressed`, type: 'Uint8Array', hasQuestionToken: true, docs: [`${f.name} as stored, compressed (${f.compression.codec}).`] }];
+  if (f.type.kind === 'bitmap' && f.type.keepSpare) return [...order, { name: `${f.name}Spare`, type: 'number', hasQuestionToken: true, docs: [`The set unused bits of ${f.name}'s last byte, when there are any.`] }];
+  return order;
 }
+
+const KEY_ORDER_DOC = 'The keyed fields as stored, when not in declared order or not only the declared fields once each (ids; {id, bytes} for fields kept as stored).';
 
 /** What an encoder takes: computed fields are not written, so they are not asked for. */
 function inputFields(s: IrStruct): IrField[] {
@@ -305,7 +313,7 @@ function hasDistinctInput(ir: Ir, s: IrStruct): boolean {
       f.derive !== undefined ||
       f.type.kind === 'computed' ||
       f.type.kind === 'rows' ||
-      companions(f).length > 0 ||
+      companions(f, s).length > 0 ||
       nested(f.type).some((n) => hasDistinctInput(ir, ir.structs.get(n)!)),
   );
 }
@@ -319,6 +327,7 @@ function nested(t: IrType): string[] {
 
 function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
   const codeProp = s.entryCode ? [{ name: 'code', type: `'${s.entryCode}'` }] : [];
+  if (s.keys?.list) m.rtType('KeyedEntry');
   sf.addInterface({
     isExported: true,
     name: s.name,
@@ -327,7 +336,7 @@ function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
       ...codeProp,
       ...keptFields(s).flatMap((f) => [
         { name: f.name, type: fieldType(m, f, false), hasQuestionToken: !!f.cond, docs: docs(f.doc) },
-        ...companions(f),
+        ...companions(f, s),
       ]),
     ],
   });
@@ -343,7 +352,7 @@ function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
       ...codeProp,
       ...inputFields(s).flatMap((f) => [
         { name: f.name, type: fieldType(m, f, true), hasQuestionToken: !!f.cond || !!f.derive },
-        ...companions(f),
+        ...companions(f, s),
       ]),
     ],
   });
@@ -520,9 +529,9 @@ function fixedRun(fields: IrField[], from: number): number {
 
 function decodeBody(m: Module, s: IrStruct): string {
   const L = new Lines();
-  const name = decodeName(m, s);
   const total = s.fields.find((f) => f.derive?.kind === 'totalSize');
   if (total) L.line(`const ${total.name}$start = r.pos;`);
+  const list = s.keys?.list;
   let covered = 0;
   s.fields.forEach((f, i) => {
     if (covered === 0 && !f.cond && !f.repeat) {
@@ -537,10 +546,11 @@ function decodeBody(m: Module, s: IrStruct): string {
     if (f.cond) {
       L.line(`let ${f.name}: ${fieldType(m, f, false)} | undefined;`);
       if (isEnum(f.type)) L.line(`let ${f.name}$code: number | undefined;`);
-      for (const c of companions(f)) L.line(`let ${c.name}: ${c.type} | undefined;`);
-      L.open(`if (${f.key !== undefined ? `r.key(${f.key}, ${s.keys!.serial}, ${q(f.path)})` : compileExpr(f.cond, name)}) {`);
+      for (const c of companions(f, s)) L.line(`let ${c.name}: ${c.type} | undefined;`);
+      L.open(`if (${presence(L, m, s, f)}) {`);
       decodeField(L, m, s, f, false);
       L.close();
+      if (list?.last === f.name) L.line(`keyOrder = ${m.rt('keyedOrder')}(keyed$, [${list.ids.join(', ')}]);`);
     } else {
       decodeField(L, m, s, f, true, inRun);
     }
@@ -554,10 +564,23 @@ function decodeBody(m: Module, s: IrStruct): string {
     }
   }
   if (total) L.line(`${m.rt('checkDerived')}(${total.name}, r.pos - ${total.name}$start, r, ${q(total.path)});`);
-  const props = keptFields(s).flatMap((f) => [f.name, ...companions(f).map((c) => c.name)]);
+  const props = keptFields(s).flatMap((f) => [f.name, ...companions(f, s).map((c) => c.name)]);
   if (s.entryCode) props.unshift(`code: '${s.entryCode}'`);
   L.line(`return { ${props.join(', ')} };`);
   return L.text();
+}
+
+/**
+ * The condition under which optional field `f` is read. A sized list's fields are all read first, in
+ * one loop (as MySQL reads them, in any order); each then takes the last value stored under its id.
+ */
+function presence(L: Lines, m: Module, s: IrStruct, f: IrField): string {
+  const list = s.keys?.list;
+  if (f.key === undefined) return compileExpr(f.cond!, decodeName(m, s));
+  if (!list) return `r.key(${f.key}, ${s.keys!.serial}, ${q(f.path)})`;
+  if (list.first === f.name) L.line(`const keyed$ = ${m.rt('readKeyed')}(r, ${s.keys!.serial}, ${list.end}, '${s.name}.keyOrder');`);
+  L.line(`const ${f.name}$r = ${m.rt('lastKeyed')}(keyed$, ${f.key});`);
+  return `${f.name}$r`;
 }
 
 /** Statements that read field `f` into a local of its name (declared here when `declare`). */
@@ -610,11 +633,8 @@ function inflatedReader(L: Lines, m: Module, s: IrStruct, f: IrField): string {
 /** A reader over the field's own window when it has a `size`, else `r`. */
 function fieldReader(L: Lines, m: Module, s: IrStruct, f: IrField): string {
   const reader = `${f.name}$r`;
-  if (f.key !== undefined && s.keys!.sized) {
-    // A keyed field's value spans the length that follows its key.
-    L.line(`const ${reader} = r.sub(r.packed(${q(f.path)}), ${q(f.path)});`);
-    return reader;
-  }
+  // A keyed field's value spans the length that follows its key (a reader the list's loop made).
+  if (f.key !== undefined && s.keys!.sized) return reader;
   if (f.size === undefined || f.size === 'rest') return 'r';
   L.line(`const ${reader} = r.sub(${compileExpr(f.size, decodeName(m, s))}, ${q(f.path)});`);
   return reader;
@@ -816,10 +836,12 @@ function encodeBody(m: Module, s: IrStruct): string {
       // (A derived trailer is there when what it derives from is.)
       const given = f.derive && 'target' in f.derive ? f.derive.target : f.name;
       const present = identifiers(f.cond).includes('remaining') ? `v.${given} !== undefined` : compileExpr(f.cond, name);
+      encodeList(L, m, s, f, w, 'before');
       L.open(`if (${present}) {`);
       if (f.key !== undefined) encodeKeyed(L, m, s, f, plans, w);
       else encodeField(L, m, s, f, plans, true, w);
       L.close();
+      encodeList(L, m, s, f, w, 'after');
     } else {
       encodeField(L, m, s, f, plans, false, w);
     }
@@ -857,14 +879,28 @@ function patchable(f: IrField): boolean {
 /** How encodeBody arranges for a sizeOf field: a patch at a reserved slot, or a payload written aside. */
 type SizePlan = { kind: 'patch'; at: string; field: IrField; plus: number } | { kind: 'aside'; writer: string };
 
-/** A keyed field: its id, then (in a sized list) its value after the value's length. */
+/**
+ * A keyed field: its id, then its value. A sized list's values are gathered by id and written once
+ * all are, each after its length, in the input's `keyOrder` or else in declared order.
+ */
 function encodeKeyed(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>, w: string): void {
-  L.line(`${w}.${s.keys!.serial ? 'varint' : 'packed'}(${f.key}, ${q(f.path)});`);
-  if (!s.keys!.sized) return encodeField(L, m, s, f, plans, true, w);
+  if (!s.keys!.sized) {
+    L.line(`${w}.${s.keys!.serial ? 'varint' : 'packed'}(${f.key}, ${q(f.path)});`);
+    return encodeField(L, m, s, f, plans, true, w);
+  }
   const value = `${f.name}$kw`;
   L.line(`const ${value} = new ${m.rt('Writer')}();`);
   encodeField(L, m, s, f, plans, true, value);
-  L.line(`${w}.prefixed(${value}.view(), 0, ${q(f.path)});`);
+  L.line(`keyed$.set(${f.key}, ${value}.view());`);
+}
+
+/** Around a sized list's fields: the map that gathers their values, then the writing of them all. */
+function encodeList(L: Lines, m: Module, s: IrStruct, f: IrField, w: string, at: 'before' | 'after'): void {
+  const list = s.keys?.list;
+  if (at === 'before' && list?.first === f.name) L.line('const keyed$ = new Map<number, Uint8Array>();');
+  if (at === 'after' && list?.last === f.name) {
+    L.line(`${m.rt('writeKeyed')}(${w}, keyed$, v.keyOrder, [${list.ids.join(', ')}], ${s.keys!.serial}, ${list.end}, '${s.name}');`);
+  }
 }
 
 function encodeField(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>, optional: boolean, w = 'w'): void {
@@ -1051,11 +1087,13 @@ function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
       const code = (x: string) => `${m.rt('enumCode')}(${codes}, ${x}, ${q(f.path)})`;
       L.line(`${f.name}$code = ${f.repeat ? `v.${f.name}.map((x) => ${code('x')})` : code(`v.${f.name}`)};`);
     }
-    for (const c of companions(f)) {
-      L.line(`if (o.${c.name} !== undefined) v.${c.name} = ${c.type === 'Uint8Array' ? m.rt('jBytes') : m.rt('jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`);
+    for (const c of companions(f, s)) {
+      if (c.name !== 'keyOrder') L.line(`if (o.${c.name} !== undefined) v.${c.name} = ${c.type === 'Uint8Array' ? m.rt('jBytes') : m.rt('jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`);
     }
     if (optional) L.close();
   }
+  // The list's order belongs to no one field: it is read whichever fields are given.
+  if (s.keys?.list) L.line(`if (o.keyOrder !== undefined) v.keyOrder = ${m.rt('jKeyOrder')}(o.keyOrder, \`\${path}.keyOrder\`);`);
   L.line('return v;');
   sf.addFunction({
     isExported: true,

@@ -99,6 +99,12 @@ export interface IrField {
 export interface IrKeys {
   serial: boolean;
   sized: boolean;
+  /**
+   * For a sized list, read as MySQL reads one (any order, the last of a repeated id, other ids kept):
+   * its fields' ids in declared order (the order encode writes without a `keyOrder`), its first and
+   * last fields, and the id that ends it (the const that follows it), if one does.
+   */
+  list?: { ids: number[]; first: string; last: string; end?: number };
 }
 
 export interface IrStruct {
@@ -337,6 +343,7 @@ class StructBuilder {
         scope.set(f.name, field);
       }
     });
+    if (s.keys?.sized) this.sizedList(s, o);
     this.checkDerived(s, o);
     this.checkRest(s, o);
     return s;
@@ -353,6 +360,22 @@ class StructBuilder {
     if (s.fields.some((k) => k.key === f.key)) return this.fail(o, ['key'], `key ${f.key} is used twice`);
     field.key = f.key;
     field.cond = parseExpr('remaining > 0');
+  }
+
+  /** A sized list's keyed fields are read in one loop, so they follow each other. */
+  private sizedList(s: IrStruct, o: Origin): void {
+    const keyed = s.fields.filter((f) => f.key !== undefined);
+    if (keyed.length === 0) return;
+    if (s.fields.some((f) => f.name === 'keyOrder')) return this.fail(o, ['fields'], `'keyOrder' holds a sized list's stored order: name the field otherwise`);
+    const from = s.fields.indexOf(keyed[0]!);
+    const gap = keyed.findIndex((f, i) => s.fields[from + i] !== f);
+    if (gap >= 0) {
+      const between = s.fields[from + gap]!.name;
+      return this.fail(o, ['fields'], `'${between}' comes between keyed fields: a sized list's are read in one loop, so they follow each other`);
+    }
+    const next = s.fields[from + keyed.length];
+    const end = next?.constValue !== undefined && next.type.kind === 'packed' && next.type.serial === s.keys!.serial ? next.constValue : undefined;
+    s.keys!.list = { ids: keyed.map((f) => f.key!), first: keyed[0]!.name, last: keyed.at(-1)!.name, end };
   }
 
   checkEventBody(body: IrStruct, o: Origin, args: Record<string, string | number>): void {

@@ -350,8 +350,68 @@ describe('forged payloads give typed errors, without large allocations', () => {
     expect(rawBody([2, 1, 0, 1, 3, 0xfc, 0xff, 0xff, 0, 1, 2, 3])).toMatchObject({ kind: 'length', schemaPath: 'TransactionPayloadEvent.payload' });
     expect(rawBody([2, 1, 0, 0]).message).toMatch(/needs its compression type and payload size/);
     expect(rawBody([2, 1, 7, 1, 1, 0, 0]).message).toMatch(/unknown payload compression 7/);
-    // The ids out of the order servers write them in.
-    expect(rawBody([1, 1, 0, 2, 1, 0xff, 0]).kind).toBe('invalid-value');
+  });
+});
+
+describeWithFixtures("TRANSACTION_PAYLOAD's header fields read as MySQL reads them", () => {
+  // Transaction_payload::decode (libs/mysql/binlog/event/codecs/binary.cpp) loops over id, length,
+  // value until id 0, setting the field an id names (so the last of a repeated id counts) and skipping
+  // other ids by their length. Transaction_payload::encode writes 2, 3, 1, then 0.
+  const file = read(compression);
+  const fixtureEvents = decodeBinlog(file);
+  const fixture = payloadOf(fixtureEvents);
+  const at = fixtureEvents.indexOf(fixture);
+  const body = file.subarray(fixture.pos + 19, fixture.pos + fixture.header.eventSize - 4);
+  // compression type 2 = ZSTD (0), uncompressed size 3 = 179, payload size 1 = 124, end mark 0.
+  const serverHeader = [2, 1, 0, 3, 1, 179, 1, 1, 124, 0];
+  const frame = body.subarray(serverHeader.length);
+  /** The fixture with its payload event's header fields replaced by `fields` (the end mark added). */
+  const withHeader = (fields: number[]) =>
+    encodeBinlog([...fixtureEvents.slice(0, at), payloadEvent({ raw: Uint8Array.from([...fields, 0, ...frame]) })]);
+  const innerJson = (p: Loose) => p.events!.map((e) => toJsonLine(e));
+  const roundTrips = (bytes: Uint8Array) => {
+    const events = decodeBinlog(bytes);
+    expect(Buffer.compare(encodeBinlog(events), bytes)).toBe(0);
+    expect(Buffer.compare(viaJson(events), bytes)).toBe(0);
+    return payloadOf(events);
+  };
+
+  it('the fixture stores the server order, and decodes without a keyOrder', () => {
+    expect([...body.subarray(0, serverHeader.length)]).toEqual(serverHeader);
+    expect(frame.length).toBe(124);
+    expect(fixture.keyOrder).toBeUndefined();
+  });
+
+  it('reordered, with an unknown id between: the same values, the order kept, the same bytes back', () => {
+    const forged = withHeader([1, 1, 124, 7, 3, 0xaa, 0xbb, 0xcc, 3, 1, 179, 2, 1, 0]);
+    const p = roundTrips(forged);
+    expect(p).toMatchObject({ compressionType: 'ZSTD', uncompressedSize: 179n, payloadSize: 124 });
+    expect(Buffer.compare(p.payload as Uint8Array, frame)).toBe(0);
+    expect(innerJson(p)).toEqual(innerJson(fixture));
+    expect(p.keyOrder).toEqual([1, { id: 7, bytes: Uint8Array.from([0xaa, 0xbb, 0xcc]) }, 3, 2]);
+    // Without its keyOrder the event is written in the server's order, as the fixture has it.
+    const { keyOrder: _order, checksum: _checksum, ...rest } = p;
+    const again = encodeBinlog([...fixtureEvents.slice(0, at), { ...rest, header: fixture.header } as BinlogEventInput]);
+    expect(Buffer.compare(again, file.subarray(0, fixture.pos + fixture.header.eventSize))).toBe(0);
+  });
+
+  it('a repeated id: the last value counts, the earlier one is kept as stored', () => {
+    // Compression NONE (255, packed fc ff 00), then ZSTD; a payload size of 5, then 124.
+    const forged = withHeader([2, 3, 0xfc, 0xff, 0, 1, 1, 5, 2, 1, 0, 3, 1, 179, 1, 1, 124]);
+    const p = roundTrips(forged);
+    expect(p).toMatchObject({ compressionType: 'ZSTD', uncompressedSize: 179n, payloadSize: 124 });
+    expect(innerJson(p)).toEqual(innerJson(fixture));
+    expect(p.keyOrder).toEqual([{ id: 2, bytes: Uint8Array.from([0xfc, 0xff, 0]) }, { id: 1, bytes: Uint8Array.from([5]) }, 2, 3, 1]);
+  });
+
+  it('an unknown id whose length runs past the event: a typed error, nothing allocated for it', () => {
+    const before = process.memoryUsage().arrayBuffers;
+    // 2^40 (fe + 8 bytes), and 200 (the event holds fewer).
+    for (const length of [[0xfe, 0, 0, 0, 0, 0, 1, 0, 0], [200]]) {
+      const error = errorOf(withHeader([2, 1, 0, 9, ...length]));
+      expect(error).toMatchObject({ kind: 'length', schemaPath: 'TransactionPayloadEvent.keyOrder', eventType: 40 });
+    }
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
   });
 });
 

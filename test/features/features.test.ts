@@ -249,4 +249,28 @@ describe('sized keys', () => {
     const e = fails(() => decodeSizedKeys(new Reader(hex('02 02 01 00 00')), ctx));
     expect([e.kind, e.schemaPath]).toEqual(['schema-check', 'SizedKeys.count']);
   });
+  it('read in any order, the last of a repeated id counting, an unknown id kept: written back as stored', () => {
+    // count 1 | unknown id 9, length 2, 0xbeef | count 300 | name "ab" | end
+    const stored = hex('02 01 01 09 02 beef 02 03 fc2c01 01 02 6162 00');
+    const v = decodeSizedKeys(new Reader(stored), ctx);
+    expect(v).toEqual({ name: 'ab', count: 300, keyOrder: [{ id: 2, bytes: hex('01') }, { id: 9, bytes: hex('beef') }, 2, 1] });
+    expect(encodeWith(encodeSizedKeys, v)).toBe(toHex(stored));
+    // The declared order, once each, needs no keyOrder; without one, encode writes the declared order.
+    expect(decodeSizedKeys(new Reader(bytes), ctx).keyOrder).toBeUndefined();
+    expect(encodeWith(encodeSizedKeys, { name: 'ab', count: 300 })).toBe(toHex(bytes));
+  });
+  it('an unknown id whose length runs past the end is refused before anything is taken', () => {
+    const e = fails(() => decodeSizedKeys(new Reader(hex('09 fe 0000000000010000 00')), ctx));
+    expect([e.kind, e.schemaPath]).toEqual(['length', 'SizedKeys.keyOrder']);
+  });
+  it('a keyOrder that would not read back as the values given is refused', () => {
+    const refusal = (v: Parameters<typeof encodeSizedKeys>[1]) => fails(() => encodeWith(encodeSizedKeys, v)).message;
+    expect(refusal({ count: 1, keyOrder: [1, 2] })).toMatch(/field 1 is named but not given/);
+    expect(refusal({ count: 1, keyOrder: [2, 2] })).toMatch(/field 2 is named twice/);
+    expect(refusal({ name: 'ab', count: 1, keyOrder: [2] })).toMatch(/given but not named: field 1 \[/);
+    // Read back, id 0 would end the list, and a stored id 2 after field 2 would be its value.
+    expect(refusal({ count: 1, keyOrder: [{ id: 0, bytes: hex('00') }, 2] })).toMatch(/would read as the end mark/);
+    expect(refusal({ count: 1, keyOrder: [2, { id: 2, bytes: hex('05') }] })).toMatch(/would read as that field's value/);
+    expect(refusal({ keyOrder: [{ id: 1, bytes: hex('61') }] })).toMatch(/would read as that field's value/);
+  });
 });
