@@ -190,8 +190,15 @@ function decodeIconv(bytes: Uint8Array, charset: string): string | undefined {
   const text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false });
   // iconv-lite writes U+FFFD for a sequence it does not know: not text the server means, keep the bytes.
   if (text.includes('\uFFFD')) return undefined;
-  const back = encodableText(text, charset);
+  const back = iconvBytes(text, charset, codec);
   return back !== undefined && back.length === bytes.length && back.every((b, i) => b === bytes[i]) ? text : undefined;
+}
+
+/** iconv-lite's bytes of a text; undefined for characters beyond U+FFFF in ucs2, which has none. */
+function iconvBytes(value: string, charset: string, codec: string): Uint8Array | undefined {
+  if (charset === 'ucs2' && beyondBmp(value)) return undefined;
+  const b = iconv.encode(value, codec, { addBOM: false });
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
 const BEYOND_BMP = /[\uD800-\uDFFF]/;
@@ -216,16 +223,16 @@ export function encodeText(value: Text, charset: string, path = ''): Uint8Array 
 export function encodableText(value: string, charset: string, path = ''): Uint8Array | undefined {
   const codes = codesOf(charset);
   if (codes) return encodeCodes(value, codes);
-  if ((charset === 'utf8mb3' || charset === 'ucs2') && beyondBmp(value)) return undefined;
   const codec = CODECS.get(charset);
-  if (codec === undefined) {
-    // 'binary' takes a string as its UTF-8; a charset with no table here only ASCII, the same in all of them.
-    const known = charset === 'utf8mb4' || charset === 'utf8mb3' || charset === 'binary' || asciiOnlyText(value);
-    return known ? textToBytes(value, path) : undefined;
+  if (codec !== undefined) {
+    const bytes = iconvBytes(value, charset, codec);
+    // iconv-lite writes '?' for a character it cannot encode: only reading the bytes back tells.
+    return bytes !== undefined && iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false }) === value ? bytes : undefined;
   }
-  const b = iconv.encode(value, codec, { addBOM: false });
-  const bytes = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-  return iconv.decode(b, codec, { stripBOM: false }) === value ? bytes : undefined;
+  if (charset === 'utf8mb3' && beyondBmp(value)) return undefined;
+  // 'binary' takes a string as its UTF-8; a charset with no table here only ASCII, the same in all of them.
+  const utf8 = charset === 'utf8mb4' || charset === 'utf8mb3' || charset === 'binary';
+  return utf8 || asciiOnlyText(value) ? textToBytes(value, path) : undefined;
 }
 
 function asciiOnlyText(s: string): boolean {
