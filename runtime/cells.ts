@@ -7,7 +7,7 @@ import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from './compression.js';
 import { EncodeError, InvalidValueError } from './errors.js';
 import { decodeJsonb, encodeJsonb, type JsonTree } from './jsonb.js';
-import type { Reader, Text } from './reader.js';
+import { sameBytes, type Reader, type Text } from './reader.js';
 import type { Column } from './tables.js';
 import { Writer } from './writer.js';
 
@@ -154,7 +154,7 @@ const float: CellCodec = {
 const DIG2BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
 
 /** Byte size of decimal2bin's form of DECIMAL(precision, scale). */
-function decimalSize(precision: number, scale: number): number {
+export function decimalSize(precision: number, scale: number): number {
   const intg = precision - scale;
   return Math.floor(intg / 9) * 4 + DIG2BYTES[intg % 9]! + Math.floor(scale / 9) * 4 + DIG2BYTES[scale % 9]!;
 }
@@ -175,24 +175,116 @@ const GROUPS: ([number, number][] | undefined)[] = [];
 const groupsOf = (p: number, s: number) =>
   p >>> 0 === p && s >>> 0 === s && (p | s) < 256 ? (GROUPS[(p << 8) | s] ??= decimalGroups(p, s)) : decimalGroups(p, s);
 
+/** Reads decimal2bin's bytes from `at`: "-123.4500", with exactly the scale's fraction digits. */
+type DecimalDecoder = (bytes: Uint8Array, at: number) => string;
+
+/** n (1 to 4) bytes from `at`, big-endian. */
+function bigEndian(bytes: Uint8Array, at: number, n: number): number {
+  switch (n) {
+    case 1:
+      return bytes[at]!;
+    case 2:
+      return (bytes[at]! << 8) | bytes[at + 1]!;
+    case 3:
+      return (bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!;
+    default:
+      return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
+  }
+}
+
+/**
+ * How to read each digit group: its bytes, the bound its digits set, and the bits that undo a negative
+ * value's inversion (and, in the first group, the sign bit, which every stored value has set once
+ * uninverted).
+ */
+interface Group {
+  n: number;
+  digits: number;
+  limit: number;
+  invert: number;
+  sign: number;
+}
+
+function groupsFor(precision: number, scale: number): Group[] {
+  return decimalGroups(precision, scale).map(([n, d], i) => ({ n, digits: d, limit: 10 ** d, invert: 2 ** (8 * n) - 1, sign: i === 0 ? 2 ** (8 * n - 1) : 0 }));
+}
+
+/** A group's value; one of more digits than it may hold (bin2decimal refuses those too) is a RangeError. */
+function groupValue(bytes: Uint8Array, at: number, g: Group, negative: boolean): number {
+  const v = ((bigEndian(bytes, at, g.n) ^ (negative ? g.invert : 0) ^ g.sign) >>> 0);
+  if (v >= g.limit) throw new RangeError(`DECIMAL digit group ${v} has more than ${g.digits} digits`);
+  return v;
+}
+
+/** Any DECIMAL: the digits of each group in turn. */
+function anyDecimal(precision: number, scale: number): DecimalDecoder {
+  const groups = groupsFor(precision, scale);
+  const intg = precision - scale;
+  return (bytes, at) => {
+    // The sign is the first bit (set for positive); a negative value has every bit inverted.
+    const negative = (bytes[at]! & 0x80) === 0;
+    let [whole, frac, digitsSoFar] = ['', '', 0];
+    for (const g of groups) {
+      const v = groupValue(bytes, at, g, negative);
+      at += g.n;
+      if (digitsSoFar < intg) whole += whole === '' ? (v === 0 ? '' : String(v)) : pad(v, g.digits);
+      else frac += pad(v, g.digits);
+      digitsSoFar += g.digits;
+    }
+    return `${negative ? '-' : ''}${whole || '0'}${scale ? `.${frac}` : ''}`;
+  };
+}
+
+/**
+ * DECIMAL of at most 15 whole digits (two groups) and 9 fraction digits (one), nearly every column: the
+ * whole part is one exact double and the fraction one group, so a value makes two numbers and one
+ * string rather than a string per group.
+ */
+function smallDecimal(precision: number, scale: number): DecimalDecoder {
+  const groups = groupsFor(precision, scale);
+  const whole = scale ? groups.slice(0, -1) : groups;
+  const [hi, lo] = whole.length === 2 ? whole : [undefined, whole[0]];
+  const frac = scale ? groups[groups.length - 1]! : undefined;
+  const zeros = ZEROS[scale]!;
+  return (bytes, at) => {
+    const negative = (bytes[at]! & 0x80) === 0;
+    let int = 0;
+    if (hi) {
+      int = groupValue(bytes, at, hi, negative) * lo!.limit;
+      at += hi.n;
+    }
+    if (lo) {
+      int += groupValue(bytes, at, lo, negative);
+      at += lo.n;
+    }
+    const text = negative ? `-${int}` : `${int}`;
+    if (!frac) return text;
+    const f = `${groupValue(bytes, at, frac, negative)}`;
+    return `${text}.${zeros.slice(f.length)}${f}`;
+  };
+}
+
+const DECODERS = new Map<number, DecimalDecoder>();
+
+/** The decoder of DECIMAL(precision, scale), made once for each. */
+function decimalDecoder(precision: number, scale: number): DecimalDecoder {
+  const key = precision * 256 + scale;
+  let made = DECODERS.get(key);
+  if (!made) {
+    if (scale > precision) {
+      return () => {
+        throw new RangeError(`DECIMAL(${precision},${scale}) has more fraction digits than digits`);
+      };
+    }
+    made = precision - scale <= 15 && scale <= 9 ? smallDecimal(precision, scale) : anyDecimal(precision, scale);
+    if (precision >>> 0 === precision && scale >>> 0 === scale && (precision | scale) < 256) DECODERS.set(key, made);
+  }
+  return made;
+}
+
 /** decimal2bin's bytes, from `at` → "-123.4500" with exactly `scale` fraction digits. */
 export function decodeDecimal(bytes: Uint8Array, precision: number, scale: number, at = 0): string {
-  // The sign is the first bit (set for positive); a negative value has every bit inverted.
-  const negative = (bytes[at]! & 0x80) === 0;
-  const mask = negative ? 0xff : 0;
-  const intg = precision - scale;
-  let whole = '';
-  let frac = '';
-  let first = 0x80;
-  let digitsSoFar = 0;
-  for (const [n, d] of groupsOf(precision, scale)) {
-    let v = 0;
-    for (let i = 0; i < n; i++, at++, first = 0) v = v * 256 + ((bytes[at]! ^ mask) ^ first);
-    if (digitsSoFar < intg) whole += whole === '' ? (v === 0 ? '' : String(v)) : pad(v, d);
-    else frac += pad(v, d);
-    digitsSoFar += d;
-  }
-  return `${negative ? '-' : ''}${whole || '0'}${scale ? `.${frac}` : ''}`;
+  return decimalDecoder(precision, scale)(bytes, at);
 }
 
 export function encodeDecimal(value: string, precision: number, scale: number, path: string): Uint8Array {
@@ -233,10 +325,16 @@ function writeDecimal(out: Uint8Array, start: number, value: string, precision: 
 const newdecimal: CellCodec = {
   reader(c, path) {
     const [p, s] = [num(c, 'precision'), num(c, 'scale')];
-    const size = decimalSize(p, s);
+    const [size, decode] = [decimalSize(p, s), decimalDecoder(p, s)];
     return (r) => {
+      const at = r.pos;
       r.pos += r.length(size, path);
-      return decodeDecimal(r.buf, p, s, r.pos - size);
+      try {
+        return decode(r.buf, at);
+      } catch (e) {
+        if (e instanceof RangeError) throw new InvalidValueError(e.message, { offset: r.base + at, schemaPath: path });
+        throw e;
+      }
     };
   },
   encode(w, v, c, path) {
@@ -252,17 +350,21 @@ const newdecimal: CellCodec = {
 /** Bytes of the fraction after TIME2, DATETIME2, TIMESTAMP2 of precision fsp. */
 const fracBytes = (fsp: number) => (fsp + 1) >> 1;
 /** What one unit of the stored fraction is worth in microseconds. */
-const fracUnit = (fsp: number) => [1, 10000, 10000, 100, 100, 1, 1][fsp]!;
+const FRACTION_UNIT = [1, 10000, 10000, 100, 100, 1, 1];
+const fracUnit = (fsp: number) => FRACTION_UNIT[fsp]!;
+
+/** The microseconds of a unit in the last of fsp fraction digits. */
+const FRACTION_STEP = [1e6, 1e5, 1e4, 1e3, 100, 10, 1];
 
 /** Refuses a stored fraction with digits past `fsp`. */
 function checkFraction(micro: number, fsp: number, r: Reader, path: string): void {
-  if (micro % 10 ** (6 - fsp)) throw bad(r, `fraction .${pad(micro, 6)} has more than ${fsp} digits`, path);
+  if (micro % FRACTION_STEP[fsp]!) throw bad(r, `fraction .${pad(micro, 6)} has more than ${fsp} digits`, path);
 }
 
 function fracText(micro: number, fsp: number, r: Reader, path: string): string {
   if (fsp === 0) return '';
   checkFraction(micro, fsp, r, path);
-  return `.${pad(micro / 10 ** (6 - fsp), fsp)}`;
+  return `.${pad(micro / FRACTION_STEP[fsp]!, fsp)}`;
 }
 
 /** The microseconds of the fraction digits that end `text` from `from` (none: 0), refused past fsp digits. */
@@ -272,10 +374,24 @@ function fracMicro(text: string, from: number, fsp: number, path: string): numbe
   return count > 0 ? digitsAt(text, from, count) * 10 ** (6 - count) : 0;
 }
 
+/** An n-byte big-endian number (n up to 6), read by the reader's fixed-width reads rather than a byte at a time. */
 function readBE(r: Reader, n: number): number {
-  let v = 0;
-  for (let i = 0; i < n; i++) v = v * 256 + r.u8();
-  return v;
+  switch (n) {
+    case 0:
+      return 0;
+    case 1:
+      return r.u8();
+    case 2:
+      return r.u16be();
+    case 3:
+      return r.u24be();
+    case 4:
+      return r.u32be();
+    case 5:
+      return r.u40be();
+    default:
+      return r.u48be();
+  }
 }
 
 function writeBE(w: Writer, v: number, n: number): void {
@@ -325,19 +441,22 @@ function parseDatetime(v: CellValue, what: string, path: string): string {
 const TWO = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : `${i}`));
 const two = (n: number) => (n < 100 ? TWO[n]! : String(n));
 const four = (n: number) => (n < 10000 ? TWO[Math.floor(n / 100)]! + TWO[n % 100]! : String(n));
-/** The ASCII code of n's decimal digit of weight `unit` (1, 10, 100 …). */
-const digitCode = (n: number, unit: number) => 0x30 + (Math.floor(n / unit) % 10);
+/** The ASCII codes of the tens and the units of 0 … 99. */
+const TENS = Array.from({ length: 100 }, (_, i) => 0x30 + Math.floor(i / 10));
+const UNITS = Array.from({ length: 100 }, (_, i) => 0x30 + (i % 10));
 
 /**
  * "YYYY-MM-DD hh:mm:ss.ffffff" cut to `fsp` fraction digits (a year below 10000, micro below 10^6): the
  * characters made in one fromCharCode, a single flat string, where a template of padded fields makes a
- * rope of a dozen pieces per value (about 4× slower with the rows kept, in a micro-benchmark).
+ * rope of a dozen pieces per value (about 4× slower with the rows kept, in a micro-benchmark). Each pair
+ * of digits comes from a table, so that a value takes four divisions rather than sixteen.
  */
 function datetimeText(y: number, mo: number, d: number, h: number, mi: number, s: number, micro: number, fsp: number): string {
+  const [yh, yl, m1, m2, m3] = [(y / 100) | 0, y % 100, (micro / 10000) | 0, ((micro / 100) | 0) % 100, micro % 100];
   const text = String.fromCharCode(
-    digitCode(y, 1000), digitCode(y, 100), digitCode(y, 10), digitCode(y, 1), 0x2d, digitCode(mo, 10), digitCode(mo, 1), 0x2d, digitCode(d, 10), digitCode(d, 1), 0x20,
-    digitCode(h, 10), digitCode(h, 1), 0x3a, digitCode(mi, 10), digitCode(mi, 1), 0x3a, digitCode(s, 10), digitCode(s, 1),
-    0x2e, digitCode(micro, 100000), digitCode(micro, 10000), digitCode(micro, 1000), digitCode(micro, 100), digitCode(micro, 10), digitCode(micro, 1),
+    TENS[yh]!, UNITS[yh]!, TENS[yl]!, UNITS[yl]!, 0x2d, TENS[mo]!, UNITS[mo]!, 0x2d, TENS[d]!, UNITS[d]!, 0x20,
+    TENS[h]!, UNITS[h]!, 0x3a, TENS[mi]!, UNITS[mi]!, 0x3a, TENS[s]!, UNITS[s]!,
+    0x2e, TENS[m1]!, UNITS[m1]!, TENS[m2]!, UNITS[m2]!, TENS[m3]!, UNITS[m3]!,
   );
   return fsp === 6 ? text : text.slice(0, fsp ? 20 + fsp : 19);
 }
@@ -601,7 +720,7 @@ const enumCodec: CellCodec = {
 
 function sameText(a: Text, b: Text): boolean {
   if (typeof a === 'string' || typeof b === 'string') return a === b;
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  return sameBytes(a, b);
 }
 
 const set: CellCodec = {
@@ -656,14 +775,42 @@ function storedReader(c: Column, size: (r: Reader) => number, path: string): Cel
       return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
     };
   }
-  if (isUtf8(c)) return (r) => r.text(size(r), path);
-  if (c.charset === 'utf8mb3') {
-    return (r) => {
-      const n = size(r);
-      return utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos));
-    };
-  }
-  return (r) => cellText(r.bytes(size(r), path), c);
+  if (isUtf8(c)) return repeating(size, (r, n) => r.text(n, path));
+  if (c.charset === 'utf8mb3') return repeating(size, (r, n) => utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos)));
+  return repeating(size, (r, n) => cellText(r.bytes(n, path), c));
+}
+
+/** Whether the n bytes at a and at b are the same, compared from the end (where neighbouring values differ). */
+function sameBytesAt(buf: Uint8Array, a: number, b: number, n: number): boolean {
+  while (n > 0 && buf[a + n - 1] === buf[b + n - 1]) n--;
+  return n === 0;
+}
+
+/**
+ * A reader of a value of `size` bytes that gives back the last text it made when the next value has the
+ * same bytes: an UPDATE's after image repeats every column it left alone (FULL row images), and
+ * neighbouring rows often share a value. Only within one event (one Reader) are the earlier bytes known to
+ * be still where they were read, and only text (immutable) is shared.
+ */
+function repeating(size: (r: Reader) => number, read: (r: Reader, n: number) => Text): CellReader {
+  let lastReader: Reader | undefined;
+  let [lastAt, lastSize, lastText] = [0, -1, ''];
+  return (r) => {
+    const n = size(r);
+    const at = r.pos;
+    if (r === lastReader && n === lastSize && n <= r.end - at && sameBytesAt(r.buf, at, lastAt, n)) {
+      r.pos = at + n;
+      return lastText;
+    }
+    const v = read(r, n);
+    if (typeof v === 'string') {
+      lastReader = r;
+      lastAt = at;
+      lastSize = n;
+      lastText = v;
+    }
+    return v;
+  };
 }
 
 /** The reader of a 1- or 2-byte length prefix. */
@@ -810,10 +957,6 @@ export const jsonDiffCodec: CellCodec = {
     w.prefixed(out.view(), 4, path);
   },
 };
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
 
 const nothing: CellCodec = {
   reader: () => () => null,

@@ -12,14 +12,10 @@
  */
 import { deflateRawSync, deflateSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { InvalidValueError, LengthError } from './errors.js';
-import { Reader } from './reader.js';
+import { Reader, sameBytes } from './reader.js';
 
 /** The most a compressed block may claim to expand to; a forged length beyond it is refused unread. */
 export const MAX_INFLATED = 1 << 30;
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
 
 function beUint(b: Uint8Array, at: number, n: number): number {
   let v = 0;

@@ -11,7 +11,7 @@
  * small or large container form are the server's canonical choices (the smallest that fits); a
  * document stored otherwise is kept with its bytes (see runtime/cells.ts).
  */
-import { decodeDecimal, encodeDecimal } from './cells.js';
+import { decimalSize, decodeDecimal, encodeDecimal } from './cells.js';
 import { InvalidValueError } from './errors.js';
 
 export type JsonTree =
@@ -187,7 +187,8 @@ function isInlined(t: number, large: boolean): boolean {
 }
 
 function opaque(kind: number, data: Uint8Array): JsonTree {
-  if (kind === OPAQUE.NEWDECIMAL && data.length >= 2) {
+  // A decimal is its precision, its scale and exactly decimal2bin's bytes for them; anything else stays opaque.
+  if (kind === OPAQUE.NEWDECIMAL && data.length >= 2 && data[1]! <= data[0]! && data.length === 2 + decimalSize(data[0]!, data[1]!)) {
     const [precision, scale] = [data[0]!, data[1]!];
     return { $decimal: decodeDecimal(data.subarray(2), precision, scale), precision, scale };
   }

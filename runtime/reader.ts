@@ -27,6 +27,11 @@ function utf8Text(b: Buffer, start: number, end: number): string | undefined {
   }
 }
 
+/** Whether two byte arrays hold the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 /** Text when the bytes are valid UTF-8, else the bytes themselves. */
 export function bytesToText(bytes: Uint8Array): Text {
   return utf8Text(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, bytes.length) ?? bytes;

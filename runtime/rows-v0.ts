@@ -17,7 +17,7 @@ import type { BuiltColumn } from './builder.js';
 import { cellCodec, type CellCodec, type CellReader, type CellValue } from './cells.js';
 import { EncodeError, InvalidValueError } from './errors.js';
 import { jBytes, jCell, jObject } from './json.js';
-import type { Reader } from './reader.js';
+import { sameBytes, type Reader } from './reader.js';
 import { rowsFromJson, type Row, type RowChange } from './rows.js';
 import type { TableDefinition } from './tabledefs.js';
 import { tableName, type Column, type TableInfo } from './tables.js';
@@ -177,7 +177,6 @@ function nullBytesOf(layout: OldLayout, present: OldColumn[], isNull: (c: OldCol
   return out;
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 function presentColumns(layout: OldLayout, present: boolean[], problem: (p: string) => Error): OldColumn[] {
   if (present.length !== layout.columns.length) throw problem(`the row event has ${present.length} columns, the definition ${layout.columns.length}`);

@@ -158,7 +158,12 @@ interface Layout {
 const MAX_LAYOUTS = 64;
 const LAYOUTS = new WeakMap<TableInfo, Map<string, Layout>>();
 
-const bits = (present: boolean[]) => present.map((p) => (p ? '1' : '0')).join('');
+/** "1" for each present column, "0" for each absent one: one string, made each row event, without an array. */
+function bits(present: boolean[]): string {
+  let s = '';
+  for (const p of present) s += p ? '1' : '0';
+  return s;
+}
 
 function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, r: Reader | undefined, path: string): Layout {
   const key = `${images} ${path} ${bits(columns)} ${columnsAfter ? bits(columnsAfter) : ''}`;
@@ -166,7 +171,10 @@ function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | unde
   const known = layouts?.get(key);
   if (known) return known;
   const before = presentColumns(t, columns, r, path);
-  const after = images & BEFORE && images & AFTER ? presentColumns(t, columnsAfter ?? columns, r, path) : before;
+  // An UPDATE whose images have the same columns reads both with the same cell readers, so that those
+  // that keep their last value (cells.ts) give the before image's back for each column left alone.
+  const sameColumns = !columnsAfter || bits(columnsAfter) === bits(columns);
+  const after = images & BEFORE && images & AFTER && !sameColumns ? presentColumns(t, columnsAfter, r, path) : before;
   const jsonColumns = images & PARTIAL_JSON ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
   const made = { before, after, jsonColumns };
   if (!layouts) LAYOUTS.set(t, (layouts = new Map()));
