@@ -68,7 +68,7 @@ function mariadbBinlog(tool: string, file: string, runs: number): number[] {
   return secs;
 }
 
-const KINDS = ['frame', 'decode', 'stream', 'encode', 'zongji', 'mariadb-binlog'] as const;
+const KINDS = ['frame', 'decode', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog'] as const;
 type Kind = (typeof KINDS)[number];
 const ONLY = (arg('only') ?? process.env.BENCH_ONLY)?.split(',') ?? [...KINDS];
 
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     if (!ONLY.includes(kind)) continue;
     r[kind] = kind === 'mariadb-binlog' ? { kind, secs: mariadbBinlog(bin.binlogTool, file, RUNS) } : await measure(script, kind, file, RUNS);
   }
-  const { frame, decode, stream, encode, zongji } = r;
+  const { frame, decode, stream, encode, zongji, text } = r;
   const cxx = r['mariadb-binlog'];
   const counted = decode ?? stream;
   if (zongji && counted && zongji.rows !== counted.rows) log(`WARNING: zongji counted ${zongji.rows} row changes, we ${counted.rows}`);
@@ -124,6 +124,7 @@ async function main(): Promise<void> {
   row(`encode (EventEncoder, as encodeBinlog)`, encode, '≥ 100 MB/s', encode && mbps(encode) >= 100);
   row('@vlasky/zongji 0.9 row decode, in memory', zongji);
   row('mariadb-binlog --verbose > /dev/null', cxx);
+  row("text cells' strings alone (Buffer#toString)", text);
   p();
   if (decode && zongji) {
     const x = mbps(decode) / mbps(zongji);
@@ -132,6 +133,11 @@ async function main(): Promise<void> {
   if (decode && cxx) {
     const x = mbps(decode) / mbps(cxx);
     p(`ours / mariadb-binlog --verbose:      ${x.toFixed(2)}×   target > 1× (faster): ${yes(x > 1)}`);
+  }
+  if (text) {
+    const share = decode ? `, ${((100 * median(text.secs)) / median(decode.secs)).toFixed(0)} % of the full decode's time` : '';
+    p(`text: ${text.strings} strings, ${((text.textBytes ?? 0) / 1e6).toFixed(1)} MB of UTF-8; V8 making them alone takes ${median(text.secs).toFixed(3)} s${share}:`);
+    p(`  no decode that makes them in Node goes past ${mbps(text).toFixed(0)} MB/s on this file, whatever else it does`);
   }
   if (stream) {
     const rssMb = (stream.rssPeak ?? 0) / 1e6;

@@ -7,9 +7,13 @@
  *   encode  EventEncoder.encode of every decoded event (what encodeBinlog does), timed apart from decoding
  *   stream  readBinlog(FILE) from disk, with the peak RSS
  *   zongji  @vlasky/zongji's parser over the same events as replication packets (see zongji.ts)
+ *   text    only the strings of the text cells: each one's UTF-8 bytes through Buffer#toString, as the
+ *           decoder makes them (what no decoder in Node can skip: a bound on the full decode)
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { EventEncoder, type BinlogEvent } from '../runtime/event.js';
+import type { TableMapEvent } from '../generated/rows.js';
+import type { RowChange } from '../runtime/rows.js';
 import { frameBinlog, iterateBinlog, readBinlog } from '../runtime/stream.js';
 import { packets, zongjiDecoder } from './zongji.js';
 
@@ -18,6 +22,9 @@ export interface Result {
   secs: number[];
   events?: number;
   rows?: number;
+  /** text: how many strings, and their UTF-8 bytes. */
+  strings?: number;
+  textBytes?: number;
   /** encode: whether the output was the input, byte for byte. */
   identical?: boolean;
   /** stream: RSS after start-up, and the peak while streaming (sampled and the kernel's VmHWM), bytes. */
@@ -63,6 +70,54 @@ function decode(bytes: Uint8Array, runs: number): Result {
     );
   }
   return { kind: 'decode', secs, events, rows };
+}
+
+const TEXT_TYPES = new Set(['VARCHAR', 'VAR_STRING', 'STRING', 'TINY_BLOB', 'MEDIUM_BLOB', 'LONG_BLOB', 'BLOB']);
+const ENUM_SET = new Set(['ENUM', 'SET']);
+
+/**
+ * The UTF-8 bytes of every text cell of the file (decoded untimed), back to back in one buffer; timed:
+ * making each one's string again, as Reader.text does. Every UPDATE's before and after images count, as
+ * the row images hold them (the decoder gives back a column's before-image string where the after image
+ * repeats its bytes, so it makes a little fewer).
+ */
+function text(bytes: Uint8Array, runs: number): Result {
+  const parts: Buffer[] = [];
+  // Which columns of each table hold text (CHAR, VARCHAR, TEXT; not the ENUM and SET that STRING also
+  // stands for, nor the strings of DECIMAL and temporal values), by position: the bench's images are FULL.
+  const textColumns = new Map<number, boolean[]>();
+  for (const e of iterateBinlog(bytes)) {
+    if (e.type === 'TABLE_MAP_EVENT') {
+      const t = e as unknown as TableMapEvent;
+      textColumns.set(t.tableId, t.columnTypes.map((type, k) => TEXT_TYPES.has(String(type)) && !ENUM_SET.has(String((t.columnMetadata?.[k] as { realType?: string })?.realType))));
+    }
+    if (!('rows' in e) || !Array.isArray(e.rows)) continue;
+    const isText = textColumns.get((e as unknown as { tableId: number }).tableId) ?? [];
+    for (const change of e.rows as RowChange[]) {
+      for (const row of [change.before, change.after]) {
+        Object.values(row ?? {}).forEach((v, k) => isText[k] && typeof v === 'string' && parts.push(Buffer.from(v)));
+      }
+    }
+  }
+  const all = Buffer.concat(parts);
+  const ends: number[] = [];
+  for (const p of parts) ends.push((ends.at(-1) ?? 0) + p.length);
+  const secs: number[] = [];
+  let chars = 0;
+  for (let i = 0; i < runs; i++) {
+    secs.push(
+      time(() => {
+        chars = 0;
+        let at = 0;
+        for (const end of ends) {
+          chars += all.toString('utf8', at, end).length;
+          at = end;
+        }
+      }),
+    );
+  }
+  if (chars === 0 && parts.length) throw new Error('no text was made');
+  return { kind: 'text', secs, strings: parts.length, textBytes: all.length };
 }
 
 /**
@@ -151,7 +206,7 @@ function readAll(file: string): Uint8Array {
 async function main(): Promise<void> {
   const [kind, file, runsArg] = process.argv.slice(2);
   const runs = Number(runsArg ?? 1);
-  if (!file || !(runs >= 1)) throw new Error('usage: measure.ts frame|decode|encode|stream|zongji FILE RUNS');
+  if (!file || !(runs >= 1)) throw new Error('usage: measure.ts frame|decode|encode|stream|zongji|text FILE RUNS');
   const load = () => readAll(file);
   let result: Result;
   switch (kind) {
@@ -169,6 +224,9 @@ async function main(): Promise<void> {
       break;
     case 'zongji':
       result = await zongji(load(), runs);
+      break;
+    case 'text':
+      result = text(load(), runs);
       break;
     default:
       throw new Error(`unknown measurement ${kind}`);
