@@ -9,29 +9,31 @@
  * over 255), blob (a little-endian length of packLength bytes), vector (a blob of float32 values),
  * json (a blob holding MySQL's binary JSON; MariaDB's JSON is a LONGTEXT, logged as BLOB).
  * `numeric`: covered by SIGNEDNESS. `character`: covered by COLUMN_CHARSET ('mariadb' where only
- * MariaDB counts it). `compressed`: MariaDB's compressed column format inside the value.
+ * MariaDB counts it). `compressed`: MariaDB's compressed column format inside the value. `empty`: the
+ * value Field::reset() stores (sql/field.cc: zero, the empty string, the zero date), which a NULL
+ * column's bytes hold in a 5.1 pre-GA (v0) row image.
  *
  * Keyed by ColumnType code.
  */
 export const CellLayouts = {
   /* DECIMAL */ 0: { codec: "unsupported", numeric: true },
-  /* TINY */ 1: { codec: "int", bytes: 1, numeric: true },
-  /* SHORT */ 2: { codec: "int", bytes: 2, numeric: true },
-  /* INT24 */ 9: { codec: "int", bytes: 3, numeric: true },
-  /* LONG */ 3: { codec: "int", bytes: 4, numeric: true },
-  /* LONGLONG */ 8: { codec: "int", bytes: 8, numeric: true },
-  /* FLOAT */ 4: { codec: "float", bytes: 4, numeric: true },
-  /* DOUBLE */ 5: { codec: "float", bytes: 8, numeric: true },
+  /* TINY */ 1: { codec: "int", bytes: 1, numeric: true, empty: 0 },
+  /* SHORT */ 2: { codec: "int", bytes: 2, numeric: true, empty: 0 },
+  /* INT24 */ 9: { codec: "int", bytes: 3, numeric: true, empty: 0 },
+  /* LONG */ 3: { codec: "int", bytes: 4, numeric: true, empty: 0 },
+  /* LONGLONG */ 8: { codec: "int", bytes: 8, numeric: true, empty: 0 },
+  /* FLOAT */ 4: { codec: "float", bytes: 4, numeric: true, empty: 0 },
+  /* DOUBLE */ 5: { codec: "float", bytes: 8, numeric: true, empty: 0 },
   /* NULL */ 6: { codec: "null", character: "mariadb" },
-  /* TIMESTAMP */ 7: { codec: "timestamp", bytes: 4 },
-  /* DATE */ 10: { codec: "date", bytes: 3 },
-  /* NEWDATE */ 14: { codec: "date", bytes: 3 },
-  /* TIME */ 11: { codec: "time", bytes: 3 },
-  /* DATETIME */ 12: { codec: "datetime", bytes: 8 },
-  /* YEAR */ 13: { codec: "year", bytes: 1, numeric: true },
-  /* VARCHAR */ 15: { codec: "varchar", character: "both" },
-  /* VAR_STRING */ 253: { codec: "varchar", character: "both" },
-  /* BIT */ 16: { codec: "bit" },
+  /* TIMESTAMP */ 7: { codec: "timestamp", bytes: 4, empty: "0000-00-00 00:00:00" },
+  /* DATE */ 10: { codec: "date", bytes: 3, empty: "0000-00-00" },
+  /* NEWDATE */ 14: { codec: "date", bytes: 3, empty: "0000-00-00" },
+  /* TIME */ 11: { codec: "time", bytes: 3, empty: "00:00:00" },
+  /* DATETIME */ 12: { codec: "datetime", bytes: 8, empty: "0000-00-00 00:00:00" },
+  /* YEAR */ 13: { codec: "year", bytes: 1, numeric: true, empty: 0 },
+  /* VARCHAR */ 15: { codec: "varchar", character: "both", empty: "" },
+  /* VAR_STRING */ 253: { codec: "varchar", character: "both", empty: "" },
+  /* BIT */ 16: { codec: "bit", empty: 0 },
   /* TIMESTAMP2 */ 17: { codec: "timestamp2", bytes: 4 },
   /* DATETIME2 */ 18: { codec: "datetime2", bytes: 5 },
   /* TIME2 */ 19: { codec: "time2", bytes: 3 },
@@ -39,15 +41,15 @@ export const CellLayouts = {
   /* VARCHAR_COMPRESSED */ 141: { codec: "varchar", compressed: true, character: "both" },
   /* VECTOR */ 242: { codec: "vector", character: "mysql" },
   /* JSON */ 245: { codec: "json" },
-  /* NEWDECIMAL */ 246: { codec: "newdecimal", numeric: true },
-  /* ENUM */ 247: { codec: "enum" },
-  /* SET */ 248: { codec: "set" },
-  /* TINY_BLOB */ 249: { codec: "blob", character: "both" },
-  /* MEDIUM_BLOB */ 250: { codec: "blob", character: "both" },
-  /* LONG_BLOB */ 251: { codec: "blob", character: "both" },
-  /* BLOB */ 252: { codec: "blob", character: "both" },
-  /* STRING */ 254: { codec: "string", character: "both" },
-  /* GEOMETRY */ 255: { codec: "blob", character: "mariadb" },
+  /* NEWDECIMAL */ 246: { codec: "newdecimal", numeric: true, empty: "0" },
+  /* ENUM */ 247: { codec: "enum", empty: 0 },
+  /* SET */ 248: { codec: "set", empty: 0 },
+  /* TINY_BLOB */ 249: { codec: "blob", character: "both", empty: "" },
+  /* MEDIUM_BLOB */ 250: { codec: "blob", character: "both", empty: "" },
+  /* LONG_BLOB */ 251: { codec: "blob", character: "both", empty: "" },
+  /* BLOB */ 252: { codec: "blob", character: "both", empty: "" },
+  /* STRING */ 254: { codec: "string", character: "both", empty: "" },
+  /* GEOMETRY */ 255: { codec: "blob", character: "mariadb", empty: "" },
 } as const;
 
 export type CellLayoutsEntry = (typeof CellLayouts)[keyof typeof CellLayouts];

@@ -65,24 +65,6 @@ interface OldLayout {
 const BEFORE = 1;
 const AFTER = 2;
 
-/** What Field::reset() stores, as each codec's value: zero, nothing, the zero date (sql/field.cc). */
-const EMPTY_VALUES: Record<string, CellValue> = {
-  int: 0,
-  float: 0,
-  newdecimal: '0',
-  date: '0000-00-00',
-  year: 0,
-  time: '00:00:00',
-  datetime: '0000-00-00 00:00:00',
-  timestamp: '0000-00-00 00:00:00',
-  bit: 0,
-  enum: 0,
-  set: 0,
-  string: '',
-  varchar: '',
-  blob: '',
-};
-
 const layouts = new WeakMap<TableInfo, OldLayout>();
 
 /** The layout of a table's v0 images, from its TABLE_MAP and the caller's definition (once per TABLE_MAP). */
@@ -154,7 +136,8 @@ function oldColumn(b: BuiltColumn, logged: number, problem: (p: string) => Error
 
 function emptyForm(c: Column, codec: CellCodec): Uint8Array {
   const w = new Writer(16);
-  codec.encode(w, EMPTY_VALUES[(c.layout as { codec: string }).codec] ?? null, c, c.name);
+  // What Field::reset() stores, from the column type's CellLayouts entry (schemas/columns.yaml).
+  codec.encode(w, (c.layout as { empty?: CellValue }).empty ?? null, c, c.name);
   return w.view().slice();
 }
 
@@ -176,7 +159,6 @@ function nullBytesOf(layout: OldLayout, present: OldColumn[], isNull: (c: OldCol
   }
   return out;
 }
-
 
 function presentColumns(layout: OldLayout, present: boolean[], problem: (p: string) => Error): OldColumn[] {
   if (present.length !== layout.columns.length) throw problem(`the row event has ${present.length} columns, the definition ${layout.columns.length}`);
