@@ -180,7 +180,7 @@ export class EventDecoder {
     }
     if (checksum !== undefined) event.checksum = checksum;
     if (code === PAYLOAD_CODE) event.events = this.innerEvents(event as BinlogEvent & TransactionPayloadEvent, pos + bodyEnd);
-    format.after(event);
+    format.after(event, code === EventTypes.TABLE_MAP_EVENT ? bytes.subarray(format.headerLength, bodyEnd) : undefined);
     return event;
   }
 

@@ -103,12 +103,15 @@ export class FormatState {
     );
   }
 
-  /** What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables. */
-  after(event: { type: string; pos?: number }): void {
+  /**
+   * What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables (`body`, its
+   * bytes after the header, lets the same TABLE_MAP again keep its table).
+   */
+  after(event: { type: string; pos?: number }, body?: Uint8Array): void {
     if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent, event.pos ?? 0);
     else if (event.type === 'START_EVENT_V3' && !('raw' in event)) this.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
     else if (event.type === 'START_ENCRYPTION_EVENT' || event.type === 'START_5_7_ENCRYPTION_EVENT') this.encrypted = true;
-    else if (event.type === 'TABLE_MAP_EVENT') this.tables.register(event as unknown as TableMapEvent);
+    else if (event.type === 'TABLE_MAP_EVENT') this.tables.register(event as unknown as TableMapEvent, body);
   }
 
   /**

@@ -6,7 +6,7 @@
 import { CellLayouts, type CellLayoutsEntry } from '../generated/columns.js';
 import { ColumnType, type TableMapEvent } from '../generated/rows.js';
 import { charsetOf, decodeText } from './charsets.js';
-import type { Text } from './reader.js';
+import { sameBytes, type Text } from './reader.js';
 import type { TableDefinition } from './tabledefs.js';
 
 export type Flavor = 'mysql' | 'mariadb';
@@ -51,7 +51,12 @@ export type HintFn = (table: { schema: Text; table: Text }, column: { index: num
 
 export class TableRegistry {
   private readonly tables = new Map<number, TableInfo>();
-  flavor: Flavor = 'mysql';
+  /**
+   * A copy of each table id's last TABLE_MAP body: servers log the same one before every statement, and
+   * that one again keeps its table, and so the row layouts and compiled readers cached on it.
+   */
+  private readonly bodies = new Map<number, Uint8Array>();
+  private flavorOf: Flavor = 'mysql';
 
   constructor(
     private readonly hints?: HintFn,
@@ -67,9 +72,25 @@ export class TableRegistry {
     return this.definitions.size ? this.definitions.get(tableName(this, tableId)) : undefined;
   }
 
-  register(event: TableMapEvent): TableInfo {
-    const info = describeTable(event, this.flavor, this.hints);
+  /** The flavor of server that wrote the tables (an FDE says): how their TABLE_MAPs are read. */
+  get flavor(): Flavor {
+    return this.flavorOf;
+  }
+
+  set flavor(f: Flavor) {
+    if (f !== this.flavorOf) this.bodies.clear();
+    this.flavorOf = f;
+  }
+
+  /** The table of a TABLE_MAP, `body` its post-header and body as stored. */
+  register(event: TableMapEvent, body?: Uint8Array): TableInfo {
+    const known = this.tables.get(event.tableId);
+    const last = this.bodies.get(event.tableId);
+    if (known && body && last && sameBytes(last, body)) return known;
+    const info = describeTable(event, this.flavorOf, this.hints);
     this.tables.set(event.tableId, info);
+    if (body) this.bodies.set(event.tableId, body.slice());
+    else this.bodies.delete(event.tableId);
     return info;
   }
 }
