@@ -340,7 +340,7 @@ const newdecimal: CellCodec = {
   encode(w, v, c, path) {
     const [p, s] = [num(c, 'precision'), num(c, 'scale')];
     const value = expect(v, isString, 'a decimal string', path);
-    const at = w.reserve(decimalSize(p, s)); // first: it may grow the buffer
+    const at = w.claim(decimalSize(p, s)); // first: it may grow the buffer
     writeDecimal(w.buf, at, value, p, s, path);
   },
 };
@@ -395,7 +395,7 @@ function readBE(r: Reader, n: number): number {
 }
 
 function writeBE(w: Writer, v: number, n: number): void {
-  const at = w.reserve(n);
+  const at = w.claim(n);
   for (let i = n - 1; i >= 0; i--, v = Math.floor(v / 256)) w.buf[at + i] = v % 256;
 }
 

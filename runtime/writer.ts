@@ -25,14 +25,14 @@ export function textToBytes(v: Text, path = ''): Uint8Array {
 export class Writer {
   buf: Uint8Array;
   dv: DataView;
-  /** `buf` as a Node Buffer, whose `write` encodes UTF-8 in place without a view or a result object per string. */
-  private node: Buffer;
+  /** `buf` as a Node Buffer, whose `utf8Write` encodes UTF-8 in place without a view or a result object per string. */
+  private node: Buffer & { utf8Write(v: string, offset: number): number };
   pos = 0;
 
   constructor(capacity = 256) {
     this.buf = new Uint8Array(capacity);
     this.dv = new DataView(this.buf.buffer);
-    this.node = Buffer.from(this.buf.buffer);
+    this.node = Buffer.from(this.buf.buffer) as Writer['node'];
   }
 
   /** The bytes written so far (a view: valid until the next write). */
@@ -57,14 +57,21 @@ export class Writer {
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
     this.dv = new DataView(next.buffer);
-    this.node = Buffer.from(next.buffer);
+    this.node = Buffer.from(next.buffer) as Writer['node'];
   }
 
   /** Leaves `n` bytes to be patched later and returns where they are. */
   reserve(n: number): number {
+    const at = this.claim(n);
+    // A loop: fill's call costs more than it saves for the few bytes of a bitmap or a length.
+    for (let i = at; i < at + n; i++) this.buf[i] = 0;
+    return at;
+  }
+
+  /** Leaves `n` bytes that the caller writes every one of (so not zeroed first) and returns where they are. */
+  claim(n: number): number {
     this.ensure(n);
     const at = this.pos;
-    this.buf.fill(0, at, at + n);
     this.pos += n;
     return at;
   }
@@ -121,12 +128,13 @@ export class Writer {
    */
   prefixedUtf8(v: string, width: number, path: string): void {
     checkWellFormed(v, path);
-    this.ensure(width + v.length * 3);
-    const at = this.reserve(width);
-    const n = this.node.write(v, this.pos, 'utf8');
+    this.ensure(width + v.length * 3); // a UTF-16 unit is at most 3 bytes of UTF-8
+    const at = this.pos;
+    // utf8Write is what Buffer#write calls after checking its arguments and looking up the encoding.
+    const n = this.node.utf8Write(v, at + width);
     if (n >= 2 ** (8 * width)) throw new EncodeError(`${n} bytes do not fit a ${width}-byte length`, path);
-    this.pos += n;
-    for (let i = 0, x = n; i < width; i++, x = Math.floor(x / 256)) this.buf[at + i] = x % 256;
+    for (let i = 0; i < width; i++) this.buf[at + i] = n >>> (8 * i);
+    this.pos = at + width + n;
   }
 
   /** Bytes after their length: `width` bytes little-endian, 0 for a packed integer, -1 for a varint. */
