@@ -49,6 +49,8 @@ export type CellValue = null | number | bigint | string | Uint8Array | Text[] | 
 
 /** Reads one value of a column. */
 export type CellReader = (r: Reader) => CellValue;
+/** Writes one value of a column, or refuses it (EncodeError, naming the column's path). */
+export type CellWriter = (w: Writer, v: CellValue) => void;
 
 export interface CellCodec {
   /**
@@ -56,7 +58,8 @@ export interface CellCodec {
    * row layout, so that the column's metadata is looked up then rather than for every value.
    */
   reader(c: Column, path: string): CellReader;
-  encode(w: Writer, v: CellValue, c: Column, path: string): void;
+  /** The writer of a column's values, made once per column of a row layout as the reader is. */
+  writer(c: Column, path: string): CellWriter;
 }
 
 /** A number from the column's TABLE_MAP metadata. */
@@ -106,22 +109,27 @@ const int: CellCodec = {
       return unsigned || v < half ? v : v - whole;
     };
   },
-  encode(w, v, c, path) {
+  writer(c, path) {
     const n = bytesOf(c);
     if (n === 8) {
-      const b = BigInt(expect(v, isBig, 'an integer', path));
       const [lo, hi] = c.unsigned ? BIGINT_UNSIGNED : BIGINT_SIGNED;
-      if (b < lo || b > hi) throw new EncodeError(`${b} is out of range`, path);
-      return w.u64(b);
+      return (w, v) => {
+        const b = typeof v === 'bigint' ? v : BigInt(expect(v, isBig, 'an integer', path));
+        if (b < lo || b > hi) throw new EncodeError(`${b} is out of range`, path);
+        w.u64(b);
+      };
     }
-    const x = expect(v, isNumber, 'a number', path);
-    const [lo, hi, max] = INT_RANGE[n]!;
-    if (!Number.isInteger(x) || x < (c.unsigned ? 0 : lo) || x > (c.unsigned ? max : hi)) throw new EncodeError(`${x} is out of range`, path);
-    const u = x < 0 ? x + 2 ** (8 * n) : x;
-    if (n === 1) w.u8(u);
-    else if (n === 2) w.u16(u);
-    else if (n === 3) w.u24(u);
-    else w.u32(u);
+    const [lo, hi, max] = INT_RANGE[n] ?? [0, 0, 0];
+    const [min, top] = c.unsigned ? [0, max] : [lo, hi];
+    return (w, v) => {
+      const x = expect(v, isNumber, 'a number', path);
+      if (!Number.isInteger(x) || x < min || x > top) throw new EncodeError(`${x} is out of range`, path);
+      const u = x < 0 ? x + 2 ** (8 * n) : x;
+      if (n === 1) w.u8(u);
+      else if (n === 2) w.u16(u);
+      else if (n === 3) w.u24(u);
+      else w.u32(u);
+    };
   },
 };
 
@@ -142,10 +150,13 @@ const float: CellCodec = {
       return n === 4 ? shortestFloat32(r.f32()) : r.f64();
     };
   },
-  encode(w, v, c, path) {
-    const x = typeof v === 'string' && v === '-0' ? -0 : expect(v, isNumber, 'a number', path);
-    if (bytesOf(c) === 4) w.f32(x);
-    else w.f64(x);
+  writer(c, path) {
+    const single = bytesOf(c) === 4;
+    return (w, v) => {
+      const x = typeof v === 'string' && v === '-0' ? -0 : expect(v, isNumber, 'a number', path);
+      if (single) w.f32(x);
+      else w.f64(x);
+    };
   },
 };
 
@@ -295,26 +306,32 @@ export function encodeDecimal(value: string, precision: number, scale: number, p
 
 /** decimal2bin's form of `value` into `out` from `at`, where there is room for it (decimalSize). */
 function writeDecimal(out: Uint8Array, start: number, value: string, precision: number, scale: number, path: string): void {
-  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
-  if (!m) throw new EncodeError(`'${value}' is not a decimal`, path);
-  const [, sign, whole = '', frac = ''] = m;
+  // -?\d+(\.\d+)? checked by hand: the whole part is [sign, dot), the fraction (dot, length).
+  const length = value.length;
+  const sign = value.charCodeAt(0) === 0x2d ? 1 : 0;
+  const found = value.indexOf('.', sign);
+  const dot = found < 0 ? length : found;
+  if (dot === sign || dot === length - 1 || !allDigits(value, sign, dot) || !allDigits(value, dot + 1, length)) {
+    throw new EncodeError(`'${value}' is not a decimal`, path);
+  }
   const intg = precision - scale;
-  let zeros = 0;
-  while (zeros < whole.length && whole.charCodeAt(zeros) === 0x30) zeros++;
-  if (whole.length - zeros > intg || frac.length > scale) throw new EncodeError(`'${value}' does not fit DECIMAL(${precision},${scale})`, path);
-  // Digit k of the intg + scale digits, the whole part right-aligned and the fraction left-aligned, read
-  // where it is (no padded digit string and no slice per group).
-  const digit = (k: number) => {
-    const j = k < intg ? whole.length - intg + k : k - intg;
-    const text = k < intg ? whole : frac;
-    return j >= 0 && j < text.length ? text.charCodeAt(j) - 0x30 : 0;
-  };
+  let zeros = sign;
+  while (zeros < dot && value.charCodeAt(zeros) === 0x30) zeros++;
+  if (dot - zeros > intg || length - dot - 1 > scale) throw new EncodeError(`'${value}' does not fit DECIMAL(${precision},${scale})`, path);
+  // Digit k of the intg + scale digits is at j of the text, the whole part right-aligned and the fraction
+  // left-aligned: read where it is (no match array, digit strings or slices per value, no closure or
+  // iterator, which each value allocated).
   const end = start + decimalSize(precision, scale);
+  const groups = groupsOf(precision, scale);
   let at = start;
   let k = 0;
-  for (const [n, count] of groupsOf(precision, scale)) {
+  for (let g = 0; g < groups.length; g++) {
+    const [n, count] = groups[g]!;
     let v = 0;
-    for (const last = k + count; k < last; k++) v = v * 10 + digit(k);
+    for (const last = k + count; k < last; k++) {
+      const j = k < intg ? dot - intg + k : dot + 1 + k - intg;
+      v = v * 10 + (j >= sign && j < length ? value.charCodeAt(j) - 0x30 : 0);
+    }
     for (let i = n - 1; i >= 0; i--, v = Math.floor(v / 256)) out[at + i] = v % 256;
     at += n;
   }
@@ -337,11 +354,14 @@ const newdecimal: CellCodec = {
       }
     };
   },
-  encode(w, v, c, path) {
+  writer(c, path) {
     const [p, s] = [num(c, 'precision'), num(c, 'scale')];
-    const value = expect(v, isString, 'a decimal string', path);
-    const at = w.claim(decimalSize(p, s)); // first: it may grow the buffer
-    writeDecimal(w.buf, at, value, p, s, path);
+    const size = decimalSize(p, s);
+    return (w, v) => {
+      const value = expect(v, isString, 'a decimal string', path);
+      const at = w.claim(size); // first: it may grow the buffer
+      writeDecimal(w.buf, at, value, p, s, path);
+    };
   },
 };
 
@@ -394,9 +414,14 @@ function readBE(r: Reader, n: number): number {
   }
 }
 
+/** v (0 ≤ v < 2^48) in n big-endian bytes: its low 32 bits by shifts, the rest by one division. */
 function writeBE(w: Writer, v: number, n: number): void {
   const at = w.claim(n);
-  for (let i = n - 1; i >= 0; i--, v = Math.floor(v / 256)) w.buf[at + i] = v % 256;
+  const b = w.buf;
+  let low = v >>> 0;
+  let high = Math.floor(v / 2 ** 32);
+  for (let i = n - 1; i >= 0 && i >= n - 4; i--, low >>>= 8) b[at + i] = low;
+  for (let i = n - 5; i >= 0; i--, high >>>= 8) b[at + i] = high;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -406,6 +431,15 @@ function parse(re: RegExp, v: CellValue, what: string, path: string): string[] {
   const m = re.exec(expect(v, isString, what, path));
   if (!m) throw new EncodeError(`'${String(v)}' is not ${what}`, path);
   return m;
+}
+
+/** Whether text is ASCII digits from `from` to `to`. */
+function allDigits(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (!(digit >= 0 && digit <= 9)) return false;
+  }
+  return true;
 }
 
 /** The number that text's n ASCII digits from i write, or -1 where one is not a digit. */
@@ -429,7 +463,12 @@ const DATETIME_FIELDS = [0, 0, 0, 0, 0, 0];
 function parseDatetime(v: CellValue, what: string, path: string): string {
   const text = expect(v, isString, what, path);
   const f = DATETIME_FIELDS;
-  [f[0], f[1], f[2], f[3], f[4], f[5]] = [digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2), digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2)];
+  f[0] = digitsAt(text, 0, 4);
+  f[1] = digitsAt(text, 5, 2);
+  f[2] = digitsAt(text, 8, 2);
+  f[3] = digitsAt(text, 11, 2);
+  f[4] = digitsAt(text, 14, 2);
+  f[5] = digitsAt(text, 17, 2);
   const n = text.length;
   const fraction = n === 19 || (n >= 21 && n <= 26 && text.charCodeAt(19) === 0x2e && digitsAt(text, 20, n - 20) >= 0);
   const separators = text.charCodeAt(4) === 0x2d && text.charCodeAt(7) === 0x2d && text.charCodeAt(10) === 0x20 && text.charCodeAt(13) === 0x3a && text.charCodeAt(16) === 0x3a;
@@ -471,9 +510,11 @@ const date: CellCodec = {
       return dateText(v >> 9, (v >> 5) & 15, v & 31);
     };
   },
-  encode(w, v, _c, path) {
-    const [, y, mo, d] = parse(DATE, v, 'a date YYYY-MM-DD', path).map(Number);
-    w.u24((y! << 9) | (mo! << 5) | d!);
+  writer(_c, path) {
+    return (w, v) => {
+      const [, y, mo, d] = parse(DATE, v, 'a date YYYY-MM-DD', path).map(Number);
+      w.u24((y! << 9) | (mo! << 5) | d!);
+    };
   },
 };
 
@@ -485,10 +526,12 @@ const year: CellCodec = {
       return v === 0 ? 0 : 1900 + v;
     };
   },
-  encode(w, v, _c, path) {
-    const y = expect(v, isNumber, 'a year', path);
-    if (y !== 0 && (y < 1901 || y > 2155)) throw new EncodeError(`year ${y} is out of range`, path);
-    w.u8(y === 0 ? 0 : y - 1900);
+  writer(_c, path) {
+    return (w, v) => {
+      const y = expect(v, isNumber, 'a year', path);
+      if (y !== 0 && (y < 1901 || y > 2155)) throw new EncodeError(`year ${y} is out of range`, path);
+      w.u8(y === 0 ? 0 : y - 1900);
+    };
   },
 };
 
@@ -502,10 +545,12 @@ const time: CellCodec = {
       return `${v < 0 ? '-' : ''}${timeText(Math.floor(a / 10000), Math.floor(a / 100) % 100, a % 100)}`;
     };
   },
-  encode(w, v, _c, path) {
-    const [, sign, h, mi, s] = parse(TIME, v, 'a time [-]HH:MM:SS', path);
-    const a = Number(h) * 10000 + Number(mi) * 100 + Number(s);
-    w.i24(sign ? -a : a);
+  writer(_c, path) {
+    return (w, v) => {
+      const [, sign, h, mi, s] = parse(TIME, v, 'a time [-]HH:MM:SS', path);
+      const a = Number(h) * 10000 + Number(mi) * 100 + Number(s);
+      w.i24(sign ? -a : a);
+    };
   },
 };
 
@@ -524,11 +569,13 @@ const datetime: CellCodec = {
       return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)} ${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}`;
     };
   },
-  encode(w, v, _c, path) {
-    const text = parseDatetime(v, 'a datetime', path);
-    if (text.length > 19) throw new EncodeError('DATETIME without precision has no fraction', path);
-    const [y, mo, d, h, mi, s] = DATETIME_FIELDS as [number, number, number, number, number, number];
-    w.u64(BigInt(((((y * 100 + mo) * 100 + d) * 100 + h) * 100 + mi) * 100 + s));
+  writer(_c, path) {
+    return (w, v) => {
+      const text = parseDatetime(v, 'a datetime', path);
+      if (text.length > 19) throw new EncodeError('DATETIME without precision has no fraction', path);
+      const [y, mo, d, h, mi, s] = DATETIME_FIELDS as [number, number, number, number, number, number];
+      w.u64(BigInt(((((y * 100 + mo) * 100 + d) * 100 + h) * 100 + mi) * 100 + s));
+    };
   },
 };
 
@@ -553,9 +600,11 @@ const timestamp: CellCodec = {
       return utcText(r.u32());
     };
   },
-  encode(w, v, _c, path) {
-    parseDatetime(v, 'a timestamp (UTC)', path);
-    w.u32(utcSeconds());
+  writer(_c, path) {
+    return (w, v) => {
+      parseDatetime(v, 'a timestamp (UTC)', path);
+      w.u32(utcSeconds());
+    };
   },
 };
 
@@ -569,11 +618,13 @@ const timestamp2: CellCodec = {
       return utcText(seconds, micro) + fracText(micro, fsp, r, path);
     };
   },
-  encode(w, v, c, path) {
-    const fsp = num(c, 'fsp');
-    const text = parseDatetime(v, 'a timestamp (UTC)', path);
-    writeBE(w, utcSeconds(), 4);
-    writeBE(w, fracMicro(text, 20, fsp, path) / fracUnit(fsp), fracBytes(fsp));
+  writer(c, path) {
+    return (w, v) => {
+      const fsp = num(c, 'fsp');
+      const text = parseDatetime(v, 'a timestamp (UTC)', path);
+      writeBE(w, utcSeconds(), 4);
+      writeBE(w, fracMicro(text, 20, fsp, path) / fracUnit(fsp), fracBytes(fsp));
+    };
   },
 };
 
@@ -608,13 +659,23 @@ const datetime2: CellCodec = {
       return lastText;
     };
   },
-  encode(w, v, c, path) {
+  writer(c, path) {
     const fsp = num(c, 'fsp');
-    const text = parseDatetime(v, 'a datetime', path);
-    const [y, mo, d, h, mi, s] = DATETIME_FIELDS as [number, number, number, number, number, number];
-    const ymd = ((y * 13 + mo) * 32 + d) * 2 ** 17;
-    writeBE(w, 0x80_0000_0000 + ymd + ((h << 12) | (mi << 6) | s), 5);
-    writeBE(w, fracMicro(text, 20, fsp, path) / fracUnit(fsp), fracBytes(fsp));
+    const [n, unit] = [fracBytes(fsp), fracUnit(fsp)];
+    // As the reader keeps the last text, the last value's fields are kept: a repeat is not parsed again.
+    let [lastText, lastV, lastFrac] = ['', 0, 0];
+    return (w, v) => {
+      if (v !== lastText || lastText === '') {
+        const text = parseDatetime(v, 'a datetime', path);
+        const f = DATETIME_FIELDS as [number, number, number, number, number, number];
+        const ymd = ((f[0] * 13 + f[1]) * 32 + f[2]) * 2 ** 17;
+        lastFrac = fracMicro(text, 20, fsp, path) / unit;
+        lastV = 0x80_0000_0000 + ymd + ((f[3] << 12) | (f[4] << 6) | f[5]);
+        lastText = text;
+      }
+      writeBE(w, lastV, 5);
+      writeBE(w, lastFrac, n);
+    };
   },
 };
 
@@ -648,21 +709,23 @@ const time2: CellCodec = {
       return text + fracText(a % 2 ** 24, fsp, r, path);
     };
   },
-  encode(w, v, c, path) {
-    const fsp = num(c, 'fsp');
-    const n = fracBytes(fsp);
-    const [, sign, h, mi, s, f] = parse(TIME, v, 'a time [-]HH:MM:SS[.ffffff]', path);
-    const hms = (Number(h) << 12) | (Number(mi) << 6) | Number(s);
-    const a = hms * 2 ** 24 + fracMicro(f ?? '', 0, fsp, path);
-    const packed = sign ? -a : a;
-    if (n === 3) return writeBE(w, packed + 0x8000_0000_0000, 6);
-    // MySQL takes the integer part by an arithmetic shift (floor) and the fraction by C's remainder
-    // (truncating), and stores a negative fraction in two's complement; the decoder above undoes both.
-    const int = Math.floor(packed / 2 ** 24);
-    let frac = Math.trunc((packed - Math.trunc(packed / 2 ** 24) * 2 ** 24) / fracUnit(fsp));
-    if (frac < 0) frac += 256 ** n;
-    writeBE(w, int + 0x80_0000, 3);
-    if (n) writeBE(w, frac, n);
+  writer(c, path) {
+    return (w, v) => {
+      const fsp = num(c, 'fsp');
+      const n = fracBytes(fsp);
+      const [, sign, h, mi, s, f] = parse(TIME, v, 'a time [-]HH:MM:SS[.ffffff]', path);
+      const hms = (Number(h) << 12) | (Number(mi) << 6) | Number(s);
+      const a = hms * 2 ** 24 + fracMicro(f ?? '', 0, fsp, path);
+      const packed = sign ? -a : a;
+      if (n === 3) return writeBE(w, packed + 0x8000_0000_0000, 6);
+      // MySQL takes the integer part by an arithmetic shift (floor) and the fraction by C's remainder
+      // (truncating), and stores a negative fraction in two's complement; the decoder above undoes both.
+      const int = Math.floor(packed / 2 ** 24);
+      let frac = Math.trunc((packed - Math.trunc(packed / 2 ** 24) * 2 ** 24) / fracUnit(fsp));
+      if (frac < 0) frac += 256 ** n;
+      writeBE(w, int + 0x80_0000, 3);
+      if (n) writeBE(w, frac, n);
+    };
   },
 };
 
@@ -682,13 +745,15 @@ const bit: CellCodec = {
       return v;
     };
   },
-  encode(w, v, c, path) {
-    let b = BigInt(expect(v, isBig, 'an integer', path));
-    if (b < 0n || b >= 1n << BigInt(num(c, 'bits'))) throw new EncodeError(`${b} does not fit BIT(${num(c, 'bits')})`, path);
-    const n = bitBytes(c);
-    const out = new Uint8Array(n);
-    for (let i = n - 1; i >= 0; i--, b >>= 8n) out[i] = Number(b & 0xffn);
-    w.bytes(out);
+  writer(c, path) {
+    return (w, v) => {
+      let b = BigInt(expect(v, isBig, 'an integer', path));
+      if (b < 0n || b >= 1n << BigInt(num(c, 'bits'))) throw new EncodeError(`${b} does not fit BIT(${num(c, 'bits')})`, path);
+      const n = bitBytes(c);
+      const out = new Uint8Array(n);
+      for (let i = n - 1; i >= 0; i--, b >>= 8n) out[i] = Number(b & 0xffn);
+      w.bytes(out);
+    };
   },
 };
 
@@ -705,16 +770,23 @@ const enumCodec: CellCodec = {
       return name === undefined ? index : name;
     };
   },
-  encode(w, v, c, path) {
-    let index: number;
-    if (typeof v === 'number') index = v;
-    else {
-      const text = expect(v, isTextValue, 'a member name or index', path);
-      index = (c.members ?? []).findIndex((m) => sameText(m, text)) + 1;
-      if (index === 0) throw new EncodeError(`'${String(text)}' is not a member`, path);
-    }
-    if (packLength(c) === 1) w.u8(index);
-    else w.u16(index);
+  writer(c, path) {
+    const members = c.members ?? [];
+    // Each member name's index, the first where names repeat (as findIndex gives it); bytes are compared.
+    const named = new Map<string, number>();
+    members.forEach((m, i) => typeof m === 'string' && !named.has(m) && named.set(m, i + 1));
+    const one = packLength(c) === 1;
+    return (w, v) => {
+      let index: number;
+      if (typeof v === 'number') index = v;
+      else {
+        const text = expect(v, isTextValue, 'a member name or index', path);
+        index = (typeof text === 'string' ? named.get(text) : members.findIndex((m) => sameText(m, text)) + 1) ?? 0;
+        if (index === 0) throw new EncodeError(`'${String(text)}' is not a member`, path);
+      }
+      if (one) w.u8(index);
+      else w.u16(index);
+    };
   },
 };
 
@@ -735,17 +807,19 @@ const set: CellCodec = {
       return members.filter((_, i) => (mask >> BigInt(i)) & 1n);
     };
   },
-  encode(w, v, c, path) {
-    let mask: bigint;
-    if (Array.isArray(v)) {
-      mask = 0n;
-      for (const name of v as Text[]) {
-        const i = (c.members ?? []).findIndex((m) => sameText(m, name));
-        if (i < 0) throw new EncodeError(`'${String(name)}' is not a member`, path);
-        mask |= 1n << BigInt(i);
-      }
-    } else mask = BigInt(expect(v, isBig, 'member names or a bitmask', path));
-    for (let i = 0; i < packLength(c); i++, mask >>= 8n) w.u8(Number(mask & 0xffn));
+  writer(c, path) {
+    return (w, v) => {
+      let mask: bigint;
+      if (Array.isArray(v)) {
+        mask = 0n;
+        for (const name of v as Text[]) {
+          const i = (c.members ?? []).findIndex((m) => sameText(m, name));
+          if (i < 0) throw new EncodeError(`'${String(name)}' is not a member`, path);
+          mask |= 1n << BigInt(i);
+        }
+      } else mask = BigInt(expect(v, isBig, 'member names or a bitmask', path));
+      for (let i = 0; i < packLength(c); i++, mask >>= 8n) w.u8(Number(mask & 0xffn));
+    };
   },
 };
 
@@ -830,18 +904,19 @@ function prefixWidth(maxLength: number): number {
   return maxLength > 255 ? 2 : 1;
 }
 
-/** Writes a string or blob value after its length; UTF-8 text goes straight into the buffer. */
-function writeStored(w: Writer, v: CellValue, c: Column, width: number, path: string): void {
-  if (typeof v === 'string' && (isUtf8(c) || c.charset === undefined) && !isCompressed(c)) return w.prefixedUtf8(v, width, path);
-  w.prefixed(storedValue(v, c, path), width, path);
+/** The writer of string or blob values after a `width`-byte length; UTF-8 text goes straight into the buffer. */
+function storedWriter(c: Column, width: number, path: string): CellWriter {
+  const stored: CellWriter = (w, v) => w.prefixed(storedValue(v, c, path), width, path);
+  if (!(isUtf8(c) || c.charset === undefined) || isCompressed(c)) return stored;
+  return (w, v) => (typeof v === 'string' ? w.prefixedUtf8(v, width, path) : stored(w, v));
 }
 
 const varchar: CellCodec = {
   reader(c, path) {
     return storedReader(c, prefixReader(prefixWidth(num(c, 'maxLength')), path), path);
   },
-  encode(w, v, c, path) {
-    writeStored(w, v, c, prefixWidth(num(c, 'maxLength')), path);
+  writer(c, path) {
+    return storedWriter(c, prefixWidth(num(c, 'maxLength')), path);
   },
 };
 
@@ -858,14 +933,16 @@ const string: CellCodec = {
       return padded;
     };
   },
-  encode(w, v, c, path) {
-    let b = cellBytes(expect(v, isTextValue, 'text or bytes', path), c, path);
-    if (c.charset === 'binary') {
-      let end = b.length;
-      while (end > 0 && b[end - 1] === 0) end--;
-      b = b.subarray(0, end);
-    }
-    w.prefixed(b, prefixWidth(num(c, 'maxLength')), path);
+  writer(c, path) {
+    return (w, v) => {
+      let b = cellBytes(expect(v, isTextValue, 'text or bytes', path), c, path);
+      if (c.charset === 'binary') {
+        let end = b.length;
+        while (end > 0 && b[end - 1] === 0) end--;
+        b = b.subarray(0, end);
+      }
+      w.prefixed(b, prefixWidth(num(c, 'maxLength')), path);
+    };
   },
 };
 
@@ -874,8 +951,8 @@ const blob: CellCodec = {
     const n = num(c, 'packLength');
     return storedReader(c, (r) => r.uint(n, path), path);
   },
-  encode(w, v, c, path) {
-    writeStored(w, v, c, num(c, 'packLength'), path);
+  writer(c, path) {
+    return storedWriter(c, num(c, 'packLength'), path);
   },
 };
 
@@ -888,12 +965,14 @@ const vector: CellCodec = {
       return Array.from({ length: raw.length / 4 }, (_, i) => shortestFloat32(dv.getFloat32(4 * i, true)));
     };
   },
-  encode(w, v, c, path) {
-    const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
-    const out = new Uint8Array(values.length * 4);
-    const dv = new DataView(out.buffer);
-    values.forEach((x, i) => dv.setFloat32(4 * i, x, true));
-    w.prefixed(out, num(c, 'packLength'), path);
+  writer(c, path) {
+    return (w, v) => {
+      const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
+      const out = new Uint8Array(values.length * 4);
+      const dv = new DataView(out.buffer);
+      values.forEach((x, i) => dv.setFloat32(4 * i, x, true));
+      w.prefixed(out, num(c, 'packLength'), path);
+    };
   },
 };
 
@@ -906,11 +985,13 @@ const json: CellCodec = {
       return canonical ? { json: tree } : { json: tree, stored };
     };
   },
-  encode(w, v, c, path) {
-    const cell = expect(v, (x): x is JsonCell => typeof x === 'object' && x !== null && 'json' in x, 'a {json} cell', path);
-    // Stored bytes that still mean the same document are written as they are; else the canonical form.
-    const same = cell.stored !== undefined && JSON.stringify(decodeJsonb(cell.stored, 0, path)) === JSON.stringify(cell.json);
-    w.prefixed(same ? cell.stored! : encodeJsonb(cell.json, path), num(c, 'packLength'), path);
+  writer(c, path) {
+    return (w, v) => {
+      const cell = expect(v, (x): x is JsonCell => typeof x === 'object' && x !== null && 'json' in x, 'a {json} cell', path);
+      // Stored bytes that still mean the same document are written as they are; else the canonical form.
+      const same = cell.stored !== undefined && JSON.stringify(decodeJsonb(cell.stored, 0, path)) === JSON.stringify(cell.json);
+      w.prefixed(same ? cell.stored! : encodeJsonb(cell.json, path), num(c, 'packLength'), path);
+    };
   },
 };
 
@@ -944,23 +1025,25 @@ export const jsonDiffCodec: CellCodec = {
       return { diff };
     };
   },
-  encode(w, v, _c, path) {
-    const cell = expect(v, (x): x is JsonDiffCell => typeof x === 'object' && x !== null && 'diff' in x, 'a {diff} cell', path);
-    const out = new Writer();
-    for (const d of cell.diff) {
-      const code = DIFF_OPS.indexOf(d.op);
-      if (code < 0) throw new EncodeError(`JSON diff operation ${JSON.stringify(d.op)}: one of ${DIFF_OPS.join(', ')}`, path);
-      out.u8(code);
-      out.prefixed(new TextEncoder().encode(d.path), 0, path);
-      if (d.op !== 'REMOVE') out.prefixed(encodeJsonb(d.value ?? null, path), 0, path);
-    }
-    w.prefixed(out.view(), 4, path);
+  writer(_c, path) {
+    return (w, v) => {
+      const cell = expect(v, (x): x is JsonDiffCell => typeof x === 'object' && x !== null && 'diff' in x, 'a {diff} cell', path);
+      const out = new Writer();
+      for (const d of cell.diff) {
+        const code = DIFF_OPS.indexOf(d.op);
+        if (code < 0) throw new EncodeError(`JSON diff operation ${JSON.stringify(d.op)}: one of ${DIFF_OPS.join(', ')}`, path);
+        out.u8(code);
+        out.prefixed(new TextEncoder().encode(d.path), 0, path);
+        if (d.op !== 'REMOVE') out.prefixed(encodeJsonb(d.value ?? null, path), 0, path);
+      }
+      w.prefixed(out.view(), 4, path);
+    };
   },
 };
 
 const nothing: CellCodec = {
   reader: () => () => null,
-  encode: () => undefined,
+  writer: () => () => undefined,
 };
 
 const unsupported: CellCodec = {
@@ -969,8 +1052,10 @@ const unsupported: CellCodec = {
       throw bad(r, `column type ${c.type} has no known row-image layout`, path);
     };
   },
-  encode(_w, _v, c, path) {
-    throw new EncodeError(`column type ${c.type} has no known row-image layout`, path);
+  writer(c, path) {
+    return (_w, _v) => {
+      throw new EncodeError(`column type ${c.type} has no known row-image layout`, path);
+    };
   },
 };
 

@@ -14,7 +14,7 @@ import { CellLayouts } from '../generated/columns.js';
 import { ColumnType, ColumnTypeNames, type ColumnTypeName } from '../generated/rows.js';
 import { SqlType, SqlTypes, type SqlTypeName } from '../generated/sqltypes.js';
 import type { BuiltColumn } from './builder.js';
-import { cellCodec, type CellCodec, type CellReader, type CellValue } from './cells.js';
+import { cellCodec, type CellCodec, type CellReader, type CellValue, type CellWriter } from './cells.js';
 import { EncodeError, InvalidValueError } from './errors.js';
 import { jBytes, jCell, jObject } from './json.js';
 import { sameBytes, type Reader } from './reader.js';
@@ -42,8 +42,8 @@ export interface OldRowChange extends RowChange {
 /** A column of the table as its v0 images hold it. */
 interface OldColumn {
   column: Column;
-  codec: CellCodec;
   read: CellReader;
+  write: CellWriter;
   path: string;
   /** Its bit in the null bytes, when it may be NULL. */
   nullBit?: number;
@@ -87,7 +87,7 @@ function buildLayout(t: TableInfo, def: TableDefinition, name: string, problem: 
     const column = oldColumn(b, t.columns[i]!.type, problem);
     const codec = cellCodec(column);
     const at = `${path}.${b.name}`;
-    const c: OldColumn = { column, codec, read: codec.reader(column, at), path: at, empty: emptyForm(column, codec) };
+    const c: OldColumn = { column, read: codec.reader(column, at), write: codec.writer(column, at), path: at, empty: emptyForm(column, codec) };
     if (b.kind === 'char' || b.kind === 'varchar') c.longest = (b.maxBytes! > 255 ? 2 : 1) + b.maxBytes!;
     if (b.nullable) c.nullBit = bit++;
     if (b.kind === 'bit' && def.bitsInNullBytes && b.bits! & 7) {
@@ -137,7 +137,7 @@ function oldColumn(b: BuiltColumn, logged: number, problem: (p: string) => Error
 function emptyForm(c: Column, codec: CellCodec): Uint8Array {
   const w = new Writer(16);
   // What Field::reset() stores, from the column type's CellLayouts entry (schemas/columns.yaml).
-  codec.encode(w, (c.layout as { empty?: CellValue }).empty ?? null, c, c.name);
+  codec.writer(c, c.name)(w, (c.layout as { empty?: CellValue }).empty ?? null);
   return w.view().slice();
 }
 
@@ -200,7 +200,7 @@ function checkFits(c: OldColumn, v: CellValue, bytes: Uint8Array, offset: number
   else {
     const again = new Writer(bytes.length + 8);
     try {
-      c.codec.encode(again, v, c.column, c.path);
+      c.write(again, v);
       if (!sameBytes(again.view(), bytes)) problem = `${c.column.name}'s bytes are not a value of its definition`;
     } catch (e) {
       if (!(e instanceof EncodeError)) throw e;
@@ -243,7 +243,7 @@ function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: 
     }
     const start = w.view().length;
     if (v === null) w.bytes(c.empty);
-    else c.codec.encode(w, v, c.column, c.path);
+    else c.write(w, v);
     packed.set(c, w.view().slice(start));
   }
   const expected = nullBytesOf(layout, present, (c) => row[c.column.name] === null, (c) => packed.get(c)!);

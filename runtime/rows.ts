@@ -6,7 +6,7 @@
  */
 import type { Context } from '../generated/context.js';
 import { ColumnType } from '../generated/rows.js';
-import { cellCodec, jsonDiffCodec, type CellCodec, type CellReader, type CellValue } from './cells.js';
+import { cellCodec, jsonDiffCodec, type CellReader, type CellValue, type CellWriter } from './cells.js';
 import { EncodeError, InvalidValueError, UnknownTableError } from './errors.js';
 import { addResultingJson, checkResultingJson } from './jsondiff.js';
 import type { Reader } from './reader.js';
@@ -40,11 +40,11 @@ const AFTER = 2;
 /** With BEFORE | AFTER: MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
 const PARTIAL_JSON = 4;
 
-/** The present columns of an image, each with its codec, its value reader and the schema path its errors name. */
+/** The present columns of an image, each with its value reader and writer and the schema path its errors name. */
 interface Image extends Shape {
   columns: Column[];
-  codecs: CellCodec[];
   cells: CellReader[];
+  writers: CellWriter[];
   paths: string[];
 }
 
@@ -56,7 +56,7 @@ interface Shape {
    * Writes a row's values after its null bitmap at `w.buf[nulls]` (setting the bits of its nulls); returns
    * the index of the first column without a value, or -1.
    */
-  write: (w: Writer, row: Row, nulls: number, codecs: CellCodec[], columns: Column[], paths: string[]) => number;
+  write: (w: Writer, row: Row, nulls: number, writers: CellWriter[]) => number;
 }
 
 /** At most this many shapes are kept (a hostile input could name any number of column lists). */
@@ -83,12 +83,12 @@ function shape(names: string[]): Shape {
       const n = JSON.stringify(name);
       return (
         `v = row[${n}];\nif (v === undefined && !(${n} in row)) return ${k};\n` +
-        `if (v === null) w.buf[${bit(k).replace('&', '|=')};\nelse codecs[${k}].encode(w, v, columns[${k}], paths[${k}]);`
+        `if (v === null) w.buf[${bit(k).replace('&', '|=')};\nelse writers[${k}](w, v);`
       );
     });
     made = {
       read: new Function('r', 'nulls', 'cells', `const b = r.buf;\nreturn {${reads.join(',\n')}};`) as Shape['read'],
-      write: new Function('w', 'row', 'nulls', 'codecs', 'columns', 'paths', `let v;\n${writes.join('\n')}\nreturn -1;`) as Shape['write'],
+      write: new Function('w', 'row', 'nulls', 'writers', `let v;\n${writes.join('\n')}\nreturn -1;`) as Shape['write'],
     };
     if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
     SHAPES.set(key, made);
@@ -107,7 +107,8 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   const names = columns.map((c) => c.name);
   const codecs = columns.map(cellCodec);
   const paths = names.map((name) => `${path}.${name}`);
-  return { columns, codecs, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), paths, ...shape(names) };
+  const writers = columns.map((c, k) => codecs[k]!.writer(c, paths[k]!));
+  return { columns, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), writers, paths, ...shape(names) };
 }
 
 function table(ctx: Context, tableId: number, offset: number, path: string): TableInfo {
@@ -135,7 +136,7 @@ function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img
   const n = columns.length;
   const at = w.reserve((n + 7) >>> 3);
   if (n & 7) w.buf[at + (n >>> 3)] = ((change.nullSpare?.[image] ?? fullSpare(n)) << (n & 7)) & 0xff;
-  const missing = img.write(w, row, at, img.codecs, columns, img.paths);
+  const missing = img.write(w, row, at, img.writers);
   if (missing >= 0) throw new EncodeError(`column '${columns[missing]!.name}' is present in the image but has no value`, path);
   // Every present column has its value (checked above), so any more keys are columns not in the image
   // (counted without an array of them per row).
@@ -235,7 +236,7 @@ function withDiffs(img: Image, diffs: Set<Column>): Image {
   const diff = (c: Column) => diffs.has(c);
   return {
     ...img,
-    codecs: img.columns.map((c, k) => (diff(c) ? jsonDiffCodec : img.codecs[k]!)),
+    writers: img.columns.map((c, k) => (diff(c) ? jsonDiffCodec.writer(c, img.paths[k]!) : img.writers[k]!)),
     cells: img.columns.map((c, k) => (diff(c) ? jsonDiffCodec.reader(c, img.paths[k]!) : img.cells[k]!)),
   };
 }
@@ -253,12 +254,14 @@ export function encodeRows(
   const t = ctx.tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
   const { before, after, jsonColumns } = layout(t, columns, columnsAfter, images, undefined, path);
+  // Once per event, not per row: they are only for errors.
+  const [beforePath, afterPath] = [`${path}.before`, `${path}.after`];
   for (const change of rows) {
-    if (images & BEFORE) writeImage(w, change, 'before', before, `${path}.before`);
+    if (images & BEFORE) writeImage(w, change, 'before', before, beforePath);
     if (images & PARTIAL_JSON) writePartialFlags(w, change, jsonColumns.length, path);
     const diffs = partialColumns(jsonColumns, change);
-    if (diffs) checkResultingJson(change, diffs, `${path}.after`);
-    if (images & AFTER) writeImage(w, change, 'after', diffs ? withDiffs(after, diffs) : after, `${path}.after`);
+    if (diffs) checkResultingJson(change, diffs, afterPath);
+    if (images & AFTER) writeImage(w, change, 'after', diffs ? withDiffs(after, diffs) : after, afterPath);
   }
 }
 

@@ -245,7 +245,8 @@ export class Writer {
   }
   u64(v: bigint): void {
     this.ensure(8);
-    this.dv.setBigUint64(this.pos, BigInt.asUintN(64, v), true);
+    // setBigUint64 takes v modulo 2^64 itself: asUintN made a bigint per value.
+    this.dv.setBigUint64(this.pos, v, true);
     this.pos += 8;
   }
   i64(v: bigint): void {
