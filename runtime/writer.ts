@@ -18,6 +18,9 @@ export function textToBytes(v: Text, path = ''): Uint8Array {
   return utf8.encode(v);
 }
 
+/** Strings up to this many UTF-16 units are written to UTF-8 by a loop, longer ones by Buffer's native code. */
+const SHORT_TEXT = 32;
+
 /**
  * A growable byte buffer. Length prefixes that precede their payload are written by reserving their bytes
  * (`reserve`) and patching them once the payload is written (`patchU16` …), so nothing is encoded twice.
@@ -127,14 +130,50 @@ export class Writer {
    * buffer (no intermediate bytes): the length slot is reserved, then patched.
    */
   prefixedUtf8(v: string, width: number, path: string): void {
-    checkWellFormed(v, path);
     this.ensure(width + v.length * 3); // a UTF-16 unit is at most 3 bytes of UTF-8
     const at = this.pos;
-    // utf8Write is what Buffer#write calls after checking its arguments and looking up the encoding.
-    const n = this.node.utf8Write(v, at + width);
+    const n = v.length <= SHORT_TEXT ? this.utf8(v, at + width) : this.utf8Call(v, at + width, path);
+    if (n < 0) checkWellFormed(v, path); // a lone surrogate: it throws
     if (n >= 2 ** (8 * width)) throw new EncodeError(`${n} bytes do not fit a ${width}-byte length`, path);
     for (let i = 0; i < width; i++) this.buf[at + i] = n >>> (8 * i);
     this.pos = at + width + n;
+  }
+
+  /** A well-formed string's UTF-8 at `at` through Buffer's native code, with room for it; its byte count. */
+  private utf8Call(v: string, at: number, path: string): number {
+    checkWellFormed(v, path);
+    // utf8Write is what Buffer#write calls after checking its arguments and looking up the encoding.
+    return this.node.utf8Write(v, at);
+  }
+
+  /**
+   * A short string's UTF-8 at `at`, with room for it, by a loop (a call into native code costs more than
+   * the few characters): its byte count, or -1 where it has a lone surrogate.
+   */
+  private utf8(v: string, at: number): number {
+    const b = this.buf;
+    let p = at;
+    for (let i = 0; i < v.length; i++) {
+      let c = v.charCodeAt(i);
+      if (c < 0x80) b[p++] = c;
+      else if (c < 0x800) {
+        b[p++] = 0xc0 | (c >> 6);
+        b[p++] = 0x80 | (c & 63);
+      } else if (c < 0xd800 || c >= 0xe000) {
+        b[p++] = 0xe0 | (c >> 12);
+        b[p++] = 0x80 | ((c >> 6) & 63);
+        b[p++] = 0x80 | (c & 63);
+      } else {
+        const low = v.charCodeAt(++i); // NaN past the end
+        if (c >= 0xdc00 || !(low >= 0xdc00 && low < 0xe000)) return -1;
+        c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+        b[p++] = 0xf0 | (c >> 18);
+        b[p++] = 0x80 | ((c >> 12) & 63);
+        b[p++] = 0x80 | ((c >> 6) & 63);
+        b[p++] = 0x80 | (c & 63);
+      }
+    }
+    return p - at;
   }
 
   /** Bytes after their length: `width` bytes little-endian, 0 for a packed integer, -1 for a varint. */

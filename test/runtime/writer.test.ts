@@ -168,6 +168,28 @@ describe('Writer: strings', () => {
     });
   });
 
+  describe('prefixedUtf8', () => {
+    // Short strings are written by a loop, long ones by Buffer's native code: both must give Node's UTF-8.
+    const pieces = ['a', '~', '\u0080', 'é', '\u07ff', '\u0800', '名', '\ud7ff', '\ue000', '\uffff', '😀', '\u{10ffff}', '\u{10000}'];
+    const texts = ['', ...pieces, pieces.join(''), 'x'.repeat(31) + '😀', 'é'.repeat(32), 'é'.repeat(33), pieces.join('').repeat(4)];
+
+    it.each(texts.map((t) => [t.length, t]))('a text of %i UTF-16 units is its UTF-8 after its length', (_n, text) => {
+      const utf8 = new Uint8Array(Buffer.from(text, 'utf8'));
+      const w = new Writer(1);
+      w.u8(0xee);
+      w.prefixedUtf8(text, 2, 'S');
+      expect(w.finish()).toEqual(Uint8Array.of(0xee, utf8.length & 0xff, utf8.length >> 8, ...utf8));
+    });
+
+    it.each(['\ud800', '\udc00\udc00', 'a\ud800', '\ud800a', '\udc00', 'a\udc00\ud800b', '😀\ud83d', 'x'.repeat(40) + '\udfff'])('refuses the lone surrogate in %j', (text) => {
+      expect(caught(EncodeError, () => new Writer().prefixedUtf8(text, 1, 'Q.text')).message).toMatch(/has a lone surrogate, which no charset can store \[in Q\.text\]/);
+    });
+
+    it('refuses a text whose length does not fit its prefix', () => {
+      expect(caught(EncodeError, () => new Writer().prefixedUtf8('é'.repeat(128), 1, 'S')).problem).toBe('256 bytes do not fit a 1-byte length');
+    });
+  });
+
   describe('padded', () => {
     it('pads with NULs to the field size', () => {
       expect(written((w) => w.padded('ab', 5, 'S'))).toBe('61 62 00 00 00');
