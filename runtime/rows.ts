@@ -138,14 +138,27 @@ function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img
   if (n & 7) w.buf[at + (n >>> 3)] = ((change.nullSpare?.[image] ?? fullSpare(n)) << (n & 7)) & 0xff;
   const missing = img.write(w, row, at, img.writers);
   if (missing >= 0) throw new EncodeError(`column '${columns[missing]!.name}' is present in the image but has no value`, path);
-  // Every present column has its value (checked above), so any more keys are columns not in the image
-  // (counted without an array of them per row).
-  let count = 0;
-  for (const name in row) if (Object.hasOwn(row, name)) count++;
-  if (count !== n) {
+  // Every present column has its value (checked above), so any more keys are columns not in the image.
+  if (ownKeyCount(row) !== n) {
     const extra = Object.keys(row).find((name) => !columns.some((c) => c.name === name));
     throw new EncodeError(`column '${extra}' is not present in this image`, path);
   }
+}
+
+/**
+ * How many own enumerable keys a row has (Object.keys(row).length), without an array per row: for-in
+ * counts inherited keys too, of which a plain object has none while Object.prototype has no enumerable
+ * ones (an Object.hasOwn per key cost 6× the loop).
+ */
+function ownKeyCount(row: Row): number {
+  let count = 0;
+  for (const _ in row) count++;
+  return Object.getPrototypeOf(row) === Object.prototype && !hasEnumerableKeys(Object.prototype) ? count : Object.keys(row).length;
+}
+
+function hasEnumerableKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 /** What each row of a row event holds: the columns of its images, and the JSON columns diffs may be for. */

@@ -105,3 +105,35 @@ describe('EventEncoder on an edited TABLE_MAP', () => {
     expect(sizes[2]).toBe(sizes[0]);
   });
 });
+
+describe('EventEncoder on rows with keys added or taken away', () => {
+  /** The events with the first row's after image replaced by what `edit` makes of it. */
+  function withRow(edit: (row: Record<string, unknown>) => object): BinlogEvent[] {
+    const events = decodeBinlog(binlog());
+    const change = rowEvents(events)[0]!.rows[0]!;
+    change.after = edit(change.after!) as RowChange['after'];
+    return events;
+  }
+  const same = (events: BinlogEvent[]) => expect(Buffer.compare(encodeBinlog(events), binlog())).toBe(0);
+
+  it('refuses a key that is no column of the image, and a column without its key', () => {
+    expect(caught(EncodeError, () => encodeAll(withRow((r) => ({ ...r, extra: 1 })))).problem).toBe("column 'extra' is not present in this image");
+    const { note: _note, ...rest } = rowEvents(decodeBinlog(binlog()))[0]!.rows[0]!.after!;
+    expect(caught(EncodeError, () => encodeAll(withRow(() => rest))).problem).toBe("column 'note' is present in the image but has no value");
+  });
+
+  it('counts the keys of a row without a prototype as those of a plain one', () => {
+    same(withRow((r) => Object.assign(Object.create(null), r)));
+    expect(caught(EncodeError, () => encodeAll(withRow((r) => Object.assign(Object.create(null), r, { extra: 1 })))).problem).toMatch(/'extra' is not present/);
+  });
+
+  it('counts only own keys while Object.prototype has an enumerable one', () => {
+    Object.defineProperty(Object.prototype, 'inherited', { value: 1, enumerable: true, configurable: true, writable: true });
+    try {
+      same(withRow((r) => ({ ...r })));
+      expect(caught(EncodeError, () => encodeAll(withRow((r) => ({ ...r, extra: 1 })))).problem).toMatch(/'extra' is not present/);
+    } finally {
+      delete (Object.prototype as { inherited?: number }).inherited;
+    }
+  });
+});
