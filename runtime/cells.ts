@@ -863,22 +863,22 @@ function sameBytesAt(buf: Uint8Array, a: number, b: number, n: number): boolean 
 /**
  * A reader of a value of `size` bytes that gives back the last text it made when the next value has the
  * same bytes: an UPDATE's after image repeats every column it left alone (FULL row images), and
- * neighbouring rows often share a value. Only within one event (one Reader) are the earlier bytes known to
- * be still where they were read, and only text (immutable) is shared.
+ * neighbouring rows often share a value. Only within one event (one Reader, known by its serial number so
+ * that its bytes are not kept alive) are the earlier bytes known to be still where they were read, and
+ * only text (immutable) is shared.
  */
 function repeating(size: (r: Reader) => number, read: (r: Reader, n: number) => Text): CellReader {
-  let lastReader: Reader | undefined;
-  let [lastAt, lastSize, lastText] = [0, -1, ''];
+  let [lastReader, lastAt, lastSize, lastText] = [0, 0, -1, ''];
   return (r) => {
     const n = size(r);
     const at = r.pos;
-    if (r === lastReader && n === lastSize && n <= r.end - at && sameBytesAt(r.buf, at, lastAt, n)) {
+    if (r.serial === lastReader && n === lastSize && n <= r.end - at && sameBytesAt(r.buf, at, lastAt, n)) {
       r.pos = at + n;
       return lastText;
     }
     const v = read(r, n);
     if (typeof v === 'string') {
-      lastReader = r;
+      lastReader = r.serial;
       lastAt = at;
       lastSize = n;
       lastText = v;

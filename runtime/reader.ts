@@ -37,6 +37,9 @@ export function bytesToText(bytes: Uint8Array): Text {
   return utf8Text(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, bytes.length) ?? bytes;
 }
 
+/** Readers made so far: each one's serial number. */
+let readers = 0;
+
 /**
  * A cursor over a bounded window of a byte array. Fixed-size reads (`u8` … `i64be`) do not check bounds:
  * generated decoders call `need` once for each run of fixed-size fields. Variable-size reads check
@@ -51,6 +54,8 @@ export class Reader {
   readonly base: number;
   /** The unused bits of the last bitmap read, where they were kept rather than refused. */
   spare = 0;
+  /** This reader's number, by which a cache can know it without keeping it (and its bytes) alive. */
+  readonly serial = ++readers;
   /** A Node Buffer over `buf`, made on the first `text`: one native UTF-8 slice per value, no view each. */
   private node: Buffer | undefined = undefined;
 
