@@ -851,7 +851,9 @@ function storedReader(c: Column, size: (r: Reader) => number, path: string): Cel
   }
   if (isUtf8(c)) return repeating(size, (r, n) => r.text(n, path));
   if (c.charset === 'utf8mb3') return repeating(size, (r, n) => utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos)));
-  return repeating(size, (r, n) => cellText(r.bytes(n, path), c));
+  const charset = c.charset;
+  if (!isText(charset)) return (r) => r.bytes(size(r), path);
+  return repeating(size, (r, n) => decodeText(r.bytes(n, path), charset));
 }
 
 /** Whether the n bytes at a and at b are the same, compared from the end (where neighbouring values differ). */
