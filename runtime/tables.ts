@@ -72,14 +72,18 @@ export class TableRegistry {
     return this.definitions.size ? this.definitions.get(tableName(this, tableId)) : undefined;
   }
 
-  /** The flavor of server that wrote the tables (an FDE says): how their TABLE_MAPs are read. */
+  /** The flavor of server that wrote the tables: how their TABLE_MAPs are read. */
   get flavor(): Flavor {
     return this.flavorOf;
   }
 
-  set flavor(f: Flavor) {
-    if (f !== this.flavorOf) this.bodies.clear();
-    this.flavorOf = f;
+  /**
+   * An FDE: the flavor of the server that wrote what follows. The same TABLE_MAP bytes may read otherwise
+   * under it (another flavor, other post-header lengths), so the bodies kept so far are forgotten.
+   */
+  newFormat(flavor: Flavor): void {
+    this.bodies.clear();
+    this.flavorOf = flavor;
   }
 
   /** The table of a TABLE_MAP, `body` its post-header and body as stored. */
