@@ -12,7 +12,8 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { EventEncoder, type BinlogEvent } from '../runtime/event.js';
-import type { TableMapEvent } from '../generated/rows.js';
+import { CellLayouts } from '../generated/columns.js';
+import { ColumnType, type ColumnTypeName, type TableMapEvent } from '../generated/rows.js';
 import type { RowChange } from '../runtime/rows.js';
 import { frameBinlog, iterateBinlog, readBinlog } from '../runtime/stream.js';
 import { packets, zongjiDecoder } from './zongji.js';
@@ -72,8 +73,12 @@ function decode(bytes: Uint8Array, runs: number): Result {
   return { kind: 'decode', secs, events, rows };
 }
 
-const TEXT_TYPES = new Set(['VARCHAR', 'VAR_STRING', 'STRING', 'TINY_BLOB', 'MEDIUM_BLOB', 'LONG_BLOB', 'BLOB']);
-const ENUM_SET = new Set(['ENUM', 'SET']);
+/** Whether a column of this TABLE_MAP type (and real type, for STRING) holds text: a charset type of CellLayouts, not ENUM or SET. */
+function holdsText(type: ColumnTypeName | number, realType: unknown): boolean {
+  const code = typeof type === 'number' ? type : ColumnType[type];
+  const layout = CellLayouts[code as keyof typeof CellLayouts] as { character?: string } | undefined;
+  return layout?.character !== undefined && realType !== 'ENUM' && realType !== 'SET';
+}
 
 /**
  * The UTF-8 bytes of every text cell of the file (decoded untimed), back to back in one buffer; timed:
@@ -89,7 +94,7 @@ function text(bytes: Uint8Array, runs: number): Result {
   for (const e of iterateBinlog(bytes)) {
     if (e.type === 'TABLE_MAP_EVENT') {
       const t = e as unknown as TableMapEvent;
-      textColumns.set(t.tableId, t.columnTypes.map((type, k) => TEXT_TYPES.has(String(type)) && !ENUM_SET.has(String((t.columnMetadata?.[k] as { realType?: string })?.realType))));
+      textColumns.set(t.tableId, t.columnTypes.map((type, k) => holdsText(type, (t.columnMetadata?.[k] as { realType?: unknown })?.realType)));
     }
     if (!('rows' in e) || !Array.isArray(e.rows)) continue;
     const isText = textColumns.get((e as unknown as { tableId: number }).tableId) ?? [];

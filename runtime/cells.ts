@@ -7,7 +7,7 @@ import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from './compression.js';
 import { EncodeError, InvalidValueError } from './errors.js';
 import { decodeJsonb, encodeJsonb, type JsonTree } from './jsonb.js';
-import { sameBytes, type Reader, type Text } from './reader.js';
+import { beUint, sameBytes, type Reader, type Text } from './reader.js';
 import type { Column } from './tables.js';
 import { Writer } from './writer.js';
 
@@ -181,27 +181,8 @@ function decimalGroups(precision: number, scale: number): [number, number][] {
   return groups;
 }
 
-/** decimalGroups of each (precision, scale) of bytes, made once: every value of a column has the same. */
-const GROUPS: ([number, number][] | undefined)[] = [];
-const groupsOf = (p: number, s: number) =>
-  p >>> 0 === p && s >>> 0 === s && (p | s) < 256 ? (GROUPS[(p << 8) | s] ??= decimalGroups(p, s)) : decimalGroups(p, s);
-
 /** Reads decimal2bin's bytes from `at`: "-123.4500", with exactly the scale's fraction digits. */
 type DecimalDecoder = (bytes: Uint8Array, at: number) => string;
-
-/** n (1 to 4) bytes from `at`, big-endian. */
-function bigEndian(bytes: Uint8Array, at: number, n: number): number {
-  switch (n) {
-    case 1:
-      return bytes[at]!;
-    case 2:
-      return (bytes[at]! << 8) | bytes[at + 1]!;
-    case 3:
-      return (bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!;
-    default:
-      return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
-  }
-}
 
 /**
  * How to read each digit group: its bytes, the bound its digits set, and the bits that undo a negative
@@ -217,20 +198,19 @@ interface Group {
 }
 
 function groupsFor(precision: number, scale: number): Group[] {
+  if (scale > precision) return [];
   return decimalGroups(precision, scale).map(([n, d], i) => ({ n, digits: d, limit: 10 ** d, invert: 2 ** (8 * n) - 1, sign: i === 0 ? 2 ** (8 * n - 1) : 0 }));
 }
 
 /** A group's value; one of more digits than it may hold (bin2decimal refuses those too) is a RangeError. */
 function groupValue(bytes: Uint8Array, at: number, g: Group, negative: boolean): number {
-  const v = ((bigEndian(bytes, at, g.n) ^ (negative ? g.invert : 0) ^ g.sign) >>> 0);
+  const v = (beUint(bytes, at, g.n) ^ (negative ? g.invert : 0) ^ g.sign) >>> 0;
   if (v >= g.limit) throw new RangeError(`DECIMAL digit group ${v} has more than ${g.digits} digits`);
   return v;
 }
 
 /** Any DECIMAL: the digits of each group in turn. */
-function anyDecimal(precision: number, scale: number): DecimalDecoder {
-  const groups = groupsFor(precision, scale);
-  const intg = precision - scale;
+function anyDecimal(groups: Group[], intg: number, scale: number): DecimalDecoder {
   return (bytes, at) => {
     // The sign is the first bit (set for positive); a negative value has every bit inverted.
     const negative = (bytes[at]! & 0x80) === 0;
@@ -251,8 +231,7 @@ function anyDecimal(precision: number, scale: number): DecimalDecoder {
  * whole part is one exact double and the fraction one group, so a value makes two numbers and one
  * string rather than a string per group.
  */
-function smallDecimal(precision: number, scale: number): DecimalDecoder {
-  const groups = groupsFor(precision, scale);
+function smallDecimal(groups: Group[], scale: number): DecimalDecoder {
   const whole = scale ? groups.slice(0, -1) : groups;
   const [hi, lo] = whole.length === 2 ? whole : [undefined, whole[0]];
   const frac = scale ? groups[groups.length - 1]! : undefined;
@@ -275,27 +254,38 @@ function smallDecimal(precision: number, scale: number): DecimalDecoder {
   };
 }
 
-const DECODERS = new Map<number, DecimalDecoder>();
+/** DECIMAL(precision, scale)'s digit groups and the decoder of its values. */
+interface DecimalForm {
+  groups: Group[];
+  decode: DecimalDecoder;
+}
 
-/** The decoder of DECIMAL(precision, scale), made once for each. */
-function decimalDecoder(precision: number, scale: number): DecimalDecoder {
-  const key = precision * 256 + scale;
-  let made = DECODERS.get(key);
-  if (!made) {
-    if (scale > precision) {
-      return () => {
-        throw new RangeError(`DECIMAL(${precision},${scale}) has more fraction digits than digits`);
-      };
-    }
-    made = precision - scale <= 15 && scale <= 9 ? smallDecimal(precision, scale) : anyDecimal(precision, scale);
-    if (precision >>> 0 === precision && scale >>> 0 === scale && (precision | scale) < 256) DECODERS.set(key, made);
+function makeDecimalForm(precision: number, scale: number): DecimalForm {
+  const groups = groupsFor(precision, scale);
+  if (scale > precision) {
+    const decode = () => {
+      throw new RangeError(`DECIMAL(${precision},${scale}) has more fraction digits than digits`);
+    };
+    return { groups, decode };
   }
+  const intg = precision - scale;
+  return { groups, decode: intg <= 15 && scale <= 9 ? smallDecimal(groups, scale) : anyDecimal(groups, intg, scale) };
+}
+
+/** The forms of the (precision, scale) pairs a byte each can give (the metadata's), made once each. */
+const FORMS = new Map<number, DecimalForm>();
+
+function decimalForm(precision: number, scale: number): DecimalForm {
+  if (!(precision >>> 0 === precision && scale >>> 0 === scale && (precision | scale) < 256)) return makeDecimalForm(precision, scale);
+  const key = (precision << 8) | scale;
+  let made = FORMS.get(key);
+  if (!made) FORMS.set(key, (made = makeDecimalForm(precision, scale)));
   return made;
 }
 
 /** decimal2bin's bytes, from `at` → "-123.4500" with exactly `scale` fraction digits. */
 export function decodeDecimal(bytes: Uint8Array, precision: number, scale: number, at = 0): string {
-  return decimalDecoder(precision, scale)(bytes, at);
+  return decimalForm(precision, scale).decode(bytes, at);
 }
 
 export function encodeDecimal(value: string, precision: number, scale: number, path: string): Uint8Array {
@@ -322,13 +312,13 @@ function writeDecimal(out: Uint8Array, start: number, value: string, precision: 
   // left-aligned: read where it is (no match array, digit strings or slices per value, no closure or
   // iterator, which each value allocated).
   const end = start + decimalSize(precision, scale);
-  const groups = groupsOf(precision, scale);
+  const groups = decimalForm(precision, scale).groups;
   let at = start;
   let k = 0;
   for (let g = 0; g < groups.length; g++) {
-    const [n, count] = groups[g]!;
+    const { n, digits } = groups[g]!;
     let v = 0;
-    for (const last = k + count; k < last; k++) {
+    for (const last = k + digits; k < last; k++) {
       const j = k < intg ? dot - intg + k : dot + 1 + k - intg;
       v = v * 10 + (j >= sign && j < length ? value.charCodeAt(j) - 0x30 : 0);
     }
@@ -342,7 +332,7 @@ function writeDecimal(out: Uint8Array, start: number, value: string, precision: 
 const newdecimal: CellCodec = {
   reader(c, path) {
     const [p, s] = [num(c, 'precision'), num(c, 'scale')];
-    const [size, decode] = [decimalSize(p, s), decimalDecoder(p, s)];
+    const [size, { decode }] = [decimalSize(p, s), decimalForm(p, s)];
     return (r) => {
       const at = r.pos;
       r.pos += r.length(size, path);

@@ -12,16 +12,10 @@
  */
 import { deflateRawSync, deflateSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { InvalidValueError, LengthError } from './errors.js';
-import { Reader, sameBytes } from './reader.js';
+import { beUint, Reader, sameBytes } from './reader.js';
 
 /** The most a compressed block may claim to expand to; a forged length beyond it is refused unread. */
 export const MAX_INFLATED = 1 << 30;
-
-function beUint(b: Uint8Array, at: number, n: number): number {
-  let v = 0;
-  for (let i = 0; i < n; i++) v = v * 256 + b[at + i]!;
-  return v;
-}
 
 function beBytes(v: number, n: number): number[] {
   return Array.from({ length: n }, (_, i) => Math.floor(v / 256 ** (n - 1 - i)) % 256);

@@ -32,6 +32,13 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+/** The n bytes of `b` from `at` as a big-endian unsigned number (n up to 6). */
+export function beUint(b: Uint8Array, at: number, n: number): number {
+  let v = 0;
+  for (let i = 0; i < n; i++) v = v * 256 + b[at + i]!;
+  return v;
+}
+
 /** Text when the bytes are valid UTF-8, else the bytes themselves. */
 export function bytesToText(bytes: Uint8Array): Text {
   return utf8Text(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, bytes.length) ?? bytes;
