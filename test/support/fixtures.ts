@@ -4,9 +4,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'vitest';
+import { describeWhen } from './requires.js';
 
-export const FIXTURES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures');
+/** ../shared/fixtures beside the checkout, or BINLOG_FIXTURES (a test points it at an empty folder). */
+export const FIXTURES = process.env.BINLOG_FIXTURES ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures');
 export const fixturesAvailable = existsSync(join(FIXTURES, 'MANIFEST.tsv'));
 
 export interface Fixture {
@@ -28,18 +29,7 @@ export function fixtures(): Fixture[] {
   });
 }
 
-/** describe() that skips with a loud message when the fixtures are absent, and fails instead under CI. */
+/** describe() that skips loudly when the fixtures are absent, and fails instead under CI. */
 export function describeWithFixtures(name: string, fn: () => void): void {
-  if (fixturesAvailable) {
-    describe(name, fn);
-    return;
-  }
-  if (process.env.CI === 'true') {
-    describe(name, () => it('needs ../shared/fixtures (absent under CI=true)', () => {
-      throw new Error(`shared fixtures not found at ${FIXTURES}`);
-    }));
-    return;
-  }
-  process.stderr.write(`\n*** SKIPPED: ${name}: shared fixtures not found at ${FIXTURES} ***\n\n`);
-  describe.skip(name, fn);
+  describeWhen(fixturesAvailable, name, () => `shared fixtures not found at ${FIXTURES}`, fn);
 }

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describe, it } from 'vitest';
+import { describeWhen } from './requires.js';
 
 export interface MariadbBinaries {
   mariadbd: string;
@@ -80,29 +80,7 @@ export const serverAvailable: boolean = findMariadb() !== null;
 
 /** describe() for suites that need a real server: skips loudly without one, and fails instead under CI. */
 export function describeWithServer(name: string, fn: () => void): void {
-  if (serverAvailable) {
-    describe(name, fn);
-    return;
-  }
-  const skipped = describe.skip(name, fn);
-  // A marker test: it runs after collection, so it can count the tests skipped.
-  it(`${name}: needs a MariaDB server`, (ctx) => {
-    const n = countTests(skipped.suite?.tasks ?? []);
-    const msg =
-      `MariaDB server not found (missing ${missing.join(', ')}; install mariadb-server mariadb-client)` +
-      ` — ${n} real-server tests in "${name}" not run`;
-    if (process.env.CI === 'true') throw new Error(`CI=true: ${msg}`);
-    process.stderr.write(`\n${'!'.repeat(78)}\nSKIPPED: ${msg}\n${'!'.repeat(78)}\n\n`);
-    ctx.skip(msg);
-  });
-}
-
-interface TaskLike {
-  type: string;
-  tasks?: TaskLike[];
-}
-function countTests(tasks: TaskLike[]): number {
-  return tasks.reduce((n, t) => n + (t.type === 'test' ? 1 : countTests(t.tasks ?? [])), 0);
+  describeWhen(serverAvailable, name, () => `MariaDB server not found (missing ${missing.join(', ')}; install mariadb-server mariadb-client)`, fn);
 }
 
 // Small InnoDB files and no start/stop extras: these servers hold a few rows and die young.
