@@ -11,12 +11,12 @@
  *           decoder makes them (what no decoder in Node can skip: a bound on the full decode)
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { EventEncoder, type BinlogEvent } from '../runtime/event.js';
+import { type BinlogEvent, EventEncoder } from '../runtime/events/event-codec.js';
 import { CellLayouts } from '../generated/columns.js';
 import { ColumnType, type ColumnTypeName, type TableMapEvent } from '../generated/rows.js';
-import type { RowChange } from '../runtime/rows.js';
-import { frameBinlog, iterateBinlog, readBinlog } from '../runtime/stream.js';
+import { frameBinlog, iterateBinlog, readBinlog } from '../runtime/io/stream.js';
 import { packets, zongjiDecoder } from './zongji.js';
+import type { RowChange } from '../runtime/core/values.js';
 
 export interface Result {
   kind: string;

@@ -7,14 +7,14 @@ import { createReadStream, createWriteStream, readFileSync, renameSync, rmSync }
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { BinlogError } from '../runtime/errors.js';
-import { eventFromJson } from '../runtime/event.js';
-import { toJsonLine } from '../runtime/json.js';
-import { passes, stopsAt, type EventFilter } from '../runtime/filter.js';
-import { followBinlog } from '../runtime/follow.js';
-import { readBinlog, type ByteSource, type ReadOptions } from '../runtime/stream.js';
-import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tabledefs.js';
-import { BinlogEncoder } from '../runtime/writing.js';
+import { BinlogError } from '../runtime/core/errors.js';
+import { eventFromJson } from '../runtime/events/event-codec.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { passes, stopsAt, type EventFilter } from '../runtime/io/filter.js';
+import { followBinlog } from '../runtime/io/follow.js';
+import { readBinlog, type ByteSource, type ReadOptions } from '../runtime/io/stream.js';
+import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
+import { BinlogEncoder } from '../runtime/events/binlog-encoder.js';
 
 export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4 } as const;
 

@@ -17,49 +17,45 @@ const HEADER = (source: string) =>
 
 /** Runtime names each module may import, and where they live. */
 const RUNTIME = {
-  Reader: 'reader',
-  bytesToText: 'reader',
-  Writer: 'writer',
-  textToBytes: 'writer',
-  EncodeError: 'errors',
-  enumName: 'codec',
-  enumCode: 'codec',
-  checkConst: 'codec',
-  checkDerived: 'codec',
-  required: 'codec',
-  versionAtLeast: 'codec',
-  bit: 'codec',
-  noCase: 'codec',
-  absentTarget: 'codec',
-  sizeWithItself: 'codec',
-  decodeRows: 'rows',
-  decodeOldRows: 'rows-v0',
-  inflate: 'compression',
-  deflate: 'compression',
-  rangeMap: 'codec',
-  encodeRows: 'rows',
-  encodeOldRows: 'rows-v0',
-  tableName: 'tables',
-  hasTableDefinition: 'tables',
-  rowsFromJson: 'rows',
-  oldRowsFromJson: 'rows-v0',
-  jObject: 'json',
-  jArray: 'json',
-  jNum: 'json',
-  jBig: 'json',
-  jFloat: 'json',
-  jBits: 'json',
-  jBytes: 'json',
-  jText: 'json',
-  jEnum: 'json',
-  readKeyed: 'keyed',
-  lastKeyed: 'keyed',
-  keyedOrder: 'keyed',
-  writeKeyed: 'keyed',
-  jKeyOrder: 'keyed',
+  Reader: 'core/reader',
+  bytesToText: 'core/reader',
+  Writer: 'core/writer',
+  textToBytes: 'core/writer',
+  EncodeError: 'core/errors',
+  enumName: 'core/schema-helpers',
+  enumCode: 'core/schema-helpers',
+  checkConst: 'core/schema-helpers',
+  checkDerived: 'core/schema-helpers',
+  required: 'core/schema-helpers',
+  versionAtLeast: 'core/schema-helpers',
+  bit: 'core/schema-helpers',
+  noCase: 'core/schema-helpers',
+  absentTarget: 'core/schema-helpers',
+  sizeWithItself: 'core/schema-helpers',
+  inflate: 'core/compression',
+  deflate: 'core/compression',
+  rangeMap: 'core/schema-helpers',
+  tableName: 'core/tables',
+  hasTableDefinition: 'core/tables',
+  rowsFromJson: 'core/row-json',
+  oldRowsFromJson: 'core/row-json',
+  jObject: 'core/json-form',
+  jArray: 'core/json-form',
+  jNum: 'core/json-form',
+  jBig: 'core/json-form',
+  jFloat: 'core/json-form',
+  jBits: 'core/json-form',
+  jBytes: 'core/json-form',
+  jText: 'core/json-form',
+  jEnum: 'core/json-form',
+  readKeyed: 'core/keyed-fields',
+  lastKeyed: 'core/keyed-fields',
+  keyedOrder: 'core/keyed-fields',
+  writeKeyed: 'core/keyed-fields',
+  jKeyOrder: 'core/keyed-fields',
 } as const;
 type RuntimeName = keyof typeof RUNTIME;
-const TYPE_ONLY_RUNTIME = { Text: 'reader', KeyedEntry: 'keyed', RowChange: 'rows', RowChangeInput: 'rows', OldRowChange: 'rows-v0', TableRegistry: 'tables' } as const;
+const TYPE_ONLY_RUNTIME = { Text: 'core/reader', KeyedEntry: 'core/keyed-fields', RowChange: 'core/values', RowChangeInput: 'core/values', OldRowChange: 'core/values', RowTables: 'core/tables' } as const;
 
 /** Tracks what one generated module uses, so that it imports exactly that. */
 class Module {
@@ -477,8 +473,8 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
     case 'computed':
       return compileExpr(t.expr, name);
     case 'rows':
-      if (t.layout === 'v0') return `${m.rt('decodeOldRows')}(${[reader, 'ctx', t.table, t.columns, compileExpr(t.images, name), q(f.path)].join(', ')})`;
-      return `${m.rt('decodeRows')}(${[reader, 'ctx', t.table, t.columns, t.columnsAfter ?? 'undefined', compileExpr(t.images, name), q(f.path)].join(', ')})`;
+      if (t.layout === 'v0') return `ctx.tables.decodeOldRows(${[reader, t.table, t.columns, compileExpr(t.images, name), q(f.path)].join(', ')})`;
+      return `ctx.tables.decodeRows(${[reader, t.table, t.columns, t.columnsAfter ?? 'undefined', compileExpr(t.images, name), q(f.path)].join(', ')})`;
     case 'float':
       return `${reader}.f${t.width * 8}()`;
     case 'text':
@@ -744,8 +740,8 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
     case 'computed':
       return '';
     case 'rows':
-      if (t.layout === 'v0') return `${m.rt('encodeOldRows')}(${[writer, value, 'ctx', `v.${t.table}`, `v.${t.columns}`, compileExpr(t.images, name), q(f.path)].join(', ')});`;
-      return `${m.rt('encodeRows')}(${[writer, value, 'ctx', `v.${t.table}`, `v.${t.columns}`, t.columnsAfter ? `v.${t.columnsAfter}` : 'undefined', compileExpr(t.images, name), q(f.path)].join(', ')});`;
+      if (t.layout === 'v0') return `ctx.tables.encodeOldRows(${[writer, value, `v.${t.table}`, `v.${t.columns}`, compileExpr(t.images, name), q(f.path)].join(', ')});`;
+      return `ctx.tables.encodeRows(${[writer, value, `v.${t.table}`, `v.${t.columns}`, t.columnsAfter ? `v.${t.columnsAfter}` : 'undefined', compileExpr(t.images, name), q(f.path)].join(', ')});`;
     case 'text':
       if (t.span.kind === 'padded' || t.span.kind === 'nul') return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
       return `${spanWrite(f, t.span, `${m.rt('textToBytes')}(${value})`, writer, name, sizedByDerived)};`;
@@ -1309,8 +1305,8 @@ function emitTransactionSet(sf: SourceFile, ir: Ir, role: NonNullable<Ir['events
 
 function emitContext(project: Project, ir: Ir, runtimeDir: string): EmittedFile {
   const sf = project.createSourceFile('context.ts', '', { overwrite: true });
-  if (ir.context.some((c) => c.type === 'TableRegistry')) {
-    sf.addImportDeclaration({ moduleSpecifier: `${runtimeDir}/tables.js`, namedImports: ['TableRegistry'], isTypeOnly: true });
+  if (ir.context.some((c) => c.type === 'RowTables')) {
+    sf.addImportDeclaration({ moduleSpecifier: `${runtimeDir}/core/tables.js`, namedImports: ['RowTables'], isTypeOnly: true });
   }
   sf.addInterface({
     isExported: true,

@@ -5,7 +5,7 @@
 import { callArguments, contextNames, ExprError, identifiers, indexed, parseExpr, type Expr } from './expr.js';
 import { schemaError, type SchemaError, type SchemaFile, type YamlPath } from './load.js';
 
-export type ParamType = 'number' | 'boolean' | 'string' | 'number[]' | 'TableRegistry';
+export type ParamType = 'number' | 'boolean' | 'string' | 'number[]' | 'RowTables';
 
 export interface IrParam {
   name: string;

@@ -11,29 +11,16 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqlTypes } from '../generated/sqltypes.js';
-import {
-  BinlogWriter,
-  createTableSql,
-  describeTable,
-  RowValueError,
-  TableDefinitionError,
-  writeBinlog,
-  writeBinlogFile,
-  type BinlogOp,
-  type BinlogWriterOptions,
-  type ColumnDef,
-  type RowInput,
-  type TableDef,
-} from '../runtime/builder.js';
-import { shortestFloat32, type CellValue } from '../runtime/cells.js';
-import { decodeText } from '../runtime/charsets.js';
-import { EncodeError } from '../runtime/errors.js';
-import type { BinlogEvent } from '../runtime/event.js';
-import { toJsonLine } from '../runtime/json.js';
-import type { Row } from '../runtime/rows.js';
-import { decodeBinlog, encodeBinlog, readBinlog } from '../runtime/stream.js';
+import { type BinlogOp, BinlogWriter, type BinlogWriterOptions, type ColumnDef, createTableSql, describeTable, type RowInput, RowValueError, type TableDef, TableDefinitionError, writeBinlog, writeBinlogFile } from '../builder/binlog-writer.js';
+import { shortestFloat32 } from '../runtime/values/cells.js';
+import { decodeText } from '../runtime/values/charsets.js';
+import { EncodeError } from '../runtime/core/errors.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { decodeBinlog, encodeBinlog, readBinlog } from '../runtime/io/stream.js';
 import { caught } from './runtime/helpers.js';
 import { EVERY_TYPE_COLUMNS } from './support/every-type.js';
+import type { CellValue, Row } from '../runtime/core/values.js';
 
 const T0 = 1_700_000_000;
 const root = join(import.meta.dirname, '..');

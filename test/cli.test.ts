@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeBinlog } from '../runtime/stream.js';
+import { decodeBinlog } from '../runtime/io/stream.js';
 
 const root = join(import.meta.dirname, '..');
 const sample = join(root, 'test', 'fixtures', 'sample.bin');

@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventFromJson } from '../runtime/event.js';
-import { toJsonLine } from '../runtime/json.js';
-import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
+import { eventFromJson } from '../runtime/events/event-codec.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 
 const root = join(import.meta.dirname, '..');

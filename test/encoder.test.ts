@@ -6,12 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MaxLengthMeta, TableMapEvent } from '../generated/rows.js';
-import { BinlogWriter, type TableDef } from '../runtime/builder.js';
-import { EncodeError } from '../runtime/errors.js';
-import { EventEncoder, type BinlogEvent } from '../runtime/event.js';
-import type { RowChange } from '../runtime/rows.js';
-import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
+import { BinlogWriter, type TableDef } from '../builder/binlog-writer.js';
+import { EncodeError } from '../runtime/core/errors.js';
+import { type BinlogEvent, EventEncoder } from '../runtime/events/event-codec.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { caught } from './runtime/helpers.js';
+import type { RowChange } from '../runtime/core/values.js';
 
 const t: TableDef = {
   schema: 'shop',

@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { BinlogError, type BinlogErrorKind } from '../runtime/errors.js';
-import { eventFromJson, type BinlogEvent } from '../runtime/event.js';
-import { toJsonLine } from '../runtime/json.js';
-import { decodeBinlog, encodeBinlog, frameBinlog } from '../runtime/stream.js';
+import { BinlogError, type BinlogErrorKind } from '../runtime/core/errors.js';
+import { eventFromJson, type BinlogEvent } from '../runtime/events/event-codec.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { decodeBinlog, encodeBinlog, frameBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 
 /** Damaged on purpose (the fixtures' README): the error each must give. */

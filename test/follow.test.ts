@@ -1,8 +1,8 @@
 /** --follow against a real MariaDB server writing while we read: every event once, in order, across FLUSH LOGS. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { followBinlog } from '../runtime/follow.js';
-import type { BinlogEvent } from '../runtime/event.js';
-import { decodeBinlog } from '../runtime/stream.js';
+import { followBinlog } from '../runtime/io/follow.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { decodeBinlog } from '../runtime/io/stream.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 describeWithServer('following a binlog the server is writing', () => {

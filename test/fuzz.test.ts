@@ -3,7 +3,7 @@
  * decodes re-encodes exactly. And the fuzzer itself is tested: a bounds check taken out is caught.
  */
 import { describe, expect, it } from 'vitest';
-import { Reader } from '../runtime/reader.js';
+import { Reader } from '../runtime/core/reader.js';
 import { fuzzCorpus } from './fuzz/corpus.js';
 import { fuzz } from './fuzz/fuzz.js';
 

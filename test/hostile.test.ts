@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from 'node:zlib';
-import { BinlogError, type BinlogErrorKind } from '../runtime/errors.js';
-import { readBinlog, decodeBinlog, iterateBinlog } from '../runtime/stream.js';
-import type { BinlogEvent } from '../runtime/event.js';
+import { BinlogError, type BinlogErrorKind } from '../runtime/core/errors.js';
+import { readBinlog, decodeBinlog, iterateBinlog } from '../runtime/io/stream.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
 
 const sample = new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'sample.bin')));
 const events = decodeBinlog(sample);

@@ -8,12 +8,12 @@
  * stored bytes otherwise; every file encodes back to identical bytes, directly and through the dump's JSON.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventFromJson, type BinlogEvent } from '../runtime/event.js';
-import { toJsonLine } from '../runtime/json.js';
-import type { RowChange } from '../runtime/rows.js';
-import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
-import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
+import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
+import { describeWithServer, type MariadbServer, startMariadb } from './support/mariadb.js';
 import { expectRoundTrip, fromHex, rowEvents, toHex } from './support/rows.js';
+import type { RowChange } from '../runtime/core/values.js';
 
 const TIMEOUT = 180_000;
 const DB = 'mb';

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventFlags } from '../generated/header.js';
-import type { BinlogEvent } from '../runtime/event.js';
-import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 /** SHOW BINLOG EVENTS' names for our event types. */

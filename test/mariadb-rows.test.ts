@@ -10,34 +10,12 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BinlogError } from '../runtime/errors.js';
-import { EventEncoder, type BinlogEvent } from '../runtime/event.js';
-import type { RowChange } from '../runtime/rows.js';
-import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
-import { describeWithServer, startMariadb, type MariadbServer, type StartOptions } from './support/mariadb.js';
-import {
-  canon,
-  expectedRows,
-  expectRoundTrip,
-  FULL_META,
-  HINTED_META,
-  hintsFrom,
-  MINIMAL_META,
-  NO_META,
-  normRow,
-  q,
-  ROW_TYPES,
-  rowEvents,
-  selectSql,
-  sortRows,
-  toHex,
-  type Col,
-  type Kind,
-  type Meta,
-  type Norm,
-  type RowsEventOf,
-  type TableSpec,
-} from './support/rows.js';
+import { BinlogError } from '../runtime/core/errors.js';
+import { type BinlogEvent, EventEncoder } from '../runtime/events/event-codec.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
+import { describeWithServer, type MariadbServer, startMariadb, type StartOptions } from './support/mariadb.js';
+import { canon, type Col, expectedRows, expectRoundTrip, FULL_META, HINTED_META, hintsFrom, type Kind, type Meta, MINIMAL_META, NO_META, type Norm, normRow, q, ROW_TYPES, rowEvents, type RowsEventOf, selectSql, sortRows, type TableSpec, toHex } from './support/rows.js';
+import type { RowChange } from '../runtime/core/values.js';
 
 const TIMEOUT = 180_000;
 const DB = 'rt';

@@ -8,10 +8,10 @@ const root = join(import.meta.dirname, '..');
 describe('package exports', () => {
   it('binlog-codec gives the reader, the writer and the errors', async () => {
     const lib = await import('binlog-codec');
-    for (const name of ['readBinlog', 'decodeBinlog', 'encodeBinlog', 'BinlogError', 'ChecksumError', 'Reader', 'Writer', 'toJsonLine']) {
+    for (const name of ['readBinlog', 'decodeBinlog', 'encodeBinlog', 'BinlogError', 'ChecksumError', 'Reader', 'Writer', 'toJsonLine', 'BinlogWriter', 'followBinlog']) {
       expect(lib, name).toHaveProperty(name);
     }
-    expect(existsSync(join(root, 'dist', 'runtime', 'index.d.ts'))).toBe(true);
+    expect(existsSync(join(root, 'dist', 'index.d.ts'))).toBe(true);
   });
   it('binlog-codec/generated gives the generated codecs', async () => {
     const gen = await import('binlog-codec/generated');

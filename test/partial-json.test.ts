@@ -7,15 +7,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import type { JsonCell, JsonDiffCell } from '../runtime/cells.js';
-import { EncodeError, InvalidValueError } from '../runtime/errors.js';
-import { eventFromJson, type BinlogEvent } from '../runtime/event.js';
-import { toJsonLine } from '../runtime/json.js';
-import { applyJsonDiff } from '../runtime/jsondiff.js';
-import type { RowChange } from '../runtime/rows.js';
-import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
+import { EncodeError, InvalidValueError } from '../runtime/core/errors.js';
+import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { applyJsonDiff } from '../runtime/rows/json-diff.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { caught } from './runtime/helpers.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
+import type { JsonCell, JsonDiffCell, RowChange } from '../runtime/core/values.js';
 
 type RowsEvent = BinlogEvent & { rows: RowChange[]; columnsPresent: boolean[] };
 

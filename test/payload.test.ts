@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BinlogError } from '../runtime/errors.js';
-import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/event.js';
-import { toJsonLine } from '../runtime/json.js';
-import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
+import { BinlogError } from '../runtime/core/errors.js';
+import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/events/event-codec.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';
 
 type Loose = BinlogEvent & Record<string, unknown>;
@@ -162,7 +162,7 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
   });
 
   it('the database and table filters see the inner events', async () => {
-    const { passes } = await import('../runtime/filter.js');
+    const { passes } = await import('../runtime/io/filter.js');
     const p = payloadOf(decodeBinlog(read(movies)));
     expect(passes({ database: 'demo' }, p)).toBe(true);
     expect(passes({ database: 'other' }, p)).toBe(false);

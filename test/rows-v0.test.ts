@@ -11,12 +11,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { BinlogError, EncodeError, InvalidValueError } from '../runtime/errors.js';
-import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/event.js';
-import { toJsonLine } from '../runtime/json.js';
-import { decodeBinlog, encodeBinlog } from '../runtime/stream.js';
-import { TableDefinitionError } from '../runtime/builder.js';
-import { parseTableSql, type TableDefinitions } from '../runtime/tabledefs.js';
+import { BinlogError, EncodeError, InvalidValueError } from '../runtime/core/errors.js';
+import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/events/event-codec.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
+import { TableDefinitionError } from '../builder/binlog-writer.js';
+import { parseTableSql, type TableDefinitions } from '../runtime/tables/definitions.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 import { caught, hex } from './runtime/helpers.js';
 

@@ -3,9 +3,9 @@
  * test/features/schemas/features.yaml. Expected bytes are written out by hand from the schema.
  */
 import { describe, expect, it } from 'vitest';
-import { BinlogError } from '../../runtime/errors.js';
-import { Reader } from '../../runtime/reader.js';
-import { Writer } from '../../runtime/writer.js';
+import { BinlogError } from '../../runtime/core/errors.js';
+import { Reader } from '../../runtime/core/reader.js';
+import { Writer } from '../../runtime/core/writer.js';
 import type { Context } from './generated/context.js';
 import {
   decodeComposite,

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeBinlog } from '../../runtime/stream.js';
+import { decodeBinlog } from '../../runtime/io/stream.js';
 import { fixtures, fixturesAvailable } from '../support/fixtures.js';
 import { legacyBinlogs } from '../support/legacy.js';
 

@@ -5,8 +5,8 @@
  * hang), and whatever decodes re-encodes to exactly the input bytes (so nothing was read wrong in
  * silence). Deterministic for a seed.
  */
-import { BinlogError } from '../../runtime/errors.js';
-import { decodeBinlog, encodeBinlog } from '../../runtime/stream.js';
+import { BinlogError } from '../../runtime/core/errors.js';
+import { decodeBinlog, encodeBinlog } from '../../runtime/io/stream.js';
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
 export function rng(seed: number): () => number {

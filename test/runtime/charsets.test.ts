@@ -3,7 +3,7 @@
  * strings/ctype-*.c tables. test/mariadb-charsets.test.ts checks every code against a real server.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeText, encodeText } from '../../runtime/charsets.js';
+import { decodeText, encodeText } from '../../runtime/values/charsets.js';
 
 const bytes = (...b: number[]) => Uint8Array.from(b);
 

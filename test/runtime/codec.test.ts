@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkConst, checkDerived, enumCode, enumName, noCase, required, versionAtLeast } from '../../runtime/codec.js';
-import { EncodeError, InvalidValueError, SchemaCheckError } from '../../runtime/errors.js';
-import { Reader } from '../../runtime/reader.js';
+import { checkConst, checkDerived, enumCode, enumName, noCase, required, versionAtLeast } from '../../runtime/core/schema-helpers.js';
+import { EncodeError, InvalidValueError, SchemaCheckError } from '../../runtime/core/errors.js';
+import { Reader } from '../../runtime/core/reader.js';
 import { caught } from './helpers.js';
 
 const Alg = { OFF: 0, CRC32: 1, UNDEF: 255 } as const;

@@ -8,7 +8,7 @@ import {
   LengthError,
   SchemaCheckError,
   TruncatedError,
-} from '../../runtime/errors.js';
+} from '../../runtime/core/errors.js';
 
 describe('BinlogError message: "problem [offset N, event at P (type T), in path]"', () => {
   it('names the offset and the schema path', () => {

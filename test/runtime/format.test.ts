@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FormatState } from '../../runtime/format.js';
+import { FormatState } from '../../runtime/events/format-state.js';
 
 /** The format after an FDE of this server version listing `types` post-header lengths (1, 2, 3 …). */
 function after(serverVersion: string, types = 22): FormatState {

@@ -1,6 +1,6 @@
 // Helpers shared by the runtime unit tests (not a test file itself).
 import { expect } from 'vitest';
-import { BinlogError } from '../../runtime/errors.js';
+import { BinlogError } from '../../runtime/core/errors.js';
 
 /** Bytes from hex written by hand, spaces allowed: hex('56 34 12'). */
 export function hex(s: string): Uint8Array {

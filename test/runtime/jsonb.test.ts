@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeJsonb, encodeJsonb, type JsonTree } from '../../runtime/jsonb.js';
+import { decodeJsonb, encodeJsonb } from '../../runtime/values/binary-json.js';
+import type { JsonTree } from '../../runtime/core/values.js';
 
 describe('binary JSON objects', () => {
   it('a key named __proto__ decodes as a key, and encodes back', () => {

@@ -5,11 +5,10 @@
  * rejections are those of sql/json_diff.cc apply_json_diffs.
  */
 import { describe, expect, it } from 'vitest';
-import type { JsonDiff } from '../../runtime/cells.js';
-import { InvalidValueError } from '../../runtime/errors.js';
-import { applyJsonDiff, sameJson } from '../../runtime/jsondiff.js';
-import type { JsonTree } from '../../runtime/jsonb.js';
+import { InvalidValueError } from '../../runtime/core/errors.js';
+import { applyJsonDiff, sameJson } from '../../runtime/rows/json-diff.js';
 import { caught } from './helpers.js';
+import type { JsonDiff, JsonTree } from '../../runtime/core/values.js';
 
 const replace = (path: string, value: JsonTree): JsonDiff => ({ op: 'REPLACE', path, value });
 const insert = (path: string, value: JsonTree): JsonDiff => ({ op: 'INSERT', path, value });

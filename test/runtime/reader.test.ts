@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidValueError, LengthError, SchemaCheckError, TruncatedError } from '../../runtime/errors.js';
-import { Reader, bytesToText } from '../../runtime/reader.js';
+import { InvalidValueError, LengthError, SchemaCheckError, TruncatedError } from '../../runtime/core/errors.js';
+import { Reader, bytesToText } from '../../runtime/core/reader.js';
 import { bigCases, caseName, numberCases, packedCases } from './int-cases.js';
 import { caught, hex, rep } from './helpers.js';
 

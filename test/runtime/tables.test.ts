@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TableMapEvent } from '../../generated/rows.js';
-import { TableRegistry } from '../../runtime/tables.js';
+import { TableRegistry } from '../../runtime/tables/registry.js';
 
 /** A TABLE_MAP of table id 7 with these column types (no metadata: INT-like types need none). */
 function tableMap(columnTypes: TableMapEvent['columnTypes']): TableMapEvent {

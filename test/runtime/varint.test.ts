@@ -1,8 +1,8 @@
 /** MySQL's serialization varints (libs/mysql/serialization/readme.md), both ways, and id-keyed fields. */
 import { describe, expect, it } from 'vitest';
-import { EncodeError, InvalidValueError, TruncatedError } from '../../runtime/errors.js';
-import { Reader } from '../../runtime/reader.js';
-import { Writer } from '../../runtime/writer.js';
+import { EncodeError, InvalidValueError, TruncatedError } from '../../runtime/core/errors.js';
+import { Reader } from '../../runtime/core/reader.js';
+import { Writer } from '../../runtime/core/writer.js';
 import { caught, hex, spaced } from './helpers.js';
 
 const written = (write: (w: Writer) => void) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EncodeError } from '../../runtime/errors.js';
-import { Reader } from '../../runtime/reader.js';
-import { Writer, textToBytes } from '../../runtime/writer.js';
+import { EncodeError } from '../../runtime/core/errors.js';
+import { Reader } from '../../runtime/core/reader.js';
+import { Writer, textToBytes } from '../../runtime/core/writer.js';
 import { bigCases, caseName, numberCases, packedCases } from './int-cases.js';
 import { caught, hex, rep, spaced } from './helpers.js';
 

@@ -3,9 +3,9 @@
  * VIEW_CHANGE, PARTIAL_ROW_DATA, and a binlog v1 (MySQL 3.23) file. The tests check them and the fuzzer
  * mutates them.
  */
-import { BinlogWriter, type EventInput } from '../../runtime/builder.js';
-import { eventFromJson } from '../../runtime/event.js';
-import { encodeBinlog } from '../../runtime/stream.js';
+import { BinlogWriter, type EventInput } from '../../builder/binlog-writer.js';
+import { eventFromJson } from '../../runtime/events/event-codec.js';
+import { encodeBinlog } from '../../runtime/io/stream.js';
 
 export const text = (s: string) => new TextEncoder().encode(s);
 

@@ -4,8 +4,8 @@
  * answer (never from our decoder's output).
  */
 import { expect } from 'vitest';
-import type { BinlogEvent } from '../../runtime/event.js';
-import type { HintFn } from '../../runtime/tables.js';
+import type { BinlogEvent } from '../../runtime/events/event-codec.js';
+import type { HintFn } from '../../runtime/values/column.js';
 
 /** How a column is read back and what its decoded value must be. */
 export type Kind =

@@ -5,7 +5,7 @@
 import { open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BinlogEvent } from './event.js';
+import type { BinlogEvent } from '../events/event-codec.js';
 import { Framer, type ReadOptions } from './stream.js';
 
 export interface FollowOptions extends ReadOptions {

@@ -3,10 +3,10 @@
  * post-header length and whether events end with a CRC32. Decoder and encoder share it, so both read the
  * FDE the same way.
  */
-import type { Context } from '../generated/context.js';
-import { ChecksumAlg, FormatDescriptionEventOffsets, type FormatDescriptionEvent } from '../generated/control.js';
-import { EventTypes } from '../generated/events.js';
-import type { TableMapEvent } from '../generated/rows.js';
+import type { Context } from '../../generated/context.js';
+import { ChecksumAlg, FormatDescriptionEventOffsets, type FormatDescriptionEvent } from '../../generated/control.js';
+import { EventTypes } from '../../generated/events.js';
+import type { TableMapEvent } from '../../generated/rows.js';
 import {
   CHECKSUM_AWARE_SINCE_MARIADB,
   CHECKSUM_AWARE_SINCE_MYSQL,
@@ -19,11 +19,13 @@ import {
   EventHeaderOffsets,
   V1_HEADER_LENGTH,
   V3_POST_HEADER_LENGTHS,
-} from '../generated/header.js';
-import { versionAtLeast } from './codec.js';
-import { InvalidValueError } from './errors.js';
-import { resolveTableDefinitions, type TableDefinitions } from './tabledefs.js';
-import { TableRegistry, type HintFn } from './tables.js';
+} from '../../generated/header.js';
+import { versionAtLeast } from '../core/schema-helpers.js';
+import { InvalidValueError } from '../core/errors.js';
+import { resolveTableDefinitions, type TableDefinitions } from '../tables/definitions.js';
+import { TableRegistry } from '../tables/registry.js';
+import type { HintFn } from '../values/column.js';
+import { RegistryRowTables } from '../rows/row-tables.js';
 
 /** What the caller knows about the tables that a binlog does not say. */
 export interface TableKnowledge {
@@ -55,7 +57,7 @@ export class FormatState {
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
   constructor(knowledge: TableKnowledge = {}) {
     this.tables = new TableRegistry(knowledge.columnHints, resolveTableDefinitions(knowledge.tableDefinitions));
-    this.ctx = { tables: this.tables, binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
+    this.ctx = { tables: new RegistryRowTables(this.tables), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
 
   /** One context object, refilled for each event: decoders only read it, and only during their event. */

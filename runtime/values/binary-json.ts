@@ -12,15 +12,8 @@
  * document stored otherwise is kept with its bytes (see runtime/cells.ts).
  */
 import { decimalSize, decodeDecimal, encodeDecimal } from './cells.js';
-import { InvalidValueError } from './errors.js';
-
-export type JsonTree =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonTree[]
-  | { [key: string]: JsonTree };
+import { InvalidValueError } from '../core/errors.js';
+import type { JsonTree } from '../core/values.js';
 
 const T = {
   SMALL_OBJECT: 0x00,

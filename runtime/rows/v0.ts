@@ -9,35 +9,20 @@
  * are the v1 row-image forms of the same types (sql/field.cc), so the cell codecs of runtime/cells.ts
  * read them, with the pre-5.6 temporal types the TABLE_MAP names.
  */
-import type { Context } from '../generated/context.js';
-import { CellLayouts } from '../generated/columns.js';
-import { ColumnType, ColumnTypeNames, type ColumnTypeName } from '../generated/rows.js';
-import { SqlType, SqlTypes, type SqlTypeName } from '../generated/sqltypes.js';
-import type { BuiltColumn } from './builder.js';
-import { cellCodec, type CellCodec, type CellReader, type CellValue, type CellWriter } from './cells.js';
-import { EncodeError, InvalidValueError } from './errors.js';
-import { jBytes, jCell, jObject } from './json.js';
-import { sameBytes, type Reader } from './reader.js';
-import { rowsFromJson, type Row, type RowChange } from './rows.js';
-import type { TableDefinition } from './tabledefs.js';
-import { tableName, type Column, type TableInfo } from './tables.js';
-import { Writer } from './writer.js';
+import { CellLayouts } from '../../generated/columns.js';
+import { ColumnType, type ColumnTypeName, ColumnTypeNames } from '../../generated/rows.js';
+import { SqlType, type SqlTypeName, SqlTypes } from '../../generated/sqltypes.js';
+import type { BuiltColumn } from '../../builder/binlog-writer.js';
+import { cellCodec, type CellCodec, type CellReader, type CellWriter } from '../values/cells.js';
+import { EncodeError, InvalidValueError } from '../core/errors.js';
+import { type Reader, sameBytes } from '../core/reader.js';
+import type { TableDefinition } from '../tables/definitions.js';
+import type { TableRegistry } from '../tables/registry.js';
+import { Writer } from '../core/writer.js';
+import type { CellValue, OldRowChange, Row } from '../core/values.js';
+import type { Column, TableInfo } from '../values/column.js';
 
 type Image = 'before' | 'after';
-
-/** A v0 row change: v1's, with what the images hold beside the row's values. */
-export interface OldRowChange extends RowChange {
-  /**
-   * The values written for NULL columns (the table's defaults), where they are not the column's empty
-   * value (0, '', the zero date), so that encoding gives them back.
-   */
-  nullValues?: { before?: Row; after?: Row };
-  /**
-   * An image's null bytes, where the columns' null bits and BIT odd bits in them are not what its row
-   * gives (bits of columns absent from the image).
-   */
-  nullBytes?: { before?: Uint8Array; after?: Uint8Array };
-}
 
 /** A column of the table as its v0 images hold it. */
 interface OldColumn {
@@ -68,12 +53,12 @@ const AFTER = 2;
 const layouts = new WeakMap<TableInfo, OldLayout>();
 
 /** The layout of a table's v0 images, from its TABLE_MAP and the caller's definition (once per TABLE_MAP). */
-function layoutOf(ctx: Context, tableId: number, problem: (p: string) => Error, path: string): OldLayout {
-  const t = ctx.tables.get(tableId);
-  const def = ctx.tables.definition(tableId);
+function layoutOf(tables: TableRegistry, tableId: number, problem: (p: string) => Error, path: string): OldLayout {
+  const t = tables.get(tableId);
+  const def = tables.definition(tableId);
   if (!t || !def) throw problem(`no TABLE_MAP for table id ${tableId}`);
   let layout = layouts.get(t);
-  if (!layout) layouts.set(t, (layout = buildLayout(t, def, tableName(ctx.tables, tableId), problem, path)));
+  if (!layout) layouts.set(t, (layout = buildLayout(t, def, tables.name(tableId), problem, path)));
   return layout;
 }
 
@@ -210,9 +195,9 @@ function checkFits(c: OldColumn, v: CellValue, bytes: Uint8Array, offset: number
   if (problem) throw new InvalidValueError(`${problem}: the definition does not fit`, { offset, schemaPath: c.path });
 }
 
-export function decodeOldRows(r: Reader, ctx: Context, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[] {
+export function decodeOldRows(r: Reader, tables: TableRegistry, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[] {
   const problem = (p: string) => new InvalidValueError(p, { offset: r.offset, schemaPath: path });
-  const layout = layoutOf(ctx, tableId, problem, path);
+  const layout = layoutOf(tables, tableId, problem, path);
   const present = presentColumns(layout, columns, problem);
   const out: OldRowChange[] = [];
   // Each image has at least its null bytes, or a present column: an image of neither would never end.
@@ -262,9 +247,9 @@ function keptNullBytes(kept: Uint8Array | undefined, expected: Uint8Array, layou
   return kept;
 }
 
-export function encodeOldRows(w: Writer, rows: OldRowChange[], ctx: Context, tableId: number, columns: boolean[], images: number, path: string): void {
+export function encodeOldRows(w: Writer, rows: OldRowChange[], tables: TableRegistry, tableId: number, columns: boolean[], images: number, path: string): void {
   const problem = (p: string) => new EncodeError(p, path);
-  const layout = layoutOf(ctx, tableId, problem, path);
+  const layout = layoutOf(tables, tableId, problem, path);
   const present = presentColumns(layout, columns, problem);
   for (const change of rows) {
     if (images & BEFORE) writeImage(w, layout, present, change, 'before', `${path}.before`);
@@ -272,21 +257,3 @@ export function encodeOldRows(w: Writer, rows: OldRowChange[], ctx: Context, tab
   }
 }
 
-/** v0 row changes from their JSON form in the dump. */
-export function oldRowsFromJson(j: unknown, path: string): OldRowChange[] {
-  const changes: OldRowChange[] = rowsFromJson(j, path);
-  changes.forEach((change, i) => {
-    const o = jObject((j as unknown[])[i], `${path}[${i}]`);
-    for (const image of ['before', 'after'] as const) {
-      const values = o.nullValues === undefined ? undefined : jObject(o.nullValues, `${path}[${i}].nullValues`)[image];
-      if (values !== undefined) {
-        const row: Row = {};
-        for (const [name, v] of Object.entries(jObject(values, `${path}[${i}].nullValues.${image}`))) row[name] = jCell(v, `${path}[${i}].nullValues.${image}.${name}`) as CellValue;
-        (change.nullValues ??= {})[image] = row;
-      }
-      const bytes = o.nullBytes === undefined ? undefined : jObject(o.nullBytes, `${path}[${i}].nullBytes`)[image];
-      if (bytes !== undefined) (change.nullBytes ??= {})[image] = jBytes(bytes, `${path}[${i}].nullBytes.${image}`);
-    }
-  });
-  return changes;
-}

@@ -4,36 +4,15 @@
  * then the values of its present non-NULL columns in column order, each as its column's codec says.
  * A column absent from an image (MINIMAL and NOBLOB row images) is absent from the row object.
  */
-import type { Context } from '../generated/context.js';
-import { ColumnType } from '../generated/rows.js';
-import { cellCodec, jsonDiffCodec, type CellReader, type CellValue, type CellWriter } from './cells.js';
-import { EncodeError, InvalidValueError, UnknownTableError } from './errors.js';
-import { addResultingJson, checkResultingJson } from './jsondiff.js';
-import type { Reader } from './reader.js';
-import type { Column, TableInfo } from './tables.js';
-import { jArray, jBits, jCell, jNum, jObject } from './json.js';
-import type { Writer } from './writer.js';
-
-/** A row image: column name (or `@N`) → value; NULL is null. */
-export type Row = Record<string, CellValue>;
-
-export interface RowChange {
-  before?: Row;
-  after?: Row;
-  /**
-   * The unused bits of an image's null bitmap, where they are not all set (servers set them; some
-   * older ones did not), so that encoding gives them back.
-   */
-  nullSpare?: { before?: number; after?: number };
-  /**
-   * PARTIAL_UPDATE_ROWS (MySQL): value_options (1 when some JSON column of the after image is a diff)
-   * and which JSON columns of the table are (one flag each, in column order).
-   */
-  jsonOptions?: number;
-  partialJson?: boolean[];
-}
-
-export type RowChangeInput = RowChange;
+import { ColumnType } from '../../generated/rows.js';
+import { cellCodec, type CellReader, type CellWriter, jsonDiffCodec } from '../values/cells.js';
+import { EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
+import { addResultingJson, checkResultingJson } from './json-diff.js';
+import type { Reader } from '../core/reader.js';
+import type { TableRegistry } from '../tables/registry.js';
+import type { Writer } from '../core/writer.js';
+import type { Row, RowChange, RowChangeInput } from '../core/values.js';
+import type { Column, TableInfo } from '../values/column.js';
 
 const BEFORE = 1;
 const AFTER = 2;
@@ -111,8 +90,8 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   return { columns, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), writers, paths, ...shape(names) };
 }
 
-function table(ctx: Context, tableId: number, offset: number, path: string): TableInfo {
-  const t = ctx.tables.get(tableId);
+function table(tables: TableRegistry, tableId: number, offset: number, path: string): TableInfo {
+  const t = tables.get(tableId);
   if (!t) throw new UnknownTableError(`no TABLE_MAP for table id ${tableId}`, { offset, schemaPath: path });
   return t;
 }
@@ -199,14 +178,14 @@ function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | unde
 
 export function decodeRows(
   r: Reader,
-  ctx: Context,
+  tables: TableRegistry,
   tableId: number,
   columns: boolean[],
   columnsAfter: boolean[] | undefined,
   images: number,
   path: string,
 ): RowChange[] {
-  const { before, after, jsonColumns } = layout(table(ctx, tableId, r.offset, path), columns, columnsAfter, images, r, path);
+  const { before, after, jsonColumns } = layout(table(tables, tableId, r.offset, path), columns, columnsAfter, images, r, path);
   if (before.columns.length === 0 && after.columns.length === 0 && r.pos < r.end) {
     // Images of no columns take no bytes: the rows would never end.
     throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
@@ -257,14 +236,14 @@ function withDiffs(img: Image, diffs: Set<Column>): Image {
 export function encodeRows(
   w: Writer,
   rows: RowChangeInput[],
-  ctx: Context,
+  tables: TableRegistry,
   tableId: number,
   columns: boolean[],
   columnsAfter: boolean[] | undefined,
   images: number,
   path: string,
 ): void {
-  const t = ctx.tables.get(tableId);
+  const t = tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
   const { before, after, jsonColumns } = layout(t, columns, columnsAfter, images, undefined, path);
   // Once per event, not per row: they are only for errors.
@@ -278,27 +257,3 @@ export function encodeRows(
   }
 }
 
-/** Row changes from their JSON form in the dump. */
-export function rowsFromJson(j: unknown, path: string): RowChangeInput[] {
-  return jArray(j, path).map((c, i) => {
-    const at = `${path}[${i}]`;
-    const o = jObject(c, at);
-    const change: RowChangeInput = {};
-    for (const image of ['before', 'after'] as const) {
-      if (o[image] === undefined) continue;
-      const row: Row = {};
-      for (const [name, v] of Object.entries(jObject(o[image], `${at}.${image}`))) row[name] = jCell(v, `${at}.${image}.${name}`) as CellValue;
-      change[image] = row;
-    }
-    if (o.jsonOptions !== undefined) change.jsonOptions = jNum(o.jsonOptions, `${at}.jsonOptions`);
-    if (o.partialJson !== undefined) change.partialJson = jBits(o.partialJson, `${at}.partialJson`);
-    if (o.nullSpare !== undefined) {
-      const spare = jObject(o.nullSpare, `${at}.nullSpare`);
-      change.nullSpare = {};
-      for (const image of ['before', 'after'] as const) {
-        if (spare[image] !== undefined) change.nullSpare[image] = jNum(spare[image], `${at}.nullSpare.${image}`);
-      }
-    }
-    return change;
-  });
-}

@@ -6,10 +6,10 @@
  * before 8.0.2 do not write it). A group is held until it ends, so that its length is known before its
  * GTID event is written.
  */
-import { NonTransactionEvents, TransactionStartEvents } from '../generated/events.js';
-import { BINLOG_MAGIC } from '../generated/header.js';
-import { EventEncoder, type BinlogEventInput } from './event.js';
-import type { TableKnowledge } from './format.js';
+import { NonTransactionEvents, TransactionStartEvents } from '../../generated/events.js';
+import { BINLOG_MAGIC } from '../../generated/header.js';
+import { EventEncoder, type BinlogEventInput } from './event-codec.js';
+import type { TableKnowledge } from './format-state.js';
 
 type Gtid = BinlogEventInput & { transactionLength?: bigint | number | null };
 

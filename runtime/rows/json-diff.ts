@@ -10,11 +10,10 @@
  * No auto-wrapping: a member leg only enters an object, a cell leg only an array. The root itself
  * cannot be changed by a diff (the server logs the whole document then).
  */
-import type { CellValue, JsonCell, JsonDiff, JsonDiffCell } from './cells.js';
-import { BinlogError, EncodeError, InvalidValueError, type ErrorSite } from './errors.js';
-import { compareKeys, isJsonObject, type JsonTree } from './jsonb.js';
-import type { RowChange } from './rows.js';
-import type { Column } from './tables.js';
+import { BinlogError, EncodeError, type ErrorSite, InvalidValueError } from '../core/errors.js';
+import { compareKeys, isJsonObject } from '../values/binary-json.js';
+import type { CellValue, JsonCell, JsonDiff, JsonDiffCell, JsonTree, RowChange } from '../core/values.js';
+import type { Column } from '../values/column.js';
 
 /** An array cell leg, counted from the start, or back from `last`. */
 type Cell = { cell: number; fromEnd: boolean };

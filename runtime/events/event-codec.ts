@@ -12,15 +12,15 @@ import {
   EventTypes,
   type EventBody,
   type EventBodyInput,
-} from '../generated/events.js';
-import type { TransactionPayloadEvent } from '../generated/payload.js';
-import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../generated/header.js';
-import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from './errors.js';
-import { jArray, jBytes, jNum, jObject } from './json.js';
+} from '../../generated/events.js';
+import type { TransactionPayloadEvent } from '../../generated/payload.js';
+import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../../generated/header.js';
+import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from '../core/errors.js';
+import { jArray, jBytes, jNum, jObject } from '../core/json-form.js';
 import { packPayload, payloadEvents, splitEvents } from './payload.js';
-import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, type TableKnowledge } from './format.js';
-import { Reader } from './reader.js';
-import { Writer } from './writer.js';
+import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, type TableKnowledge } from './format-state.js';
+import { Reader } from '../core/reader.js';
+import { Writer } from '../core/writer.js';
 
 /** An event whose body no schema describes yet (or that is encrypted): its body bytes, kept whole. */
 export interface RawBody {

@@ -5,8 +5,8 @@
  * an object of builder column definitions; runtime/builder.ts's describeTable turns its SQL types into
  * binlog types and metadata.
  */
-import { BitFieldEngine } from '../generated/sqltypes.js';
-import { describeTable, TableDefinitionError, type ColumnDef, type Table } from './builder.js';
+import { BitFieldEngine } from '../../generated/sqltypes.js';
+import { describeTable, TableDefinitionError, type ColumnDef, type Table } from '../../builder/binlog-writer.js';
 
 /** A table as the caller describes it. */
 export interface TableDefinitionInput {

@@ -2,7 +2,7 @@
  * Reading part of a binlog, as mariadb-binlog's users do: a position or time window, one database, one
  * table. The FORMAT_DESCRIPTION event always passes, so that what passes is still a readable binlog.
  */
-import type { BinlogEvent } from './event.js';
+import type { BinlogEvent } from '../events/event-codec.js';
 
 export interface EventFilter {
   /** Events starting at or after this offset. */

@@ -18,31 +18,20 @@ import { writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { CellLayouts } from '../generated/columns.js';
 import type { FormatDescriptionEventInput } from '../generated/control.js';
-import { EventTypes, type EventBodyInput } from '../generated/events.js';
+import { type EventBodyInput, EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC, EventFlags } from '../generated/header.js';
-import { GtidFlags, type GtidEventInput, type GtidListEntryInput } from '../generated/mariadb.js';
+import { type GtidEventInput, GtidFlags, type GtidListEntryInput } from '../generated/mariadb.js';
 import type { QueryEventStatusVarsEntryInput } from '../generated/query.js';
-import {
-  ColumnType,
-  GeometryType,
-  RowImages,
-  RowsFlags,
-  TableMapFlags,
-  type ColumnTypeName,
-  type GeometryTypeName,
-  type RowsEventInput,
-  type TableMapEventInput,
-  type TableMapEventOptionalMetadataEntryInput,
-} from '../generated/rows.js';
-import { Charsets, Collations, SqlType, SqlTypes, type SqlTypeName } from '../generated/sqltypes.js';
-import type { CellValue } from './cells.js';
-import { beyondBmp, charsetOf, decodeText, encodableText, encodeText } from './charsets.js';
-import { BinlogError, EncodeError } from './errors.js';
-import { EventEncoder, type BinlogEventInput } from './event.js';
-import type { Text } from './reader.js';
-import type { HintFn } from './tables.js';
-import { encodeRows, type Row, type RowChange } from './rows.js';
-import { Writer } from './writer.js';
+import { ColumnType, type ColumnTypeName, GeometryType, type GeometryTypeName, RowImages, type RowsEventInput, RowsFlags, type TableMapEventInput, type TableMapEventOptionalMetadataEntryInput, TableMapFlags } from '../generated/rows.js';
+import { Charsets, Collations, SqlType, type SqlTypeName, SqlTypes } from '../generated/sqltypes.js';
+import { beyondBmp, charsetOf, decodeText, encodableText, encodeText } from '../runtime/values/charsets.js';
+import { BinlogError, EncodeError } from '../runtime/core/errors.js';
+import { type BinlogEventInput, EventEncoder } from '../runtime/events/event-codec.js';
+import type { Text } from '../runtime/core/reader.js';
+import { encodeRows } from '../runtime/rows/images.js';
+import { Writer } from '../runtime/core/writer.js';
+import type { CellValue, Row, RowChange } from '../runtime/core/values.js';
+import type { HintFn } from '../runtime/values/column.js';
 
 // ---- what a server writes that no statement changes ---------------------------------------------------
 
@@ -1530,13 +1519,12 @@ export class BinlogWriter {
 
   /** The bytes of one row change in a row event, by the same codecs that will write it. */
   private rowSize(p: PendingRows, change: RowChange, index: number): number {
-    const { type, images } = ROWS_EVENTS[p.kind];
-    const ctx = this.encoder.format.context(EventTypes[type], false);
+    const { images } = ROWS_EVENTS[p.kind];
     const present = new Array<boolean>(p.table.columns.length).fill(true);
     const w = this.scratch;
     w.reset();
     try {
-      encodeRows(w, [change], ctx, p.tableId, present, images === RowImages.BOTH ? present : undefined, images, `${p.site}[${index}]`);
+      encodeRows(w, [change], this.encoder.format.tables, p.tableId, present, images === RowImages.BOTH ? present : undefined, images, `${p.site}[${index}]`);
     } catch (e) {
       if (!(e instanceof BinlogError)) throw e;
       const column = /\.([^.[\]]+)$/.exec(e.schemaPath ?? '')?.[1] ?? '*';

@@ -4,48 +4,13 @@
  * (mysys/my_time.cc my_*_packed_to_binary, strings/decimal.cc decimal2bin); MariaDB writes the same.
  */
 import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
-import { deflateColumn, inflateColumn, reuseOr } from './compression.js';
-import { EncodeError, InvalidValueError } from './errors.js';
-import { decodeJsonb, encodeJsonb, type JsonTree } from './jsonb.js';
-import { beUint, sameBytes, type Reader, type Text } from './reader.js';
-import type { Column } from './tables.js';
-import { Writer } from './writer.js';
-
-/** A compressed column's value and its stored bytes (kept so that encoding can give them back). */
-export interface CompressedCell {
-  value: Text;
-  stored: Uint8Array;
-}
-
-/**
- * A MySQL JSON column's document (runtime/jsonb.ts describes the tree), with its stored bytes when
- * they are not what the server's canonical encoding of the tree gives.
- */
-export interface JsonCell {
-  json: JsonTree;
-  stored?: Uint8Array;
-}
-
-/**
- * A partial update of a JSON column (MySQL PARTIAL_UPDATE_ROWS): what changed, as json_diff.h has it.
- * `value` (absent for REMOVE) is a binary JSON document, as in a JsonCell.
- */
-export interface JsonDiff {
-  op: 'REPLACE' | 'INSERT' | 'REMOVE';
-  path: string;
-  value?: JsonTree;
-}
-
-/**
- * `json`: the document the diff makes of the before image's (runtime/jsondiff.ts), when the before image
- * holds it. Derived: encoding writes the diff, and refuses a `json` the diff does not give.
- */
-export interface JsonDiffCell {
-  diff: JsonDiff[];
-  json?: JsonTree;
-}
-
-export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell;
+import { deflateColumn, inflateColumn, reuseOr } from '../core/compression.js';
+import { EncodeError, InvalidValueError } from '../core/errors.js';
+import { decodeJsonb, encodeJsonb } from './binary-json.js';
+import { beUint, type Reader, sameBytes, type Text } from '../core/reader.js';
+import { Writer } from '../core/writer.js';
+import type { CellValue, CompressedCell, JsonCell, JsonDiff, JsonDiffCell } from '../core/values.js';
+import type { Column } from './column.js';
 
 /** Reads one value of a column. */
 export type CellReader = (r: Reader) => CellValue;

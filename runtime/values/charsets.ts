@@ -6,12 +6,12 @@
  * schemas/charsets.yaml names.
  */
 import iconv from 'iconv-lite';
-import * as singleByteTables from '../generated/charset-tables.js';
-import * as charsetFacts from '../generated/charsets.js';
-import * as multiByteTables from '../generated/multibyte-charsets.js';
-import { EncodeError } from './errors.js';
-import { bytesToText, type Text } from './reader.js';
-import { textToBytes } from './writer.js';
+import * as singleByteTables from '../../generated/charset-tables.js';
+import * as charsetFacts from '../../generated/charsets.js';
+import * as multiByteTables from '../../generated/multibyte-charsets.js';
+import { EncodeError } from '../core/errors.js';
+import { bytesToText, type Text } from '../core/reader.js';
+import { textToBytes } from '../core/writer.js';
 
 /**
  * The iconv-lite codec of each character set schemas/charsets.yaml gives an ENCODING_ of (the wide ones,

@@ -3,12 +3,12 @@
  * stays constant: only the event being decoded is held, whatever the size of the file.
  */
 import { createReadStream } from 'node:fs';
-import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
-import { BadMagicError, BinlogError, LengthError, TruncatedError } from './errors.js';
-import type { TableKnowledge } from './format.js';
-import { BinlogEncoder } from './writing.js';
-import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent } from './event.js';
-import { V1_HEADER_LENGTH } from './format.js';
+import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../../generated/header.js';
+import { BadMagicError, BinlogError, LengthError, TruncatedError } from '../core/errors.js';
+import type { TableKnowledge } from '../events/format-state.js';
+import { BinlogEncoder } from '../events/binlog-encoder.js';
+import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent } from '../events/event-codec.js';
+import { V1_HEADER_LENGTH } from '../events/format-state.js';
 
 export interface ReadOptions extends DecodeOptions {
   /** The largest event_size accepted before the bytes arrive (default 1 GiB, above any server's limit). */

@@ -3,51 +3,14 @@
  * the optional metadata (signedness, charsets, names, ENUM and SET members) given to the columns it
  * covers. Row events are decoded and encoded against it.
  */
-import { CellLayouts, type CellLayoutsEntry } from '../generated/columns.js';
-import { ColumnType, type TableMapEvent } from '../generated/rows.js';
-import { charsetOf, decodeText } from './charsets.js';
-import { sameBytes, type Text } from './reader.js';
-import type { TableDefinition } from './tabledefs.js';
-
-export type Flavor = 'mysql' | 'mariadb';
+import { CellLayouts, type CellLayoutsEntry } from '../../generated/columns.js';
+import { ColumnType, type TableMapEvent } from '../../generated/rows.js';
+import { charsetOf, decodeText } from '../values/charsets.js';
+import { sameBytes, type Text } from '../core/reader.js';
+import type { TableDefinition } from './definitions.js';
+import type { Column, Flavor, HintFn, TableInfo } from '../values/column.js';
 
 const utf8 = new TextEncoder();
-
-export interface Column {
-  /** 0-based position in the table. */
-  index: number;
-  /** From COLUMN_NAME, else `@N` (1-based). */
-  name: string;
-  /** The type TABLE_MAP logs, and the real type behind STRING (ENUM, SET or STRING itself). */
-  type: number;
-  realType: number;
-  layout: CellLayoutsEntry;
-  nullable: boolean;
-  /** From SIGNEDNESS (or the caller); undefined for non-numeric columns or without the metadata. */
-  unsigned?: boolean;
-  /** Collation id from COLUMN_CHARSET / DEFAULT_CHARSET (or their ENUM_AND_SET forms), and its charset. */
-  collation?: number;
-  charset?: string;
-  /** ENUM or SET member names. */
-  members?: Text[];
-  /** The type's metadata: maxLength, packLength, precision and scale, fsp, bits. */
-  meta: Record<string, unknown>;
-}
-
-export interface TableInfo {
-  tableId: number;
-  schema: Text;
-  table: Text;
-  columns: Column[];
-}
-
-/** What a caller knows that a binlog without full metadata does not say. */
-export interface ColumnHints {
-  unsigned?: boolean;
-  charset?: string;
-}
-
-export type HintFn = (table: { schema: Text; table: Text }, column: { index: number; name: string; type: number }) => ColumnHints | undefined;
 
 export class TableRegistry {
   private readonly tables = new Map<number, TableInfo>();
@@ -69,7 +32,15 @@ export class TableRegistry {
 
   /** The caller's definition of the table a TABLE_MAP gave this id (see runtime/tabledefs.ts). */
   definition(tableId: number): TableDefinition | undefined {
-    return this.definitions.size ? this.definitions.get(tableName(this, tableId)) : undefined;
+    return this.definitions.size ? this.definitions.get(this.name(tableId)) : undefined;
+  }
+
+  /** `schema.table` of a table id, for the dump (empty when no TABLE_MAP named it). */
+  name(tableId: number): string {
+    const t = this.tables.get(tableId);
+    if (!t) return '';
+    const text = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('latin1'));
+    return `${text(t.schema)}.${text(t.table)}`;
   }
 
   /** The flavor of server that wrote the tables: how their TABLE_MAPs are read. */
@@ -97,19 +68,6 @@ export class TableRegistry {
     else this.bodies.delete(event.tableId);
     return info;
   }
-}
-
-/** `schema.table` of a table id, for the dump (empty when no TABLE_MAP named it). */
-export function tableName(tables: TableRegistry, tableId: number): string {
-  const t = tables.get(tableId);
-  if (!t) return '';
-  const text = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('latin1'));
-  return `${text(t.schema)}.${text(t.table)}`;
-}
-
-/** Whether the caller defined the table of this id: rows v0 are then decoded with the definition. */
-export function hasTableDefinition(tables: TableRegistry, tableId: number): boolean {
-  return tables.definition(tableId) !== undefined;
 }
 
 function isCharacter(layout: CellLayoutsEntry, flavor: Flavor): boolean {

@@ -9,10 +9,10 @@
  * rarely gives a server's bytes back.
  */
 import { compress, decompress, init } from '@bokuweb/zstd-wasm';
-import { PayloadCompression, type TransactionPayloadEvent } from '../generated/payload.js';
-import { EVENT_HEADER_LENGTH, EventHeaderOffsets } from '../generated/header.js';
-import { EncodeError, InvalidValueError, LengthError, TruncatedError } from './errors.js';
-import { MAX_INFLATED, reuseOr } from './compression.js';
+import { PayloadCompression, type TransactionPayloadEvent } from '../../generated/payload.js';
+import { EVENT_HEADER_LENGTH, EventHeaderOffsets } from '../../generated/header.js';
+import { EncodeError, InvalidValueError, LengthError, TruncatedError } from '../core/errors.js';
+import { MAX_INFLATED, reuseOr } from '../core/compression.js';
 
 await init();
 

@@ -1,0 +1,25 @@
+/** The library's entry point: reading and writing binlogs, and the types and errors they use. */
+export { readBinlog, iterateBinlog, frameBinlog, decodeBinlog, encodeBinlog, Framer, type ByteSource, type ReadOptions } from './runtime/io/stream.js';
+export { EventDecoder, EventEncoder, eventTypeName, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type RawBody } from './runtime/events/event-codec.js';
+export {
+  BinlogError,
+  TruncatedError,
+  BadMagicError,
+  ChecksumError,
+  LengthError,
+  InvalidValueError,
+  SchemaCheckError,
+  EncodeError,
+  InternalError,
+  UnknownTableError,
+  type BinlogErrorKind,
+  type ErrorSite,
+} from './runtime/core/errors.js';
+export { Reader, bytesToText, type Text } from './runtime/core/reader.js';
+export { Writer, textToBytes } from './runtime/core/writer.js';
+export { toJsonLine, toHex } from './runtime/core/json-form.js';
+export { applyJsonDiff } from './runtime/rows/json-diff.js';
+export type { JsonTree, JsonDiff, JsonDiffCell, JsonCell, CellValue, Row, RowChange, OldRowChange } from './runtime/core/values.js';
+export { BinlogWriter, writeBinlog, writeBinlogFile, describeTable, createTableSql, Table, RowValueError, TableDefinitionError, type BinlogWriterOptions, type BinlogOp, type TableDef, type ColumnDef, type BuiltColumn, type RowInput, type TableRef, type GtidOptions, type BeginOptions, type QueryOptions, type RowsOptions, type TableOptions, type CommitOptions, type EventInput, type RowMetadata } from './builder/binlog-writer.js';
+export { parseTableSql, resolveTableDefinitions, type TableDefinitions, type TableDefinitionInput, type TableDefinition } from './runtime/tables/definitions.js';
+export { followBinlog, type FollowOptions } from './runtime/io/follow.js';

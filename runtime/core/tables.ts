@@ -1,0 +1,31 @@
+/**
+ * What the generated row-event codecs need of the tables read so far (`ctx.tables` in the schemas): the
+ * rows layer (runtime/rows/) gives it, over the table registry, so that generated code imports only
+ * runtime/core.
+ */
+import type { Reader } from './reader.js';
+import type { OldRowChange, RowChange, RowChangeInput } from './values.js';
+import type { Writer } from './writer.js';
+
+export interface RowTables {
+  /** `schema.table` of a table id, for the dump (empty when no TABLE_MAP named it). */
+  name(tableId: number): string;
+  /** Whether the caller defined the table of this id: rows v0 are then decoded with the definition. */
+  hasDefinition(tableId: number): boolean;
+  /** Rows v1/v2: the images of `columns` (and `columnsAfter`), `images` the BEFORE/AFTER/PARTIAL_JSON bits. */
+  decodeRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowChange[];
+  encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): void;
+  /** Rows v0, which only a table definition can split into values. */
+  decodeOldRows(r: Reader, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[];
+  encodeOldRows(w: Writer, rows: OldRowChange[], tableId: number, columns: boolean[], images: number, path: string): void;
+}
+
+/** The schemas' `tableName(ctx.tables, tableId)`: their expressions call functions, not methods. */
+export function tableName(tables: RowTables, tableId: number): string {
+  return tables.name(tableId);
+}
+
+/** The schemas' `hasTableDefinition(ctx.tables, tableId)`. */
+export function hasTableDefinition(tables: RowTables, tableId: number): boolean {
+  return tables.hasDefinition(tableId);
+}

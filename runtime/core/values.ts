@@ -1,0 +1,84 @@
+/**
+ * The values a decoded row holds, as every layer passes them around: the generated row-event codecs,
+ * the cell codecs, the row images and their JSON form. Types only.
+ */
+import type { Text } from './reader.js';
+
+export type JsonTree =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonTree[]
+  | { [key: string]: JsonTree };
+
+/** A compressed column's value and its stored bytes (kept so that encoding can give them back). */
+export interface CompressedCell {
+  value: Text;
+  stored: Uint8Array;
+}
+
+/**
+ * A MySQL JSON column's document (runtime/jsonb.ts describes the tree), with its stored bytes when
+ * they are not what the server's canonical encoding of the tree gives.
+ */
+export interface JsonCell {
+  json: JsonTree;
+  stored?: Uint8Array;
+}
+
+/**
+ * A partial update of a JSON column (MySQL PARTIAL_UPDATE_ROWS): what changed, as json_diff.h has it.
+ * `value` (absent for REMOVE) is a binary JSON document, as in a JsonCell.
+ */
+export interface JsonDiff {
+  op: 'REPLACE' | 'INSERT' | 'REMOVE';
+  path: string;
+  value?: JsonTree;
+}
+
+/**
+ * `json`: the document the diff makes of the before image's (runtime/jsondiff.ts), when the before image
+ * holds it. Derived: encoding writes the diff, and refuses a `json` the diff does not give.
+ */
+export interface JsonDiffCell {
+  diff: JsonDiff[];
+  json?: JsonTree;
+}
+
+export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell;
+
+/** A row image: column name (or `@N`) → value; NULL is null. */
+export type Row = Record<string, CellValue>;
+
+export interface RowChange {
+  before?: Row;
+  after?: Row;
+  /**
+   * The unused bits of an image's null bitmap, where they are not all set (servers set them; some
+   * older ones did not), so that encoding gives them back.
+   */
+  nullSpare?: { before?: number; after?: number };
+  /**
+   * PARTIAL_UPDATE_ROWS (MySQL): value_options (1 when some JSON column of the after image is a diff)
+   * and which JSON columns of the table are (one flag each, in column order).
+   */
+  jsonOptions?: number;
+  partialJson?: boolean[];
+}
+
+export type RowChangeInput = RowChange;
+
+/** A v0 row change: v1's, with what the images hold beside the row's values. */
+export interface OldRowChange extends RowChange {
+  /**
+   * The values written for NULL columns (the table's defaults), where they are not the column's empty
+   * value (0, '', the zero date), so that encoding gives them back.
+   */
+  nullValues?: { before?: Row; after?: Row };
+  /**
+   * An image's null bytes, where the columns' null bits and BIT odd bits in them are not what its row
+   * gives (bits of columns absent from the image).
+   */
+  nullBytes?: { before?: Uint8Array; after?: Uint8Array };
+}

@@ -1,0 +1,39 @@
+/**
+ * The generated row-event codecs' view of the tables (`ctx.tables`, runtime/core/tables.ts): row images
+ * v1/v2 and v0, each read and written against the table registry.
+ */
+import type { Reader } from '../core/reader.js';
+import type { RowTables } from '../core/tables.js';
+import type { OldRowChange, RowChange, RowChangeInput } from '../core/values.js';
+import type { Writer } from '../core/writer.js';
+import type { TableRegistry } from '../tables/registry.js';
+import { decodeRows, encodeRows } from './images.js';
+import { decodeOldRows, encodeOldRows } from './v0.js';
+
+export class RegistryRowTables implements RowTables {
+  constructor(private readonly registry: TableRegistry) {}
+
+  name(tableId: number): string {
+    return this.registry.name(tableId);
+  }
+
+  hasDefinition(tableId: number): boolean {
+    return this.registry.definition(tableId) !== undefined;
+  }
+
+  decodeRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowChange[] {
+    return decodeRows(r, this.registry, tableId, columns, columnsAfter, images, path);
+  }
+
+  encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): void {
+    encodeRows(w, rows, this.registry, tableId, columns, columnsAfter, images, path);
+  }
+
+  decodeOldRows(r: Reader, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[] {
+    return decodeOldRows(r, this.registry, tableId, columns, images, path);
+  }
+
+  encodeOldRows(w: Writer, rows: OldRowChange[], tableId: number, columns: boolean[], images: number, path: string): void {
+    encodeOldRows(w, rows, this.registry, tableId, columns, images, path);
+  }
+}

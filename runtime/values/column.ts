@@ -1,0 +1,44 @@
+/**
+ * A table's column as its values are read and written: the type TABLE_MAP logs, its metadata, and what
+ * the optional metadata (or the caller) adds. The table registry (runtime/tables/) makes them.
+ */
+import type { CellLayoutsEntry } from '../../generated/columns.js';
+import type { Text } from '../core/reader.js';
+
+export type Flavor = 'mysql' | 'mariadb';
+
+export interface Column {
+  /** 0-based position in the table. */
+  index: number;
+  /** From COLUMN_NAME, else `@N` (1-based). */
+  name: string;
+  /** The type TABLE_MAP logs, and the real type behind STRING (ENUM, SET or STRING itself). */
+  type: number;
+  realType: number;
+  layout: CellLayoutsEntry;
+  nullable: boolean;
+  /** From SIGNEDNESS (or the caller); undefined for non-numeric columns or without the metadata. */
+  unsigned?: boolean;
+  /** Collation id from COLUMN_CHARSET / DEFAULT_CHARSET (or their ENUM_AND_SET forms), and its charset. */
+  collation?: number;
+  charset?: string;
+  /** ENUM or SET member names. */
+  members?: Text[];
+  /** The type's metadata: maxLength, packLength, precision and scale, fsp, bits. */
+  meta: Record<string, unknown>;
+}
+
+export interface TableInfo {
+  tableId: number;
+  schema: Text;
+  table: Text;
+  columns: Column[];
+}
+
+/** What a caller knows that a binlog without full metadata does not say. */
+export interface ColumnHints {
+  unsigned?: boolean;
+  charset?: string;
+}
+
+export type HintFn = (table: { schema: Text; table: Text }, column: { index: number; name: string; type: number }) => ColumnHints | undefined;
