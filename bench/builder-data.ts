@@ -1,5 +1,5 @@
 /**
- * The same workload as data.ts, written by runtime/builder.ts's BinlogWriter instead of a server: for
+ * The same workload as data.ts, written by builder/binlog-writer.ts's BinlogWriter instead of a server: for
  * sizes a server is slow to make (--data=builder --mb=2000), and as a measure of the builder itself.
  * Rows are made in JS from their sequence number as data.ts's SQL makes them, and each round's current
  * rows are kept so that UPDATE before images and DELETE images are what a server would log.

@@ -1,7 +1,7 @@
 /**
  * The benchmark's input: one large binlog written by a real MariaDB server (ROW format,
  * binlog_row_metadata=FULL, CRC32) from a mixed workload, cached under bench/data/ between runs; or the
- * same workload written by runtime/builder.ts (builder-data.ts).
+ * same workload written by builder/binlog-writer.ts (builder-data.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -42,7 +42,7 @@ export async function ensureBinlog(targetMb: number, source: DataSource, log: (s
     // Imported only here: the builder is optional to the rest of the bench.
     const { buildBinlog } = await import('./builder-data.js');
     const t0 = performance.now();
-    log(`data: writing a ${targetMb} MB binlog with runtime/builder.ts (once; cached in bench/data/)…`);
+    log(`data: writing a ${targetMb} MB binlog with builder/binlog-writer.ts (once; cached in bench/data/)…`);
     const size = buildBinlog(`${file}.tmp`, targetMb * 1e6, log);
     fs.renameSync(`${file}.tmp`, file);
     const seconds = (performance.now() - t0) / 1000;

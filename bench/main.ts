@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   const yes = (b: boolean) => (b ? 'yes' : 'NO');
   const lines: string[] = [];
   const p = (s = '') => lines.push(s);
-  const made = DATA === 'server' ? 'written by a MariaDB server' : 'written by runtime/builder.ts';
+  const made = DATA === 'server' ? 'written by a MariaDB server' : 'written by builder/binlog-writer.ts';
   const what = counted ? `, ${counted.events} events, ${counted.rows} row changes` : '';
   p(`binlog-codec bench: ${path.relative(process.cwd(), file)} (${made}), ${(size / 1e6).toFixed(1)} MB${what}`);
   p(`median of ${RUNS} run(s); MB = 10^6 bytes; node ${process.version}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, load average at start ${LOAD}`);

@@ -1519,7 +1519,7 @@ export interface OldRowsEvent {
   /**
    * The row changes, as v1's, when the caller gave the table's definition: its columns name the
    * values, say which may be NULL and how long each packed value is; its engine and row format say
-   * where the null bits are (runtime/rows-v0.ts). A change keeps nullValues (what NULL columns were
+   * where the null bits are (runtime/rows/v0.ts). A change keeps nullValues (what NULL columns were
    * written as, when not their empty value) and nullBytes (null bytes its row does not explain), so
    * that encoding gives the same bytes. A definition the bytes do not fit is an error.
    */

@@ -1,5 +1,5 @@
 /**
- * The binlog builder (runtime/builder.ts): what it writes is what a MariaDB 10.11 server writes (the
+ * The binlog builder (builder/binlog-writer.ts): what it writes is what a MariaDB 10.11 server writes (the
  * shared fixture reproduced byte for byte, a real server's TABLE_MAP for every column type), and the
  * decoder gives back exactly the rows and statements it was given; values a column cannot hold are
  * refused with errors that name the table, column and row; property tests over random tables, rows and

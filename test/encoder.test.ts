@@ -1,5 +1,5 @@
 /**
- * EventEncoder on decoded events that were edited: the writers made once per column (runtime/cells.ts)
+ * EventEncoder on decoded events that were edited: the writers made once per column (runtime/values/cells.ts)
  * write each value as given, never one kept from an earlier row, and refuse a bad value with an
  * EncodeError naming its column; a TABLE_MAP is read back again only when its body changes, and the rows
  * after an edited one follow the edit.

@@ -19,7 +19,7 @@ export interface CompressedCell {
 }
 
 /**
- * A MySQL JSON column's document (runtime/jsonb.ts describes the tree), with its stored bytes when
+ * A MySQL JSON column's document (runtime/values/binary-json.ts describes the tree), with its stored bytes when
  * they are not what the server's canonical encoding of the tree gives.
  */
 export interface JsonCell {
@@ -38,7 +38,7 @@ export interface JsonDiff {
 }
 
 /**
- * `json`: the document the diff makes of the before image's (runtime/jsondiff.ts), when the before image
+ * `json`: the document the diff makes of the before image's (runtime/rows/json-diff.ts), when the before image
  * holds it. Derived: encoding writes the diff, and refuses a `json` the diff does not give.
  */
 export interface JsonDiffCell {

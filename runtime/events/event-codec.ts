@@ -304,7 +304,7 @@ export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
   const events = o.events === undefined ? undefined : jArray(o.events, `${path}.events`).map((e, i) => eventFromJson(e, `${path}.events[${i}]`));
   // Inner events make the payload: it may be left out.
   const fields = events && o.payload === undefined ? { ...o, payload: { hex: '' } } : o;
-  // A GTID's transaction_length of null asks for it to be computed (runtime/writing.ts).
+  // A GTID's transaction_length of null asks for it to be computed (runtime/events/binlog-encoder.ts).
   const toCompute = o.transactionLength === null;
   const body = eventBodyFromJson(type, toCompute ? { ...fields, transactionLength: undefined } : fields, path);
   if (!body) throw new EncodeError(`${type} has no schema: give its body as "raw": {"hex": …}`, path);

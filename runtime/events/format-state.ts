@@ -31,7 +31,7 @@ import { RegistryRowTables } from '../rows/row-tables.js';
 export interface TableKnowledge {
   /** Signedness and charsets for columns whose TABLE_MAP does not carry them (binlog_row_metadata=NO_LOG). */
   columnHints?: HintFn;
-  /** Definitions of tables by 'schema.table', with which rows v0 are decoded (runtime/tabledefs.ts). */
+  /** Definitions of tables by 'schema.table', with which rows v0 are decoded (runtime/tables/definitions.ts). */
   tableDefinitions?: TableDefinitions;
 }
 

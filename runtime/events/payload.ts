@@ -5,7 +5,7 @@
  * JavaScript, was tried for decoding: a few flipped bits in a compressed block keep it busy for seconds.)
  *
  * A payload's stored bytes are kept (as `payload`) and reused while they still uncompress to what the
- * inner events encode to, as MariaDB's compressed events are (runtime/compression.ts): another zstd
+ * inner events encode to, as MariaDB's compressed events are (runtime/core/compression.ts): another zstd
  * rarely gives a server's bytes back.
  */
 import { compress, decompress, init } from '@bokuweb/zstd-wasm';

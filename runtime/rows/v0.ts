@@ -1,12 +1,12 @@
 /**
  * Rows v0 (PRE_GA_WRITE/UPDATE/DELETE_ROWS, MySQL 5.1.0 to 5.1.17), decoded with the caller's table
- * definition (runtime/tabledefs.ts). MySQL 5.1's pack_row_old (sql/rpl_record_old.cc) writes each image
+ * definition (runtime/tables/definitions.ts). MySQL 5.1's pack_row_old (sql/rpl_record_old.cc) writes each image
  * as a copy of the record's null bytes, then every present column in its Field::pack form, a NULL column
  * as the value the table's default record holds. The null bytes (table->s->null_bytes of them) start
  * with a reserved bit when the record is not packed, then give each nullable column a bit in column
  * order, a BIT(n) column its n % 8 odd bits after that when the engine keeps them there, and set their
  * unused last bits (sql/table.cc open_binary_frm, sql/unireg.cc make_empty_rec). The Field::pack forms
- * are the v1 row-image forms of the same types (sql/field.cc), so the cell codecs of runtime/cells.ts
+ * are the v1 row-image forms of the same types (sql/field.cc), so the cell codecs of runtime/values/cells.ts
  * read them, with the pre-5.6 temporal types the TABLE_MAP names.
  */
 import { CellLayouts } from '../../generated/columns.js';

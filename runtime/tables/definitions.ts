@@ -1,8 +1,8 @@
 /**
- * Table definitions the caller gives for what a binlog does not say: rows v0 (runtime/rows-v0.ts) cannot
+ * Table definitions the caller gives for what a binlog does not say: rows v0 (runtime/rows/v0.ts) cannot
  * be split into values without the table's columns, and where the record keeps its null bits depends on
  * how the table stores its rows. A definition is a CREATE TABLE statement (or just its column list) or
- * an object of builder column definitions; runtime/builder.ts's describeTable turns its SQL types into
+ * an object of builder column definitions; builder/binlog-writer.ts's describeTable turns its SQL types into
  * binlog types and metadata.
  */
 import { BitFieldEngine } from '../../generated/sqltypes.js';

@@ -30,7 +30,7 @@ export class TableRegistry {
     return this.tables.get(tableId);
   }
 
-  /** The caller's definition of the table a TABLE_MAP gave this id (see runtime/tabledefs.ts). */
+  /** The caller's definition of the table a TABLE_MAP gave this id (see runtime/tables/definitions.ts). */
   definition(tableId: number): TableDefinition | undefined {
     return this.definitions.size ? this.definitions.get(this.name(tableId)) : undefined;
   }

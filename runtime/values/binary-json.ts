@@ -9,7 +9,7 @@
  * one; {"$decimal": "1.50", "precision": p, "scale": s}; {"$date" | "$time" | "$datetime" |
  * "$timestamp": "…"}; {"$opaque": type, "hex": "…"} for any other opaque value. Integer widths and the
  * small or large container form are the server's canonical choices (the smallest that fits); a
- * document stored otherwise is kept with its bytes (see runtime/cells.ts).
+ * document stored otherwise is kept with its bytes (see runtime/values/cells.ts).
  */
 import { decimalSize, decodeDecimal, encodeDecimal } from './cells.js';
 import { InvalidValueError } from '../core/errors.js';

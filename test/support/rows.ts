@@ -187,7 +187,7 @@ export function expectedCell(c: Col, refs: (string | null)[], meta: Meta): Norm 
 
 /**
  * The character sets the decoder gives text for: those whose tables agree with the server's byte for
- * byte (runtime/charsets.ts). Values in any other charset come back as their stored bytes.
+ * byte (runtime/values/charsets.ts). Values in any other charset come back as their stored bytes.
  */
 const TEXT_CHARSETS = [
   ...['utf8mb4', 'utf8mb3', 'utf8', 'ascii', 'ucs2', 'utf16', 'utf16le', 'utf32', 'gb18030', 'euckr'],
