@@ -12,8 +12,13 @@ export function validateFile(file: SchemaFile): SchemaError[] {
   const all = validateLanguage.errors ?? [];
   // A failed union says it once, as itself, rather than once for each alternative it tried.
   const unions = all.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath);
+  // A key its type does not take is said by the inner error, which names the key (`propertyName`); a key
+  // no field takes is an unknown property, said once as such.
+  const unknown = all.filter((e) => e.keyword === 'additionalProperties').map((e) => pathOf(e).join('/'));
   const errors = all.filter(
-    (e) => e.keyword === 'anyOf' || (e.keyword !== 'if' && !unions.includes(e.instancePath)),
+    (e) =>
+      e.keyword === 'anyOf' ||
+      (e.keyword !== 'if' && e.keyword !== 'propertyNames' && !unions.includes(e.instancePath) && !(e.propertyName !== undefined && unknown.includes(pathOf(e).join('/')))),
   );
   // Of the alternatives a union reports, the deepest says most; report each place once.
   errors.sort((a, b) => depth(b) - depth(a));
@@ -40,10 +45,12 @@ function pathOf(e: ErrorObject): YamlPath {
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
   if (e.keyword === 'additionalProperties') path.push(e.params.additionalProperty);
+  if (e.propertyName !== undefined) path.push(e.propertyName);
   return path;
 }
 
 function describe(e: ErrorObject, file: SchemaFile): string {
+  if (e.propertyName !== undefined && e.keyword === 'enum') return keyNotTaken(e, file);
   const value = valueAt(file, pathOf(e));
   switch (e.keyword) {
     case 'additionalProperties':
@@ -60,11 +67,16 @@ function describe(e: ErrorObject, file: SchemaFile): string {
       const key = pathOf(e).at(-1);
       return key === 'type' ? `unknown type '${String(value)}'` : `${JSON.stringify(value)} is not a valid ${String(key)}`;
     }
-    case 'propertyNames':
-      return `property name ${JSON.stringify(e.params.propertyName)} is not allowed`;
     default:
       return e.message ?? e.keyword;
   }
+}
+
+/** A field's key that its type does not use (the language's keys-by-type rules): named with the type's keys. */
+function keyNotTaken(e: ErrorObject, file: SchemaFile): string {
+  const owner = valueAt(file, pathOf(e).slice(0, -1)) as { type?: unknown } | undefined;
+  const keys = (e.params.allowedValues as string[] | undefined)?.join(', ');
+  return `'${e.propertyName}' does not apply to a field of type ${String(owner?.type)}${keys ? ` (its keys: ${keys})` : ''}`;
 }
 
 function valueAt(file: SchemaFile, path: YamlPath): unknown {
