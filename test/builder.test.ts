@@ -12,7 +12,6 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqlTypes } from '../generated/sqltypes.js';
 import { type BinlogOp, BinlogWriter, type BinlogWriterOptions, type ColumnDef, createTableSql, describeTable, type RowInput, RowValueError, type TableDef, TableDefinitionError, writeBinlog, writeBinlogFile } from '../builder/binlog-writer.js';
-import { shortestFloat32 } from '../runtime/values/cells.js';
 import { decodeText } from '../runtime/values/charsets.js';
 import { EncodeError } from '../runtime/core/errors.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
@@ -21,6 +20,7 @@ import { decodeBinlog, encodeBinlog, readBinlog } from '../runtime/io/stream.js'
 import { caught } from './runtime/helpers.js';
 import { EVERY_TYPE_COLUMNS } from './support/every-type.js';
 import type { CellValue, Row } from '../runtime/core/values.js';
+import { shortestFloat32 } from '../runtime/values/numbers.js';
 
 const T0 = 1_700_000_000;
 const root = join(import.meta.dirname, '..');

@@ -5,7 +5,7 @@
  * A column absent from an image (MINIMAL and NOBLOB row images) is absent from the row object.
  */
 import { ColumnType } from '../../generated/rows.js';
-import { cellCodec, type CellReader, type CellWriter, jsonDiffCodec } from '../values/cells.js';
+import { cellCodec } from '../values/cells.js';
 import { EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
 import { addResultingJson, checkResultingJson } from './json-diff.js';
 import type { Reader } from '../core/reader.js';
@@ -13,6 +13,8 @@ import type { TableRegistry } from '../tables/registry.js';
 import type { Writer } from '../core/writer.js';
 import type { Row, RowChange, RowChangeInput } from '../core/values.js';
 import type { Column, TableInfo } from '../values/column.js';
+import type { CellReader, CellWriter } from '../values/cell-codec.js';
+import { jsonDiffCodec } from '../values/json-cells.js';
 
 const BEFORE = 1;
 const AFTER = 2;

@@ -13,7 +13,7 @@ import { CellLayouts } from '../../generated/columns.js';
 import { ColumnType, type ColumnTypeName, ColumnTypeNames } from '../../generated/rows.js';
 import { SqlType, type SqlTypeName, SqlTypes } from '../../generated/sqltypes.js';
 import type { BuiltColumn } from '../../builder/binlog-writer.js';
-import { cellCodec, type CellCodec, type CellReader, type CellWriter } from '../values/cells.js';
+import { cellCodec } from '../values/cells.js';
 import { EncodeError, InvalidValueError } from '../core/errors.js';
 import { type Reader, sameBytes } from '../core/reader.js';
 import type { TableDefinition } from '../tables/definitions.js';
@@ -21,6 +21,7 @@ import type { TableRegistry } from '../tables/registry.js';
 import { Writer } from '../core/writer.js';
 import type { CellValue, OldRowChange, Row } from '../core/values.js';
 import type { Column, TableInfo } from '../values/column.js';
+import type { CellCodec, CellReader, CellWriter } from '../values/cell-codec.js';
 
 type Image = 'before' | 'after';
 

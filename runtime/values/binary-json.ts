@@ -11,9 +11,9 @@
  * small or large container form are the server's canonical choices (the smallest that fits); a
  * document stored otherwise is kept with its bytes (see runtime/values/cells.ts).
  */
-import { decimalSize, decodeDecimal, encodeDecimal } from './cells.js';
 import { InvalidValueError } from '../core/errors.js';
 import type { JsonTree } from '../core/values.js';
+import { decimalSize, decodeDecimal, encodeDecimal } from './decimal.js';
 
 const T = {
   SMALL_OBJECT: 0x00,

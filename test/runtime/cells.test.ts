@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CellLayouts } from '../../generated/columns.js';
 import { ColumnType } from '../../generated/rows.js';
-import { cellCodec, decodeDecimal } from '../../runtime/values/cells.js';
+import { cellCodec } from '../../runtime/values/cells.js';
 import { InvalidValueError, LengthError } from '../../runtime/core/errors.js';
 import { Reader } from '../../runtime/core/reader.js';
 import { caught, hex } from './helpers.js';
 import type { Column } from '../../runtime/values/column.js';
+import { decodeDecimal } from '../../runtime/values/decimal.js';
 
 function column(type: number, meta: Record<string, unknown>, more: Partial<Column> = {}): Column {
   return { index: 0, name: 'c', type, realType: type, layout: CellLayouts[type as keyof typeof CellLayouts], nullable: true, meta, ...more };

@@ -1,0 +1,56 @@
+/**
+ * What every cell codec is (a reader and a writer made once per column of a row layout), and the small
+ * helpers they share: metadata lookups, value checks, errors placed at the reader's offset.
+ */
+import { EncodeError, InvalidValueError } from '../core/errors.js';
+import type { Reader, Text } from '../core/reader.js';
+import { Writer } from '../core/writer.js';
+import type { CellValue } from '../core/values.js';
+import type { Column } from './column.js';
+
+/** Reads one value of a column. */
+export type CellReader = (r: Reader) => CellValue;
+/** Writes one value of a column, or refuses it (EncodeError, naming the column's path). */
+export type CellWriter = (w: Writer, v: CellValue) => void;
+
+export interface CellCodec {
+  /**
+   * The reader of a column's values, `path` the schema path its errors name: made once per column of a
+   * row layout, so that the column's metadata is looked up then rather than for every value.
+   */
+  reader(c: Column, path: string): CellReader;
+  /** The writer of a column's values, made once per column of a row layout as the reader is. */
+  writer(c: Column, path: string): CellWriter;
+}
+
+/** A number from the column's TABLE_MAP metadata. */
+export const num = (c: Column, key: string) => c.meta[key] as number;
+/** The value's byte size, from the CellLayouts table. */
+export const bytesOf = (c: Column) => (c.layout as { bytes: number }).bytes;
+export const ZEROS = ['', '0', '00', '000', '0000', '00000', '000000', '0000000', '00000000', '000000000'];
+/** n in at least `width` digits. */
+export const pad = (n: number, width: number) => {
+  const s = String(n);
+  return s.length >= width ? s : ZEROS[width - s.length]! + s;
+};
+export const bad = (r: Reader, problem: string, path: string) => new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
+
+export function expect<T extends CellValue>(v: CellValue, ok: (v: CellValue) => v is T, what: string, path: string): T {
+  if (!ok(v)) throw new EncodeError(`expected ${what}, got ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`, path);
+  return v;
+}
+export const isNumber = (v: CellValue): v is number => typeof v === 'number';
+export const isString = (v: CellValue): v is string => typeof v === 'string';
+/** An integer as a bigint, a safe number, or (as the dump writes one past 2^53) a decimal string. */
+export const isBig = (v: CellValue): v is bigint | number =>
+  typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v));
+export const isTextValue = (v: CellValue): v is Text => typeof v === 'string' || v instanceof Uint8Array;
+
+/** Whether text is ASCII digits from `from` to `to`. */
+export function allDigits(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (!(digit >= 0 && digit <= 9)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,200 @@
+/**
+ * DECIMAL cells: strings/decimal.cc's decimal2bin form (digit groups of nine, big-endian, the sign in the
+ * first bit) ↔ exact decimal strings.
+ */
+import { EncodeError, InvalidValueError } from '../core/errors.js';
+import { beUint } from '../core/reader.js';
+import { allDigits, type CellCodec, expect, isString, num, pad, ZEROS } from './cell-codec.js';
+
+const DIG2BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+
+/** Byte size of decimal2bin's form of DECIMAL(precision, scale). */
+export function decimalSize(precision: number, scale: number): number {
+  const intg = precision - scale;
+  return Math.floor(intg / 9) * 4 + DIG2BYTES[intg % 9]! + Math.floor(scale / 9) * 4 + DIG2BYTES[scale % 9]!;
+}
+
+/** The digit groups of decimal2bin, in stored order: [bytes, digits] each. */
+function decimalGroups(precision: number, scale: number): [number, number][] {
+  const intg = precision - scale;
+  const groups: [number, number][] = [];
+  if (intg % 9) groups.push([DIG2BYTES[intg % 9]!, intg % 9]);
+  for (let i = 0; i < Math.floor(intg / 9); i++) groups.push([4, 9]);
+  for (let i = 0; i < Math.floor(scale / 9); i++) groups.push([4, 9]);
+  if (scale % 9) groups.push([DIG2BYTES[scale % 9]!, scale % 9]);
+  return groups;
+}
+
+/** Reads decimal2bin's bytes from `at`: "-123.4500", with exactly the scale's fraction digits. */
+type DecimalDecoder = (bytes: Uint8Array, at: number) => string;
+
+/**
+ * How to read each digit group: its bytes, the bound its digits set, and the bits that undo a negative
+ * value's inversion (and, in the first group, the sign bit, which every stored value has set once
+ * uninverted).
+ */
+interface Group {
+  n: number;
+  digits: number;
+  limit: number;
+  invert: number;
+  sign: number;
+}
+
+function groupsFor(precision: number, scale: number): Group[] {
+  if (scale > precision) return [];
+  return decimalGroups(precision, scale).map(([n, d], i) => ({ n, digits: d, limit: 10 ** d, invert: 2 ** (8 * n) - 1, sign: i === 0 ? 2 ** (8 * n - 1) : 0 }));
+}
+
+/** A group's value; one of more digits than it may hold (bin2decimal refuses those too) is a RangeError. */
+function groupValue(bytes: Uint8Array, at: number, g: Group, negative: boolean): number {
+  const v = (beUint(bytes, at, g.n) ^ (negative ? g.invert : 0) ^ g.sign) >>> 0;
+  if (v >= g.limit) throw new RangeError(`DECIMAL digit group ${v} has more than ${g.digits} digits`);
+  return v;
+}
+
+/** Any DECIMAL: the digits of each group in turn. */
+function anyDecimal(groups: Group[], intg: number, scale: number): DecimalDecoder {
+  return (bytes, at) => {
+    // The sign is the first bit (set for positive); a negative value has every bit inverted.
+    const negative = (bytes[at]! & 0x80) === 0;
+    let [whole, frac, digitsSoFar] = ['', '', 0];
+    for (const g of groups) {
+      const v = groupValue(bytes, at, g, negative);
+      at += g.n;
+      if (digitsSoFar < intg) whole += whole === '' ? (v === 0 ? '' : String(v)) : pad(v, g.digits);
+      else frac += pad(v, g.digits);
+      digitsSoFar += g.digits;
+    }
+    return `${negative ? '-' : ''}${whole || '0'}${scale ? `.${frac}` : ''}`;
+  };
+}
+
+/**
+ * DECIMAL of at most 15 whole digits (two groups) and 9 fraction digits (one), nearly every column: the
+ * whole part is one exact double and the fraction one group, so a value makes two numbers and one
+ * string rather than a string per group.
+ */
+function smallDecimal(groups: Group[], scale: number): DecimalDecoder {
+  const whole = scale ? groups.slice(0, -1) : groups;
+  const [hi, lo] = whole.length === 2 ? whole : [undefined, whole[0]];
+  const frac = scale ? groups[groups.length - 1]! : undefined;
+  const zeros = ZEROS[scale]!;
+  return (bytes, at) => {
+    const negative = (bytes[at]! & 0x80) === 0;
+    let int = 0;
+    if (hi) {
+      int = groupValue(bytes, at, hi, negative) * lo!.limit;
+      at += hi.n;
+    }
+    if (lo) {
+      int += groupValue(bytes, at, lo, negative);
+      at += lo.n;
+    }
+    const text = negative ? `-${int}` : `${int}`;
+    if (!frac) return text;
+    const f = `${groupValue(bytes, at, frac, negative)}`;
+    return `${text}.${zeros.slice(f.length)}${f}`;
+  };
+}
+
+/** DECIMAL(precision, scale)'s digit groups and the decoder of its values. */
+interface DecimalForm {
+  groups: Group[];
+  decode: DecimalDecoder;
+}
+
+function makeDecimalForm(precision: number, scale: number): DecimalForm {
+  const groups = groupsFor(precision, scale);
+  if (scale > precision) {
+    const decode = () => {
+      throw new RangeError(`DECIMAL(${precision},${scale}) has more fraction digits than digits`);
+    };
+    return { groups, decode };
+  }
+  const intg = precision - scale;
+  return { groups, decode: intg <= 15 && scale <= 9 ? smallDecimal(groups, scale) : anyDecimal(groups, intg, scale) };
+}
+
+/** The forms of the (precision, scale) pairs a byte each can give (the metadata's), made once each. */
+const FORMS = new Map<number, DecimalForm>();
+
+function decimalForm(precision: number, scale: number): DecimalForm {
+  if (!(precision >>> 0 === precision && scale >>> 0 === scale && (precision | scale) < 256)) return makeDecimalForm(precision, scale);
+  const key = (precision << 8) | scale;
+  let made = FORMS.get(key);
+  if (!made) FORMS.set(key, (made = makeDecimalForm(precision, scale)));
+  return made;
+}
+
+/** decimal2bin's bytes, from `at` → "-123.4500" with exactly `scale` fraction digits. */
+export function decodeDecimal(bytes: Uint8Array, precision: number, scale: number, at = 0): string {
+  return decimalForm(precision, scale).decode(bytes, at);
+}
+
+export function encodeDecimal(value: string, precision: number, scale: number, path: string): Uint8Array {
+  const out = new Uint8Array(decimalSize(precision, scale));
+  writeDecimal(out, 0, value, precision, scale, path);
+  return out;
+}
+
+/** decimal2bin's form of `value` into `out` from `at`, where there is room for it (decimalSize). */
+function writeDecimal(out: Uint8Array, start: number, value: string, precision: number, scale: number, path: string): void {
+  // -?\d+(\.\d+)? checked by hand: the whole part is [sign, dot), the fraction (dot, length).
+  const length = value.length;
+  const sign = value.charCodeAt(0) === 0x2d ? 1 : 0;
+  const found = value.indexOf('.', sign);
+  const dot = found < 0 ? length : found;
+  if (dot === sign || dot === length - 1 || !allDigits(value, sign, dot) || !allDigits(value, dot + 1, length)) {
+    throw new EncodeError(`'${value}' is not a decimal`, path);
+  }
+  const intg = precision - scale;
+  let zeros = sign;
+  while (zeros < dot && value.charCodeAt(zeros) === 0x30) zeros++;
+  if (dot - zeros > intg || length - dot - 1 > scale) throw new EncodeError(`'${value}' does not fit DECIMAL(${precision},${scale})`, path);
+  // Digit k of the intg + scale digits is at j of the text, the whole part right-aligned and the fraction
+  // left-aligned: read where it is (no match array, digit strings or slices per value, no closure or
+  // iterator, which each value allocated).
+  const end = start + decimalSize(precision, scale);
+  const groups = decimalForm(precision, scale).groups;
+  let at = start;
+  let k = 0;
+  for (let g = 0; g < groups.length; g++) {
+    const { n, digits } = groups[g]!;
+    let v = 0;
+    for (const last = k + digits; k < last; k++) {
+      const j = k < intg ? dot - intg + k : dot + 1 + k - intg;
+      v = v * 10 + (j >= sign && j < length ? value.charCodeAt(j) - 0x30 : 0);
+    }
+    for (let i = n - 1; i >= 0; i--, v = Math.floor(v / 256)) out[at + i] = v % 256;
+    at += n;
+  }
+  if (sign) for (let i = start; i < end; i++) out[i]! ^= 0xff;
+  out[start]! ^= 0x80;
+}
+
+export const newdecimal: CellCodec = {
+  reader(c, path) {
+    const [p, s] = [num(c, 'precision'), num(c, 'scale')];
+    const [size, { decode }] = [decimalSize(p, s), decimalForm(p, s)];
+    return (r) => {
+      const at = r.pos;
+      r.pos += r.length(size, path);
+      try {
+        return decode(r.buf, at);
+      } catch (e) {
+        if (e instanceof RangeError) throw new InvalidValueError(e.message, { offset: r.base + at, schemaPath: path });
+        throw e;
+      }
+    };
+  },
+  writer(c, path) {
+    const [p, s] = [num(c, 'precision'), num(c, 'scale')];
+    const size = decimalSize(p, s);
+    return (w, v) => {
+      const value = expect(v, isString, 'a decimal string', path);
+      const at = w.claim(size); // first: it may grow the buffer
+      writeDecimal(w.buf, at, value, p, s, path);
+    };
+  },
+};

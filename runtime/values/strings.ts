@@ -1,0 +1,164 @@
+/**
+ * CHAR, VARCHAR, BINARY, BLOB and TEXT cells (and VECTOR): text in the column's charset, bytes where it
+ * is binary or unknown, compressed columns kept with their stored bytes.
+ */
+import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
+import { deflateColumn, inflateColumn, reuseOr } from '../core/compression.js';
+import type { Reader, Text } from '../core/reader.js';
+import type { CellValue, CompressedCell } from '../core/values.js';
+import type { Column } from './column.js';
+import { bad, type CellCodec, type CellReader, type CellWriter, expect, isTextValue, num } from './cell-codec.js';
+import { shortestFloat32 } from './numbers.js';
+
+/** Text in the column's charset; bytes for binary columns and when the charset is not known. */
+function cellText(bytes: Uint8Array, c: Column): Text {
+  return isText(c.charset) ? decodeText(bytes, c.charset) : bytes;
+}
+
+function cellBytes(v: Text, c: Column, path: string): Uint8Array {
+  return typeof v === 'string' ? encodeText(v, c.charset ?? 'utf8mb4', path) : v;
+}
+
+/** utf8mb4 (or no charset known): UTF-8 read and written in place. utf8mb3 is checked on the way, see utf8mb3Text. */
+const isUtf8 = (c: Column) => c.charset === 'utf8mb4';
+const isCompressed = (c: Column) => (c.layout as { compressed?: boolean }).compressed === true;
+
+/**
+ * Reads a value of the length `size` reads, through MariaDB's column compression where the type has it.
+ * UTF-8 text, the common case, is read in place.
+ */
+function storedReader(c: Column, size: (r: Reader) => number, path: string): CellReader {
+  if (isCompressed(c)) {
+    return (r) => {
+      const raw = r.bytes(size(r), path);
+      return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
+    };
+  }
+  if (isUtf8(c)) return repeating(size, (r, n) => r.text(n, path));
+  if (c.charset === 'utf8mb3') return repeating(size, (r, n) => utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos)));
+  const charset = c.charset;
+  if (!isText(charset)) return (r) => r.bytes(size(r), path);
+  return repeating(size, (r, n) => decodeText(r.bytes(n, path), charset));
+}
+
+/** Whether the n bytes at a and at b are the same, compared from the end (where neighbouring values differ). */
+function sameBytesAt(buf: Uint8Array, a: number, b: number, n: number): boolean {
+  while (n > 0 && buf[a + n - 1] === buf[b + n - 1]) n--;
+  return n === 0;
+}
+
+/**
+ * A reader of a value of `size` bytes that gives back the last text it made when the next value has the
+ * same bytes: an UPDATE's after image repeats every column it left alone (FULL row images), and
+ * neighbouring rows often share a value. Only within one event (one Reader, known by its serial number so
+ * that its bytes are not kept alive) are the earlier bytes known to be still where they were read, and
+ * only text (immutable) is shared.
+ */
+function repeating(size: (r: Reader) => number, read: (r: Reader, n: number) => Text): CellReader {
+  let [lastReader, lastAt, lastSize, lastText] = [0, 0, -1, ''];
+  return (r) => {
+    const n = size(r);
+    const at = r.pos;
+    if (r.serial === lastReader && n === lastSize && n <= r.end - at && sameBytesAt(r.buf, at, lastAt, n)) {
+      r.pos = at + n;
+      return lastText;
+    }
+    const v = read(r, n);
+    if (typeof v === 'string') {
+      lastReader = r.serial;
+      lastAt = at;
+      lastSize = n;
+      lastText = v;
+    }
+    return v;
+  };
+}
+
+/** The reader of a 1- or 2-byte length prefix. */
+function prefixReader(width: number, path: string): (r: Reader) => number {
+  return width === 1 ? (r) => (r.need(1, path), r.u8()) : (r) => (r.need(2, path), r.u16());
+}
+
+function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
+  if (!isCompressed(c)) return cellBytes(expect(v, isTextValue, 'text or bytes', path), c, path);
+  const cell: { value: Text; stored?: Uint8Array } =
+    typeof v === 'object' && v !== null && 'value' in v ? (v as CompressedCell) : { value: expect(v, isTextValue, 'text or bytes', path) };
+  const plain = cellBytes(cell.value, c, path);
+  return reuseOr(cell.stored, plain, (b) => inflateColumn(b, 0, path), deflateColumn);
+}
+
+function prefixWidth(maxLength: number): number {
+  return maxLength > 255 ? 2 : 1;
+}
+
+/** The writer of string or blob values after a `width`-byte length; UTF-8 text goes straight into the buffer. */
+function storedWriter(c: Column, width: number, path: string): CellWriter {
+  const stored: CellWriter = (w, v) => w.prefixed(storedValue(v, c, path), width, path);
+  if (!(isUtf8(c) || c.charset === undefined) || isCompressed(c)) return stored;
+  return (w, v) => (typeof v === 'string' ? w.prefixedUtf8(v, width, path) : stored(w, v));
+}
+
+export const varchar: CellCodec = {
+  reader(c, path) {
+    return storedReader(c, prefixReader(prefixWidth(num(c, 'maxLength')), path), path);
+  },
+  writer(c, path) {
+    return storedWriter(c, prefixWidth(num(c, 'maxLength')), path);
+  },
+};
+
+/** CHAR and BINARY: a BINARY value is stored without its trailing 0x00 bytes and padded back here. */
+export const string: CellCodec = {
+  reader(c, path) {
+    const max = num(c, 'maxLength');
+    const size = prefixReader(prefixWidth(max), path);
+    return (r) => {
+      const raw = r.bytes(size(r), path);
+      if (c.charset !== 'binary' || raw.length >= max) return cellText(raw, c);
+      const padded = new Uint8Array(max);
+      padded.set(raw);
+      return padded;
+    };
+  },
+  writer(c, path) {
+    return (w, v) => {
+      let b = cellBytes(expect(v, isTextValue, 'text or bytes', path), c, path);
+      if (c.charset === 'binary') {
+        let end = b.length;
+        while (end > 0 && b[end - 1] === 0) end--;
+        b = b.subarray(0, end);
+      }
+      w.prefixed(b, prefixWidth(num(c, 'maxLength')), path);
+    };
+  },
+};
+
+export const blob: CellCodec = {
+  reader(c, path) {
+    const n = num(c, 'packLength');
+    return storedReader(c, (r) => r.uint(n, path), path);
+  },
+  writer(c, path) {
+    return storedWriter(c, num(c, 'packLength'), path);
+  },
+};
+
+export const vector: CellCodec = {
+  reader(c, path) {
+    return (r) => {
+      const raw = r.bytes(r.uint(num(c, 'packLength'), path), path);
+      if (raw.length % 4) throw bad(r, `a VECTOR of ${raw.length} bytes`, path);
+      const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+      return Array.from({ length: raw.length / 4 }, (_, i) => shortestFloat32(dv.getFloat32(4 * i, true)));
+    };
+  },
+  writer(c, path) {
+    return (w, v) => {
+      const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
+      const out = new Uint8Array(values.length * 4);
+      const dv = new DataView(out.buffer);
+      values.forEach((x, i) => dv.setFloat32(4 * i, x, true));
+      w.prefixed(out, num(c, 'packLength'), path);
+    };
+  },
+};
