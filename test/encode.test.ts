@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { eventFromJson } from '../runtime/events/event-codec.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { EventDecoder, EventEncoder, eventFromJson } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
@@ -136,6 +136,31 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
     // A value that was not the group's size is kept as given.
     events[gtid].transactionLength = 7;
     expect(lengthOf(reencode(events)[gtid])).toBe(7n);
+  });
+
+  it('encodes each event once and decodes none, the lengths computed, even after an edit', () => {
+    const events = lines();
+    const rows = events.findIndex((e) => e.rows);
+    const image = events[rows].rows[0].after ?? events[rows].rows[0].before;
+    const key = Object.keys(image).find((k) => typeof image[k] === 'string')!;
+    image[key] += '12345';
+    const inputs = events.map((l, i) => eventFromJson({ ...l, ...(l.type === 'GTID_LOG_EVENT' ? { transactionLength: null } : {}) }, `line ${i + 1}`));
+    const encode = vi.spyOn(EventEncoder.prototype, 'encode');
+    const decode = vi.spyOn(EventDecoder.prototype, 'decode');
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeBinlog(inputs);
+      expect(encode).toHaveBeenCalledTimes(events.length);
+      expect(decode).not.toHaveBeenCalled();
+    } finally {
+      encode.mockRestore();
+      decode.mockRestore();
+    }
+    const out = decodeBinlog(bytes);
+    const gtid = events.findLastIndex((e, i) => i < rows && e.type === 'GTID_LOG_EVENT');
+    const next = events.findIndex((e, i) => i > rows && ['GTID_LOG_EVENT', 'ROTATE_EVENT', 'STOP_EVENT'].includes(e.type));
+    expect(lengthOf(out[gtid])).toBe(BigInt(size(out.slice(gtid, next))));
+    expect(size(out.slice(gtid, next))).toBe(size(events.slice(gtid, next)) + 5);
   });
 
   it("the file's last group ends at the STOP event, which it does not count", () => {

@@ -4,11 +4,12 @@
  * EncodeError naming its column; a TABLE_MAP is read back again only when its body changes, and the rows
  * after an edited one follow the edit.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import * as rowCodecs from '../generated/rows.js';
 import type { MaxLengthMeta, TableMapEvent } from '../generated/rows.js';
 import { BinlogWriter, type TableDef } from '../builder/binlog-writer.js';
 import { EncodeError } from '../runtime/core/errors.js';
-import { type BinlogEvent, EventEncoder } from '../runtime/events/event-codec.js';
+import { type BinlogEvent, EventDecoder, EventEncoder } from '../runtime/events/event-codec.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { caught } from './runtime/helpers.js';
 import type { RowChange } from '../runtime/core/values.js';
@@ -50,6 +51,22 @@ describe('EventEncoder on edited rows', () => {
   it('gives back the bytes it read, repeated values and TABLE_MAPs included', () => {
     const bytes = binlog();
     expect(Buffer.compare(encodeBinlog(decodeBinlog(bytes)), bytes)).toBe(0);
+  });
+
+  it('takes its state from its input: no event it writes is decoded, and a repeated TABLE_MAP is not read at all', () => {
+    const events = decodeBinlog(binlog());
+    const decode = vi.spyOn(EventDecoder.prototype, 'decode');
+    const readTableMap = vi.spyOn(rowCodecs, 'decodeTableMapEvent');
+    try {
+      encodeAll(events);
+      expect(decode).not.toHaveBeenCalled();
+      // Three TABLE_MAPs of one body: the first is read for its computed metadata, the others are the same bytes.
+      expect(tableMaps(events)).toHaveLength(3);
+      expect(readTableMap).toHaveBeenCalledTimes(1);
+    } finally {
+      decode.mockRestore();
+      readTableMap.mockRestore();
+    }
   });
 
   it('writes each edited value, also one that differs from the row before only where that row repeats a value', () => {

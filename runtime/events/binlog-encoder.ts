@@ -8,7 +8,8 @@
  */
 import { NonTransactionEvents, TransactionStartEvents } from '../../generated/events.js';
 import { BINLOG_MAGIC } from '../../generated/header.js';
-import { EventEncoder, type BinlogEventInput } from './event-codec.js';
+import { InternalError } from '../core/errors.js';
+import { EventEncoder, moveEvent, type BinlogEventInput } from './event-codec.js';
 import type { TableKnowledge } from './format-state.js';
 
 type Gtid = BinlogEventInput & { transactionLength?: bigint | number | null };
@@ -59,11 +60,29 @@ export class BinlogEncoder {
     const sourceSum = sizes.every((s) => s !== undefined) ? BigInt(sizes.reduce((a, b) => a! + b!, 0)!) : undefined;
     const given = gtid.transactionLength === null || gtid.transactionLength === undefined ? undefined : BigInt(gtid.transactionLength);
     if (given !== undefined && given !== sourceSum) return [this.write(gtid), ...rest.map((e) => this.write(e))];
-    // Event sizes do not depend on where the events go: measure the rest, then settle the GTID event's
-    // own size with the packed width of the length it carries.
-    const restSize = rest.reduce((n, e) => n + this.encoder.encode(e, 0).length, 0);
-    let length = BigInt(restSize);
-    for (let i = 0; i < 3; i++) length = BigInt(restSize + this.encoder.encode({ ...gtid, transactionLength: length } as BinlogEventInput, 0).length);
-    return [this.write({ ...gtid, transactionLength: length } as BinlogEventInput), ...rest.map((e) => this.write(e))];
+    // Each event is encoded once. The rest first, placed as if the GTID event took no room (event sizes do
+    // not depend on where events go); then the GTID event, whose length counts itself; then the rest moved
+    // after it, their computed log_pos and CRC32 patched.
+    const start = this.offset;
+    const moved = rest.map((e) => ({ bytes: this.write(e), placement: { ...this.encoder.placement } }));
+    const gtidBytes = this.encodeGtid(gtid, this.offset - start, start);
+    for (const { bytes, placement } of moved) moveEvent(bytes, gtidBytes.length, placement);
+    this.offset += gtidBytes.length;
+    return [gtidBytes, ...moved.map((m) => m.bytes)];
+  }
+
+  /**
+   * The GTID event at `at`, its transaction length the rest's bytes and its own. Its own size depends on
+   * that length only through the length's encoded width: starting from the size the source gave the
+   * event, it is encoded once unless an edit changed its size, and again only until the size is stable.
+   */
+  private encodeGtid(gtid: Gtid, restSize: number, at: number): Uint8Array {
+    let length = restSize + (gtid.header.eventSize ?? 0);
+    for (let tries = 0; tries < 4; tries++) {
+      const bytes = this.encoder.encode({ ...gtid, transactionLength: BigInt(length) } as BinlogEventInput, at);
+      if (restSize + bytes.length === length) return bytes;
+      length = restSize + bytes.length;
+    }
+    throw new InternalError(`the GTID event's size does not settle with a transaction length of ${length}`, { offset: at, eventPos: at });
   }
 }

@@ -14,6 +14,7 @@ import {
   type EventBodyInput,
 } from '../../generated/events.js';
 import type { TransactionPayloadEvent } from '../../generated/payload.js';
+import { decodeTableMapEvent, type TableMapEventInput } from '../../generated/rows.js';
 import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../../generated/header.js';
 import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from '../core/errors.js';
 import { jArray, jBytes, jNum, jObject } from '../core/json-form.js';
@@ -200,10 +201,19 @@ export class EventDecoder {
   }
 }
 
+/** Where the last encoded event's bytes depend on its offset, for moving them elsewhere (moveEvent). */
+export interface Placement {
+  /** Its log_pos is its end offset (computed), not a value the input kept. */
+  logPosComputed: boolean;
+  hasChecksum: boolean;
+}
+
 export class EventEncoder {
   readonly format: FormatState;
+  /** The last encoded event's: see moveEvent. */
+  readonly placement: Placement = { logPosComputed: false, hasChecksum: false };
   private readonly w = new Writer(4096);
-  /** Reads back the events that change the format state, so that it is the decoder's, exactly. */
+  /** Reads the fields of a raw event that changes the format state: they are only in its bytes. */
   private readonly reader: EventDecoder;
 
   constructor(options: TableKnowledge = {}) {
@@ -233,11 +243,35 @@ export class EventEncoder {
     else encodeEventBody(w, event as EventBodyInput, ctx);
     const size = w.pos + (ctx.hasChecksum ? CHECKSUM_LENGTH : 0);
     w.patchU32(EventHeaderOffsets.eventSize, size);
-    if (ctx.headerLength > EventHeaderOffsets.logPos) w.patchU32(EventHeaderOffsets.logPos, logPosFor(event, offset, size));
+    const given = givenLogPos(event);
+    this.placement.logPosComputed = given === undefined && ctx.headerLength > EventHeaderOffsets.logPos;
+    this.placement.hasChecksum = ctx.hasChecksum;
+    if (ctx.headerLength > EventHeaderOffsets.logPos) w.patchU32(EventHeaderOffsets.logPos, given ?? offset + size);
     if (ctx.hasChecksum) w.u32(eventCrc(w.view(), w.pos, crc32));
     const bytes = w.finish();
-    if (!encrypted && FormatState.changesFormat(code)) this.reader.decode(bytes, offset);
+    if (!encrypted && FormatState.changesFormat(code)) this.leaveState(event, code, bytes, offset, ctx.hasChecksum);
     return bytes;
+  }
+
+  /**
+   * What the event changes for those after it, as the decoder would have it after reading `bytes`, taken
+   * from the input. A TABLE_MAP's table needs the metadata the schema computes from the stored bytes
+   * (realType, maxLength, bits), which an input leaves out: its body is read for them, and only when the
+   * table id's last TABLE_MAP had other bytes.
+   */
+  private leaveState(event: BinlogEventInput, code: number, bytes: Uint8Array, offset: number, hasChecksum: boolean): void {
+    if ('raw' in event) {
+      this.reader.decode(bytes, offset);
+      return;
+    }
+    if (code !== EventTypes.TABLE_MAP_EVENT) {
+      this.format.after({ ...event, pos: offset });
+      return;
+    }
+    const ctx = this.format.context(code, false);
+    const body = new Reader(bytes, this.format.headerLength, bytes.length - (hasChecksum ? CHECKSUM_LENGTH : 0), offset);
+    const bodyBytes = bytes.subarray(body.pos, body.end);
+    this.format.tables.registerBody((event as TableMapEventInput).tableId, bodyBytes, () => decodeTableMapEvent(body, ctx));
   }
 
   /**
@@ -271,16 +305,26 @@ export class EventEncoder {
 }
 
 /**
- * The header's log_pos: the end offset of the event in the output, unless the input gives another value
- * that was not simply its own end in the source (0, a v3 start offset, a master's position in a relay log).
+ * The header's log_pos to keep: undefined when it is the event's end offset in the output (computed), that
+ * is unless the input gives another value that was not simply its own end in the source (0, a v3 start
+ * offset, a master's position in a relay log).
  */
-function logPosFor(event: BinlogEventInput, offset: number, size: number): number {
+function givenLogPos(event: BinlogEventInput): number | undefined {
   const given = event.header.logPos;
-  if (given === undefined || given === null) return offset + size;
-  if (event.pos !== undefined && event.header.eventSize !== undefined && given === event.pos + event.header.eventSize) {
-    return offset + size;
-  }
+  if (given === undefined || given === null) return undefined;
+  if (event.pos !== undefined && event.header.eventSize !== undefined && given === event.pos + event.header.eventSize) return undefined;
   return given;
+}
+
+/**
+ * An encoded event moved `by` bytes further into the output: a computed log_pos follows it, and then its
+ * CRC32. Patching is the whole cost; nothing is encoded again.
+ */
+export function moveEvent(bytes: Uint8Array, by: number, placement: Placement): void {
+  if (!placement.logPosComputed || by === 0) return;
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  dv.setUint32(EventHeaderOffsets.logPos, dv.getUint32(EventHeaderOffsets.logPos, true) + by, true);
+  if (placement.hasChecksum) dv.setUint32(bytes.length - CHECKSUM_LENGTH, eventCrc(bytes, bytes.length - CHECKSUM_LENGTH, crc32), true);
 }
 
 /**

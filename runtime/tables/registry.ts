@@ -59,9 +59,18 @@ export class TableRegistry {
 
   /** The table of a TABLE_MAP, `body` its post-header and body as stored. */
   register(event: TableMapEvent, body?: Uint8Array): TableInfo {
-    const known = this.tables.get(event.tableId);
-    const last = this.bodies.get(event.tableId);
+    return this.registerBody(event.tableId, body, () => event);
+  }
+
+  /**
+   * The table of a TABLE_MAP of this table id whose body is `body`: the same bytes as its last keep its
+   * table, and only other bytes are read (`read`), so that a repeated TABLE_MAP costs one comparison.
+   */
+  registerBody(tableId: number, body: Uint8Array | undefined, read: () => TableMapEvent): TableInfo {
+    const known = this.tables.get(tableId);
+    const last = this.bodies.get(tableId);
     if (known && body && last && sameBytes(last, body)) return known;
+    const event = read();
     const info = describeTable(event, this.flavorOf, this.hints);
     this.tables.set(event.tableId, info);
     if (body) this.bodies.set(event.tableId, body.slice());
