@@ -130,11 +130,12 @@ export const RowsFlags = {
   USE_SQL_FOREIGN_KEY_F: 0x10,
   NO_CHECK_CONSTRAINT_CHECKS_F: 0x80,
 } as const;
-/** Which row images each row of a row event has (the `images` argument of RowsEvent). */
+/** Which row images each row of a row event has (the `images` argument of RowsEvent), bit by bit. */
 export const RowImages = {
   BEFORE: 0x1,
   AFTER: 0x2,
   BOTH: 0x3,
+  JSON_DIFFS: 0x4,
   PARTIAL_JSON: 0x7,
 } as const;
 

@@ -12,7 +12,7 @@ export interface RowTables {
   name(tableId: number): string;
   /** Whether the caller defined the table of this id: rows v0 are then decoded with the definition. */
   hasDefinition(tableId: number): boolean;
-  /** Rows v1/v2: the images of `columns` (and `columnsAfter`), `images` the BEFORE/AFTER/PARTIAL_JSON bits. */
+  /** Rows v1/v2: the images of `columns` (and `columnsAfter`), `images` schemas/rows.yaml's RowImages bits. */
   decodeRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowChange[];
   encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): void;
   /** Rows v0, which only a table definition can split into values. */

@@ -4,7 +4,7 @@
  * then the values of its present non-NULL columns in column order, each as its column's codec says.
  * A column absent from an image (MINIMAL and NOBLOB row images) is absent from the row object.
  */
-import { ColumnType } from '../../generated/rows.js';
+import { ColumnType, RowImages } from '../../generated/rows.js';
 import { cellCodec } from '../values/cells.js';
 import { EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
 import { addResultingJson, checkResultingJson } from './json-diff.js';
@@ -16,10 +16,8 @@ import type { Column, TableInfo } from '../values/column.js';
 import type { CellReader, CellWriter } from '../values/cell-codec.js';
 import { jsonDiffCodec } from '../values/json-cells.js';
 
-const BEFORE = 1;
-const AFTER = 2;
-/** With BEFORE | AFTER: MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
-const PARTIAL_JSON = 4;
+/** The image bits of schemas/rows.yaml's RowImages; JSON_DIFFS (with BEFORE | AFTER): MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
+const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
 /** The present columns of an image, each with its value reader and writer and the schema path its errors name. */
 interface Image extends Shape {
@@ -170,7 +168,7 @@ function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | unde
   // that keep their last value (cells.ts) give the before image's back for each column left alone.
   const sameColumns = !columnsAfter || bits(columnsAfter) === bits(columns);
   const after = images & BEFORE && images & AFTER && !sameColumns ? presentColumns(t, columnsAfter, r, path) : before;
-  const jsonColumns = images & PARTIAL_JSON ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
+  const jsonColumns = images & JSON_DIFFS ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
   const made = { before, after, jsonColumns };
   if (!layouts) LAYOUTS.set(t, (layouts = new Map()));
   if (layouts.size >= MAX_LAYOUTS) layouts.clear();
@@ -196,7 +194,7 @@ export function decodeRows(
   while (r.pos < r.end) {
     const change: RowChange = {};
     if (images & BEFORE) change.before = readImage(r, before, change, 'before', `${path}.before`);
-    if (images & PARTIAL_JSON) readPartialFlags(r, change, jsonColumns.length, path);
+    if (images & JSON_DIFFS) readPartialFlags(r, change, jsonColumns.length, path);
     const diffs = partialColumns(jsonColumns, change);
     const afterAt = r.offset;
     if (images & AFTER) change.after = readImage(r, diffs ? withDiffs(after, diffs) : after, change, 'after', `${path}.after`);
@@ -252,7 +250,7 @@ export function encodeRows(
   const [beforePath, afterPath] = [`${path}.before`, `${path}.after`];
   for (const change of rows) {
     if (images & BEFORE) writeImage(w, change, 'before', before, beforePath);
-    if (images & PARTIAL_JSON) writePartialFlags(w, change, jsonColumns.length, path);
+    if (images & JSON_DIFFS) writePartialFlags(w, change, jsonColumns.length, path);
     const diffs = partialColumns(jsonColumns, change);
     if (diffs) checkResultingJson(change, diffs, afterPath);
     if (images & AFTER) writeImage(w, change, 'after', diffs ? withDiffs(after, diffs) : after, afterPath);

@@ -10,7 +10,7 @@
  * read them, with the pre-5.6 temporal types the TABLE_MAP names.
  */
 import { CellLayouts } from '../../generated/columns.js';
-import { ColumnType, type ColumnTypeName, ColumnTypeNames } from '../../generated/rows.js';
+import { ColumnType, type ColumnTypeName, ColumnTypeNames, RowImages } from '../../generated/rows.js';
 import { SqlType, type SqlTypeName, SqlTypes } from '../../generated/sqltypes.js';
 import type { BuiltColumn } from '../../builder/binlog-writer.js';
 import { cellCodec } from '../values/cells.js';
@@ -48,8 +48,8 @@ interface OldLayout {
   alwaysSet: Uint8Array;
 }
 
-const BEFORE = 1;
-const AFTER = 2;
+/** The image bits of schemas/rows.yaml's RowImages. */
+const { BEFORE, AFTER } = RowImages;
 
 const layouts = new WeakMap<TableInfo, OldLayout>();
 
