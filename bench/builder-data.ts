@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { BinlogWriter, type RowInput, type TableDef } from '../builder/binlog-writer.js';
+import { BinlogWriter, type RowInput, type TableDef } from '../builder/index.js';
 import { AUDIT_PER_TX, ROUND_ROWS, SMALL_TX, TX_ROWS } from './workload.js';
 
 const orders: TableDef = {

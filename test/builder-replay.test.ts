@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Charsets, Collations } from '../generated/sqltypes.js';
-import { BinlogWriter, type BuiltColumn, describeTable, type RowInput, type Table, type TableDef } from '../builder/binlog-writer.js';
+import { BinlogWriter, type BuiltColumn, describeTable, type RowInput, type Table, type TableDef } from '../builder/index.js';
 import { charsetOf, encodeText } from '../runtime/values/charsets.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';

@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import * as rowCodecs from '../generated/rows.js';
 import type { MaxLengthMeta, TableMapEvent } from '../generated/rows.js';
-import { BinlogWriter, type TableDef } from '../builder/binlog-writer.js';
+import { BinlogWriter, type TableDef } from '../builder/index.js';
 import { EncodeError } from '../runtime/core/errors.js';
 import { type BinlogEvent, EventDecoder, EventEncoder } from '../runtime/events/event-codec.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';

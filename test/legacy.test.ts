@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BinlogWriter, type EventInput } from '../builder/binlog-writer.js';
+import { BinlogWriter, type EventInput } from '../builder/index.js';
 import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';

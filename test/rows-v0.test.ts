@@ -15,7 +15,7 @@ import { BinlogError, EncodeError, InvalidValueError } from '../runtime/core/err
 import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
-import { TableDefinitionError } from '../builder/binlog-writer.js';
+import { TableDefinitionError } from '../builder/index.js';
 import { parseTableSql, type TableDefinitions } from '../runtime/tables/definitions.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 import { caught, hex } from './runtime/helpers.js';

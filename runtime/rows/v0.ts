@@ -9,10 +9,9 @@
  * are the v1 row-image forms of the same types (sql/field.cc), so the cell codecs of runtime/values/cells.ts
  * read them, with the pre-5.6 temporal types the TABLE_MAP names.
  */
-import { CellLayouts } from '../../generated/columns.js';
-import { ColumnType, type ColumnTypeName, ColumnTypeNames, RowImages } from '../../generated/rows.js';
-import { SqlType, type SqlTypeName, SqlTypes } from '../../generated/sqltypes.js';
-import type { BuiltColumn } from '../../builder/binlog-writer.js';
+import { ColumnTypeNames, RowImages } from '../../generated/rows.js';
+import { cellColumn, pre56Type } from '../tables/sqltypes.js';
+import type { BuiltColumn } from '../tables/table-types.js';
 import { cellCodec } from '../values/cells.js';
 import { EncodeError, InvalidValueError } from '../core/errors.js';
 import { type Reader, sameBytes } from '../core/reader.js';
@@ -95,29 +94,10 @@ function buildLayout(t: TableInfo, def: TableDefinition, name: string, problem: 
  * without fraction is logged as its pre-5.6 type).
  */
 function oldColumn(b: BuiltColumn, logged: number, problem: (p: string) => Error): Column {
-  const before56 = (SqlTypes[SqlType[b.kind as SqlTypeName]] as { before56?: ColumnTypeName } | undefined)?.before56;
-  const oldType = before56 !== undefined && !b.fsp ? ColumnType[before56] : undefined;
-  if (logged !== b.columnType && logged !== oldType) {
+  if (logged !== b.columnType && logged !== pre56Type(b)) {
     throw problem(`column ${b.name}: the TABLE_MAP logs type ${ColumnTypeNames[logged] ?? logged}, the definition says ${b.sqlType}`);
   }
-  const realType = logged === oldType ? logged : b.realType;
-  const meta: Record<string, unknown> = { ...b.metadata };
-  // STRING's metadata as a TABLE_MAP decodes it: the byte length of a CHAR, the byte size of ENUM and SET.
-  if ('lengthByte' in b.metadata) Object.assign(meta, { realType, maxLength: b.kind === 'char' ? b.maxBytes : b.metadata.lengthByte });
-  if (b.kind === 'bit') meta.bits = b.bits;
-  const c: Column = {
-    index: b.index,
-    name: b.name,
-    type: logged,
-    realType,
-    layout: CellLayouts[realType as keyof typeof CellLayouts] ?? { codec: 'unsupported' },
-    nullable: b.nullable,
-    meta,
-  };
-  if (b.numeric) c.unsigned = b.unsigned;
-  if (b.collation !== undefined) (c.collation = b.collation), (c.charset = b.charset);
-  if (b.members) c.members = b.members;
-  return c;
+  return cellColumn(b, logged);
 }
 
 function emptyForm(c: Column, codec: CellCodec): Uint8Array {

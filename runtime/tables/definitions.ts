@@ -2,11 +2,12 @@
  * Table definitions the caller gives for what a binlog does not say: rows v0 (runtime/rows/v0.ts) cannot
  * be split into values without the table's columns, and where the record keeps its null bits depends on
  * how the table stores its rows. A definition is a CREATE TABLE statement (or just its column list) or
- * an object of builder column definitions; builder/binlog-writer.ts's describeTable turns its SQL types into
- * binlog types and metadata.
+ * an object of column definitions (ColumnDef); runtime/tables/table.ts's describeTable turns its SQL types
+ * into binlog types and metadata.
  */
 import { BitFieldEngine } from '../../generated/sqltypes.js';
-import { describeTable, TableDefinitionError, type ColumnDef, type Table } from '../../builder/binlog-writer.js';
+import { describeTable, type Table } from './table.js';
+import { type ColumnDef, TableDefinitionError } from './table-types.js';
 
 /** A table as the caller describes it. */
 export interface TableDefinitionInput {
@@ -148,7 +149,7 @@ function keyColumns(toks: string[]): string[] {
   return names;
 }
 
-/** A column's name and type (as builder's ColumnDef), and whether it says PRIMARY KEY itself. */
+/** A column's name and type (as a ColumnDef), and whether it says PRIMARY KEY itself. */
 function columnDef(item: string[], fail: (p: string) => never): [ColumnDef, boolean] {
   const name = unquote(item[0]!);
   const type: string[] = [];
@@ -181,7 +182,7 @@ function closing(toks: string[], open: number): number {
   return toks.length;
 }
 
-/** Tokens back into a type builder's parser reads: words apart, punctuation as it was. */
+/** Tokens back into a type that runtime/tables/sql-type-parser.ts reads: words apart, punctuation as it was. */
 function joinType(toks: string[]): string {
   return toks.reduce((s, t, i) => (i > 0 && /^[A-Za-z0-9_$]/.test(t) && /[A-Za-z0-9_$'")]$/.test(s) ? `${s} ${t}` : s + t), '');
 }

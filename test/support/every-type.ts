@@ -2,7 +2,7 @@
  * A column of every type the builder knows, for the builder's tests (in memory and replayed by a real
  * server): each test gives its own table name and rows.
  */
-import type { ColumnDef } from '../../builder/binlog-writer.js';
+import type { ColumnDef } from '../../builder/index.js';
 
 export const EVERY_TYPE_COLUMNS: ColumnDef[] = [
     { name: 'id', type: 'int unsigned' },

@@ -3,7 +3,7 @@
  * VIEW_CHANGE, PARTIAL_ROW_DATA, and a binlog v1 (MySQL 3.23) file. The tests check them and the fuzzer
  * mutates them.
  */
-import { BinlogWriter, type EventInput } from '../../builder/binlog-writer.js';
+import { BinlogWriter, type EventInput } from '../../builder/index.js';
 import { eventFromJson } from '../../runtime/events/event-codec.js';
 import { encodeBinlog } from '../../runtime/io/stream.js';
 
