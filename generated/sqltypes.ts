@@ -6,7 +6,7 @@ import { rangeMap } from '../runtime/core/schema-helpers.js';
  * little-endian, signed or UNSIGNED), float (`packLength` 4 or 8), decimal (`(precision, scale)`, at
  * most `maxPrecision` and `maxScale`, `defaultPrecision` when absent), date, time, datetime,
  * timestamp (`(fsp)` up to `maxFsp`; TIME within ±`maxHours`; TIMESTAMP from 1 to `maxSeconds` after
- * the epoch, or zero), year (`minYear` to `maxYear`, or 0), bit (`(bits)`, 1 to `maxBits`), enum and
+ * the epoch, or zero), year (the YEAR cell layout's range, schemas/columns.yaml), bit (`(bits)`, 1 to `maxBits`), enum and
  * set (`('member', …)`, at most `maxMembers`), char (`(length)` in characters, `defaultLength` when
  * absent, at most `maxLength`; logged as STRING with the real type and the length in bytes), varchar
  * (`(length)` required, at most `maxBytes` bytes in all), blob (`packLength` bytes of length prefix,
@@ -31,7 +31,7 @@ export const SqlTypes = {
   /* time */ 10: { kind: "time", columnType: "TIME2", before56: "TIME", maxFsp: 6, maxHours: 838 },
   /* datetime */ 11: { kind: "datetime", columnType: "DATETIME2", before56: "DATETIME", maxFsp: 6 },
   /* timestamp */ 12: { kind: "timestamp", columnType: "TIMESTAMP2", before56: "TIMESTAMP", maxFsp: 6, maxSeconds: 2147483647 },
-  /* year */ 13: { kind: "year", columnType: "YEAR", minYear: 1901, maxYear: 2155, alwaysUnsigned: true },
+  /* year */ 13: { kind: "year", columnType: "YEAR", alwaysUnsigned: true },
   /* bit */ 14: { kind: "bit", columnType: "BIT", maxBits: 64 },
   /* enum */ 15: { kind: "enum", columnType: "STRING", realType: "ENUM", maxMembers: 65535 },
   /* set */ 16: { kind: "set", columnType: "STRING", realType: "SET", maxMembers: 64 },

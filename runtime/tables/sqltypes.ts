@@ -26,8 +26,6 @@ export interface SqlTypeFacts {
   maxFsp?: number;
   maxHours?: number;
   maxSeconds?: number;
-  minYear?: number;
-  maxYear?: number;
   alwaysUnsigned?: boolean;
   maxBits?: number;
   maxMembers?: number;

@@ -6,6 +6,7 @@ import { EncodeError } from '../core/errors.js';
 import type { Reader } from '../core/reader.js';
 import { Writer } from '../core/writer.js';
 import type { CellValue } from '../core/values.js';
+import type { Column } from './column.js';
 import { bad, type CellCodec, expect, isNumber, isString, num, pad } from './cell-codec.js';
 
 /** Bytes of the fraction after TIME2, DATETIME2, TIMESTAMP2 of precision fsp. */
@@ -150,19 +151,24 @@ export const date: CellCodec = {
   },
 };
 
+/** YEAR's layout facts (schemas/columns.yaml): a byte n stands for `offset` + n, in `min` … `max`. */
+const yearLayout = (c: Column) => c.layout as { offset: number; min: number; max: number };
+
 export const year: CellCodec = {
-  reader(_c, path) {
+  reader(c, path) {
+    const { offset } = yearLayout(c);
     return (r) => {
       r.need(1, path);
       const v = r.u8();
-      return v === 0 ? 0 : 1900 + v;
+      return v === 0 ? 0 : offset + v;
     };
   },
-  writer(_c, path) {
+  writer(c, path) {
+    const { offset, min, max } = yearLayout(c);
     return (w, v) => {
       const y = expect(v, isNumber, 'a year', path);
-      if (y !== 0 && (y < 1901 || y > 2155)) throw new EncodeError(`year ${y} is out of range`, path);
-      w.u8(y === 0 ? 0 : y - 1900);
+      if (y !== 0 && (y < min || y > max)) throw new EncodeError(`year ${y} is out of range`, path);
+      w.u8(y === 0 ? 0 : y - offset);
     };
   },
 };
