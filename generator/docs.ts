@@ -3,7 +3,7 @@
  * event's fields can never drift from the schemas that decode them.
  */
 import type { Expr } from './expr.js';
-import type { Ir, IrField, IrStruct, IrType } from './ir.js';
+import type { Ir, IrField, IrStruct, IrType } from './ir/types.js';
 
 export const DOCS_BEGIN = '<!-- BEGIN GENERATED: event fields (npm run generate) -->';
 export const DOCS_END = '<!-- END GENERATED: event fields -->';

@@ -5,7 +5,8 @@
  */
 import { IndentationText, Project, QuoteKind, StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import { compileExpr, identifiers, parseExpr, type Expr } from './expr.js';
-import { minSize, type Derive, type IntType, type Ir, type IrEnum, type IrField, type IrStruct, type IrType, type LengthType, type PackedType, type Span } from './ir.js';
+import { minSize } from './ir/sizes.js';
+import type { Derive, IntType, Ir, IrEnum, IrField, IrStruct, IrType, LengthType, PackedType, Span } from './ir/types.js';
 
 export interface EmittedFile {
   path: string;

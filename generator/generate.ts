@@ -5,7 +5,8 @@ export const TARGETS = [
   { schemas: 'schemas', out: 'generated', runtime: '../runtime', readme: 'README.md' },
   { schemas: 'test/features/schemas', out: 'test/features/generated', runtime: '../../../runtime', readme: undefined },
 ] as const;
-import { buildIr, type Ir } from './ir.js';
+import { buildIr } from './ir/build.js';
+import type { Ir } from './ir/types.js';
 import { emit, type EmittedFile } from './emit.js';
 import { loadSchemaDir, loadSchemaFile, SchemaError, type SchemaFile } from './load.js';
 import { validateFile } from './validate.js';

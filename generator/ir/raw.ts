@@ -1,0 +1,62 @@
+/**
+ * A schema file's data as the language's JSON Schema admits it (validate.ts has checked that much):
+ * what the passes read, never emission.
+ */
+import type { SchemaFile } from '../load.js';
+import type { IrEvent, ParamType } from './types.js';
+
+export interface RawField {
+  name: string;
+  type: string;
+  doc?: string;
+  enum?: string;
+  size?: string | number;
+  prefix?: string;
+  bits?: string | number;
+  repeat?: 'count' | 'rest';
+  count?: string | number;
+  if?: string | number;
+  const?: number;
+  derive?: Record<string, string | number>;
+  args?: Record<string, string | number>;
+  on?: string | number;
+  computed?: string | number;
+  order?: 'lsb' | 'msb';
+  spare?: 'keep';
+  table?: string;
+  columns?: string;
+  columnsAfter?: string;
+  layout?: 'v0';
+  images?: string | number;
+  compression?: { codec: string; if?: string | number };
+  cases?: Record<string, string>;
+  default?: string;
+  code?: string;
+  length?: string;
+  entries?: Record<string, { name: string; doc?: string; fields: RawField[] }>;
+  key?: number;
+  each?: 'varint';
+}
+
+export interface RawStruct {
+  doc?: string;
+  offsets?: boolean;
+  keys?: { type: 'packed' | 'varint'; sized?: boolean };
+  params?: Record<string, { type: ParamType; doc?: string }>;
+  fields: RawField[];
+}
+
+export interface RawFile {
+  doc?: string;
+  context?: Record<string, { type: ParamType; doc?: string }>;
+  constants?: Record<string, { value: number | string | number[]; doc?: string }>;
+  lookups?: Record<string, { doc?: string; key: string; values: Record<string, unknown> }>;
+  enums?: Record<string, { doc?: string; values: Record<string, number> }>;
+  flags?: Record<string, { doc?: string; values: Record<string, number> }>;
+  structs?: Record<string, RawStruct>;
+  events?: IrEvent[];
+}
+
+export function rawFile(file: SchemaFile): RawFile {
+  return file.data as RawFile;
+}

@@ -1,0 +1,163 @@
+/**
+ * The intermediate representation: schemas resolved into typed structures, with every name and expression
+ * checked. Emission reads only this, never the YAML; build.ts makes it.
+ */
+import type { Expr } from '../expr.js';
+
+export type ParamType = 'number' | 'boolean' | 'string' | 'number[]' | 'RowTables';
+
+export interface IrParam {
+  name: string;
+  type: ParamType;
+  doc?: string;
+}
+
+export interface IrEnum {
+  name: string;
+  doc?: string;
+  values: [string, number][];
+  module: string;
+}
+
+export interface IntType {
+  kind: 'int';
+  width: number;
+  signed: boolean;
+  be: boolean;
+  /** 7- and 8-byte integers are bigints: beyond 2^53 a number would lose bits. */
+  big: boolean;
+}
+
+export interface PackedType {
+  kind: 'packed';
+  big: boolean;
+  /** MySQL 8.3's serialization varint (`varint`) rather than the length-encoded integer. */
+  serial?: boolean;
+  /** A signed serialization varint (`zigzag64`): the sign in its lowest bit. */
+  signed?: boolean;
+}
+
+export type LengthType = IntType | PackedType;
+
+/** How many bytes a string or byte field spans. */
+export type Span =
+  | { kind: 'size'; size: Expr }
+  | { kind: 'rest' }
+  | { kind: 'prefix'; prefix: LengthType }
+  | { kind: 'nul' }
+  | { kind: 'padded'; size: Expr };
+
+export interface IrEntry {
+  code: number;
+  name: string;
+  struct: string;
+}
+
+export type IrType =
+  | (IntType & { enum?: string })
+  | (PackedType & { enum?: string })
+  | { kind: 'float'; width: 4 | 8 }
+  | { kind: 'text'; span: Span }
+  | { kind: 'bytes'; span: Span; each?: 'varint' }
+  | { kind: 'uint'; size: Expr }
+  | { kind: 'bitmap'; bits: Expr; msb: boolean; keepSpare: boolean }
+  | { kind: 'computed'; expr: Expr; value: 'number' | 'string' | 'boolean'; enum?: string }
+  | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr; layout?: 'v0' }
+  | { kind: 'struct'; name: string; args: [string, Expr][] }
+  | { kind: 'switch'; on: Expr; cases: { match: number; struct: string }[]; default?: string }
+  | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string }
+  | { kind: 'tagged'; code: IntType; entries: IrEntry[]; entryType: string };
+
+export type Derive =
+  | { kind: 'lengthOf'; target: string }
+  | { kind: 'countOf'; target: string }
+  | { kind: 'sizeOf'; target: string; plus: number }
+  | { kind: 'value'; expr: Expr }
+  | { kind: 'frame'; what: 'eventSize' }
+  | { kind: 'totalSize' };
+
+export interface IrField {
+  name: string;
+  doc?: string;
+  /** `Struct.field`: the schema path that errors name. */
+  path: string;
+  type: IrType;
+  /** For structures, switches and lists read from a window of their own. */
+  size?: Expr | 'rest';
+  repeat?: { kind: 'count'; count: Expr } | { kind: 'rest' };
+  cond?: Expr;
+  derive?: Derive;
+  constValue?: number;
+  /** Stored compressed by a runtime codec, when `cond` holds (always when it is absent). */
+  compression?: { codec: string; cond?: Expr };
+  /** In a struct with `keys`: the id that precedes the field, which is present when its id is next. */
+  key?: number;
+}
+
+/** How the keyed fields of a struct are introduced: an id (packed or varint), and maybe their length. */
+export interface IrKeys {
+  serial: boolean;
+  sized: boolean;
+  /**
+   * For a sized list, read as MySQL reads one (any order, the last of a repeated id, other ids kept):
+   * its fields' ids in declared order (the order encode writes without a `keyOrder`), its first and
+   * last fields, and the id that ends it (the const that follows it), if one does.
+   */
+  list?: { ids: number[]; first: string; last: string; end?: number };
+}
+
+export interface IrStruct {
+  name: string;
+  doc?: string;
+  module: string;
+  params: IrParam[];
+  fields: IrField[];
+  /** For a TLV or tagged-list entry: its code's name, stored as the `code` property. */
+  entryCode?: string;
+  offsets?: boolean;
+  keys?: IrKeys;
+}
+
+export interface IrConstant {
+  name: string;
+  value: number | string | number[];
+  doc?: string;
+  module: string;
+}
+
+export interface IrLookup {
+  name: string;
+  doc?: string;
+  /** The enum whose names key the table, or undefined for numeric keys. */
+  key?: string;
+  /** [first key, last key, key name, value]: numeric tables may give a range of keys one value. */
+  entries: [number, number, string | undefined, unknown][];
+  module: string;
+}
+
+export interface IrEvent {
+  code: number;
+  name: string;
+  body?: string;
+  args?: Record<string, string | number>;
+  server?: string;
+  doc?: string;
+  transaction?: 'starts' | 'outside';
+}
+
+export interface Ir {
+  structs: Map<string, IrStruct>;
+  enums: Map<string, IrEnum>;
+  flags: Map<string, IrEnum>;
+  context: IrParam[];
+  constants: IrConstant[];
+  lookups: IrLookup[];
+  events: IrEvent[];
+  /** The module whose schema lists the event catalogue. */
+  eventsModule?: string;
+  modules: string[];
+  /** Names used by an event body may not be any of these: the event object keeps them for itself. */
+  reservedEventKeys: string[];
+}
+
+export const RESERVED_EVENT_KEYS = ['pos', 'header', 'type', 'checksum', 'raw', 'events'];
