@@ -1,0 +1,32 @@
+/**
+ * The `rows` field kind, whose values are read and written through `ctx.tables` (the rows layer's view
+ * of the table map): the one place that emits it, for every artifact.
+ */
+import { compileExpr } from '../expr.js';
+import type { IrType } from '../ir/types.js';
+import type { Module } from './module.js';
+import { q } from './print.js';
+
+type Rows = Extract<IrType, { kind: 'rows' }>;
+
+export function rowsType(m: Module, t: Rows, input: boolean): string {
+  if (t.layout === 'v0') return `${m.rtType('OldRowChange')}[]`;
+  return `${m.rtType(input ? 'RowChangeInput' : 'RowChange')}[]`;
+}
+
+/** An expression reading the row images from `reader`, through `ctx.tables`; `name` maps the struct's names. */
+export function decodeRows(t: Rows, reader: string, name: (id: string) => string, path: string): string {
+  if (t.layout === 'v0') return `ctx.tables.decodeOldRows(${[reader, t.table, t.columns, compileExpr(t.images, name), q(path)].join(', ')})`;
+  return `ctx.tables.decodeRows(${[reader, t.table, t.columns, t.columnsAfter ?? 'undefined', compileExpr(t.images, name), q(path)].join(', ')})`;
+}
+
+/** A statement writing the row images `value` to `writer`, through `ctx.tables`. */
+export function encodeRows(t: Rows, writer: string, value: string, name: (id: string) => string, path: string): string {
+  if (t.layout === 'v0') return `ctx.tables.encodeOldRows(${[writer, value, `v.${t.table}`, `v.${t.columns}`, compileExpr(t.images, name), q(path)].join(', ')});`;
+  return `ctx.tables.encodeRows(${[writer, value, `v.${t.table}`, `v.${t.columns}`, t.columnsAfter ? `v.${t.columnsAfter}` : 'undefined', compileExpr(t.images, name), q(path)].join(', ')});`;
+}
+
+/** An expression converting the JSON `j` at path `p` to row images. */
+export function rowsFromJson(m: Module, t: Rows, j: string, p: string): string {
+  return `${m.rt(t.layout === 'v0' ? 'oldRowsFromJson' : 'rowsFromJson')}(${j}, ${p})`;
+}
