@@ -3,7 +3,7 @@
  * event's fields can never drift from the schemas that decode them.
  */
 import type { Expr } from './expr.js';
-import type { Ir, IrField, IrStruct, IrType } from './ir/types.js';
+import type { Ir, IrEntryList, IrField, IrStruct, IrType } from './ir/types.js';
 
 export const DOCS_BEGIN = '<!-- BEGIN GENERATED: event fields (npm run generate) -->';
 export const DOCS_END = '<!-- END GENERATED: event fields -->';
@@ -12,7 +12,7 @@ export function eventDocs(ir: Ir): string {
   const out: string[] = [];
   const seen = new Set<string>();
   const queue: string[] = [];
-  const lists: Extract<IrType, { kind: 'tlv' | 'tagged' }>[] = [];
+  const lists: IrEntryList[] = [];
   for (const e of ir.events) {
     if (!e.body) continue;
     const s = ir.structs.get(e.body)!;
@@ -45,7 +45,7 @@ function paragraph(doc: string | undefined): string[] {
 }
 
 /** A list's entries in one table: code, name, fields. */
-function entriesTable(ir: Ir, t: Extract<IrType, { kind: 'tlv' | 'tagged' }>, queue: string[]): string[] {
+function entriesTable(ir: Ir, t: IrEntryList, queue: string[]): string[] {
   const rows = t.entries.map((e) => {
     const s = ir.structs.get(e.struct)!;
     const fields = s.fields.filter((f) => f.constValue === undefined).map((f) => `\`${f.name}\`: ${jsonType(f, queue)}${f.cond ? ` (when \`${show(f.cond).replace(/\|/g, '\\|')}\`)` : ''}`);

@@ -7,7 +7,7 @@ export const TARGETS = [
 ] as const;
 import { buildIr } from './ir/build.js';
 import type { Ir } from './ir/types.js';
-import { emit } from './emit.js';
+import { emit } from './emit/assemble.js';
 import type { EmittedFile } from './emit/print.js';
 import { loadSchemaDir, loadSchemaFile, SchemaError, type SchemaFile } from './load.js';
 import { validateFile } from './validate.js';

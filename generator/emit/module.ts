@@ -44,6 +44,11 @@ export class Module {
     return this.use(`${prefix}${name}`, this.struct(name).module, false);
   }
 
+  /** The converter from a struct's JSON form to its encoder input. */
+  structFromJson(name: string): string {
+    return this.use(`${name}FromJson`, this.struct(name).module, false);
+  }
+
   structType(name: string, input: boolean): string {
     return this.use(input ? `${name}Input` : name, this.struct(name).module, true);
   }

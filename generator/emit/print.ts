@@ -1,5 +1,5 @@
 /** The printing layer every emitter shares: the file header, doc comments, quoting, indented lines. */
-import { IndentationText, Project, QuoteKind } from 'ts-morph';
+import { IndentationText, Project, QuoteKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
 
 export interface EmittedFile {
   path: string;
@@ -18,6 +18,21 @@ export function newProject(): Project {
 
 export function docs(doc: string | undefined): string[] {
   return doc ? [doc.trim()] : [];
+}
+
+/** `export const name[: type] = initializer;`, with its doc comment. */
+export function addConst(sf: SourceFile, name: string, initializer: string, docs: string[], type?: string): void {
+  sf.addVariableStatement({ isExported: true, declarationKind: VariableDeclarationKind.Const, docs, declarations: [{ name, type, initializer }] });
+}
+
+/** An object literal of `props` (each `key: value,`), one a line. */
+export function objectLiteral(props: string[]): string {
+  return `{\n${props.join('\n')}\n}`;
+}
+
+/** Parameters as a function's body uses them: an unused one gets a leading underscore, as TypeScript wants. */
+export function used<P extends { name: string }>(body: string, ps: P[]): P[] {
+  return ps.map((p) => (new RegExp(`\\b${p.name.replace('$', '\\$')}\\b`).test(body) ? p : { ...p, name: `_${p.name}` }));
 }
 
 /** A string literal of `s` (a schema path or name, which holds no quote). */

@@ -68,6 +68,9 @@ export type IrType =
   | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string }
   | { kind: 'tagged'; code: IntType; entries: IrEntry[]; entryType: string };
 
+/** A TLV or tagged entry list: its entries are structs of their own. */
+export type IrEntryList = Extract<IrType, { kind: 'tlv' | 'tagged' }>;
+
 export type Derive =
   | { kind: 'lengthOf'; target: string }
   | { kind: 'countOf'; target: string }

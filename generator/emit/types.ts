@@ -1,0 +1,133 @@
+/**
+ * The types and data of a module: constants, lookup tables, enums and flags, each struct's interfaces
+ * (decoded value and encoder input), entry unions, offsets, and the event catalogue's names and types.
+ */
+import type { SourceFile } from 'ts-morph';
+import { fixedSize } from '../ir/sizes.js';
+import type { Ir, IrEntryList, IrEnum, IrStruct } from '../ir/types.js';
+import { eventsWithBody } from './events.js';
+import { companions, fieldType, hasDistinctInput, inputFields, keptFields } from './fields.js';
+import type { Module } from './module.js';
+import { addConst, docs, objectLiteral } from './print.js';
+
+/** An array constant as the narrowest typed array that holds its largest value, in hex. */
+function typedArray(values: number[]): string {
+  const max = values.reduce((m, v) => Math.max(m, v), 0);
+  const [type, digits] = max > 0xffff ? ['Uint32Array', 4] : max > 0xff ? ['Uint16Array', 4] : ['Uint8Array', 2];
+  return `${type}.of(${values.map((b) => `0x${b.toString(16).toUpperCase().padStart(digits, '0')}`).join(', ')})`;
+}
+
+export function emitConstants(sf: SourceFile, constants: Ir['constants']): void {
+  for (const c of constants) addConst(sf, c.name, Array.isArray(c.value) ? typedArray(c.value) : JSON.stringify(c.value), docs(c.doc));
+}
+
+export function emitLookup(sf: SourceFile, m: Module, l: Ir['lookups'][number]): void {
+  const literal = (v: unknown) => JSON.stringify(v).replace(/"([A-Za-z_][A-Za-z0-9_]*)":/g, '$1: ').replace(/,/g, ', ');
+  if (l.key) {
+    // Keyed by an enum: a constant object by code, each entry marked with its name.
+    const body = l.entries.map(([code, , name, v]) => `/* ${name} */ ${code}: ${literal(v)},`);
+    addConst(sf, l.name, `${objectLiteral(body)} as const`, docs(l.doc ? `${l.doc.trim()}\n\nKeyed by ${l.key} code.` : `Keyed by ${l.key} code.`));
+    sf.addTypeAlias({ isExported: true, name: `${l.name}Entry`, type: `(typeof ${l.name})[keyof typeof ${l.name}]` });
+    return;
+  }
+  // Keyed by numbers, some in ranges: a map built once, when the module loads.
+  const rows = l.entries.map(([lo, hi, , v]) => `[${lo}, ${hi}, ${literal(v)}],`).join('\n');
+  addConst(sf, l.name, `${m.rt('rangeMap')}([\n${rows}\n])`, docs(l.doc));
+}
+
+/** Enums, with their names by value; flags (`named` false), as hex masks. */
+export function emitEnums(sf: SourceFile, enums: IrEnum[], named: boolean): void {
+  for (const e of enums) {
+    addConst(sf, e.name, `${objectLiteral(e.values.map(([n, v]) => `${n}: ${named ? v : `0x${v.toString(16)}`},`))} as const`, e.doc ? [e.doc] : []);
+    if (!named) continue;
+    sf.addTypeAlias({ isExported: true, name: `${e.name}Name`, type: `keyof typeof ${e.name}` });
+    addConst(sf, `${e.name}Names`, objectLiteral(e.values.map(([n, v]) => `${v}: '${n}',`)), [`Names of ${e.name} by value.`], `Readonly<Record<number, ${e.name}Name>>`);
+  }
+}
+
+/** The decoded value's interface, and what the encoder takes: the same type unless something is derived. */
+export function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
+  const codeProp = s.entryCode ? [{ name: 'code', type: `'${s.entryCode}'` }] : [];
+  if (s.keys?.list) m.rtType('KeyedEntry');
+  sf.addInterface({
+    isExported: true,
+    name: s.name,
+    docs: docs(s.doc),
+    properties: [
+      ...codeProp,
+      ...keptFields(s).flatMap((f) => [
+        { name: f.name, type: fieldType(m, f, false), hasQuestionToken: !!f.cond, docs: docs(f.doc) },
+        ...companions(f, s),
+      ]),
+    ],
+  });
+  if (!hasDistinctInput(m.ir, s)) {
+    sf.addTypeAlias({ isExported: true, name: `${s.name}Input`, docs: [`What \`encode${s.name}\` takes: the decoded value.`], type: s.name });
+    return;
+  }
+  sf.addInterface({
+    isExported: true,
+    name: `${s.name}Input`,
+    docs: [`What \`encode${s.name}\` takes: derived fields may be left out, they are computed.`],
+    properties: [
+      ...codeProp,
+      ...inputFields(s).flatMap((f) => [
+        { name: f.name, type: fieldType(m, f, true), hasQuestionToken: !!f.cond || !!f.derive },
+        ...companions(f, s),
+      ]),
+    ],
+  });
+}
+
+export function emitEntryUnion(sf: SourceFile, m: Module, t: IrEntryList, owner: IrStruct): void {
+  const unknown = `{ code: number; raw: Uint8Array }`;
+  for (const input of [false, true]) {
+    sf.addTypeAlias({
+      isExported: true,
+      name: input ? `${t.entryType}Input` : t.entryType,
+      docs: [`An entry of ${owner.name}: one per known code, and the raw bytes of any other code.`],
+      type: [...t.entries.map((e) => m.structType(e.struct, input)), unknown].join(' | '),
+    });
+  }
+}
+
+export function emitOffsets(sf: SourceFile, s: IrStruct): void {
+  const props: string[] = [];
+  let at = 0;
+  for (const f of s.fields) {
+    const size = fixedSize(f.type) ?? (f.type.kind === 'text' && f.type.span.kind === 'padded' && f.type.span.size.kind === 'num' ? f.type.span.size.value : undefined);
+    // A conditional field keeps its offset: it holds wherever the field is present.
+    if (size === undefined || f.repeat) break;
+    props.push(`${f.name}: ${at},`);
+    at += size;
+  }
+  props.push(`end: ${at},`);
+  addConst(sf, `${s.name}Offsets`, `${objectLiteral(props)} as const`, [`Byte offsets of ${s.name}'s leading fixed-size fields, and where they end.`]);
+}
+
+/** The catalogue's codes and names, and the union of the event bodies the schemas describe. */
+export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
+  addConst(sf, 'EventTypes', `${objectLiteral(ir.events.map((e) => `${e.name}: ${e.code},`))} as const`, ["Every event type code a server may write, by its server's constant name."]);
+  addConst(sf, 'EventTypeNames', objectLiteral(ir.events.map((e) => `${e.code}: '${e.name}',`)), ['Constant names by event type code.'], 'Readonly<Record<number, string>>');
+  for (const input of [false, true]) {
+    sf.addTypeAlias({
+      isExported: true,
+      name: input ? 'EventBodyInput' : 'EventBody',
+      docs: [input ? 'What `encodeEventBody` takes.' : 'A decoded event body, tagged with its type name.'],
+      type: eventsWithBody(ir).map((e) => `({ type: '${e.name}' } & ${m.structType(e.body!, input)})`).join('\n  | '),
+    });
+  }
+}
+
+/** Sets of event types: those with a body, those that start a transaction group, those outside any. */
+export function emitEventSets(sf: SourceFile, ir: Ir): void {
+  addConst(sf, 'EventCodesWithBody', `new Set<number>([${eventsWithBody(ir).map((e) => e.code).join(', ')}])`, ['Codes whose body a schema describes.']);
+  emitTransactionSet(sf, ir, 'starts', 'TransactionStartEvents', 'Event types that start a MySQL transaction group, whose transaction_length the encoder computes.');
+  emitTransactionSet(sf, ir, 'outside', 'NonTransactionEvents', 'Event types that are never part of a MySQL transaction group: they end one without being counted in it.');
+}
+
+/** The names of the catalogue's events with one `transaction:` value, as a set of type names. */
+function emitTransactionSet(sf: SourceFile, ir: Ir, role: NonNullable<Ir['events'][number]['transaction']>, name: string, doc: string): void {
+  const names = ir.events.filter((e) => e.transaction === role).map((e) => `'${e.name}'`);
+  addConst(sf, name, `new Set<keyof typeof EventTypes>([${names.join(', ')}])`, [doc], 'ReadonlySet<string>');
+}
