@@ -9,11 +9,12 @@
  * one; {"$decimal": "1.50", "precision": p, "scale": s}; {"$date" | "$time" | "$datetime" |
  * "$timestamp": "…"}; {"$opaque": type, "hex": "…"} for any other opaque value. Integer widths and the
  * small or large container form are the server's canonical choices (the smallest that fits); a
- * document stored otherwise is kept with its bytes (see runtime/values/cells.ts).
+ * document stored otherwise is kept with its bytes (see runtime/values/json-cells.ts).
  */
 import { InvalidValueError } from '../core/errors.js';
 import type { JsonTree } from '../core/values.js';
 import { decimalSize, decodeDecimal, encodeDecimal } from './decimal.js';
+import { pad } from './digits.js';
 
 const T = {
   SMALL_OBJECT: 0x00,
@@ -195,8 +196,6 @@ function opaque(kind: number, data: Uint8Array): JsonTree {
 function temporalKey(kind: number): string {
   return kind === OPAQUE.DATE ? '$date' : kind === OPAQUE.TIME ? '$time' : kind === OPAQUE.DATETIME ? '$datetime' : '$timestamp';
 }
-
-const pad = (n: number | bigint, w: number) => String(n).padStart(w, '0');
 
 /** MySQL's packed longlong temporal: (ymd << 17 | hms) << 24 | microseconds, negated when negative. */
 function temporalText(kind: number, packed: bigint): string {

@@ -27,12 +27,6 @@ export interface CellCodec {
 export const num = (c: Column, key: string) => c.meta[key] as number;
 /** The value's byte size, from the CellLayouts table. */
 export const bytesOf = (c: Column) => (c.layout as { bytes: number }).bytes;
-export const ZEROS = ['', '0', '00', '000', '0000', '00000', '000000', '0000000', '00000000', '000000000'];
-/** n in at least `width` digits. */
-export const pad = (n: number, width: number) => {
-  const s = String(n);
-  return s.length >= width ? s : ZEROS[width - s.length]! + s;
-};
 export const bad = (r: Reader, problem: string, path: string) => new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
 
 export function expect<T extends CellValue>(v: CellValue, ok: (v: CellValue) => v is T, what: string, path: string): T {
@@ -45,12 +39,3 @@ export const isString = (v: CellValue): v is string => typeof v === 'string';
 export const isBig = (v: CellValue): v is bigint | number =>
   typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v));
 export const isTextValue = (v: CellValue): v is Text => typeof v === 'string' || v instanceof Uint8Array;
-
-/** Whether text is ASCII digits from `from` to `to`. */
-export function allDigits(text: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const digit = text.charCodeAt(i) - 0x30;
-    if (!(digit >= 0 && digit <= 9)) return false;
-  }
-  return true;
-}

@@ -4,7 +4,8 @@
  */
 import { EncodeError, InvalidValueError } from '../core/errors.js';
 import { beUint } from '../core/reader.js';
-import { allDigits, type CellCodec, expect, isString, num, pad, ZEROS } from './cell-codec.js';
+import { type CellCodec, expect, isString, num } from './cell-codec.js';
+import { allDigits, pad, ZEROS } from './digits.js';
 
 const DIG2BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
 

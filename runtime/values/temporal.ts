@@ -7,7 +7,8 @@ import type { Reader } from '../core/reader.js';
 import { Writer } from '../core/writer.js';
 import type { CellValue } from '../core/values.js';
 import type { Column } from './column.js';
-import { bad, type CellCodec, expect, isNumber, isString, num, pad } from './cell-codec.js';
+import { bad, type CellCodec, expect, isNumber, isString, num } from './cell-codec.js';
+import { digitsAt, pad } from './digits.js';
 
 /** Bytes of the fraction after TIME2, DATETIME2, TIMESTAMP2 of precision fsp. */
 const fracBytes = (fsp: number) => (fsp + 1) >> 1;
@@ -73,17 +74,6 @@ function parse(re: RegExp, v: CellValue, what: string, path: string): string[] {
   const m = re.exec(expect(v, isString, what, path));
   if (!m) throw new EncodeError(`'${String(v)}' is not ${what}`, path);
   return m;
-}
-
-/** The number that text's n ASCII digits from i write, or -1 where one is not a digit. */
-function digitsAt(text: string, i: number, n: number): number {
-  let v = 0;
-  for (const end = i + n; i < end; i++) {
-    const digit = text.charCodeAt(i) - 0x30;
-    if (!(digit >= 0 && digit <= 9)) return -1;
-    v = v * 10 + digit;
-  }
-  return v;
 }
 
 /** A DATETIME text's year, month, day, hour, minute and second, as parseDatetime leaves them. */
