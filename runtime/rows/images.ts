@@ -165,7 +165,7 @@ function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | unde
   if (known) return known;
   const before = presentColumns(t, columns, r, path);
   // An UPDATE whose images have the same columns reads both with the same cell readers, so that those
-  // that keep their last value (cells.ts) give the before image's back for each column left alone.
+  // that keep their last value (values/strings.ts, values/temporal.ts) give the before image's back for each column left alone.
   const sameColumns = !columnsAfter || bits(columnsAfter) === bits(columns);
   const after = images & BEFORE && images & AFTER && !sameColumns ? presentColumns(t, columnsAfter, r, path) : before;
   const jsonColumns = images & JSON_DIFFS ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
