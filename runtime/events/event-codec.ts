@@ -13,15 +13,16 @@ import {
   type EventBody,
   type EventBodyInput,
 } from '../../generated/events.js';
+import type { FormatDescriptionEvent, FormatDescriptionEventInput } from '../../generated/control.js';
 import type { TransactionPayloadEvent } from '../../generated/payload.js';
 import { decodeTableMapEvent, type TableMapEventInput } from '../../generated/rows.js';
 import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../../generated/header.js';
 import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from '../core/errors.js';
 import { jArray, jBytes, jNum, jObject } from '../core/json-form.js';
 import { packPayload, payloadEvents, splitEvents } from './payload.js';
-import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, type TableKnowledge } from './format-state.js';
-import { Reader } from '../core/reader.js';
-import { Writer } from '../core/writer.js';
+import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, storedServerVersion, type TableKnowledge } from './format-state.js';
+import { Reader, type Text } from '../core/reader.js';
+import { textToBytes, Writer } from '../core/writer.js';
 
 /** An event whose body no schema describes yet (or that is encrypted): its body bytes, kept whole. */
 export interface RawBody {
@@ -82,13 +83,10 @@ export class EventDecoder {
 
   /** Decodes one whole event, `bytes` exactly, found at file offset `pos`. */
   decode(bytes: Uint8Array, pos: number): BinlogEvent {
-    const code = bytes[EventHeaderOffsets.typeCode];
     try {
       return this.decodeUnchecked(bytes, pos);
     } catch (e) {
-      if (e instanceof BinlogError) throw e.atEvent(pos, code);
-      // A decoder bug must still surface as a typed error that says where.
-      throw new InternalError(`internal error: ${(e as Error).message}`, { offset: pos, eventPos: pos, eventType: code });
+      throw placed(e, bytes, pos);
     }
   }
 
@@ -232,8 +230,8 @@ export class EventEncoder {
     const w = this.w;
     w.reset();
     const encrypted = event.type === ENCRYPTED;
-    const aware =
-      code === FDE_CODE && !encrypted && checksumAware((event as unknown as { serverVersion?: string }).serverVersion ?? '');
+    // Whether the FDE carries its algorithm and a CRC32, from its version's bytes as the decoder tells it.
+    const aware = code === FDE_CODE && !encrypted && checksumAware(textToBytes((event as { serverVersion?: Text }).serverVersion ?? ''));
     // A v1 header has no flags (nor logPos), as the decoder gives it; v3 and v4 headers always have them.
     if (code === EventTypes.START_EVENT_V3 && !encrypted) this.format.startV3(event.header.flags === undefined);
     const ctx = this.format.context(code, aware);
@@ -249,23 +247,35 @@ export class EventEncoder {
     if (ctx.headerLength > EventHeaderOffsets.logPos) w.patchU32(EventHeaderOffsets.logPos, given ?? offset + size);
     if (ctx.hasChecksum) w.u32(eventCrc(w.view(), w.pos, crc32));
     const bytes = w.finish();
-    if (!encrypted && FormatState.changesFormat(code)) this.leaveState(event, code, bytes, offset, ctx.hasChecksum);
+    // After START_ENCRYPTION nothing changes the state any more: a decoder reads no later event.
+    if (!encrypted && !this.format.encrypted && FormatState.changesFormat(code)) {
+      try {
+        this.leaveState(event, code, bytes, offset, ctx.hasChecksum);
+      } catch (e) {
+        throw placed(e, bytes, offset);
+      }
+    }
     return bytes;
   }
 
   /**
-   * What the event changes for those after it, as the decoder would have it after reading `bytes`, taken
-   * from the input. A TABLE_MAP's table needs the metadata the schema computes from the stored bytes
-   * (realType, maxLength, bits), which an input leaves out: its body is read for them, and only when the
-   * table id's last TABLE_MAP had other bytes.
+   * What the event changes for those after it, exactly as a decoder of `bytes` would have it, taken from
+   * the input: an FDE as its bytes read back (fdeAsRead), START_EVENT_V3 and START_ENCRYPTION by their type.
+   * A TABLE_MAP's table needs the metadata the schema computes from the stored bytes (realType, maxLength,
+   * bits), which an input leaves out: its body is read for them, and only when the table id's last
+   * TABLE_MAP had other bytes. A raw event has its fields only as bytes: it is read whole.
    */
   private leaveState(event: BinlogEventInput, code: number, bytes: Uint8Array, offset: number, hasChecksum: boolean): void {
     if ('raw' in event) {
       this.reader.decode(bytes, offset);
       return;
     }
+    if (code === FDE_CODE) {
+      this.format.after(fdeAsRead(event as unknown as FormatDescriptionEventInput, hasChecksum, offset));
+      return;
+    }
     if (code !== EventTypes.TABLE_MAP_EVENT) {
-      this.format.after({ ...event, pos: offset });
+      this.format.after(event);
       return;
     }
     const ctx = this.format.context(code, false);
@@ -302,6 +312,32 @@ export class EventEncoder {
     });
     return { ...event, ...packPayload(event as Partial<TransactionPayloadEvent>, plain.view()), events: undefined } as BinlogEventInput;
   }
+}
+
+/**
+ * An FDE as a decoder reads back what it was written as, in what the format state takes from it: the
+ * checksum algorithm only when the event carries one, the server version as its padded field reads, and
+ * post-header lengths of its own rather than the caller's array, which the caller may change afterwards.
+ */
+function fdeAsRead(fde: FormatDescriptionEventInput, hasChecksum: boolean, pos: number): FormatDescriptionEvent & { type: string; pos: number } {
+  return {
+    ...fde,
+    type: 'FORMAT_DESCRIPTION_EVENT',
+    pos,
+    serverVersion: storedServerVersion(fde.serverVersion),
+    postHeaderLengths: [...fde.postHeaderLengths],
+    checksumAlg: hasChecksum ? fde.checksumAlg : undefined,
+  };
+}
+
+/**
+ * An error met reading (or taking the state of) the event `bytes` at file offset `pos`, said to be there;
+ * a bug's, which is no BinlogError, as a typed one all the same.
+ */
+function placed(e: unknown, bytes: Uint8Array, pos: number): BinlogError {
+  const code = bytes[EventHeaderOffsets.typeCode];
+  if (e instanceof BinlogError) return e.atEvent(pos, code);
+  return new InternalError(`internal error: ${(e as Error).message}`, { offset: pos, eventPos: pos, eventType: code });
 }
 
 /**

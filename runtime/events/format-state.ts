@@ -20,7 +20,9 @@ import {
   V1_HEADER_LENGTH,
   V3_POST_HEADER_LENGTHS,
 } from '../../generated/header.js';
+import { Reader, type Text } from '../core/reader.js';
 import { versionAtLeast } from '../core/schema-helpers.js';
+import { textToBytes } from '../core/writer.js';
 import { InvalidValueError } from '../core/errors.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../tables/definitions.js';
 import { TableRegistry } from '../tables/registry.js';
@@ -164,12 +166,25 @@ export function checksumAware(serverVersion: string | Uint8Array): boolean {
   return versionAtLeast(serverVersion, CHECKSUM_AWARE_SINCE_MYSQL, CHECKSUM_AWARE_SINCE_MARIADB);
 }
 
+/** The bytes of an FDE's NUL-padded server version field. */
+const SERVER_VERSION_LENGTH = FormatDescriptionEventOffsets.createTimestamp - FormatDescriptionEventOffsets.serverVersion;
+
 /** The server version inside an FDE's raw bytes (header included), read without decoding the event. */
 export function fdeServerVersion(event: Uint8Array, headerLength: number): Uint8Array {
   const at = headerLength + FormatDescriptionEventOffsets.serverVersion;
-  const field = event.subarray(at, at + FormatDescriptionEventOffsets.createTimestamp - FormatDescriptionEventOffsets.serverVersion);
+  const field = event.subarray(at, at + SERVER_VERSION_LENGTH);
   const nul = field.indexOf(0);
   return nul < 0 ? field : field.subarray(0, nul);
+}
+
+/**
+ * A server version as a decoder reads it back from the padded field it is written to (Reader.padded): the
+ * text before the first NUL, or the field's bytes when they are not UTF-8 or something follows that NUL.
+ */
+export function storedServerVersion(version: Text): Text {
+  const field = new Uint8Array(SERVER_VERSION_LENGTH);
+  field.set(textToBytes(version));
+  return new Reader(field).padded(SERVER_VERSION_LENGTH, 'FormatDescriptionEvent.serverVersion');
 }
 
 /**
