@@ -163,6 +163,47 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
     expect(size(out.slice(gtid, next))).toBe(size(events.slice(gtid, next)) + 5);
   });
 
+  it('encodes each event once when an edit changes the width of the length, its GTID event then shorter', () => {
+    const events = lines();
+    // The second group: its GTID event (79 bytes) and a 217-byte QUERY, 296 bytes counted in 3 (packed, ≥ 251).
+    const gtid = events.findIndex((e, i) => i > 2 && e.type === 'GTID_LOG_EVENT');
+    expect([events[gtid].transactionLength, events[gtid + 1].header.eventSize]).toEqual([296, 217]);
+    events[gtid + 1].query = events[gtid + 1].query.slice(0, -50);
+    const encode = vi.spyOn(EventEncoder.prototype, 'encode');
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeBinlog(events.map((l, i) => eventFromJson(l, `line ${i + 1}`)));
+      expect(encode).toHaveBeenCalledTimes(events.length);
+    } finally {
+      encode.mockRestore();
+    }
+    const out = decodeBinlog(bytes);
+    // 167 bytes of QUERY and 77 of GTID event: the length fits in 1 byte.
+    expect(out.slice(gtid, gtid + 2).map((e) => e.header.eventSize)).toEqual([77, 167]);
+    expect(lengthOf(out[gtid])).toBe(244n);
+  });
+
+  it('a file made by hand, without sizes or positions: the lengths computed, each event but the GTID encoded once', () => {
+    const source = readFileSync(fixtures().find((f) => f.name.endsWith('binlog-invisible-columns.000001'))!.path);
+    const inputs = lines().map((l, i) => {
+      const { pos: _pos, header: { eventSize: _size, ...header }, ...rest } = l;
+      return eventFromJson({ ...rest, header, ...(l.type === 'GTID_LOG_EVENT' ? { transactionLength: null } : {}) }, `line ${i + 1}`);
+    });
+    const encode = vi.spyOn(EventEncoder.prototype, 'encode');
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeBinlog(inputs);
+      const times = (type: string) => encode.mock.calls.filter(([e]) => e.type === type).length;
+      const count = (type: string) => inputs.filter((e) => e.type === type).length;
+      // Without its source size a GTID event is encoded once to measure it, and once with its length.
+      for (const type of new Set(inputs.map((e) => e.type))) expect(times(type), type).toBe((type === 'GTID_LOG_EVENT' ? 2 : 1) * count(type));
+    } finally {
+      encode.mockRestore();
+    }
+    // Nothing was edited: the server's lengths come out, and so its file.
+    expect(Buffer.compare(bytes, source)).toBe(0);
+  });
+
   it("the file's last group ends at the STOP event, which it does not count", () => {
     const events = lines();
     const { next } = expectLengthFollows(events, events.findLastIndex((e) => e.rows));

@@ -9,6 +9,7 @@
 import { NonTransactionEvents, TransactionStartEvents } from '../../generated/events.js';
 import { BINLOG_MAGIC } from '../../generated/header.js';
 import { InternalError } from '../core/errors.js';
+import { varintWidth } from '../core/reader.js';
 import { EventEncoder, moveEvent, type BinlogEventInput } from './event-codec.js';
 import type { TableKnowledge } from './format-state.js';
 
@@ -60,29 +61,56 @@ export class BinlogEncoder {
     const sourceSum = sizes.every((s) => s !== undefined) ? BigInt(sizes.reduce((a, b) => a! + b!, 0)!) : undefined;
     const given = gtid.transactionLength === null || gtid.transactionLength === undefined ? undefined : BigInt(gtid.transactionLength);
     if (given !== undefined && given !== sourceSum) return [this.write(gtid), ...rest.map((e) => this.write(e))];
-    // Each event is encoded once. The rest first, placed as if the GTID event took no room (event sizes do
-    // not depend on where events go); then the GTID event, whose length counts itself; then the rest moved
-    // after it, their computed log_pos and CRC32 patched.
+    // Each event is encoded once (the GTID event twice when its own size cannot be foreseen: encodeGtid).
+    // The rest first, placed as if the GTID event took no room (event sizes do not depend on where events
+    // go); then the GTID event, whose length counts itself; then the rest moved after it, their computed
+    // log_pos and CRC32 patched (moveEvent).
     const start = this.offset;
     const moved = rest.map((e) => ({ bytes: this.write(e), placement: { ...this.encoder.placement } }));
-    const gtidBytes = this.encodeGtid(gtid, this.offset - start, start);
+    const gtidBytes = this.encodeGtid(gtid, this.offset - start, start, given ?? sourceSum);
     for (const { bytes, placement } of moved) moveEvent(bytes, gtidBytes.length, placement);
     this.offset += gtidBytes.length;
     return [gtidBytes, ...moved.map((m) => m.bytes)];
   }
 
   /**
-   * The GTID event at `at`, its transaction length the rest's bytes and its own. Its own size depends on
-   * that length only through the length's encoded width: starting from the size the source gave the
-   * event, it is encoded once unless an edit changed its size, and again only until the size is stable.
+   * The GTID event at `at`, carrying its transaction's length: the rest's `restSize` bytes and its own.
+   * Its own size depends on that length only through the width of the integer that stores it, so its size
+   * for one length gives its size for any: the length is solved for (settle) from the size the source gave
+   * the event, less the width of the length it carried there (`sourceLength`), and the event is encoded
+   * once with it. Without a source size, or after an edit of its own fields, the first encoding measures
+   * it and a second carries the length (a tagged event's message size, a varint too, may ask one more).
    */
-  private encodeGtid(gtid: Gtid, restSize: number, at: number): Uint8Array {
-    let length = restSize + (gtid.header.eventSize ?? 0);
+  private encodeGtid(gtid: Gtid, restSize: number, at: number, sourceLength: bigint | undefined): Uint8Array {
+    const width = lengthWidth(gtid.type);
+    const sourceSize = gtid.header.eventSize;
+    let length = sourceSize === undefined || sourceLength === undefined ? BigInt(restSize) : settle(restSize, sourceSize - width(sourceLength), width);
     for (let tries = 0; tries < 4; tries++) {
-      const bytes = this.encoder.encode({ ...gtid, transactionLength: BigInt(length) } as BinlogEventInput, at);
-      if (restSize + bytes.length === length) return bytes;
-      length = restSize + bytes.length;
+      const bytes = this.encoder.encode({ ...gtid, transactionLength: length } as BinlogEventInput, at);
+      if (BigInt(restSize + bytes.length) === length) return bytes;
+      length = settle(restSize, bytes.length - width(length), width);
     }
     throw new InternalError(`the GTID event's size does not settle with a transaction length of ${length}`, { offset: at, eventPos: at });
   }
+}
+
+/**
+ * The transaction length L that counts its own bytes: L = restSize + gtidSize + width(L), `gtidSize` the
+ * GTID event's size without them. Widths grow with the value, so the first L that fits is the one.
+ */
+function settle(restSize: number, gtidSize: number, width: (n: bigint) => number): bigint {
+  const fixed = BigInt(restSize + gtidSize);
+  let length = fixed + 1n;
+  while (fixed + BigInt(width(length)) !== length) length = fixed + BigInt(width(length));
+  return length;
+}
+
+/** How a GTID event type stores its transaction length: a serialization varint (tagged), else MySQL's packed integer. */
+function lengthWidth(type: string): (n: bigint) => number {
+  return type === 'GTID_TAGGED_LOG_EVENT' ? varintWidth : packedWidth;
+}
+
+/** The bytes of MySQL's packed integer of n, as Writer.packed writes it. */
+function packedWidth(n: bigint): number {
+  return n < 0xfbn ? 1 : n <= 0xffffn ? 3 : n <= 0xffffffn ? 4 : 9;
 }
