@@ -13,6 +13,7 @@ import { EventDecoder, EventEncoder, eventFromJson, isEventType, type BinlogEven
 import { FormatState } from '../runtime/events/format-state.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
+import { MYSQL_8_0_32_FDE } from './support/mysql-fde.js';
 
 /** What a FormatState holds for the events after: everything but the context it refills per event. */
 function stateOf(f: FormatState) {
@@ -44,17 +45,7 @@ const header = (typeCode: number) => ({ timestamp: 1_700_000_000, typeCode, serv
 
 /** An FDE input: MySQL 8.0.32's post-header lengths unless given. */
 function fde(fields: Record<string, unknown>): BinlogEventInput {
-  return {
-    header: header(15),
-    type: 'FORMAT_DESCRIPTION_EVENT',
-    binlogVersion: 4,
-    serverVersion: '8.0.32',
-    createTimestamp: 0,
-    headerLength: 19,
-    postHeaderLengths: [0, 13, 0, 8, 0, 0, 0, 0, 4, 0, 4, 0, 0, 0, 98, 0, 4, 26, 8, 0, 0, 0, 8, 8, 8, 2, 0, 0, 0, 10, 10, 10, 42, 42, 0, 18, 52, 0, 10, 40, 0],
-    checksumAlg: 'BINLOG_CHECKSUM_ALG_CRC32',
-    ...fields,
-  } as unknown as BinlogEventInput;
+  return { ...MYSQL_8_0_32_FDE, header: header(15), ...fields } as BinlogEventInput;
 }
 
 const utf8 = (s: string) => new TextEncoder().encode(s);

@@ -13,6 +13,7 @@ import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runti
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';
+import { MYSQL_8_0_32_FDE } from './support/mysql-fde.js';
 
 type Loose = BinlogEvent & Record<string, unknown>;
 
@@ -24,17 +25,7 @@ const read = (path: string) => new Uint8Array(readFileSync(path));
 const viaJson = (events: BinlogEvent[]) => encodeBinlog(events.map((e) => eventFromJson(JSON.parse(toJsonLine(e)))));
 const payloadOf = (events: BinlogEvent[]) => events.find((e) => e.type === 'TRANSACTION_PAYLOAD_EVENT') as Loose;
 
-/** A MySQL 8.0.32 FORMAT_DESCRIPTION with CRC32 (its post-header lengths as that server writes them). */
-const FDE = {
-  header: { timestamp: 1_700_000_000, typeCode: 15, serverId: 1, flags: 0 },
-  type: 'FORMAT_DESCRIPTION_EVENT',
-  binlogVersion: 4,
-  serverVersion: '8.0.32',
-  createTimestamp: 0,
-  headerLength: 19,
-  postHeaderLengths: [0, 13, 0, 8, 0, 0, 0, 0, 4, 0, 4, 0, 0, 0, 98, 0, 4, 26, 8, 0, 0, 0, 8, 8, 8, 2, 0, 0, 0, 10, 10, 10, 42, 42, 0, 18, 52, 0, 10, 40, 0],
-  checksumAlg: 'BINLOG_CHECKSUM_ALG_CRC32',
-} as unknown as BinlogEventInput;
+const FDE = MYSQL_8_0_32_FDE;
 
 const header = (typeCode: number) => ({ timestamp: 1_700_000_001, typeCode, serverId: 1, flags: 0 });
 
