@@ -25,6 +25,11 @@ const SHORT_TEXT = 32;
  * A growable byte buffer. Length prefixes that precede their payload are written by reserving their bytes
  * (`reserve`) and patching them once the payload is written (`patchU16` …), so nothing is encoded twice.
  */
+/** The bytes of Writer.packed's form of v: 1 below 251, then 3, 4 or 9. */
+export function packedWidth(v: number | bigint): number {
+  return v < 0xfb ? 1 : v <= 0xffff ? 3 : v <= 0xffffff ? 4 : 9;
+}
+
 export class Writer {
   buf: Uint8Array;
   dv: DataView;

@@ -10,6 +10,7 @@ import { NonTransactionEvents, TransactionStartEvents } from '../../generated/ev
 import { BINLOG_MAGIC } from '../../generated/header.js';
 import { InternalError } from '../core/errors.js';
 import { varintWidth } from '../core/reader.js';
+import { packedWidth } from '../core/writer.js';
 import { EventEncoder, moveEvent, type BinlogEventInput } from './event-codec.js';
 import type { TableKnowledge } from './format-state.js';
 
@@ -108,9 +109,4 @@ function settle(restSize: number, gtidSize: number, width: (n: bigint) => number
 /** How a GTID event type stores its transaction length: a serialization varint (tagged), else MySQL's packed integer. */
 function lengthWidth(type: string): (n: bigint) => number {
   return type === 'GTID_TAGGED_LOG_EVENT' ? varintWidth : packedWidth;
-}
-
-/** The bytes of MySQL's packed integer of n, as Writer.packed writes it. */
-function packedWidth(n: bigint): number {
-  return n < 0xfbn ? 1 : n <= 0xffffn ? 3 : n <= 0xffffffn ? 4 : 9;
 }
