@@ -157,6 +157,13 @@ export function indexed(e: Expr, out: string[] = []): string[] {
   return out;
 }
 
+/** Every function call in the expression, nested ones included. */
+export function calls(e: Expr, out: Extract<Expr, { kind: 'call' }>[] = []): Extract<Expr, { kind: 'call' }>[] {
+  if (e.kind === 'call') out.push(e);
+  for (const child of children(e)) calls(child, out);
+  return out;
+}
+
 /** Every context name (`ctx.NAME`) the expression reads. */
 export function contextNames(e: Expr): string[] {
   return collect(e, 'ctx', []);
@@ -180,7 +187,7 @@ export function compileExpr(e: Expr, name: (id: string) => string): string {
       return `${e.op}${wrap(e.arg, c)}`;
     case 'binary': {
       // Integer division, as the specification's C arithmetic means it.
-      if (e.op === '/') return `Math.floor(${c(e.left)} / ${c(e.right)})`;
+      if (e.op === '/') return `Math.floor(${wrap(e.left, c)} / ${wrap(e.right, c)})`;
       const op = e.op === '==' ? '===' : e.op === '!=' ? '!==' : e.op;
       return `${wrap(e.left, c)} ${op} ${wrap(e.right, c)}`;
     }

@@ -4,6 +4,7 @@
  */
 import type { SourceFile } from 'ts-morph';
 import type { Ir, IrEntryList, IrStruct } from '../ir/types.js';
+import { emitCells } from './cells.js';
 import { emitContext, emitIndex } from './context.js';
 import { emitDecoder, emitEntryListDecoder, emitEventBodyDecoder } from './decoders.js';
 import { emitEncoder, emitEntryListEncoder, emitEventBodyEncoder } from './encoders.js';
@@ -29,6 +30,7 @@ export function emit(ir: Ir, sourceOf: (module: string) => string, runtimeDir = 
     emitEnums(sf, [...ir.flags.values()].filter((e) => e.module === module), false);
     for (const s of ir.structs.values()) if (s.module === module) emitStruct(sf, m, s);
     if (module === ir.eventsModule) emitEvents(sf, m, ir);
+    emitCells(sf, m, ir.cells.filter((c) => c.module === module), ir.externs);
     addImports(sf, m, runtimeDir);
     sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
     out.push({ path: `${module}.ts`, text: HEADER(sourceOf(module)) + sf.getFullText() });

@@ -1,5 +1,6 @@
 /** The IR from validated schema files: the passes, in the order that lets each rely on the ones before. */
 import type { SchemaError, SchemaFile } from '../load.js';
+import { resolveCells, resolveExterns } from './cells.js';
 import { checkDerived, checkRest } from './checks.js';
 import { declareNames, resolveLookups } from './declare.js';
 import { resolveEvents } from './events.js';
@@ -21,6 +22,8 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
   // Once every structure exists, sizes can be reckoned across references.
   for (const s of pass.ir.structs.values()) checkElements(pass, s, pass.origins.get(s.name)!);
   resolveEvents(pass, files);
+  resolveExterns(pass, files);
+  resolveCells(pass, files);
   return { ir: pass.ir, errors: pass.errors };
 }
 

@@ -27,6 +27,8 @@ export function newPass(files: SchemaFile[]): Pass {
     constants: [],
     lookups: [],
     events: [],
+    externs: [],
+    cells: [],
     modules: files.map((f) => f.module),
     reservedEventKeys: RESERVED_EVENT_KEYS,
   };

@@ -3,7 +3,7 @@
  * what the passes read, never emission.
  */
 import type { SchemaFile } from '../load.js';
-import type { IrEvent, ParamType } from './types.js';
+import type { ExternType, IrEvent, ParamType } from './types.js';
 
 export interface RawField {
   name: string;
@@ -46,6 +46,42 @@ export interface RawStruct {
   fields: RawField[];
 }
 
+export interface RawBitField {
+  name: string;
+  bits: number;
+  const?: number;
+  error?: string;
+  doc?: string;
+}
+
+export interface RawCellPart {
+  name: string;
+  type: string;
+  doc?: string;
+  bits?: RawBitField[];
+  bytes?: string | number;
+  order?: 'big' | 'little';
+  signed?: string | boolean;
+}
+
+export type RawLets = Record<string, string | number | boolean>;
+export type RawChecks = { if: string | number | boolean; error: string }[];
+
+export interface RawCell {
+  doc: string;
+  params?: Record<string, string | { from: string; default: number }>;
+  let?: RawLets;
+  layout: RawCellPart[];
+  decode: { let?: RawLets; checks?: RawChecks; value: string | number | boolean; memo?: boolean };
+  encode: { fields: string; gives: string[]; let?: RawLets; checks?: RawChecks; memo?: boolean };
+}
+
+export interface RawExtern {
+  doc: string;
+  args: Record<string, ExternType>;
+  returns: ExternType;
+}
+
 export interface RawFile {
   doc?: string;
   context?: Record<string, { type: ParamType; doc?: string }>;
@@ -55,6 +91,8 @@ export interface RawFile {
   flags?: Record<string, { doc?: string; values: Record<string, number> }>;
   structs?: Record<string, RawStruct>;
   events?: IrEvent[];
+  externs?: Record<string, RawExtern>;
+  cells?: Record<string, RawCell>;
 }
 
 export function rawFile(file: SchemaFile): RawFile {

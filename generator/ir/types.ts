@@ -148,6 +148,62 @@ export interface IrEvent {
   transaction?: 'starts' | 'outside';
 }
 
+/** The kinds of value an extern takes and gives (language.schema.json `externType`). */
+export type ExternType = 'number' | 'boolean' | 'string' | 'bigint' | 'integer' | 'value' | 'texts' | 'numbers' | 'indexes';
+
+/** A function the generated code is given by the runtime (the `externs` section). */
+export interface IrExtern {
+  name: string;
+  doc: string;
+  args: [string, ExternType][];
+  returns: ExternType;
+}
+
+/** Where a cell parameter comes from. */
+export interface IrCellParam {
+  name: string;
+  from: 'meta' | 'layout' | 'unsigned' | 'members';
+  key: string;
+  default?: number;
+}
+
+/** A bit field of a cell part: `shift` bits above the part's lowest. */
+export interface IrBitField {
+  name: string;
+  bits: number;
+  shift: number;
+  constValue?: number;
+  error?: string;
+}
+
+/** A stored part of a cell: a fixed integer (maybe split into bit fields), or one sized per column. */
+export type IrCellPart = { name: string } & (
+  | { kind: 'fixed'; int: IntType; bits: IrBitField[] }
+  | { kind: 'uint' | 'bigint'; bytes: Expr; be: boolean }
+  | { kind: 'int'; bytes: Expr; signed: Expr }
+  | { kind: 'float'; bytes: Expr }
+);
+
+export interface IrCheck {
+  cond: Expr;
+  /** The problem, each `{…}` standing for the value of an expression: those of `values`, in order. */
+  error: string;
+  values: Expr[];
+}
+
+export interface IrCell {
+  name: string;
+  doc: string;
+  module: string;
+  params: IrCellParam[];
+  lets: [string, Expr][];
+  parts: IrCellPart[];
+  decode: { lets: [string, Expr][]; checks: IrCheck[]; value: Expr; memo: boolean };
+  encode: { fields: Expr; gives: string[]; lets: [string, Expr][]; checks: IrCheck[]; memo: boolean };
+  /** Every extern its code calls, for the factory to take from the helpers. */
+  calls: string[];
+}
+
 export interface Ir {
   structs: Map<string, IrStruct>;
   enums: Map<string, IrEnum>;
@@ -159,6 +215,8 @@ export interface Ir {
   /** The module whose schema lists the event catalogue. */
   eventsModule?: string;
   modules: string[];
+  externs: IrExtern[];
+  cells: IrCell[];
   /** Names used by an event body may not be any of these: the event object keeps them for itself. */
   reservedEventKeys: string[];
 }

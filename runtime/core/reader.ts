@@ -409,6 +409,41 @@ export class Reader {
     return v;
   }
 
+  // Integers whose width a column's metadata gives: the caller has checked the bytes are there (need).
+
+  /** An unsigned big-endian integer of `n` bytes (0 to 6). */
+  uintBe(n: number): number {
+    let v = 0;
+    for (const end = this.pos + n; this.pos < end; this.pos++) v = v * 256 + this.buf[this.pos]!;
+    return v;
+  }
+  /** An unsigned little-endian integer of `n` bytes (0 to 6). */
+  uintLe(n: number): number {
+    let v = 0;
+    for (let i = n - 1; i >= 0; i--) v = v * 256 + this.buf[this.pos + i]!;
+    this.pos += n;
+    return v;
+  }
+  /** An unsigned big-endian integer of `n` bytes (0 to 8), as a bigint. */
+  bigBe(n: number): bigint {
+    let v = 0n;
+    for (const end = this.pos + n; this.pos < end; this.pos++) v = (v << 8n) | BigInt(this.buf[this.pos]!);
+    return v;
+  }
+  /** An unsigned little-endian integer of `n` bytes (0 to 8), as a bigint. */
+  bigLe(n: number): bigint {
+    let v = 0n;
+    for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(this.buf[this.pos + i]!);
+    this.pos += n;
+    return v;
+  }
+  /** A little-endian integer of `n` bytes (1 to 4, or 8 as a bigint), two's complement when `signed`. */
+  intLe(n: number, signed: boolean): number | bigint {
+    if (n === 8) return signed ? this.i64() : this.u64();
+    const v = n === 1 ? this.u8() : n === 2 ? this.u16() : n === 3 ? this.u24() : this.u32();
+    return signed && v >= 2 ** (8 * n - 1) ? v - 2 ** (8 * n) : v;
+  }
+
   /** An unsigned little-endian integer of `n` bytes (1 to 6), `n` known only at run time. */
   uint(n: number, path: string): number {
     if (n < 1 || n > 6) throw new InvalidValueError(`an integer of ${n} bytes`, { offset: this.offset, schemaPath: path });

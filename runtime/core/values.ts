@@ -2,7 +2,8 @@
  * The values a decoded row holds, as every layer passes them around: the generated row-event codecs,
  * the cell codecs, the row images and their JSON form. Types only.
  */
-import type { Text } from './reader.js';
+import type { Reader, Text } from './reader.js';
+import type { Writer } from './writer.js';
 
 export type JsonTree =
   | null
@@ -47,6 +48,30 @@ export interface JsonDiffCell {
 }
 
 export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell;
+
+/** What a cell codec reads of a column: its metadata, its CellLayouts entry, what the optional metadata says. */
+export interface CellColumn {
+  type: number;
+  meta: Record<string, unknown>;
+  layout: object;
+  unsigned?: boolean;
+  members?: Text[];
+}
+
+/** Reads one value of a column. */
+export type CellReader = (r: Reader) => CellValue;
+/** Writes one value of a column, or refuses it (EncodeError, naming the column's path). */
+export type CellWriter = (w: Writer, v: CellValue) => void;
+
+/**
+ * A column type's values both ways (schemas/cells.yaml, or a runtime codec): the reader and the writer are
+ * made once per column of a row layout, `path` the schema path their errors name, so that the column's
+ * metadata is looked up then rather than for every value.
+ */
+export interface CellCodec<C extends CellColumn = CellColumn> {
+  reader(c: C, path: string): CellReader;
+  writer(c: C, path: string): CellWriter;
+}
 
 /** A row image: column name (or `@N`) → value; NULL is null. */
 export type Row = Record<string, CellValue>;

@@ -30,6 +30,10 @@ export function packedWidth(v: number | bigint): number {
   return v < 0xfb ? 1 : v <= 0xffff ? 3 : v <= 0xffffff ? 4 : 9;
 }
 
+/** BIGINT's ranges, made once rather than by bigint powers per value. */
+const INT64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
+const UINT64 = [0n, 2n ** 64n - 1n] as const;
+
 export class Writer {
   buf: Uint8Array;
   dv: DataView;
@@ -221,6 +225,45 @@ export class Writer {
     const at = this.reserve((n + 7) >>> 3);
     for (let i = 0; i < n; i++) if (bits[i]) this.buf[at + (i >>> 3)]! |= msb ? 0x80 >>> (i & 7) : 1 << (i & 7);
     if (spare) this.buf[at + ((n - 1) >>> 3)]! |= msb ? spare : spare << (n & 7);
+  }
+
+  /** An unsigned big-endian integer of `n` bytes (0 to 6). */
+  uintBe(v: number, n: number, path: string): void {
+    if (!Number.isSafeInteger(v) || v < 0 || v >= 2 ** (8 * n)) throw new EncodeError(`${v} does not fit ${n} bytes`, path);
+    const at = this.claim(n);
+    for (let i = at + n - 1; i >= at; i--, v = Math.floor(v / 256)) this.buf[i] = v % 256;
+  }
+  /** An unsigned big-endian integer of `n` bytes (0 to 8), given as a bigint. */
+  bigBe(v: bigint, n: number, path: string): void {
+    if (v < 0n || v >> BigInt(8 * n)) throw new EncodeError(`${v} does not fit ${n} bytes`, path);
+    const at = this.claim(n);
+    for (let i = at + n - 1; i >= at; i--, v >>= 8n) this.buf[i] = Number(v & 0xffn);
+  }
+  /** An unsigned little-endian integer of `n` bytes (0 to 8), given as a bigint. */
+  bigLe(v: bigint, n: number, path: string): void {
+    if (v < 0n || v >> BigInt(8 * n)) throw new EncodeError(`${v} does not fit ${n} bytes`, path);
+    const at = this.claim(n);
+    for (let i = at; i < at + n; i++, v >>= 8n) this.buf[i] = Number(v & 0xffn);
+  }
+  /**
+   * A little-endian integer of `n` bytes (1 to 4, or 8 given as a bigint), two's complement when
+   * `signed`; one outside the range of its width and signedness is refused.
+   */
+  intLe(v: number | bigint, n: number, signed: boolean, path: string): void {
+    if (n === 8) {
+      const b = BigInt(v);
+      const [lo, hi] = signed ? INT64 : UINT64;
+      if (b < lo || b > hi) throw new EncodeError(`${b} is out of range`, path);
+      return this.u64(b);
+    }
+    const x = v as number;
+    const half = 2 ** (8 * n - 1);
+    if (!Number.isInteger(x) || x < (signed ? -half : 0) || x >= (signed ? half : 2 * half)) throw new EncodeError(`${x} is out of range`, path);
+    const u = x < 0 ? x + 2 * half : x;
+    if (n === 1) this.u8(u);
+    else if (n === 2) this.u16(u);
+    else if (n === 3) this.u24(u);
+    else this.u32(u);
   }
 
   /** An unsigned little-endian integer of `n` bytes (1 to 6). */

@@ -1,99 +1,63 @@
 /**
- * BIT, ENUM and SET cells.
+ * The values of BIT, ENUM and SET cells (schemas/cells.yaml): member names to indexes and bits and back.
+ * The bytes they take are the schema's.
  */
 import { EncodeError } from '../core/errors.js';
 import { sameBytes, type Text } from '../core/reader.js';
-import type { Column } from './column.js';
-import { type CellCodec, expect, isBig, isTextValue, num } from './cell-codec.js';
+import type { CellValue } from '../core/values.js';
+import { expect, isBig, isTextValue } from './cell-codec.js';
 
-function bitBytes(c: Column): number {
-  return num(c, 'wholeBytes') + (num(c, 'bitsInLastByte') ? 1 : 0);
+/** An unsigned integer below 2^bits, as a bigint. */
+export function bitsOf(v: CellValue, bits: number, path: string): bigint {
+  const b = BigInt(expect(v, isBig, 'an integer', path));
+  if (b < 0n || b >= 1n << BigInt(bits)) throw new EncodeError(`${b} does not fit BIT(${bits})`, path);
+  return b;
 }
 
-export const bit: CellCodec = {
-  reader(c, path) {
-    return (r) => {
-      const n = bitBytes(c);
-      r.need(n, path);
-      let v = 0n;
-      for (let i = 0; i < n; i++) v = (v << 8n) | BigInt(r.u8());
-      return v;
-    };
-  },
-  writer(c, path) {
-    return (w, v) => {
-      let b = BigInt(expect(v, isBig, 'an integer', path));
-      if (b < 0n || b >= 1n << BigInt(num(c, 'bits'))) throw new EncodeError(`${b} does not fit BIT(${num(c, 'bits')})`, path);
-      const n = bitBytes(c);
-      const out = new Uint8Array(n);
-      for (let i = n - 1; i >= 0; i--, b >>= 8n) out[i] = Number(b & 0xffn);
-      w.bytes(out);
-    };
-  },
-};
+/** The name of the 1-based member `index`, or the index where no member has it (0, the empty value). */
+export function memberName(index: number, members: Text[]): CellValue {
+  const name = index > 0 ? members[index - 1] : undefined;
+  return name === undefined ? index : name;
+}
 
-/** ENUM and SET store their byte size in the STRING metadata's length byte. */
-const packLength = (c: Column) => (c.meta.maxLength as number | undefined) ?? 1;
+/** Each member name's 1-based index, the first where names repeat (as findIndex gives it). */
+export function memberIndexes(members: Text[]): ReadonlyMap<string, number> {
+  const named = new Map<string, number>();
+  members.forEach((m, i) => typeof m === 'string' && !named.has(m) && named.set(m, i + 1));
+  return named;
+}
 
-export const enumCodec: CellCodec = {
-  reader(c, path) {
-    const [n, members] = [packLength(c), c.members ?? []];
-    return (r) => {
-      r.need(n, path);
-      const index = n === 1 ? r.u8() : r.u16();
-      const name = index > 0 ? members[index - 1] : undefined;
-      return name === undefined ? index : name;
-    };
-  },
-  writer(c, path) {
-    const members = c.members ?? [];
-    // Each member name's index, the first where names repeat (as findIndex gives it); bytes are compared.
-    const named = new Map<string, number>();
-    members.forEach((m, i) => typeof m === 'string' && !named.has(m) && named.set(m, i + 1));
-    const one = packLength(c) === 1;
-    return (w, v) => {
-      let index: number;
-      if (typeof v === 'number') index = v;
-      else {
-        const text = expect(v, isTextValue, 'a member name or index', path);
-        index = (typeof text === 'string' ? named.get(text) : members.findIndex((m) => sameText(m, text)) + 1) ?? 0;
-        if (index === 0) throw new EncodeError(`'${String(text)}' is not a member`, path);
-      }
-      if (one) w.u8(index);
-      else w.u16(index);
-    };
-  },
-};
+/** A member's index, or its name (text as bytes compared byte by byte) as its index. */
+export function memberIndex(v: CellValue, indexes: ReadonlyMap<string, number>, members: Text[], path: string): number {
+  if (typeof v === 'number') return v;
+  const text = expect(v, isTextValue, 'a member name or index', path);
+  const index = (typeof text === 'string' ? indexes.get(text) : members.findIndex((m) => sameText(m, text)) + 1) ?? 0;
+  if (index === 0) throw new EncodeError(`'${String(text)}' is not a member`, path);
+  return index;
+}
 
 function sameText(a: Text, b: Text): boolean {
   if (typeof a === 'string' || typeof b === 'string') return a === b;
   return sameBytes(a, b);
 }
 
-export const set: CellCodec = {
-  reader(c, path) {
-    return (r) => {
-      const n = packLength(c);
-      r.need(n, path);
-      let mask = 0n;
-      for (let i = 0; i < n; i++) mask |= BigInt(r.u8()) << BigInt(8 * i);
-      const members = c.members;
-      if (!members || mask >> BigInt(members.length)) return n > 6 ? mask : Number(mask);
-      return members.filter((_, i) => (mask >> BigInt(i)) & 1n);
-    };
-  },
-  writer(c, path) {
-    return (w, v) => {
-      let mask: bigint;
-      if (Array.isArray(v)) {
-        mask = 0n;
-        for (const name of v as Text[]) {
-          const i = (c.members ?? []).findIndex((m) => sameText(m, name));
-          if (i < 0) throw new EncodeError(`'${String(name)}' is not a member`, path);
-          mask |= 1n << BigInt(i);
-        }
-      } else mask = BigInt(expect(v, isBig, 'member names or a bitmask', path));
-      for (let i = 0; i < packLength(c); i++, mask >>= 8n) w.u8(Number(mask & 0xffn));
-    };
-  },
-};
+/**
+ * The members whose bits are set; where a bit has no member (or the names are unknown), the mask
+ * itself: a number up to 6 bytes, a bigint beyond.
+ */
+export function memberList(mask: bigint, members: Text[], bytes: number): CellValue {
+  if (!members.length || mask >> BigInt(members.length)) return bytes > 6 ? mask : Number(mask);
+  return members.filter((_, i) => (mask >> BigInt(i)) & 1n);
+}
+
+/** Member names, or a bitmask, as the bitmask. */
+export function memberMask(v: CellValue, members: Text[], path: string): bigint {
+  if (!Array.isArray(v)) return BigInt(expect(v, isBig, 'member names or a bitmask', path));
+  let mask = 0n;
+  for (const name of v as Text[]) {
+    const i = members.findIndex((m) => sameText(m, name));
+    if (i < 0) throw new EncodeError(`'${String(name)}' is not a member`, path);
+    mask |= 1n << BigInt(i);
+  }
+  return mask;
+}

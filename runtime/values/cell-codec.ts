@@ -4,24 +4,12 @@
  */
 import { EncodeError, InvalidValueError } from '../core/errors.js';
 import type { Reader, Text } from '../core/reader.js';
-import { Writer } from '../core/writer.js';
-import type { CellValue } from '../core/values.js';
+import type { CellCodec as CoreCellCodec, CellValue } from '../core/values.js';
 import type { Column } from './column.js';
 
-/** Reads one value of a column. */
-export type CellReader = (r: Reader) => CellValue;
-/** Writes one value of a column, or refuses it (EncodeError, naming the column's path). */
-export type CellWriter = (w: Writer, v: CellValue) => void;
-
-export interface CellCodec {
-  /**
-   * The reader of a column's values, `path` the schema path its errors name: made once per column of a
-   * row layout, so that the column's metadata is looked up then rather than for every value.
-   */
-  reader(c: Column, path: string): CellReader;
-  /** The writer of a column's values, made once per column of a row layout as the reader is. */
-  writer(c: Column, path: string): CellWriter;
-}
+/** A cell codec of the runtime's (the variable-length types), given the whole column. */
+export type CellCodec = CoreCellCodec<Column>;
+export type { CellReader, CellWriter } from '../core/values.js';
 
 /** A number from the column's TABLE_MAP metadata. */
 export const num = (c: Column, key: string) => c.meta[key] as number;

@@ -1,16 +1,40 @@
 /**
  * Column values in row images: the codec of each `codec` name of the CellLayouts table
- * (schemas/columns.yaml), in both directions; each family of types has its own module beside this one.
+ * (schemas/columns.yaml). The fixed layouts are schemas/cells.yaml's, generated; they are given here
+ * the helpers they take (the schema's externs). The variable-length types (DECIMAL, the strings and
+ * blobs, JSON) are runtime codecs, each in its family's module beside this one.
  */
+import { cellCodecs, type CellHelpers } from '../../generated/cells.js';
 import { EncodeError } from '../core/errors.js';
 import type { Column } from './column.js';
-import { bit, enumCodec, set } from './bits-and-sets.js';
+import { bitsOf, memberIndex, memberIndexes, memberList, memberMask, memberName } from './bits-and-sets.js';
 import { bad, type CellCodec } from './cell-codec.js';
 import { newdecimal } from './decimal.js';
 import { json } from './json-cells.js';
-import { float, int } from './numbers.js';
+import { integerOf, numberOf, shortestFloat32 } from './numbers.js';
 import { blob, string, varchar, vector } from './strings.js';
-import { date, datetime, datetime2, time, time2, timestamp, timestamp2, year } from './temporal.js';
+import { dateFields, dateText, datetimeFields, datetimeText, fraction, timeFields, timeText, utcSeconds, utcText } from './temporal.js';
+
+const HELPERS: CellHelpers = {
+  dateText,
+  timeText,
+  datetimeText,
+  utcText,
+  utcSeconds,
+  dateFields,
+  timeFields,
+  datetimeFields,
+  fractionText: fraction,
+  float32Text: shortestFloat32,
+  numberOf,
+  integerOf,
+  bitsOf,
+  memberName,
+  memberIndexes,
+  memberIndex,
+  memberList,
+  memberMask,
+};
 
 const nothing: CellCodec = {
   reader: () => () => null,
@@ -31,20 +55,8 @@ const unsupported: CellCodec = {
 };
 
 export const CELL_CODECS: Record<string, CellCodec> = {
-  int,
-  float,
+  ...cellCodecs(HELPERS),
   newdecimal,
-  date,
-  year,
-  time,
-  datetime,
-  timestamp,
-  timestamp2,
-  datetime2,
-  time2,
-  bit,
-  enum: enumCodec,
-  set,
   varchar,
   string,
   blob,

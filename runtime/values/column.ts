@@ -4,10 +4,11 @@
  */
 import type { CellLayoutsEntry } from '../../generated/columns.js';
 import type { Text } from '../core/reader.js';
+import type { CellColumn } from '../core/values.js';
 
 export type Flavor = 'mysql' | 'mariadb';
 
-export interface Column {
+export interface Column extends CellColumn {
   /** 0-based position in the table. */
   index: number;
   /** From COLUMN_NAME, else `@N` (1-based). */

@@ -1,0 +1,250 @@
+/**
+ * The cells as TypeScript: per cell a factory that takes the runtime's helpers (the externs) and gives
+ * the cell's codec, whose reader and writer are made once per column of a row layout, its params and
+ * lets reckoned then; and `cellCodecs`, every cell by name.
+ */
+import type { SourceFile } from 'ts-morph';
+import { compileExpr, type Expr } from '../expr.js';
+import type { ExternType, IrBitField, IrCell, IrCellPart, IrCheck, IrExtern } from '../ir/types.js';
+import type { Module } from './module.js';
+import { docs, Lines, q } from './print.js';
+
+const TS_TYPE: Record<ExternType, string> = {
+  number: 'number',
+  boolean: 'boolean',
+  string: 'string',
+  bigint: 'bigint',
+  integer: 'number | bigint',
+  value: 'CellValue',
+  texts: 'Text[]',
+  numbers: 'number[]',
+  indexes: 'ReadonlyMap<string, number>',
+};
+
+export function emitCells(sf: SourceFile, m: Module, cells: IrCell[], externs: IrExtern[]): void {
+  if (!cells.length) return;
+  m.rtType('CellCodec');
+  if (externs.some((x) => [...x.args.map(([, t]) => t), x.returns].includes('value'))) m.rtType('CellValue');
+  if (externs.some((x) => x.args.some(([, t]) => t === 'texts'))) m.rtType('Text');
+  sf.addInterface({
+    name: 'CellHelpers',
+    isExported: true,
+    docs: ["What the cells take from the runtime (the schema's `externs`): text and values to fields and back, no fact of the format."],
+    methods: externs.map((x) => ({
+      name: x.name,
+      docs: docs(x.doc),
+      parameters: x.args.map(([name, t]) => ({ name, type: TS_TYPE[t] })),
+      returnType: TS_TYPE[x.returns],
+    })),
+  });
+  for (const cell of cells) emitCell(sf, m, cell);
+  sf.addTypeAlias({ name: 'CellName', isExported: true, type: cells.map((c) => q(c.name)).join(' | ') });
+  sf.addFunction({
+    name: 'cellCodecs',
+    isExported: true,
+    docs: ['Every cell, by the `codec` name the CellLayouts table gives it.'],
+    parameters: [{ name: 'h', type: 'CellHelpers' }],
+    returnType: 'Record<CellName, CellCodec>',
+    statements: `return {\n${cells.map((c) => `${c.name}: ${factoryName(c)}(h),`).join('\n')}\n};`,
+  });
+}
+
+const factoryName = (c: IrCell) => `${c.name}Cell`;
+
+function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
+  const name = (id: string) => {
+    const bare = id.replace(/\[\]$/, '');
+    const constant = m.ir.constants.find((k) => k.name === bare);
+    return constant ? m.use(bare, constant.module, false) : bare;
+  };
+  const x = (e: Expr) => compileExpr(e, name);
+  const uses = c.calls.length ? `const { ${c.calls.join(', ')} } = h;\n` : '';
+  sf.addFunction({
+    name: factoryName(c),
+    isExported: true,
+    docs: docs(c.doc),
+    parameters: [{ name: c.calls.length ? 'h' : '_h', type: 'CellHelpers' }],
+    returnType: 'CellCodec',
+    statements: `${uses}return {\nreader(c, path) {\n${withFactory(c, readerBody(m, c, x), x)}\n},\nwriter(c, path) {\n${withFactory(c, writerBody(m, c, x), x)}\n},\n};`,
+  });
+}
+
+/** The body preceded by the params and lets it reads (directly or through another of them). */
+function withFactory(c: IrCell, body: string, x: (e: Expr) => string): string {
+  const decls: [string, string][] = [
+    ...c.params.map((p): [string, string] => [p.name, `const ${p.name} = ${paramSource(p)};`]),
+    ...c.lets.map(([n, e]): [string, string] => [n, `const ${n} = ${x(e)};`]),
+  ];
+  const kept: string[] = [];
+  let reads = body;
+  for (const [n, decl] of decls.reverse()) {
+    if (!new RegExp(`\\b${n}\\b`).test(reads)) continue;
+    kept.unshift(decl);
+    reads += decl;
+  }
+  const column = /\bc\./.test(kept.join('\n')) ? '' : 'void c;\n';
+  return `${column}${kept.join('\n')}\n${body}`;
+}
+
+function paramSource(p: IrCell['params'][number]): string {
+  switch (p.from) {
+    case 'meta':
+      return p.default === undefined ? `c.meta.${p.key} as number` : `(c.meta.${p.key} as number | undefined) ?? ${p.default}`;
+    case 'layout':
+      return `(c.layout as { ${p.key}: number }).${p.key}`;
+    case 'unsigned':
+      return 'c.unsigned === true';
+    case 'members':
+      return 'c.members ?? []';
+  }
+}
+
+/** The bytes a part spans, as code over the factory's names. */
+function partSize(p: IrCellPart, x: (e: Expr) => string): string {
+  return p.kind === 'fixed' ? String(p.int.width) : x(p.bytes);
+}
+
+function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
+  const out = new Lines();
+  const sizes = c.parts.map((p) => partSize(p, x));
+  const fixed = sizes.every((s) => /^\d+$/.test(s));
+  const size = fixed ? String(sizes.reduce((n, s) => n + Number(s), 0)) : 'size$';
+  if (!fixed) out.line(`const size$ = ${sizes.map((s) => (/^[\w$.]+$/.test(s) ? s : `(${s})`)).join(' + ')};`);
+  const memo = c.decode.memo;
+  if (memo) out.line(`let ${[...c.parts.map((p) => `${p.name}$memo: number | bigint = -1`), 'value$memo: CellValue = null'].join(', ')};`);
+  if (memo) m.rtType('CellValue');
+  out.open('return (r) => {');
+  out.line(`r.need(${size}, path);`);
+  for (const p of c.parts) out.line(`const ${p.name} = ${readPart(p, x)};`);
+  if (memo) out.line(`if (${c.parts.map((p) => `${p.name} === ${p.name}$memo`).join(' && ')}) return value$memo;`);
+  for (const p of c.parts) if (p.kind === 'fixed') for (const b of p.bits) readBits(m, out, p.name, p.int.width * 8, b);
+  for (const [n, e] of c.decode.lets) out.line(`const ${n} = ${x(e)};`);
+  for (const check of c.decode.checks) out.line(`if (${x(check.cond)}) throw ${invalid(m, message(check, x))};`);
+  if (memo) {
+    out.line(`const value = ${x(c.decode.value)};`);
+    out.line(`${[...c.parts.map((p) => `${p.name}$memo = ${p.name}`), 'value$memo = value'].join(';\n')};`);
+    out.line('return value;');
+  } else out.line(`return ${x(c.decode.value)};`);
+  out.close('};');
+  return out.text();
+}
+
+function readPart(p: IrCellPart, x: (e: Expr) => string): string {
+  switch (p.kind) {
+    case 'fixed':
+      return `r.${fixedMethod(p)}()`;
+    case 'uint':
+      return `r.${p.be ? 'uintBe' : 'uintLe'}(${x(p.bytes)})`;
+    case 'bigint':
+      return `r.${p.be ? 'bigBe' : 'bigLe'}(${x(p.bytes)})`;
+    case 'int':
+      return `r.intLe(${x(p.bytes)}, ${x(p.signed)})`;
+    case 'float':
+      return `${x(p.bytes)} === 4 ? r.f32() : r.f64()`;
+  }
+}
+
+/** A bit field of a part `width` bits wide: by shifts within 32 bits, by division beyond. */
+function readBits(m: Module, out: Lines, part: string, width: number, b: IrBitField): void {
+  const top = b.shift + b.bits === width;
+  const mask = `0x${(2 ** b.bits - 1).toString(16)}`;
+  let code: string;
+  if (width <= 32) code = b.shift === 0 ? `${part} & ${mask}` : top ? `${part} >>> ${b.shift}` : `(${part} >>> ${b.shift}) & ${mask}`;
+  else {
+    const high = b.shift === 0 ? part : `Math.floor(${part} / ${2 ** b.shift})`;
+    code = top ? high : `${high} % ${2 ** b.bits}`;
+  }
+  if (b.constValue === undefined) out.line(`const ${b.name} = ${code};`);
+  else out.line(`if ((${code}) !== ${b.constValue}) throw ${invalid(m, q(b.error!))};`);
+}
+
+function invalid(m: Module, text: string): string {
+  return `new ${m.rt('InvalidValueError')}(${text}, { offset: r.offset, schemaPath: path })`;
+}
+
+/** A check's message as a template literal, each `{…}` the value of its expression. */
+function message(check: IrCheck, x: (e: Expr) => string): string {
+  let i = 0;
+  const escaped = check.error.replace(/[`\\]|\$\{/g, (s) => `\\${s}`);
+  return `\`${escaped.replace(/\{[^{}]+\}/g, () => `\${${x(check.values[i++]!)}}`)}\``;
+}
+
+function writerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
+  const out = new Lines();
+  const { memo } = c.encode;
+  if (memo) {
+    m.rtType('CellValue');
+    out.line(`let value$memo: CellValue | undefined;`);
+    out.line(`let ${c.parts.map((p) => `${p.name}$memo = ${p.kind === 'bigint' ? '0n' : '0'}`).join(', ')};`);
+  }
+  out.open('return (w, value) => {');
+  if (memo) out.open('if (value !== value$memo) {');
+  const gives = c.encode.gives;
+  if (gives.length === 1) out.line(`const ${gives[0]} = ${x(c.encode.fields)};`);
+  else {
+    out.line(`const fields$ = ${x(c.encode.fields)};`);
+    gives.forEach((g, i) => out.line(`const ${g} = fields$[${i}]!;`));
+  }
+  for (const [n, e] of c.encode.lets) out.line(`const ${n} = ${x(e)};`);
+  for (const check of c.encode.checks) out.line(`if (${x(check.cond)}) throw new ${m.rt('EncodeError')}(${message(check, x)}, path);`);
+  for (const p of c.parts) if (p.kind === 'fixed') composePart(m, out, p);
+  if (memo) {
+    out.line(`${[...c.parts.map((p) => `${p.name}$memo = ${p.name}`), 'value$memo = value'].join(';\n')};`);
+    out.close();
+  }
+  for (const p of c.parts) out.line(writePart(p, x, memo ? `${p.name}$memo` : p.name));
+  out.close('};');
+  return unusedFieldsLeftOut(out.out, gives).join('\n');
+}
+
+/** The lines without the fields taken from `fields$` that nothing after reads (a TIMESTAMP has no use for micro). */
+function unusedFieldsLeftOut(lines: string[], gives: string[]): string[] {
+  return lines.filter((line, i) => {
+    const g = gives.find((name) => line.trimStart().startsWith(`const ${name} = fields$[`));
+    return g === undefined || new RegExp(`\\b${g}\\b`).test(lines.slice(i + 1).join('\n'));
+  });
+}
+
+/** A fixed part from its bit fields (each checked to fit), or checked to fit the integer. */
+function composePart(m: Module, out: Lines, p: Extract<IrCellPart, { kind: 'fixed' }>): void {
+  const width = p.int.width * 8;
+  const fail = (what: string, bits: string) => `throw new ${m.rt('EncodeError')}(\`${what} \${${what}} does not fit ${bits}\`, path)`;
+  if (!p.bits.length) {
+    if (p.int.big) return;
+    const [lo, hi] = p.int.signed ? [-(2 ** (width - 1)), 2 ** (width - 1) - 1] : [0, 2 ** width - 1];
+    out.line(`if (!(${p.name} >= ${lo} && ${p.name} <= ${hi})) ${fail(p.name, p.int.signed ? `i${width}` : `u${width}`)};`);
+    return;
+  }
+  for (const b of p.bits) {
+    if (b.constValue === undefined) out.line(`if (!(${b.name} >= 0 && ${b.name} <= ${2 ** b.bits - 1})) ${fail(b.name, `${b.bits} bits`)};`);
+  }
+  const term = (b: IrBitField) => {
+    const v = b.constValue ?? b.name;
+    if (width > 31) return b.shift ? `${v} * ${2 ** b.shift}` : String(v);
+    return b.shift ? `(${v} << ${b.shift})` : String(v);
+  };
+  const sum = p.bits.map(term).join(width > 31 ? ' + ' : ' | ');
+  out.line(`const ${p.name} = ${sum};`);
+}
+
+/** The write of part `p`, whose value is `v`. */
+function writePart(p: IrCellPart, x: (e: Expr) => string, v: string): string {
+  switch (p.kind) {
+    case 'fixed':
+      return `w.${fixedMethod(p)}(${v});`;
+    case 'uint':
+      return `w.${p.be ? 'uintBe' : 'uint'}(${v}, ${x(p.bytes)}, path);`;
+    case 'bigint':
+      return `w.${p.be ? 'bigBe' : 'bigLe'}(${v}, ${x(p.bytes)}, path);`;
+    case 'int':
+      return `w.intLe(${v}, ${x(p.bytes)}, ${x(p.signed)}, path);`;
+    case 'float':
+      return `if (${x(p.bytes)} === 4) w.f32(${v});\nelse w.f64(${v});`;
+  }
+}
+
+/** The Reader's and Writer's method of a fixed integer: u8, i24, u40be… */
+function fixedMethod(p: Extract<IrCellPart, { kind: 'fixed' }>): string {
+  const { width, signed, be } = p.int;
+  return `${signed ? 'i' : 'u'}${width * 8}${be && width > 1 ? 'be' : ''}`;
+}

@@ -1,0 +1,193 @@
+/**
+ * The `externs` and `cells` sections: each cell's parameters, parts and bit fields, and its decode and
+ * encode steps, with every name an expression reads checked against what is defined before it.
+ */
+import { calls, ExprError, identifiers, parseExpr, type Expr } from '../expr.js';
+import type { SchemaFile, YamlPath } from '../load.js';
+import { below, type Origin, type Pass } from './pass.js';
+import { rawFile, type RawCell, type RawCellPart, type RawChecks, type RawLets } from './raw.js';
+import type { IntType, IrBitField, IrCell, IrCellParam, IrCellPart, IrCheck } from './types.js';
+
+/** Names a cell's encode steps may read beside its own: the value being written and its schema path. */
+const ENCODE_INPUTS = ['value', 'path'];
+
+export function resolveExterns(pass: Pass, files: SchemaFile[]): void {
+  for (const file of files) {
+    for (const [name, x] of Object.entries(rawFile(file).externs ?? {})) {
+      if (pass.ir.externs.some((e) => e.name === name)) pass.fail({ file, path: ['externs', name] }, [], `extern '${name}' is defined twice`);
+      pass.ir.externs.push({ name, doc: x.doc, args: Object.entries(x.args), returns: x.returns });
+    }
+  }
+}
+
+export function resolveCells(pass: Pass, files: SchemaFile[]): void {
+  const codecs = codecNames(pass);
+  for (const file of files) {
+    for (const [name, raw] of Object.entries(rawFile(file).cells ?? {})) {
+      const o: Origin = { file, path: ['cells', name] };
+      if (codecs && !codecs.has(name)) pass.fail(o, [], `no CellLayouts entry has codec '${name}'`);
+      if (pass.ir.cells.some((c) => c.name === name)) pass.fail(o, [], `cell '${name}' is defined twice`);
+      pass.ir.cells.push(resolveCell(pass, o, name, raw, file.module));
+    }
+  }
+}
+
+/** The codec names the CellLayouts table uses, where the schemas have that table. */
+function codecNames(pass: Pass): Set<string> | undefined {
+  const table = pass.ir.lookups.find((l) => l.name === 'CellLayouts');
+  return table && new Set(table.entries.map(([, , , v]) => (v as { codec: string }).codec));
+}
+
+/** What a cell's expressions are read against: the names defined so far, the calls they make. */
+class CellScope {
+  readonly names = new Set<string>();
+  readonly calls = new Set<string>();
+
+  constructor(
+    private readonly pass: Pass,
+    private readonly o: Origin,
+  ) {}
+
+  define(name: string, where: YamlPath): void {
+    if (this.names.has(name)) this.pass.fail(this.o, where, `'${name}' is defined twice in this cell`);
+    this.names.add(name);
+  }
+
+  /** The expression at `where`, every name it reads known and every function it calls an extern. */
+  expr(src: string | number | boolean, where: YamlPath): Expr {
+    try {
+      const e = parseExpr(src);
+      for (const id of identifiers(e)) if (!this.names.has(id) && !this.constant(id)) this.pass.fail(this.o, where, `unknown name '${id}'`);
+      for (const call of calls(e)) this.call(call.fn, call.args.length, where);
+      return e;
+    } catch (err) {
+      if (!(err instanceof ExprError)) throw err;
+      this.pass.fail(this.o, where, `bad expression: ${err.message}`);
+      return { kind: 'num', value: 0 };
+    }
+  }
+
+  private constant(id: string): boolean {
+    return this.pass.ir.constants.some((c) => c.name === id);
+  }
+
+  private call(fn: string, count: number, where: YamlPath): void {
+    const x = this.pass.ir.externs.find((e) => e.name === fn);
+    if (!x) this.pass.fail(this.o, where, `unknown extern '${fn}'`);
+    else if (x.args.length !== count) this.pass.fail(this.o, where, `'${fn}' takes ${x.args.length} arguments, not ${count}`);
+    this.calls.add(fn);
+  }
+
+  lets(raw: RawLets | undefined, where: YamlPath): [string, Expr][] {
+    return Object.entries(raw ?? {}).map(([name, src]) => {
+      const e = this.expr(src, [...where, name]);
+      this.define(name, [...where, name]);
+      return [name, e];
+    });
+  }
+
+  checks(raw: RawChecks | undefined, where: YamlPath): IrCheck[] {
+    return (raw ?? []).map((c, i) => ({
+      cond: this.expr(c.if, [...where, i, 'if']),
+      error: c.error,
+      values: placeholders(c.error).map((src) => this.expr(src, [...where, i, 'error'])),
+    }));
+  }
+}
+
+/** The expressions a message's `{…}` stand for. */
+export function placeholders(message: string): string[] {
+  return [...message.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
+}
+
+function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: string): IrCell {
+  const factory = new CellScope(pass, o);
+  const params = Object.entries(raw.params ?? {}).map(([n, p]) => {
+    factory.define(n, ['params', n]);
+    return cellParam(n, p);
+  });
+  const lets = factory.lets(raw.let, ['let']);
+  const parts = raw.layout.map((p, i) => cellPart(pass, o, i, p, factory));
+
+  const decoding = new CellScope(pass, o);
+  const encoding = new CellScope(pass, o);
+  for (const scope of [decoding, encoding]) factory.names.forEach((n) => scope.names.add(n));
+  for (const p of parts) {
+    decoding.define(p.name, ['layout']);
+    if (p.kind === 'fixed') p.bits.forEach((b) => decoding.define(b.name, ['layout']));
+  }
+  const decode = {
+    lets: decoding.lets(raw.decode.let, ['decode', 'let']),
+    checks: [] as IrCheck[],
+    value: decoding.expr(raw.decode.value, ['decode', 'value']),
+    memo: raw.decode.memo === true,
+  };
+  decode.checks = decoding.checks(raw.decode.checks, ['decode', 'checks']);
+
+  ENCODE_INPUTS.forEach((n) => encoding.names.add(n));
+  const fields = encoding.expr(raw.encode.fields, ['encode', 'fields']);
+  if (fields.kind !== 'call') pass.fail(o, ['encode', 'fields'], 'is not a call of an extern');
+  raw.encode.gives.forEach((g, i) => encoding.define(g, ['encode', 'gives', i]));
+  const encode = {
+    fields,
+    gives: raw.encode.gives,
+    lets: encoding.lets(raw.encode.let, ['encode', 'let']),
+    checks: [] as IrCheck[],
+    memo: raw.encode.memo === true,
+  };
+  encode.checks = encoding.checks(raw.encode.checks, ['encode', 'checks']);
+  for (const stored of storedNames(parts)) {
+    if (!encoding.names.has(stored)) pass.fail(o, ['encode'], `nothing gives '${stored}', which the layout stores`);
+  }
+  const used = new Set([...factory.calls, ...decoding.calls, ...encoding.calls]);
+  return { name, doc: raw.doc, module, params, lets, parts, decode, encode, calls: [...used].sort() };
+}
+
+function cellParam(name: string, raw: string | { from: string; default: number }): IrCellParam {
+  const [source, key] = (typeof raw === 'string' ? raw : raw.from).split('.') as [string, string];
+  const from = source === 'column' ? (key as 'unsigned' | 'members') : (source as 'meta' | 'layout');
+  return { name, from, key, default: typeof raw === 'string' ? undefined : raw.default };
+}
+
+/** What encode must give: each part's value, or each of its bit fields but a constant one. */
+function storedNames(parts: IrCellPart[]): string[] {
+  return parts.flatMap((p) => (p.kind === 'fixed' && p.bits.length ? p.bits.filter((b) => b.constValue === undefined).map((b) => b.name) : [p.name]));
+}
+
+/** A stored part; its sizes are reckoned once per column, so they read only the params and lets. */
+function cellPart(pass: Pass, o: Origin, i: number, raw: RawCellPart, factory: CellScope): IrCellPart {
+  const expr = (key: 'bytes' | 'signed') => factory.expr(raw[key] ?? 0, ['layout', i, key]);
+  switch (raw.type) {
+    case 'uint':
+    case 'bigint':
+      return { name: raw.name, kind: raw.type, bytes: expr('bytes'), be: raw.order === 'big' };
+    case 'int':
+      return { name: raw.name, kind: 'int', bytes: expr('bytes'), signed: expr('signed') };
+    case 'float':
+      return { name: raw.name, kind: 'float', bytes: expr('bytes') };
+    default: {
+      const int = fixedInt(raw.type);
+      return { name: raw.name, kind: 'fixed', int, bits: bitFields(pass, below(o, 'layout', i), raw, int) };
+    }
+  }
+}
+
+/** u8 … i64, `be` for big-endian (the language schema has checked the name). */
+export function fixedInt(type: string): IntType {
+  const m = /^(u|i)(\d+)(be)?$/.exec(type)!;
+  const width = Number(m[2]) / 8;
+  return { kind: 'int', width, signed: m[1] === 'i', be: m[3] === 'be', big: width > 6 };
+}
+
+function bitFields(pass: Pass, o: Origin, raw: RawCellPart, int: IntType): IrBitField[] {
+  if (!raw.bits) return [];
+  const total = raw.bits.reduce((n, b) => n + b.bits, 0);
+  if (total !== int.width * 8) pass.fail(o, ['bits'], `the bit fields hold ${total} bits, the ${raw.type} ${int.width * 8}`);
+  if (int.signed || int.big) pass.fail(o, ['type'], `only an unsigned integer of up to 6 bytes is split into bit fields, not ${raw.type}`);
+  let shift = total;
+  return raw.bits.map((b, i) => {
+    shift -= b.bits;
+    if ((b.const === undefined) !== (b.error === undefined)) pass.fail(o, ['bits', i], 'a constant bit field has both `const` and `error`, another neither');
+    return { name: b.name, bits: b.bits, shift, constValue: b.const, error: b.error };
+  });
+}
