@@ -29,7 +29,7 @@ import type { TableDef } from '../runtime/tables/table-types.js';
 import type { HintFn } from '../runtime/values/column.js';
 import { createTableSql, ident } from './create-table.js';
 import { type CheckedImage, type RowInput, RowValueError, rowChecker, show } from './row-values.js';
-import { formatDescription, type ServerProfile, serverProfile, statusVars } from './server-profile.js';
+import { checkWrites, formatDescription, type ServerProfile, serverProfile, statusVars } from './server-profile.js';
 import { type RowMetadata, tableMapEvent } from './table-map.js';
 import type { BeginOptions, BinlogOp, BinlogWriterOptions, CommitOptions, EventInput, GtidOptions, QueryOptions, RowsOptions, TableOptions, TableRef } from './writer-options.js';
 
@@ -81,6 +81,7 @@ interface PendingRows {
  */
 export class BinlogWriter {
   private readonly profile: ServerProfile;
+  private readonly foreignEvents: boolean;
   private readonly encoder: EventEncoder;
   private readonly sink: ((chunk: Uint8Array) => void) | undefined;
   private readonly chunks: Uint8Array[] = [];
@@ -102,6 +103,7 @@ export class BinlogWriter {
 
   constructor(options: BinlogWriterOptions = {}) {
     this.profile = serverProfile(options.server ?? 'mariadb-10.11');
+    this.foreignEvents = options.foreignEvents ?? false;
     this.encoder = new EventEncoder({ columnHints: this.columnHints });
     this.sink = options.sink;
     this.serverId = options.serverId ?? 1;
@@ -536,6 +538,7 @@ export class BinlogWriter {
   private emit(body: EventBodyInput | { type: string; raw: Uint8Array }, header: Partial<BinlogEventInput['header']> = {}): void {
     const typeCode = header.typeCode ?? (EventTypes as Record<string, number>)[body.type] ?? Number(/^UNKNOWN_(\d+)$/.exec(body.type)?.[1]);
     if (!Number.isInteger(typeCode)) throw new EncodeError(`unknown event type '${body.type}'`, 'BinlogWriter.event');
+    if (!this.foreignEvents) checkWrites(this.profile, body.type);
     const event = {
       ...body,
       header: {

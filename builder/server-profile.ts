@@ -3,13 +3,17 @@
  * state of its QUERY events, per server the builder imitates.
  */
 import type { FormatDescriptionEventInput } from '../generated/control.js';
+import { EventServers } from '../generated/events.js';
 import type { QueryEventStatusVarsEntryInput } from '../generated/query.js';
 import { EncodeError } from '../runtime/core/errors.js';
+import type { Flavor } from '../runtime/core/tables.js';
 
 /** The server a builder imitates. */
 export type ServerProfileName = 'mariadb-10.11';
 
 export interface ServerProfile {
+  /** Which server it is, as the event catalogue's `server:` names them. */
+  flavor: Flavor;
   serverVersion: string;
   postHeaderLengths: readonly number[];
   /** QUERY's Q_FLAGS2_CODE, Q_SQL_MODE_CODE, Q_CATALOG_NZ_CODE and Q_CHARSET_CODE values. */
@@ -21,6 +25,7 @@ export interface ServerProfile {
 
 const PROFILES: Record<ServerProfileName, ServerProfile> = {
   'mariadb-10.11': {
+    flavor: 'mariadb',
     serverVersion: '10.11.19-MariaDB-log',
     // The FORMAT_DESCRIPTION post-header lengths (by type code - 1, 171 types up to PARTIAL_ROW_DATA) of a
     // real MariaDB 10.11.19 server: copied from the FDE of test/fixtures/sample.bin
@@ -49,6 +54,17 @@ export function serverProfile(name: ServerProfileName): ServerProfile {
   const profile = PROFILES[name];
   if (!profile) throw new EncodeError(`unknown server '${name}'`, 'BinlogWriterOptions.server');
   return profile;
+}
+
+/**
+ * Refuses an event type the server never writes, by the catalogue's `server:` (schemas/events.yaml): a
+ * MySQL or a fork's event. A type the catalogue does not list (a raw UNKNOWN_<code>) is the caller's.
+ */
+export function checkWrites(profile: ServerProfile, type: string): void {
+  const server = EventServers[type];
+  if (server === undefined || server === 'both' || server === profile.flavor) return;
+  const whose = server === 'vendor' ? "a fork's (not MySQL's or MariaDB's)" : `${server}'s`;
+  throw new EncodeError(`${type} is ${whose}: the ${profile.flavor} server this writer imitates never writes it (foreignEvents: true writes it all the same)`, 'BinlogWriter.event');
 }
 
 /** What a file's FORMAT_DESCRIPTION may say otherwise than the server's. */

@@ -5,6 +5,7 @@
 import { type TableMapEventInput, type TableMapEventOptionalMetadataEntryInput, TableMapFlags } from '../generated/rows.js';
 import type { Text } from '../runtime/core/reader.js';
 import { encodeText } from '../runtime/values/charsets.js';
+import { coveredColumns } from '../runtime/tables/covers.js';
 import type { Table } from '../runtime/tables/table.js';
 import type { BuiltColumn } from '../runtime/tables/table-types.js';
 
@@ -44,11 +45,11 @@ function optionalMetadata(t: Table, level: RowMetadata): TableMapEventOptionalMe
   if (geometry.length) out.push({ code: 'GEOMETRY_TYPE', geometryTypes: geometry.map((c) => c.geometryType!) });
   if (level === 'MINIMAL') return out;
   out.push({ code: 'COLUMN_NAME', names: cols.map((c) => c.name) });
-  const enumSet = cols.filter((c) => c.kind === 'enum' || c.kind === 'set');
+  const enumSet = coveredColumns(cols, 'ENUM_AND_SET_DEFAULT_CHARSET', 'mariadb');
   if (enumSet.length) out.push(charsetEntry(enumSet.map((c) => c.collation!), 'ENUM_AND_SET_DEFAULT_CHARSET', 'ENUM_AND_SET_COLUMN_CHARSET'));
-  const sets = cols.filter((c) => c.kind === 'set');
+  const sets = coveredColumns(cols, 'SET_STR_VALUE', 'mariadb');
   if (sets.length) out.push({ code: 'SET_STR_VALUE', sets: sets.map((c) => ({ names: memberTexts(c) })) });
-  const enums = cols.filter((c) => c.kind === 'enum');
+  const enums = coveredColumns(cols, 'ENUM_STR_VALUE', 'mariadb');
   if (enums.length) out.push({ code: 'ENUM_STR_VALUE', enums: enums.map((c) => ({ names: memberTexts(c) })) });
   if (t.primaryKey.length) out.push({ code: 'SIMPLE_PRIMARY_KEY', columns: [...t.primaryKey] });
   return out;

@@ -15,6 +15,11 @@ import type { RowMetadata } from './table-map.js';
 export interface BinlogWriterOptions {
   /** The server imitated (default 'mariadb-10.11'). */
   server?: ServerProfileName;
+  /**
+   * Also write events the imitated server never writes (by the catalogue's `server:`: MySQL's, a fork's),
+   * as for testing a reader with them (default false: `event()` refuses them).
+   */
+  foreignEvents?: boolean;
   /** FORMAT_DESCRIPTION's server version (default '10.11.19-MariaDB-log'). */
   serverVersion?: string;
   /** server_id in every event header (default 1). */

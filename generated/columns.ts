@@ -8,29 +8,30 @@
  * a bit per member), string and varchar (a 1-byte length, or 2 when the maximum length in bytes is
  * over 255), blob (a little-endian length of packLength bytes), vector (a blob of float32 values),
  * json (a blob holding MySQL's binary JSON; MariaDB's JSON is a LONGTEXT, logged as BLOB).
- * `numeric`: covered by SIGNEDNESS. `character`: covered by COLUMN_CHARSET ('mariadb' where only
- * MariaDB counts it). `compressed`: MariaDB's compressed column format inside the value. `empty`: the
+ * `numeric`: the columns SIGNEDNESS covers, `character`: those DEFAULT_CHARSET and COLUMN_CHARSET cover
+ * (rows.yaml's `covers:` names them), each the servers that count the type so: `both`, or `mariadb` or
+ * `mysql` where only that one does. `compressed`: MariaDB's compressed column format inside the value. `empty`: the
  * value Field::reset() stores (sql/field.cc: zero, the empty string, the zero date), which a NULL
  * column's bytes hold in a 5.1 pre-GA (v0) row image.
  *
  * Keyed by ColumnType code.
  */
 export const CellLayouts = {
-  /* DECIMAL */ 0: { codec: "unsupported", numeric: true },
-  /* TINY */ 1: { codec: "int", bytes: 1, numeric: true, empty: 0 },
-  /* SHORT */ 2: { codec: "int", bytes: 2, numeric: true, empty: 0 },
-  /* INT24 */ 9: { codec: "int", bytes: 3, numeric: true, empty: 0 },
-  /* LONG */ 3: { codec: "int", bytes: 4, numeric: true, empty: 0 },
-  /* LONGLONG */ 8: { codec: "int", bytes: 8, numeric: true, empty: 0 },
-  /* FLOAT */ 4: { codec: "float", bytes: 4, numeric: true, empty: 0 },
-  /* DOUBLE */ 5: { codec: "float", bytes: 8, numeric: true, empty: 0 },
+  /* DECIMAL */ 0: { codec: "unsupported", numeric: "both" },
+  /* TINY */ 1: { codec: "int", bytes: 1, numeric: "both", empty: 0 },
+  /* SHORT */ 2: { codec: "int", bytes: 2, numeric: "both", empty: 0 },
+  /* INT24 */ 9: { codec: "int", bytes: 3, numeric: "both", empty: 0 },
+  /* LONG */ 3: { codec: "int", bytes: 4, numeric: "both", empty: 0 },
+  /* LONGLONG */ 8: { codec: "int", bytes: 8, numeric: "both", empty: 0 },
+  /* FLOAT */ 4: { codec: "float", bytes: 4, numeric: "both", empty: 0 },
+  /* DOUBLE */ 5: { codec: "float", bytes: 8, numeric: "both", empty: 0 },
   /* NULL */ 6: { codec: "null", character: "mariadb" },
   /* TIMESTAMP */ 7: { codec: "timestamp", bytes: 4, empty: "0000-00-00 00:00:00" },
   /* DATE */ 10: { codec: "date", bytes: 3, empty: "0000-00-00" },
   /* NEWDATE */ 14: { codec: "date", bytes: 3, empty: "0000-00-00" },
   /* TIME */ 11: { codec: "time", bytes: 3, empty: "00:00:00" },
   /* DATETIME */ 12: { codec: "datetime", bytes: 8, empty: "0000-00-00 00:00:00" },
-  /* YEAR */ 13: { codec: "year", bytes: 1, numeric: true, empty: 0, offset: 1900, min: 1901, max: 2155 },
+  /* YEAR */ 13: { codec: "year", bytes: 1, numeric: "both", empty: 0, offset: 1900, min: 1901, max: 2155 },
   /* VARCHAR */ 15: { codec: "varchar", character: "both", empty: "" },
   /* VAR_STRING */ 253: { codec: "varchar", character: "both", empty: "" },
   /* BIT */ 16: { codec: "bit", empty: 0 },
@@ -41,7 +42,7 @@ export const CellLayouts = {
   /* VARCHAR_COMPRESSED */ 141: { codec: "varchar", compressed: true, character: "both" },
   /* VECTOR */ 242: { codec: "vector", character: "mysql" },
   /* JSON */ 245: { codec: "json" },
-  /* NEWDECIMAL */ 246: { codec: "newdecimal", numeric: true, empty: "0" },
+  /* NEWDECIMAL */ 246: { codec: "newdecimal", numeric: "both", empty: "0" },
   /* ENUM */ 247: { codec: "enum", empty: 0 },
   /* SET */ 248: { codec: "set", empty: 0 },
   /* TINY_BLOB */ 249: { codec: "blob", character: "both", empty: "" },

@@ -443,3 +443,79 @@ export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 export const TransactionStartEvents: ReadonlySet<string> = new Set<keyof typeof EventTypes>(['GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
 /** Event types that are never part of a MySQL transaction group: they end one without being counted in it. */
 export const NonTransactionEvents: ReadonlySet<string> = new Set<keyof typeof EventTypes>(['STOP_EVENT', 'ROTATE_EVENT', 'FORMAT_DESCRIPTION_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT']);
+
+export type EventServer = 'both' | 'mariadb' | 'mysql' | 'vendor';
+
+/** Which servers write events of each type (the catalogue's `server:`): both, mysql, mariadb, or vendor (only a fork). */
+export const EventServers: Readonly<Partial<Record<string, EventServer>>> = {
+  UNKNOWN_EVENT: 'both',
+  START_EVENT_V3: 'both',
+  QUERY_EVENT: 'both',
+  STOP_EVENT: 'both',
+  ROTATE_EVENT: 'both',
+  INTVAR_EVENT: 'both',
+  LOAD_EVENT: 'both',
+  SLAVE_EVENT: 'both',
+  CREATE_FILE_EVENT: 'both',
+  APPEND_BLOCK_EVENT: 'both',
+  EXEC_LOAD_EVENT: 'both',
+  DELETE_FILE_EVENT: 'both',
+  NEW_LOAD_EVENT: 'both',
+  RAND_EVENT: 'both',
+  USER_VAR_EVENT: 'both',
+  FORMAT_DESCRIPTION_EVENT: 'both',
+  XID_EVENT: 'both',
+  BEGIN_LOAD_QUERY_EVENT: 'both',
+  EXECUTE_LOAD_QUERY_EVENT: 'both',
+  TABLE_MAP_EVENT: 'both',
+  PRE_GA_WRITE_ROWS_EVENT: 'both',
+  PRE_GA_UPDATE_ROWS_EVENT: 'both',
+  PRE_GA_DELETE_ROWS_EVENT: 'both',
+  WRITE_ROWS_EVENT_V1: 'both',
+  UPDATE_ROWS_EVENT_V1: 'both',
+  DELETE_ROWS_EVENT_V1: 'both',
+  INCIDENT_EVENT: 'both',
+  HEARTBEAT_LOG_EVENT: 'both',
+  IGNORABLE_LOG_EVENT: 'both',
+  ROWS_QUERY_LOG_EVENT: 'mysql',
+  WRITE_ROWS_EVENT: 'mysql',
+  UPDATE_ROWS_EVENT: 'mysql',
+  DELETE_ROWS_EVENT: 'mysql',
+  GTID_LOG_EVENT: 'mysql',
+  ANONYMOUS_GTID_LOG_EVENT: 'mysql',
+  PREVIOUS_GTIDS_LOG_EVENT: 'mysql',
+  TRANSACTION_CONTEXT_EVENT: 'mysql',
+  VIEW_CHANGE_EVENT: 'mysql',
+  XA_PREPARE_LOG_EVENT: 'mysql',
+  PARTIAL_UPDATE_ROWS_EVENT: 'mysql',
+  TRANSACTION_PAYLOAD_EVENT: 'mysql',
+  HEARTBEAT_LOG_EVENT_V2: 'mysql',
+  GTID_TAGGED_LOG_EVENT: 'mysql',
+  AURORA_PADDING_EVENT: 'vendor',
+  START_5_7_ENCRYPTION_EVENT: 'vendor',
+  ANNOTATE_ROWS_EVENT: 'mariadb',
+  BINLOG_CHECKPOINT_EVENT: 'mariadb',
+  GTID_EVENT: 'mariadb',
+  GTID_LIST_EVENT: 'mariadb',
+  START_ENCRYPTION_EVENT: 'mariadb',
+  QUERY_COMPRESSED_EVENT: 'mariadb',
+  WRITE_ROWS_COMPRESSED_EVENT_V1: 'mariadb',
+  UPDATE_ROWS_COMPRESSED_EVENT_V1: 'mariadb',
+  DELETE_ROWS_COMPRESSED_EVENT_V1: 'mariadb',
+  WRITE_ROWS_COMPRESSED_EVENT: 'mariadb',
+  UPDATE_ROWS_COMPRESSED_EVENT: 'mariadb',
+  DELETE_ROWS_COMPRESSED_EVENT: 'mariadb',
+  PARTIAL_ROW_DATA_EVENT: 'mariadb',
+};
+
+export type EventEffect = 'maps-table' | 'rotates' | 'sets-format' | 'sets-v3-format' | 'starts-encryption';
+
+/** What events of each type change for the events after them (the catalogue's `effect:`); absent: nothing. */
+export const EventEffects: Readonly<Partial<Record<string, EventEffect>>> = {
+  START_EVENT_V3: 'sets-v3-format',
+  ROTATE_EVENT: 'rotates',
+  FORMAT_DESCRIPTION_EVENT: 'sets-format',
+  TABLE_MAP_EVENT: 'maps-table',
+  START_5_7_ENCRYPTION_EVENT: 'starts-encryption',
+  START_ENCRYPTION_EVENT: 'starts-encryption',
+};

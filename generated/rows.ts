@@ -4,7 +4,7 @@ import { jArray, jBits, jBytes, jEnum, jNum, jObject, jText } from '../runtime/c
 import { type Reader, type Text, bytesToText } from '../runtime/core/reader.js';
 import { oldRowsFromJson, rowsFromJson } from '../runtime/core/row-json.js';
 import { absentTarget, checkConst, enumCode, enumName, required } from '../runtime/core/schema-helpers.js';
-import { hasTableDefinition, tableName } from '../runtime/core/tables.js';
+import { type ColumnCover, hasTableDefinition, tableName } from '../runtime/core/tables.js';
 import type { OldRowChange, RowChange, RowChangeInput } from '../runtime/core/values.js';
 import { Writer, textToBytes } from '../runtime/core/writer.js';
 import type { Context } from './context.js';
@@ -354,6 +354,23 @@ export function TableMapEventFromJson(j: unknown, path: string): TableMapEventIn
 export type TableMapEventOptionalMetadataEntry = TableMapEventOptionalMetadataSignedness | TableMapEventOptionalMetadataDefaultCharset | TableMapEventOptionalMetadataColumnCharset | TableMapEventOptionalMetadataColumnName | TableMapEventOptionalMetadataSetStrValue | TableMapEventOptionalMetadataEnumStrValue | TableMapEventOptionalMetadataGeometryType | TableMapEventOptionalMetadataSimplePrimaryKey | TableMapEventOptionalMetadataPrimaryKeyWithPrefix | TableMapEventOptionalMetadataEnumAndSetDefaultCharset | TableMapEventOptionalMetadataEnumAndSetColumnCharset | TableMapEventOptionalMetadataColumnVisibility | TableMapEventOptionalMetadataVectorDimensionality | { code: number; raw: Uint8Array };
 /** An entry of TableMapEvent: one per known code, and the raw bytes of any other code. */
 export type TableMapEventOptionalMetadataEntryInput = TableMapEventOptionalMetadataSignednessInput | TableMapEventOptionalMetadataDefaultCharsetInput | TableMapEventOptionalMetadataColumnCharsetInput | TableMapEventOptionalMetadataColumnNameInput | TableMapEventOptionalMetadataSetStrValueInput | TableMapEventOptionalMetadataEnumStrValueInput | TableMapEventOptionalMetadataGeometryTypeInput | TableMapEventOptionalMetadataSimplePrimaryKeyInput | TableMapEventOptionalMetadataPrimaryKeyWithPrefixInput | TableMapEventOptionalMetadataEnumAndSetDefaultCharsetInput | TableMapEventOptionalMetadataEnumAndSetColumnCharsetInput | TableMapEventOptionalMetadataColumnVisibilityInput | TableMapEventOptionalMetadataVectorDimensionalityInput | { code: number; raw: Uint8Array };
+
+/** The columns each entry of TableMapEvent's list covers (its `covers:`): its values are theirs, in column order. */
+export const TableMapEventOptionalMetadataCovers: Readonly<Record<'SIGNEDNESS' | 'DEFAULT_CHARSET' | 'COLUMN_CHARSET' | 'COLUMN_NAME' | 'SET_STR_VALUE' | 'ENUM_STR_VALUE' | 'GEOMETRY_TYPE' | 'SIMPLE_PRIMARY_KEY' | 'PRIMARY_KEY_WITH_PREFIX' | 'ENUM_AND_SET_DEFAULT_CHARSET' | 'ENUM_AND_SET_COLUMN_CHARSET' | 'COLUMN_VISIBILITY' | 'VECTOR_DIMENSIONALITY', ColumnCover>> = {
+  SIGNEDNESS: { mysql: new Set([0, 1, 2, 3, 4, 5, 8, 9, 13, 246]), mariadb: new Set([0, 1, 2, 3, 4, 5, 8, 9, 13, 246]) },
+  DEFAULT_CHARSET: { mysql: new Set([15, 140, 141, 242, 249, 250, 251, 252, 253, 254]), mariadb: new Set([6, 15, 140, 141, 249, 250, 251, 252, 253, 254, 255]) },
+  COLUMN_CHARSET: { mysql: new Set([15, 140, 141, 242, 249, 250, 251, 252, 253, 254]), mariadb: new Set([6, 15, 140, 141, 249, 250, 251, 252, 253, 254, 255]) },
+  COLUMN_NAME: 'all',
+  SET_STR_VALUE: { mysql: new Set([248]), mariadb: new Set([248]) },
+  ENUM_STR_VALUE: { mysql: new Set([247]), mariadb: new Set([247]) },
+  GEOMETRY_TYPE: { mysql: new Set([255]), mariadb: new Set([255]) },
+  SIMPLE_PRIMARY_KEY: 'all',
+  PRIMARY_KEY_WITH_PREFIX: 'all',
+  ENUM_AND_SET_DEFAULT_CHARSET: { mysql: new Set([247, 248]), mariadb: new Set([247, 248]) },
+  ENUM_AND_SET_COLUMN_CHARSET: { mysql: new Set([247, 248]), mariadb: new Set([247, 248]) },
+  COLUMN_VISIBILITY: 'all',
+  VECTOR_DIMENSIONALITY: { mysql: new Set([242]), mariadb: new Set([242]) },
+};
 
 /** Reads TableMapEvent's type-length-value entries to the end of `r`, in stored order. */
 export function decodeTableMapEventOptionalMetadataEntryList(r: Reader, ctx: Context): TableMapEventOptionalMetadataEntry[] {

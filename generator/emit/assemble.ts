@@ -12,7 +12,7 @@ import { importCalls } from './expressions.js';
 import { emitEntryFromJson, emitEventBodyFromJson, emitFromJson } from './json.js';
 import { addImports, Module } from './module.js';
 import { HEADER, newProject, type EmittedFile } from './print.js';
-import { emitConstants, emitEntryUnion, emitEnums, emitEventSets, emitEventTypes, emitInterfaces, emitLookup, emitOffsets } from './types.js';
+import { emitConstants, emitCovers, emitEntryUnion, emitEnums, emitEventSets, emitEventTypes, emitInterfaces, emitLookup, emitOffsets } from './types.js';
 
 /**
  * Every generated module. `runtimeDir` is the runtime's path relative to the output folder (the
@@ -53,6 +53,7 @@ function emitStruct(sf: SourceFile, m: Module, s: IrStruct): void {
 
 function emitEntryList(sf: SourceFile, m: Module, t: IrEntryList, owner: IrStruct): void {
   emitEntryUnion(sf, m, t, owner);
+  if (t.covers) emitCovers(sf, m, t, owner);
   emitEntryListDecoder(sf, m, t, owner);
   emitEntryFromJson(sf, m, t, owner);
   emitEntryListEncoder(sf, m, t, owner);

@@ -4,7 +4,7 @@
  */
 import type { SourceFile } from 'ts-morph';
 import { fixedSize } from '../ir/sizes.js';
-import type { Ir, IrEntryList, IrEnum, IrStruct } from '../ir/types.js';
+import { COVER_SERVERS, type Ir, type IrEntryList, type IrEnum, type IrStruct } from '../ir/types.js';
 import { eventsWithBody } from './events.js';
 import { companions, fieldType, hasDistinctInput, inputFields, keptFields } from './fields.js';
 import type { Module } from './module.js';
@@ -91,6 +91,18 @@ export function emitEntryUnion(sf: SourceFile, m: Module, t: IrEntryList, owner:
   }
 }
 
+/** What each entry of a list covers, by name: every column, or the column type codes each server counts. */
+export function emitCovers(sf: SourceFile, m: Module, t: IrEntryList, owner: IrStruct): void {
+  const server = (codes: number[]) => `new Set([${[...codes].sort((a, b) => a - b).join(', ')}])`;
+  const props = t.entries.flatMap(({ name, covers }) => {
+    if (!covers) return [];
+    if (covers === 'all') return [`${name}: 'all',`];
+    return [`${name}: { ${COVER_SERVERS.map((s) => `${s}: ${server(covers[s])}`).join(', ')} },`];
+  });
+  const names = t.entries.filter((e) => e.covers).map((e) => `'${e.name}'`);
+  addConst(sf, t.covers!, objectLiteral(props), [`The columns each entry of ${owner.name}'s list covers (its \`covers:\`): its values are theirs, in column order.`], `Readonly<Record<${names.join(' | ')}, ${m.rtType('ColumnCover')}>>`);
+}
+
 export function emitOffsets(sf: SourceFile, s: IrStruct): void {
   const props: string[] = [];
   let at = 0;
@@ -119,11 +131,24 @@ export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
   }
 }
 
-/** Sets of event types: those with a body, those that start a transaction group, those outside any. */
+/**
+ * Sets of event types: those with a body, those that start a transaction group, those outside any; and
+ * each type's servers and effect.
+ */
 export function emitEventSets(sf: SourceFile, ir: Ir): void {
   addConst(sf, 'EventCodesWithBody', `new Set<number>([${eventsWithBody(ir).map((e) => e.code).join(', ')}])`, ['Codes whose body a schema describes.']);
   emitTransactionSet(sf, ir, 'starts', 'TransactionStartEvents', 'Event types that start a MySQL transaction group, whose transaction_length the encoder computes.');
   emitTransactionSet(sf, ir, 'outside', 'NonTransactionEvents', 'Event types that are never part of a MySQL transaction group: they end one without being counted in it.');
+  emitByName(sf, ir, 'server', 'EventServer', 'EventServers', 'Which servers write events of each type (the catalogue\'s `server:`): both, mysql, mariadb, or vendor (only a fork).');
+  emitByName(sf, ir, 'effect', 'EventEffect', 'EventEffects', 'What events of each type change for the events after them (the catalogue\'s `effect:`); absent: nothing.');
+}
+
+/** A catalogue key by type name, and the union of the values the catalogue gives it. */
+function emitByName(sf: SourceFile, ir: Ir, key: 'server' | 'effect', type: string, name: string, doc: string): void {
+  const given = ir.events.filter((e) => e[key] !== undefined);
+  const values = [...new Set(given.map((e) => `'${e[key]}'`))].sort();
+  sf.addTypeAlias({ isExported: true, name: type, type: values.join(' | ') });
+  addConst(sf, name, objectLiteral(given.map((e) => `${e.name}: '${e[key]}',`)), [doc], `Readonly<Partial<Record<string, ${type}>>>`);
 }
 
 /** The names of the catalogue's events with one `transaction:` value, as a set of type names. */

@@ -1,4 +1,7 @@
-/** The event catalogue: each code listed once, each body a struct that the catalogue's arguments fit. */
+/**
+ * The event catalogue: each code listed once, each body a struct that the catalogue's arguments fit, and
+ * an effect only where there is a body to take it from.
+ */
 import type { SchemaFile } from '../load.js';
 import type { Origin, Pass } from './pass.js';
 import { rawFile } from './raw.js';
@@ -17,6 +20,8 @@ export function resolveEvents(pass: Pass, files: SchemaFile[]): void {
         if (!body) pass.fail(o, ['body'], `unknown struct '${e.body}'`);
         else checkEventBody(pass, body, o, e.args ?? {});
       }
+      // The runtime decodes an event with an effect to apply it: one kept raw says nothing it could take.
+      if (e.effect !== undefined && e.body === undefined) pass.fail(o, ['effect'], `'${e.effect}' is taken from the event's body, and ${e.name} has none`);
       ir.events.push(e);
       ir.eventsModule = file.module;
     });

@@ -33,7 +33,7 @@ export interface RawField {
   default?: string;
   code?: string;
   length?: string;
-  entries?: Record<string, { name: string; doc?: string; fields: RawField[] }>;
+  entries?: Record<string, { name: string; doc?: string; covers?: string | string[]; fields: RawField[] }>;
   key?: number;
   each?: 'varint';
 }

@@ -4,6 +4,7 @@
  * become structs of their own, resolved where the list is.
  */
 import type { Expr } from '../expr.js';
+import { columnTypes, resolveCovers } from './covers.js';
 import { exprReader, isNumeric, type ReadExpr, type Scope } from './expressions.js';
 import { below, type Origin, type Pass } from './pass.js';
 import type { RawField, RawStruct } from './raw.js';
@@ -200,7 +201,7 @@ function enumOf(pass: Pass, name: string, scope: Scope): IrEnum | undefined {
 }
 
 /** A TLV or tagged list: each entry a struct named after the owner, the field and the entry. */
-function entryList({ pass, hooks, owner, f, o }: FieldAt): IrType | undefined {
+function entryList({ pass, hooks, owner, f, o, scope }: FieldAt): IrType | undefined {
   const code = intType(f.code ?? '');
   if (!code) {
     pass.fail(o, ['code'], `an entry code must be an integer type`);
@@ -208,20 +209,23 @@ function entryList({ pass, hooks, owner, f, o }: FieldAt): IrType | undefined {
   }
   const entries: IrEntry[] = [];
   const base = `${owner}${pascal(f.name)}`;
+  const types = columnTypes(pass, scope);
   for (const [key, e] of Object.entries(f.entries ?? {})) {
     const struct = `${base}${pascal(e.name.toLowerCase())}`;
     if (pass.origins.has(struct)) pass.fail(o, ['entries', key], `entry struct name '${struct}' is taken`);
-    const at = below(o, 'entries', key);
+    const at = below(o, 'entries', Number(key));
     pass.origins.set(struct, at);
     resolveStruct(pass, hooks, struct, { doc: e.doc, fields: e.fields }, at, e.name);
-    entries.push({ code: Number(key), name: e.name, struct });
+    const covers = e.covers === undefined ? undefined : resolveCovers(pass, at, e.covers, types, owner);
+    entries.push({ code: Number(key), name: e.name, struct, ...(covers ? { covers } : {}) });
   }
   const entryType = `${base}Entry`;
+  const covers = entries.some((e) => e.covers) ? { covers: `${base}Covers` } : {};
   if (f.type === 'tlv') {
     const length: LengthType = intType(f.length ?? '') ?? { kind: 'packed', big: false };
-    return { kind: 'tlv', code, length, entries, entryType };
+    return { kind: 'tlv', code, length, entries, entryType, ...covers };
   }
-  return { kind: 'tagged', code, entries, entryType };
+  return { kind: 'tagged', code, entries, entryType, ...covers };
 }
 
 /** A reference to a struct, with the arguments for its parameters. */

@@ -51,7 +51,16 @@ export interface IrEntry {
   code: number;
   name: string;
   struct: string;
+  /** The columns the entry's values are for, when it is about a table's columns (its `covers:`). */
+  covers?: IrCovers;
 }
+
+/** The servers whose TABLE_MAP metadata may count a column type otherwise (a cover key's values name them, or `both`). */
+export const COVER_SERVERS = ['mysql', 'mariadb'] as const;
+export type CoverServer = (typeof COVER_SERVERS)[number];
+
+/** Every column, or the codes of the column types covered under each server. */
+export type IrCovers = 'all' | Record<CoverServer, number[]>;
 
 export type IrType =
   | (IntType & { enum?: string })
@@ -65,10 +74,10 @@ export type IrType =
   | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr; layout?: 'v0' }
   | { kind: 'struct'; name: string; args: [string, Expr][] }
   | { kind: 'switch'; on: Expr; cases: { match: number; struct: string }[]; default?: string }
-  | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string }
-  | { kind: 'tagged'; code: IntType; entries: IrEntry[]; entryType: string };
+  | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string; covers?: string }
+  | { kind: 'tagged'; code: IntType; entries: IrEntry[]; entryType: string; covers?: string };
 
-/** A TLV or tagged entry list: its entries are structs of their own. */
+/** A TLV or tagged entry list: its entries are structs of their own; `covers` names the table of their covers, when they have some. */
 export type IrEntryList = Extract<IrType, { kind: 'tlv' | 'tagged' }>;
 
 export type Derive =
@@ -143,10 +152,17 @@ export interface IrEvent {
   name: string;
   body?: string;
   args?: Record<string, string | number>;
-  server?: string;
+  server: EventServer;
   doc?: string;
   transaction?: 'starts' | 'outside';
+  effect?: EventEffect;
 }
+
+/** Which servers write an event: both MySQL and MariaDB, one of them, or a vendor's fork (Percona, Aurora). */
+export type EventServer = CoverServer | 'both' | 'vendor';
+
+/** What an event changes for the events after it (the catalogue's `effect:`; language.schema.json describes each). */
+export type EventEffect = 'sets-format' | 'sets-v3-format' | 'starts-encryption' | 'maps-table' | 'rotates';
 
 /** The kinds of value an extern takes and gives (language.schema.json `externType`). */
 export type ExternType = 'number' | 'boolean' | 'string' | 'bigint' | 'integer' | 'value' | 'texts' | 'numbers' | 'indexes';

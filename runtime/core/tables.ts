@@ -29,3 +29,12 @@ export function tableName(tables: RowTables, tableId: number): string {
 export function hasTableDefinition(tables: RowTables, tableId: number): boolean {
   return tables.hasDefinition(tableId);
 }
+
+/** The servers whose TABLE_MAP metadata may differ (the FORMAT_DESCRIPTION's version says which wrote a file). */
+export type Flavor = 'mysql' | 'mariadb';
+
+/**
+ * Which columns a TABLE_MAP optional metadata entry covers (the schemas' `covers:`): every one, or those of
+ * the column types in the set of the server that wrote the table.
+ */
+export type ColumnCover = 'all' | Readonly<Record<Flavor, ReadonlySet<number>>>;

@@ -161,7 +161,8 @@ export class EventDecoder {
     // The header keeps the code as stored; the body is the event it stands for.
     const code = format.realCode(bytes[EventHeaderOffsets.typeCode]!);
     if (format.encrypted) return this.encryptedEvent(bytes, pos);
-    if (code === EventTypes.START_EVENT_V3) format.startV3(FormatState.isV1Start(bytes.length));
+    const effect = FormatState.effectOf(code);
+    if (effect === 'sets-v3-format') format.startV3(FormatState.isV1Start(bytes.length));
     const aware = code === FDE_CODE && checksumAware(fdeServerVersion(bytes, format.headerLength));
     const ctx = format.context(code, aware);
     const bodyEnd = this.bodyEnd(bytes, pos, ctx.hasChecksum);
@@ -179,7 +180,7 @@ export class EventDecoder {
     }
     if (checksum !== undefined) event.checksum = checksum;
     if (code === PAYLOAD_CODE) event.events = this.innerEvents(event as BinlogEvent & TransactionPayloadEvent, pos + bodyEnd);
-    format.after(event, code === EventTypes.TABLE_MAP_EVENT ? bytes.subarray(format.headerLength, bodyEnd) : undefined);
+    format.after(event, effect === 'maps-table' ? bytes.subarray(format.headerLength, bodyEnd) : undefined);
     return event;
   }
 
@@ -233,7 +234,7 @@ export class EventEncoder {
     // Whether the FDE carries its algorithm and a CRC32, from its version's bytes as the decoder tells it.
     const aware = code === FDE_CODE && !encrypted && checksumAware(textToBytes((event as { serverVersion?: Text }).serverVersion ?? ''));
     // A v1 header has no flags (nor logPos), as the decoder gives it; v3 and v4 headers always have them.
-    if (code === EventTypes.START_EVENT_V3 && !encrypted) this.format.startV3(event.header.flags === undefined);
+    if (FormatState.effectOf(code) === 'sets-v3-format' && !encrypted) this.format.startV3(event.header.flags === undefined);
     const ctx = this.format.context(code, aware);
     if (encrypted) ctx.hasChecksum = false; // an encrypted event's CRC is inside its ciphertext
     encodeEventHeader(w, { ...event.header, typeCode: stored, eventSize: 0, logPos: 0 }, ctx);
@@ -260,7 +261,7 @@ export class EventEncoder {
 
   /**
    * What the event changes for those after it, exactly as a decoder of `bytes` would have it, taken from
-   * the input: an FDE as its bytes read back (fdeAsRead), START_EVENT_V3 and START_ENCRYPTION by their type.
+   * the input, by its effect: an FDE as its bytes read back (fdeAsRead), START_EVENT_V3 and START_ENCRYPTION by their type.
    * A TABLE_MAP's table needs the metadata the schema computes from the stored bytes (realType, maxLength,
    * bits), which an input leaves out: its body is read for them, and only when the table id's last
    * TABLE_MAP had other bytes. A raw event has its fields only as bytes: it is read whole.
@@ -270,11 +271,12 @@ export class EventEncoder {
       this.reader.decode(bytes, offset);
       return;
     }
-    if (code === FDE_CODE) {
+    const effect = FormatState.effectOf(code);
+    if (effect === 'sets-format') {
       this.format.after(fdeAsRead(event as unknown as FormatDescriptionEventInput, hasChecksum, offset));
       return;
     }
-    if (code !== EventTypes.TABLE_MAP_EVENT) {
+    if (effect !== 'maps-table') {
       this.format.after(event);
       return;
     }

@@ -5,7 +5,7 @@
  */
 import type { Context } from '../../generated/context.js';
 import { ChecksumAlg, FormatDescriptionEventOffsets, type FormatDescriptionEvent } from '../../generated/control.js';
-import { EventTypes } from '../../generated/events.js';
+import { EventEffects, EventTypeNames, EventTypes, type EventEffect } from '../../generated/events.js';
 import type { TableMapEvent } from '../../generated/rows.js';
 import {
   CHECKSUM_AWARE_SINCE_MARIADB,
@@ -96,26 +96,41 @@ export class FormatState {
     }
   }
 
-  /** Whether events of this type change what later events mean (FDE, START_EVENT_V3 and TABLE_MAP do). */
-  static changesFormat(code: number): boolean {
-    return (
-      code === FDE_CODE ||
-      code === EventTypes.TABLE_MAP_EVENT ||
-      code === EventTypes.START_EVENT_V3 ||
-      code === EventTypes.START_ENCRYPTION_EVENT ||
-      code === EventTypes.START_5_7_ENCRYPTION_EVENT
-    );
+  /**
+   * What each effect an event may have (the catalogue's `effect:`, schemas/events.yaml) does to the state,
+   * from the event's body (`body`, a TABLE_MAP's bytes after the header, lets the same TABLE_MAP again
+   * keep its table); undefined for an effect on what lies beyond the state.
+   */
+  private static readonly EFFECTS: Readonly<Record<EventEffect, ((state: FormatState, event: { type: string; pos?: number }, body?: Uint8Array) => void) | undefined>> = {
+    'sets-format': (state, event) => state.apply(event as unknown as FormatDescriptionEvent, event.pos ?? 0),
+    'sets-v3-format': (state, event) => {
+      if (!('raw' in event)) state.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
+    },
+    'starts-encryption': (state) => (state.encrypted = true),
+    'maps-table': (state, event, body) => state.tables.register(event as unknown as TableMapEvent, body),
+    // The file ends: the FORMAT_DESCRIPTION that begins the next says how it reads.
+    rotates: undefined,
+  };
+
+  /** The type codes whose events change what later events mean: those with an effect on the state. */
+  private static readonly CHANGING: ReadonlySet<number> = new Set(
+    Object.entries(EventEffects).flatMap(([name, effect]) => (FormatState.EFFECTS[effect!] ? [EventTypes[name as keyof typeof EventTypes] as number] : [])),
+  );
+
+  /** The effect of events of a real type code on what follows them (the catalogue's `effect:`). */
+  static effectOf(code: number): EventEffect | undefined {
+    return EventEffects[EventTypeNames[code] ?? ''];
   }
 
-  /**
-   * What an event changes for the events after it: an FDE the format, a TABLE_MAP the tables (`body`, its
-   * bytes after the header, lets the same TABLE_MAP again keep its table).
-   */
+  /** Whether events of this type change what later events mean (FDE, START_EVENT_V3, START_ENCRYPTION and TABLE_MAP do). */
+  static changesFormat(code: number): boolean {
+    return FormatState.CHANGING.has(code);
+  }
+
+  /** What an event changes for the events after it: its effect on the state, if it has one. */
   after(event: { type: string; pos?: number }, body?: Uint8Array): void {
-    if (event.type === 'FORMAT_DESCRIPTION_EVENT') this.apply(event as unknown as FormatDescriptionEvent, event.pos ?? 0);
-    else if (event.type === 'START_EVENT_V3' && !('raw' in event)) this.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
-    else if (event.type === 'START_ENCRYPTION_EVENT' || event.type === 'START_5_7_ENCRYPTION_EVENT') this.encrypted = true;
-    else if (event.type === 'TABLE_MAP_EVENT') this.tables.register(event as unknown as TableMapEvent, body);
+    const effect = EventEffects[event.type];
+    if (effect) FormatState.EFFECTS[effect]?.(this, event, body);
   }
 
   /**

@@ -2,6 +2,7 @@
  * Reading part of a binlog, as mariadb-binlog's users do: a position or time window, one database, one
  * table. The FORMAT_DESCRIPTION event always passes, so that what passes is still a readable binlog.
  */
+import { EventEffects } from '../../generated/events.js';
 import type { BinlogEvent } from '../events/event-codec.js';
 
 export interface EventFilter {
@@ -54,7 +55,7 @@ export function stopsAt(f: EventFilter, e: BinlogEvent): boolean {
 }
 
 export function passes(f: EventFilter, e: BinlogEvent): boolean {
-  if (e.type === 'FORMAT_DESCRIPTION_EVENT') return true;
+  if (EventEffects[e.type] === 'sets-format') return true;
   if (f.startPosition !== undefined && e.pos < f.startPosition) return false;
   if (f.startTime !== undefined && e.header.timestamp < f.startTime) return false;
   const db = databaseOf(e);

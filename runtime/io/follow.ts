@@ -5,6 +5,7 @@
 import { open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EventEffects } from '../../generated/events.js';
 import type { BinlogEvent } from '../events/event-codec.js';
 import { Framer, type ReadOptions } from './stream.js';
 
@@ -46,7 +47,7 @@ async function* followOne(path: string, options: FollowOptions, poll: number): A
       framer.push(buf.slice(0, bytesRead));
       for (const event of framer.drain()) {
         yield event;
-        if (event.type === 'ROTATE_EVENT' && 'nextFile' in event && typeof event.nextFile === 'string') return event.nextFile;
+        if (EventEffects[event.type] === 'rotates' && 'nextFile' in event && typeof event.nextFile === 'string') return event.nextFile;
       }
     }
   } finally {

@@ -1,13 +1,14 @@
 /**
  * The table-map context: what the TABLE_MAP events read so far say about each table id's columns, with
- * the optional metadata (signedness, charsets, names, ENUM and SET members) given to the columns it
- * covers. Row events are decoded and encoded against it.
+ * the optional metadata (signedness, charsets, names, ENUM and SET members) given to the columns each
+ * entry covers (covers.ts). Row events are decoded and encoded against it.
  */
-import { CellLayouts, type CellLayoutsEntry } from '../../generated/columns.js';
+import { CellLayouts } from '../../generated/columns.js';
 import { ColumnType, type TableMapEvent } from '../../generated/rows.js';
 import { charsetOf, decodeText } from '../values/charsets.js';
 import { sameBytes, type Text } from '../core/reader.js';
 import type { TableDefinition } from './definitions.js';
+import { coveredColumns, type CoveringEntry } from './covers.js';
 import type { Column, Flavor, HintFn, TableInfo } from '../values/column.js';
 
 const utf8 = new TextEncoder();
@@ -79,41 +80,51 @@ export class TableRegistry {
   }
 }
 
-function isCharacter(layout: CellLayoutsEntry, flavor: Flavor): boolean {
-  const c = (layout as { character?: string }).character;
-  return c === 'both' || c === flavor;
-}
-
 type Entry<C extends string> = Extract<TableMapEvent['optionalMetadata'][number], { code: C }>;
 
 function entry<C extends string>(event: TableMapEvent, code: C): Entry<C> | undefined {
   return event.optionalMetadata.find((e) => e.code === code) as Entry<C> | undefined;
 }
 
-/** Collations per covered column from a COLUMN_CHARSET or DEFAULT_CHARSET style pair of entries. */
-function collations(
-  count: number,
-  perColumn: { collations: number[] } | undefined,
-  byDefault: { defaultCollation: number; exceptions: { column: number; collation: number }[] } | undefined,
-): (number | undefined)[] {
-  if (perColumn) return perColumn.collations;
-  if (!byDefault) return new Array(count).fill(undefined);
-  const out: number[] = new Array(count).fill(byDefault.defaultCollation);
-  for (const x of byDefault.exceptions) out[x.column] = x.collation;
-  return out;
+/**
+ * The collation of each column a COLUMN_CHARSET style entry (one per covered column) or else a
+ * DEFAULT_CHARSET style one (a default, and exceptions by index among its covered columns) covers.
+ */
+function giveCollations(
+  event: TableMapEvent,
+  columns: Column[],
+  flavor: Flavor,
+  perColumn: 'COLUMN_CHARSET' | 'ENUM_AND_SET_COLUMN_CHARSET',
+  byDefault: 'DEFAULT_CHARSET' | 'ENUM_AND_SET_DEFAULT_CHARSET',
+): void {
+  const each = entry(event, perColumn);
+  if (each) {
+    coveredColumns(columns, perColumn, flavor).forEach((c, i) => (c.collation = each.collations[i]));
+    return;
+  }
+  const some = entry(event, byDefault);
+  if (!some) return;
+  const covered = coveredColumns(columns, byDefault, flavor);
+  for (const c of covered) c.collation = some.defaultCollation;
+  for (const x of some.exceptions) {
+    const c = covered[x.column];
+    if (c) c.collation = x.collation;
+  }
+}
+
+/** Each value of an entry given to the column it is for, in turn. */
+function give<T>(values: readonly T[] | undefined, columns: readonly Column[], set: (c: Column, v: T | undefined) => void): void {
+  if (values) columns.forEach((c, i) => set(c, values[i]));
 }
 
 function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | undefined): TableInfo {
-  const names = entry(event, 'COLUMN_NAME')?.names;
-  const signedness = entry(event, 'SIGNEDNESS')?.unsigned;
   const columns: Column[] = event.columnTypes.map((t, index) => {
     const type = typeof t === 'number' ? t : ColumnType[t];
     const meta = (event.columnMetadata?.[index] ?? {}) as Record<string, unknown>;
     const realType = typeof meta.realType === 'string' ? ColumnType[meta.realType as keyof typeof ColumnType] : (meta.realType as number | undefined) ?? type;
-    const name = names?.[index];
     return {
       index,
-      name: typeof name === 'string' ? name : `@${index + 1}`,
+      name: `@${index + 1}`,
       type,
       realType,
       layout: CellLayouts[realType as keyof typeof CellLayouts] ?? { codec: 'unsupported' },
@@ -121,28 +132,15 @@ function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | und
       meta,
     };
   });
-
-  let numeric = 0;
-  const character: Column[] = [];
-  const enumSet: Column[] = [];
-  for (const c of columns) {
-    if ((c.layout as { numeric?: boolean }).numeric) {
-      if (signedness) c.unsigned = signedness[numeric] ?? false;
-      numeric++;
-    }
-    if (c.realType === ColumnType.ENUM || c.realType === ColumnType.SET) enumSet.push(c);
-    else if (isCharacter(c.layout, flavor)) character.push(c);
-  }
-  const charCollations = collations(character.length, entry(event, 'COLUMN_CHARSET'), entry(event, 'DEFAULT_CHARSET'));
-  character.forEach((c, i) => (c.collation = charCollations[i]));
-  const enumCollations = collations(enumSet.length, entry(event, 'ENUM_AND_SET_COLUMN_CHARSET'), entry(event, 'ENUM_AND_SET_DEFAULT_CHARSET'));
-  enumSet.forEach((c, i) => (c.collation = enumCollations[i]));
-
-  const enums = entry(event, 'ENUM_STR_VALUE')?.enums ?? [];
-  const sets = entry(event, 'SET_STR_VALUE')?.sets ?? [];
-  let e = 0;
-  let s = 0;
-  for (const c of enumSet) c.members = (c.realType === ColumnType.ENUM ? enums[e++] : sets[s++])?.names;
+  const covered = (code: CoveringEntry) => coveredColumns(columns, code, flavor);
+  give(entry(event, 'COLUMN_NAME')?.names, covered('COLUMN_NAME'), (c, name) => {
+    if (typeof name === 'string') c.name = name;
+  });
+  give(entry(event, 'SIGNEDNESS')?.unsigned, covered('SIGNEDNESS'), (c, unsigned) => (c.unsigned = unsigned ?? false));
+  giveCollations(event, columns, flavor, 'COLUMN_CHARSET', 'DEFAULT_CHARSET');
+  giveCollations(event, columns, flavor, 'ENUM_AND_SET_COLUMN_CHARSET', 'ENUM_AND_SET_DEFAULT_CHARSET');
+  give(entry(event, 'ENUM_STR_VALUE')?.enums, covered('ENUM_STR_VALUE'), (c, members) => (c.members = members?.names));
+  give(entry(event, 'SET_STR_VALUE')?.sets, covered('SET_STR_VALUE'), (c, members) => (c.members = members?.names));
 
   for (const c of columns) {
     if (c.collation !== undefined) c.charset = charsetOf(c.collation);

@@ -10,6 +10,7 @@ import { ColumnType, type ColumnTypeName, GeometryType, type GeometryTypeName } 
 import { Charsets, Collations, SqlType, type SqlTypeName, SqlTypes } from '../../generated/sqltypes.js';
 import { charsetOf } from '../values/charsets.js';
 import type { Column } from '../values/column.js';
+import { covers } from './covers.js';
 import { parseType, type ParsedType } from './sql-type-parser.js';
 import type { BuiltColumn, ColumnDef, SqlKind } from './table-types.js';
 
@@ -157,7 +158,6 @@ function isNullable(def: ColumnDef, t: ParsedType, inKey: boolean, fail: (p: str
 function loggedColumn(def: ColumnDef, index: number, facts: SqlTypeFacts, upper: string, nullable: boolean, unsigned: boolean): BuiltColumn {
   const columnType = ColumnType[facts.columnType];
   const realType = ColumnType[facts.realType ?? facts.columnType];
-  const layout = CellLayouts[realType as keyof typeof CellLayouts] as { numeric?: boolean; character?: string };
   return {
     index,
     name: def.name,
@@ -168,9 +168,9 @@ function loggedColumn(def: ColumnDef, index: number, facts: SqlTypeFacts, upper:
     metadata: {},
     nullable,
     unsigned: facts.alwaysUnsigned ?? unsigned,
-    numeric: layout.numeric === true,
-    // MariaDB counts ENUM and SET in their own charset entries, not in DEFAULT_CHARSET / COLUMN_CHARSET.
-    character: (layout.character === 'both' || layout.character === 'mariadb') && facts.kind !== 'enum' && facts.kind !== 'set',
+    // As the MariaDB server the builder imitates counts them.
+    numeric: covers('SIGNEDNESS', realType, 'mariadb'),
+    character: covers('COLUMN_CHARSET', realType, 'mariadb'),
   };
 }
 

@@ -6,7 +6,7 @@ import type { CellLayoutsEntry } from '../../generated/columns.js';
 import type { Text } from '../core/reader.js';
 import type { CellColumn } from '../core/values.js';
 
-export type Flavor = 'mysql' | 'mariadb';
+export type { Flavor } from '../core/tables.js';
 
 export interface Column extends CellColumn {
   /** 0-based position in the table. */

@@ -9,9 +9,12 @@ import { encodeBinlog } from '../../runtime/io/stream.js';
 
 export const text = (s: string) => new TextEncoder().encode(s);
 
-/** A MariaDB 10.11 binlog holding `events`, without checksums (the servers that wrote them had none). */
+/**
+ * A MariaDB 10.11 binlog holding `events`, without checksums (the servers that wrote them had none); some
+ * are MySQL's (TRANSACTION_CONTEXT, VIEW_CHANGE), which a MariaDB server never writes.
+ */
 export function binlogWith(events: EventInput[]): Uint8Array {
-  const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE' });
+  const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE', foreignEvents: true });
   for (const e of events) w.event(e);
   return w.toBytes();
 }
