@@ -557,6 +557,28 @@ describe('builder → decoder gives back the rows and statements given', () => {
   });
 });
 
+describe('only the events the imitated server writes (events.yaml server:)', () => {
+  // No GTID set: an 8-byte count of 0. Raw or not, the type is what counts.
+  const previousGtids = { type: 'PREVIOUS_GTIDS_LOG_EVENT', raw: bytes(0, 0, 0, 0, 0, 0, 0, 0) };
+  it('refuses a MySQL event and a fork’s, naming whose it is, and writes nothing of it', () => {
+    const w = writer();
+    const at = w.position;
+    const refusal = caught(EncodeError, () => w.event(previousGtids));
+    expect(refusal.message).toMatch(/^PREVIOUS_GTIDS_LOG_EVENT is mysql's: the mariadb server this writer imitates never writes it/);
+    expect(() => w.event({ type: 'START_5_7_ENCRYPTION_EVENT', raw: bytes(1) })).toThrow(/^START_5_7_ENCRYPTION_EVENT is a fork's/);
+    expect(w.position).toBe(at);
+  });
+  it('writes events of both servers and of MariaDB, and any with foreignEvents', () => {
+    const w = writer();
+    w.event({ type: 'ANNOTATE_ROWS_EVENT', query: 'INSERT' });
+    w.event({ type: 'RAND_EVENT', seed1: 1n, seed2: 2n });
+    const foreign = writer({ foreignEvents: true });
+    foreign.event(previousGtids);
+    expect(decodeBinlog(w.toBytes()).slice(3).map((e) => e.type)).toEqual(['ANNOTATE_ROWS_EVENT', 'RAND_EVENT']);
+    expect(decodeBinlog(foreign.toBytes()).at(-1)?.type).toBe('PREVIOUS_GTIDS_LOG_EVENT');
+  });
+});
+
 // ---- refusals -------------------------------------------------------------------------------------------------
 
 describe('values a column cannot hold are refused, naming the table, column and row', () => {

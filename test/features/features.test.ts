@@ -8,6 +8,8 @@ import { Reader } from '../../runtime/core/reader.js';
 import { Writer } from '../../runtime/core/writer.js';
 import type { Context } from './generated/context.js';
 import {
+  ColumnsMetadataCovers,
+  Kind,
   decodeComposite,
   decodeInts,
   decodeKeyed,
@@ -274,3 +276,21 @@ describe('sized keys', () => {
     expect(refusal({ keyOrder: [{ id: 1, bytes: hex('61') }] })).toMatch(/would read as that field's value/);
   });
 });
+
+describe('covers: which columns a list entry is about', () => {
+  const sets = (cover: (typeof ColumnsMetadataCovers)[keyof typeof ColumnsMetadataCovers]) =>
+    cover === 'all' ? cover : { mysql: [...cover.mysql].sort((a, b) => a - b), mariadb: [...cover.mariadb].sort((a, b) => a - b) };
+  it('a lookup key: the column types whose entry holds it, under each server its value names', () => {
+    expect(sets(ColumnsMetadataCovers.SIGNS)).toEqual({ mysql: [Kind.NUMBER], mariadb: [Kind.NUMBER] });
+    // TEXT is both servers', SHAPE MariaDB's alone, LIST MySQL's alone.
+    expect(sets(ColumnsMetadataCovers.CHARSETS)).toEqual({ mysql: [Kind.TEXT, Kind.LIST], mariadb: [Kind.TEXT, Kind.SHAPE] });
+  });
+  it('a list of types: those, under every server; all: every column', () => {
+    expect(sets(ColumnsMetadataCovers.SHAPES)).toEqual({ mysql: [Kind.SHAPE, Kind.LIST], mariadb: [Kind.SHAPE, Kind.LIST] });
+    expect(ColumnsMetadataCovers.NAMES).toBe('all');
+  });
+  it('an entry without covers is not in the table', () => {
+    expect(Object.keys(ColumnsMetadataCovers)).toEqual(['SIGNS', 'CHARSETS', 'SHAPES', 'NAMES']);
+  });
+});
+

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { V3_POST_HEADER_LENGTHS } from '../../generated/header.js';
 import { FormatState } from '../../runtime/events/format-state.js';
 
 /** The format after an FDE of this server version listing `types` post-header lengths (1, 2, 3 …). */
@@ -37,5 +38,29 @@ describe('the 5.1-wl2325 trees’ event type codes', () => {
 
   it('an FDE of such a version that lists another number of event types is invalid', () => {
     expect(() => after('5.1.4-a_drop6p2', 23)).toThrow(expect.objectContaining({ kind: 'invalid-value' }));
+  });
+});
+
+describe('what an event changes, by its effect in the catalogue (events.yaml effect:)', () => {
+  it('the events that change the format state are those whose effect is on it: not ROTATE, whose effect is on what follows the file', () => {
+    const codes = Array.from({ length: 256 }, (_, c) => c).filter((c) => FormatState.changesFormat(c));
+    expect(codes).toEqual([1, 15, 19, 159, 164]);
+    expect([1, 4, 15, 19, 159, 164, 2].map((c) => FormatState.effectOf(c))).toEqual(['sets-v3-format', 'rotates', 'sets-format', 'maps-table', 'starts-encryption', 'starts-encryption', undefined]);
+  });
+
+  it('each effect does its own to the state; ROTATE and an event without an effect do nothing', () => {
+    const format = after('8.0.32', 40);
+    const state = () => ({ ...format, tables: format.tables.get(3) });
+    const before = state();
+    format.after({ type: 'ROTATE_EVENT', position: 4n, nextFile: 'b.000002' } as { type: string });
+    format.after({ type: 'QUERY_EVENT', query: 'BEGIN' } as { type: string });
+    expect(state()).toEqual(before);
+    format.after({ type: 'START_EVENT_V3' } as { type: string });
+    expect(format.postHeaderLengths).toEqual([...V3_POST_HEADER_LENGTHS]);
+    format.after({ type: 'TABLE_MAP_EVENT', tableId: 3, schemaName: 'd', tableName: 't', columnTypes: ['LONG'], columnMetadata: [{}], optionalMetadata: [] } as { type: string });
+    expect(format.tables.get(3)?.columns.map((c) => c.name)).toEqual(['@1']);
+    expect(format.encrypted).toBe(false);
+    format.after({ type: 'START_5_7_ENCRYPTION_EVENT' } as { type: string });
+    expect(format.encrypted).toBe(true);
   });
 });

@@ -43,3 +43,45 @@ describe('TableRegistry', () => {
     expect(tables.register(tableMap(['LONG', 'LONG']), bytes)).not.toBe(first);
   });
 });
+
+describe('optional metadata, given to the columns each entry covers (rows.yaml covers:)', () => {
+  const types: TableMapEvent['columnTypes'] = ['VARCHAR', 'GEOMETRY', 'VECTOR', 'LONG', 'STRING', 'STRING', 'TINY'];
+  const metadata = [{ maxLength: 20 }, { packLength: 4 }, { packLength: 4 }, {}, { realType: 'ENUM' }, { realType: 'SET' }, {}];
+  const table = (charsets: TableMapEvent['optionalMetadata']): TableMapEvent => ({
+    ...tableMap(types),
+    columnMetadata: metadata as TableMapEvent['columnMetadata'],
+    optionalMetadata: [
+      { code: 'SIGNEDNESS', unsigned: [true, false] },
+      ...charsets,
+      { code: 'ENUM_AND_SET_DEFAULT_CHARSET', defaultCollation: 33, exceptions: [{ column: 1, collation: 8 }] },
+      { code: 'ENUM_STR_VALUE', enums: [{ count: 2, names: ['a', 'b'] }] },
+      { code: 'SET_STR_VALUE', sets: [{ count: 1, names: ['x'] }] },
+      { code: 'COLUMN_NAME', names: ['v', 'g', 'vec', 'n', 'e', 's', 't'] },
+    ],
+  });
+  const described = (flavor: 'mysql' | 'mariadb', event: TableMapEvent) => {
+    const tables = new TableRegistry();
+    tables.newFormat(flavor);
+    return Object.fromEntries(tables.register(event).columns.map((c) => [c.name, [c.unsigned, c.collation, c.charset, c.members]]));
+  };
+
+  it('COLUMN_CHARSET counts GEOMETRY as a character column under MariaDB, VECTOR under MySQL', () => {
+    const perColumn = table([{ code: 'COLUMN_CHARSET', collations: [45, 63] }]);
+    const common = {
+      n: [true, undefined, undefined, undefined],
+      t: [false, undefined, undefined, undefined],
+      e: [undefined, 33, 'utf8mb3', ['a', 'b']],
+      s: [undefined, 8, 'latin1', ['x']],
+      v: [undefined, 45, 'utf8mb4', undefined],
+    };
+    expect(described('mariadb', perColumn)).toEqual({ ...common, g: [undefined, 63, 'binary', undefined], vec: [undefined, undefined, undefined, undefined] });
+    expect(described('mysql', perColumn)).toEqual({ ...common, g: [undefined, undefined, undefined, undefined], vec: [undefined, 63, 'binary', undefined] });
+  });
+
+  it("DEFAULT_CHARSET's exceptions count the columns it covers under the table's server", () => {
+    const byDefault = table([{ code: 'DEFAULT_CHARSET', defaultCollation: 8, exceptions: [{ column: 1, collation: 63 }] }]);
+    const collations = (flavor: 'mysql' | 'mariadb') => Object.values(described(flavor, byDefault)).map(([, collation]) => collation);
+    expect(collations('mariadb')).toEqual([8, 63, undefined, undefined, 33, 8, undefined]);
+    expect(collations('mysql')).toEqual([8, undefined, 63, undefined, 33, 8, undefined]);
+  });
+});
