@@ -74,7 +74,7 @@ class CellScope {
   private call(fn: string, count: number, where: YamlPath): void {
     const x = this.pass.ir.externs.find((e) => e.name === fn);
     if (!x) this.pass.fail(this.o, where, `unknown extern '${fn}'`);
-    else if (x.args.length !== count) this.pass.fail(this.o, where, `'${fn}' takes ${x.args.length} arguments, not ${count}`);
+    else if (x.args.length !== count) this.pass.fail(this.o, where, `'${fn}' takes ${x.args.length} argument${x.args.length === 1 ? '' : 's'}, not ${count}`);
     this.calls.add(fn);
   }
 
@@ -187,7 +187,7 @@ function bitFields(pass: Pass, o: Origin, raw: RawCellPart, int: IntType): IrBit
   let shift = total;
   return raw.bits.map((b, i) => {
     shift -= b.bits;
-    if ((b.const === undefined) !== (b.error === undefined)) pass.fail(o, ['bits', i], 'a constant bit field has both `const` and `error`, another neither');
+    if ((b.const === undefined) !== (b.error === undefined)) pass.fail(o, ['bits', i], '`const` and `error` go together: the only value a bit field may hold, and the problem when it holds another');
     return { name: b.name, bits: b.bits, shift, constValue: b.const, error: b.error };
   });
 }

@@ -1,0 +1,130 @@
+/**
+ * The cells of schemas/cells.yaml, generated: known bytes from the servers' layouts (my_time.cc's
+ * comments and Field_*::pack), both ways, and the refusals a layout implies.
+ */
+import { describe, expect, it } from 'vitest';
+import { CellLayouts } from '../../generated/columns.js';
+import { ColumnType } from '../../generated/rows.js';
+import { EncodeError, InvalidValueError } from '../../runtime/core/errors.js';
+import { Reader } from '../../runtime/core/reader.js';
+import type { CellValue } from '../../runtime/core/values.js';
+import { Writer } from '../../runtime/core/writer.js';
+import { cellCodec } from '../../runtime/values/cells.js';
+import type { Column } from '../../runtime/values/column.js';
+import { caught, hex } from './helpers.js';
+
+function column(type: number, meta: Record<string, unknown> = {}, more: Partial<Column> = {}): Column {
+  return { index: 0, name: 'c', type, realType: type, layout: CellLayouts[type as keyof typeof CellLayouts], nullable: true, meta, ...more };
+}
+const read = (c: Column, bytes: string) => cellCodec(c).reader(c, 'T.c')(new Reader(hex(bytes)));
+function write(c: Column, v: CellValue): string {
+  const w = new Writer();
+  cellCodec(c).writer(c, 'T.c')(w, v);
+  return Buffer.from(w.finish()).toString('hex');
+}
+/** big-endian hex of v in n bytes */
+const be = (v: bigint, n: number) => v.toString(16).padStart(2 * n, '0');
+
+describe('temporal cells', () => {
+  // DATETIME2: sign bit, 17 bits of year*13+month, 5 of day, 5 of hour, 6 of minute, 6 of second.
+  const dt2 = (y: number, mo: number, d: number, h: number, mi: number, s: number) =>
+    (1n << 39n) | (BigInt(y * 13 + mo) << 22n) | (BigInt(d) << 17n) | (BigInt(h) << 12n) | (BigInt(mi) << 6n) | BigInt(s);
+
+  it.each([
+    [0, '2012-06-21 15:55:33', be(dt2(2012, 6, 21, 15, 55, 33), 5)],
+    [3, '2012-06-21 15:55:33.123', be(dt2(2012, 6, 21, 15, 55, 33), 5) + be(1230n, 2)],
+    [6, '9999-12-31 23:59:59.999999', be(dt2(9999, 12, 31, 23, 59, 59), 5) + be(999999n, 3)],
+    [1, '0000-00-00 00:00:00.0', '800000000000'],
+  ])('DATETIME2(%i) %s', (fsp, text, bytes) => {
+    const c = column(ColumnType.DATETIME2, { fsp });
+    expect(read(c, bytes)).toBe(text);
+    expect(write(c, text)).toBe(bytes);
+  });
+
+  it('DATETIME2 refuses a clear sign bit and a fraction of more digits than its precision', () => {
+    const c = column(ColumnType.DATETIME2, { fsp: 2 });
+    expect(caught(InvalidValueError, () => read(c, '00 00 00 00 00 00')).message).toContain('negative DATETIME');
+    // The precision-2 fraction is one byte of hundredths: 0x64 = 100 of them is a whole second.
+    expect(read(c, `${be(dt2(2000, 1, 1, 0, 0, 0), 5)}63`)).toBe('2000-01-01 00:00:00.99');
+    expect(caught(InvalidValueError, () => read(c, `${be(dt2(2000, 1, 1, 0, 0, 0), 5)}64`)).message).toMatch(/fraction .* has more than 2 digits/);
+    // DATETIME2(1) stores tenths as hundredths: 0x0b = .11 is not a tenth.
+    const c1 = column(ColumnType.DATETIME2, { fsp: 1 });
+    expect(caught(InvalidValueError, () => read(c1, `${be(dt2(2000, 1, 1, 0, 0, 0), 5)}0b`)).message).toContain('fraction .110000 has more than 1 digits');
+    expect(caught(EncodeError, () => write(c, '2000-01-01 00:00:00.123')).message).toContain('fraction .123 has more than 2 digits');
+    expect(caught(EncodeError, () => write(c, '2000-01-32 00:00:00')).message).toContain('day 32 does not fit 5 bits');
+  });
+
+  // TIME2: 0x800000 + floor(packed / 2^24), then C's remainder in the precision's units, two's complement.
+  it.each([
+    [0, '00:00:00', '800000'],
+    [0, '-00:00:01', '7fffff'],
+    [1, '-00:00:00.5', '7fffffce'],
+    [2, '12:34:56.78', be(0x800000n + ((12n << 12n) | (34n << 6n) | 56n), 3) + '4e'],
+    [6, '-838:59:59.000001', be(0x800000000000n - (((838n << 12n) | (59n << 6n) | 59n) * 2n ** 24n + 1n), 6)],
+  ])('TIME2(%i) %s', (fsp, text, bytes) => {
+    const c = column(ColumnType.TIME2, { fsp });
+    expect(read(c, bytes)).toBe(text);
+    expect(write(c, text)).toBe(bytes);
+  });
+
+  it('DATE packs day, month and year into 3 little-endian bytes; a month past 4 bits is refused', () => {
+    const c = column(ColumnType.DATE);
+    const v = (2024 << 9) | (2 << 5) | 29;
+    const bytes = Buffer.from([v & 0xff, (v >> 8) & 0xff, v >> 16]).toString('hex');
+    expect(read(c, bytes)).toBe('2024-02-29');
+    expect(write(c, '2024-02-29')).toBe(bytes);
+    expect(caught(EncodeError, () => write(c, '2024-16-01')).message).toContain('month 16 does not fit 4 bits');
+  });
+
+  it('DATETIME (before 5.6) is YYYYMMDDhhmmss in 8 bytes, and a number that is no datetime is refused', () => {
+    const c = column(ColumnType.DATETIME);
+    const bytes = Buffer.from(new BigUint64Array([20240229235958n]).buffer).toString('hex');
+    expect(read(c, bytes)).toBe('2024-02-29 23:59:58');
+    expect(write(c, '2024-02-29 23:59:58')).toBe(bytes);
+    const bad = Buffer.from(new BigUint64Array([20241329235958n]).buffer).toString('hex');
+    expect(caught(InvalidValueError, () => read(c, bad)).message).toContain('is not a YYYYMMDDhhmmss datetime');
+  });
+
+  it('TIMESTAMP2 is big-endian seconds then the fraction; 0 is the zero date', () => {
+    const c = column(ColumnType.TIMESTAMP2, { fsp: 4 });
+    expect(read(c, '00000000 0000')).toBe('0000-00-00 00:00:00.0000');
+    expect(read(c, `${be(86400n, 4)}${be(1234n, 2)}`)).toBe('1970-01-02 00:00:00.1234');
+    expect(write(c, '1970-01-02 00:00:00.1234')).toBe(`${be(86400n, 4)}${be(1234n, 2)}`);
+  });
+
+  it('YEAR is 1900 + n, 0 the zero year; one outside 1901-2155 is refused', () => {
+    const c = column(ColumnType.YEAR);
+    expect(read(c, '7c')).toBe(2024);
+    expect(read(c, '00')).toBe(0);
+    expect(write(c, 2155)).toBe('ff');
+    expect(caught(EncodeError, () => write(c, 1900)).message).toContain('year 1900 is out of range');
+  });
+});
+
+describe('number, BIT, ENUM and SET cells', () => {
+  it('integers are little-endian two\'s complement unless unsigned, BIGINT a bigint; out of range is refused', () => {
+    expect(read(column(ColumnType.INT24), 'ffff7f')).toBe(8388607);
+    expect(read(column(ColumnType.INT24), '000080')).toBe(-8388608);
+    expect(read(column(ColumnType.INT24, {}, { unsigned: true }), '000080')).toBe(8388608);
+    expect(read(column(ColumnType.LONGLONG), 'ffffffffffffffff')).toBe(-1n);
+    expect(write(column(ColumnType.LONGLONG, {}, { unsigned: true }), '18446744073709551615')).toBe('ffffffffffffffff');
+    expect(caught(EncodeError, () => write(column(ColumnType.SHORT), 32768)).message).toContain('32768 is out of range');
+  });
+
+  it('BIT is big-endian in its metadata\'s bytes, and a value past its bits is refused', () => {
+    const c = column(ColumnType.BIT, { bits: 10, wholeBytes: 1, bitsInLastByte: 2 });
+    expect(read(c, '0301')).toBe(0x301n);
+    expect(write(c, 0x3ffn)).toBe('03ff');
+    expect(caught(EncodeError, () => write(c, 0x400n)).message).toContain('does not fit BIT(10)');
+  });
+
+  it('ENUM is its 1-based member index, SET a bit per member, in the bytes the metadata says', () => {
+    const e = column(ColumnType.ENUM, { maxLength: 2 }, { members: ['a', 'b'] });
+    expect(read(e, '0200')).toBe('b');
+    expect(write(e, 'a')).toBe('0100');
+    const s = column(ColumnType.SET, { maxLength: 1 }, { members: ['x', 'y', 'z'] });
+    expect(read(s, '05')).toEqual(['x', 'z']);
+    expect(write(s, ['y', 'z'])).toBe('06');
+    expect(read(s, '08')).toBe(8);
+  });
+});
