@@ -1,0 +1,77 @@
+/**
+ * Where the format's facts live (issue 13): the helpers the cells of schemas/cells.yaml take hold none.
+ * Every number literal in a helper module must be one this list allows, with the reason it is no fact of
+ * the binlog; a module of runtime/values/ is either such a helper or named below as still holding facts
+ * of its own, so that a new one is placed knowingly.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const VALUES = join(import.meta.dirname, '..', 'runtime', 'values');
+
+/** The text 'YYYY-MM-DD hh:mm:ss.ffffff': its character positions and lengths, and ASCII. */
+const DATETIME_TEXT = ['1', '2', '3', '4', '5', '7', '8', '11', '13', '14', '16', '17', '19', '20'];
+const ASCII = { '0x30': "'0'", '0x2d': "'-'", '0x20': "' '", '0x3a': "':'", '0x2e': "'.'" };
+
+/** Per helper module, the number literals it may hold and why. */
+const HELPERS: Record<string, Record<string, string>> = {
+  'temporal.ts': {
+    ...Object.fromEntries(DATETIME_TEXT.map((n) => [n, 'a position or a length in the datetime text'])),
+    ...ASCII,
+    '0': 'zero',
+    '6': 'the six digits of microseconds',
+    '10': 'decimal digits',
+    '100': 'two decimal digits',
+    '10000': 'four decimal digits',
+    '1000': 'milliseconds per second (Date)',
+  },
+  'numbers.ts': { '0': 'zero', '1': 'the fewest digits tried', '10': 'past the 9 digits a float32 needs' },
+  'bits-and-sets.ts': { '0': 'zero', '1': '1-based member indexes', '0n': 'no bits', '1n': 'one bit', '6': 'bytes a JavaScript number holds exactly' },
+  'digits.ts': { '0x30': "'0'", '0': 'zero', '1': 'one', '9': 'the last decimal digit', '10': 'decimal digits' },
+  'cells.ts': {},
+  'cell-codec.ts': {},
+  'column.ts': {},
+};
+
+/** Modules that still hold facts of the format, the variable-length values not yet in schemas/cells.yaml. */
+const STILL_FACTS: Record<string, string> = {
+  'decimal.ts': "DECIMAL's digit groups (decimal2bin)",
+  'strings.ts': 'the length prefixes of CHAR, VARCHAR and BLOB, BINARY padding, VECTOR',
+  'json-cells.ts': "the JSON column's blob and partial-update values",
+  'binary-json.ts': "MySQL's binary JSON",
+  'charsets.ts': 'the charsets beyond the tables of schemas/charset-tables.yaml',
+};
+
+function literals(file: string): string[] {
+  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const out = new Set<string>();
+  const walk = (n: ts.Node): void => {
+    if (ts.isNumericLiteral(n) || ts.isBigIntLiteral(n)) out.add(n.getText());
+    n.forEachChild(walk);
+  };
+  walk(sf);
+  return [...out];
+}
+
+describe('the format facts live in the schemas', () => {
+  it('every module of runtime/values/ is a helper or named as still holding facts', () => {
+    const files = readdirSync(VALUES).filter((f) => f.endsWith('.ts')).sort();
+    expect(files).toEqual([...Object.keys(HELPERS), ...Object.keys(STILL_FACTS)].sort());
+  });
+
+  for (const [file, allowed] of Object.entries(HELPERS)) {
+    it(`${file} holds no number but those it is allowed`, () => {
+      expect(literals(join(VALUES, file)).filter((n) => !(n in allowed))).toEqual([]);
+    });
+  }
+
+  it('the schema gives a cell for each fixed-size codec of CellLayouts, and the helpers it takes are its externs', () => {
+    const cells = parse(readFileSync(join(import.meta.dirname, '..', 'schemas', 'cells.yaml'), 'utf8'));
+    expect(Object.keys(cells.cells).sort()).toEqual(['bit', 'date', 'datetime', 'datetime2', 'enum', 'float', 'int', 'set', 'time', 'time2', 'timestamp', 'timestamp2', 'year']);
+    const wired = readFileSync(join(VALUES, 'cells.ts'), 'utf8');
+    for (const name of Object.keys(cells.externs)) expect(wired).toMatch(new RegExp(`\\b${name}\\b`));
+  });
+});
