@@ -338,12 +338,13 @@ export function datetime2Cell(h: CellHelpers): CellCodec {
         const packed = r.u40be();
         const frac = r.uintBe(fracBytes);
         if (packed === packed$memo && frac === frac$memo) return value$memo;
+        const packed$low = packed % 0x100000000;
         if ((Math.floor(packed / 549755813888)) !== 1) throw new InvalidValueError('negative DATETIME', { offset: r.offset, schemaPath: path });
         const ym = Math.floor(packed / 4194304) % 131072;
-        const day = Math.floor(packed / 131072) % 32;
-        const hour = Math.floor(packed / 4096) % 32;
-        const minute = Math.floor(packed / 64) % 64;
-        const second = packed % 64;
+        const day = (packed$low >>> 17) & 0x1f;
+        const hour = (packed$low >>> 12) & 0x1f;
+        const minute = (packed$low >>> 6) & 0x3f;
+        const second = packed$low & 0x3f;
         const micro = frac * unit;
         if (((micro % FRACTION_STEP[fsp]!) !== 0) || (micro > 999999)) throw new InvalidValueError(`fraction ${fractionText(micro, 6)} has more than ${fsp} digits`, { offset: r.offset, schemaPath: path });
         const value = datetimeText(Math.floor(ym / 13), ym % 13, day, hour, minute, second, micro, fsp);

@@ -117,7 +117,12 @@ function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
   out.line(`r.need(${size}, path);`);
   for (const p of c.parts) out.line(`const ${p.name} = ${readPart(p, x)};`);
   if (memo) out.line(`if (${c.parts.map((p) => `${p.name} === ${p.name}$memo`).join(' && ')}) return value$memo;`);
-  for (const p of c.parts) if (p.kind === 'fixed') for (const b of p.bits) readBits(m, out, p.name, p.int.width * 8, b);
+  for (const p of c.parts) {
+    if (p.kind !== 'fixed') continue;
+    const width = p.int.width * 8;
+    if (width > 32 && p.bits.some((b) => b.shift + b.bits <= 32)) out.line(`const ${p.name}$low = ${p.name} % 0x100000000;`);
+    for (const b of p.bits) readBits(m, out, p.name, width, b);
+  }
   for (const [n, e] of c.decode.lets) out.line(`const ${n} = ${x(e)};`);
   for (const check of c.decode.checks) out.line(`if (${x(check.cond)}) throw ${invalid(m, message(check, x))};`);
   if (memo) {
@@ -144,12 +149,17 @@ function readPart(p: IrCellPart, x: (e: Expr) => string): string {
   }
 }
 
-/** A bit field of a part `width` bits wide: by shifts within 32 bits, by division beyond. */
+/**
+ * A bit field of a part `width` bits wide: by shifts within 32 bits. Beyond, a field in the low 32 bits
+ * is shifted out of the part's low word (`${part}$low`, taken once), one above by division.
+ */
 function readBits(m: Module, out: Lines, part: string, width: number, b: IrBitField): void {
   const top = b.shift + b.bits === width;
   const mask = `0x${(2 ** b.bits - 1).toString(16)}`;
+  const shifted = (v: string, all: boolean) => (b.shift === 0 ? `${v} & ${mask}` : all ? `${v} >>> ${b.shift}` : `(${v} >>> ${b.shift}) & ${mask}`);
   let code: string;
-  if (width <= 32) code = b.shift === 0 ? `${part} & ${mask}` : top ? `${part} >>> ${b.shift}` : `(${part} >>> ${b.shift}) & ${mask}`;
+  if (width <= 32) code = shifted(part, top);
+  else if (b.shift + b.bits <= 32) code = shifted(`${part}$low`, false);
   else {
     const high = b.shift === 0 ? part : `Math.floor(${part} / ${2 ** b.shift})`;
     code = top ? high : `${high} % ${2 ** b.bits}`;

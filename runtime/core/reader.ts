@@ -52,6 +52,9 @@ let readers = 0;
  * generated decoders call `need` once for each run of fixed-size fields. Variable-size reads check
  * themselves and take the schema path to name in the error.
  */
+/** 2^(8n-1): where an n-byte integer's negative values start, by n (1 to 6). */
+export const HALF = [0, 2 ** 7, 2 ** 15, 2 ** 23, 2 ** 31, 2 ** 39, 2 ** 47];
+
 export class Reader {
   readonly buf: Uint8Array;
   readonly dv: DataView;
@@ -441,7 +444,7 @@ export class Reader {
   intLe(n: number, signed: boolean): number | bigint {
     if (n === 8) return signed ? this.i64() : this.u64();
     const v = n === 1 ? this.u8() : n === 2 ? this.u16() : n === 3 ? this.u24() : this.u32();
-    return signed && v >= 2 ** (8 * n - 1) ? v - 2 ** (8 * n) : v;
+    return signed && v >= HALF[n]! ? v - 2 * HALF[n]! : v;
   }
 
   /** An unsigned little-endian integer of `n` bytes (1 to 6), `n` known only at run time. */

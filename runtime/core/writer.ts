@@ -1,5 +1,5 @@
 import { EncodeError } from './errors.js';
-import { varintWidth, type Text } from './reader.js';
+import { HALF, varintWidth, type Text } from './reader.js';
 
 const utf8 = new TextEncoder();
 
@@ -251,13 +251,13 @@ export class Writer {
    */
   intLe(v: number | bigint, n: number, signed: boolean, path: string): void {
     if (n === 8) {
-      const b = BigInt(v);
+      const b = typeof v === 'bigint' ? v : BigInt(v);
       const [lo, hi] = signed ? INT64 : UINT64;
       if (b < lo || b > hi) throw new EncodeError(`${b} is out of range`, path);
       return this.u64(b);
     }
     const x = v as number;
-    const half = 2 ** (8 * n - 1);
+    const half = HALF[n]!;
     if (!Number.isInteger(x) || x < (signed ? -half : 0) || x >= (signed ? half : 2 * half)) throw new EncodeError(`${x} is out of range`, path);
     const u = x < 0 ? x + 2 * half : x;
     if (n === 1) this.u8(u);
