@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { BinlogError, EncodeError, InvalidValueError } from '../runtime/core/errors.js';
-import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/events/event-codec.js';
+import { EventDecoder, eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { TableDefinitionError } from '../builder/index.js';
@@ -52,6 +52,16 @@ describeWithFixtures('rows v0 with the table definition', () => {
       expectRoundTrips(bytes, T1);
     });
   }
+
+  it('ver_5_1-wl2325_r.001: framing alone knows its tables, stored as TABLE_MAP under the code 16 (XID elsewhere)', () => {
+    const bytes = byName('ver_5_1-wl2325_r.001');
+    const events = decodeBinlog(bytes, { tableDefinitions: T1 });
+    const maps = events.filter((e) => e.type === 'TABLE_MAP_EVENT') as (BinlogEvent & { tableId: number })[];
+    expect(maps.length).toBeGreaterThan(0);
+    const framer = new EventDecoder({ tableDefinitions: T1 });
+    for (const e of events) framer.frame(bytes.subarray(e.pos, e.pos + e.header.eventSize), e.pos);
+    for (const m of maps) expect(framer.format.tables.get(m.tableId)).toBeDefined();
+  });
 
   it('bug32407.001: two INSERTs of a = 1 into t1 (a int), also from a bare column list', () => {
     const bytes = byName('std_data__bug32407.001');

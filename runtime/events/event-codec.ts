@@ -97,7 +97,7 @@ export class EventDecoder {
    */
   frame(bytes: Uint8Array, pos: number): FramedEvent {
     const typeCode = bytes[EventHeaderOffsets.typeCode]!;
-    if (this.format.encrypted || FormatState.changesFormat(typeCode)) this.decode(bytes, pos);
+    if (this.format.encrypted || FormatState.changesFormat(this.format.realCode(typeCode))) this.decode(bytes, pos);
     else {
       try {
         const bodyEnd = this.bodyEnd(bytes, pos, this.format.checksums);
