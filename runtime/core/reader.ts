@@ -451,10 +451,7 @@ export class Reader {
   uint(n: number, path: string): number {
     if (n < 1 || n > 6) throw new InvalidValueError(`an integer of ${n} bytes`, { offset: this.offset, schemaPath: path });
     this.need(n, path);
-    let v = 0;
-    for (let i = n - 1; i >= 0; i--) v = v * 256 + this.buf[this.pos + i]!;
-    this.pos += n;
-    return v;
+    return this.uintLe(n);
   }
 
   /**
