@@ -11,6 +11,17 @@ import type { CellCodec, CellValue } from '../runtime/core/values.js';
 export const FRACTION_UNIT = Uint16Array.of(0x0001, 0x2710, 0x2710, 0x0064, 0x0064, 0x0001, 0x0001);
 /** The microseconds of one unit in the last of fsp fraction digits (10^(6-fsp)); a stored fraction is a multiple of it. */
 export const FRACTION_STEP = Uint32Array.of(0xF4240, 0x186A0, 0x2710, 0x03E8, 0x0064, 0x000A, 0x0001);
+/**
+ * The largest maximum length in bytes of a CHAR or VARCHAR column whose values' lengths take 1 byte;
+ * a larger maximum takes 2 (Field_varstring::length_bytes; Field_string::pack).
+ */
+export const STRING_SHORT_MAX = 255;
+/** The decimal digits of one whole group of DECIMAL's binary form (strings/decimal.cc DIG_PER_DEC1). */
+export const DECIMAL_GROUP_DIGITS = 9;
+/** The bytes of one whole group of DECIMAL's binary form, big-endian (sizeof(decimal_digit_t)). */
+export const DECIMAL_GROUP_BYTES = 4;
+/** The bytes of a leading or trailing group of n < 9 digits, by n (strings/decimal.cc dig2bytes). */
+export const DECIMAL_PARTIAL_BYTES = Uint8Array.of(0x00, 0x01, 0x01, 0x02, 0x02, 0x03, 0x03, 0x04, 0x04, 0x04);
 
 /** What the cells take from the runtime (the schema's `externs`): text and values to fields and back, no fact of the format. */
 export interface CellHelpers {

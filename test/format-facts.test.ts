@@ -38,8 +38,8 @@ const HELPERS: Record<string, Record<string, string>> = {
 
 /** Modules that still hold facts of the format, the variable-length values not yet in schemas/cells.yaml. */
 const STILL_FACTS: Record<string, string> = {
-  'decimal.ts': "DECIMAL's digit groups (decimal2bin)",
-  'strings.ts': 'the length prefixes of CHAR, VARCHAR and BLOB, BINARY padding, VECTOR',
+  'decimal.ts': "DECIMAL's sign bit and inversion (its group sizes are cells.yaml DECIMAL_*)",
+  'strings.ts': 'BLOB lengths, BINARY padding, VECTOR (the CHAR and VARCHAR length width is cells.yaml STRING_SHORT_MAX)',
   'json-cells.ts': "the JSON column's blob and partial-update values",
   'binary-json.ts': "MySQL's binary JSON",
   'charsets.ts': 'the charsets beyond the tables of schemas/charset-tables.yaml',

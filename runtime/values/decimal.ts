@@ -2,27 +2,28 @@
  * DECIMAL cells: strings/decimal.cc's decimal2bin form (digit groups of nine, big-endian, the sign in the
  * first bit) ↔ exact decimal strings.
  */
+import { DECIMAL_GROUP_BYTES, DECIMAL_GROUP_DIGITS, DECIMAL_PARTIAL_BYTES } from '../../generated/cells.js';
 import { EncodeError, InvalidValueError } from '../core/errors.js';
 import { beUint } from '../core/reader.js';
 import { type CellCodec, expect, isString, num } from './cell-codec.js';
 import { allDigits, pad, ZEROS } from './digits.js';
 
-const DIG2BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+const [GROUP, WHOLE, PARTIAL] = [DECIMAL_GROUP_DIGITS, DECIMAL_GROUP_BYTES, DECIMAL_PARTIAL_BYTES];
 
 /** Byte size of decimal2bin's form of DECIMAL(precision, scale). */
 export function decimalSize(precision: number, scale: number): number {
   const intg = precision - scale;
-  return Math.floor(intg / 9) * 4 + DIG2BYTES[intg % 9]! + Math.floor(scale / 9) * 4 + DIG2BYTES[scale % 9]!;
+  return Math.floor(intg / GROUP) * WHOLE + PARTIAL[intg % GROUP]! + Math.floor(scale / GROUP) * WHOLE + PARTIAL[scale % GROUP]!;
 }
 
 /** The digit groups of decimal2bin, in stored order: [bytes, digits] each. */
 function decimalGroups(precision: number, scale: number): [number, number][] {
   const intg = precision - scale;
   const groups: [number, number][] = [];
-  if (intg % 9) groups.push([DIG2BYTES[intg % 9]!, intg % 9]);
-  for (let i = 0; i < Math.floor(intg / 9); i++) groups.push([4, 9]);
-  for (let i = 0; i < Math.floor(scale / 9); i++) groups.push([4, 9]);
-  if (scale % 9) groups.push([DIG2BYTES[scale % 9]!, scale % 9]);
+  if (intg % GROUP) groups.push([PARTIAL[intg % GROUP]!, intg % GROUP]);
+  for (let i = 0; i < Math.floor(intg / GROUP); i++) groups.push([WHOLE, GROUP]);
+  for (let i = 0; i < Math.floor(scale / GROUP); i++) groups.push([WHOLE, GROUP]);
+  if (scale % GROUP) groups.push([PARTIAL[scale % GROUP]!, scale % GROUP]);
   return groups;
 }
 
@@ -114,7 +115,7 @@ function makeDecimalForm(precision: number, scale: number): DecimalForm {
     return { groups, decode };
   }
   const intg = precision - scale;
-  return { groups, decode: intg <= 15 && scale <= 9 ? smallDecimal(groups, scale) : anyDecimal(groups, intg, scale) };
+  return { groups, decode: intg <= 15 && scale <= GROUP ? smallDecimal(groups, scale) : anyDecimal(groups, intg, scale) };
 }
 
 /** The forms of the (precision, scale) pairs a byte each can give (the metadata's), made once each. */

@@ -2,6 +2,7 @@
  * CHAR, VARCHAR, BINARY, BLOB and TEXT cells (and VECTOR): text in the column's charset, bytes where it
  * is binary or unknown, compressed columns kept with their stored bytes.
  */
+import { STRING_SHORT_MAX } from '../../generated/cells.js';
 import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from '../core/compression.js';
 import type { Reader, Text } from '../core/reader.js';
@@ -87,8 +88,9 @@ function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
   return reuseOr(cell.stored, plain, (b) => inflateColumn(b, 0, path), deflateColumn);
 }
 
-function prefixWidth(maxLength: number): number {
-  return maxLength > 255 ? 2 : 1;
+/** The bytes of a CHAR or VARCHAR value's length, by the column's maximum length in bytes. */
+export function prefixWidth(maxLength: number): number {
+  return maxLength > STRING_SHORT_MAX ? 2 : 1;
 }
 
 /** The writer of string or blob values after a `width`-byte length; UTF-8 text goes straight into the buffer. */
