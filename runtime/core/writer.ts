@@ -34,6 +34,14 @@ export function packedWidth(v: number | bigint): number {
 const INT64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
 const UINT64 = [0n, 2n ** 64n - 1n] as const;
 
+/** 2^(8n) by n (0 to 6): the first value an unsigned integer of n bytes cannot hold. */
+const UINT_LIMIT = [1, 2 ** 8, 2 ** 16, 2 ** 24, 2 ** 32, 2 ** 40, 2 ** 48];
+
+/** Refuses what an unsigned integer of `n` bytes (0 to 6) cannot hold. */
+function checkUint(v: number, n: number, path: string): void {
+  if (!(v >= 0 && v < UINT_LIMIT[n]!) || !Number.isInteger(v)) throw new EncodeError(`${v} does not fit ${n} bytes`, path);
+}
+
 export class Writer {
   buf: Uint8Array;
   dv: DataView;
@@ -229,9 +237,11 @@ export class Writer {
 
   /** An unsigned big-endian integer of `n` bytes (0 to 6). */
   uintBe(v: number, n: number, path: string): void {
-    if (!Number.isSafeInteger(v) || v < 0 || v >= 2 ** (8 * n)) throw new EncodeError(`${v} does not fit ${n} bytes`, path);
+    checkUint(v, n, path);
     const at = this.claim(n);
-    for (let i = at + n - 1; i >= at; i--, v = Math.floor(v / 256)) this.buf[i] = v % 256;
+    const b = this.buf;
+    if (n <= 4) for (let i = at + n - 1; i >= at; i--, v >>>= 8) b[i] = v;
+    else for (let i = at + n - 1; i >= at; i--, v = Math.floor(v / 256)) b[i] = v % 256;
   }
   /** An unsigned big-endian integer of `n` bytes (0 to 8), given as a bigint. */
   bigBe(v: bigint, n: number, path: string): void {
@@ -268,10 +278,11 @@ export class Writer {
 
   /** An unsigned little-endian integer of `n` bytes (1 to 6). */
   uint(v: number, n: number, path: string): void {
-    if (!Number.isSafeInteger(v) || v < 0 || v >= 2 ** (8 * n)) throw new EncodeError(`${v} does not fit ${n} bytes`, path);
-    this.ensure(n);
-    for (let i = 0; i < n; i++, v = Math.floor(v / 256)) this.buf[this.pos + i] = v % 256;
-    this.pos += n;
+    checkUint(v, n, path);
+    const at = this.claim(n);
+    const b = this.buf;
+    if (n <= 4) for (let i = at; i < at + n; i++, v >>>= 8) b[i] = v;
+    else for (let i = at; i < at + n; i++, v = Math.floor(v / 256)) b[i] = v % 256;
   }
 
   u8(v: number): void {
