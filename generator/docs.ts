@@ -128,7 +128,11 @@ function cell(f: IrField): string {
   if (d?.kind === 'value') parts.push(`Derived: \`${show(d.expr).replace(/\|/g, '\\|')}\`.`);
   if (d?.kind === 'frame') parts.push('Derived by the framer.');
   if (d?.kind === 'totalSize') parts.push('Derived: byte size of the whole structure, its own bytes included.');
-  if (f.type.kind === 'computed') parts.push(`Computed: \`${show(f.type.expr).replace(/\|/g, '\\|')}\`; not written.`);
+  if (f.type.kind === 'computed') {
+    // A given computed field is not written itself, but what is derived from it is.
+    const written = f.type.input ? 'given to encode, which derives the stored fields from it' : 'not written';
+    parts.push(`Computed: \`${show(f.type.expr).replace(/\|/g, '\\|')}\`; ${written}.`);
+  }
   return parts.join(' ');
 }
 

@@ -203,3 +203,48 @@ export function compileExpr(e: Expr, name: (id: string) => string): string {
 function wrap(e: Expr, c: (x: Expr) => string): string {
   return e.kind === 'binary' || e.kind === 'cond' ? `(${c(e)})` : c(e);
 }
+
+/**
+ * The value of an expression the generator can know: `value` gives each name's (`ctx.NAME` as
+ * `ctx.NAME`, `Enum.NAME` as itself), or undefined for one it cannot know, and then so is the whole.
+ */
+export function evaluateExpr(e: Expr, value: (id: string) => number | boolean | undefined): number | boolean | undefined {
+  const v = (x: Expr) => evaluateExpr(x, value);
+  const n = (x: number | boolean) => Number(x);
+  switch (e.kind) {
+    case 'num':
+    case 'bool':
+      return e.value;
+    case 'id':
+      return value(e.name);
+    case 'ctx':
+      return value(`ctx.${e.name}`);
+    case 'unary': {
+      const a = v(e.arg);
+      if (a === undefined) return undefined;
+      return e.op === '!' ? !a : e.op === '-' ? -n(a) : ~n(a);
+    }
+    case 'binary': {
+      const [a, b] = [v(e.left), v(e.right)];
+      if (a === undefined || b === undefined) return undefined;
+      return binaryValue(e.op, n(a), n(b));
+    }
+    case 'cond': {
+      const test = v(e.test);
+      return test === undefined ? undefined : v(test ? e.then : e.else);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** A binary operator on known operands, with C's integer meaning (division rounds down, as compiled). */
+function binaryValue(op: string, a: number, b: number): number | boolean {
+  const ops: Record<string, () => number | boolean> = {
+    '||': () => !!a || !!b, '&&': () => !!a && !!b, '|': () => a | b, '^': () => a ^ b, '&': () => a & b,
+    '==': () => a === b, '!=': () => a !== b, '<': () => a < b, '<=': () => a <= b, '>': () => a > b, '>=': () => a >= b,
+    '<<': () => a << b, '>>': () => a >> b, '+': () => a + b, '-': () => a - b, '*': () => a * b,
+    '/': () => Math.floor(a / b), '%': () => a % b,
+  };
+  return ops[op]!();
+}

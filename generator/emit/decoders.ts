@@ -3,12 +3,12 @@
  * fixed-size fields; for each entry list, a loop by code; for the catalogue, a switch by event type.
  */
 import type { SourceFile } from 'ts-morph';
-import { compileExpr } from '../expr.js';
+import { compileExpr, type Expr } from '../expr.js';
 import { fixedSize, minSize } from '../ir/sizes.js';
 import type { Ir, IrEntryList, IrField, IrStruct, IrType, Span } from '../ir/types.js';
 import { eventArgs, eventsWithBody } from './events.js';
 import { decodeName, structArgs } from './expressions.js';
-import { companions, enumName, fieldType, isEnum, keptFields, structParams } from './fields.js';
+import { companions, derivedFromLater, enumName, fieldType, isEnum, keptFields, structParams } from './fields.js';
 import type { Module } from './module.js';
 import { Lines, q, used } from './print.js';
 import { decodeRows } from './rows.js';
@@ -66,6 +66,12 @@ function decodeBody(m: Module, s: IrStruct): string {
       decodeField(L, m, s, f, true, inRun);
     }
   });
+  // A value derived from fields after it is checked once they are read.
+  for (const f of s.fields.filter((x) => derivedFromLater(s, x))) {
+    if (f.cond) L.open(`if (${f.name} !== undefined) {`);
+    checkValue(L, m, s, f);
+    if (f.cond) L.close();
+  }
   // A present size, length or count whose field is absent could not be written back: refuse it.
   for (const f of s.fields) {
     const d = f.derive;
@@ -96,7 +102,6 @@ function presence(L: Lines, m: Module, s: IrStruct, f: IrField): string {
 
 /** Statements that read field `f` into a local of its name (declared here when `declare`). */
 function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: boolean, checked = false): void {
-  const name = decodeName(m, s);
   const bind = (local: string, value: string) => L.line(declare ? `const ${local} = ${value};` : `${local} = ${value};`);
   const fixed = fixedSize(f.type);
   if (f.repeat) return decodeRepeat(L, m, s, f, declare);
@@ -119,9 +124,13 @@ function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: bool
   }
   if (f.type.kind === 'bitmap' && f.type.keepSpare) bind(`${f.name}Spare`, `${reader}.spare || undefined`);
   if (reader !== 'r') L.line(`${reader}.done(${q(f.path)});`);
-  if (f.derive?.kind === 'value') {
-    L.line(`${m.rt('checkDerived')}(${name(f.name)}, ${compileExpr(f.derive.expr, name)}, r, ${q(f.path)});`);
-  }
+  if (f.derive?.kind === 'value' && !derivedFromLater(s, f)) checkValue(L, m, s, f);
+}
+
+/** A derived value must be what its expression gives, or encoding would not give back the stored bytes. */
+function checkValue(L: Lines, m: Module, s: IrStruct, f: IrField): void {
+  const name = decodeName(m, s);
+  L.line(`${m.rt('checkDerived')}(${name(f.name)}, ${compileExpr((f.derive as { expr: Expr }).expr, name)}, r, ${q(f.path)});`);
 }
 
 function spanRead(span: Span, reader: string, path: string, name: (id: string) => string): string {

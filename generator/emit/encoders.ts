@@ -4,11 +4,11 @@
  * entry list, a switch by entry name; for the catalogue, a switch by event type.
  */
 import type { SourceFile } from 'ts-morph';
-import { compileExpr, identifiers } from '../expr.js';
+import { compileExpr, identifiers, type Expr } from '../expr.js';
 import type { Derive, IntType, Ir, IrEntryList, IrField, IrStruct, IrType, Span } from '../ir/types.js';
 import { eventArgs, eventsWithBody } from './events.js';
 import { encodeName, structArgs, usedInExpressions } from './expressions.js';
-import { enumCode, isEnum, structParams } from './fields.js';
+import { enumCode, isEnum, isGiven, structParams } from './fields.js';
 import type { Module } from './module.js';
 import { Lines, q, used } from './print.js';
 import { encodeRows } from './rows.js';
@@ -34,8 +34,12 @@ function encodeBody(m: Module, s: IrStruct): string {
   const name = encodeName(m, s);
   const plans = new Map<string, SizePlan>();
 
+  // The computed fields given to the encoder, which stored fields derive from.
+  const given = s.fields.filter(isGiven);
+  for (const f of given) L.line(`const ${isEnum(f.type) ? `${f.name}$code` : f.name} = ${isEnum(f.type) ? enumCode(m, f, `v.${f.name}`) : `v.${f.name}`};`);
   // Values other fields need before they are written.
   for (const f of s.fields) {
+    if (isGiven(f)) continue;
     if (f.type.kind === 'computed') {
       if (usedInExpressions(s, f.name)) L.line(`const ${isEnum(f.type) ? `${f.name}$code` : f.name} = ${compileExpr(f.type.expr, name)};`);
       continue;
@@ -75,6 +79,8 @@ function encodeBody(m: Module, s: IrStruct): string {
     }
   }
 
+  for (const f of given) readBack(L, m, s, f);
+
   // A size of the whole structure, itself included: what follows it is written aside, then measured.
   const total = s.fields.find((f) => f.derive?.kind === 'totalSize');
   if (total) {
@@ -108,6 +114,30 @@ function encodeBody(m: Module, s: IrStruct): string {
     L.line(`w.bytes(${w}.view());`);
   }
   return L.text();
+}
+
+/**
+ * A given computed field must be what the decoder will compute from the fields derived from it, as they
+ * are stored (cut to their width): else the bytes would not read back as the input.
+ */
+function readBack(L: Lines, m: Module, s: IrStruct, f: IrField): void {
+  const name = encodeName(m, s);
+  const stored = (id: string) => {
+    const x = s.fields.find((d) => d.name === id);
+    return x?.derive?.kind === 'value' && x.type.kind === 'int' ? asStored(x.type, id) : name(id);
+  };
+  const again = `${f.name}$again`;
+  const local = name(f.name);
+  L.line(`const ${again} = ${compileExpr((f.type as { expr: Expr }).expr, stored)};`);
+  L.line(`if (${again} !== ${local}) throw new ${m.rt('EncodeError')}(\`${f.name} \${${local}} cannot be stored: it would read back as \${${again}}\`, ${q(f.path)});`);
+}
+
+/** An integer as a field of type `t` stores it: cut to its width, as the Writer's typed stores do. */
+function asStored(t: IntType, x: string): string {
+  if (t.big || t.width > 4) return x;
+  const shift = 32 - t.width * 8;
+  if (t.signed) return t.width === 4 ? `(${x} | 0)` : `((${x} << ${shift}) >> ${shift})`;
+  return t.width === 4 ? `(${x} >>> 0)` : `(${x} & 0x${(2 ** (t.width * 8) - 1).toString(16)})`;
 }
 
 /** Whether a size field can be reserved and patched in place (else its payload is written aside first). */

@@ -3,6 +3,7 @@
  * TypeScript types, which are kept in the value and which asked for by the encoder, and the companions
  * kept beside them so that encoding gives back the stored bytes.
  */
+import { identifiers } from '../expr.js';
 import type { Ir, IrField, IrStruct, IrType } from '../ir/types.js';
 import type { Module } from './module.js';
 import { q } from './print.js';
@@ -63,9 +64,21 @@ export function companions(f: IrField, s: IrStruct): { name: string; type: strin
   return order;
 }
 
-/** What an encoder takes: computed fields are not written, so they are not asked for. */
+/** What an encoder takes: computed fields are not written, so they are not asked for, but for those stored fields derive from. */
 export function inputFields(s: IrStruct): IrField[] {
-  return keptFields(s).filter((f) => f.type.kind !== 'computed');
+  return keptFields(s).filter((f) => f.type.kind !== 'computed' || isGiven(f));
+}
+
+/** A computed field the encoder is given: a derived value names it (the decoder computes it, as any). */
+export function isGiven(f: IrField): boolean {
+  return f.type.kind === 'computed' && f.type.input === true;
+}
+
+/** Whether a derived value names a field after its own, which the decoder has yet to read when it reads it. */
+export function derivedFromLater(s: IrStruct, f: IrField): boolean {
+  if (f.derive?.kind !== 'value') return false;
+  const at = s.fields.indexOf(f);
+  return identifiers(f.derive.expr).some((id) => s.fields.findIndex((x) => x.name === id) > at);
 }
 
 /** Whether encoding takes something other than the decoded value: a derived field, anywhere inside. */

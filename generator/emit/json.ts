@@ -7,7 +7,7 @@ import { compileExpr } from '../expr.js';
 import type { Ir, IrEntryList, IrField, IrStruct, IrType } from '../ir/types.js';
 import { eventsWithBody } from './events.js';
 import { encodeName, usedInExpressions } from './expressions.js';
-import { companions, enumCode, inputFields, isEnum } from './fields.js';
+import { companions, enumCode, inputFields, isEnum, isGiven } from './fields.js';
 import type { Module } from './module.js';
 import { Lines } from './print.js';
 import { rowsFromJson } from './rows.js';
@@ -20,8 +20,10 @@ export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
   const fields = inputFields(s);
   L.line(`${fields.length ? 'const o = ' : ''}${m.rt('jObject')}(j, path);`);
   L.line(`const v = {${s.entryCode ? ` code: '${s.entryCode}'` : ''} } as ${s.name}Input;`);
+  // The codes a switch reads (a given computed field's are for the encoder alone).
+  const coded = (f: IrField) => isEnum(f.type) && usedInExpressions(s, f.name) && !isGiven(f);
   for (const f of fields) {
-    if (isEnum(f.type) && usedInExpressions(s, f.name)) L.line(`let ${f.name}$code: ${f.repeat ? 'number[] = []' : 'number | undefined'};`);
+    if (coded(f)) L.line(`let ${f.name}$code: ${f.repeat ? 'number[] = []' : 'number | undefined'};`);
   }
   for (const f of fields) {
     const j = `o.${f.name}`;
@@ -39,7 +41,7 @@ export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
     } else {
       L.line(`v.${f.name} = ${fromJsonValue(m, f.type, j, p)};`);
     }
-    if (isEnum(f.type) && usedInExpressions(s, f.name)) {
+    if (coded(f)) {
       const code = (x: string) => enumCode(m, f, x);
       L.line(`${f.name}$code = ${f.repeat ? `v.${f.name}.map((x) => ${code('x')})` : code(`v.${f.name}`)};`);
     }
@@ -86,6 +88,10 @@ function fromJsonValue(m: Module, t: IrType, j: string, p: string): string {
     case 'rows':
       return rowsFromJson(m, t, j, p);
     case 'computed':
+      // Only a computed field the encoder is given has a JSON conversion: a number, maybe an enum's.
+      if (t.input && t.enum) return `${m.rt('jEnum')}(${j}, ${p}) as ${m.enumRef(t.enum, 'Name', true)} | number`;
+      if (t.input) return `${m.rt('jNum')}(${j}, ${p})`;
+      throw new Error('a computed field has no JSON conversion');
     case 'switch':
       throw new Error(`${t.kind} has no JSON conversion of its own`);
   }

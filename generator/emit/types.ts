@@ -121,6 +121,15 @@ export function emitOffsets(sf: SourceFile, s: IrStruct): void {
 export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
   addConst(sf, 'EventTypes', `${objectLiteral(ir.events.map((e) => `${e.name}: ${e.code},`))} as const`, ["Every event type code a server may write, by its server's constant name."]);
   addConst(sf, 'EventTypeNames', objectLiteral(ir.events.map((e) => `${e.code}: '${e.name}',`)), ['Constant names by event type code.'], 'Readonly<Record<number, string>>');
+  addConst(
+    sf,
+    'EventPostHeaderLengths',
+    objectLiteral(ir.events.flatMap((e) => (e.postHeaderLength === undefined ? [] : [`/* ${e.name} */ ${e.code}: ${e.postHeaderLength},`]))),
+    [
+      "Post-header lengths by event type code, as a v4 FORMAT_DESCRIPTION lists them, where the body's schema fixes one (its `postHeader`): the bytes of its fields through that one, under the event's arguments. A code not here has a post-header that its fields do not fix.",
+    ],
+    'Readonly<Record<number, number>>',
+  );
   for (const input of [false, true]) {
     sf.addTypeAlias({
       isExported: true,

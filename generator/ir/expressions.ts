@@ -5,7 +5,7 @@
 import { callArguments, contextNames, ExprError, identifiers, indexed, parseExpr, type Expr } from '../expr.js';
 import type { YamlPath } from '../load.js';
 import type { Origin, Pass } from './pass.js';
-import type { IrField, IrParam, IrType } from './types.js';
+import type { Ir, IrField, IrParam, IrType } from './types.js';
 
 /** What a field may name: its struct's parameters and the fields before it. */
 export type Scope = Map<string, IrField | IrParam>;
@@ -72,4 +72,10 @@ function checkExpr(pass: Pass, e: Expr, o: Origin, where: YamlPath, scope: Scope
 /** Whether a field of type `t` holds a number an expression can compute with (bigints cannot mix). */
 export function isNumeric(t: IrType): boolean {
   return ((t.kind === 'int' || t.kind === 'packed') && !t.big) || t.kind === 'uint' || (t.kind === 'computed' && t.value !== 'string');
+}
+
+/** The value of `Enum.NAME` (an enum's or a flags' constant), or undefined for any other name. */
+export function constantOf(ir: Ir, id: string): number | undefined {
+  const [group, name] = id.split('.');
+  return (ir.enums.get(group!) ?? ir.flags.get(group!))?.values.find(([n]) => n === name)?.[1];
 }

@@ -41,6 +41,7 @@ export interface RawField {
 export interface RawStruct {
   doc?: string;
   offsets?: boolean;
+  postHeader?: string | false;
   keys?: { type: 'packed' | 'varint'; sized?: boolean };
   params?: Record<string, { type: ParamType; doc?: string }>;
   fields: RawField[];

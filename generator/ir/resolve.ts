@@ -3,7 +3,7 @@
  * compression, every name checked against what the field can see. The entries of a TLV or tagged list
  * become structs of their own, resolved where the list is.
  */
-import type { Expr } from '../expr.js';
+import { identifiers, type Expr } from '../expr.js';
 import { columnTypes, resolveCovers } from './covers.js';
 import { exprReader, isNumeric, type ReadExpr, type Scope } from './expressions.js';
 import { below, type Origin, type Pass } from './pass.js';
@@ -37,25 +37,57 @@ interface FieldAt {
 export function resolveStruct(pass: Pass, hooks: Hooks, name: string, raw: RawStruct, o: Origin, entryCode?: string): IrStruct {
   const params = Object.entries(raw.params ?? {}).map(([n, p]) => ({ name: n, ...p }));
   const keys = raw.keys && { serial: raw.keys.type === 'varint', sized: raw.keys.sized === true };
-  const s: IrStruct = { name, doc: raw.doc, module: o.file.module, params, fields: [], entryCode, offsets: raw.offsets, keys };
+  const s: IrStruct = { name, doc: raw.doc, module: o.file.module, params, fields: [], entryCode, offsets: raw.offsets, keys, postHeader: raw.postHeader };
   pass.ir.structs.set(name, s);
   const scope: Scope = new Map();
   for (const p of params) {
     if (RESERVED_NAMES.has(p.name)) pass.fail(o, ['params', p.name], `'${p.name}' is a reserved name`);
     scope.set(p.name, p);
   }
+  const values: (() => void)[] = [];
   raw.fields.forEach((f, i) => {
     const at = below(o, 'fields', i);
     if (scope.has(f.name)) pass.fail(at, ['name'], `duplicate name '${f.name}'`);
     if (RESERVED_NAMES.has(f.name)) pass.fail(at, ['name'], `'${f.name}' is a reserved name`);
-    const field = resolveField({ pass, hooks, owner: name, f, o: at, scope, expr: exprReader(pass, at, scope, f.repeat !== undefined) });
+    const expr = exprReader(pass, at, scope, f.repeat !== undefined);
+    const field = resolveField({ pass, hooks, owner: name, f, o: at, scope, expr });
     if (!field) return;
     hooks.field(field, f, at, s);
     s.fields.push(field);
     scope.set(f.name, field);
+    if (f.derive?.value !== undefined) values.push(() => derivedValue(pass, s, field, f.derive!.value!, at, expr));
   });
+  // A derived value may name computed fields after it, so it is read once every field is known.
+  for (const resolve of values) resolve();
+  if (typeof raw.postHeader === 'string' && !s.fields.some((f) => f.name === raw.postHeader)) {
+    pass.fail(o, ['postHeader'], `no field '${raw.postHeader}' in '${name}'`);
+  }
   hooks.struct(s, o);
   return s;
+}
+
+/**
+ * A stored field the encoder computes. Its expression names earlier fields, or computed fields after it:
+ * those the encoder takes as given (it cannot compute them from what it has yet to write), and the
+ * decoder computes from the stored fields, as before.
+ */
+function derivedValue(pass: Pass, s: IrStruct, field: IrField, src: string | number, o: Origin, expr: ReadExpr): void {
+  const e = expr('derive', src, ['derive', 'value']);
+  if (!e) return;
+  const at = s.fields.indexOf(field);
+  for (const id of identifiers(e)) {
+    const later = s.fields.findIndex((f) => f.name === id);
+    if (later < at) continue;
+    const f = s.fields[later]!;
+    if (f.type.kind !== 'computed') {
+      pass.fail(o, ['derive', 'value'], `'${id}' is not before '${field.name}': a derived value names earlier fields, or computed fields after it`);
+    } else if (f.type.value !== 'number') {
+      pass.fail(o, ['derive', 'value'], `'${id}' would be given to the encoder, so it must be a number`);
+    } else {
+      f.type.input = true;
+    }
+  }
+  field.derive = { kind: 'value', expr: e };
 }
 
 function resolveField(c: FieldAt): IrField | undefined {
@@ -74,7 +106,7 @@ function resolveField(c: FieldAt): IrField | undefined {
     if (type.kind !== 'int' && !(type.kind === 'packed' && !type.big)) pass.fail(o, ['const'], `only integers can be constant`);
     field.constValue = f.const;
   }
-  if (f.derive) field.derive = resolveDerive(f.derive, expr);
+  if (f.derive) field.derive = resolveDerive(f.derive);
   if (f.compression) {
     field.compression = { codec: f.compression.codec, cond: expr('compression', f.compression.if, ['compression', 'if']) };
     if (scope.has(`${f.name}Compressed`)) pass.fail(o, ['name'], `'${f.name}Compressed' would be taken twice`);
@@ -241,12 +273,10 @@ function structRef({ pass, f, o, expr }: FieldAt): IrType | undefined {
   };
 }
 
-function resolveDerive(raw: Record<string, string | number>, expr: ReadExpr): Derive | undefined {
+/** A derivation by size, length, count or frame; a derived value is read apart (derivedValue). */
+function resolveDerive(raw: Record<string, string | number>): Derive | undefined {
   const [kind, arg] = Object.entries(raw).find(([k]) => k !== 'plus')!;
-  if (kind === 'value') {
-    const e = expr('derive', arg, ['derive', 'value']);
-    return e && { kind: 'value', expr: e };
-  }
+  if (kind === 'value') return undefined;
   if (kind === 'frame') return { kind: 'frame', what: 'eventSize' };
   if (kind === 'totalSize') return { kind: 'totalSize' };
   if (kind === 'sizeOf') return { kind, target: String(arg), plus: Number(raw.plus ?? 0) };

@@ -70,7 +70,8 @@ export type IrType =
   | { kind: 'bytes'; span: Span; each?: 'varint' }
   | { kind: 'uint'; size: Expr }
   | { kind: 'bitmap'; bits: Expr; msb: boolean; keepSpare: boolean }
-  | { kind: 'computed'; expr: Expr; value: 'number' | 'string' | 'boolean'; enum?: string }
+  /** `input`: a derived value names it, so the encoder takes it (and derives the stored fields from it). */
+  | { kind: 'computed'; expr: Expr; value: 'number' | 'string' | 'boolean'; enum?: string; input?: boolean }
   | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr; layout?: 'v0' }
   | { kind: 'struct'; name: string; args: [string, Expr][] }
   | { kind: 'switch'; on: Expr; cases: { match: number; struct: string }[]; default?: string }
@@ -128,6 +129,11 @@ export interface IrStruct {
   entryCode?: string;
   offsets?: boolean;
   keys?: IrKeys;
+  /**
+   * Where an event body's post-header ends (what a FORMAT_DESCRIPTION gives a length for): the last of
+   * the fields in it, or false when every field is in the body; undefined when the schema does not say.
+   */
+  postHeader?: string | false;
 }
 
 export interface IrConstant {
@@ -156,6 +162,8 @@ export interface IrEvent {
   doc?: string;
   transaction?: 'starts' | 'outside';
   effect?: EventEffect;
+  /** Its post-header's length, from its body's `postHeader` and its arguments, where that fixes it. */
+  postHeaderLength?: number;
 }
 
 /** Which servers write an event: both MySQL and MariaDB, one of them, or a vendor's fork (Percona, Aurora). */

@@ -270,8 +270,8 @@ const PARAMETERS: Record<SqlKind, (col: BuiltColumn, p: TypeParameters) => void>
     const bytes = length * p.mbmaxlen;
     col.length = length;
     col.maxBytes = bytes;
-    // Field_string::do_save_field_metadata: bits 8 and 9 of the byte length go into the type byte, inverted.
-    col.metadata = { typeByte: col.realType ^ ((bytes & 0x300) >> 4), lengthByte: bytes & 0xff };
+    // STRING's metadata encoder folds the byte length into the type byte (schemas/rows.yaml StringMeta).
+    col.metadata = { realType: col.realType, maxLength: bytes };
     col.sqlType = `${p.upper}(${length})`;
   },
   varchar(col, p) {
@@ -307,7 +307,7 @@ function members(col: BuiltColumn, p: TypeParameters): void {
   if (col.kind === 'set' && names.some((m) => m.includes(','))) p.fail('a SET member cannot contain a comma');
   col.members = names;
   const pack = col.kind === 'enum' ? (names.length < 256 ? 1 : 2) : setPackLength(names.length);
-  col.metadata = { typeByte: col.realType, lengthByte: pack };
+  col.metadata = { realType: col.realType, maxLength: pack };
   col.sqlType = `${upper}(${names.map(sqlString).join(',')})`;
 }
 
@@ -349,8 +349,6 @@ function lengthPrefixed(col: BuiltColumn, p: TypeParameters): void {
 export function cellColumn(b: BuiltColumn, logged = b.columnType): Column {
   const realType = logged === b.columnType ? b.realType : logged;
   const meta: Record<string, unknown> = { ...b.metadata };
-  // STRING's metadata as a TABLE_MAP decodes it: the byte length of a CHAR, the byte size of ENUM and SET.
-  if ('lengthByte' in b.metadata) Object.assign(meta, { realType, maxLength: b.kind === 'char' ? b.maxBytes : b.metadata.lengthByte });
   if (b.kind === 'bit') meta.bits = b.bits;
   const c: Column = {
     index: b.index,

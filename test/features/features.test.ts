@@ -11,12 +11,15 @@ import {
   ColumnsMetadataCovers,
   Kind,
   decodeComposite,
+  decodeFolded,
   decodeInts,
   decodeKeyed,
   decodeLists,
   decodeSizedKeys,
   decodeStrings,
   encodeComposite,
+  encodeFolded,
+  FoldedFromJson,
   encodeInts,
   encodeKeyed,
   encodeLists,
@@ -177,6 +180,24 @@ describe('composite structures', () => {
   it('an enum name that does not exist is an encode error', () => {
     const e = fails(() => encodeWith(encodeComposite, { ...value, color: 'PINK' } as unknown as CompositeInput));
     expect([e.kind, e.schemaPath]).toEqual(['encode', 'Composite.color']);
+  });
+});
+
+describe('a stored field derived from computed fields after it', () => {
+  it('decode computes them from the stored byte', () => {
+    expect(decodeFolded(new Reader(hex('4a')), ctx)).toEqual({ byte: 0x4a, high: 4, low: 10 });
+  });
+  it('encode is given them, and derives the byte (its JSON form too)', () => {
+    expect(encodeWith(encodeFolded, { high: 4, low: 10 })).toBe('4a');
+    // The stored field of a dump is derived anew: the computed fields are what an edit changes.
+    expect(encodeWith(encodeFolded, FoldedFromJson({ byte: 0x4a, high: 5, low: 10 }, '$'))).toBe('5a');
+  });
+  it('values the stored byte would not read back as are refused', () => {
+    // 16 * 16 does not fit the byte (it would store 0); a low of 16 would read back as high 5, low 0.
+    for (const [v, back] of [[{ high: 16, low: 0 }, 0], [{ high: 4, low: 16 }, 5]] as const) {
+      const e = fails(() => encodeWith(encodeFolded, v));
+      expect([e.kind, e.schemaPath, e.message]).toEqual(['encode', 'Folded.high', `high ${v.high} cannot be stored: it would read back as ${back} [in Folded.high]`]);
+    }
   });
 });
 

@@ -421,6 +421,54 @@ export function CompositeFromJson(j: unknown, path: string): CompositeInput {
   return v;
 }
 
+/** A stored byte derived from computed fields after it, which the encoder is given. */
+export interface Folded {
+  byte: number;
+  high: number;
+  low: number;
+}
+
+/** What `encodeFolded` takes: derived fields may be left out, they are computed. */
+export interface FoldedInput {
+  byte?: number;
+  high: number;
+  low: number;
+}
+
+/** Reads Folded. */
+export function decodeFolded(r: Reader, _ctx: Context): Folded {
+  r.need(1, 'Folded.byte');
+  const byte = r.u8();
+  const high = byte >> 4;
+  const low = byte & 15;
+  checkDerived(byte, (high * 16) + low, r, 'Folded.byte');
+  return { byte, high, low };
+}
+
+/** Writes Folded. */
+export function encodeFolded(w: Writer, v: FoldedInput, _ctx: Context): void {
+  const high = v.high;
+  const low = v.low;
+  const byte = (high * 16) + low;
+  const high$again = (byte & 0xff) >> 4;
+  if (high$again !== high) throw new EncodeError(`high ${high} cannot be stored: it would read back as ${high$again}`, 'Folded.high');
+  const low$again = (byte & 0xff) & 15;
+  if (low$again !== low) throw new EncodeError(`low ${low} cannot be stored: it would read back as ${low$again}`, 'Folded.low');
+  w.u8(byte);
+}
+
+/** Folded's encoder input from its JSON form in the dump. */
+export function FoldedFromJson(j: unknown, path: string): FoldedInput {
+  const o = jObject(j, path);
+  const v = {} as FoldedInput;
+  if (o.byte !== undefined) {
+    v.byte = jNum(o.byte, `${path}.byte`);
+  }
+  v.high = jNum(o.high, `${path}.high`);
+  v.low = jNum(o.low, `${path}.low`);
+  return v;
+}
+
 export interface Point {
   x: number;
   y: number;
