@@ -16,13 +16,14 @@
  * holding one event at a time.
  */
 import { writeFile } from 'node:fs/promises';
-import { type EventBodyInput, EventTypes } from '../generated/events.js';
+import { type EventBodyInput, EventPostHeaderLengths, EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC, EventFlags } from '../generated/header.js';
 import { type GtidEventInput, GtidFlags } from '../generated/mariadb.js';
 import { RowImages, type RowsEventInput, RowsFlags } from '../generated/rows.js';
 import { EncodeError } from '../runtime/core/errors.js';
 import type { Text } from '../runtime/core/reader.js';
 import type { Row, RowChange } from '../runtime/core/values.js';
+import { packedWidth } from '../runtime/core/writer.js';
 import { type BinlogEventInput, EventEncoder } from '../runtime/events/event-codec.js';
 import { Table } from '../runtime/tables/table.js';
 import type { TableDef } from '../runtime/tables/table-types.js';
@@ -35,8 +36,8 @@ import type { BeginOptions, BinlogOp, BinlogWriterOptions, CommitOptions, EventI
 
 /** binlog_row_event_max_size's default: a row event is closed before it would grow past this. */
 const ROWS_EVENT_MAX_SIZE = 8192;
-/** ROWS_HEADER_LEN_V1: table id (6) and flags (2). */
-const ROWS_POST_HEADER_V1 = 8;
+/** ROWS_HEADER_LEN_V1, the post-header of the v1 row events written: table id and flags. */
+const ROWS_POST_HEADER_V1 = EventPostHeaderLengths[EventTypes.WRITE_ROWS_EVENT_V1]!;
 
 type RowsKind = 'insert' | 'update' | 'delete';
 
@@ -562,8 +563,7 @@ export class BinlogWriter {
 
 /** get_data_size() of an empty v1 row event: post-header, column count, the present-columns bitmap(s). */
 function rowsHeaderSize(columns: number, update: boolean): number {
-  const packed = columns < 251 ? 1 : columns < 1 << 16 ? 3 : columns < 1 << 24 ? 4 : 9;
-  return ROWS_POST_HEADER_V1 + packed + ((columns + 7) >> 3) * (update ? 2 : 1);
+  return ROWS_POST_HEADER_V1 + packedWidth(columns) + ((columns + 7) >> 3) * (update ? 2 : 1);
 }
 
 function textOf(v: Text): string {
