@@ -11,7 +11,7 @@
  * decimals, a CHAR or VARCHAR's length, text that reads back the same, JSON, geometry, ENUM indexes and
  * SET members.
  */
-import { ColumnType, GeometryType } from '../generated/rows.js';
+import { ColumnType, GeometryType, GeometryTypeNames } from '../generated/rows.js';
 import { BinlogError, EncodeError } from '../runtime/core/errors.js';
 import type { CellValue, Row } from '../runtime/core/values.js';
 import { Writer } from '../runtime/core/writer.js';
@@ -325,17 +325,15 @@ function checkText(c: BuiltColumn, v: string, fail: Fail): void {
   }
 }
 
-const WKB_TYPES = 7;
-const GEOMETRY_NAMES: Record<number, string> = Object.fromEntries(Object.entries(GeometryType).map(([k, v]) => [v, k]));
-
 /** MariaDB's geometry: a 4-byte SRID, then WKB (byte order, type, coordinates). */
 function checkGeometry(c: BuiltColumn, v: Uint8Array, fail: Fail): void {
   if (v.length < 9) fail(`${v.length} bytes are too few for a geometry (SRID and WKB)`);
   if (v[4] !== 0 && v[4] !== 1) fail(`byte 4 is ${v[4]}, not a WKB byte order`);
   const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
   const wkbType = dv.getUint32(5, v[4] === 1);
-  if (wkbType < 1 || wkbType > WKB_TYPES) fail(`WKB type ${wkbType} is not a geometry type`);
+  // WKB's type codes are GeometryType's, which names the column's (0, GEOMETRY, any of them) too.
+  if (wkbType < GeometryType.POINT || wkbType > GeometryType.GEOMETRYCOLLECTION) fail(`WKB type ${wkbType} is not a geometry type`);
   if (c.geometryType && wkbType !== c.geometryType) {
-    fail(`a ${GEOMETRY_NAMES[wkbType] ?? wkbType} in a ${c.sqlType} column`);
+    fail(`a ${GeometryTypeNames[wkbType]} in a ${c.sqlType} column`);
   }
 }

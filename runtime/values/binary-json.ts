@@ -11,6 +11,7 @@
  * small or large container form are the server's canonical choices (the smallest that fits); a
  * document stored otherwise is kept with its bytes (see runtime/values/json-cells.ts).
  */
+import { ColumnType } from '../../generated/rows.js';
 import { InvalidValueError } from '../core/errors.js';
 import type { JsonTree } from '../core/values.js';
 import { decimalSize, decodeDecimal, encodeDecimal } from './decimal.js';
@@ -34,8 +35,6 @@ const T = {
 } as const;
 
 const LITERAL = { null: 0x00, true: 0x01, false: 0x02 } as const;
-/** enum_field_types of the opaque values that have a readable form. */
-const OPAQUE = { NEWDECIMAL: 246, DATE: 10, TIME: 11, DATETIME: 12, TIMESTAMP: 7 } as const;
 
 class Bad extends Error {}
 
@@ -182,11 +181,11 @@ function isInlined(t: number, large: boolean): boolean {
 
 function opaque(kind: number, data: Uint8Array): JsonTree {
   // A decimal is its precision, its scale and exactly decimal2bin's bytes for them; anything else stays opaque.
-  if (kind === OPAQUE.NEWDECIMAL && data.length >= 2 && data[1]! <= data[0]! && data.length === 2 + decimalSize(data[0]!, data[1]!)) {
+  if (kind === ColumnType.NEWDECIMAL && data.length >= 2 && data[1]! <= data[0]! && data.length === 2 + decimalSize(data[0]!, data[1]!)) {
     const [precision, scale] = [data[0]!, data[1]!];
     return { $decimal: decodeDecimal(data.subarray(2), precision, scale), precision, scale };
   }
-  if ((kind === OPAQUE.DATE || kind === OPAQUE.TIME || kind === OPAQUE.DATETIME || kind === OPAQUE.TIMESTAMP) && data.length === 8) {
+  if ((kind === ColumnType.DATE || kind === ColumnType.TIME || kind === ColumnType.DATETIME || kind === ColumnType.TIMESTAMP) && data.length === 8) {
     const packed = new DataView(data.buffer, data.byteOffset, 8).getBigInt64(0, true);
     return { [temporalKey(kind)]: temporalText(kind, packed) };
   }
@@ -194,7 +193,7 @@ function opaque(kind: number, data: Uint8Array): JsonTree {
 }
 
 function temporalKey(kind: number): string {
-  return kind === OPAQUE.DATE ? '$date' : kind === OPAQUE.TIME ? '$time' : kind === OPAQUE.DATETIME ? '$datetime' : '$timestamp';
+  return kind === ColumnType.DATE ? '$date' : kind === ColumnType.TIME ? '$time' : kind === ColumnType.DATETIME ? '$datetime' : '$timestamp';
 }
 
 /** MySQL's packed longlong temporal: (ymd << 17 | hms) << 24 | microseconds, negated when negative. */
@@ -204,7 +203,7 @@ function temporalText(kind: number, packed: bigint): string {
   const micro = Number(a & 0xffffffn);
   const ymdhms = a >> 24n;
   const frac = micro ? `.${pad(micro, 6)}` : '';
-  if (kind === OPAQUE.TIME) {
+  if (kind === ColumnType.TIME) {
     const hms = Number(ymdhms % (1n << 24n));
     return `${neg ? '-' : ''}${pad(hms >> 12, 2)}:${pad((hms >> 6) & 63, 2)}:${pad(hms & 63, 2)}${frac}`;
   }
@@ -212,7 +211,7 @@ function temporalText(kind: number, packed: bigint): string {
   const hms = Number(ymdhms % (1n << 17n));
   const ym = ymd >> 5;
   const date = `${pad(Math.floor(ym / 13), 4)}-${pad(ym % 13, 2)}-${pad(ymd & 31, 2)}`;
-  return kind === OPAQUE.DATE ? date : `${date} ${pad(hms >> 12, 2)}:${pad((hms >> 6) & 63, 2)}:${pad(hms & 63, 2)}${frac}`;
+  return kind === ColumnType.DATE ? date : `${date} ${pad(hms >> 12, 2)}:${pad((hms >> 6) & 63, 2)}:${pad(hms & 63, 2)}${frac}`;
 }
 
 // ---- encoding ---------------------------------------------------------------------------------------
@@ -306,9 +305,9 @@ function tagged(v: { [key: string]: JsonTree }): Encoded {
   if ('$double' in v) return [T.DOUBLE, doubleBytes(v.$double === '-0' ? -0 : (v.$double as number))];
   if ('$decimal' in v) {
     const data = [v.precision as number, v.scale as number, ...encodeDecimal(v.$decimal as string, v.precision as number, v.scale as number, '$decimal')];
-    return opaqueEncoded(OPAQUE.NEWDECIMAL, data);
+    return opaqueEncoded(ColumnType.NEWDECIMAL, data);
   }
-  for (const [key, kind] of [['$date', OPAQUE.DATE], ['$time', OPAQUE.TIME], ['$datetime', OPAQUE.DATETIME], ['$timestamp', OPAQUE.TIMESTAMP]] as const) {
+  for (const [key, kind] of [['$date', ColumnType.DATE], ['$time', ColumnType.TIME], ['$datetime', ColumnType.DATETIME], ['$timestamp', ColumnType.TIMESTAMP]] as const) {
     if (key in v) return opaqueEncoded(kind, le(temporalPacked(kind, v[key] as string), 8));
   }
   if ('$opaque' in v) return opaqueEncoded(v.$opaque as number, [...Buffer.from(v.hex as string, 'hex')]);
@@ -326,7 +325,7 @@ function temporalPacked(kind: number, text: string): bigint {
   const micro = BigInt(Number((f ?? '').padEnd(6, '0')));
   const hms = BigInt((Number(h ?? 0) << 12) | (Number(mi ?? 0) << 6) | Number(s ?? 0));
   const ymd = BigInt(((Number(y ?? 0) * 13 + Number(mo ?? 0)) << 5) | Number(d ?? 0));
-  const packed = kind === OPAQUE.TIME ? (hms << 24n) + micro : (((ymd << 17n) | hms) << 24n) + micro;
+  const packed = kind === ColumnType.TIME ? (hms << 24n) + micro : (((ymd << 17n) | hms) << 24n) + micro;
   return neg ? -packed : packed;
 }
 
