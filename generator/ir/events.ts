@@ -22,7 +22,7 @@ export function resolveEvents(pass: Pass, files: SchemaFile[]): void {
         const body = ir.structs.get(e.body);
         if (!body) pass.fail(o, ['body'], `unknown struct '${e.body}'`);
         else if (checkEventBody(pass, body, o, e.args ?? {}) && body.postHeader !== undefined) {
-          const length = postHeaderLength(ir, body, eventArgs(ir, e.args ?? {}));
+          const length = postHeaderLength(ir, body, argumentValues(ir, e.args ?? {}));
           if (typeof length === 'number') e.postHeaderLength = length;
           else pass.fail(o, ['body'], `the post-header of '${body.name}' is not fixed: ${length.problem}`);
         }
@@ -50,7 +50,7 @@ function checkEventBody(pass: Pass, body: IrStruct, o: Origin, args: Record<stri
 }
 
 /** The catalogue's arguments as values (they are constants: literals and `Enum.NAME`). */
-function eventArgs(ir: Ir, args: Record<string, string | number>): Record<string, number | boolean> {
+function argumentValues(ir: Ir, args: Record<string, string | number>): Record<string, number | boolean> {
   const out: Record<string, number | boolean> = {};
   for (const [name, src] of Object.entries(args)) {
     const v = evaluateExpr(parseExpr(src), (id) => constantOf(ir, id));
