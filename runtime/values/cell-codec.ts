@@ -13,8 +13,6 @@ export type { CellReader, CellWriter } from '../core/values.js';
 
 /** A number from the column's TABLE_MAP metadata. */
 export const num = (c: Column, key: string) => c.meta[key] as number;
-/** The value's byte size, from the CellLayouts table. */
-export const bytesOf = (c: Column) => (c.layout as { bytes: number }).bytes;
 export const bad = (r: Reader, problem: string, path: string) => new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
 
 export function expect<T extends CellValue>(v: CellValue, ok: (v: CellValue) => v is T, what: string, path: string): T {
