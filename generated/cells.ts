@@ -143,9 +143,7 @@ export function yearCell(h: CellHelpers): CellCodec {
 export function dateCell(h: CellHelpers): CellCodec {
   const { dateFields, dateText } = h;
   return {
-    reader(c, path) {
-      void c;
-
+    reader(_c, path) {
       return (r) => {
         r.need(3, path);
         const packed = r.u24();
@@ -155,9 +153,7 @@ export function dateCell(h: CellHelpers): CellCodec {
         return dateText(year, month, day);
       };
     },
-    writer(c, path) {
-      void c;
-
+    writer(_c, path) {
       return (w, value) => {
         const fields$ = dateFields(value, path);
         const year = fields$[0]!;
@@ -177,9 +173,7 @@ export function dateCell(h: CellHelpers): CellCodec {
 export function timeCell(h: CellHelpers): CellCodec {
   const { timeFields, timeText } = h;
   return {
-    reader(c, path) {
-      void c;
-
+    reader(_c, path) {
       return (r) => {
         r.need(3, path);
         const hhmmss = r.i24();
@@ -187,9 +181,7 @@ export function timeCell(h: CellHelpers): CellCodec {
         return timeText(hhmmss < 0, Math.floor(a / 10000), (Math.floor(a / 100)) % 100, a % 100, 0, 0);
       };
     },
-    writer(c, path) {
-      void c;
-
+    writer(_c, path) {
       return (w, value) => {
         const fields$ = timeFields(value, path);
         const negative = fields$[0]!;
@@ -215,9 +207,7 @@ export function timeCell(h: CellHelpers): CellCodec {
 export function datetimeCell(h: CellHelpers): CellCodec {
   const { datetimeFields, datetimeText } = h;
   return {
-    reader(c, path) {
-      void c;
-
+    reader(_c, path) {
       return (r) => {
         r.need(8, path);
         const low = r.u32();
@@ -229,9 +219,7 @@ export function datetimeCell(h: CellHelpers): CellCodec {
         return datetimeText(Math.floor(date / 10000), (Math.floor(date / 100)) % 100, date % 100, Math.floor(time / 10000), (Math.floor(time / 100)) % 100, time % 100, 0, 0);
       };
     },
-    writer(c, path) {
-      void c;
-
+    writer(_c, path) {
       return (w, value) => {
         const fields$ = datetimeFields(value, "a datetime", path);
         const year = fields$[0]!;
@@ -258,18 +246,14 @@ export function datetimeCell(h: CellHelpers): CellCodec {
 export function timestampCell(h: CellHelpers): CellCodec {
   const { datetimeFields, utcSeconds, utcText } = h;
   return {
-    reader(c, path) {
-      void c;
-
+    reader(_c, path) {
       return (r) => {
         r.need(4, path);
         const seconds = r.u32();
         return utcText(seconds, 0, 0);
       };
     },
-    writer(c, path) {
-      void c;
-
+    writer(_c, path) {
       return (w, value) => {
         const fields$ = datetimeFields(value, "a timestamp (UTC)", path);
         const year = fields$[0]!;

@@ -65,7 +65,7 @@ function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
     docs: docs(c.doc),
     parameters: [{ name: c.calls.length ? 'h' : '_h', type: 'CellHelpers' }],
     returnType: 'CellCodec',
-    statements: `${uses}return {\nreader(c, path) {\n${withFactory(c, readerBody(m, c, x), x)}\n},\nwriter(c, path) {\n${withFactory(c, writerBody(m, c, x), x)}\n},\n};`,
+    statements: `${uses}return {\n${method('reader', withFactory(c, readerBody(m, c, x), x))},\n${method('writer', withFactory(c, writerBody(m, c, x), x))},\n};`,
   });
 }
 
@@ -82,8 +82,12 @@ function withFactory(c: IrCell, body: string, x: (e: Expr) => string): string {
     kept.unshift(decl);
     reads += decl;
   }
-  const column = /\bc\./.test(kept.join('\n')) ? '' : 'void c;\n';
-  return `${column}${kept.join('\n')}\n${body}`;
+  return [...kept, body].join('\n');
+}
+
+/** A codec method over the column `c`, named `_c` where its body never reads it. */
+function method(name: 'reader' | 'writer', body: string): string {
+  return `${name}(${/\bc\./.test(body) ? 'c' : '_c'}, path) {\n${body}\n}`;
 }
 
 function paramSource(p: IrCell['params'][number]): string {

@@ -44,6 +44,9 @@ export function bytesToText(bytes: Uint8Array): Text {
   return utf8Text(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, bytes.length) ?? bytes;
 }
 
+/** 2^(8n-1): where an n-byte integer's negative values start, by n (1 to 6). */
+export const HALF = [0, 2 ** 7, 2 ** 15, 2 ** 23, 2 ** 31, 2 ** 39, 2 ** 47];
+
 /** Readers made so far: each one's serial number. */
 let readers = 0;
 
@@ -52,9 +55,6 @@ let readers = 0;
  * generated decoders call `need` once for each run of fixed-size fields. Variable-size reads check
  * themselves and take the schema path to name in the error.
  */
-/** 2^(8n-1): where an n-byte integer's negative values start, by n (1 to 6). */
-export const HALF = [0, 2 ** 7, 2 ** 15, 2 ** 23, 2 ** 31, 2 ** 39, 2 ** 47];
-
 export class Reader {
   readonly buf: Uint8Array;
   readonly dv: DataView;
