@@ -283,6 +283,17 @@ function reportFailure(e: unknown, file: string): number {
   throw e;
 }
 
+/**
+ * Ends the process quietly when the reader of standard output has gone (`binlog dump f | cmd`, cmd
+ * exiting before it reads): the write's error would otherwise reach no listener and crash with a stack.
+ */
+export function endQuietlyWhenOutputCloses(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') process.stderr.write(`binlog: standard output: ${e.message}\n`);
+    process.exit(e.code === 'EPIPE' ? EXIT.ok : EXIT.io);
+  });
+}
+
 /** Batches lines into large writes and waits when the pipe is full, so memory stays flat. */
 class LineWriter {
   private buf: string[] = [];

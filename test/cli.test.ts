@@ -1,5 +1,6 @@
 /** `binlog dump` as a user runs it: the installed command on the bundled sample and on broken input. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,16 @@ function file(name: string, content: Uint8Array): string {
 
 describe('binlog dump', () => {
   const ok = binlog(['dump', sample]);
+
+  it('ends quietly, exit 0, when the reader of its output has gone before it writes', async () => {
+    const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), 'dump', sample], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const [code] = await once(child, 'exit');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
 
   it('writes one JSON object per event and exits 0', () => {
     expect(ok.code).toBe(0);
