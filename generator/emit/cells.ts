@@ -4,7 +4,7 @@
  * lets reckoned then; and `cellCodecs`, every cell by name.
  */
 import type { SourceFile } from 'ts-morph';
-import { compileExpr, type Expr } from '../expr.js';
+import { compileExpr, identifiers, type Expr } from '../expr.js';
 import type { ExternType, IrBitField, IrCell, IrCellPart, IrCheck, IrExtern } from '../ir/types.js';
 import type { Module } from './module.js';
 import { docs, Lines, q } from './print.js';
@@ -19,13 +19,26 @@ const TS_TYPE: Record<ExternType, string> = {
   texts: 'Text[]',
   numbers: 'number[]',
   indexes: 'ReadonlyMap<string, number>',
+  bytes: 'Uint8Array',
+  column: 'CellColumn',
+  textCodec: 'TextCodec',
+};
+
+/** The runtime types the extern kinds name. */
+const KIND_TYPES: Partial<Record<ExternType, 'CellValue' | 'Text' | 'CellColumn' | 'TextCodec'>> = {
+  value: 'CellValue',
+  texts: 'Text',
+  column: 'CellColumn',
+  textCodec: 'TextCodec',
 };
 
 export function emitCells(sf: SourceFile, m: Module, cells: IrCell[], externs: IrExtern[]): void {
   if (!cells.length) return;
   m.rtType('CellCodec');
-  if (externs.some((x) => [...x.args.map(([, t]) => t), x.returns].includes('value'))) m.rtType('CellValue');
-  if (externs.some((x) => x.args.some(([, t]) => t === 'texts'))) m.rtType('Text');
+  for (const kind of new Set(externs.flatMap((x) => [...x.args.map(([, t]) => t), x.returns]))) {
+    const type = KIND_TYPES[kind];
+    if (type) m.rtType(type);
+  }
   sf.addInterface({
     name: 'CellHelpers',
     isExported: true,
@@ -53,6 +66,7 @@ const factoryName = (c: IrCell) => `${c.name}Cell`;
 
 function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
   const name = (id: string) => {
+    if (id === 'column') return 'c';
     const bare = id.replace(/\[\]$/, '');
     const constant = m.ir.constants.find((k) => k.name === bare);
     return constant ? m.use(bare, constant.module, false) : bare;
@@ -100,12 +114,15 @@ function paramSource(p: IrCell['params'][number]): string {
       return 'c.unsigned === true';
     case 'members':
       return 'c.members ?? []';
+    case 'binary':
+      return "c.charset === 'binary'";
   }
 }
 
-/** The bytes a part spans, as code over the factory's names. */
+/** The bytes a part spans, as code over the factory's names; a bytes or text part checks its own (`r.uint`, `r.bytes`). */
 function partSize(p: IrCellPart, x: (e: Expr) => string): string {
-  return p.kind === 'fixed' ? String(p.int.width) : x(p.bytes);
+  if (p.kind === 'fixed') return String(p.int.width);
+  return p.kind === 'bytes' || p.kind === 'text' ? '0' : x(p.bytes);
 }
 
 function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
@@ -118,7 +135,8 @@ function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
   if (memo) out.line(`let ${[...c.parts.map((p) => `${p.name}$memo: number | bigint = -1`), 'value$memo: CellValue = null'].join(', ')};`);
   if (memo) m.rtType('CellValue');
   out.open('return (r) => {');
-  out.line(`r.need(${size}, path);`);
+  if (usesName(c.decode, 'cellOffset')) out.line('const cellOffset = r.offset;');
+  if (size !== '0') out.line(`r.need(${size}, path);`);
   for (const p of c.parts) out.line(`const ${p.name} = ${readPart(p, x)};`);
   if (memo) out.line(`if (${c.parts.map((p) => `${p.name} === ${p.name}$memo`).join(' && ')}) return value$memo;`);
   for (const p of c.parts) {
@@ -138,6 +156,12 @@ function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
   return out.text();
 }
 
+/** Whether a name is read by any of the decode steps. */
+function usesName(decode: IrCell['decode'], name: string): boolean {
+  const exprs = [...decode.lets.map(([, e]) => e), ...decode.checks.flatMap((k) => [k.cond, ...k.values]), decode.value];
+  return exprs.some((e) => identifiers(e).includes(name));
+}
+
 function readPart(p: IrCellPart, x: (e: Expr) => string): string {
   switch (p.kind) {
     case 'fixed':
@@ -150,6 +174,10 @@ function readPart(p: IrCellPart, x: (e: Expr) => string): string {
       return `r.intLe(${x(p.bytes)}, ${x(p.signed)})`;
     case 'float':
       return `${x(p.bytes)} === 4 ? r.f32() : r.f64()`;
+    case 'bytes':
+      return `r.bytes(r.uint(${x(p.prefix)}, path), path)`;
+    case 'text':
+      return `${x(p.codec)}.read(r, r.uint(${x(p.prefix)}, path))`;
   }
 }
 
@@ -254,6 +282,10 @@ function writePart(p: IrCellPart, x: (e: Expr) => string, v: string): string {
       return `w.intLe(${v}, ${x(p.bytes)}, ${x(p.signed)}, path);`;
     case 'float':
       return `if (${x(p.bytes)} === 4) w.f32(${v});\nelse w.f64(${v});`;
+    case 'bytes':
+      return `w.prefixed(${v}, ${x(p.prefix)}, path);`;
+    case 'text':
+      return `${x(p.codec)}.write(w, ${v}, ${x(p.prefix)});`;
   }
 }
 

@@ -8,13 +8,19 @@ import { below, type Origin, type Pass } from './pass.js';
 import { rawFile, type RawCell, type RawCellPart, type RawChecks, type RawLets } from './raw.js';
 import type { IntType, IrBitField, IrCell, IrCellParam, IrCellPart, IrCheck } from './types.js';
 
-/** Names a cell's encode steps may read beside its own: the value being written and its schema path. */
-const ENCODE_INPUTS = ['value', 'path'];
+/** Names a cell's lets may read beside its params: the column it is made for and its schema path. */
+const FACTORY_INPUTS = ['column', 'path'];
+/** Names its decode steps may read beside its own: the offset of the cell's first byte. */
+const DECODE_INPUTS = ['cellOffset'];
+/** Names its encode steps may read beside its own: the value being written. */
+const ENCODE_INPUTS = ['value'];
 
 export function resolveExterns(pass: Pass, files: SchemaFile[]): void {
   for (const file of files) {
     for (const [name, x] of Object.entries(rawFile(file).externs ?? {})) {
       if (pass.ir.externs.some((e) => e.name === name)) pass.fail({ file, path: ['externs', name] }, [], `extern '${name}' is defined twice`);
+      // Each cell's factory is named `<cell>Cell`, and takes the externs into its own scope.
+      if (name.endsWith('Cell')) pass.fail({ file, path: ['externs', name] }, [], `an extern's name may not end in 'Cell', as the cells' factories do`);
       pass.ir.externs.push({ name, doc: x.doc, args: Object.entries(x.args), returns: x.returns });
     }
   }
@@ -102,16 +108,20 @@ export function placeholders(message: string): string[] {
 
 function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: string): IrCell {
   const factory = new CellScope(pass, o);
+  FACTORY_INPUTS.forEach((n) => factory.names.add(n));
   const params = Object.entries(raw.params ?? {}).map(([n, p]) => {
     factory.define(n, ['params', n]);
     return cellParam(n, p);
   });
   const lets = factory.lets(raw.let, ['let']);
   const parts = raw.layout.map((p, i) => cellPart(pass, o, i, p, factory));
+  const sized = parts.findIndex((p) => p.kind === 'bytes' || p.kind === 'text');
+  if (sized >= 0 && sized < parts.length - 1) pass.fail(o, ['layout', sized], 'a bytes or text part is the last of its cell: what follows it would have no fixed place');
 
   const decoding = new CellScope(pass, o);
   const encoding = new CellScope(pass, o);
   for (const scope of [decoding, encoding]) factory.names.forEach((n) => scope.names.add(n));
+  DECODE_INPUTS.forEach((n) => decoding.define(n, ['decode']));
   for (const p of parts) {
     decoding.define(p.name, ['layout']);
     if (p.kind === 'fixed') p.bits.forEach((b) => decoding.define(b.name, ['layout']));
@@ -126,7 +136,8 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
 
   ENCODE_INPUTS.forEach((n) => encoding.names.add(n));
   const fields = encoding.expr(raw.encode.fields, ['encode', 'fields']);
-  if (fields.kind !== 'call') pass.fail(o, ['encode', 'fields'], 'is not a call of an extern');
+  const asItIs = fields.kind === 'id' && fields.name === 'value' && raw.encode.gives.length === 1;
+  if (fields.kind !== 'call' && !asItIs) pass.fail(o, ['encode', 'fields'], 'is not a call of an extern, nor `value` given as one name');
   raw.encode.gives.forEach((g, i) => encoding.define(g, ['encode', 'gives', i]));
   const encode = {
     fields,
@@ -139,13 +150,14 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
   for (const stored of storedNames(parts)) {
     if (!encoding.names.has(stored)) pass.fail(o, ['encode'], `nothing gives '${stored}', which the layout stores`);
   }
+  if (sized >= 0 && (decode.memo || encode.memo)) pass.fail(o, [decode.memo ? 'decode' : 'encode', 'memo'], 'a cell with a bytes or text part keeps no last value: its parts are not numbers to compare');
   const used = new Set([...factory.calls, ...decoding.calls, ...encoding.calls]);
   return { name, doc: raw.doc, module, params, lets, parts, decode, encode, calls: [...used].sort() };
 }
 
 function cellParam(name: string, raw: string | { from: string; default: number }): IrCellParam {
   const [source, key] = (typeof raw === 'string' ? raw : raw.from).split('.') as [string, string];
-  const from = source === 'column' ? (key as 'unsigned' | 'members') : (source as 'meta' | 'layout');
+  const from = source === 'column' ? (key as 'unsigned' | 'members' | 'binary') : (source as 'meta' | 'layout');
   return { name, from, key, default: typeof raw === 'string' ? undefined : raw.default };
 }
 
@@ -156,7 +168,7 @@ function storedNames(parts: IrCellPart[]): string[] {
 
 /** A stored part; its sizes are reckoned once per column, so they read only the params and lets. */
 function cellPart(pass: Pass, o: Origin, i: number, raw: RawCellPart, factory: CellScope): IrCellPart {
-  const expr = (key: 'bytes' | 'signed') => factory.expr(raw[key] ?? 0, ['layout', i, key]);
+  const expr = (key: 'bytes' | 'signed' | 'prefix' | 'codec') => factory.expr(raw[key] ?? 0, ['layout', i, key]);
   switch (raw.type) {
     case 'uint':
     case 'bigint':
@@ -165,6 +177,10 @@ function cellPart(pass: Pass, o: Origin, i: number, raw: RawCellPart, factory: C
       return { name: raw.name, kind: 'int', bytes: expr('bytes'), signed: expr('signed') };
     case 'float':
       return { name: raw.name, kind: 'float', bytes: expr('bytes') };
+    case 'bytes':
+      return { name: raw.name, kind: 'bytes', prefix: expr('prefix') };
+    case 'text':
+      return { name: raw.name, kind: 'text', prefix: expr('prefix'), codec: expr('codec') };
     default: {
       const int = fixedInt(raw.type);
       return { name: raw.name, kind: 'fixed', int, bits: bitFields(pass, below(o, 'layout', i), raw, int) };

@@ -63,6 +63,8 @@ export interface RawCellPart {
   bytes?: string | number;
   order?: 'big' | 'little';
   signed?: string | boolean;
+  prefix?: string | number;
+  codec?: string;
 }
 
 export type RawLets = Record<string, string | number | boolean>;

@@ -173,7 +173,7 @@ export type EventServer = CoverServer | 'both' | 'vendor';
 export type EventEffect = 'sets-format' | 'sets-v3-format' | 'starts-encryption' | 'maps-table' | 'rotates';
 
 /** The kinds of value an extern takes and gives (language.schema.json `externType`). */
-export type ExternType = 'number' | 'boolean' | 'string' | 'bigint' | 'integer' | 'value' | 'texts' | 'numbers' | 'indexes';
+export type ExternType = 'number' | 'boolean' | 'string' | 'bigint' | 'integer' | 'value' | 'texts' | 'numbers' | 'indexes' | 'bytes' | 'column' | 'textCodec';
 
 /** A function the generated code is given by the runtime (the `externs` section). */
 export interface IrExtern {
@@ -186,7 +186,7 @@ export interface IrExtern {
 /** Where a cell parameter comes from. */
 export interface IrCellParam {
   name: string;
-  from: 'meta' | 'layout' | 'unsigned' | 'members';
+  from: 'meta' | 'layout' | 'unsigned' | 'members' | 'binary';
   key: string;
   default?: number;
 }
@@ -206,6 +206,9 @@ export type IrCellPart = { name: string } & (
   | { kind: 'uint' | 'bigint'; bytes: Expr; be: boolean }
   | { kind: 'int'; bytes: Expr; signed: Expr }
   | { kind: 'float'; bytes: Expr }
+  /** A little-endian length of `prefix` bytes, then that many bytes: as they are, or through a text codec. */
+  | { kind: 'bytes'; prefix: Expr }
+  | { kind: 'text'; prefix: Expr; codec: Expr }
 );
 
 export interface IrCheck {

@@ -56,6 +56,18 @@ export interface CellColumn {
   layout: object;
   unsigned?: boolean;
   members?: Text[];
+  charset?: string;
+}
+
+/**
+ * A column's text between its stored bytes and its values, made once per column (its charset; MariaDB's
+ * column compression): what a cell's `text` part reads and writes after the length.
+ */
+export interface TextCodec {
+  /** The value of the next `n` bytes. */
+  read(r: Reader, n: number): CellValue;
+  /** The value's bytes after their `width`-byte little-endian length. */
+  write(w: Writer, v: CellValue, width: number): void;
 }
 
 /** Reads one value of a column. */

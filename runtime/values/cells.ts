@@ -1,8 +1,7 @@
 /**
  * Column values in row images: the codec of each `codec` name of the CellLayouts table
  * (schemas/columns.yaml). The fixed layouts are schemas/cells.yaml's, generated; they are given here
- * the helpers they take (the schema's externs). The variable-length types (DECIMAL, the strings and
- * blobs, JSON) are runtime codecs, each in its family's module beside this one.
+ * the helpers they take (the schema's externs). DECIMAL is a runtime codec, in decimal.ts.
  */
 import { cellCodecs, type CellHelpers } from '../../generated/cells.js';
 import { EncodeError } from '../core/errors.js';
@@ -10,9 +9,9 @@ import type { Column } from './column.js';
 import { bitsOf, memberIndex, memberIndexes, memberList, memberMask, memberName } from './bits-and-sets.js';
 import { bad, type CellCodec } from './cell-codec.js';
 import { newdecimal } from './decimal.js';
-import { json } from './json-cells.js';
+import { jsonDocument, jsonStored } from './json-cells.js';
 import { integerOf, numberOf, shortestFloat32 } from './numbers.js';
-import { blob, string, varchar, vector } from './strings.js';
+import { byteLength, columnText, float32Bytes, float32s, zeroPadded, zerosTrimmed } from './strings.js';
 import { dateFields, dateText, datetimeFields, datetimeText, fraction, timeFields, timeText, utcSeconds, utcText } from './temporal.js';
 
 const HELPERS: CellHelpers = {
@@ -34,6 +33,15 @@ const HELPERS: CellHelpers = {
   memberIndex,
   memberList,
   memberMask,
+  // The cells give these the column they are made for, which the runtime made (a Column).
+  columnText: (c, path) => columnText(c as Column, path),
+  zeroPadded,
+  zerosTrimmed,
+  byteLength,
+  float32s,
+  float32Bytes,
+  jsonDocument,
+  jsonStored,
 };
 
 const nothing: CellCodec = {
@@ -57,11 +65,6 @@ const unsupported: CellCodec = {
 export const CELL_CODECS: Record<string, CellCodec> = {
   ...cellCodecs(HELPERS),
   newdecimal,
-  varchar,
-  string,
-  blob,
-  vector,
-  json,
   null: nothing,
   unsupported,
 };

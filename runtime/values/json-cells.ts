@@ -1,31 +1,25 @@
 /**
- * JSON cells: MySQL's binary JSON documents, and the JSON diffs of PARTIAL_UPDATE_ROWS after images.
+ * JSON cells (schemas/cells.yaml gives their layout): MySQL's binary JSON documents, and the JSON diffs of PARTIAL_UPDATE_ROWS after images.
  */
 import { EncodeError } from '../core/errors.js';
 import { decodeJsonb, encodeJsonb } from './binary-json.js';
 import { sameBytes } from '../core/reader.js';
 import { Writer } from '../core/writer.js';
-import type { JsonCell, JsonDiff, JsonDiffCell } from '../core/values.js';
-import { bad, type CellCodec, expect, num } from './cell-codec.js';
+import type { CellValue, JsonCell, JsonDiff, JsonDiffCell } from '../core/values.js';
+import { bad, type CellCodec, expect } from './cell-codec.js';
 
-export const json: CellCodec = {
-  reader(c, path) {
-    return (r) => {
-      const stored = r.bytes(r.uint(num(c, 'packLength'), path), path);
-      const tree = decodeJsonb(stored, r.offset - stored.length, path);
-      const canonical = stored.length > 0 && sameBytes(encodeJsonb(tree, path), stored);
-      return canonical ? { json: tree } : { json: tree, stored };
-    };
-  },
-  writer(c, path) {
-    return (w, v) => {
-      const cell = expect(v, (x): x is JsonCell => typeof x === 'object' && x !== null && 'json' in x, 'a {json} cell', path);
-      // Stored bytes that still mean the same document are written as they are; else the canonical form.
-      const same = cell.stored !== undefined && JSON.stringify(decodeJsonb(cell.stored, 0, path)) === JSON.stringify(cell.json);
-      w.prefixed(same ? cell.stored! : encodeJsonb(cell.json, path), num(c, 'packLength'), path);
-    };
-  },
-};
+export function jsonDocument(stored: Uint8Array, offset: number, path: string): JsonCell {
+  const tree = decodeJsonb(stored, offset, path);
+  const canonical = stored.length > 0 && sameBytes(encodeJsonb(tree, path), stored);
+  return canonical ? { json: tree } : { json: tree, stored };
+}
+
+/** Stored bytes that still mean the same document are written as they are; else the canonical form. */
+export function jsonStored(v: CellValue, path: string): Uint8Array {
+  const cell = expect(v, (x): x is JsonCell => typeof x === 'object' && x !== null && 'json' in x, 'a {json} cell', path);
+  const same = cell.stored !== undefined && JSON.stringify(decodeJsonb(cell.stored, 0, path)) === JSON.stringify(cell.json);
+  return same ? cell.stored! : encodeJsonb(cell.json, path);
+}
 
 const DIFF_OPS = ['REPLACE', 'INSERT', 'REMOVE'] as const;
 

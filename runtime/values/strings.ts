@@ -1,14 +1,15 @@
 /**
- * CHAR, VARCHAR, BINARY, BLOB and TEXT cells (and VECTOR): text in the column's charset, bytes where it
- * is binary or unknown, compressed columns kept with their stored bytes.
+ * The text of CHAR, VARCHAR, BINARY, BLOB and TEXT cells (schemas/cells.yaml gives their layouts): text in
+ * the column's charset, bytes where it is binary or unknown, compressed columns kept with their stored
+ * bytes; and VECTOR's float32 values.
  */
 import { STRING_SHORT_MAX } from '../../generated/cells.js';
 import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from '../core/compression.js';
 import type { Reader, Text } from '../core/reader.js';
-import type { CellValue, CompressedCell } from '../core/values.js';
+import type { CellValue, CompressedCell, TextCodec } from '../core/values.js';
 import type { Column } from './column.js';
-import { bad, type CellCodec, type CellReader, type CellWriter, expect, isTextValue, num } from './cell-codec.js';
+import { expect, isTextValue } from './cell-codec.js';
 import { shortestFloat32 } from './numbers.js';
 
 /** Text in the column's charset; bytes for binary columns and when the charset is not known. */
@@ -24,22 +25,21 @@ function cellBytes(v: Text, c: Column, path: string): Uint8Array {
 const isUtf8 = (c: Column) => c.charset === 'utf8mb4';
 const isCompressed = (c: Column) => (c.layout as { compressed?: boolean }).compressed === true;
 
-/**
- * Reads a value of the length `size` reads, through MariaDB's column compression where the type has it.
- * UTF-8 text, the common case, is read in place.
- */
-function storedReader(c: Column, size: (r: Reader) => number, path: string): CellReader {
+type ValueReader = TextCodec['read'];
+
+/** Reads a value of `n` bytes, through MariaDB's column compression where the type has it. UTF-8 text, the common case, is read in place. */
+function storedReader(c: Column, path: string): ValueReader {
   if (isCompressed(c)) {
-    return (r) => {
-      const raw = r.bytes(size(r), path);
+    return (r, n) => {
+      const raw = r.bytes(n, path);
       return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
     };
   }
-  if (isUtf8(c)) return repeating(size, (r, n) => r.text(n, path));
-  if (c.charset === 'utf8mb3') return repeating(size, (r, n) => utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos)));
+  if (isUtf8(c)) return repeating((r, n) => r.text(n, path));
+  if (c.charset === 'utf8mb3') return repeating((r, n) => utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos)));
   const charset = c.charset;
-  if (!isText(charset)) return (r) => r.bytes(size(r), path);
-  return repeating(size, (r, n) => decodeText(r.bytes(n, path), charset));
+  if (!isText(charset)) return (r, n) => r.bytes(n, path);
+  return repeating((r, n) => decodeText(r.bytes(n, path), charset));
 }
 
 /** Whether the n bytes at a and at b are the same, compared from the end (where neighbouring values differ). */
@@ -49,16 +49,14 @@ function sameBytesAt(buf: Uint8Array, a: number, b: number, n: number): boolean 
 }
 
 /**
- * A reader of a value of `size` bytes that gives back the last text it made when the next value has the
- * same bytes: an UPDATE's after image repeats every column it left alone (FULL row images), and
- * neighbouring rows often share a value. Only within one event (one Reader, known by its serial number so
- * that its bytes are not kept alive) are the earlier bytes known to be still where they were read, and
- * only text (immutable) is shared.
+ * A reader that gives back the last text it made when the next value has the same bytes: an UPDATE's
+ * after image repeats every column it left alone (FULL row images), and neighbouring rows often share a
+ * value. Only within one event (one Reader, known by its serial number so that its bytes are not kept
+ * alive) are the earlier bytes known to be still where they were read, and only text (immutable) is shared.
  */
-function repeating(size: (r: Reader) => number, read: (r: Reader, n: number) => Text): CellReader {
+function repeating(read: (r: Reader, n: number) => Text): ValueReader {
   let [lastReader, lastAt, lastSize, lastText] = [0, 0, -1, ''];
-  return (r) => {
-    const n = size(r);
+  return (r, n) => {
     const at = r.pos;
     if (r.serial === lastReader && n === lastSize && n <= r.end - at && sameBytesAt(r.buf, at, lastAt, n)) {
       r.pos = at + n;
@@ -75,11 +73,6 @@ function repeating(size: (r: Reader) => number, read: (r: Reader, n: number) => 
   };
 }
 
-/** The reader of a 1- or 2-byte length prefix. */
-function prefixReader(width: number, path: string): (r: Reader) => number {
-  return width === 1 ? (r) => (r.need(1, path), r.u8()) : (r) => (r.need(2, path), r.u16());
-}
-
 function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
   if (!isCompressed(c)) return cellBytes(expect(v, isTextValue, 'text or bytes', path), c, path);
   const cell: { value: Text; stored?: Uint8Array } =
@@ -88,79 +81,47 @@ function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
   return reuseOr(cell.stored, plain, (b) => inflateColumn(b, 0, path), deflateColumn);
 }
 
-/** The bytes of a CHAR or VARCHAR value's length, by the column's maximum length in bytes. */
+/** The bytes of a CHAR or VARCHAR value's length, by the column's maximum length in bytes (rows v0's fixed-size records). */
 export function prefixWidth(maxLength: number): number {
   return maxLength > STRING_SHORT_MAX ? 2 : 1;
 }
 
-/** The writer of string or blob values after a `width`-byte length; UTF-8 text goes straight into the buffer. */
-function storedWriter(c: Column, width: number, path: string): CellWriter {
-  const stored: CellWriter = (w, v) => w.prefixed(storedValue(v, c, path), width, path);
+/** Writes a value after its length; UTF-8 text goes straight into the buffer. */
+function storedWriter(c: Column, path: string): TextCodec['write'] {
+  const stored: TextCodec['write'] = (w, v, width) => w.prefixed(storedValue(v, c, path), width, path);
   if (!(isUtf8(c) || c.charset === undefined) || isCompressed(c)) return stored;
-  return (w, v) => (typeof v === 'string' ? w.prefixedUtf8(v, width, path) : stored(w, v));
+  return (w, v, width) => (typeof v === 'string' ? w.prefixedUtf8(v, width, path) : stored(w, v, width));
 }
 
-export const varchar: CellCodec = {
-  reader(c, path) {
-    return storedReader(c, prefixReader(prefixWidth(num(c, 'maxLength')), path), path);
-  },
-  writer(c, path) {
-    return storedWriter(c, prefixWidth(num(c, 'maxLength')), path);
-  },
-};
+export function columnText(column: Column, path: string): TextCodec {
+  return { read: storedReader(column, path), write: storedWriter(column, path) };
+}
 
-/** CHAR and BINARY: a BINARY value is stored without its trailing 0x00 bytes and padded back here. */
-export const string: CellCodec = {
-  reader(c, path) {
-    const max = num(c, 'maxLength');
-    const size = prefixReader(prefixWidth(max), path);
-    return (r) => {
-      const raw = r.bytes(size(r), path);
-      if (c.charset !== 'binary' || raw.length >= max) return cellText(raw, c);
-      const padded = new Uint8Array(max);
-      padded.set(raw);
-      return padded;
-    };
-  },
-  writer(c, path) {
-    return (w, v) => {
-      let b = cellBytes(expect(v, isTextValue, 'text or bytes', path), c, path);
-      if (c.charset === 'binary') {
-        let end = b.length;
-        while (end > 0 && b[end - 1] === 0) end--;
-        b = b.subarray(0, end);
-      }
-      w.prefixed(b, prefixWidth(num(c, 'maxLength')), path);
-    };
-  },
-};
+export function zeroPadded(v: CellValue, length: number): CellValue {
+  if (!(v instanceof Uint8Array) || v.length >= length) return v;
+  const padded = new Uint8Array(length);
+  padded.set(v);
+  return padded;
+}
 
-export const blob: CellCodec = {
-  reader(c, path) {
-    const n = num(c, 'packLength');
-    return storedReader(c, (r) => r.uint(n, path), path);
-  },
-  writer(c, path) {
-    return storedWriter(c, num(c, 'packLength'), path);
-  },
-};
+export function zerosTrimmed(v: CellValue, path: string): CellValue {
+  const b = encodeText(expect(v, isTextValue, 'text or bytes', path), 'binary', path);
+  let end = b.length;
+  while (end > 0 && b[end - 1] === 0) end--;
+  return b.subarray(0, end);
+}
 
-export const vector: CellCodec = {
-  reader(c, path) {
-    return (r) => {
-      const raw = r.bytes(r.uint(num(c, 'packLength'), path), path);
-      if (raw.length % 4) throw bad(r, `a VECTOR of ${raw.length} bytes`, path);
-      const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-      return Array.from({ length: raw.length / 4 }, (_, i) => shortestFloat32(dv.getFloat32(4 * i, true)));
-    };
-  },
-  writer(c, path) {
-    return (w, v) => {
-      const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
-      const out = new Uint8Array(values.length * 4);
-      const dv = new DataView(out.buffer);
-      values.forEach((x, i) => dv.setFloat32(4 * i, x, true));
-      w.prefixed(out, num(c, 'packLength'), path);
-    };
-  },
-};
+export const byteLength = (b: Uint8Array) => b.length;
+
+export function float32s(raw: Uint8Array): number[] {
+  const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  return Array.from({ length: raw.length >>> 2 }, (_, i) => shortestFloat32(dv.getFloat32(4 * i, true)));
+}
+
+export function float32Bytes(v: CellValue, path: string): Uint8Array {
+  const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
+  const out = new Uint8Array(values.length * 4);
+  const dv = new DataView(out.buffer);
+  values.forEach((x, i) => dv.setFloat32(4 * i, x, true));
+  return out;
+}
