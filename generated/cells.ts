@@ -62,10 +62,11 @@ export interface CellHelpers {
   /** A value that is a list of member names, or a bitmask, as the bitmask (SET). */
   memberMask(value: CellValue, members: Text[], path: string): bigint;
   /**
-   * The column's text codec: bytes ↔ text in its charset (bytes where the charset is binary or not
-   * known), through MariaDB's column compression where its CellLayouts entry says so (CHAR, VARCHAR, BLOB).
+   * The column's text codec: a little-endian length of `width` bytes, then the value's bytes, text in
+   * its charset (bytes where the charset is binary or not known), through MariaDB's column compression
+   * where its CellLayouts entry says so (CHAR, VARCHAR, BLOB).
    */
-  columnText(column: CellColumn, path: string): TextCodec;
+  columnText(column: CellColumn, width: number, path: string): TextCodec;
   /** Bytes padded with 0x00 to `length` bytes (BINARY). */
   zeroPadded(value: CellValue, length: number): CellValue;
   /** A value's bytes without their trailing 0x00 bytes (text as its UTF-8) (BINARY). */
@@ -553,20 +554,14 @@ export function varcharCell(h: CellHelpers): CellCodec {
     reader(c, path) {
       const maxLength = c.meta.maxLength as number;
       const width = (maxLength > STRING_SHORT_MAX ? 2 : 1);
-      const text = columnText(c, path);
-      return (r) => {
-        const s = text.read(r, r.uint(width, path));
-        return s;
-      };
+      const text = columnText(c, width, path);
+      return text.read;
     },
     writer(c, path) {
       const maxLength = c.meta.maxLength as number;
       const width = (maxLength > STRING_SHORT_MAX ? 2 : 1);
-      const text = columnText(c, path);
-      return (w, value) => {
-        const s = value;
-        text.write(w, s, width);
-      };
+      const text = columnText(c, width, path);
+      return text.write;
     },
   };
 }
@@ -583,9 +578,9 @@ export function stringCell(h: CellHelpers): CellCodec {
       const maxLength = c.meta.maxLength as number;
       const binary = c.charset === 'binary';
       const width = (maxLength > STRING_SHORT_MAX ? 2 : 1);
-      const text = columnText(c, path);
+      const text = columnText(c, width, path);
       return (r) => {
-        const s = text.read(r, r.uint(width, path));
+        const s = text.read(r);
         return (binary ? zeroPadded(s, maxLength) : s);
       };
     },
@@ -593,11 +588,11 @@ export function stringCell(h: CellHelpers): CellCodec {
       const maxLength = c.meta.maxLength as number;
       const binary = c.charset === 'binary';
       const width = (maxLength > STRING_SHORT_MAX ? 2 : 1);
-      const text = columnText(c, path);
+      const text = columnText(c, width, path);
       return (w, value) => {
         const v = value;
         const s = (binary ? zerosTrimmed(v, path) : v);
-        text.write(w, s, width);
+        text.write(w, s);
       };
     },
   };
@@ -612,19 +607,13 @@ export function blobCell(h: CellHelpers): CellCodec {
   return {
     reader(c, path) {
       const packLength = c.meta.packLength as number;
-      const text = columnText(c, path);
-      return (r) => {
-        const s = text.read(r, r.uint(packLength, path));
-        return s;
-      };
+      const text = columnText(c, packLength, path);
+      return text.read;
     },
     writer(c, path) {
       const packLength = c.meta.packLength as number;
-      const text = columnText(c, path);
-      return (w, value) => {
-        const s = value;
-        text.write(w, s, packLength);
-      };
+      const text = columnText(c, packLength, path);
+      return text.write;
     },
   };
 }
@@ -636,7 +625,7 @@ export function vectorCell(h: CellHelpers): CellCodec {
     reader(c, path) {
       const packLength = c.meta.packLength as number;
       return (r) => {
-        const b = r.bytes(r.uint(packLength, path), path);
+        const b = r.bytes(r.lengthBefore(packLength, path), path);
         if ((byteLength(b) % 4) !== 0) throw new InvalidValueError(`a VECTOR of ${byteLength(b)} bytes`, { offset: r.offset, schemaPath: path });
         return float32s(b);
       };
@@ -659,7 +648,7 @@ export function jsonCell(h: CellHelpers): CellCodec {
       const packLength = c.meta.packLength as number;
       return (r) => {
         const cellOffset = r.offset;
-        const stored = r.bytes(r.uint(packLength, path), path);
+        const stored = r.bytes(r.lengthBefore(packLength, path), path);
         return jsonDocument(stored, cellOffset + packLength, path);
       };
     },

@@ -125,7 +125,23 @@ function partSize(p: IrCellPart, x: (e: Expr) => string): string {
   return p.kind === 'bytes' || p.kind === 'text' ? '0' : x(p.bytes);
 }
 
+/**
+ * The text codec of a cell that is its text part's value and nothing more, whose reader and writer are
+ * then the cell's own: a row's call of each column's cell stays at a call site of its own (one shared
+ * inside the generated cell would see every column's codec and be slower).
+ */
+function plainText(c: IrCell): Extract<IrCellPart, { kind: 'text' }> | undefined {
+  const [p] = c.parts;
+  if (c.parts.length !== 1 || p!.kind !== 'text') return undefined;
+  const { decode: d, encode: e } = c;
+  const reads = d.value.kind === 'id' && d.value.name === p!.name && !d.lets.length && !d.checks.length;
+  const writes = e.fields.kind === 'id' && e.gives[0] === p!.name && !e.lets.length && !e.checks.length;
+  return reads && writes ? p : undefined;
+}
+
 function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
+  const text = plainText(c);
+  if (text) return `return ${x(text.codec)}.read;`;
   const out = new Lines();
   const sizes = c.parts.map((p) => partSize(p, x));
   const fixed = sizes.every((s) => /^\d+$/.test(s));
@@ -175,9 +191,9 @@ function readPart(p: IrCellPart, x: (e: Expr) => string): string {
     case 'float':
       return `${x(p.bytes)} === 4 ? r.f32() : r.f64()`;
     case 'bytes':
-      return `r.bytes(r.uint(${x(p.prefix)}, path), path)`;
+      return `r.bytes(r.lengthBefore(${x(p.prefix)}, path), path)`;
     case 'text':
-      return `${x(p.codec)}.read(r, r.uint(${x(p.prefix)}, path))`;
+      return `${x(p.codec)}.read(r)`;
   }
 }
 
@@ -212,6 +228,8 @@ function message(check: IrCheck, x: (e: Expr) => string): string {
 }
 
 function writerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
+  const text = plainText(c);
+  if (text) return `return ${x(text.codec)}.write;`;
   const out = new Lines();
   const { memo } = c.encode;
   if (memo) {
@@ -285,7 +303,7 @@ function writePart(p: IrCellPart, x: (e: Expr) => string, v: string): string {
     case 'bytes':
       return `w.prefixed(${v}, ${x(p.prefix)}, path);`;
     case 'text':
-      return `${x(p.codec)}.write(w, ${v}, ${x(p.prefix)});`;
+      return `${x(p.codec)}.write(w, ${v});`;
   }
 }
 

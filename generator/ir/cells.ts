@@ -180,7 +180,7 @@ function cellPart(pass: Pass, o: Origin, i: number, raw: RawCellPart, factory: C
     case 'bytes':
       return { name: raw.name, kind: 'bytes', prefix: expr('prefix') };
     case 'text':
-      return { name: raw.name, kind: 'text', prefix: expr('prefix'), codec: expr('codec') };
+      return { name: raw.name, kind: 'text', codec: expr('codec') };
     default: {
       const int = fixedInt(raw.type);
       return { name: raw.name, kind: 'fixed', int, bits: bitFields(pass, below(o, 'layout', i), raw, int) };

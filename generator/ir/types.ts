@@ -206,9 +206,10 @@ export type IrCellPart = { name: string } & (
   | { kind: 'uint' | 'bigint'; bytes: Expr; be: boolean }
   | { kind: 'int'; bytes: Expr; signed: Expr }
   | { kind: 'float'; bytes: Expr }
-  /** A little-endian length of `prefix` bytes, then that many bytes: as they are, or through a text codec. */
+  /** A little-endian length of `prefix` bytes, then that many bytes. */
   | { kind: 'bytes'; prefix: Expr }
-  | { kind: 'text'; prefix: Expr; codec: Expr }
+  /** A value and its length before it, as the column's text codec reads and writes them. */
+  | { kind: 'text'; codec: Expr }
 );
 
 export interface IrCheck {

@@ -448,6 +448,13 @@ export class Reader {
   }
 
   /** An unsigned little-endian integer of `n` bytes (1 to 6), `n` known only at run time. */
+  /** A value's length before it, little-endian in `width` bytes (1 to 6): the 1- and 2-byte lengths of strings without a loop. */
+  lengthBefore(width: number, path: string): number {
+    if (width === 1 && this.pos < this.end) return this.buf[this.pos++]!;
+    if (width === 2 && this.end - this.pos >= 2) return this.u16();
+    return this.uint(width, path);
+  }
+
   uint(n: number, path: string): number {
     if (n < 1 || n > 6) throw new InvalidValueError(`an integer of ${n} bytes`, { offset: this.offset, schemaPath: path });
     this.need(n, path);

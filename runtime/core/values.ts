@@ -60,14 +60,12 @@ export interface CellColumn {
 }
 
 /**
- * A column's text between its stored bytes and its values, made once per column (its charset; MariaDB's
- * column compression): what a cell's `text` part reads and writes after the length.
+ * A column's values as text (its charset; MariaDB's column compression), each after its length, made once
+ * per column: what a cell's `text` part reads and writes.
  */
 export interface TextCodec {
-  /** The value of the next `n` bytes. */
-  read(r: Reader, n: number): CellValue;
-  /** The value's bytes after their `width`-byte little-endian length. */
-  write(w: Writer, v: CellValue, width: number): void;
+  read: CellReader;
+  write: CellWriter;
 }
 
 /** Reads one value of a column. */

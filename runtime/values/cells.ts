@@ -34,7 +34,7 @@ const HELPERS: CellHelpers = {
   memberList,
   memberMask,
   // The cells give these the column they are made for, which the runtime made (a Column).
-  columnText: (c, path) => columnText(c as Column, path),
+  columnText: (c, width, path) => columnText(c as Column, width, path),
   zeroPadded,
   zerosTrimmed,
   byteLength,

@@ -25,21 +25,22 @@ function cellBytes(v: Text, c: Column, path: string): Uint8Array {
 const isUtf8 = (c: Column) => c.charset === 'utf8mb4';
 const isCompressed = (c: Column) => (c.layout as { compressed?: boolean }).compressed === true;
 
-type ValueReader = TextCodec['read'];
-
-/** Reads a value of `n` bytes, through MariaDB's column compression where the type has it. UTF-8 text, the common case, is read in place. */
-function storedReader(c: Column, path: string): ValueReader {
+/**
+ * Reads a value after its `width`-byte length, through MariaDB's column compression where the type has
+ * it. UTF-8 text, the common case, is read in place.
+ */
+function storedReader(c: Column, width: number, path: string): TextCodec['read'] {
   if (isCompressed(c)) {
-    return (r, n) => {
-      const raw = r.bytes(n, path);
+    return (r) => {
+      const raw = r.bytes(r.lengthBefore(width, path), path);
       return { value: cellText(inflateColumn(raw, r.offset - raw.length, path), c), stored: raw };
     };
   }
-  if (isUtf8(c)) return repeating((r, n) => r.text(n, path));
-  if (c.charset === 'utf8mb3') return repeating((r, n) => utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos)));
+  if (isUtf8(c)) return repeating(width, (r, n) => r.text(n, path), path);
+  if (c.charset === 'utf8mb3') return repeating(width, (r, n) => utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos)), path);
   const charset = c.charset;
-  if (!isText(charset)) return (r, n) => r.bytes(n, path);
-  return repeating((r, n) => decodeText(r.bytes(n, path), charset));
+  if (!isText(charset)) return (r) => r.bytes(r.lengthBefore(width, path), path);
+  return repeating(width, (r, n) => decodeText(r.bytes(n, path), charset), path);
 }
 
 /** Whether the n bytes at a and at b are the same, compared from the end (where neighbouring values differ). */
@@ -54,9 +55,10 @@ function sameBytesAt(buf: Uint8Array, a: number, b: number, n: number): boolean 
  * value. Only within one event (one Reader, known by its serial number so that its bytes are not kept
  * alive) are the earlier bytes known to be still where they were read, and only text (immutable) is shared.
  */
-function repeating(read: (r: Reader, n: number) => Text): ValueReader {
+function repeating(width: number, read: (r: Reader, n: number) => Text, path: string): TextCodec['read'] {
   let [lastReader, lastAt, lastSize, lastText] = [0, 0, -1, ''];
-  return (r, n) => {
+  return (r) => {
+    const n = r.lengthBefore(width, path);
     const at = r.pos;
     if (r.serial === lastReader && n === lastSize && n <= r.end - at && sameBytesAt(r.buf, at, lastAt, n)) {
       r.pos = at + n;
@@ -86,15 +88,15 @@ export function prefixWidth(maxLength: number): number {
   return maxLength > STRING_SHORT_MAX ? 2 : 1;
 }
 
-/** Writes a value after its length; UTF-8 text goes straight into the buffer. */
-function storedWriter(c: Column, path: string): TextCodec['write'] {
-  const stored: TextCodec['write'] = (w, v, width) => w.prefixed(storedValue(v, c, path), width, path);
+/** Writes a value after its `width`-byte length; UTF-8 text goes straight into the buffer. */
+function storedWriter(c: Column, width: number, path: string): TextCodec['write'] {
+  const stored: TextCodec['write'] = (w, v) => w.prefixed(storedValue(v, c, path), width, path);
   if (!(isUtf8(c) || c.charset === undefined) || isCompressed(c)) return stored;
-  return (w, v, width) => (typeof v === 'string' ? w.prefixedUtf8(v, width, path) : stored(w, v, width));
+  return (w, v) => (typeof v === 'string' ? w.prefixedUtf8(v, width, path) : stored(w, v));
 }
 
-export function columnText(column: Column, path: string): TextCodec {
-  return { read: storedReader(column, path), write: storedWriter(column, path) };
+export function columnText(column: Column, width: number, path: string): TextCodec {
+  return { read: storedReader(column, width, path), write: storedWriter(column, width, path) };
 }
 
 export function zeroPadded(v: CellValue, length: number): CellValue {
