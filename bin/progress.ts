@@ -22,9 +22,10 @@ export function size(bytes: number): string {
   return i === 0 ? `${v} B` : `${v.toFixed(1)} ${UNITS[i]}`;
 }
 
-/** Seconds as m:ss (h:mm:ss past an hour). */
+/** Seconds as "4.2 s" under a minute, else m:ss (h:mm:ss past an hour). */
 export function clock(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
+  if (seconds < 59.95) return `${Math.max(0, seconds).toFixed(1)} s`;
+  const s = Math.round(seconds);
   const [h, m, r] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
   const mm = h ? String(m).padStart(2, '0') : String(m);
   return `${h ? `${h}:` : ''}${mm}:${String(r).padStart(2, '0')}`;
