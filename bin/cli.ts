@@ -3,20 +3,21 @@
  * Exit codes: 0 success, 1 the input is not a valid binlog (the error names where), 2 usage, 3 I/O.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, fstatSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { BinlogError } from '../runtime/core/errors.js';
 import { eventFromJson } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
-import { passes, stopsAt, type EventFilter } from '../runtime/io/filter.js';
+import { EventSelection, type EventFilter } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
-import { readBinlog, type ByteSource, type ReadOptions } from '../runtime/io/stream.js';
+import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
 import { BinlogEncoder } from '../runtime/events/binlog-encoder.js';
+import { Progress } from './progress.js';
 
-export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4 } as const;
+export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5 } as const;
 
 const HELP = `binlog: read and write MySQL and MariaDB binary logs exactly.
 
@@ -30,15 +31,35 @@ Options for dump:
   --no-verify-checksum       Do not check events' CRC32 (a mismatch is otherwise an error).
   --on-error=stop|skip       On an event that cannot be decoded: stop (the default), or report it on
                              stderr, print it as raw bytes and go on (exit status 4 at the end).
-  --start-position=N         Only events that start at or after byte offset N.
-  --stop-position=N          Stop at the first event that starts at or after N.
-  --start-datetime=T         Only events at or after T ('YYYY-MM-DD HH:MM:SS', UTC unless T gives an
-  --stop-datetime=T          offset); stop at the first event at or after --stop-datetime.
-  --database=DB              Only events of database DB (events that name no database pass).
-  --table=[DB.]TABLE         Only the TABLE_MAP and row events of that table.
+  --start-position=N         Begin with the first transaction that begins at or after byte offset N
+                             of the first FILE; every later event is kept.
+  --stop-position=N          Stop at the first event at or after offset N of the last FILE.
+  --start-datetime=T         Begin with the first transaction whose first event is at or after T
+                             ('YYYY-MM-DD HH:MM:SS', UTC unless T gives an offset, where mariadb-binlog
+                             takes its local time); every later event is kept, as mariadb-binlog does.
+  --stop-datetime=T          Stop at the first event at or after T.
+                             The transaction a stop falls in is left out whole, and one begun before a
+                             start too: what is kept is whole transactions (GTID or BEGIN to COMMIT, XID
+                             or XA PREPARE; a DDL statement; a compressed TRANSACTION_PAYLOAD).
+  --database=DB              Only the transactions that touch database DB, and of those only their
+                             frame (GTID, BEGIN, XA END, COMMIT, XID, XA PREPARE) and DB's events:
+                             TABLE_MAP, rows, ANNOTATE_ROWS and ROWS_QUERY, and the statements (DDL,
+                             statement-based changes) whose default database is DB, as mariadb-binlog
+                             --database keeps them. Give it more than once for more databases.
+  --table=[DB.]TABLE         The same for a table: its TABLE_MAP, rows, ANNOTATE_ROWS and ROWS_QUERY.
+                             Statements are left out, since only their SQL says what tables they touch.
+  --case-insensitive-names   Compare database and table names without regard to case, as a server with
+                             lower_case_table_names=1 or 2 does (by default they compare exactly, as
+                             with 0, Linux's default).
+  --max-transaction-size=N   Bytes of events the filters may hold of one transaction (default 64M; K,
+                             M, G). A stop filter holds each transaction until its end, to tell whether
+                             the stop falls in it; past the limit dump stops with an error.
   --follow                   Keep reading a binlog the server is still writing, waiting for new
                              events and going on to the next file at a ROTATE (one FILE).
-The FORMAT_DESCRIPTION event always passes the filters.
+  --progress                 Show a progress line on stderr (by default, when stderr is a terminal
+                             and stdout is not): bytes and events read, and the share and time left.
+The FORMAT_DESCRIPTION event (and START_EVENT_V3, START_ENCRYPTION) passes every filter but the stops.
+A --database or --table that no event read names is said on stderr, and the exit status is then 5.
 
 Options for encode:
   -o, --output OUT       The binlog file to write (required). It appears only when every line was valid.
@@ -56,17 +77,17 @@ an edited value of another length just works; header.logPos is computed when it 
 the source's own pos + eventSize, and kept as given otherwise. A line that does not describe a valid
 event is refused with its line number, the JSON path and the reason.
 
-Each line has: pos (the event's file offset), header (timestamp in Unix seconds, typeCode, serverId,
-eventSize, logPos, flags; the last two absent in a MySQL 3.23 binlog v1 file), type (the server's
-name for the type code, UNKNOWN_<code> for a code no server defines), the body's fields, and
-checksum (when the event has one); on encode typeCode may be left out, as type implies it. An event
-whose body is not decoded carries "raw": {"hex": "..."}. 64-bit integers are JSON numbers when safe,
-decimal strings otherwise; bytes that are not valid UTF-8 are {"hex": "..."}. The README describes
-every field.
+Each line has: file (the binlog file's name, absent when reading standard input; encode ignores it),
+pos (the event's file offset), header (timestamp in Unix seconds, typeCode, serverId, eventSize,
+logPos, flags; the last two absent in a MySQL 3.23 binlog v1 file), type (the server's name for the
+type code, UNKNOWN_<code> for a code no server defines), the body's fields, and checksum (when the
+event has one); on encode typeCode may be left out, as type implies it. An event whose body is not
+decoded carries "raw": {"hex": "..."}. 64-bit integers are JSON numbers when safe, decimal strings
+otherwise; bytes that are not valid UTF-8 are {"hex": "..."}. The README describes every field.
 
 On bad input every event before the fault is printed, then one line on stderr names the byte offset,
 the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input,
-4 events were skipped (--on-error=skip).
+4 events were skipped (--on-error=skip), 5 a --database or --table named nothing that was read.
 `;
 
 class UsageError extends Error {}
@@ -101,9 +122,12 @@ async function dump(args: string[]): Promise<number> {
       'stop-position': { type: 'string' },
       'start-datetime': { type: 'string' },
       'stop-datetime': { type: 'string' },
-      database: { type: 'string' },
-      table: { type: 'string' },
+      database: { type: 'string', multiple: true },
+      table: { type: 'string', multiple: true },
+      'case-insensitive-names': { type: 'boolean' },
+      'max-transaction-size': { type: 'string' },
       follow: { type: 'boolean' },
+      progress: { type: 'boolean' },
       ...TABLE_DEF_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
@@ -115,18 +139,25 @@ async function dump(args: string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('dump needs a FILE (or - for standard input)');
   if (values['on-error'] !== 'stop' && values['on-error'] !== 'skip') throw new UsageError('--on-error is stop or skip');
   if (values.follow && (positionals.length !== 1 || positionals[0] === '-')) throw new UsageError('--follow reads one FILE');
+  const last = positionals.at(-1)!;
   const filter: EventFilter = {
     startPosition: position(values['start-position'], '--start-position'),
     stopPosition: position(values['stop-position'], '--stop-position'),
+    // As mariadb-binlog: the start position is in the first file, the stop position in the last.
+    stopFile: last === '-' ? undefined : basename(last),
     startTime: datetime(values['start-datetime'], '--start-datetime'),
     stopTime: datetime(values['stop-datetime'], '--stop-datetime'),
     database: values.database,
     table: values.table,
+    ignoreCase: values['case-insensitive-names'],
+    maxTransactionSize: byteCount(values['max-transaction-size'], '--max-transaction-size'),
   };
+  const selection = new EventSelection(filter);
   let skipped = 0;
   const options: ReadOptions = {
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
+    filter: selection,
     onError:
       values['on-error'] === 'skip'
         ? (e) => {
@@ -137,25 +168,55 @@ async function dump(args: string[]): Promise<number> {
         : undefined,
   };
   const out = new LineWriter(process.stdout);
-  const progress = Progress.forTerminal();
+  let read = 0; // bytes of the files read to their end
+  let written = 0;
+  const progress = showsProgress(values.progress)
+    ? new Progress(process.stderr, () => ({ bytes: read + selection.position, events: selection.read, written }), values.follow ? undefined : inputSize(positionals))
+    : undefined;
+  const finish = async (code: number) => {
+    await out.flush();
+    progress?.done();
+    return code;
+  };
   for (const file of positionals) {
-    const source: ByteSource = file === '-' ? process.stdin : file;
     try {
-      for await (const event of values.follow ? followBinlog(file, options) : readBinlog(source, options)) {
-        if (stopsAt(filter, event)) break;
-        if (passes(filter, event)) await out.line(toJsonLine(event));
+      for await (const event of values.follow ? followBinlog(file, options) : readBinlog(file === '-' ? process.stdin : file, options)) {
+        await out.line(toJsonLine(event));
+        written++;
         if (values.follow) await out.flush();
-        progress?.event(event.pos + event.header.eventSize);
       }
     } catch (e) {
-      await out.flush();
-      progress?.done();
-      return reportFailure(e, file);
+      return finish(reportFailure(e, file));
+    }
+    if (selection.stopped) break;
+    read += selection.position;
+    selection.position = 0;
+  }
+  const code = await finish(skipped ? EXIT.skipped : EXIT.ok);
+  const { databases, tables } = selection.unmatched();
+  for (const d of databases) process.stderr.write(`binlog: --database=${d}: no event read names this database.\n`);
+  for (const t of tables) process.stderr.write(`binlog: --table=${t}: no event read names this table.\n`);
+  return code === EXIT.ok && databases.length + tables.length ? EXIT.unmatched : code;
+}
+
+/** The progress line is for people: on when stderr is a terminal and stdout is not, or when asked for. */
+function showsProgress(asked: boolean | undefined): boolean {
+  return asked ?? (process.stderr.isTTY === true && !process.stdout.isTTY);
+}
+
+/** The bytes of the inputs, when they are all files (standard input too, when it is one). */
+function inputSize(files: string[]): number | undefined {
+  let total = 0;
+  for (const f of files) {
+    try {
+      const st = f === '-' ? fstatSync(0) : statSync(f);
+      if (!st.isFile()) return undefined;
+      total += st.size;
+    } catch {
+      return undefined; // reading it will say why
     }
   }
-  await out.flush();
-  progress?.done();
-  return skipped ? EXIT.skipped : EXIT.ok;
+  return total;
 }
 
 const TABLE_DEF_OPTIONS = { 'table-def': { type: 'string', multiple: true }, 'table-defs': { type: 'string' } } as const;
@@ -202,6 +263,16 @@ function position(v: string | undefined, option: string): number | undefined {
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v)) throw new UsageError(`${option} takes a byte offset`);
   return Number(v);
+}
+
+const BYTE_UNITS: Record<string, number> = { '': 1, k: 1 << 10, m: 1 << 20, g: 1 << 30 };
+
+/** A size in bytes, or with K, M or G (binary multiples). */
+function byteCount(v: string | undefined, option: string): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d+)([kmg]?)$/i.exec(v);
+  if (!m) throw new UsageError(`${option} takes a size in bytes (or with K, M or G)`);
+  return Number(m[1]) * BYTE_UNITS[m[2]!.toLowerCase()]!;
 }
 
 /** 'YYYY-MM-DD[ HH:MM:SS]', UTC unless an offset is given, as Unix seconds. */
@@ -312,30 +383,5 @@ class LineWriter {
     this.buf = [];
     this.size = 0;
     if (!ok) await once(this.stream, 'drain');
-  }
-}
-
-/** A progress line on stderr, shown only when stderr is a terminal and stdout is not. */
-class Progress {
-  private events = 0;
-  private last = 0;
-  private readonly start = Date.now();
-
-  static forTerminal(): Progress | undefined {
-    return process.stderr.isTTY && !process.stdout.isTTY ? new Progress() : undefined;
-  }
-
-  event(bytes: number): void {
-    this.events++;
-    const now = Date.now();
-    if (now - this.last < 200) return;
-    this.last = now;
-    const mb = bytes / 1e6;
-    const rate = mb / Math.max((now - this.start) / 1000, 0.001);
-    process.stderr.write(`\r${mb.toFixed(1)} MB, ${this.events} events, ${rate.toFixed(1)} MB/s   `);
-  }
-
-  done(): void {
-    if (this.last) process.stderr.write('\n');
   }
 }

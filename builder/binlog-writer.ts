@@ -128,7 +128,7 @@ export class BinlogWriter {
       // MariaDB pads an empty list with two zero bytes.
       ...(gtidList.length === 0 ? { padding: new Uint8Array(2) } : {}),
     });
-    this.emit({ type: 'BINLOG_CHECKPOINT_EVENT', file: options.checkpointFile ?? 'binlog.000001' });
+    this.emit({ type: 'BINLOG_CHECKPOINT_EVENT', checkpointFile: options.checkpointFile ?? 'binlog.000001' });
   }
 
   /**

@@ -492,7 +492,7 @@ export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 /** Event types that start a MySQL transaction group, whose transaction_length the encoder computes. */
 export const TransactionStartEvents: ReadonlySet<string> = new Set<keyof typeof EventTypes>(['GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
 /** Event types that are never part of a MySQL transaction group: they end one without being counted in it. */
-export const NonTransactionEvents: ReadonlySet<string> = new Set<keyof typeof EventTypes>(['STOP_EVENT', 'ROTATE_EVENT', 'FORMAT_DESCRIPTION_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT']);
+export const NonTransactionEvents: ReadonlySet<string> = new Set<keyof typeof EventTypes>(['START_EVENT_V3', 'STOP_EVENT', 'ROTATE_EVENT', 'FORMAT_DESCRIPTION_EVENT', 'HEARTBEAT_LOG_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT', 'HEARTBEAT_LOG_EVENT_V2', 'START_5_7_ENCRYPTION_EVENT', 'BINLOG_CHECKPOINT_EVENT', 'GTID_LIST_EVENT', 'START_ENCRYPTION_EVENT']);
 
 export type EventServer = 'both' | 'mariadb' | 'mysql' | 'vendor';
 

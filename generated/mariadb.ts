@@ -57,32 +57,35 @@ export function AnnotateRowsEventFromJson(j: unknown, path: string): AnnotateRow
   return v;
 }
 
-/** BINLOG_CHECKPOINT_EVENT (161): the oldest binlog file that crash recovery may still need. */
+/**
+ * BINLOG_CHECKPOINT_EVENT (161): the oldest binlog file that crash recovery may still need (named
+ * checkpointFile: every event's `file` is the file it was read from).
+ */
 export interface BinlogCheckpointEvent {
   fileLength: number;
-  file: Text;
+  checkpointFile: Text;
 }
 
 /** What `encodeBinlogCheckpointEvent` takes: derived fields may be left out, they are computed. */
 export interface BinlogCheckpointEventInput {
   fileLength?: number;
-  file: Text;
+  checkpointFile: Text;
 }
 
 /** Reads BinlogCheckpointEvent. */
 export function decodeBinlogCheckpointEvent(r: Reader, _ctx: Context): BinlogCheckpointEvent {
   r.need(4, 'BinlogCheckpointEvent.fileLength');
   const fileLength = r.u32();
-  const file = bytesToText(r.bytes(fileLength, 'BinlogCheckpointEvent.file'));
-  return { fileLength, file };
+  const checkpointFile = bytesToText(r.bytes(fileLength, 'BinlogCheckpointEvent.checkpointFile'));
+  return { fileLength, checkpointFile };
 }
 
 /** Writes BinlogCheckpointEvent. */
 export function encodeBinlogCheckpointEvent(w: Writer, v: BinlogCheckpointEventInput, _ctx: Context): void {
-  const file$bytes = textToBytes(v.file);
-  const fileLength = file$bytes.length;
+  const checkpointFile$bytes = textToBytes(v.checkpointFile);
+  const fileLength = checkpointFile$bytes.length;
   w.u32(fileLength);
-  w.bytes(file$bytes);
+  w.bytes(checkpointFile$bytes);
 }
 
 /** BinlogCheckpointEvent's encoder input from its JSON form in the dump. */
@@ -92,7 +95,7 @@ export function BinlogCheckpointEventFromJson(j: unknown, path: string): BinlogC
   if (o.fileLength !== undefined) {
     v.fileLength = jNum(o.fileLength, `${path}.fileLength`);
   }
-  v.file = jText(o.file, `${path}.file`);
+  v.checkpointFile = jText(o.checkpointFile, `${path}.checkpointFile`);
   return v;
 }
 

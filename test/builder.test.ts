@@ -119,7 +119,7 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
         checksumAlg: checksum === 'CRC32' ? 'BINLOG_CHECKSUM_ALG_CRC32' : 'BINLOG_CHECKSUM_ALG_OFF',
       });
       expect(body(events[1]!)).toEqual(body(real[1]!));
-      expect(events[2]).toMatchObject({ file: 'mysql-bin.000007' });
+      expect(events[2]).toMatchObject({ checkpointFile: 'mysql-bin.000007' });
       // A checksum-aware FDE always ends with a CRC32; with NONE no other event has one.
       expect(typeof events[0]!.checksum).toBe('number');
       expect(events.slice(1).every((e) => (checksum === 'CRC32' ? typeof e.checksum === 'number' : e.checksum === undefined))).toBe(true);

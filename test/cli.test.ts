@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeBinlog } from '../runtime/io/stream.js';
+import { size } from '../bin/progress.js';
 
 const root = join(import.meta.dirname, '..');
 const sample = join(root, 'test', 'fixtures', 'sample.bin');
@@ -44,17 +45,29 @@ describe('binlog dump', () => {
     expect(ok.lines).toHaveLength(decodeBinlog(bytes).length);
   });
 
-  it('each line has pos, header, type first, and positions that follow the event sizes', () => {
+  it('each line has file, pos, header, type first, and positions that follow the event sizes', () => {
     let pos = 4;
     for (const line of ok.lines) {
       const e = JSON.parse(line);
-      expect(Object.keys(e).slice(0, 3)).toEqual(['pos', 'header', 'type']);
+      expect(Object.keys(e).slice(0, 4)).toEqual(['file', 'pos', 'header', 'type']);
+      expect(e.file).toBe('sample.bin');
       expect(e.pos).toBe(pos);
       expect(Object.keys(e.header)).toEqual(['timestamp', 'typeCode', 'serverId', 'eventSize', 'logPos', 'flags']);
       expect(typeof e.checksum).toBe('number');
       pos += e.header.eventSize;
     }
     expect(pos).toBe(bytes.length);
+  });
+
+  it('several files: each line names the file it is in; encode takes lines with file and gives the bytes back', () => {
+    const copy = file('binlog.000002', bytes);
+    const both = binlog(['dump', sample, copy]);
+    expect(both.code).toBe(0);
+    const files = both.lines.map((l) => JSON.parse(l).file);
+    expect(files).toEqual([...Array(ok.lines.length).fill('sample.bin'), ...Array(ok.lines.length).fill('binlog.000002')]);
+    const out = join(tmp, 'from-file-lines.bin');
+    expect(binlog(['encode', '-o', out], Buffer.from(ok.stdout)).code).toBe(0);
+    expect(Buffer.compare(readFileSync(out), bytes)).toBe(0);
   });
 
   it('names types, prints enums by name, 64-bit values as numbers and bytes as hex', () => {
@@ -66,8 +79,12 @@ describe('binlog dump', () => {
     expect(query.schema).toBe('sample');
   });
 
-  it('reads standard input given -', () => {
-    expect(binlog(['dump', '-'], bytes).stdout).toBe(ok.stdout);
+  it('reads standard input given -: lines without file', () => {
+    const fromFile = ok.lines.map((l) => {
+      const { file: _f, ...rest } = JSON.parse(l);
+      return rest;
+    });
+    expect(binlog(['dump', '-'], bytes).lines.map((l) => JSON.parse(l))).toEqual(fromFile);
   });
 
   it('on a file cut inside an event, prints every event before it, then one line naming the offset', () => {
@@ -118,22 +135,48 @@ describe('binlog dump', () => {
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`skipped: checksum mismatch`)]);
   });
 
-  it('filters by position, time, database and table, always keeping the FDE', () => {
+  it('filters whole transactions by position, time, database and table, always keeping the FDE', () => {
     const events = decodeBinlog(bytes);
-    const types = (args: string[]) => binlog(['dump', ...args, sample]).lines.map((l) => JSON.parse(l));
-    const from = events[10]!.pos;
-    const to = events[20]!.pos;
-    const window = types([`--start-position=${from}`, `--stop-position=${to}`]);
-    expect(window.map((e) => e.pos)).toEqual([4, ...events.slice(10, 20).map((e) => e.pos)]);
+    const dumped = (args: string[]) => binlog(['dump', ...args, sample]).lines.map((l) => JSON.parse(l));
+    const at = (type: string, from = 0) => events.findIndex((e, i) => i >= from && e.type === type);
+    // From the GTID of the INSERT's transaction (index 7) to that of the DELETE's (17): 7-16 whole;
+    // a start or stop inside a transaction leaves it out.
+    const [insert, update, remove] = [at('GTID_EVENT', 6), at('GTID_EVENT', 8), at('GTID_EVENT', 12)];
+    const window = dumped([`--start-position=${events[insert]!.pos}`, `--stop-position=${events[remove]!.pos}`]);
+    expect(window.map((e) => e.pos)).toEqual([4, ...events.slice(insert, remove).map((e) => e.pos)]);
+    const inside = dumped([`--start-position=${events[insert + 1]!.pos}`, `--stop-position=${events[remove + 1]!.pos}`]);
+    expect(inside.map((e) => e.pos)).toEqual([4, ...events.slice(update, remove).map((e) => e.pos)]);
     const t = events[0]!.header.timestamp;
     const iso = new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19);
-    expect(types([`--start-datetime=${iso}`])).toHaveLength(events.length);
-    expect(types([`--stop-datetime=${iso}`]).map((e) => e.type)).toEqual([]);
-    const tables = types(['--table=sample.notes']).filter((e) => e.tableName ?? e.table).map((e) => e.tableName ?? e.table);
-    expect(new Set(tables)).toEqual(new Set(['notes', 'sample.notes']));
-    const other = types(['--database=other']);
-    expect(other.some((e) => e.type === 'QUERY_EVENT' || e.type === 'TABLE_MAP_EVENT')).toBe(false);
+    expect(dumped([`--start-datetime=${iso}`])).toHaveLength(events.length);
+    expect(dumped([`--stop-datetime=${iso}`]).map((e) => e.type)).toEqual([]);
+    // notes' one transaction: its GTID, ANNOTATE_ROWS, TABLE_MAP, rows and COMMIT, besides the log's events.
+    const notes = dumped(['--table=sample.notes']).filter((e) => e.pos > events[2]!.pos && e.type !== 'ROTATE_EVENT');
+    expect(notes.map((e) => e.query ?? e.tableName ?? e.type)).toEqual(['GTID_EVENT', "INSERT INTO notes VALUES (1, 'myisam')", 'notes', 'WRITE_ROWS_EVENT_V1', 'COMMIT']);
+    const other = dumped(['--database=other']);
+    expect(other.map((e) => e.type)).toEqual(['FORMAT_DESCRIPTION_EVENT', 'GTID_LIST_EVENT', 'BINLOG_CHECKPOINT_EVENT', 'ROTATE_EVENT']);
     expect(binlog(['dump', '--start-position=x', sample]).code).toBe(2);
+    expect(binlog(['dump', '--max-transaction-size=lots', sample]).code).toBe(2);
+  });
+
+  it('a --table or --database that nothing read names is said on stderr, with exit status 5', () => {
+    const r = binlog(['dump', '--table=nosuch', '--database=sample', sample]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toBe('binlog: --table=nosuch: no event read names this table.\n');
+    expect(binlog(['dump', '--table=notes', sample]).code).toBe(0);
+    expect(binlog(['dump', '--table=Notes', sample]).code).toBe(5);
+    expect(binlog(['dump', '--table=Notes', '--case-insensitive-names', sample]).code).toBe(0);
+  });
+
+  it('--progress: the last line drawn is the final count, of the whole input', () => {
+    const r = binlog(['dump', '--progress', sample, sample]);
+    expect(r.code).toBe(0);
+    // Lines are redrawn after \r; the last one ends with a newline.
+    const last = r.stderr.split('\r').at(-1)!;
+    const n = decodeBinlog(bytes).length;
+    expect(last).toMatch(new RegExp(`^${size(2 * bytes.length)} of ${size(2 * bytes.length)} \\(100%\\), ${2 * n} events, [\\d.]+ [kMG]?B/s, in \\d+\\.\\d s *\\n$`));
+    const filtered = binlog(['dump', '--progress', '--table=notes', sample]).stderr.split('\r').at(-1)!;
+    expect(filtered).toMatch(new RegExp(`\\(100%\\), ${n} events, 9 written, `));
   });
 
   it('--help documents the command and its options', () => {

@@ -160,7 +160,7 @@ describeWithServer('MariaDB control events', () => {
     expect(rotate).toMatchObject({ position: 4n, nextFile: files[1]!.path.replace(/^.*\//, '') });
     expect(one![1]!.type).toBe('GTID_LIST_EVENT');
     expect(two![1]).toMatchObject({ type: 'GTID_LIST_EVENT', gtids: [{ domainId: 0, serverId: 1, seqNo: BigInt(gtidPos.split('-')[2]!) }] });
-    const checkpoints = of('BINLOG_CHECKPOINT_EVENT').map((e) => e.file);
+    const checkpoints = of('BINLOG_CHECKPOINT_EVENT').map((e) => e.checkpointFile);
     expect(checkpoints).toContain(files[0]!.path.replace(/^.*\//, ''));
   });
 

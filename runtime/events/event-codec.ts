@@ -31,6 +31,11 @@ export interface RawBody {
 }
 
 export type BinlogEvent = {
+  /**
+   * The binlog file the event was read from, as the server names it (the last part of the path a reader
+   * was given; absent from standard input and bytes in memory). Informational: encoding ignores it.
+   */
+  file?: string;
   /** File offset of the event's first byte. Informational: encoding ignores it. */
   pos: number;
   header: EventHeader;
@@ -41,6 +46,7 @@ export type BinlogEvent = {
 } & (EventBody | RawBody);
 
 export type BinlogEventInput = {
+  file?: string;
   pos?: number;
   /** Without `typeCode`, the code the event's type is stored as under the FDE in force. */
   header: Omit<EventHeaderInput, 'logPos' | 'typeCode'> & { logPos?: number | null; typeCode?: number };
@@ -74,6 +80,8 @@ export interface DecodeOptions extends TableKnowledge {
 
 export class EventDecoder {
   readonly format: FormatState;
+  /** The `file` the events decoded are said to come from. */
+  file: string | undefined;
   private readonly verify: boolean;
 
   constructor(options: DecodeOptions = {}, format = new FormatState(options)) {
@@ -84,7 +92,7 @@ export class EventDecoder {
   /** Decodes one whole event, `bytes` exactly, found at file offset `pos`. */
   decode(bytes: Uint8Array, pos: number): BinlogEvent {
     try {
-      return this.decodeUnchecked(bytes, pos);
+      return this.decodeUnchecked(bytes, pos, this.file);
     } catch (e) {
       throw placed(e, bytes, pos);
     }
@@ -138,7 +146,7 @@ export class EventDecoder {
     ctx.hasChecksum = false;
     const r = new Reader(bytes, 0, this.format.headerLength, pos);
     const header = decodeEventHeader(r, ctx);
-    return { pos, header, type: ENCRYPTED, raw: bytes.subarray(this.format.headerLength) } as BinlogEvent;
+    return { ...this.named(pos), header, type: ENCRYPTED, raw: bytes.subarray(this.format.headerLength) } as BinlogEvent;
   }
 
   /**
@@ -151,12 +159,17 @@ export class EventDecoder {
     const headerEnd = Math.min(this.format.headerLength, bytes.length);
     const bodyEnd = Math.max(headerEnd, bytes.length - (ctx.hasChecksum ? CHECKSUM_LENGTH : 0));
     const header = decodeEventHeader(new Reader(bytes, 0, headerEnd, pos), ctx);
-    const event = { pos, header, type: eventTypeName(code), raw: bytes.subarray(headerEnd, bodyEnd) } as BinlogEvent;
+    const event = { ...this.named(pos), header, type: eventTypeName(code), raw: bytes.subarray(headerEnd, bodyEnd) } as BinlogEvent;
     if (bodyEnd < bytes.length) event.checksum = new DataView(bytes.buffer, bytes.byteOffset + bodyEnd, 4).getUint32(0, true);
     return event;
   }
 
-  private decodeUnchecked(bytes: Uint8Array, pos: number): BinlogEvent {
+  /** An event's `file` and `pos`, `file` first when there is one (as decodeUnchecked writes them). */
+  private named(pos: number): Pick<BinlogEvent, 'file' | 'pos'> {
+    return this.file === undefined ? { pos } : { file: this.file, pos };
+  }
+
+  private decodeUnchecked(bytes: Uint8Array, pos: number, file: string | undefined): BinlogEvent {
     const format = this.format;
     // The header keeps the code as stored; the body is the event it stands for.
     const code = format.realCode(bytes[EventHeaderOffsets.typeCode]!);
@@ -172,7 +185,7 @@ export class EventDecoder {
     const checksum = ctx.hasChecksum ? this.verifyChecksum(bytes, pos, bodyEnd) : undefined;
 
     r.end = bodyEnd;
-    const event = { pos, header } as BinlogEvent;
+    const event = (file === undefined ? { pos, header } : { file, pos, header }) as BinlogEvent;
     if (!decodeEventBody(code, r, ctx, event)) {
       Object.assign(event, { type: eventTypeName(code), raw: r.rest() });
     } else {
@@ -191,7 +204,7 @@ export class EventDecoder {
     return this.format.withoutChecksums(() =>
       splitEvents(bytes, at, (inner, offset) => {
         try {
-          return this.decodeUnchecked(inner, offset);
+          return this.decodeUnchecked(inner, offset, undefined);
         } catch (e) {
           throw e instanceof BinlogError ? e.within(`inner event at ${offset} of the payload`, at) : e;
         }

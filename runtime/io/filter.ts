@@ -1,68 +1,414 @@
 /**
- * Reading part of a binlog, as mariadb-binlog's users do: a position or time window, one database, one
- * table. The FORMAT_DESCRIPTION event always passes, so that what passes is still a readable binlog.
+ * Reading part of a binlog, as mariadb-binlog's users do: a position or time window, some databases, some
+ * tables. What passes is whole transactions (transactions.ts), so that it replays as the server ran it:
+ *
+ * - start (position, time): the first transaction whose first event is at or after the start, and every
+ *   event after it (as mariadb-binlog prints everything once it has found its start, even when a later
+ *   event's time is earlier). A transaction begun before the start is left out whole, not cut.
+ * - stop (position, time): reading stops at the first event at or after the stop; the transaction it falls
+ *   in is left out whole (mariadb-binlog prints its start and ROLLBACK, which applies none of it). Telling
+ *   that needs the transaction's end, so under a stop filter each transaction is held until it ends, up
+ *   to maxTransactionSize bytes of events (a LengthError past that).
+ * - databases and tables: a transaction that touches none of them is left out whole; one that does keeps
+ *   its frame (GTID, BEGIN, XA END, XA_PREPARE, COMMIT, XID) and only the selected TABLE_MAP, rows,
+ *   ANNOTATE_ROWS and ROWS_QUERY events. A statement (DDL, statement-based changes) is selected by its
+ *   default database, as mariadb-binlog's --database selects it, with the INTVAR, RAND and USER_VAR
+ *   events before it; under a table filter statements are left out, since their text is all that
+ *   names their tables (MySQL 3.23 to 5.0's LOAD events name theirs, and are selected by it). An XA
+ *   COMMIT or ROLLBACK passes unless its XA transaction was read and left out, an INCIDENT always. Inside a
+ *   TRANSACTION_PAYLOAD the same rule keeps some inner events: the payload is then compressed anew on
+ *   encode. Names compare exactly, as servers with lower_case_table_names=0 (Linux's default) do;
+ *   ignoreCase compares them as those with 1 or 2 do. These filters hold only a transaction's frame until
+ *   its first selected event.
+ *
+ * The events that set how later ones read (FORMAT_DESCRIPTION, START_EVENT_V3, START_ENCRYPTION) pass every
+ * filter but the stop, so that what passes is still a binlog.
  */
-import { EventEffects } from '../../generated/events.js';
+import { LengthError } from '../core/errors.js';
+import { bytesToText, type Text } from '../core/reader.js';
 import type { BinlogEvent } from '../events/event-codec.js';
+import { EventEffects, type EventTypes } from '../../generated/events.js';
+import { isStatement, keywordOf, Transactions } from './transactions.js';
+
+type EventName = keyof typeof EventTypes;
 
 export interface EventFilter {
-  /** Events starting at or after this offset. */
+  /** Transactions that begin at or after this offset of the first file read. */
   startPosition?: number;
-  /** Stop at the first event starting at or after this offset. */
+  /** Stop at the first event at or after this offset of `stopFile`. */
   stopPosition?: number;
-  /** Events whose timestamp (Unix seconds) is at or after this. */
+  /** The file `stopPosition` is in (an event's `file`; default: the first file read). */
+  stopFile?: string;
+  /** Transactions whose first event's timestamp (Unix seconds) is at or after this. */
   startTime?: number;
   /** Stop at the first event whose timestamp is at or after this. */
   stopTime?: number;
-  /** Only events of this database (events that name none pass). */
-  database?: string;
-  /** Only the TABLE_MAP and row events of this table (`db.table` or `table`). */
-  table?: string;
+  /** Only transactions that touch these databases, and of those only their events. */
+  database?: string | string[];
+  /** Only transactions that touch these tables (`db.table`, or `table` in any database), and of those only their events. */
+  table?: string | string[];
+  /** Compare names without regard to case (lower_case_table_names=1 or 2); exactly by default. */
+  ignoreCase?: boolean;
+  /** The bytes of events a stop filter may hold of one transaction (default 64 MiB). */
+  maxTransactionSize?: number;
+}
+
+const DEFAULT_MAX_TRANSACTION = 64 << 20;
+
+/** The events that set how later ones read: they pass every filter but the stop. */
+const FORMAT_EFFECTS: ReadonlySet<string> = new Set(['sets-format', 'sets-v3-format', 'starts-encryption']);
+
+type Sink = (e: BinlogEvent) => void;
+
+/** Which events name what: the databases and tables asked for, and what the events read so far say. */
+class Names {
+  private readonly databases: string[];
+  private readonly tables: { db?: string; table: string; spec: string }[];
+  /** The names asked for that some event read has named. */
+  private readonly seen = new Set<string>();
+  /** Table ids (of the TABLE_MAP events read) whose rows are selected. */
+  readonly tableIds = new Map<number, boolean>();
+  /** Files of MySQL 4.0's LOAD (CREATE_FILE) whose blocks are selected. */
+  readonly fileIds = new Map<number, boolean>();
+  /** XA transactions read (by the id their XA END gives) and whether they were selected. */
+  readonly xa = new Map<string, boolean>();
+  /** The last TABLE_MAP's choice, which MariaDB's row fragments (PARTIAL_ROW_DATA) follow. */
+  lastMap = false;
+
+  constructor(
+    databases: string[],
+    tables: string[],
+    private readonly ignoreCase: boolean,
+  ) {
+    this.databases = databases.map((d) => this.fold(d));
+    this.tables = tables.map((spec) => {
+      const dot = spec.indexOf('.');
+      return dot < 0 ? { table: this.fold(spec), spec } : { db: this.fold(spec.slice(0, dot)), table: this.fold(spec.slice(dot + 1)), spec };
+    });
+  }
+
+  private fold(name: string): string {
+    return this.ignoreCase ? name.toLowerCase() : name;
+  }
+
+  private name(t: unknown): string | undefined {
+    if (typeof t === 'string') return this.fold(t);
+    if (!(t instanceof Uint8Array)) return undefined;
+    const s = bytesToText(t);
+    return typeof s === 'string' ? this.fold(s) : undefined;
+  }
+
+  /** Whether a statement or table of database `schema` (and table `table`, when the event names it) is selected. */
+  selects(schema: Text | undefined, table: Text | undefined): boolean {
+    const db = this.name(schema);
+    const t = this.name(table);
+    if (db !== undefined) for (const d of this.databases) if (d === db) this.seen.add(`d:${d}`);
+    const inTable = (spec: (typeof this.tables)[number]) => t !== undefined && spec.table === t && (spec.db === undefined || spec.db === db);
+    for (const spec of this.tables) if (inTable(spec)) this.seen.add(`t:${spec.spec}`);
+    const dbOk = this.databases.length === 0 || (db !== undefined && this.databases.includes(db));
+    return dbOk && (this.tables.length === 0 || this.tables.some(inTable));
+  }
+
+  /** The databases and tables asked for that no event read named. */
+  unmatched(): { databases: string[]; tables: string[] } {
+    return {
+      databases: this.databases.filter((d) => !this.seen.has(`d:${d}`)),
+      tables: this.tables.filter((t) => !this.seen.has(`t:${t.spec}`)).map((t) => t.spec),
+    };
+  }
+
+  get byTable(): boolean {
+    return this.tables.length > 0;
+  }
+}
+
+type Field = { schema?: Text; tableName?: Text; schemaName?: Text; fileId?: number; tableId?: number; events?: BinlogEvent[] };
+
+/** What an event is to the names: a table's (map, rows, fragment), a statement's, or the frame around them. */
+type Kind = 'map' | 'rows' | 'fragment' | 'annotation' | 'file' | 'context' | 'payload' | 'statement' | 'incident' | 'frame';
+
+const ANNOTATIONS: ReadonlySet<string> = new Set<EventName>(['ANNOTATE_ROWS_EVENT', 'ROWS_QUERY_LOG_EVENT']);
+/** Events that set up the statement after them. */
+const CONTEXT: ReadonlySet<string> = new Set<EventName>(['INTVAR_EVENT', 'RAND_EVENT', 'USER_VAR_EVENT', 'BEGIN_LOAD_QUERY_EVENT', 'APPEND_BLOCK_EVENT']);
+/** Events of a file that a CREATE_FILE began. */
+const FILE_EVENTS: ReadonlySet<string> = new Set<EventName>(['APPEND_BLOCK_EVENT', 'EXEC_LOAD_EVENT', 'DELETE_FILE_EVENT']);
+
+function kindOf(e: BinlogEvent, f: Field, fileIds: Map<number, boolean>): Kind {
+  if ('raw' in e) return 'frame';
+  if (e.type === 'TABLE_MAP_EVENT') return 'map';
+  // A rows event: a table id and flags (PARTIAL_ROW_DATA's fragments carry no table id).
+  if (f.tableId !== undefined && 'flags' in e) return 'rows';
+  if (e.type === 'PARTIAL_ROW_DATA_EVENT') return 'fragment';
+  if (ANNOTATIONS.has(e.type)) return 'annotation';
+  if (FILE_EVENTS.has(e.type) && f.fileId !== undefined && fileIds.has(f.fileId)) return 'file';
+  if (CONTEXT.has(e.type)) return 'context';
+  if (e.type === 'TRANSACTION_PAYLOAD_EVENT' && f.events) return 'payload';
+  if (e.type === 'INCIDENT_EVENT') return 'incident';
+  // LOAD, NEW_LOAD and CREATE_FILE name their database and table.
+  if (isStatement(e) || (f.schema !== undefined && f.tableName !== undefined)) return 'statement';
+  return 'frame';
 }
 
 /**
- * The database an event names, if any: a QUERY's default schema, a TABLE_MAP's, a row event's table's;
- * for a TRANSACTION_PAYLOAD, the first its inner events name.
+ * The selected events of one transaction, given one at a time and passed on to `emit` in order: its frame
+ * held until the first selected event, an annotation until its statement's first selected TABLE_MAP, the
+ * events that set up a statement until the statement.
  */
-function databaseOf(e: BinlogEvent): string | undefined {
-  if (e.events) return firstOf(e.events, databaseOf);
-  const v = e as unknown as { schema?: unknown; schemaName?: unknown; table?: unknown };
-  if (e.type === 'QUERY_EVENT' && typeof v.schema === 'string' && v.schema !== '') return v.schema;
-  if (typeof v.schemaName === 'string') return v.schemaName;
-  if (typeof v.table === 'string' && v.table.includes('.')) return v.table.split('.')[0];
-  return undefined;
-}
+class Content {
+  selected = false;
+  /** Bytes of the events held now. */
+  heldBytes = 0;
+  private held: BinlogEvent[] = [];
+  private annotation: BinlogEvent | undefined;
+  private context: BinlogEvent[] = [];
+  private xaEnd: string | undefined;
+  private xaCompletes: string | undefined;
 
-function tableOf(e: BinlogEvent): string | undefined {
-  if (e.events) return firstOf(e.events, tableOf);
-  const v = e as unknown as { schemaName?: unknown; tableName?: unknown; table?: unknown };
-  if (typeof v.tableName === 'string') return `${String(v.schemaName)}.${v.tableName}`;
-  if (typeof v.table === 'string' && v.table.includes('.')) return v.table;
-  return undefined;
-}
+  constructor(
+    private readonly names: Names,
+    private readonly emit: Sink,
+  ) {}
 
-function firstOf(events: BinlogEvent[], name: (e: BinlogEvent) => string | undefined): string | undefined {
-  for (const e of events) {
-    const n = name(e);
-    if (n !== undefined) return n;
+  add(e: BinlogEvent): void {
+    const f = e as unknown as Field;
+    const names = this.names;
+    switch (kindOf(e, f, names.fileIds)) {
+      case 'map': {
+        const sel = names.selects(f.schemaName, f.tableName);
+        names.tableIds.set(f.tableId!, sel);
+        names.lastMap = sel;
+        if (sel) this.take(e, this.takeAnnotation());
+        return;
+      }
+      case 'rows':
+        this.dropAnnotation();
+        if (names.tableIds.get(f.tableId!)) this.take(e, []);
+        return;
+      case 'fragment':
+        if (names.lastMap) this.take(e, []);
+        return;
+      case 'annotation':
+        this.dropAnnotation();
+        this.annotation = e;
+        this.heldBytes += e.header.eventSize;
+        return;
+      case 'file': {
+        const sel = names.fileIds.get(f.fileId!)!;
+        if (e.type !== 'APPEND_BLOCK_EVENT') names.fileIds.delete(f.fileId!);
+        if (sel) this.take(e, []);
+        return;
+      }
+      case 'context':
+        this.context.push(e);
+        this.heldBytes += e.header.eventSize;
+        return;
+      case 'payload':
+        return this.payload(e, f.events!);
+      case 'statement':
+        return this.statement(e, f);
+      case 'incident':
+        // The server lost events here: whoever reads any part of the binlog must know.
+        return this.take(e, []);
+      case 'frame':
+        return this.frame(e);
+    }
   }
-  return undefined;
-}
 
-/** Whether reading should stop at this event (it and all after it are left out). */
-export function stopsAt(f: EventFilter, e: BinlogEvent): boolean {
-  return (f.stopPosition !== undefined && e.pos >= f.stopPosition) || (f.stopTime !== undefined && e.header.timestamp >= f.stopTime);
-}
-
-export function passes(f: EventFilter, e: BinlogEvent): boolean {
-  if (EventEffects[e.type] === 'sets-format') return true;
-  if (f.startPosition !== undefined && e.pos < f.startPosition) return false;
-  if (f.startTime !== undefined && e.header.timestamp < f.startTime) return false;
-  const db = databaseOf(e);
-  if (f.database !== undefined && db !== undefined && db !== f.database) return false;
-  if (f.table !== undefined) {
-    const t = tableOf(e);
-    if (t !== undefined && t !== f.table && t.split('.')[1] !== f.table) return false;
+  private takeAnnotation(): BinlogEvent[] {
+    const a = this.annotation;
+    this.dropAnnotation();
+    return a ? [a] : [];
   }
-  return true;
+
+  private dropAnnotation(): void {
+    if (this.annotation) this.heldBytes -= this.annotation.header.eventSize;
+    this.annotation = undefined;
+  }
+
+  private statement(e: BinlogEvent, f: Field): void {
+    // Under a table filter only a LOAD's own table selects it: a QUERY's tables are only in its SQL.
+    const sel = this.names.selects(f.schema, f.tableName);
+    if (f.fileId !== undefined) this.names.fileIds.set(f.fileId, sel);
+    const context = this.context;
+    this.context = [];
+    for (const c of context) this.heldBytes -= c.header.eventSize;
+    this.dropAnnotation();
+    if (sel) this.take(e, context);
+  }
+
+  private frame(e: BinlogEvent): void {
+    this.dropAnnotation();
+    const k = keywordOf(e);
+    if (k?.keyword === 'XA END') this.xaEnd = k.rest;
+    if (k?.keyword === 'XA COMMIT' || k?.keyword === 'XA ROLLBACK') this.xaCompletes = k.rest;
+    if (this.selected) this.emit(e);
+    else {
+      this.held.push(e);
+      this.heldBytes += e.header.eventSize;
+    }
+  }
+
+  /** A payload's inner events, selected as a transaction of their own: the payload keeps the selected ones. */
+  private payload(e: BinlogEvent, events: BinlogEvent[]): void {
+    const kept: BinlogEvent[] = [];
+    const inner = new Content(this.names, (x) => kept.push(x));
+    for (const x of events) inner.add(x);
+    inner.close();
+    if (!inner.selected) return;
+    // Its stored bytes hold more than the kept events: encoding compresses them anew.
+    this.take(kept.length === events.length ? e : ({ ...e, events: kept, payload: new Uint8Array(0) } as BinlogEvent), []);
+  }
+
+  /** Passes on `e`, after `before`, and the held frame first if nothing was selected yet. */
+  private take(e: BinlogEvent, before: BinlogEvent[]): void {
+    if (!this.selected) this.select();
+    for (const b of before) this.emit(b);
+    this.emit(e);
+  }
+
+  private select(): void {
+    this.selected = true;
+    for (const h of this.held) this.emit(h);
+    this.held = [];
+    this.heldBytes = this.annotation?.header.eventSize ?? 0;
+    for (const c of this.context) this.heldBytes += c.header.eventSize;
+  }
+
+  /** The transaction has ended: an XA COMMIT or ROLLBACK passes unless its transaction was left out. */
+  close(): void {
+    if (!this.selected && this.xaCompletes !== undefined && this.names.xa.get(this.xaCompletes) !== false) this.select();
+    if (this.xaEnd !== undefined) this.names.xa.set(this.xaEnd, this.selected);
+    if (this.xaCompletes !== undefined) this.names.xa.delete(this.xaCompletes);
+  }
+}
+
+/** One transaction (or event outside any) as it is read. */
+interface Unit {
+  first: BinlogEvent;
+  /** Whether it passes the start (and so every filter but the stop and the names). */
+  inWindow: boolean;
+  content: Content | undefined;
+  /** Its selected events, held to the end under a stop filter. */
+  held: BinlogEvent[] | undefined;
+  heldBytes: number;
+}
+
+/**
+ * The filters applied to a stream of events, in constant memory (but for what a stop filter holds of one
+ * transaction). Give it to a reader's `filter` option to learn afterwards which names matched nothing;
+ * one selection may follow several files, read one after the other.
+ */
+export class EventSelection {
+  /** Events read (whether they passed or not). */
+  read = 0;
+  /** The end offset of the last event read, in its file (a reader of several files may set it to 0 between them). */
+  position = 0;
+  /** Set at the first event at or after the stop: nothing passes any more. */
+  stopped = false;
+  private started: boolean;
+  private firstFile: string | undefined;
+  private anyRead = false;
+  private readonly transactions = new Transactions();
+  private readonly names: Names | undefined;
+  private readonly max: number;
+  private readonly holds: boolean;
+  private unit: Unit | undefined;
+  private out: BinlogEvent[] = [];
+
+  constructor(readonly filter: EventFilter = {}) {
+    const list = (v: string | string[] | undefined) => (v === undefined ? [] : typeof v === 'string' ? [v] : v);
+    const databases = list(filter.database);
+    const tables = list(filter.table);
+    this.names = databases.length || tables.length ? new Names(databases, tables, filter.ignoreCase ?? false) : undefined;
+    this.started = filter.startPosition === undefined && filter.startTime === undefined;
+    this.holds = filter.stopPosition !== undefined || filter.stopTime !== undefined;
+    this.max = filter.maxTransactionSize ?? DEFAULT_MAX_TRANSACTION;
+  }
+
+  /** The events that pass, as `events` are read. */
+  *apply(events: Iterable<BinlogEvent>): Generator<BinlogEvent> {
+    for (const e of events) {
+      this.push(e);
+      if (this.out.length) yield* this.flush();
+      if (this.stopped) return;
+    }
+  }
+
+  /** The input is over: the transaction still open passes as far as it was read. */
+  *end(): Generator<BinlogEvent> {
+    this.close();
+    yield* this.flush();
+  }
+
+  /** The databases and tables asked for that no event read named. */
+  unmatched(): { databases: string[]; tables: string[] } {
+    return this.names?.unmatched() ?? { databases: [], tables: [] };
+  }
+
+  private flush(): BinlogEvent[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  private push(e: BinlogEvent): void {
+    this.read++;
+    this.position = e.pos + e.header.eventSize;
+    if (!this.anyRead) (this.anyRead = true), (this.firstFile = e.file);
+    if (this.stopped) return;
+    if (this.stopsAt(e)) {
+      this.stopped = true;
+      this.unit = undefined;
+      return;
+    }
+    const { begins, ends, outside } = this.transactions.step(e);
+    if (begins) this.close();
+    const unit = (this.unit ??= this.open(e, outside));
+    if (unit.content) unit.content.add(e);
+    else this.emit(unit, e);
+    if (ends) this.close();
+    else if (unit.heldBytes + (unit.content?.heldBytes ?? 0) > this.max) {
+      throw new LengthError(
+        `the transaction begun at ${unit.first.pos} has more than ${this.max} bytes of events that the filters must hold until they can decide (maxTransactionSize, --max-transaction-size)`,
+        { offset: e.pos, eventPos: unit.first.pos },
+      );
+    }
+  }
+
+  private stopsAt(e: BinlogEvent): boolean {
+    const f = this.filter;
+    if (f.stopTime !== undefined && e.header.timestamp >= f.stopTime) return true;
+    return f.stopPosition !== undefined && e.file === (f.stopFile ?? this.firstFile) && e.pos >= f.stopPosition;
+  }
+
+  private open(first: BinlogEvent, outside: boolean): Unit {
+    const f = this.filter;
+    const format = FORMAT_EFFECTS.has(EventEffects[first.type] ?? '');
+    const atStart =
+      (f.startPosition === undefined || first.file !== this.firstFile || first.pos >= f.startPosition) &&
+      (f.startTime === undefined || first.header.timestamp >= f.startTime);
+    // The FDE passes without starting anything, as in mariadb-binlog.
+    if (!format && atStart) this.started = true;
+    const unit: Unit = { first, inWindow: format || this.started, content: undefined, held: this.holds ? [] : undefined, heldBytes: 0 };
+    // The log's own events name nothing: they pass the names.
+    if (this.names && !outside) unit.content = new Content(this.names, (e) => this.emit(unit, e));
+    return unit;
+  }
+
+  private emit(unit: Unit, e: BinlogEvent): void {
+    if (!unit.inWindow) return;
+    if (!unit.held) this.out.push(e);
+    else {
+      unit.held.push(e);
+      unit.heldBytes += e.header.eventSize;
+    }
+  }
+
+  private close(): void {
+    const unit = this.unit;
+    if (!unit) return;
+    this.unit = undefined;
+    unit.content?.close();
+    if (unit.held) for (const e of unit.held) this.out.push(e);
+  }
 }

@@ -3,12 +3,14 @@
  * stays constant: only the event being decoded is held, whatever the size of the file.
  */
 import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
 import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../../generated/header.js';
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from '../core/errors.js';
 import type { TableKnowledge } from '../events/format-state.js';
 import { BinlogEncoder } from '../events/binlog-encoder.js';
 import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent } from '../events/event-codec.js';
 import { V1_HEADER_LENGTH } from '../events/format-state.js';
+import { EventSelection, type EventFilter } from './filter.js';
 
 export interface ReadOptions extends DecodeOptions {
   /** The largest event_size accepted before the bytes arrive (default 1 GiB, above any server's limit). */
@@ -19,7 +21,17 @@ export interface ReadOptions extends DecodeOptions {
    * (the default) throws. Framing errors (an impossible event_size, a truncated file) always stop.
    */
   onError?: (error: BinlogError) => 'skip' | 'stop';
+  /** The name events carry as their `file` (default: the last part of the path read; none for other sources). */
+  file?: string;
+  /**
+   * Only the events that pass these filters (whole transactions: see runtime/io/filter.ts). Reading ends
+   * at the stop. An EventSelection made of them can be asked afterwards which names matched nothing.
+   */
+  filter?: EventFilter | EventSelection;
 }
+
+/** What framing without decoding takes: filters need decoded events. */
+export type FrameOptions = Omit<ReadOptions, 'filter'>;
 
 const DEFAULT_MAX_EVENT = 1 << 30;
 
@@ -94,8 +106,9 @@ export class Framer {
   /** File offset of the next event. */
   pos = 0;
 
-  constructor(options: ReadOptions = {}) {
+  constructor(options: FrameOptions = {}) {
     this.decoder = new EventDecoder(options);
+    this.decoder.file = options.file;
     this.maxEvent = options.maxEventSize ?? DEFAULT_MAX_EVENT;
     this.onError = options.onError;
   }
@@ -123,15 +136,39 @@ export class Framer {
     }
   }
 
+  /**
+   * Passes over the events before file offset `position`, framed and checked (drainFrames) but not
+   * delivered: true once there, false while the bytes to get there are still to come. A position inside
+   * an event is a RangeError.
+   */
+  skipTo(position: number): boolean {
+    if (!this.magic()) return false;
+    while (this.pos < position) {
+      const bytes = this.next();
+      if (!bytes) return false;
+      if (this.pos + bytes.length > position) {
+        throw new RangeError(`position ${position} is inside the event at ${this.pos}, which ends at ${this.pos + bytes.length}`);
+      }
+      this.frame(bytes);
+      this.pos += bytes.length;
+    }
+    return true;
+  }
+
+  /** Whether the magic has been read (and checked), reading it if it is queued. */
+  private magic(): boolean {
+    if (this.magicChecked) return true;
+    if (this.q.length < BINLOG_MAGIC.length) return false;
+    checkMagic(this.q.take(BINLOG_MAGIC.length));
+    this.magicChecked = true;
+    this.pos = BINLOG_MAGIC.length;
+    return true;
+  }
+
   /** The next complete event's bytes, if they are all queued (the magic checked first). */
   private next(): Uint8Array | undefined {
     const q = this.q;
-    if (!this.magicChecked) {
-      if (q.length < BINLOG_MAGIC.length) return undefined;
-      checkMagic(q.take(BINLOG_MAGIC.length));
-      this.magicChecked = true;
-      this.pos = BINLOG_MAGIC.length;
-    }
+    if (!this.magic()) return undefined;
     if (q.length < V1_HEADER_LENGTH) return undefined;
     const size = q.u32(EventHeaderOffsets.eventSize);
     if (size < this.decoder.format.headerLength || size > this.maxEvent) {
@@ -181,29 +218,49 @@ export class Framer {
   }
 }
 
+/** The filters of `options` as a selection (undefined when there are none). */
+export function selectionOf(options: ReadOptions): EventSelection | undefined {
+  const f = options.filter;
+  return f === undefined || f instanceof EventSelection ? f : new EventSelection(f);
+}
+
+/** The complete events queued in `framer` that pass `selection` (all of them without one). */
+function* passing(framer: Framer, selection: EventSelection | undefined): Generator<BinlogEvent> {
+  yield* selection ? selection.apply(framer.drain()) : framer.drain();
+}
+
+/** The input is over: nothing may be left of an event, and the selection lets out what it holds. */
+function* ending(framer: Framer, selection: EventSelection | undefined): Generator<BinlogEvent> {
+  framer.end();
+  if (selection) yield* selection.end();
+}
+
 /** The events of a binlog, as they are read. Every complete event before a fault is delivered first. */
 export async function* readBinlog(source: ByteSource, options: ReadOptions = {}): AsyncGenerator<BinlogEvent> {
-  const framer = new Framer(options);
+  const framer = new Framer(typeof source === 'string' ? { ...options, file: options.file ?? basename(source) } : options);
+  const selection = selectionOf(options);
   for await (const chunk of chunks(source)) {
     framer.push(chunk);
-    yield* framer.drain();
+    yield* passing(framer, selection);
+    if (selection?.stopped) return;
   }
-  framer.end();
+  yield* ending(framer, selection);
 }
 
 /** The events of a binlog held in memory, one at a time. */
 export function* iterateBinlog(bytes: Uint8Array, options: ReadOptions = {}): Generator<BinlogEvent> {
   const framer = new Framer(options);
+  const selection = selectionOf(options);
   framer.push(bytes);
-  yield* framer.drain();
-  framer.end();
+  yield* passing(framer, selection);
+  if (!selection?.stopped) yield* ending(framer, selection);
 }
 
 /**
  * The events of a binlog held in memory as byte slices, framed and CRC-checked but not decoded: the fast
  * path for copying, filtering or indexing events. Only the events that change the format are decoded.
  */
-export function* frameBinlog(bytes: Uint8Array, options: ReadOptions = {}): Generator<FramedEvent> {
+export function* frameBinlog(bytes: Uint8Array, options: FrameOptions = {}): Generator<FramedEvent> {
   const framer = new Framer(options);
   framer.push(bytes);
   yield* framer.drainFrames();

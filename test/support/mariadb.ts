@@ -391,16 +391,19 @@ async function within(p: Promise<void>, ms: number): Promise<boolean> {
   }
 }
 
-/** `mariadb-binlog --no-defaults [args.dump] FILE | mariadb --no-defaults -S socket -uroot [args.client]`. */
+/**
+ * `mariadb-binlog --no-defaults [args.dump] FILE | mariadb --no-defaults -S socket -uroot [args.client]`,
+ * mariadb-binlog in `args.env` (its --start-datetime and --stop-datetime are in its local time: TZ).
+ */
 export function replay(
   binlogTool: string,
   client: string,
   file: string,
   socket: string,
-  args: { dump?: string[]; client?: string[] } = {},
+  args: { dump?: string[]; client?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ dump: number | null; client: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const dump = spawn(binlogTool, ['--no-defaults', ...(args.dump ?? []), file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const dump = spawn(binlogTool, ['--no-defaults', ...(args.dump ?? []), file], { stdio: ['ignore', 'pipe', 'pipe'], env: args.env ?? process.env });
     const cl = spawn(client, ['--no-defaults', '-S', socket, '-uroot', ...(args.client ?? [])], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     dump.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
