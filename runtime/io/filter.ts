@@ -25,10 +25,10 @@
  * filter but the stop, so that what passes is still a binlog.
  */
 import { LengthError } from '../core/errors.js';
-import { bytesToText, type Text } from '../core/reader.js';
+import type { Text } from '../core/reader.js';
 import type { BinlogEvent } from '../events/event-codec.js';
 import { EventEffects, type EventTypes } from '../../generated/events.js';
-import { isStatement, keywordOf, Transactions } from './transactions.js';
+import { isStatement, keywordOf, textOf, Transactions } from './transactions.js';
 
 type EventName = keyof typeof EventTypes;
 
@@ -62,7 +62,7 @@ type Sink = (e: BinlogEvent) => void;
 
 /** Which events name what: the databases and tables asked for, and what the events read so far say. */
 class Names {
-  private readonly databases: string[];
+  private readonly databases: { db: string; spec: string }[];
   private readonly tables: { db?: string; table: string; spec: string }[];
   /** The names asked for that some event read has named. */
   private readonly seen = new Set<string>();
@@ -80,7 +80,7 @@ class Names {
     tables: string[],
     private readonly ignoreCase: boolean,
   ) {
-    this.databases = databases.map((d) => this.fold(d));
+    this.databases = databases.map((spec) => ({ db: this.fold(spec), spec }));
     this.tables = tables.map((spec) => {
       const dot = spec.indexOf('.');
       return dot < 0 ? { table: this.fold(spec), spec } : { db: this.fold(spec.slice(0, dot)), table: this.fold(spec.slice(dot + 1)), spec };
@@ -92,33 +92,28 @@ class Names {
   }
 
   private name(t: unknown): string | undefined {
-    if (typeof t === 'string') return this.fold(t);
-    if (!(t instanceof Uint8Array)) return undefined;
-    const s = bytesToText(t);
-    return typeof s === 'string' ? this.fold(s) : undefined;
+    const s = textOf(t);
+    return s === undefined ? undefined : this.fold(s);
   }
 
   /** Whether a statement or table of database `schema` (and table `table`, when the event names it) is selected. */
   selects(schema: Text | undefined, table: Text | undefined): boolean {
     const db = this.name(schema);
     const t = this.name(table);
-    if (db !== undefined) for (const d of this.databases) if (d === db) this.seen.add(`d:${d}`);
+    const inDb = (d: (typeof this.databases)[number]) => d.db === db;
+    for (const d of this.databases) if (inDb(d)) this.seen.add(`d:${d.spec}`);
     const inTable = (spec: (typeof this.tables)[number]) => t !== undefined && spec.table === t && (spec.db === undefined || spec.db === db);
     for (const spec of this.tables) if (inTable(spec)) this.seen.add(`t:${spec.spec}`);
-    const dbOk = this.databases.length === 0 || (db !== undefined && this.databases.includes(db));
+    const dbOk = this.databases.length === 0 || this.databases.some(inDb);
     return dbOk && (this.tables.length === 0 || this.tables.some(inTable));
   }
 
   /** The databases and tables asked for that no event read named. */
   unmatched(): { databases: string[]; tables: string[] } {
     return {
-      databases: this.databases.filter((d) => !this.seen.has(`d:${d}`)),
+      databases: this.databases.filter((d) => !this.seen.has(`d:${d.spec}`)).map((d) => d.spec),
       tables: this.tables.filter((t) => !this.seen.has(`t:${t.spec}`)).map((t) => t.spec),
     };
-  }
-
-  get byTable(): boolean {
-    return this.tables.length > 0;
   }
 }
 

@@ -19,7 +19,7 @@ import { GtidFlags } from '../../generated/mariadb.js';
 import { RowsFlags } from '../../generated/rows.js';
 import type { BinlogEvent } from '../events/event-codec.js';
 import { ENCRYPTED } from '../events/event-codec.js';
-import { bytesToText, type Text } from '../core/reader.js';
+import { bytesToText } from '../core/reader.js';
 
 type EventName = keyof typeof EventTypes;
 
@@ -57,15 +57,16 @@ const KEYWORD_ROLES: Record<Keyword, Role> = {
 /** A QUERY's statement when it is one of those keywords, and what follows it (an XA transaction's id). */
 export function keywordOf(e: BinlogEvent): { keyword: Keyword; rest: string } | undefined {
   if (!QUERIES.has(e.type) || !('query' in e)) return undefined;
-  const q = text(e.query as Text);
+  const q = textOf(e.query) ?? '';
   if (WHOLE.has(q)) return { keyword: q as Keyword, rest: '' };
   const m = LEADING.exec(q);
   return m ? { keyword: m[1]!.toUpperCase().replace(/\s+/g, ' ') as Keyword, rest: m[2]!.trim() } : undefined;
 }
 
-function text(t: Text): string {
-  const v = typeof t === 'string' ? t : bytesToText(t);
-  return typeof v === 'string' ? v : '';
+/** A name or statement as a string (undefined when it is not text, or its bytes are not UTF-8). */
+export function textOf(t: unknown): string | undefined {
+  const v = t instanceof Uint8Array ? bytesToText(t) : t;
+  return typeof v === 'string' ? v : undefined;
 }
 
 /** Whether the event is a statement (not a keyword): what ends a transaction that did not begin. */
