@@ -65,6 +65,16 @@ describe('binlog dump', () => {
     expect(both.code).toBe(0);
     const files = both.lines.map((l) => JSON.parse(l).file);
     expect(files).toEqual([...Array(ok.lines.length).fill('sample.bin'), ...Array(ok.lines.length).fill('binlog.000002')]);
+    // As mariadb-binlog: the start position is in the first file, the stop position in the last.
+    const gtids = decodeBinlog(bytes).filter((e) => e.type === 'GTID_EVENT');
+    const [from, to] = [gtids[2]!.pos, gtids[4]!.pos];
+    const window = binlog(['dump', `--start-position=${from}`, `--stop-position=${to}`, sample, copy]).lines.map((l) => JSON.parse(l));
+    const where = (e: { file: string; pos: number }) => `${e.file}@${e.pos}`;
+    const expected = [
+      ...ok.lines.map((l) => JSON.parse(l)).filter((e) => e.pos === 4 || e.pos >= from),
+      ...ok.lines.map((l) => ({ ...JSON.parse(l), file: 'binlog.000002' })).filter((e) => e.pos < to),
+    ];
+    expect(window.map(where)).toEqual(expected.map(where));
     const out = join(tmp, 'from-file-lines.bin');
     expect(binlog(['encode', '-o', out], Buffer.from(ok.stdout)).code).toBe(0);
     expect(Buffer.compare(readFileSync(out), bytes)).toBe(0);
