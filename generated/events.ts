@@ -489,10 +489,6 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
 
 /** Codes whose body a schema describes. */
 export const EventCodesWithBody = new Set<number>([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172]);
-/** Event types that start a MySQL transaction group, whose transaction_length the encoder computes. */
-export const TransactionStartEvents: ReadonlySet<string> = new Set<keyof typeof EventTypes>(['GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
-/** Event types that are never part of a MySQL transaction group: they end one without being counted in it. */
-export const NonTransactionEvents: ReadonlySet<string> = new Set<keyof typeof EventTypes>(['START_EVENT_V3', 'STOP_EVENT', 'ROTATE_EVENT', 'FORMAT_DESCRIPTION_EVENT', 'HEARTBEAT_LOG_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT', 'HEARTBEAT_LOG_EVENT_V2', 'START_5_7_ENCRYPTION_EVENT', 'BINLOG_CHECKPOINT_EVENT', 'GTID_LIST_EVENT', 'START_ENCRYPTION_EVENT']);
 
 export type EventServer = 'both' | 'mariadb' | 'mysql' | 'vendor';
 
@@ -568,4 +564,32 @@ export const EventEffects: Readonly<Partial<Record<string, EventEffect>>> = {
   TABLE_MAP_EVENT: 'maps-table',
   START_5_7_ENCRYPTION_EVENT: 'starts-encryption',
   START_ENCRYPTION_EVENT: 'starts-encryption',
+};
+
+export type EventTransaction = 'begins' | 'ends' | 'outside' | 'starts' | 'statement';
+
+/** Where events of each type stand to a transaction (the catalogue's `transaction:`); absent: they may be part of one. */
+export const EventTransactions: Readonly<Partial<Record<string, EventTransaction>>> = {
+  START_EVENT_V3: 'outside',
+  STOP_EVENT: 'outside',
+  ROTATE_EVENT: 'outside',
+  LOAD_EVENT: 'statement',
+  EXEC_LOAD_EVENT: 'statement',
+  NEW_LOAD_EVENT: 'statement',
+  FORMAT_DESCRIPTION_EVENT: 'outside',
+  XID_EVENT: 'ends',
+  INCIDENT_EVENT: 'statement',
+  HEARTBEAT_LOG_EVENT: 'outside',
+  GTID_LOG_EVENT: 'starts',
+  ANONYMOUS_GTID_LOG_EVENT: 'starts',
+  PREVIOUS_GTIDS_LOG_EVENT: 'outside',
+  XA_PREPARE_LOG_EVENT: 'ends',
+  TRANSACTION_PAYLOAD_EVENT: 'statement',
+  HEARTBEAT_LOG_EVENT_V2: 'outside',
+  GTID_TAGGED_LOG_EVENT: 'starts',
+  START_5_7_ENCRYPTION_EVENT: 'outside',
+  BINLOG_CHECKPOINT_EVENT: 'outside',
+  GTID_EVENT: 'begins',
+  GTID_LIST_EVENT: 'outside',
+  START_ENCRYPTION_EVENT: 'outside',
 };

@@ -140,28 +140,18 @@ export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
   }
 }
 
-/**
- * Sets of event types: those with a body, those that start a transaction group, those outside any; and
- * each type's servers and effect.
- */
+/** The codes of the event types with a body; each type's servers, effect and place in a transaction. */
 export function emitEventSets(sf: SourceFile, ir: Ir): void {
   addConst(sf, 'EventCodesWithBody', `new Set<number>([${eventsWithBody(ir).map((e) => e.code).join(', ')}])`, ['Codes whose body a schema describes.']);
-  emitTransactionSet(sf, ir, 'starts', 'TransactionStartEvents', 'Event types that start a MySQL transaction group, whose transaction_length the encoder computes.');
-  emitTransactionSet(sf, ir, 'outside', 'NonTransactionEvents', 'Event types that are never part of a MySQL transaction group: they end one without being counted in it.');
   emitByName(sf, ir, 'server', 'EventServer', 'EventServers', 'Which servers write events of each type (the catalogue\'s `server:`): both, mysql, mariadb, or vendor (only a fork).');
   emitByName(sf, ir, 'effect', 'EventEffect', 'EventEffects', 'What events of each type change for the events after them (the catalogue\'s `effect:`); absent: nothing.');
+  emitByName(sf, ir, 'transaction', 'EventTransaction', 'EventTransactions', 'Where events of each type stand to a transaction (the catalogue\'s `transaction:`); absent: they may be part of one.');
 }
 
 /** A catalogue key by type name, and the union of the values the catalogue gives it. */
-function emitByName(sf: SourceFile, ir: Ir, key: 'server' | 'effect', type: string, name: string, doc: string): void {
+function emitByName(sf: SourceFile, ir: Ir, key: 'server' | 'effect' | 'transaction', type: string, name: string, doc: string): void {
   const given = ir.events.filter((e) => e[key] !== undefined);
   const values = [...new Set(given.map((e) => `'${e[key]}'`))].sort();
   sf.addTypeAlias({ isExported: true, name: type, type: values.join(' | ') });
   addConst(sf, name, objectLiteral(given.map((e) => `${e.name}: '${e[key]}',`)), [doc], `Readonly<Partial<Record<string, ${type}>>>`);
-}
-
-/** The names of the catalogue's events with one `transaction:` value, as a set of type names. */
-function emitTransactionSet(sf: SourceFile, ir: Ir, role: NonNullable<Ir['events'][number]['transaction']>, name: string, doc: string): void {
-  const names = ir.events.filter((e) => e.transaction === role).map((e) => `'${e.name}'`);
-  addConst(sf, name, `new Set<keyof typeof EventTypes>([${names.join(', ')}])`, [doc], 'ReadonlySet<string>');
 }

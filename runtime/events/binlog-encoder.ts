@@ -6,7 +6,7 @@
  * before 8.0.2 do not write it). A group is held until it ends, so that its length is known before its
  * GTID event is written.
  */
-import { NonTransactionEvents, TransactionStartEvents } from '../../generated/events.js';
+import { EventTransactions } from '../../generated/events.js';
 import { BINLOG_MAGIC } from '../../generated/header.js';
 import { InternalError } from '../core/errors.js';
 import { varintWidth } from '../core/reader.js';
@@ -29,9 +29,10 @@ export class BinlogEncoder {
   /** The bytes ready to be written after this event: the magic first, a group once it is complete. */
   push(event: BinlogEventInput): Uint8Array[] {
     const out = this.start();
-    const starts = TransactionStartEvents.has(event.type);
+    const role = EventTransactions[event.type];
+    const starts = role === 'starts';
     // The next GTID event ends a group as well as the events that are never in one.
-    if (this.group.length && (starts || NonTransactionEvents.has(event.type))) out.push(...this.flush());
+    if (this.group.length && (starts || role === 'outside')) out.push(...this.flush());
     if (this.group.length || (starts && (event as Gtid).transactionLength !== undefined)) this.group.push(event);
     else out.push(this.write(event));
     return out;

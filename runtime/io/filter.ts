@@ -137,7 +137,7 @@ function kindOf(e: BinlogEvent, f: Field, fileIds: Map<number, boolean>): Kind {
   if (ANNOTATIONS.has(e.type)) return 'annotation';
   if (FILE_EVENTS.has(e.type) && f.fileId !== undefined && fileIds.has(f.fileId)) return 'file';
   if (CONTEXT.has(e.type)) return 'context';
-  if (e.type === 'TRANSACTION_PAYLOAD_EVENT' && f.events) return 'payload';
+  if (e.type === 'TRANSACTION_PAYLOAD_EVENT') return f.events ? 'payload' : 'frame';
   if (e.type === 'INCIDENT_EVENT') return 'incident';
   // LOAD, NEW_LOAD and CREATE_FILE name their database and table.
   if (isStatement(e) || (f.schema !== undefined && f.tableName !== undefined)) return 'statement';

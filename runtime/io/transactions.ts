@@ -14,7 +14,7 @@
  * - cut short, at the next transaction's beginning or at an event of the log itself (`transaction:
  *   outside` in schemas/events.yaml: FORMAT_DESCRIPTION, ROTATE, GTID_LIST, …), which stands alone.
  */
-import { EventTypes, NonTransactionEvents, TransactionStartEvents } from '../../generated/events.js';
+import { EventTransactions, type EventTypes } from '../../generated/events.js';
 import { GtidFlags } from '../../generated/mariadb.js';
 import { RowsFlags } from '../../generated/rows.js';
 import type { BinlogEvent } from '../events/event-codec.js';
@@ -25,11 +25,6 @@ type EventName = keyof typeof EventTypes;
 
 /** The events whose body is a statement: QueryEvent's. */
 const QUERIES: ReadonlySet<string> = new Set<EventName>(['QUERY_EVENT', 'QUERY_COMPRESSED_EVENT', 'EXECUTE_LOAD_QUERY_EVENT']);
-/** The LOAD statements of MySQL 3.23 to 5.0.2, and the event that runs a loaded file. */
-const LOADS: ReadonlySet<string> = new Set<EventName>(['LOAD_EVENT', 'NEW_LOAD_EVENT', 'EXEC_LOAD_EVENT']);
-const COMMITS: ReadonlySet<string> = new Set<EventName>(['XID_EVENT', 'XA_PREPARE_LOG_EVENT']);
-/** Events that are a statement by themselves: a whole compressed transaction, an incident of the server. */
-const WHOLE_STATEMENTS: ReadonlySet<string> = new Set<EventName>(['TRANSACTION_PAYLOAD_EVENT', 'INCIDENT_EVENT']);
 
 /**
  * The statements servers write around the others of a transaction, as MySQL's and MariaDB's readers tell
@@ -72,16 +67,17 @@ export function textOf(t: unknown): string | undefined {
 /** Whether the event is a statement (not a keyword): what ends a transaction that did not begin. */
 export function isStatement(e: BinlogEvent): boolean {
   if (QUERIES.has(e.type)) return 'query' in e && keywordOf(e) === undefined;
-  return LOADS.has(e.type);
+  return EventTransactions[e.type] === 'statement';
 }
 
 export type Role = 'outside' | 'gtid' | 'begin' | 'commit' | 'statement' | 'part';
 
 export function roleOf(e: BinlogEvent): Role {
-  if (NonTransactionEvents.has(e.type) || e.type === ENCRYPTED) return 'outside';
-  if (TransactionStartEvents.has(e.type) || e.type === 'GTID_EVENT') return 'gtid';
-  if (COMMITS.has(e.type)) return 'commit';
-  if (WHOLE_STATEMENTS.has(e.type)) return 'statement';
+  const role = EventTransactions[e.type];
+  if (role === 'outside' || e.type === ENCRYPTED) return 'outside';
+  if (role === 'starts' || role === 'begins') return 'gtid';
+  if (role === 'ends') return 'commit';
+  if (role === 'statement') return 'statement';
   const k = keywordOf(e);
   if (k) return KEYWORD_ROLES[k.keyword];
   if (isStatement(e)) return 'statement';
