@@ -1,7 +1,7 @@
 /** The library's entry point: reading and writing binlogs, and the types and errors they use. */
 export { readBinlog, iterateBinlog, frameBinlog, decodeBinlog, encodeBinlog, Framer, type ByteSource, type ReadOptions, type FrameOptions } from './runtime/io/stream.js';
 export { EventSelection, type EventFilter } from './runtime/io/filter.js';
-export { EventDecoder, EventEncoder, eventTypeName, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type RawBody } from './runtime/events/event-codec.js';
+export { EventDecoder, EventEncoder, eventTypeName, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type RawBody, type RawBodyInput, type RawEventType } from './runtime/events/event-codec.js';
 export {
   BinlogError,
   TruncatedError,

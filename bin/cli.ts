@@ -80,10 +80,11 @@ event is refused with its line number, the JSON path and the reason.
 Each line has: file (the binlog file's name, absent when reading standard input; encode ignores it),
 pos (the event's file offset), header (timestamp in Unix seconds, typeCode, serverId, eventSize,
 logPos, flags; the last two absent in a MySQL 3.23 binlog v1 file), type (the server's name for the
-type code, UNKNOWN_<code> for a code no server defines), the body's fields, and checksum (when the
-event has one); on encode typeCode may be left out, as type implies it. An event whose body is not
-decoded carries "raw": {"hex": "..."}. 64-bit integers are JSON numbers when safe, decimal strings
-otherwise; bytes that are not valid UTF-8 are {"hex": "..."}. The README describes every field.
+type code, UNKNOWN_<code> for a code no server defines, UNDECODED_EVENT for an event --on-error=skip
+kept undecoded), the body's fields, and checksum (when the event has one); on encode typeCode may be
+left out, as type implies it. An event whose body is not decoded carries "raw": {"hex": "..."}.
+64-bit integers are JSON numbers when safe, decimal strings otherwise; bytes that are not valid UTF-8
+are {"hex": "..."}. The README describes every field.
 
 On bad input every event before the fault is printed, then one line on stderr names the byte offset,
 the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input,

@@ -298,6 +298,8 @@ export type EventBodyInput = ({ type: 'START_EVENT_V3' } & StartEventV3Input)
   | ({ type: 'UPDATE_ROWS_COMPRESSED_EVENT' } & RowsEventInput)
   | ({ type: 'DELETE_ROWS_COMPRESSED_EVENT' } & RowsEventInput)
   | ({ type: 'PARTIAL_ROW_DATA_EVENT' } & PartialRowDataEventInput);
+/** The catalogue's names of the event types whose body no schema describes: their events are read as raw bytes. */
+export type UndescribedEventType = 'UNKNOWN_EVENT' | 'AURORA_PADDING_EVENT';
 
 /** Decodes the body of an event of a type the schemas describe into `into` (after what it holds); undefined for any other type. */
 export function decodeEventBody<T extends object>(code: number, r: Reader, ctx: Context, into: T): (T & EventBody) | undefined {

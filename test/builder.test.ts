@@ -1118,7 +1118,7 @@ describe('properties', () => {
           else if (e.type === 'ANNOTATE_ROWS_EVENT') actual.push(['ANNOTATE', (e as Of<'ANNOTATE_ROWS_EVENT'>).query, t]);
           else if (e.type === 'TABLE_MAP_EVENT') actual.push(['TABLE_MAP', (e as Of<'TABLE_MAP_EVENT'>).tableId, t]);
           else {
-            const kind = { WRITE_ROWS_EVENT_V1: 'insert', UPDATE_ROWS_EVENT_V1: 'update', DELETE_ROWS_EVENT_V1: 'delete' }[e.type]!;
+            const kind = ({ WRITE_ROWS_EVENT_V1: 'insert', UPDATE_ROWS_EVENT_V1: 'update', DELETE_ROWS_EVENT_V1: 'delete' } as Record<string, string>)[e.type]!;
             const rowsEvent = e as Of<'WRITE_ROWS_EVENT_V1'>;
             const prev = actual.at(-1) as [string, unknown[]] | undefined;
             const continues = prev?.[0] === kind && !(events[events.indexOf(e) - 1] as Of<'WRITE_ROWS_EVENT_V1'>).flags;

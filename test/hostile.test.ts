@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from 'node:zlib';
 import { BinlogError, type BinlogErrorKind } from '../runtime/core/errors.js';
-import { readBinlog, decodeBinlog, iterateBinlog } from '../runtime/io/stream.js';
+import { readBinlog, decodeBinlog, encodeBinlog, iterateBinlog } from '../runtime/io/stream.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 
 const sample = new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'sample.bin')));
@@ -180,11 +180,18 @@ describe('salvage: skipping what cannot be decoded', () => {
     const skipped: BinlogError[] = [];
     const got = decodeBinlog(b, { onError: (e) => (skipped.push(e), 'skip') });
     expect(skipped.map((e) => [e.kind, e.eventPos])).toEqual(bad.map((i) => ['checksum', events[i]!.pos]));
-    expect(got.map((e) => e.type)).toEqual(events.map((e) => e.type));
+    // A skipped event is typed UNDECODED_EVENT, never with its type's name but without its fields; its
+    // header keeps the type code.
+    expect(got.map((e) => e.type)).toEqual(events.map((e, i) => (bad.includes(i) ? 'UNDECODED_EVENT' : e.type)));
+    expect(got.map((e) => e.header.typeCode)).toEqual(events.map((e) => e.header.typeCode));
     expect(got.map((e, i) => 'raw' in e && i)).toEqual(got.map((_, i) => bad.includes(i) && i));
     // Nothing is lost: the raw body is the event's bytes between its header and its checksum.
     const e = events[6]!;
-    expect((got[6] as unknown as { raw: Uint8Array }).raw).toEqual(b.subarray(e.pos + 19, e.pos + e.header.eventSize - 4));
+    const raw = got[6]!;
+    if (raw.type !== 'UNDECODED_EVENT') throw new Error(`a ${raw.type}`);
+    expect(raw.raw).toEqual(b.subarray(e.pos + 19, e.pos + e.header.eventSize - 4));
+    // Encoded again, with checksums computed, they are the original events.
+    expect(Buffer.compare(encodeBinlog(got), sample)).toBe(0);
   });
 
   it('a skipped TABLE_MAP makes its row event unreadable too, and says why', () => {

@@ -138,6 +138,13 @@ export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
       type: eventsWithBody(ir).map((e) => `({ type: '${e.name}' } & ${m.structType(e.body!, input)})`).join('\n  | '),
     });
   }
+  const undescribed = ir.events.filter((e) => !e.body).map((e) => `'${e.name}'`);
+  sf.addTypeAlias({
+    isExported: true,
+    name: 'UndescribedEventType',
+    docs: ["The catalogue's names of the event types whose body no schema describes: their events are read as raw bytes."],
+    type: undescribed.length ? undescribed.join(' | ') : 'never',
+  });
 }
 
 /** The codes of the event types with a body; each type's servers, effect and place in a transaction. */

@@ -12,6 +12,8 @@ import {
   EventTypes,
   type EventBody,
   type EventBodyInput,
+  EventCodesWithBody,
+  type UndescribedEventType,
 } from '../../generated/events.js';
 import type { FormatDescriptionEvent, FormatDescriptionEventInput } from '../../generated/control.js';
 import type { TransactionPayloadEvent } from '../../generated/payload.js';
@@ -24,8 +26,29 @@ import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, F
 import { Reader, type Text } from '../core/reader.js';
 import { textToBytes, Writer } from '../core/writer.js';
 
-/** An event whose body no schema describes yet (or that is encrypted): its body bytes, kept whole. */
+/** The type of an event that START_ENCRYPTION made unreadable without the key. */
+export const ENCRYPTED = 'ENCRYPTED_EVENT';
+
+/**
+ * The type of an event of a described type that could not be decoded and was delivered raw all the same
+ * (ReadOptions.onError answered 'skip'): `header.typeCode` says what it is.
+ */
+export const UNDECODED = 'UNDECODED_EVENT';
+
+/**
+ * The types of events read as raw bytes. None is the name of a decoded body, so that `switch (event.type)`
+ * narrows an event to its body's fields.
+ */
+export type RawEventType = UndescribedEventType | `UNKNOWN_${number}` | typeof ENCRYPTED | typeof UNDECODED;
+
+/** An event whose body no schema describes yet, that is encrypted, or that could not be decoded: its body bytes, kept whole. */
 export interface RawBody {
+  type: RawEventType;
+  raw: Uint8Array;
+}
+
+/** A raw body to encode: any type name, its code in the header when the name has none. */
+export interface RawBodyInput {
   type: string;
   raw: Uint8Array;
 }
@@ -53,12 +76,9 @@ export type BinlogEventInput = {
   checksum?: number;
   /** A TRANSACTION_PAYLOAD's inner events: given, they are encoded into its payload. */
   events?: BinlogEventInput[];
-} & (EventBodyInput | RawBody);
+} & (EventBodyInput | RawBodyInput);
 
 const PAYLOAD_CODE = EventTypes.TRANSACTION_PAYLOAD_EVENT;
-
-/** The type of an event that START_ENCRYPTION made unreadable without the key. */
-export const ENCRYPTED = 'ENCRYPTED_EVENT';
 
 /** The server's name for an event type code, or UNKNOWN_<code>. */
 export function eventTypeName(code: number): string {
@@ -151,7 +171,8 @@ export class EventDecoder {
 
   /**
    * The event as raw bytes, without decoding its body: what an undecodable event is delivered as when
-   * the caller skips it. Header and checksum are split off as the format in force says.
+   * the caller skips it, typed UNDECODED_EVENT when its type has a body (never a body's name without its
+   * fields). Header and checksum are split off as the format in force says.
    */
   raw(bytes: Uint8Array, pos: number): BinlogEvent {
     const code = this.format.realCode(bytes[EventHeaderOffsets.typeCode]!);
@@ -159,7 +180,8 @@ export class EventDecoder {
     const headerEnd = Math.min(this.format.headerLength, bytes.length);
     const bodyEnd = Math.max(headerEnd, bytes.length - (ctx.hasChecksum ? CHECKSUM_LENGTH : 0));
     const header = decodeEventHeader(new Reader(bytes, 0, headerEnd, pos), ctx);
-    const event = { ...this.named(pos), header, type: eventTypeName(code), raw: bytes.subarray(headerEnd, bodyEnd) } as BinlogEvent;
+    const type = EventCodesWithBody.has(code) ? UNDECODED : eventTypeName(code);
+    const event = { ...this.named(pos), header, type, raw: bytes.subarray(headerEnd, bodyEnd) } as BinlogEvent;
     if (bodyEnd < bytes.length) event.checksum = new DataView(bytes.buffer, bytes.byteOffset + bodyEnd, 4).getUint32(0, true);
     return event;
   }
@@ -413,7 +435,10 @@ function typeCodeOf(type: string): number | undefined {
   return (EventTypes as Record<string, number>)[type];
 }
 
-/** Narrows an event to a decoded body of one type (raw and encrypted events are never it). */
-export function isEventType<T extends EventBody['type']>(event: BinlogEvent, type: T): event is BinlogEvent & Extract<EventBody, { type: T }> {
-  return event.type === type && !('raw' in event);
+/**
+ * Narrows an event to a decoded body of one type, as `event.type === type` does (raw, encrypted and
+ * undecoded events have types of their own).
+ */
+export function isEventType<T extends EventBody['type']>(event: BinlogEvent, type: T): event is Extract<BinlogEvent, { type: T }> {
+  return event.type === type;
 }
