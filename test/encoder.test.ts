@@ -103,7 +103,7 @@ describe('EventEncoder on edited rows', () => {
     rowEvents(events)[2]!.rows[1]!.after![column] = value;
     const e = caught(EncodeError, () => encodeAll(events));
     expect(e.problem).toMatch(problem);
-    expect(e.schemaPath).toBe(`RowsEvent.rows.${column}`);
+    expect(e.schemaPath).toBe(`$.rows[1].after.${column}`);
   });
 });
 

@@ -100,9 +100,15 @@ describeWithFixtures('rows v0 with the table definition', () => {
     write.rows![0]!.after!.a = null;
     const reread = oldRows(decodeBinlog(encodeBinlog(events, { tableDefinitions: defs }), { tableDefinitions: defs }));
     expect(reread[0]!.rows).toEqual([{ after: { a: null, b: 'one' } }, { after: { a: 1, b: 'two' } }]);
-    caught(EncodeError, () => encodeBinlog(events, { tableDefinitions: { 'test.t1': 'a int not null, b char(50)' } }));
+    const notNull = caught(EncodeError, () => encodeBinlog(events, { tableDefinitions: { 'test.t1': 'a int not null, b char(50)' } }));
+    expect([notNull.schemaPath, notNull.problem]).toEqual(['$.rows[0].after.a', "column 'a' is NOT NULL in the definition"]);
+    write.rows![1]!.after!.b = 2;
+    const value = caught(EncodeError, () => encodeBinlog(events, { tableDefinitions: defs }));
+    expect([value.schemaPath, value.problem]).toEqual(['$.rows[1].after.b', 'expected text or bytes, found 2']);
+    write.rows![1]!.after!.b = 'two';
     write.rows![0]!.nullBytes = { after: hex('f9') }; // says a is not NULL
-    expect(caught(EncodeError, () => encodeBinlog(events, { tableDefinitions: defs })).message).toContain('null bit 1 disagrees');
+    const bits = caught(EncodeError, () => encodeBinlog(events, { tableDefinitions: defs }));
+    expect([bits.schemaPath, bits.problem]).toEqual(['$.rows[0].nullBytes.after', 'null bit 1 disagrees with the row']);
   });
 });
 

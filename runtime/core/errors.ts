@@ -69,6 +69,33 @@ export class BinlogError extends Error {
     return this;
   }
 
+  /**
+   * The error placed deeper or elsewhere: a schema path that is `from` or starts with it (then a `.` or a
+   * `[`) has that part replaced by `to` (`RowsEvent.rows.id` from `RowsEvent.rows` to `RowsEvent.rows[2].after`).
+   */
+  rebased(from: string, to: string): this {
+    const p = this.schemaPath;
+    if (p === undefined || !p.startsWith(from) || (p.length > from.length && p[from.length] !== '.' && p[from.length] !== '[')) return this;
+    return this.at(to + p.slice(from.length));
+  }
+
+  /**
+   * The error placed inside the value at JSON path `prefix` (`line 7: $`): its JSON path, relative to
+   * that value (`$.rows[2]`), after it; a schema path of the value's parts beside it.
+   */
+  under(prefix: string): this {
+    const p = this.schemaPath;
+    if (!p) return this.at(prefix);
+    return this.at(p.startsWith('$') ? prefix + p.slice(1) : `${prefix} (in ${p})`);
+  }
+
+  /** The error said to be at another path. */
+  at(schemaPath: string): this {
+    this.schemaPath = schemaPath;
+    this.message = this.describe();
+    return this;
+  }
+
   private describe(): string {
     const where = this.offset >= 0 ? [`offset ${this.offset}`] : [];
     if (this.eventPos !== undefined) {

@@ -28,9 +28,14 @@ export function toJsonLine(value: unknown): string {
 
 // ---- JSON back to values: what `binlog encode` reads, checked, with the JSON path of any problem ----
 
+/** A value as an error shows what it found: its JSON, cut short when long. */
+export function shown(v: unknown): string {
+  const json = toJsonLine(v) as string | undefined;
+  return json === undefined ? 'nothing' : json.length > 60 ? `${json.slice(0, 60)}…` : json;
+}
+
 function wrong(path: string, what: string, j: unknown): EncodeError {
-  const shown = JSON.stringify(j);
-  return new EncodeError(`expected ${what}, found ${shown === undefined ? 'nothing' : shown.length > 60 ? `${shown.slice(0, 60)}…` : shown}`, path);
+  return new EncodeError(`expected ${what}, found ${shown(j)}`, path);
 }
 
 export function jObject(j: unknown, path: string): Record<string, unknown> {

@@ -6,7 +6,7 @@
  */
 import { ColumnType, RowImages } from '../../generated/rows.js';
 import { cellCodec } from '../values/cells.js';
-import { EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
+import { BinlogError, EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
 import { addResultingJson, checkResultingJson } from './json-diff.js';
 import type { Reader } from '../core/reader.js';
 import type { TableRegistry } from '../tables/registry.js';
@@ -108,19 +108,25 @@ function readImage(r: Reader, img: Image, change: RowChange, image: 'before' | '
   return img.read(r, nulls, img.cells);
 }
 
-function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img: Image, path: string): void {
+/** Writes one image of a change of the rows at `rows`, whose cells' errors name `rows.column`: they are placed in the image. */
+function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img: Image, rows: string): void {
   const row = change[image];
-  if (!row) throw new EncodeError('a row image this event needs is missing', path);
+  if (!row) throw new EncodeError('a row image this event needs is missing', `${rows}.${image}`);
   const { columns } = img;
   const n = columns.length;
   const at = w.reserve((n + 7) >>> 3);
   if (n & 7) w.buf[at + (n >>> 3)] = ((change.nullSpare?.[image] ?? fullSpare(n)) << (n & 7)) & 0xff;
-  const missing = img.write(w, row, at, img.writers);
-  if (missing >= 0) throw new EncodeError(`column '${columns[missing]!.name}' is present in the image but has no value`, path);
+  let missing: number;
+  try {
+    missing = img.write(w, row, at, img.writers);
+  } catch (e) {
+    throw e instanceof BinlogError ? e.rebased(rows, `${rows}.${image}`) : e;
+  }
+  if (missing >= 0) throw new EncodeError(`column '${columns[missing]!.name}' is present in the image but has no value`, `${rows}.${image}`);
   // Every present column has its value (checked above), so any more keys are columns not in the image.
   if (ownKeyCount(row) !== n) {
     const extra = Object.keys(row).find((name) => !columns.some((c) => c.name === name));
-    throw new EncodeError(`column '${extra}' is not present in this image`, path);
+    throw new EncodeError(`column '${extra}' is not present in this image`, `${rows}.${image}`);
   }
 }
 
@@ -246,14 +252,17 @@ export function encodeRows(
   const t = tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
   const { before, after, jsonColumns } = layout(t, columns, columnsAfter, images, undefined, path);
-  // Once per event, not per row: they are only for errors.
-  const [beforePath, afterPath] = [`${path}.before`, `${path}.after`];
-  for (const change of rows) {
-    if (images & BEFORE) writeImage(w, change, 'before', before, beforePath);
-    if (images & JSON_DIFFS) writePartialFlags(w, change, jsonColumns.length, path);
-    const diffs = partialColumns(jsonColumns, change);
-    if (diffs) checkResultingJson(change, diffs, afterPath);
-    if (images & AFTER) writeImage(w, change, 'after', diffs ? withDiffs(after, diffs) : after, afterPath);
-  }
+  rows.forEach((change, i) => {
+    try {
+      if (images & BEFORE) writeImage(w, change, 'before', before, path);
+      if (images & JSON_DIFFS) writePartialFlags(w, change, jsonColumns.length, path);
+      const diffs = partialColumns(jsonColumns, change);
+      if (diffs) checkResultingJson(change, diffs, `${path}.after`);
+      if (images & AFTER) writeImage(w, change, 'after', diffs ? withDiffs(after, diffs) : after, path);
+    } catch (e) {
+      // The paths name the change's parts: placed at the change.
+      throw e instanceof BinlogError ? e.rebased(path, `${path}[${i}]`) : e;
+    }
+  });
 }
 

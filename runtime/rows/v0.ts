@@ -14,7 +14,7 @@ import { cellColumn, pre56Type } from '../tables/sqltypes.js';
 import type { BuiltColumn } from '../tables/table-types.js';
 import { cellCodec } from '../values/cells.js';
 import { prefixWidth } from '../values/strings.js';
-import { EncodeError, InvalidValueError } from '../core/errors.js';
+import { BinlogError, EncodeError, InvalidValueError } from '../core/errors.js';
 import { type Reader, sameBytes } from '../core/reader.js';
 import type { TableDefinition } from '../tables/definitions.js';
 import type { TableRegistry } from '../tables/registry.js';
@@ -193,7 +193,9 @@ export function decodeOldRows(r: Reader, tables: TableRegistry, tableId: number,
   return out;
 }
 
-function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: Image, path: string): void {
+/** Writes one image of a change of the rows at `rows`, whose cells' errors name `rows.column`: they are placed in the image. */
+function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: Image, rows: string): void {
+  const path = `${rows}.${image}`;
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', path);
   for (const name of Object.keys(row)) {
@@ -205,16 +207,22 @@ function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: 
     if (!(c.column.name in row)) throw new EncodeError(`column '${c.column.name}' is present in the image but has no value`, path);
     let v: CellValue = row[c.column.name]!;
     if (v === null) {
-      if (c.nullBit === undefined) throw new EncodeError(`column '${c.column.name}' is NOT NULL in the definition`, c.path);
+      if (c.nullBit === undefined) throw new EncodeError(`column '${c.column.name}' is NOT NULL in the definition`, `${path}.${c.column.name}`);
       v = change.nullValues?.[image]?.[c.column.name] ?? null;
     }
     const start = w.view().length;
     if (v === null) w.bytes(c.empty);
-    else c.write(w, v);
+    else {
+      try {
+        c.write(w, v);
+      } catch (e) {
+        throw e instanceof BinlogError ? e.rebased(rows, path) : e;
+      }
+    }
     packed.set(c, w.view().slice(start));
   }
   const expected = nullBytesOf(layout, present, (c) => row[c.column.name] === null, (c) => packed.get(c)!);
-  w.buf.set(keptNullBytes(change.nullBytes?.[image], expected, layout, present, `${path}.nullBytes`) ?? expected, at);
+  w.buf.set(keptNullBytes(change.nullBytes?.[image], expected, layout, present, `${rows}.nullBytes.${image}`) ?? expected, at);
 }
 
 /** Kept null bytes, checked: as many as the table has, with the fixed bits and the row's NULLs as the row gives them. */
@@ -233,9 +241,14 @@ export function encodeOldRows(w: Writer, rows: OldRowChange[], tables: TableRegi
   const problem = (p: string) => new EncodeError(p, path);
   const layout = layoutOf(tables, tableId, problem, path);
   const present = presentColumns(layout, columns, problem);
-  for (const change of rows) {
-    if (images & BEFORE) writeImage(w, layout, present, change, 'before', `${path}.before`);
-    if (images & AFTER) writeImage(w, layout, present, change, 'after', `${path}.after`);
-  }
+  rows.forEach((change, i) => {
+    try {
+      if (images & BEFORE) writeImage(w, layout, present, change, 'before', path);
+      if (images & AFTER) writeImage(w, layout, present, change, 'after', path);
+    } catch (e) {
+      // The paths name the change's parts: placed at the change.
+      throw e instanceof BinlogError ? e.rebased(path, `${path}[${i}]`) : e;
+    }
+  });
 }
 

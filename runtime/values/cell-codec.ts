@@ -3,6 +3,7 @@
  * helpers they share: metadata lookups, value checks, errors placed at the reader's offset.
  */
 import { EncodeError, InvalidValueError } from '../core/errors.js';
+import { shown } from '../core/json-form.js';
 import type { Reader, Text } from '../core/reader.js';
 import type { CellCodec as CoreCellCodec, CellValue } from '../core/values.js';
 import type { Column } from './column.js';
@@ -16,7 +17,7 @@ export const num = (c: Column, key: string) => c.meta[key] as number;
 export const bad = (r: Reader, problem: string, path: string) => new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
 
 export function expect<T extends CellValue>(v: CellValue, ok: (v: CellValue) => v is T, what: string, path: string): T {
-  if (!ok(v)) throw new EncodeError(`expected ${what}, got ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`, path);
+  if (!ok(v)) throw new EncodeError(`expected ${what}, found ${shown(v)}`, path);
   return v;
 }
 export const isNumber = (v: CellValue): v is number => typeof v === 'number';
