@@ -14,7 +14,7 @@ import { EventSelection, type EventFilter } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
-import { BinlogEncoder } from '../runtime/events/binlog-encoder.js';
+import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
 import { Progress } from './progress.js';
 
 export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5 } as const;
@@ -56,6 +56,9 @@ Options for dump:
                              the stop falls in it; past the limit dump stops with an error.
   --follow                   Keep reading a binlog the server is still writing, waiting for new
                              events and going on to the next file at a ROTATE (one FILE).
+  --payloads=nested|flat     A TRANSACTION_PAYLOAD's events (MySQL 8 compressed transactions): inside
+                             its line, as "events" (the default), or each on a line of its own after
+                             it, with "inPayload": the payload's pos. encode takes either.
   --progress                 Show a progress line on stderr (by default, when stderr is a terminal
                              and stdout is not): bytes and events read, and the share and time left.
 The FORMAT_DESCRIPTION event (and START_EVENT_V3, START_ENCRYPTION) passes every filter but the stops.
@@ -63,6 +66,8 @@ A --database or --table that no event read names is said on stderr, and the exit
 
 Options for encode:
   -o, --output OUT       The binlog file to write (required). It appears only when every line was valid.
+  --assume-format        Write a dump whose first line is no FORMAT_DESCRIPTION_EVENT as a reader takes
+                         a binlog without one (${ASSUMED_FORMAT}), rather than refuse it.
 
 Options for both:
   --table-def DB.TABLE=SQL   The table's definition, for rows v0 (MySQL 5.1.0 to 5.1.17), whose images
@@ -129,6 +134,7 @@ async function dump(args: string[]): Promise<number> {
       'max-transaction-size': { type: 'string' },
       follow: { type: 'boolean' },
       progress: { type: 'boolean' },
+      payloads: { type: 'string', default: 'nested' },
       ...TABLE_DEF_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
@@ -141,6 +147,7 @@ async function dump(args: string[]): Promise<number> {
   if (values['on-error'] !== 'stop' && values['on-error'] !== 'skip') throw new UsageError('--on-error is stop or skip');
   if (values.follow && (positionals.length !== 1 || positionals[0] === '-')) throw new UsageError('--follow reads one FILE');
   const last = positionals.at(-1)!;
+  if (values.payloads !== 'nested' && values.payloads !== 'flat') throw new UsageError('--payloads is nested or flat');
   const filter: EventFilter = {
     startPosition: position(values['start-position'], '--start-position'),
     stopPosition: position(values['stop-position'], '--stop-position'),
@@ -159,6 +166,7 @@ async function dump(args: string[]): Promise<number> {
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
     filter: selection,
+    payloads: values.payloads,
     onError:
       values['on-error'] === 'skip'
         ? (e) => {
@@ -289,7 +297,7 @@ async function encode(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } },
+    options: { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
     process.stdout.write(HELP);
@@ -303,17 +311,19 @@ async function encode(args: string[]): Promise<number> {
   const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
   const sink = createWriteStream(temp);
   const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
-  const encoder = new BinlogEncoder({ tableDefinitions: tableDefinitions(values) });
+  const encoder = new BinlogEncoder({ tableDefinitions: tableDefinitions(values), assumeFormat: values['assume-format'] });
   let lineNo = 0;
   try {
     for await (const line of lines) {
       lineNo++;
       if (line.trim() === '') continue;
-      for (const bytes of encoder.push(eventFromJson(parseLine(line, lineNo), `line ${lineNo}: $`))) await write(sink, bytes);
+      const source = `line ${lineNo}: $`;
+      for (const bytes of encoder.push(eventFromJson(parseLine(line, lineNo), source), source)) await write(sink, bytes);
     }
     for (const bytes of encoder.end()) await write(sink, bytes);
     await new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
     renameSync(temp, out);
+    if (encoder.assumedFormat) process.stderr.write(`binlog: ${input}: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (${ASSUMED_FORMAT})\n`);
     return EXIT.ok;
   } catch (e) {
     sink.on('error', () => {}); // writes still queued fail once it is destroyed: nothing to report

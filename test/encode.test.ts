@@ -102,6 +102,39 @@ describe('binlog encode', () => {
     expect(mismatch.stderr).toContain('GTID_LIST_EVENT is code 163, but header.typeCode is 161');
   });
 
+  it('refuses a dump whose first line is no FORMAT_DESCRIPTION_EVENT, rather than write a binlog without one and without checksums', () => {
+    const out = join(tmp, 'no-fde.bin');
+    const r = binlog(['encode', '-o', out], lines.slice(1).join('\n'));
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      "binlog: -: line 1: $.type: the first event is GTID_LIST_EVENT, not the FORMAT_DESCRIPTION_EVENT with which a binlog begins and which says how its events are written. Put the dump's FORMAT_DESCRIPTION_EVENT first, or write the events as a reader takes a binlog without one (binlog v4, 19-byte event headers, no checksums) with --assume-format (the assumeFormat option)",
+    );
+    expect(existsSync(out)).toBe(false);
+    expect(() => encodeBinlog(decodeBinlog(bytes).slice(1))).toThrow(expect.objectContaining({ kind: 'encode', schemaPath: '$.type' }));
+  });
+
+  it('--assume-format writes such a dump as a reader takes it, and says so', () => {
+    const out = join(tmp, 'assumed.bin');
+    const r = binlog(['encode', '--assume-format', '-o', out], lines.slice(1).join('\n'));
+    expect(r.code).toBe(0);
+    expect(r.stderr.trim()).toBe('binlog: -: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (binlog v4, 19-byte event headers, no checksums)');
+    const events = decodeBinlog(readFileSync(out));
+    expect(events.map((e) => e.type)).toEqual(decodeBinlog(bytes).slice(1).map((e) => e.type));
+    expect(events.every((e) => e.checksum === undefined)).toBe(true);
+    // With the FORMAT_DESCRIPTION_EVENT there, nothing is assumed, nor said.
+    expect(binlog(['encode', '--assume-format', '-o', join(tmp, 'not-assumed.bin')], dump).stderr).toBe('');
+  });
+
+  it('refuses a row value of the wrong type with its line and the JSON path of the value, in either image', () => {
+    const write = lines.findIndex((l) => l.includes('"type":"WRITE_ROWS_EVENT_V1"'));
+    const update = lines.findIndex((l) => l.includes('"type":"UPDATE_ROWS_EVENT_V1"'));
+    const edit = (k: number, from: string, to: string) => lines.map((l, i) => (i === k ? l.replace(from, to) : l)).join('\n');
+    const refused = (input: string) => binlog(['encode', '-o', join(tmp, 'bad-row.bin')], input).stderr.trim();
+    expect(refused(edit(write, '"id":2', '"id":"two"'))).toBe(`binlog: -: line ${write + 1}: $.rows[1].after.id: expected a number, found "two"`);
+    expect(refused(edit(update, '"before":{"id":1', '"before":{"id":[1]'))).toBe(`binlog: -: line ${update + 1}: $.rows[0].before.id: expected a number, found [1]`);
+    expect(refused(edit(write, '"born":"1815-12-10"', '"born":"10 Dec 1815"'))).toBe(`binlog: -: line ${write + 1}: $.rows[0].after.born: '10 Dec 1815' is not a date YYYY-MM-DD`);
+  });
+
   it('needs -o', () => {
     expect(binlog(['encode'], dump).code).toBe(2);
   });

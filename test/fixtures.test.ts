@@ -25,6 +25,9 @@ const DAMAGED: Record<string, BinlogErrorKind> = {
   'ps_encrypted_truncated_master-bin.000002': 'truncated',
 };
 
+/** Files whose first event is no FORMAT_DESCRIPTION (the fixtures' README): encoded back only when asked to assume one. */
+const WITHOUT_FORMAT = ['binlog_no_fd_event.000001'];
+
 function match<T>(table: Record<string, T>, name: string): T | undefined {
   const key = Object.keys(table).find((k) => name.endsWith(k) || name.includes(`__${k}`));
   return key === undefined ? undefined : table[key];
@@ -56,14 +59,16 @@ describeWithFixtures('real binlogs round-trip byte for byte', () => {
       it(f.name, () => {
         const bytes = readFileSync(f.path);
         const events = decodeBinlog(bytes);
-        expect(Buffer.compare(Buffer.from(encodeBinlog(events)), bytes), 'decode → encode').toBe(0);
+        const options = { assumeFormat: WITHOUT_FORMAT.some((name) => f.name.endsWith(name)) };
+        expect(Buffer.compare(Buffer.from(encodeBinlog(events, options)), bytes), 'decode → encode').toBe(0);
         // And through the dump's JSON, as `binlog dump | binlog encode` goes.
         const lines = events.map((e) => toJsonLine(e));
-        const back = encodeBinlog(lines.map((l, i) => eventFromJson(JSON.parse(l), `line ${i + 1}`)));
+        const back = encodeBinlog(lines.map((l, i) => eventFromJson(JSON.parse(l), `line ${i + 1}`)), options);
         expect(Buffer.compare(Buffer.from(back), bytes), 'dump → encode').toBe(0);
-        // Framed without decoding: the same events.
+        // Framed without decoding: the same events (a payload's own, flat after it, are inside its frame).
         const frames = [...frameBinlog(bytes)].map((e) => [e.pos, e.typeCode, e.bytes.length]);
-        expect(frames, 'framed').toEqual(events.map((e) => [e.pos, e.header.typeCode, e.header.eventSize]));
+        const outer = events.filter((e) => e.inPayload === undefined);
+        expect(frames, 'framed').toEqual(outer.map((e) => [e.pos, e.header.typeCode, e.header.eventSize]));
       });
     }
   }

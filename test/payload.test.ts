@@ -23,6 +23,8 @@ const movies = join(FIXTURES, 'binlogs', 'osheroff__mysql-binlog-connector-java'
 const tagged = join(FIXTURES, 'binlogs', 'blackbeam__rust_mysql_common', 'test-data__binlogs__binlog_transaction_with_GTID_TAG.000001');
 
 const read = (path: string) => new Uint8Array(readFileSync(path));
+/** The payloads' events inside them, as `events`, where most of these tests look for them. */
+const decodeNested = (bytes: Uint8Array, filter?: EventFilter) => decodeBinlog(bytes, { payloads: 'nested', filter });
 const viaJson = (events: BinlogEvent[]) => encodeBinlog(events.map((e) => eventFromJson(JSON.parse(toJsonLine(e)))));
 const payloadOf = (events: BinlogEvent[]) => events.find((e) => e.type === 'TRANSACTION_PAYLOAD_EVENT') as Loose;
 
@@ -32,7 +34,7 @@ const header = (typeCode: number) => ({ timestamp: 1_700_000_001, typeCode, serv
 
 /** The sample's first row transaction (TABLE_MAP, WRITE_ROWS of 'Ada' and 'Bjørn', XID), as inner events. */
 function sampleTransaction(): BinlogEventInput[] {
-  const sample = decodeBinlog(new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'sample.bin'))));
+  const sample = decodeNested(new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'sample.bin'))));
   const first = sample.findIndex((e) => e.type === 'TABLE_MAP_EVENT');
   return sample.slice(first, first + 3).map((e) => {
     const { pos: _pos, checksum: _checksum, ...rest } = e;
@@ -58,14 +60,14 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
   it('both files encode back byte for byte, from the decoded events and from their JSON', () => {
     for (const path of [compression, movies]) {
       const bytes = read(path);
-      const events = decodeBinlog(bytes);
+      const events = decodeNested(bytes);
       expect(Buffer.compare(encodeBinlog(events), bytes)).toBe(0);
       expect(Buffer.compare(viaJson(events), bytes)).toBe(0);
     }
   });
 
   it("transaction_compression.000001: the INSERT of 1 into test.tb1, zstd, 179 bytes in 124", () => {
-    const events = decodeBinlog(read(compression));
+    const events = decodeNested(read(compression));
     const p = payloadOf(events);
     expect(p).toMatchObject({ compressionType: 'ZSTD', uncompressedSize: 179n, payloadSize: 124 });
     const inner = p.events!;
@@ -85,7 +87,7 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
   });
 
   it('mysql-bin.compressed: the UPDATE of demo.movies that the connector test describes', () => {
-    const p = payloadOf(decodeBinlog(read(movies)));
+    const p = payloadOf(decodeNested(read(movies)));
     // mysql-binlog-connector-java, TransactionPayloadEventDataDeserializerTest: type 0, 451 bytes, 960 uncompressed, 4 events.
     expect(p).toMatchObject({ compressionType: 'ZSTD', payloadSize: 451, uncompressedSize: 960n });
     const inner = p.events!;
@@ -98,13 +100,13 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
   });
 
   it('an edited inner row is compressed anew, decodes back, and the GTID transaction_length follows', () => {
-    const events = decodeBinlog(read(movies));
+    const events = decodeNested(read(movies));
     const json = events.map((e) => JSON.parse(toJsonLine(e)));
     const p = json.find((e) => e.type === 'TRANSACTION_PAYLOAD_EVENT');
     p.events[2].rows[0].after['@5'] = 'Western|Action|Drama, a longer genre list than before';
     json.find((e) => e.type === 'ANONYMOUS_GTID_LOG_EVENT').transactionLength = null;
     const bytes = encodeBinlog(json.map((e) => eventFromJson(e)));
-    const back = decodeBinlog(bytes);
+    const back = decodeNested(bytes);
     const q = payloadOf(back);
     const row = ((q.events![2] as Loose).rows as { after: Record<string, unknown> }[])[0]!;
     expect(row.after['@5']).toBe('Western|Action|Drama, a longer genre list than before');
@@ -115,20 +117,20 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
   });
 
   it('a window far larger than the content allocates only what the content needs, and decodes the same', () => {
-    const p = payloadOf(decodeBinlog(read(movies)));
+    const p = payloadOf(decodeNested(read(movies)));
     const frame = Uint8Array.from(p.payload as Uint8Array);
     // MySQL's frame has a window descriptor (2 MiB: exponent 11); ask for zstd's largest default, 128 MiB.
     expect([frame[4], frame[5]]).toEqual([0x00, 11 << 3]);
     frame[5] = 17 << 3;
     const forged = encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', uncompressedSize: p.uncompressedSize, payload: frame })]);
     const before = process.memoryUsage().arrayBuffers;
-    const events = decodeBinlog(forged);
+    const events = decodeNested(forged);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
     expect(payloadOf(events).events!.map((e) => e.type)).toEqual(['QUERY_EVENT', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT']);
   });
 
   it("MySQL's frame states no size: a declared size less or more than it holds, or more than its blocks can hold", () => {
-    const p = payloadOf(decodeBinlog(read(movies)));
+    const p = payloadOf(decodeNested(read(movies)));
     const withSize = (uncompressedSize: bigint) =>
       errorOf(encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', uncompressedSize, payload: p.payload })]));
     expect(withSize(900n)).toMatchObject({ kind: 'invalid-value', message: expect.stringMatching(/does not uncompress to 900 bytes/) });
@@ -142,7 +144,7 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
   it('one flipped bit in the compressed block is refused as such', () => {
     // The bit that kept a pure-JavaScript decoder busy for seconds, producing nothing.
     const bytes = read(compression);
-    const p = payloadOf(decodeBinlog(bytes));
+    const p = payloadOf(decodeNested(bytes));
     const frameAt = p.pos + p.header.eventSize - 4 - (p.payload as Uint8Array).length;
     expect(bytes[frameAt + 9]).toBe(0xe2);
     const flipped = Uint8Array.from(bytes);
@@ -155,8 +157,8 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
 
   it('the database and table filters see the inner events', () => {
     const bytes = read(movies);
-    const kept = (filter: EventFilter) => decodeBinlog(bytes, { filter }).map((e) => e.type);
-    const all = decodeBinlog(bytes).map((e) => e.type);
+    const kept = (filter: EventFilter) => decodeNested(bytes, filter).map((e) => e.type);
+    const all = decodeNested(bytes).map((e) => e.type);
     expect(kept({ database: 'demo' })).toEqual(all);
     expect(kept({ table: 'demo.movies' })).toEqual(all);
     // The payload's transaction touches neither: it goes with its GTID.
@@ -169,13 +171,13 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
 describeWithFixtures('GTID_TAGGED in a real binlog', () => {
   it('binlog_transaction_with_GTID_TAG.000001 encodes back byte for byte, from its JSON too', () => {
     const bytes = read(tagged);
-    const events = decodeBinlog(bytes);
+    const events = decodeNested(bytes);
     expect(Buffer.compare(encodeBinlog(events), bytes)).toBe(0);
     expect(Buffer.compare(viaJson(events), bytes)).toBe(0);
   });
 
   it('its GTID is the next of the tagged set PREVIOUS_GTIDS lists, with the server and transaction it belongs to', () => {
-    const events = decodeBinlog(read(tagged)) as Loose[];
+    const events = decodeNested(read(tagged)) as Loose[];
     const previous = events.find((e) => e.type === 'PREVIOUS_GTIDS_LOG_EVENT')!;
     const mytag = (previous.sids as { uuid: Uint8Array; tag: string; intervals: { end: bigint }[] }[]).find((s) => s.tag === 'mytag')!;
     const g = events.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT')!;
@@ -197,7 +199,7 @@ describeWithFixtures('GTID_TAGGED in a real binlog', () => {
   });
 
   it('every optional field, a longer tag and a later server\'s field encode with a two-byte message size, the transaction length recomputed', () => {
-    const json = decodeBinlog(read(tagged)).map((e) => JSON.parse(toJsonLine(e)));
+    const json = decodeNested(read(tagged)).map((e) => JSON.parse(toJsonLine(e)));
     const g = json.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT');
     Object.assign(g, {
       tag: 't'.repeat(32),
@@ -211,7 +213,7 @@ describeWithFixtures('GTID_TAGGED in a real binlog', () => {
       transactionLength: null,
       messageSize: undefined,
     });
-    const back = decodeBinlog(encodeBinlog(json.map((e) => eventFromJson(e)))) as Loose[];
+    const back = decodeNested(encodeBinlog(json.map((e) => eventFromJson(e)))) as Loose[];
     const h = back.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT')!;
     expect(h).toMatchObject({ tag: 't'.repeat(32), gno: 9223372036854775806n, lastCommitted: -5n, originalServerVersion: 80400, commitGroupTicket: 18446744073709551615n });
     expect(h.messageSize).toBeGreaterThan(127);
@@ -227,7 +229,7 @@ describe('TRANSACTION_PAYLOAD written from inner events', () => {
   for (const compressionType of ['ZSTD', 'NONE'] as const) {
     it(`${compressionType}: the events decode back, with the rows' values, log_pos 0 and no checksums`, () => {
       const bytes = encodeBinlog([FDE, payloadEvent({ compressionType, events: inner })]);
-      const p = payloadOf(decodeBinlog(bytes));
+      const p = payloadOf(decodeNested(bytes));
       expect(p.compressionType).toBe(compressionType);
       expect(p.events!.map((e) => e.type)).toEqual(['TABLE_MAP_EVENT', 'WRITE_ROWS_EVENT_V1', 'XID_EVENT']);
       expect(p.events!.every((e) => e.checksum === undefined && e.header.logPos === 0)).toBe(true);
@@ -238,14 +240,14 @@ describe('TRANSACTION_PAYLOAD written from inner events', () => {
       const size = p.events!.reduce((n, e) => n + e.header.eventSize, 0);
       if (compressionType === 'NONE') expect(p).not.toHaveProperty('uncompressedSize', expect.anything());
       else expect(p.uncompressedSize).toBe(BigInt(size));
-      expect(Buffer.compare(encodeBinlog(decodeBinlog(bytes)), bytes)).toBe(0);
+      expect(Buffer.compare(encodeBinlog(decodeNested(bytes)), bytes)).toBe(0);
     });
   }
 
   it("from the dump's JSON, the payload may be left out: the events make it", () => {
     const json = JSON.parse(toJsonLine({ header: header(40), type: 'TRANSACTION_PAYLOAD_EVENT', compressionType: 'ZSTD', events: inner }));
     expect(json).not.toHaveProperty('payload');
-    const p = payloadOf(decodeBinlog(encodeBinlog([FDE, eventFromJson(json)])));
+    const p = payloadOf(decodeNested(encodeBinlog([FDE, eventFromJson(json)])));
     expect(p.events!.map((e) => e.type)).toEqual(['TABLE_MAP_EVENT', 'WRITE_ROWS_EVENT_V1', 'XID_EVENT']);
   });
 
@@ -262,8 +264,8 @@ describe('TRANSACTION_PAYLOAD written from inner events', () => {
     }
     const plainBytes = encodeBinlog([FDE, payloadEvent({ compressionType: 'NONE', events: inner })]);
     const zstdBytes = encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', events: inner })]);
-    const plain = payloadOf(decodeBinlog(plainBytes)).payload as Uint8Array;
-    const frame = payloadOf(decodeBinlog(zstdBytes)).payload as Uint8Array;
+    const plain = payloadOf(decodeNested(plainBytes)).payload as Uint8Array;
+    const frame = payloadOf(decodeNested(zstdBytes)).payload as Uint8Array;
     const out = spawnSync('zstd', ['-d', '-c'], { input: frame });
     expect(out.status).toBe(0);
     expect(Buffer.compare(out.stdout, plain)).toBe(0);
@@ -272,7 +274,7 @@ describe('TRANSACTION_PAYLOAD written from inner events', () => {
 
 describe('forged payloads give typed errors, without large allocations', () => {
   const inner = sampleTransaction();
-  const good = payloadOf(decodeBinlog(encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', events: inner })])));
+  const good = payloadOf(decodeNested(encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', events: inner })])));
   const frame = good.payload as Uint8Array;
   const plainSize = Number(good.uncompressedSize);
   /** The payload event as given (no inner events: its fields are written as they are). */
@@ -319,7 +321,7 @@ describe('forged payloads give typed errors, without large allocations', () => {
   });
 
   it('inner events whose lengths are impossible, or cut short', () => {
-    const events = payloadOf(decodeBinlog(encodeBinlog([FDE, payloadEvent({ compressionType: 'NONE', events: inner })]))).payload as Uint8Array;
+    const events = payloadOf(decodeNested(encodeBinlog([FDE, payloadEvent({ compressionType: 'NONE', events: inner })]))).payload as Uint8Array;
     const withSize = (size: number) => {
       const b = Uint8Array.from(events);
       new DataView(b.buffer).setUint32(9, size, true);
@@ -333,7 +335,7 @@ describe('forged payloads give typed errors, without large allocations', () => {
   });
 
   it('a bad inner event is named by its offset in the payload, at the payload event', () => {
-    const p = payloadOf(decodeBinlog(encodeBinlog([FDE, payloadEvent({ compressionType: 'NONE', events: inner })])));
+    const p = payloadOf(decodeNested(encodeBinlog([FDE, payloadEvent({ compressionType: 'NONE', events: inner })])));
     // Without its TABLE_MAP, the WRITE_ROWS now at 0 names an unknown table.
     const withoutMap = (p.payload as Uint8Array).subarray(p.events![0]!.header.eventSize);
     const error = forged({ compressionType: 'NONE', uncompressedSize: undefined, payload: withoutMap });
@@ -353,7 +355,7 @@ describeWithFixtures("TRANSACTION_PAYLOAD's header fields read as MySQL reads th
   // value until id 0, setting the field an id names (so the last of a repeated id counts) and skipping
   // other ids by their length. Transaction_payload::encode writes 2, 3, 1, then 0.
   const file = read(compression);
-  const fixtureEvents = decodeBinlog(file);
+  const fixtureEvents = decodeNested(file);
   const fixture = payloadOf(fixtureEvents);
   const at = fixtureEvents.indexOf(fixture);
   const body = file.subarray(fixture.pos + 19, fixture.pos + fixture.header.eventSize - 4);
@@ -365,7 +367,7 @@ describeWithFixtures("TRANSACTION_PAYLOAD's header fields read as MySQL reads th
     encodeBinlog([...fixtureEvents.slice(0, at), payloadEvent({ raw: Uint8Array.from([...fields, 0, ...frame]) })]);
   const innerJson = (p: Loose) => p.events!.map((e) => toJsonLine(e));
   const roundTrips = (bytes: Uint8Array) => {
-    const events = decodeBinlog(bytes);
+    const events = decodeNested(bytes);
     expect(Buffer.compare(encodeBinlog(events), bytes)).toBe(0);
     expect(Buffer.compare(viaJson(events), bytes)).toBe(0);
     return payloadOf(events);
@@ -415,12 +417,12 @@ describe('HEARTBEAT_V2', () => {
 
   it("is written as MySQL's Heartbeat codec writes it: file name, position, end mark", () => {
     const bytes = encodeBinlog([FDE, event]);
-    const [, hb] = decodeBinlog(bytes) as Loose[];
+    const [, hb] = decodeNested(bytes) as Loose[];
     const body = bytes.subarray(hb!.pos + 19, hb!.pos + hb!.header.eventSize - 4);
     // id 1, length 13, the name; id 2, length 3, 1234 as a packed integer (0xfc + 2 bytes); id 0.
     expect([...body]).toEqual([1, 13, ...Buffer.from('binlog.000042'), 2, 3, 0xfc, 0xd2, 0x04, 0]);
     expect(hb).toMatchObject({ logFilename: 'binlog.000042', logPosition: 1234n });
-    expect(Buffer.compare(viaJson(decodeBinlog(bytes)), bytes)).toBe(0);
+    expect(Buffer.compare(viaJson(decodeNested(bytes)), bytes)).toBe(0);
   });
 });
 
@@ -430,10 +432,10 @@ describe('GTID_TAGGED from its bytes', () => {
   it('a message of no fields keeps them all absent, and encodes back', () => {
     // Format 1, 3 bytes in all, no field that may not be skipped.
     const bytes = tagged([0x02, 0x06, 0x00]);
-    const [, g] = decodeBinlog(bytes) as Loose[];
+    const [, g] = decodeNested(bytes) as Loose[];
     expect(g).toMatchObject({ type: 'GTID_TAGGED_LOG_EVENT', serializationVersion: 1, messageSize: 3, lastNonIgnorableField: 0 });
     for (const f of ['flags', 'sid', 'gno', 'tag', 'transactionLength', 'laterFields']) expect(g![f]).toBeUndefined();
-    expect(Buffer.compare(viaJson(decodeBinlog(bytes)), bytes)).toBe(0);
+    expect(Buffer.compare(viaJson(decodeNested(bytes)), bytes)).toBe(0);
   });
 
   it('a message size that is not the message, a UUID byte over 255, a cut varint', () => {

@@ -138,6 +138,13 @@ export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
       type: eventsWithBody(ir).map((e) => `({ type: '${e.name}' } & ${m.structType(e.body!, input)})`).join('\n  | '),
     });
   }
+  addConst(
+    sf,
+    'EventBodyStructs',
+    objectLiteral(eventsWithBody(ir).map((e) => `${e.name}: '${e.body}',`)),
+    ["The struct of each described event type's body: the first part of the schema paths its encoder's errors name, whose fields are the event's own keys in JSON."],
+    'Readonly<Record<string, string>>',
+  );
   const undescribed = ir.events.filter((e) => !e.body).map((e) => `'${e.name}'`);
   sf.addTypeAlias({
     isExported: true,

@@ -4,43 +4,99 @@
  * included) computed like the other derived values: when it is null, or was the source's own sum of
  * its group's event sizes; any other value is kept as given, and an absent one stays absent (servers
  * before 8.0.2 do not write it). A group is held until it ends, so that its length is known before its
- * GTID event is written.
+ * GTID event is written. A payload's events given flat, after it, are gathered into it first
+ * (flat-payloads.ts).
+ *
+ * A binlog's first event says how the others are written (the header length, whether they carry a
+ * CRC32): a FORMAT_DESCRIPTION_EVENT, or before MySQL 5.0 a START_EVENT_V3. Without one the events would
+ * silently be written as a reader assumes them, which is refused unless asked for (`assumeFormat`).
  */
 import { EventTransactions } from '../../generated/events.js';
 import { BINLOG_MAGIC } from '../../generated/header.js';
-import { InternalError } from '../core/errors.js';
+import { BinlogError, EncodeError, InternalError } from '../core/errors.js';
 import { varintWidth } from '../core/reader.js';
 import { packedWidth } from '../core/writer.js';
 import { EventEncoder, moveEvent, type BinlogEventInput } from './event-codec.js';
-import type { TableKnowledge } from './format-state.js';
+import { FormatState, type TableKnowledge } from './format-state.js';
+import { PayloadGatherer, type Sourced } from './flat-payloads.js';
 
 type Gtid = BinlogEventInput & { transactionLength?: bigint | number | null };
 
+/** What a binlog without a FORMAT_DESCRIPTION_EVENT is read as, and written as when `assumeFormat` allows it. */
+export const ASSUMED_FORMAT = 'binlog v4, 19-byte event headers, no checksums';
+
+export interface EncodeOptions extends TableKnowledge {
+  /**
+   * Write events that no FORMAT_DESCRIPTION_EVENT (nor START_EVENT_V3) comes before as a reader takes
+   * them without one (ASSUMED_FORMAT), rather than refuse them (the default).
+   */
+  assumeFormat?: boolean;
+}
+
 export class BinlogEncoder {
   private readonly encoder: EventEncoder;
+  private readonly assume: boolean;
+  private readonly payloads = new PayloadGatherer();
   private offset = BINLOG_MAGIC.length;
-  private group: BinlogEventInput[] = [];
+  private group: Sourced[] = [];
   private started = false;
+  private first = true;
+  /** The first event was no FORMAT_DESCRIPTION_EVENT, and the events were written as ASSUMED_FORMAT says. */
+  assumedFormat = false;
 
-  constructor(options: TableKnowledge = {}) {
+  constructor(options: EncodeOptions = {}) {
     this.encoder = new EventEncoder(options);
+    this.assume = options.assumeFormat ?? false;
   }
 
-  /** The bytes ready to be written after this event: the magic first, a group once it is complete. */
-  push(event: BinlogEventInput): Uint8Array[] {
+  /**
+   * The bytes ready to be written after this event: the magic first, a group once it is complete.
+   * `source`, the event's JSON path in the input (`line 7: $`), starts the paths its errors name.
+   */
+  push(event: BinlogEventInput, source?: string): Uint8Array[] {
+    const item = { event, source };
     const out = this.start();
-    const role = EventTransactions[event.type];
-    const starts = role === 'starts';
-    // The next GTID event ends a group as well as the events that are never in one.
-    if (this.group.length && (starts || role === 'outside')) out.push(...this.flush());
-    if (this.group.length || (starts && (event as Gtid).transactionLength !== undefined)) this.group.push(event);
-    else out.push(this.write(event));
+    let ready: Sourced[];
+    try {
+      if (this.first) this.checkFormat(event);
+      ready = this.payloads.push(item);
+    } catch (e) {
+      throw placed(e, item);
+    }
+    for (const whole of ready) out.push(...this.pushWhole(whole));
     return out;
   }
 
   /** The input is over: the bytes still held. */
   end(): Uint8Array[] {
-    return [...this.start(), ...this.flush()];
+    const out = this.start();
+    for (const whole of this.payloads.end()) out.push(...this.pushWhole(whole));
+    return [...out, ...this.flush()];
+  }
+
+  private checkFormat(event: BinlogEventInput): void {
+    this.first = false;
+    const effect = FormatState.effectOf(this.encoder.typeCode(event));
+    if (effect === 'sets-format' || effect === 'sets-v3-format') return;
+    if (!this.assume) {
+      throw new EncodeError(
+        `the first event is ${event.type}, not the FORMAT_DESCRIPTION_EVENT with which a binlog begins and which says how its events are written. Put the dump's FORMAT_DESCRIPTION_EVENT first, or write the events as a reader takes a binlog without one (${ASSUMED_FORMAT}) with --assume-format (the assumeFormat option)`,
+        '$.type',
+      );
+    }
+    this.assumedFormat = true;
+  }
+
+  private pushWhole(item: Sourced): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    const { event } = item;
+    const role = EventTransactions[event.type];
+    const starts = role === 'starts';
+    // The next GTID event ends a group as well as the events that are never in one.
+    if (this.group.length && (starts || role === 'outside')) out.push(...this.flush());
+    if (this.group.length || (starts && (event as Gtid).transactionLength !== undefined)) this.group.push(item);
+    else out.push(this.write(item));
+    return out;
   }
 
   private start(): Uint8Array[] {
@@ -49,27 +105,38 @@ export class BinlogEncoder {
     return [BINLOG_MAGIC];
   }
 
-  private write(event: BinlogEventInput): Uint8Array {
-    const bytes = this.encoder.encode(event, this.offset);
+  private write(item: Sourced): Uint8Array {
+    let bytes: Uint8Array;
+    try {
+      bytes = this.encoder.encode(item.event, this.offset);
+    } catch (e) {
+      throw placed(e, item);
+    }
     this.offset += bytes.length;
     return bytes;
   }
 
   private flush(): Uint8Array[] {
-    const [gtid, ...rest] = this.group as [Gtid, ...BinlogEventInput[]];
+    const [first, ...rest] = this.group;
     this.group = [];
-    if (!gtid) return [];
-    const sizes = [gtid, ...rest].map((e) => e.header.eventSize);
+    if (!first) return [];
+    const gtid = first.event as Gtid;
+    const sizes = [gtid, ...rest.map((e) => e.event)].map((e) => e.header.eventSize);
     const sourceSum = sizes.every((s) => s !== undefined) ? BigInt(sizes.reduce((a, b) => a! + b!, 0)!) : undefined;
     const given = gtid.transactionLength === null || gtid.transactionLength === undefined ? undefined : BigInt(gtid.transactionLength);
-    if (given !== undefined && given !== sourceSum) return [this.write(gtid), ...rest.map((e) => this.write(e))];
+    if (given !== undefined && given !== sourceSum) return [this.write(first), ...rest.map((e) => this.write(e))];
     // Each event is encoded once (the GTID event twice when its own size cannot be foreseen: encodeGtid).
     // The rest first, placed as if the GTID event took no room (event sizes do not depend on where events
     // go); then the GTID event, whose length counts itself; then the rest moved after it, their computed
     // log_pos and CRC32 patched (moveEvent).
     const start = this.offset;
     const moved = rest.map((e) => ({ bytes: this.write(e), placement: { ...this.encoder.placement } }));
-    const gtidBytes = this.encodeGtid(gtid, this.offset - start, start, given ?? sourceSum);
+    let gtidBytes: Uint8Array;
+    try {
+      gtidBytes = this.encodeGtid(gtid, this.offset - start, start, given ?? sourceSum);
+    } catch (e) {
+      throw placed(e, first);
+    }
     for (const { bytes, placement } of moved) moveEvent(bytes, gtidBytes.length, placement);
     this.offset += gtidBytes.length;
     return [gtidBytes, ...moved.map((m) => m.bytes)];
@@ -94,6 +161,19 @@ export class BinlogEncoder {
     }
     throw new InternalError(`the GTID event's size does not settle with a transaction length of ${length}`, { offset: at, eventPos: at });
   }
+}
+
+/**
+ * An error placed in the input: under the event's source (`line 7: $.rows[2]`), or under the source of
+ * the flat event it is in, for one of a gathered payload's events (`$.events[1]…`).
+ */
+function placed(e: unknown, item: Sourced): unknown {
+  if (!(e instanceof BinlogError)) return e;
+  const path = e.schemaPath ?? '';
+  const inner = /^\$\.events\[(\d+)\]/.exec(path);
+  const innerSource = inner ? item.inner?.[Number(inner[1])] : undefined;
+  if (inner && innerSource !== undefined) return e.at(innerSource + path.slice(inner[0].length));
+  return item.source === undefined ? e : e.under(item.source);
 }
 
 /**

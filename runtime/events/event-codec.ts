@@ -12,6 +12,7 @@ import {
   EventTypes,
   type EventBody,
   type EventBodyInput,
+  EventBodyStructs,
   EventCodesWithBody,
   type UndescribedEventType,
 } from '../../generated/events.js';
@@ -20,7 +21,7 @@ import type { TransactionPayloadEvent } from '../../generated/payload.js';
 import { decodeTableMapEvent, type TableMapEventInput } from '../../generated/rows.js';
 import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../../generated/header.js';
 import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from '../core/errors.js';
-import { jArray, jBytes, jNum, jObject } from '../core/json-form.js';
+import { jArray, jBool, jBytes, jNum, jObject } from '../core/json-form.js';
 import { packPayload, payloadEvents, splitEvents } from './payload.js';
 import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, storedServerVersion, type TableKnowledge } from './format-state.js';
 import { Reader, type Text } from '../core/reader.js';
@@ -64,8 +65,12 @@ export type BinlogEvent = {
   header: EventHeader;
   /** The stored CRC32, when the event has one. */
   checksum?: number;
-  /** A TRANSACTION_PAYLOAD's inner events, each `pos` its offset within the uncompressed payload. */
+  /** A TRANSACTION_PAYLOAD's inner events, each `pos` its offset within the uncompressed payload (nested form). */
   events?: BinlogEvent[];
+  /** Flat form (runtime/events/flat-payloads.ts): this TRANSACTION_PAYLOAD's events are the events after it that carry `inPayload`. */
+  eventsFollow?: true;
+  /** Flat form: this event is inside the TRANSACTION_PAYLOAD at this file offset (`pos` is its offset within the uncompressed payload). */
+  inPayload?: number;
 } & (EventBody | RawBody);
 
 export type BinlogEventInput = {
@@ -76,6 +81,10 @@ export type BinlogEventInput = {
   checksum?: number;
   /** A TRANSACTION_PAYLOAD's inner events: given, they are encoded into its payload. */
   events?: BinlogEventInput[];
+  /** A TRANSACTION_PAYLOAD whose events are the events after it that carry `inPayload` (BinlogEncoder gathers them). */
+  eventsFollow?: boolean;
+  /** An event of the TRANSACTION_PAYLOAD given before it, whose `pos` is this. */
+  inPayload?: number;
 } & (EventBodyInput | RawBodyInput);
 
 const PAYLOAD_CODE = EventTypes.TRANSACTION_PAYLOAD_EVENT;
@@ -255,12 +264,29 @@ export class EventEncoder {
     this.reader = new EventDecoder({ verifyChecksum: false }, this.format);
   }
 
-  /** Encodes one event that will start at file offset `offset`. */
+  /**
+   * Encodes one event that will start at file offset `offset`. An EncodeError names the JSON path of what
+   * it refuses within the event (`$.rows[2].after.id`), where it is one of the event's keys.
+   */
   encode(event: BinlogEventInput, offset: number): Uint8Array {
+    try {
+      return this.encodeUnplaced(event, offset);
+    } catch (e) {
+      const body = EventBodyStructs[event.type];
+      throw e instanceof EncodeError && body !== undefined ? e.rebased(body, '$') : e;
+    }
+  }
+
+  /** The real type code of an event to encode: its type's, under the FDE in force. */
+  typeCode(event: BinlogEventInput): number {
+    return this.format.realCode(this.storedCode(event));
+  }
+
+  private encodeUnplaced(event: BinlogEventInput, offset: number): Uint8Array {
     const stored = this.storedCode(event);
     const code = this.format.realCode(stored);
     if (event.events) {
-      if (code !== PAYLOAD_CODE) throw new EncodeError('only a TRANSACTION_PAYLOAD_EVENT holds events', 'events');
+      if (code !== PAYLOAD_CODE) throw new EncodeError('only a TRANSACTION_PAYLOAD_EVENT holds events', '$.events');
       event = this.withPayload(event, event.events);
     }
     const w = this.w;
@@ -329,11 +355,11 @@ export class EventEncoder {
     const named = typeCodeOf(event.type);
     const given = event.header.typeCode;
     if (given === undefined) {
-      if (named === undefined) throw new EncodeError(`${event.type} has no type code: give header.typeCode`, 'header.typeCode');
+      if (named === undefined) throw new EncodeError(`${event.type} has no type code: give header.typeCode`, '$.header.typeCode');
       return this.format.storedCode(named);
     }
     if (named !== undefined && named !== this.format.realCode(given)) {
-      throw new EncodeError(`type ${event.type} is code ${this.format.storedCode(named)}, but header.typeCode is ${given}`, 'type');
+      throw new EncodeError(`type ${event.type} is code ${this.format.storedCode(named)}, but header.typeCode is ${given}`, '$.type');
     }
     return given;
   }
@@ -344,9 +370,15 @@ export class EventEncoder {
    */
   private withPayload(event: BinlogEventInput, events: BinlogEventInput[]): BinlogEventInput {
     const plain = new Writer();
-    this.format.withoutChecksums(() => {
-      for (const e of events) plain.bytes(this.encode({ ...e, header: { ...e.header, logPos: e.header.logPos ?? 0 } }, plain.pos));
-    });
+    this.format.withoutChecksums(() =>
+      events.forEach((e, i) => {
+        try {
+          plain.bytes(this.encode({ ...e, header: { ...e.header, logPos: e.header.logPos ?? 0 } }, plain.pos));
+        } catch (err) {
+          throw err instanceof BinlogError ? err.under(`$.events[${i}]`) : err;
+        }
+      }),
+    );
     return { ...event, ...packPayload(event as Partial<TransactionPayloadEvent>, plain.view()), events: undefined } as BinlogEventInput;
   }
 }
@@ -416,16 +448,18 @@ export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
   const base = {
     header: { ...header, logPos, typeCode },
     ...(o.pos !== undefined ? { pos: jNum(o.pos, `${path}.pos`) } : {}),
+    ...(o.inPayload !== undefined ? { inPayload: jNum(o.inPayload, `${path}.inPayload`) } : {}),
   };
   if (o.raw !== undefined) return { ...base, type, raw: jBytes(o.raw, `${path}.raw`) };
   const events = o.events === undefined ? undefined : jArray(o.events, `${path}.events`).map((e, i) => eventFromJson(e, `${path}.events[${i}]`));
+  const eventsFollow = o.eventsFollow === undefined ? undefined : jBool(o.eventsFollow, `${path}.eventsFollow`);
   // Inner events make the payload: it may be left out.
-  const fields = events && o.payload === undefined ? { ...o, payload: { hex: '' } } : o;
+  const fields = (events || eventsFollow) && o.payload === undefined ? { ...o, payload: { hex: '' } } : o;
   // A GTID's transaction_length of null asks for it to be computed (runtime/events/binlog-encoder.ts).
   const toCompute = o.transactionLength === null;
   const body = eventBodyFromJson(type, toCompute ? { ...fields, transactionLength: undefined } : fields, path);
   if (!body) throw new EncodeError(`${type} has no schema: give its body as "raw": {"hex": …}`, path);
-  return { ...base, ...body, ...(toCompute ? { transactionLength: null } : {}), ...(events ? { events } : {}) } as BinlogEventInput;
+  return { ...base, ...body, ...(toCompute ? { transactionLength: null } : {}), ...(events ? { events } : {}), ...(eventsFollow !== undefined ? { eventsFollow } : {}) } as BinlogEventInput;
 }
 
 /** The code of a type name (`UNKNOWN_<code>` included); undefined for a name no server defines. */

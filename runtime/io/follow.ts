@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EventEffects } from '../../generated/events.js';
 import type { BinlogEvent } from '../events/event-codec.js';
 import type { EventSelection } from './filter.js';
-import { Framer, selectionOf, type ReadOptions } from './stream.js';
+import { Framer, inForm, selectionOf, type ReadOptions } from './stream.js';
 
 export interface FollowOptions extends ReadOptions {
   /** Stops following (the generator then returns). */
@@ -35,7 +35,7 @@ export async function* followBinlog(path: string, options: FollowOptions = {}): 
   let from = options.position ?? 0;
   while (!options.signal?.aborted) {
     const framer = new Framer({ ...options, file: basename(file) });
-    const next = yield* followOne(file, framer, from, selection, options.signal, poll);
+    const next = yield* followOne(file, framer, from, selection, options, poll);
     if (next === undefined) return;
     from = 0;
     file = join(dirname(file), next);
@@ -53,9 +53,10 @@ async function* followOne(
   framer: Framer,
   from: number,
   selection: EventSelection | undefined,
-  signal: AbortSignal | undefined,
+  options: FollowOptions,
   poll: number,
 ): AsyncGenerator<BinlogEvent, string | undefined> {
+  const signal = options.signal;
   const handle = await open(path, 'r');
   const buf = new Uint8Array(CHUNK);
   let offset = 0;
@@ -75,7 +76,7 @@ async function* followOne(
       framer.push(buf.slice(0, bytesRead));
       if (!framer.skipTo(from)) continue;
       const read = watched(framer.drain(), noted);
-      yield* selection ? selection.apply(read) : read;
+      yield* inForm(selection ? selection.apply(read) : read, options);
       if (selection?.stopped) return undefined;
       if (next !== undefined) return next;
     }

@@ -6,8 +6,8 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../../generated/header.js';
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from '../core/errors.js';
-import type { TableKnowledge } from '../events/format-state.js';
-import { BinlogEncoder } from '../events/binlog-encoder.js';
+import { BinlogEncoder, type EncodeOptions } from '../events/binlog-encoder.js';
+import { flatten, type PayloadForm } from '../events/flat-payloads.js';
 import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent } from '../events/event-codec.js';
 import { V1_HEADER_LENGTH } from '../events/format-state.js';
 import { EventSelection, type EventFilter } from './filter.js';
@@ -28,6 +28,12 @@ export interface ReadOptions extends DecodeOptions {
    * at the stop. An EventSelection made of them can be asked afterwards which names matched nothing.
    */
   filter?: EventFilter | EventSelection;
+  /**
+   * A TRANSACTION_PAYLOAD's events (MySQL 8's compressed transactions): 'flat' (the default), each
+   * delivered after the payload event as an event of its own, with `inPayload`; 'nested', inside it, as
+   * its `events`. Encoding takes either form.
+   */
+  payloads?: PayloadForm;
 }
 
 /** What framing without decoding takes: filters need decoded events. */
@@ -118,7 +124,7 @@ export class Framer {
     this.q.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
 
-  /** Every complete event queued so far. */
+  /** Every complete event queued so far, one per event of the file (a payload's events inside it: see inForm). */
   *drain(): Generator<BinlogEvent> {
     for (let bytes; (bytes = this.next()); ) {
       const event = this.decode(bytes);
@@ -224,15 +230,27 @@ export function selectionOf(options: ReadOptions): EventSelection | undefined {
   return f === undefined || f instanceof EventSelection ? f : new EventSelection(f);
 }
 
-/** The complete events queued in `framer` that pass `selection` (all of them without one). */
-function* passing(framer: Framer, selection: EventSelection | undefined): Generator<BinlogEvent> {
-  yield* selection ? selection.apply(framer.drain()) : framer.drain();
+/**
+ * Events in the form `options.payloads` asks for: a payload's events after it (the default), or inside
+ * it. Filters see them inside, a payload being one transaction.
+ */
+export function* inForm(events: Iterable<BinlogEvent>, options: ReadOptions): Generator<BinlogEvent> {
+  if (options.payloads === 'nested') return yield* events;
+  for (const e of events) {
+    if (e.events) yield* flatten(e);
+    else yield e;
+  }
+}
+
+/** The complete events queued in `framer` that pass `selection` (all of them without one), in the form asked for. */
+function* passing(framer: Framer, selection: EventSelection | undefined, options: ReadOptions): Generator<BinlogEvent> {
+  yield* inForm(selection ? selection.apply(framer.drain()) : framer.drain(), options);
 }
 
 /** The input is over: nothing may be left of an event, and the selection lets out what it holds. */
-function* ending(framer: Framer, selection: EventSelection | undefined): Generator<BinlogEvent> {
+function* ending(framer: Framer, selection: EventSelection | undefined, options: ReadOptions): Generator<BinlogEvent> {
   framer.end();
-  if (selection) yield* selection.end();
+  if (selection) yield* inForm(selection.end(), options);
 }
 
 /** The events of a binlog, as they are read. Every complete event before a fault is delivered first. */
@@ -241,10 +259,10 @@ export async function* readBinlog(source: ByteSource, options: ReadOptions = {})
   const selection = selectionOf(options);
   for await (const chunk of chunks(source)) {
     framer.push(chunk);
-    yield* passing(framer, selection);
+    yield* passing(framer, selection, options);
     if (selection?.stopped) return;
   }
-  yield* ending(framer, selection);
+  yield* ending(framer, selection, options);
 }
 
 /** The events of a binlog held in memory, one at a time. */
@@ -252,8 +270,8 @@ export function* iterateBinlog(bytes: Uint8Array, options: ReadOptions = {}): Ge
   const framer = new Framer(options);
   const selection = selectionOf(options);
   framer.push(bytes);
-  yield* passing(framer, selection);
-  if (!selection?.stopped) yield* ending(framer, selection);
+  yield* passing(framer, selection, options);
+  if (!selection?.stopped) yield* ending(framer, selection, options);
 }
 
 /**
@@ -286,8 +304,11 @@ function checkMagic(head: Uint8Array): void {
   }
 }
 
-/** Encodes events into a whole binlog file, magic included. */
-export function encodeBinlog(events: Iterable<BinlogEventInput>, options: TableKnowledge = {}): Uint8Array {
+/**
+ * Encodes events into a whole binlog file, magic included. A payload's events may be given nested or
+ * flat; the first event must be a FORMAT_DESCRIPTION_EVENT (or START_EVENT_V3) unless `assumeFormat`.
+ */
+export function encodeBinlog(events: Iterable<BinlogEventInput>, options: EncodeOptions = {}): Uint8Array {
   const encoder = new BinlogEncoder(options);
   const parts: Uint8Array[] = [];
   for (const e of events) parts.push(...encoder.push(e));
