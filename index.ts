@@ -26,3 +26,5 @@ export { describeTable, Table } from './runtime/tables/table.js';
 export { TableDefinitionError, type TableDef, type ColumnDef, type BuiltColumn } from './runtime/tables/table-types.js';
 export { parseTableSql, resolveTableDefinitions, type TableDefinitions, type TableDefinitionInput, type TableDefinition } from './runtime/tables/definitions.js';
 export { followBinlog, type FollowOptions } from './runtime/io/follow.js';
+export { ASSUMED_FORMAT, type EncodeOptions } from './runtime/events/binlog-encoder.js';
+export type { PayloadForm } from './runtime/events/flat-payloads.js';
