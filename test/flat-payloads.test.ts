@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { eventFromJson, type BinlogEvent } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
+import type { EventFilter } from '../runtime/io/filter.js';
 import { decodeBinlog, encodeBinlog, iterateBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';
 
@@ -36,7 +37,7 @@ describeWithFixtures('TRANSACTION_PAYLOAD events, flat and nested', () => {
     expect(found).toEqual([['test.tb1', { '@1': 1 }, 274]]);
   });
 
-  it('flat: the payload event says that its events follow, and each of them names the payload, its pos in the payload', () => {
+  it('flat: the payload event says that its events follow, and each of them names the payload, its pos in the payload', async () => {
     const events = decodeBinlog(read(compression));
     expect(events.map((e) => [e.type, e.pos, e.inPayload, e.eventsFollow])).toEqual([
       ['FORMAT_DESCRIPTION_EVENT', 4, undefined, undefined],
@@ -55,6 +56,20 @@ describeWithFixtures('TRANSACTION_PAYLOAD events, flat and nested', () => {
     expect(nested.map((e) => e.type)).toEqual(['FORMAT_DESCRIPTION_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'TRANSACTION_PAYLOAD_EVENT', 'ROTATE_EVENT']);
     const { inPayload: _, ...inner } = events[6]!;
     expect(nested[3]!.events![2]).toEqual(inner);
+    // Read from a path, every event names its file, flat ones too.
+    const names = new Set<string | undefined>();
+    for await (const e of readBinlog(compression)) names.add(e.file);
+    expect([...names]).toEqual(['test-data__binlogs__transaction_compression.000001']);
+  });
+
+  it('filters see a payload whole, as the transaction it is, before its events are laid out flat', () => {
+    const bytes = read(movies);
+    const types = (filter?: EventFilter) => decodeBinlog(bytes, { filter }).map((e) => [e.type, e.inPayload]);
+    const all = types();
+    expect(all.filter(([, inPayload]) => inPayload !== undefined).map(([type]) => type)).toEqual(['QUERY_EVENT', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT']);
+    expect(types({ table: 'demo.movies' })).toEqual(all);
+    const other = types({ table: 'demo.other' });
+    expect(other.some(([type, inPayload]) => inPayload !== undefined || type === 'TRANSACTION_PAYLOAD_EVENT')).toBe(false);
   });
 
   it('both forms encode back byte for byte, from the events and through their JSON', () => {

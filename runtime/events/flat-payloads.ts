@@ -1,7 +1,7 @@
 /**
  * A TRANSACTION_PAYLOAD's inner events as a flat stream, and back. Flat, the payload event comes first,
  * without `events` but with `eventsFollow: true`, then each inner event as it is inside the payload (its
- * `pos` its offset in the uncompressed payload), with `inPayload`: the payload event's file offset. A
+ * `pos` its offset in the uncompressed payload), with `inPayload`: the payload event's file offset (and its `file`). A
  * reader looking for rows then finds them wherever the server put them, and an encoder gathers the
  * events back into their payload, which keeps its stored bytes while they still decompress to what the
  * events encode to.
@@ -22,7 +22,9 @@ export function* flatten(event: BinlogEvent): Generator<BinlogEvent> {
   delete event.events;
   event.eventsFollow = true;
   yield event;
-  for (const { pos, ...e } of inner) yield { pos, inPayload: event.pos, ...e } as BinlogEvent;
+  // Each names the file too, as every event of the file does.
+  const file = event.file === undefined ? {} : { file: event.file };
+  for (const { pos, ...e } of inner) yield { ...file, pos, inPayload: event.pos, ...e } as BinlogEvent;
 }
 
 /** An event to encode, and where it came from (a JSON path such as `line 7: $`), for its errors. */
