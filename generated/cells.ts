@@ -173,6 +173,7 @@ export function dateCell(h: CellHelpers): CellCodec {
         const year = packed >>> 9;
         const month = (packed >>> 5) & 0xf;
         const day = packed & 0x1f;
+        if (month > 12) throw new InvalidValueError(`month ${month} of ${year} is no month`, { offset: r.offset, schemaPath: path });
         return dateText(year, month, day);
       };
     },

@@ -74,6 +74,7 @@ const micros = (digits: string) => (digits ? Number(digits) * 10 ** (6 - digits.
 export function dateFields(v: CellValue, path: string): number[] {
   const m = match(DATE, v, 'a date YYYY-MM-DD', path);
   for (let i = 0; i < 3; i++) FIELDS[i] = Number(m[i + 1]);
+  checkRanges(m[0], path, 1, 0, 2);
   return FIELDS;
 }
 
@@ -82,6 +83,7 @@ export function timeFields(v: CellValue, path: string): number[] {
   const m = match(TIME, v, 'a time [-]HH:MM:SS[.ffffff]', path);
   const digits = m[5] ?? '';
   [FIELDS[0], FIELDS[1], FIELDS[2], FIELDS[3], FIELDS[4], FIELDS[5]] = [m[1] ? 1 : 0, Number(m[2]), Number(m[3]), Number(m[4]), micros(digits), digits.length];
+  checkRanges(m[0], path, 2, 3, 2);
   return FIELDS;
 }
 
@@ -106,5 +108,21 @@ export function datetimeFields(v: CellValue, what: string, path: string): number
   const fractionOk = n === 19 || (digits >= 1 && digits <= 6 && text.charCodeAt(19) === 0x2e && f[6] >= 0);
   const separators = text.charCodeAt(4) === 0x2d && text.charCodeAt(7) === 0x2d && text.charCodeAt(10) === 0x20 && text.charCodeAt(13) === 0x3a && text.charCodeAt(16) === 0x3a;
   if (!fractionOk || !separators || (f[0]! | f[1]! | f[2]! | f[3]! | f[4]! | f[5]!) < 0) throw new EncodeError(`'${text}' is not ${what}`, path);
+  checkRanges(text, path, 1, 0, 5);
   return f;
+}
+
+/**
+ * The largest month, day, hour, minute and second a date or datetime may have: the server keeps zero
+ * months and days (the zero date, NO_ZERO_IN_DATE off) and any day to 31 (ALLOW_INVALID_DATES), never more.
+ */
+const FIELD_RANGES: readonly [string, number][] = [['month', 12], ['day', 31], ['hour', 23], ['minute', 59], ['second', 59]];
+
+/** Refuses any of `count` fields of FIELDS from `field` on, which are FIELD_RANGES' from `range` on, beyond its range. */
+function checkRanges(text: string, path: string, field: number, range: number, count: number): void {
+  for (let i = 0; i < count; i++) {
+    const [name, max] = FIELD_RANGES[range + i]!;
+    const n = FIELDS[field + i]!;
+    if (n > max) throw new EncodeError(`'${text}': ${name} ${n} is out of range`, path);
+  }
 }

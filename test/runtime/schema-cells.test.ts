@@ -51,7 +51,19 @@ describe('temporal cells', () => {
     const c1 = column(ColumnType.DATETIME2, { fsp: 1 });
     expect(caught(InvalidValueError, () => read(c1, `${be(dt2(2000, 1, 1, 0, 0, 0), 5)}0b`)).message).toContain('fraction .110000 has more than 1 digits');
     expect(caught(EncodeError, () => write(c, '2000-01-01 00:00:00.123')).message).toContain('fraction .123 has more than 2 digits');
-    expect(caught(EncodeError, () => write(c, '2000-01-32 00:00:00')).message).toContain('day 32 does not fit 5 bits');
+  });
+
+  it.each([
+    ['DATETIME2', '2000-13-01 00:00:00', 'month 13'], // year * 13 + month would make it 2001-00-01
+    ['DATETIME2', '2000-01-32 00:00:00', 'day 32'],
+    ['DATETIME2', '2000-01-01 24:00:00', 'hour 24'],
+    ['TIMESTAMP2', '1970-13-01 00:00:00', 'month 13'], // Date.UTC would roll it over to 1971
+    ['DATETIME', '2000-01-01 00:60:00', 'minute 60'],
+    ['TIME2', '10:00:60', 'second 60'],
+    ['DATE', '1815-13-10', 'month 13'],
+  ] as const)('%s refuses %s: its %s is out of range, not carried into the next field', (type, text, field) => {
+    const c = column(ColumnType[type], { fsp: 0 });
+    expect(caught(EncodeError, () => write(c, text)).message).toContain(`${field} is out of range`);
   });
 
   // TIME2: 0x800000 + floor(packed / 2^24), then C's remainder in the precision's units, two's complement.
@@ -67,13 +79,16 @@ describe('temporal cells', () => {
     expect(write(c, text)).toBe(bytes);
   });
 
-  it('DATE packs day, month and year into 3 little-endian bytes; a month past 4 bits is refused', () => {
+  it('DATE packs day, month and year into 3 little-endian bytes; a month past 12 is refused both ways', () => {
     const c = column(ColumnType.DATE);
     const v = (2024 << 9) | (2 << 5) | 29;
     const bytes = Buffer.from([v & 0xff, (v >> 8) & 0xff, v >> 16]).toString('hex');
     expect(read(c, bytes)).toBe('2024-02-29');
     expect(write(c, '2024-02-29')).toBe(bytes);
-    expect(caught(EncodeError, () => write(c, '2024-16-01')).message).toContain('month 16 does not fit 4 bits');
+    expect(caught(EncodeError, () => write(c, '2024-16-01')).message).toContain('month 16 is out of range');
+    const month13 = (1815 << 9) | (13 << 5) | 10;
+    const garbage = Buffer.from([month13 & 0xff, (month13 >> 8) & 0xff, month13 >> 16]).toString('hex');
+    expect(caught(InvalidValueError, () => read(c, garbage)).message).toContain('month 13 of 1815 is no month');
   });
 
   it('DATETIME (before 5.6) is YYYYMMDDhhmmss in 8 bytes, and a number that is no datetime is refused', () => {
