@@ -2,7 +2,7 @@
  * A field's expressions: parsed, and every name they read checked against what the field can see (its
  * struct's parameters and earlier fields), the enums and flags, the context and the builtin functions.
  */
-import { callArguments, contextNames, ExprError, identifiers, indexed, parseExpr, type Expr } from '../expr.js';
+import { callArguments, calls, contextNames, ExprError, identifiers, indexed, parseExpr, type Expr } from '../expr.js';
 import type { YamlPath } from '../load.js';
 import type { Origin, Pass } from './pass.js';
 import type { Ir, IrField, IrParam, IrType } from './types.js';
@@ -66,7 +66,7 @@ function checkExpr(pass: Pass, e: Expr, o: Origin, where: YamlPath, scope: Scope
   for (const name of contextNames(e)) {
     if (!ir.context.some((c) => c.name === name)) fail(o, where, `unknown context value 'ctx.${name}'`);
   }
-  if (e.kind === 'call' && !BUILTINS.has(e.fn)) fail(o, where, `unknown function '${e.fn}'`);
+  for (const call of calls(e)) if (!BUILTINS.has(call.fn)) fail(o, where, `unknown function '${call.fn}'`);
 }
 
 /** Whether a field of type `t` holds a number an expression can compute with (bigints cannot mix). */
