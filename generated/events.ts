@@ -629,11 +629,12 @@ export const EventEffects: Readonly<Partial<Record<string, EventEffect>>> = {
   START_ENCRYPTION_EVENT: 'starts-encryption',
 };
 
-export type EventTransaction = 'begins' | 'ends' | 'outside' | 'starts' | 'statement';
+export type EventTransaction = 'begins' | 'ends' | 'outside' | 'query' | 'rows' | 'starts' | 'statement';
 
 /** Where events of each type stand to a transaction (the catalogue's `transaction:`); absent: they may be part of one. */
 export const EventTransactions: Readonly<Partial<Record<string, EventTransaction>>> = {
   START_EVENT_V3: 'outside',
+  QUERY_EVENT: 'query',
   STOP_EVENT: 'outside',
   ROTATE_EVENT: 'outside',
   LOAD_EVENT: 'statement',
@@ -641,12 +642,23 @@ export const EventTransactions: Readonly<Partial<Record<string, EventTransaction
   NEW_LOAD_EVENT: 'statement',
   FORMAT_DESCRIPTION_EVENT: 'outside',
   XID_EVENT: 'ends',
+  EXECUTE_LOAD_QUERY_EVENT: 'query',
+  PRE_GA_WRITE_ROWS_EVENT: 'rows',
+  PRE_GA_UPDATE_ROWS_EVENT: 'rows',
+  PRE_GA_DELETE_ROWS_EVENT: 'rows',
+  WRITE_ROWS_EVENT_V1: 'rows',
+  UPDATE_ROWS_EVENT_V1: 'rows',
+  DELETE_ROWS_EVENT_V1: 'rows',
   INCIDENT_EVENT: 'statement',
   HEARTBEAT_LOG_EVENT: 'outside',
+  WRITE_ROWS_EVENT: 'rows',
+  UPDATE_ROWS_EVENT: 'rows',
+  DELETE_ROWS_EVENT: 'rows',
   GTID_LOG_EVENT: 'starts',
   ANONYMOUS_GTID_LOG_EVENT: 'starts',
   PREVIOUS_GTIDS_LOG_EVENT: 'outside',
   XA_PREPARE_LOG_EVENT: 'ends',
+  PARTIAL_UPDATE_ROWS_EVENT: 'rows',
   TRANSACTION_PAYLOAD_EVENT: 'statement',
   HEARTBEAT_LOG_EVENT_V2: 'outside',
   GTID_TAGGED_LOG_EVENT: 'starts',
@@ -655,4 +667,11 @@ export const EventTransactions: Readonly<Partial<Record<string, EventTransaction
   GTID_EVENT: 'begins',
   GTID_LIST_EVENT: 'outside',
   START_ENCRYPTION_EVENT: 'outside',
+  QUERY_COMPRESSED_EVENT: 'query',
+  WRITE_ROWS_COMPRESSED_EVENT_V1: 'rows',
+  UPDATE_ROWS_COMPRESSED_EVENT_V1: 'rows',
+  DELETE_ROWS_COMPRESSED_EVENT_V1: 'rows',
+  WRITE_ROWS_COMPRESSED_EVENT: 'rows',
+  UPDATE_ROWS_COMPRESSED_EVENT: 'rows',
+  DELETE_ROWS_COMPRESSED_EVENT: 'rows',
 };

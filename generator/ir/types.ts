@@ -160,7 +160,7 @@ export interface IrEvent {
   args?: Record<string, string | number>;
   server: EventServer;
   doc?: string;
-  transaction?: 'starts' | 'begins' | 'ends' | 'statement' | 'outside';
+  transaction?: 'starts' | 'begins' | 'ends' | 'statement' | 'outside' | 'query' | 'rows';
   effect?: EventEffect;
   /** Its post-header's length, from its body's `postHeader` and its arguments, where that fixes it. */
   postHeaderLength?: number;

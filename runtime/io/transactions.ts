@@ -14,17 +14,15 @@
  * - cut short, at the next transaction's beginning or at an event of the log itself (`transaction:
  *   outside` in schemas/events.yaml: FORMAT_DESCRIPTION, ROTATE, GTID_LIST, …), which stands alone.
  */
-import { EventTransactions, type EventTypes } from '../../generated/events.js';
+import { EventTransactions } from '../../generated/events.js';
 import { GtidFlags } from '../../generated/mariadb.js';
 import { RowsFlags } from '../../generated/rows.js';
 import type { BinlogEvent } from '../events/event-codec.js';
 import { ENCRYPTED } from '../events/event-codec.js';
 import { bytesToText } from '../core/reader.js';
 
-type EventName = keyof typeof EventTypes;
-
-/** The events whose body is a statement: QueryEvent's. */
-const QUERIES: ReadonlySet<string> = new Set<EventName>(['QUERY_EVENT', 'QUERY_COMPRESSED_EVENT', 'EXECUTE_LOAD_QUERY_EVENT']);
+/** Whether the event's body is a statement whose text says its place (the catalogue's `transaction: query`). */
+const isQuery = (e: BinlogEvent) => EventTransactions[e.type] === 'query';
 
 /**
  * The statements servers write around the others of a transaction, as MySQL's and MariaDB's readers tell
@@ -51,7 +49,7 @@ const KEYWORD_ROLES: Record<Keyword, Role> = {
 
 /** A QUERY's statement when it is one of those keywords, and what follows it (an XA transaction's id). */
 export function keywordOf(e: BinlogEvent): { keyword: Keyword; rest: string } | undefined {
-  if (!QUERIES.has(e.type) || !('query' in e)) return undefined;
+  if (!isQuery(e) || !('query' in e)) return undefined;
   const q = textOf(e.query) ?? '';
   if (WHOLE.has(q)) return { keyword: q as Keyword, rest: '' };
   const m = LEADING.exec(q);
@@ -66,7 +64,7 @@ export function textOf(t: unknown): string | undefined {
 
 /** Whether the event is a statement (not a keyword): what ends a transaction that did not begin. */
 export function isStatement(e: BinlogEvent): boolean {
-  if (QUERIES.has(e.type)) return 'query' in e && keywordOf(e) === undefined;
+  if (isQuery(e)) return 'query' in e && keywordOf(e) === undefined;
   return EventTransactions[e.type] === 'statement';
 }
 
@@ -81,8 +79,7 @@ export function roleOf(e: BinlogEvent): Role {
   const k = keywordOf(e);
   if (k) return KEYWORD_ROLES[k.keyword];
   if (isStatement(e)) return 'statement';
-  // A rows event (a TABLE_MAP has a table id and flags too, but never ends a statement).
-  if ('tableId' in e && 'flags' in e && e.type !== 'TABLE_MAP_EVENT' && ((e.flags as number) & RowsFlags.STMT_END_F) !== 0) return 'statement';
+  if (role === 'rows' && 'flags' in e && ((e.flags as number) & RowsFlags.STMT_END_F) !== 0) return 'statement';
   return 'part';
 }
 
