@@ -44,7 +44,7 @@ const HELPERS: Record<string, Record<string, string>> = {
 /** Modules that still hold facts of the format, the variable-length values not yet in schemas/cells.yaml. */
 const STILL_FACTS: Record<string, string> = {
   'decimal.ts': "DECIMAL's sign bit and inversion (its group sizes are cells.yaml DECIMAL_*)",
-  'strings.ts': "rows v0's CHAR and VARCHAR length width (the cells' is cells.yaml's); MariaDB's column compression is compression.ts's",
+  'strings.ts': "VECTOR's elements as 4-byte little-endian float32s (the cell around them is cells.yaml's); MariaDB's column compression is compression.ts's",
   'json-cells.ts': "the partial-update values (the JSON column's blob is cells.yaml's)",
   'binary-json.ts': "MySQL's binary JSON",
   'charsets.ts': 'the charsets beyond the tables of schemas/charset-tables.yaml',

@@ -258,6 +258,10 @@ describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', 
     expect(bit.schemaPath).toBe('OldRowsEvent.rows.b');
     // 0x64 = 100 in the fraction's one byte, where two digits go.
     caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES.replace(' 800c22 ', ' 800c64 ')), { tableDefinitions: T2 }));
+    // c varchar(5) packs as 1 length byte and at most 5 bytes: 'hello!' is 7 bytes.
+    const long = caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES.replace(' 026869 ', ' 0668656c6c6f21 ')), { tableDefinitions: T2 }));
+    expect(long.message).toContain("7 bytes, longer than the definition's c holds");
+    expect(decodeBinlog(t2Binlog(ROW_VALUES.replace(' 026869 ', ' 0568656c6c6f ')), { tableDefinitions: T2 })).toBeDefined();
   });
 
   it('every byte of the images changed: a typed error, or values that encode back to those very bytes', () => {

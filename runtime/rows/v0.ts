@@ -13,7 +13,6 @@ import { ColumnTypeNames, RowImages } from '../../generated/rows.js';
 import { cellColumn, pre56Type } from '../tables/sqltypes.js';
 import type { BuiltColumn } from '../tables/table-types.js';
 import { cellCodec } from '../values/cells.js';
-import { prefixWidth } from '../values/strings.js';
 import { BinlogError, EncodeError, InvalidValueError } from '../core/errors.js';
 import { type Reader, sameBytes } from '../core/reader.js';
 import type { TableDefinition } from '../tables/definitions.js';
@@ -74,7 +73,8 @@ function buildLayout(t: TableInfo, def: TableDefinition, name: string, problem: 
     const codec = cellCodec(column);
     const at = `${path}.${b.name}`;
     const c: OldColumn = { column, read: codec.reader(column, at), write: codec.writer(column, at), path: at, empty: emptyForm(column, codec) };
-    if (b.kind === 'char' || b.kind === 'varchar') c.longest = prefixWidth(b.maxBytes!) + b.maxBytes!;
+    // The empty value packs to its length's bytes alone (schemas/cells.yaml's width).
+    if (b.kind === 'char' || b.kind === 'varchar') c.longest = c.empty.length + b.maxBytes!;
     if (b.nullable) c.nullBit = bit++;
     if (b.kind === 'bit' && def.bitsInNullBytes && b.bits! & 7) {
       c.oddBits = [bit, b.bits! & 7];

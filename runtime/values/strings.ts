@@ -3,7 +3,6 @@
  * the column's charset, bytes where it is binary or unknown, compressed columns kept with their stored
  * bytes; and VECTOR's float32 values.
  */
-import { STRING_SHORT_MAX } from '../../generated/cells.js';
 import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from '../core/compression.js';
 import type { Reader, Text } from '../core/reader.js';
@@ -81,11 +80,6 @@ function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
     typeof v === 'object' && v !== null && 'value' in v ? (v as CompressedCell) : { value: expect(v, isTextValue, 'text or bytes', path) };
   const plain = cellBytes(cell.value, c, path);
   return reuseOr(cell.stored, plain, (b) => inflateColumn(b, 0, path), deflateColumn);
-}
-
-/** The bytes of a CHAR or VARCHAR value's length, by the column's maximum length in bytes (rows v0's fixed-size records). */
-export function prefixWidth(maxLength: number): number {
-  return maxLength > STRING_SHORT_MAX ? 2 : 1;
 }
 
 /** Writes a value after its `width`-byte length; UTF-8 text goes straight into the buffer. */
