@@ -8,6 +8,7 @@ export * from './control.js';
 export * from './events.js';
 export * from './group-replication.js';
 export * from './header.js';
+export * from './json-binary.js';
 export * from './load.js';
 export * from './mariadb.js';
 export * from './multibyte-charsets.js';

@@ -46,7 +46,7 @@ const STILL_FACTS: Record<string, string> = {
   'decimal.ts': "DECIMAL's sign bit and inversion (its group sizes are cells.yaml DECIMAL_*)",
   'strings.ts': "VECTOR's elements as 4-byte little-endian float32s (the cell around them is cells.yaml's); MariaDB's column compression is compression.ts's",
   'json-cells.ts': "the partial-update values (the JSON column's blob is cells.yaml's)",
-  'binary-json.ts': "MySQL's binary JSON",
+  'binary-json.ts': "binary JSON's custom data: Json_decimal's precision and scale, the packed temporals (the grammar is schemas/json-binary.yaml's)",
   'charsets.ts': 'the charsets beyond the tables of schemas/charset-tables.yaml',
 };
 

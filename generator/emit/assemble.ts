@@ -4,6 +4,7 @@
  */
 import type { SourceFile } from 'ts-morph';
 import type { Ir, IrEntryList, IrStruct } from '../ir/types.js';
+import { emitBinaryJson } from './binary-json.js';
 import { emitCells } from './cells.js';
 import { emitContext, emitIndex } from './context.js';
 import { emitDecoder, emitEntryListDecoder, emitEventBodyDecoder } from './decoders.js';
@@ -30,7 +31,8 @@ export function emit(ir: Ir, sourceOf: (module: string) => string, runtimeDir = 
     emitEnums(sf, [...ir.flags.values()].filter((e) => e.module === module), false);
     for (const s of ir.structs.values()) if (s.module === module) emitStruct(sf, m, s);
     if (module === ir.eventsModule) emitEvents(sf, m, ir);
-    emitCells(sf, m, ir.cells.filter((c) => c.module === module), ir.externs);
+    emitCells(sf, m, ir.cells.filter((c) => c.module === module), ir.externs.filter((x) => x.module === module));
+    if (ir.binaryJson?.module === module) emitBinaryJson(sf, m, ir.binaryJson, ir.externs.filter((x) => x.module === module));
     addImports(sf, m, runtimeDir);
     sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
     out.push({ path: `${module}.ts`, text: HEADER(sourceOf(module)) + sf.getFullText() });

@@ -22,34 +22,22 @@ const TS_TYPE: Record<ExternType, string> = {
   bytes: 'Uint8Array',
   column: 'CellColumn',
   textCodec: 'TextCodec',
+  json: 'JsonTree',
 };
 
 /** The runtime types the extern kinds name. */
-const KIND_TYPES: Partial<Record<ExternType, 'CellValue' | 'Text' | 'CellColumn' | 'TextCodec'>> = {
+const KIND_TYPES: Partial<Record<ExternType, 'CellValue' | 'Text' | 'CellColumn' | 'TextCodec' | 'JsonTree'>> = {
   value: 'CellValue',
   texts: 'Text',
   column: 'CellColumn',
   textCodec: 'TextCodec',
+  json: 'JsonTree',
 };
 
 export function emitCells(sf: SourceFile, m: Module, cells: IrCell[], externs: IrExtern[]): void {
   if (!cells.length) return;
   m.rtType('CellCodec');
-  for (const kind of new Set(externs.flatMap((x) => [...x.args.map(([, t]) => t), x.returns]))) {
-    const type = KIND_TYPES[kind];
-    if (type) m.rtType(type);
-  }
-  sf.addInterface({
-    name: 'CellHelpers',
-    isExported: true,
-    docs: ["What the cells take from the runtime (the schema's `externs`): text and values to fields and back, no fact of the format."],
-    methods: externs.map((x) => ({
-      name: x.name,
-      docs: docs(x.doc),
-      parameters: x.args.map(([name, t]) => ({ name, type: TS_TYPE[t] })),
-      returnType: TS_TYPE[x.returns],
-    })),
-  });
+  emitHelpers(sf, m, 'CellHelpers', "What the cells take from the runtime (the schema's `externs`): text and values to fields and back, no fact of the format.", externs);
   for (const cell of cells) emitCell(sf, m, cell);
   sf.addTypeAlias({ name: 'CellName', isExported: true, type: cells.map((c) => q(c.name)).join(' | ') });
   sf.addFunction({
@@ -59,6 +47,25 @@ export function emitCells(sf: SourceFile, m: Module, cells: IrCell[], externs: I
     parameters: [{ name: 'h', type: 'CellHelpers' }],
     returnType: 'Record<CellName, CellCodec>',
     statements: `return {\n${cells.map((c) => `${c.name}: ${factoryName(c)}(h),`).join('\n')}\n};`,
+  });
+}
+
+/** The interface of the helpers a module's generated code takes from the runtime: its file's externs. */
+export function emitHelpers(sf: SourceFile, m: Module, name: string, doc: string, externs: IrExtern[]): void {
+  for (const kind of new Set(externs.flatMap((x) => [...x.args.map(([, t]) => t), x.returns]))) {
+    const type = KIND_TYPES[kind];
+    if (type) m.rtType(type);
+  }
+  sf.addInterface({
+    name,
+    isExported: true,
+    docs: [doc],
+    methods: externs.map((x) => ({
+      name: x.name,
+      docs: docs(x.doc),
+      parameters: x.args.map(([arg, t]) => ({ name: arg, type: TS_TYPE[t] })),
+      returnType: TS_TYPE[x.returns],
+    })),
   });
 }
 

@@ -1,5 +1,6 @@
 /** The IR from validated schema files: the passes, in the order that lets each rely on the ones before. */
 import type { SchemaError, SchemaFile } from '../load.js';
+import { resolveBinaryJson } from './binary-json.js';
 import { resolveCells, resolveExterns } from './cells.js';
 import { checkDerived, checkRest } from './checks.js';
 import { declareNames, resolveLookups } from './declare.js';
@@ -24,6 +25,7 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
   resolveEvents(pass, files);
   resolveExterns(pass, files);
   resolveCells(pass, files);
+  resolveBinaryJson(pass, files);
   return { ir: pass.ir, errors: pass.errors };
 }
 

@@ -21,7 +21,7 @@ export function resolveExterns(pass: Pass, files: SchemaFile[]): void {
       if (pass.ir.externs.some((e) => e.name === name)) pass.fail({ file, path: ['externs', name] }, [], `extern '${name}' is defined twice`);
       // Each cell's factory is named `<cell>Cell`, and takes the externs into its own scope.
       if (name.endsWith('Cell')) pass.fail({ file, path: ['externs', name] }, [], `an extern's name may not end in 'Cell', as the cells' factories do`);
-      pass.ir.externs.push({ name, doc: x.doc, args: Object.entries(x.args), returns: x.returns });
+      pass.ir.externs.push({ name, module: file.module, doc: x.doc, args: Object.entries(x.args), returns: x.returns });
     }
   }
 }
@@ -80,6 +80,8 @@ class CellScope {
   private call(fn: string, count: number, where: YamlPath): void {
     const x = this.pass.ir.externs.find((e) => e.name === fn);
     if (!x) this.pass.fail(this.o, where, `unknown extern '${fn}'`);
+    // A cell's factory takes the helpers of its own file's externs (CellHelpers lists those).
+    else if (x.module !== this.o.file.module) this.pass.fail(this.o, where, `'${fn}' is an extern of another file (${x.module}): a cell calls those of its own`);
     else if (x.args.length !== count) this.pass.fail(this.o, where, `'${fn}' takes ${x.args.length} argument${x.args.length === 1 ? '' : 's'}, not ${count}`);
     this.calls.add(fn);
   }

@@ -85,6 +85,27 @@ export interface RawExtern {
   returns: ExternType;
 }
 
+export interface RawJsonbValue {
+  type: string;
+  doc?: string;
+  format?: string;
+  values?: Record<string, null | boolean>;
+  inlined?: string[];
+  enum?: string;
+  as?: Record<string, string>;
+}
+
+export type RawJsonbWidth = 'format' | 'u8' | 'u16' | 'u32';
+
+export interface RawBinaryJson {
+  doc?: string;
+  type: string;
+  formats: Record<string, 'u8' | 'u16' | 'u32'>;
+  values: Record<string, RawJsonbValue>;
+  containers: Record<'elementCount' | 'size' | 'keyOffset' | 'keyLength' | 'valueOffset', RawJsonbWidth> & { keyOrder: 'length-then-bytes' };
+  dataLength: { bitsPerByte: number; maxBytes: number };
+}
+
 export interface RawFile {
   doc?: string;
   context?: Record<string, { type: ParamType; doc?: string }>;
@@ -96,6 +117,7 @@ export interface RawFile {
   events?: IrEvent[];
   externs?: Record<string, RawExtern>;
   cells?: Record<string, RawCell>;
+  binaryJson?: RawBinaryJson;
 }
 
 export function rawFile(file: SchemaFile): RawFile {

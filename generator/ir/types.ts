@@ -173,11 +173,13 @@ export type EventServer = CoverServer | 'both' | 'vendor';
 export type EventEffect = 'sets-format' | 'sets-v3-format' | 'starts-encryption' | 'maps-table' | 'rotates';
 
 /** The kinds of value an extern takes and gives (language.schema.json `externType`). */
-export type ExternType = 'number' | 'boolean' | 'string' | 'bigint' | 'integer' | 'value' | 'texts' | 'numbers' | 'indexes' | 'bytes' | 'column' | 'textCodec';
+export type ExternType = 'number' | 'boolean' | 'string' | 'bigint' | 'integer' | 'value' | 'texts' | 'numbers' | 'indexes' | 'bytes' | 'column' | 'textCodec' | 'json';
 
 /** A function the generated code is given by the runtime (the `externs` section). */
 export interface IrExtern {
   name: string;
+  /** The schema module that declares it: its helpers interface lists it. */
+  module: string;
   doc: string;
   args: [string, ExternType][];
   returns: ExternType;
@@ -232,6 +234,32 @@ export interface IrCell {
   calls: string[];
 }
 
+/** A width in bytes, or `format`: the width of the container form it is read in. */
+export type JsonbWidth = number | 'format';
+
+/** A type's value in binary JSON (the `values` of the `binaryJson` section), with the type's code. */
+export type IrJsonbValue = { name: string; code: number } & (
+  | { kind: 'object' | 'array'; format: number }
+  | { kind: 'literal'; values: [code: number, json: null | boolean][]; inlined: number[] }
+  /** A little-endian integer of `width` bytes, or a double (`float`); `inlined`: the formats that inline it. */
+  | { kind: 'number'; width: number; signed: boolean; float: boolean; inlined: number[] }
+  | { kind: 'string' }
+  /** custom-data: the custom types shown as values, by their key, with their codes in `enumName`. */
+  | { kind: 'custom'; enumName: string; as: [tag: string, code: number, name: string][] }
+);
+
+/** MySQL's binary JSON (sql-common/json_binary.h's grammar); formats are referred to by their index. */
+export interface IrBinaryJson {
+  module: string;
+  doc?: string;
+  typeEnum: string;
+  /** The container forms, in the order the serializer tries them. */
+  formats: { name: string; width: number }[];
+  values: IrJsonbValue[];
+  containers: { elementCount: JsonbWidth; size: JsonbWidth; keyOffset: JsonbWidth; keyLength: JsonbWidth; valueOffset: JsonbWidth; keyOrder: 'length-then-bytes' };
+  dataLength: { bitsPerByte: number; maxBytes: number };
+}
+
 export interface Ir {
   structs: Map<string, IrStruct>;
   enums: Map<string, IrEnum>;
@@ -245,6 +273,7 @@ export interface Ir {
   modules: string[];
   externs: IrExtern[];
   cells: IrCell[];
+  binaryJson?: IrBinaryJson;
   /** Names used by an event body may not be any of these: the event object keeps them for itself. */
   reservedEventKeys: string[];
 }
