@@ -117,6 +117,21 @@ export const GeometryTypeNames: Readonly<Record<number, GeometryTypeName>> = {
   6: 'MULTIPOLYGON',
   7: 'GEOMETRYCOLLECTION',
 };
+/** enum_json_diff_operation (sql/json_diff.h), the byte that starts each JSON diff. */
+export const JsonDiffOperation = {
+  REPLACE: 0,
+  INSERT: 1,
+  REMOVE: 2,
+} as const;
+
+export type JsonDiffOperationName = keyof typeof JsonDiffOperation;
+
+/** Names of JsonDiffOperation by value. */
+export const JsonDiffOperationNames: Readonly<Record<number, JsonDiffOperationName>> = {
+  0: 'REPLACE',
+  1: 'INSERT',
+  2: 'REMOVE',
+};
 export const TableMapFlags = {
   TM_BIT_LEN_EXACT_F: 0x1,
   TM_REFERRED_FK_DB_F: 0x2,
@@ -1251,6 +1266,107 @@ export function KeyPartFromJson(j: unknown, path: string): KeyPartInput {
   const v = {} as KeyPartInput;
   v.column = jNum(o.column, `${path}.column`);
   v.prefixLength = jNum(o.prefixLength, `${path}.prefixLength`);
+  return v;
+}
+
+/**
+ * A JSON column's value in a PARTIAL_UPDATE_ROWS after image where the row's partialJson bit for it is
+ * set: the diffs' length in 4 bytes, then each diff (sql/json_diff.cc, Json_diff_vector::write_binary).
+ */
+export interface JsonDiffs {
+  length: number;
+  diffs: JsonDiff[];
+}
+
+/** What `encodeJsonDiffs` takes: derived fields may be left out, they are computed. */
+export interface JsonDiffsInput {
+  length?: number;
+  diffs: JsonDiffInput[];
+}
+
+/** Reads JsonDiffs. */
+export function decodeJsonDiffs(r: Reader, ctx: Context): JsonDiffs {
+  r.need(4, 'JsonDiffs.length');
+  const length = r.u32();
+  const diffs$r = r.sub(length, 'JsonDiffs.diffs');
+  const diffs: JsonDiff[] = [];
+  for (let i = 0; diffs$r.pos < diffs$r.end; i++) {
+    diffs[i] = decodeJsonDiff(diffs$r, ctx);
+  }
+  diffs$r.done('JsonDiffs.diffs');
+  return { length, diffs };
+}
+
+/** Writes JsonDiffs. */
+export function encodeJsonDiffs(w: Writer, v: JsonDiffsInput, ctx: Context): void {
+  let length$at = 0;
+  length$at = w.reserve(4);
+  const diffs$start = w.pos;
+  for (let i = 0; i < v.diffs.length; i++) {
+    const diffs$e = v.diffs[i]!;
+    encodeJsonDiff(w, diffs$e, ctx);
+  }
+  w.patchU32(length$at, w.pos - diffs$start);
+}
+
+/** JsonDiffs's encoder input from its JSON form in the dump. */
+export function JsonDiffsFromJson(j: unknown, path: string): JsonDiffsInput {
+  const o = jObject(j, path);
+  const v = {} as JsonDiffsInput;
+  if (o.length !== undefined) {
+    v.length = jNum(o.length, `${path}.length`);
+  }
+  v.diffs = jArray(o.diffs, `${path}.diffs`).map((e, i) => {
+    return JsonDiffFromJson(e, `${path}.diffs[${i}]`);
+  });
+  return v;
+}
+
+/**
+ * One JSON diff (Json_diff::write_binary): the operation, the path as the server prints it after its
+ * packed length, and, but for REMOVE, the value's binary JSON (json-binary.yaml) after its packed length.
+ */
+export interface JsonDiff {
+  op: JsonDiffOperationName | number;
+  path: Uint8Array;
+  value?: Uint8Array;
+}
+
+/** What `encodeJsonDiff` takes: the decoded value. */
+export type JsonDiffInput = JsonDiff;
+
+/** Reads JsonDiff. */
+export function decodeJsonDiff(r: Reader, _ctx: Context): JsonDiff {
+  r.need(1, 'JsonDiff.op');
+  const op$code = r.u8();
+  const op = enumName(JsonDiffOperationNames, op$code);
+  const path = r.bytes(r.packed('JsonDiff.path'), 'JsonDiff.path');
+  let value: Uint8Array | undefined;
+  if (op$code !== 2 /* JsonDiffOperation.REMOVE */) {
+    value = r.bytes(r.packed('JsonDiff.value'), 'JsonDiff.value');
+  }
+  return { op, path, value };
+}
+
+/** Writes JsonDiff. */
+export function encodeJsonDiff(w: Writer, v: JsonDiffInput, _ctx: Context): void {
+  const op$code = enumCode(JsonDiffOperation, v.op, 'JsonDiff.op');
+  w.u8(op$code);
+  w.prefixed(v.path, 0, 'JsonDiff.path');
+  if (op$code !== 2 /* JsonDiffOperation.REMOVE */) {
+    w.prefixed(required(v.value, 'JsonDiff.value'), 0, 'JsonDiff.value');
+  }
+}
+
+/** JsonDiff's encoder input from its JSON form in the dump. */
+export function JsonDiffFromJson(j: unknown, path: string): JsonDiffInput {
+  const o = jObject(j, path);
+  const v = {} as JsonDiffInput;
+  v.op = jEnum(o.op, `${path}.op`) as JsonDiffOperationName | number;
+  v.path = jBytes(o.path, `${path}.path`);
+  if (o.value !== undefined) {
+    v.value = jBytes(o.value, `${path}.value`);
+  }
   return v;
 }
 

@@ -3,10 +3,10 @@
  * body, each problem named by its JSON path.
  */
 import type { SourceFile } from 'ts-morph';
-import { compileExpr } from '../expr.js';
+import { compileExpr, identifiers } from '../expr.js';
 import type { Ir, IrEntryList, IrField, IrStruct, IrType } from '../ir/types.js';
 import { eventsWithBody } from './events.js';
-import { encodeName, usedInExpressions } from './expressions.js';
+import { encodeName } from './expressions.js';
 import { companions, enumCode, inputFields, isEnum, isGiven } from './fields.js';
 import type { Module } from './module.js';
 import { Lines } from './print.js';
@@ -20,8 +20,10 @@ export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
   const fields = inputFields(s);
   L.line(`${fields.length ? 'const o = ' : ''}${m.rt('jObject')}(j, path);`);
   L.line(`const v = {${s.entryCode ? ` code: '${s.entryCode}'` : ''} } as ${s.name}Input;`);
-  // The codes a switch reads (a given computed field's are for the encoder alone).
-  const coded = (f: IrField) => isEnum(f.type) && usedInExpressions(s, f.name) && !isGiven(f);
+  // The codes a switch reads (a given computed field's are for the encoder alone); the JSON form is
+  // read whatever the fields' conditions say, so nothing else reads them.
+  const switches = s.fields.flatMap((g) => (g.type.kind === 'switch' ? [g.type.on] : []));
+  const coded = (f: IrField) => isEnum(f.type) && switches.some((on) => identifiers(on).includes(f.name)) && !isGiven(f);
   for (const f of fields) {
     if (coded(f)) L.line(`let ${f.name}$code: ${f.repeat ? 'number[] = []' : 'number | undefined'};`);
   }

@@ -1,12 +1,14 @@
 /**
- * JSON cells (schemas/cells.yaml gives their layout): MySQL's binary JSON documents, and the JSON diffs of PARTIAL_UPDATE_ROWS after images.
+ * JSON cells (schemas/cells.yaml gives their layout): MySQL's binary JSON documents, and the JSON diffs of
+ * PARTIAL_UPDATE_ROWS after images (schemas/rows.yaml JsonDiffs).
  */
-import { EncodeError } from '../core/errors.js';
+import type { Context } from '../../generated/context.js';
+import { decodeJsonDiffs, encodeJsonDiffs, JsonDiffOperation, type JsonDiffInput } from '../../generated/rows.js';
+import { BinlogError, EncodeError, InvalidValueError } from '../core/errors.js';
 import { decodeJsonb, encodeJsonb } from './binary-json.js';
-import { sameBytes } from '../core/reader.js';
-import { Writer } from '../core/writer.js';
+import { type Reader, sameBytes } from '../core/reader.js';
 import type { CellValue, JsonCell, JsonDiff, JsonDiffCell } from '../core/values.js';
-import { bad, type CellCodec, expect } from './cell-codec.js';
+import { type CellCodec, expect } from './cell-codec.js';
 
 export function jsonDocument(stored: Uint8Array, offset: number, path: string): JsonCell {
   const tree = decodeJsonb(stored, offset, path);
@@ -21,32 +23,42 @@ export function jsonStored(v: CellValue, path: string): Uint8Array {
   return same ? cell.stored! : encodeJsonb(cell.json, path);
 }
 
-const DIFF_OPS = ['REPLACE', 'INSERT', 'REMOVE'] as const;
+/** JsonDiffs reads nothing of the stream's context. */
+const NO_CONTEXT = {} as Context;
+
+/** Where bytes read in place from `r` begin in the file. */
+const offsetIn = (r: Reader, bytes: Uint8Array) => r.base + bytes.byteOffset - r.buf.byteOffset;
+
+/** An error of the generated JsonDiffs codec, said at the column's path as the other cells' are. */
+function atColumn<T>(f: () => T, path: string): T {
+  try {
+    return f();
+  } catch (e) {
+    throw e instanceof BinlogError ? e.at(path) : e;
+  }
+}
 
 /**
- * A JSON column's value in a PARTIAL_UPDATE_ROWS after image, when its flag says it is a diff: a 4-byte
- * length, then each diff: the operation byte, a packed length and the path, and (but for REMOVE) a
- * packed length and the value's binary JSON. (MySQL sql/json_diff.cc, Json_diff::write_binary.)
+ * A JSON column's value in a PARTIAL_UPDATE_ROWS after image, when its flag says it is a diff: its
+ * layout is rows.yaml's JsonDiffs; here each diff's path is text and its value a document, one in the
+ * canonical form (what the server writes) so that it is written back as it was.
  */
 export const jsonDiffCodec: CellCodec = {
   reader(_c, path) {
     return (r) => {
-      r.need(4, path);
-      const sub = r.sub(r.u32(), path);
+      const stored = atColumn(() => decodeJsonDiffs(r, NO_CONTEXT), path).diffs;
       const diff: JsonDiff[] = [];
-      while (sub.pos < sub.end) {
-        sub.need(1, path);
-        const code = sub.u8();
-        const op = DIFF_OPS[code];
-        if (!op) throw bad(sub, `JSON diff operation ${code}`, path);
-        const at = new TextDecoder().decode(sub.bytes(sub.packed(path), path));
-        if (op === 'REMOVE') diff.push({ op, path: at });
-        else {
-          const stored = sub.bytes(sub.packed(path), path);
-          const value = decodeJsonb(stored, sub.offset - stored.length, path);
-          if (!sameBytes(encodeJsonb(value, path), stored)) throw bad(sub, 'a JSON diff value not in the canonical form', path);
-          diff.push({ op, path: at, value });
+      for (const d of stored) {
+        if (typeof d.op === 'number') throw new InvalidValueError(`JSON diff operation ${d.op}`, { offset: offsetIn(r, d.path), schemaPath: path });
+        const at = new TextDecoder().decode(d.path);
+        if (d.value === undefined) {
+          diff.push({ op: d.op, path: at });
+          continue;
         }
+        const offset = offsetIn(r, d.value);
+        const value = decodeJsonb(d.value, offset, path);
+        if (!sameBytes(encodeJsonb(value, path), d.value)) throw new InvalidValueError('a JSON diff value not in the canonical form', { offset: offset + d.value.length, schemaPath: path });
+        diff.push({ op: d.op, path: at, value });
       }
       return { diff };
     };
@@ -54,15 +66,13 @@ export const jsonDiffCodec: CellCodec = {
   writer(_c, path) {
     return (w, v) => {
       const cell = expect(v, (x): x is JsonDiffCell => typeof x === 'object' && x !== null && 'diff' in x, 'a {diff} cell', path);
-      const out = new Writer();
-      for (const d of cell.diff) {
-        const code = DIFF_OPS.indexOf(d.op);
-        if (code < 0) throw new EncodeError(`JSON diff operation ${JSON.stringify(d.op)}: one of ${DIFF_OPS.join(', ')}`, path);
-        out.u8(code);
-        out.prefixed(new TextEncoder().encode(d.path), 0, path);
-        if (d.op !== 'REMOVE') out.prefixed(encodeJsonb(d.value ?? null, path), 0, path);
-      }
-      w.prefixed(out.view(), 4, path);
+      const diffs = cell.diff.map((d): JsonDiffInput => {
+        if (!Object.hasOwn(JsonDiffOperation, d.op)) throw new EncodeError(`JSON diff operation ${JSON.stringify(d.op)}: one of ${Object.keys(JsonDiffOperation).join(', ')}`, path);
+        const bytes = new TextEncoder().encode(d.path);
+        // JsonDiff's `if`: a REMOVE stores no value; another stores its value, null if it has none.
+        return d.op === 'REMOVE' ? { op: d.op, path: bytes } : { op: d.op, path: bytes, value: encodeJsonb(d.value ?? null, path) };
+      });
+      atColumn(() => encodeJsonDiffs(w, { diffs }, NO_CONTEXT), path);
     };
   },
 };
