@@ -40,7 +40,7 @@ const HELPERS: Record<string, Record<string, string>> = {
   'cell-codec.ts': {},
   'column.ts': {},
   // The JSON column's blob is cells.yaml's, the diffs' layout rows.yaml's JsonDiffs: documents and text are left here.
-  'json-cells.ts': {},
+  'json-cells.ts': { '0': 'zero: an empty blob (what NULL leaves), bytes read from their start' },
 };
 
 /** Modules that still hold facts of the format, the variable-length values not yet in schemas/cells.yaml. */
