@@ -15,5 +15,6 @@ export * from './multibyte-charsets.js';
 export * from './mysql.js';
 export * from './payload.js';
 export * from './query.js';
+export * from './replication.js';
 export * from './rows.js';
 export * from './sqltypes.js';
