@@ -13,6 +13,8 @@ export {
   EncodeError,
   InternalError,
   UnknownTableError,
+  ServerError,
+  ConnectionError,
   type BinlogErrorKind,
   type ErrorSite,
 } from './runtime/core/errors.js';
@@ -28,3 +30,8 @@ export { parseTableSql, resolveTableDefinitions, type TableDefinitions, type Tab
 export { followBinlog, type FollowOptions } from './runtime/io/follow.js';
 export { ASSUMED_FORMAT, type EncodeOptions } from './runtime/events/binlog-encoder.js';
 export type { PayloadForm } from './runtime/events/flat-payloads.js';
+export type { NotInFile } from './runtime/events/event-codec.js';
+export { connectBinlog, type LiveOptions, type BinlogStream } from './replication/client.js';
+export type { Checkpoint } from './replication/checkpoint.js';
+export type { DumpOptions, DumpStart } from './replication/dump.js';
+export type { ConnectOptions } from './replication/wire.js';

@@ -53,7 +53,7 @@ describe('replication commands', () => {
           serverId: 7,
           file: '',
           position: 4n,
-          gtids: { countLow: 1, countHigh: 0, format: 0, sids: [{ uuid, intervalCount: 1, intervalCountHigh: 0, intervals: [{ start: 1n, end: 6n }] }] },
+          gtids: { countLow: 1, countHigh: 0, format: 0, sids: [{ uuid, intervals: [{ start: 1n, end: 6n }] }] },
         },
         ctx,
       ),

@@ -23,7 +23,9 @@ export type BinlogErrorKind =
   | 'schema-check'
   | 'unknown-table'
   | 'encode'
-  | 'internal';
+  | 'internal'
+  | 'server'
+  | 'connection';
 
 export class BinlogError extends Error {
   readonly kind: BinlogErrorKind;
@@ -102,7 +104,8 @@ export class BinlogError extends Error {
       where.push(`event at ${this.eventPos}${this.eventType !== undefined ? ` (type ${this.eventType})` : ''}`);
     }
     if (this.schemaPath) where.push(`in ${this.schemaPath}`);
-    return `${this.problem} [${where.join(', ')}]`;
+    // An error of no place in a binlog (a server's, a connection's) is its problem alone.
+    return where.length ? `${this.problem} [${where.join(', ')}]` : this.problem;
   }
 }
 
@@ -170,6 +173,28 @@ export class InternalError extends BinlogError {
 export class EncodeError extends BinlogError {
   constructor(problem: string, schemaPath: string) {
     super('encode', problem, { offset: -1, schemaPath });
+  }
+}
+
+/**
+ * A server refused or ended what was asked of it (a wrong password, a missing privilege, an unknown or
+ * purged binlog, a position inside an event): its error number, SQL state and message, quoted.
+ */
+export class ServerError extends BinlogError {
+  constructor(
+    readonly errorCode: number,
+    readonly sqlState: string,
+    readonly serverMessage: string,
+    site: ErrorSite = { offset: -1 },
+  ) {
+    super('server', `the server says: ${serverMessage} (error ${errorCode}, SQL state ${sqlState})`, site);
+  }
+}
+
+/** The connection to a server could not be made, or was lost (the server stopped, the network failed). */
+export class ConnectionError extends BinlogError {
+  constructor(problem: string, site: ErrorSite = { offset: -1 }) {
+    super('connection', problem, site);
   }
 }
 

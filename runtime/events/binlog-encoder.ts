@@ -54,6 +54,8 @@ export class BinlogEncoder {
    * `source`, the event's JSON path in the input (`line 7: $`), starts the paths its errors name.
    */
   push(event: BinlogEventInput, source?: string): Uint8Array[] {
+    // What a server sent a replica beside its file's events (BinlogEvent.notInFile) belongs in no file.
+    if (event.notInFile !== undefined) return [];
     const item = { event, source };
     const out = this.start();
     let ready: Sourced[];

@@ -21,7 +21,7 @@ import type { TransactionPayloadEvent } from '../../generated/payload.js';
 import { decodeTableMapEvent, type TableMapEventInput } from '../../generated/rows.js';
 import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../../generated/header.js';
 import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from '../core/errors.js';
-import { jArray, jBool, jBytes, jNum, jObject } from '../core/json-form.js';
+import { jArray, jBool, jBytes, jEnum, jNum, jObject } from '../core/json-form.js';
 import { packPayload, payloadEvents, splitEvents } from './payload.js';
 import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, storedServerVersion, type TableKnowledge } from './format-state.js';
 import { Reader, type Text } from '../core/reader.js';
@@ -71,7 +71,18 @@ export type BinlogEvent = {
   eventsFollow?: true;
   /** Flat form: this event is inside the TRANSACTION_PAYLOAD at this file offset (`pos` is its offset within the uncompressed payload). */
   inPayload?: number;
+  /**
+   * An event a server sent a replica that is not in its binlog file at `pos` (replication/): one it
+   * made up or resent out of place ('artificial': the ROTATE that names the file a dump starts in, the
+   * file's FORMAT_DESCRIPTION resent with log_pos 0, MariaDB's GTID_LIST of the replica's start state:
+   * LOG_EVENT_ARTIFICIAL_F or log_pos 0), or a heartbeat. Absent from every event of a file. Encoding
+   * leaves such events out.
+   */
+  notInFile?: NotInFile;
 } & (EventBody | RawBody);
+
+/** Why an event a server sent is not one of its file's: see BinlogEvent.notInFile. */
+export type NotInFile = 'artificial' | 'heartbeat';
 
 export type BinlogEventInput = {
   file?: string;
@@ -85,6 +96,8 @@ export type BinlogEventInput = {
   eventsFollow?: boolean;
   /** An event of the TRANSACTION_PAYLOAD given before it, whose `pos` is this. */
   inPayload?: number;
+  /** A server sent it, but its file does not hold it here: it is not written. */
+  notInFile?: string;
 } & (EventBodyInput | RawBodyInput);
 
 const PAYLOAD_CODE = EventTypes.TRANSACTION_PAYLOAD_EVENT;
@@ -449,6 +462,7 @@ export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
     header: { ...header, logPos, typeCode },
     ...(o.pos !== undefined ? { pos: jNum(o.pos, `${path}.pos`) } : {}),
     ...(o.inPayload !== undefined ? { inPayload: jNum(o.inPayload, `${path}.inPayload`) } : {}),
+    ...(o.notInFile !== undefined ? { notInFile: String(jEnum(o.notInFile, `${path}.notInFile`)) } : {}),
   };
   if (o.raw !== undefined) return { ...base, type, raw: jBytes(o.raw, `${path}.raw`) };
   const events = o.events === undefined ? undefined : jArray(o.events, `${path}.events`).map((e, i) => eventFromJson(e, `${path}.events[${i}]`));

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EventEffects } from '../../generated/events.js';
 import type { BinlogEvent } from '../events/event-codec.js';
 import type { EventSelection } from './filter.js';
-import { Framer, inForm, selectionOf, type ReadOptions } from './stream.js';
+import { Framer, selected, selectionOf, type ReadOptions } from './stream.js';
 
 export interface FollowOptions extends ReadOptions {
   /** Stops following (the generator then returns). */
@@ -76,7 +76,7 @@ async function* followOne(
       framer.push(buf.slice(0, bytesRead));
       if (!framer.skipTo(from)) continue;
       const read = watched(framer.drain(), noted);
-      yield* inForm(selection ? selection.apply(read) : read, options);
+      yield* selected(read, selection, options);
       if (selection?.stopped) return undefined;
       if (next !== undefined) return next;
     }

@@ -9,7 +9,7 @@ import { BadMagicError, BinlogError, LengthError, TruncatedError } from '../core
 import { BinlogEncoder, type EncodeOptions } from '../events/binlog-encoder.js';
 import { flatten, type PayloadForm } from '../events/flat-payloads.js';
 import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent } from '../events/event-codec.js';
-import { V1_HEADER_LENGTH } from '../events/format-state.js';
+import { V1_HEADER_LENGTH, type FormatState } from '../events/format-state.js';
 import { EventSelection, type EventFilter } from './filter.js';
 
 export interface ReadOptions extends DecodeOptions {
@@ -127,10 +127,33 @@ export class Framer {
   /** Every complete event queued so far, one per event of the file (a payload's events inside it: see inForm). */
   *drain(): Generator<BinlogEvent> {
     for (let bytes; (bytes = this.next()); ) {
-      const event = this.decode(bytes);
+      const event = this.event(bytes, this.pos);
       this.pos += bytes.length;
       yield event;
     }
+  }
+
+  /**
+   * One whole event, `bytes` exactly, at file offset `pos`, decoded under the format the events before
+   * it set, and under `onError`: what a source that frames its own events (a server's dump packets) uses.
+   */
+  event(bytes: Uint8Array, pos: number): BinlogEvent {
+    try {
+      return this.decoder.decode(bytes, pos);
+    } catch (e) {
+      if (e instanceof BinlogError && this.onError?.(e) === 'skip') return this.decoder.raw(bytes, pos);
+      throw e;
+    }
+  }
+
+  /** The name events decoded from now on carry as their `file` (at a rotation). */
+  set file(name: string | undefined) {
+    this.decoder.file = name;
+  }
+
+  /** The format in force: what the last FORMAT_DESCRIPTION said, or what is assumed before one. */
+  get format(): FormatState {
+    return this.decoder.format;
   }
 
   /** Every complete event queued so far, checked (EventDecoder.frame) but not decoded. */
@@ -188,15 +211,6 @@ export class Framer {
     return q.length < size ? undefined : q.take(size);
   }
 
-  private decode(bytes: Uint8Array): BinlogEvent {
-    try {
-      return this.decoder.decode(bytes, this.pos);
-    } catch (e) {
-      if (e instanceof BinlogError && this.onError?.(e) === 'skip') return this.decoder.raw(bytes, this.pos);
-      throw e;
-    }
-  }
-
   private frame(bytes: Uint8Array): FramedEvent {
     try {
       return this.decoder.frame(bytes, this.pos);
@@ -242,9 +256,14 @@ export function* inForm(events: Iterable<BinlogEvent>, options: ReadOptions): Ge
   }
 }
 
-/** The complete events queued in `framer` that pass `selection` (all of them without one), in the form asked for. */
+/** The events that pass `selection` (all of them without one), in the form asked for: every reader's last steps. */
+export function* selected(events: Iterable<BinlogEvent>, selection: EventSelection | undefined, options: ReadOptions): Generator<BinlogEvent> {
+  yield* inForm(selection ? selection.apply(events) : events, options);
+}
+
+/** The complete events queued in `framer` that pass `selection`, in the form asked for. */
 function* passing(framer: Framer, selection: EventSelection | undefined, options: ReadOptions): Generator<BinlogEvent> {
-  yield* inForm(selection ? selection.apply(framer.drain()) : framer.drain(), options);
+  yield* selected(framer.drain(), selection, options);
 }
 
 /** The input is over: nothing may be left of an event, and the selection lets out what it holds. */

@@ -1,0 +1,79 @@
+/**
+ * A dump's events as the source sends them, undecoded: each with the file it belongs to and its offset
+ * there, and marked when the file does not hold it there (BinlogEvent.notInFile). The source says which
+ * are its file's: an event of the file carries its end offset as log_pos; one it makes up (the ROTATE
+ * that names the file a dump starts in, MariaDB's GTID_LIST of the replica's start state) carries
+ * LOG_EVENT_ARTIFICIAL_F, and the file's FORMAT_DESCRIPTION resent before a start past it, log_pos 0.
+ */
+import type { Context } from '../generated/context.js';
+import { decodeRotateEvent } from '../generated/control.js';
+import { EventTypes } from '../generated/events.js';
+import { CHECKSUM_LENGTH, EVENT_HEADER_LENGTH, EventFlags, EventHeaderOffsets } from '../generated/header.js';
+import type { BinlogEventPacket } from '../generated/replication.js';
+import { ConnectionError } from '../runtime/core/errors.js';
+import { Reader } from '../runtime/core/reader.js';
+import type { NotInFile } from '../runtime/events/event-codec.js';
+import type { Dump } from './dump.js';
+import { binlogPacket } from './packets.js';
+
+export interface LiveFrame {
+  /** The binlog file the event is in (for one not in a file: the file the dump is in). */
+  file: string;
+  /** Its offset in `file` (for one not in a file: the offset of the next event that is). */
+  pos: number;
+  /** The whole event, header to checksum, as the file holds it. */
+  bytes: Uint8Array;
+  typeCode: number;
+  notInFile?: NotInFile;
+}
+
+const HEARTBEATS: ReadonlySet<number> = new Set([EventTypes.HEARTBEAT_LOG_EVENT, EventTypes.HEARTBEAT_LOG_EVENT_V2]);
+
+/**
+ * The events of a dump, until its end: the source's EOF (a non-blocking dump at the end of the last
+ * binlog), or, with `untilFile`, the ROTATE that ends the start file. An ERR ends it with the
+ * source's error (a ServerError); a connection lost, with a ConnectionError.
+ */
+export async function* liveFrames(dump: Dump, untilFile: boolean): AsyncGenerator<LiveFrame> {
+  let file = dump.start.file;
+  let cursor = dump.start.position;
+  for await (const packet of dump.packets) {
+    const p = binlogPacket(packet);
+    if (p.status !== 'BINLOG_PACKET_OK') return; // the EOF: an ERR has thrown as it was read
+    const bytes = (p.body as BinlogEventPacket).event;
+    if (bytes.length < EVENT_HEADER_LENGTH) throw new ConnectionError(`the server sent an event of ${bytes.length} bytes, shorter than its header`);
+    const typeCode = bytes[EventHeaderOffsets.typeCode]!;
+    const logPos = u32(bytes, EventHeaderOffsets.logPos);
+    const flags = bytes[EventHeaderOffsets.flags]! | (bytes[EventHeaderOffsets.flags + 1]! << 8);
+    const notInFile: NotInFile | undefined = HEARTBEATS.has(typeCode)
+      ? 'heartbeat'
+      : (flags & EventFlags.LOG_EVENT_ARTIFICIAL_F) !== 0 || logPos === 0
+        ? 'artificial'
+        : undefined;
+    const rotate = typeCode === EventTypes.ROTATE_EVENT ? rotation(bytes, dump.start.checksums) : undefined;
+    if (notInFile) {
+      // The fake ROTATE names the file the next events are in, and where in it they start.
+      if (rotate && notInFile === 'artificial') ({ file, position: cursor } = rotate);
+      yield { file, pos: cursor, bytes, typeCode, notInFile };
+      continue;
+    }
+    yield { file, pos: logPos - bytes.length, bytes, typeCode };
+    cursor = logPos;
+    if (rotate) {
+      if (untilFile) return;
+      ({ file, position: cursor } = rotate);
+    }
+  }
+}
+
+/** The next file and offset a ROTATE names, read by the schema's decoder. */
+function rotation(bytes: Uint8Array, checksums: boolean): { file: string; position: number } {
+  const r = new Reader(bytes, EVENT_HEADER_LENGTH, bytes.length - (checksums ? CHECKSUM_LENGTH : 0));
+  const rotate = decodeRotateEvent(r, { binlogVersion: 4 } as Context);
+  const name = rotate.nextFile;
+  return { file: typeof name === 'string' ? name : Buffer.from(name).toString('latin1'), position: Number(rotate.position ?? 4n) };
+}
+
+function u32(b: Uint8Array, at: number): number {
+  return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+}

@@ -1,0 +1,114 @@
+/**
+ * GTID states as a replica keeps them, in the text both servers read and print, grown by the GTID of
+ * each transaction read:
+ * - MariaDB: one GTID per replication domain, `domain-server-seq` joined by commas ('0-1-100,1-2-7',
+ *   @@gtid_slave_pos's form): the last transaction of each domain.
+ * - MySQL: a GTID set, each source UUID (and tag, MySQL 8.3 and later) with the intervals of transaction
+ *   numbers it ran ('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:7,…:tag:1-3'), @@gtid_executed's form.
+ */
+import type { PreviousGtidsEventInput } from '../generated/mysql.js';
+
+export interface GtidState {
+  /** Adds one transaction's GTID, as its GTID event gives it. */
+  add(event: { type: string } & Record<string, unknown>): void;
+  toString(): string;
+}
+
+/** MariaDB's state: the last GTID of each domain. */
+export class MariadbGtidState implements GtidState {
+  private readonly domains = new Map<number, { server: number; seq: bigint }>();
+
+  constructor(text = '') {
+    for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const m = /^(\d+)-(\d+)-(\d+)$/.exec(part);
+      if (!m) throw new RangeError(`'${part}' is no MariaDB GTID (domain-server-sequence, as 0-1-100)`);
+      this.domains.set(Number(m[1]), { server: Number(m[2]), seq: BigInt(m[3]!) });
+    }
+  }
+
+  add(e: { type: string } & Record<string, unknown>): void {
+    if (e.type !== 'GTID_EVENT') return;
+    const header = e.header as { serverId: number };
+    this.domains.set(e.domainId as number, { server: header.serverId, seq: e.seqNo as bigint });
+  }
+
+  toString(): string {
+    return [...this.domains]
+      .sort(([a], [b]) => a - b)
+      .map(([d, g]) => `${d}-${g.server}-${g.seq}`)
+      .join(',');
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** MySQL's GTID set: per UUID and tag, sorted intervals [start, end) of transaction numbers. */
+export class MysqlGtidSet implements GtidState {
+  /** 'uuid' or 'uuid:tag' → intervals, each [first, one past the last]. */
+  private readonly sids = new Map<string, [bigint, bigint][]>();
+
+  constructor(text = '') {
+    for (const part of text.replace(/\s+/g, '').split(',').filter(Boolean)) {
+      const [uuid, ...rest] = part.split(':');
+      if (!UUID.test(uuid!)) throw new RangeError(`'${part}' does not begin with a server UUID`);
+      let tag = '';
+      for (const r of rest) {
+        const m = /^(\d+)(?:-(\d+))?$/.exec(r);
+        if (m) this.addRange(uuid!, tag, BigInt(m[1]!), BigInt(m[2] ?? m[1]!) + 1n);
+        else if (/^[a-z_][a-z0-9_]{0,31}$/i.test(r)) tag = r.toLowerCase();
+        else throw new RangeError(`'${r}' in '${part}' is neither an interval (1-5) nor a tag`);
+      }
+    }
+  }
+
+  add(e: { type: string } & Record<string, unknown>): void {
+    if (e.type !== 'GTID_LOG_EVENT' && e.type !== 'GTID_TAGGED_LOG_EVENT') return;
+    const gno = BigInt(e.gno as bigint | number);
+    this.addRange(uuidText(e.sid as Uint8Array), typeof e.tag === 'string' ? e.tag : '', gno, gno + 1n);
+  }
+
+  private addRange(uuid: string, tag: string, start: bigint, end: bigint): void {
+    const key = tag ? `${uuid.toLowerCase().replace(/-/g, '')}:${tag}` : uuid.toLowerCase().replace(/-/g, '');
+    const list = this.sids.get(key) ?? [];
+    list.push([start, end]);
+    list.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const merged: [bigint, bigint][] = [];
+    for (const iv of list) {
+      const last = merged.at(-1);
+      if (last && iv[0] <= last[1]) last[1] = iv[1] > last[1] ? iv[1] : last[1];
+      else merged.push([iv[0], iv[1]]);
+    }
+    this.sids.set(key, merged);
+  }
+
+  toString(): string {
+    return [...this.sids]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([key, ivs]) => {
+        const [hex, tag] = key.split(':');
+        const uuid = `${hex!.slice(0, 8)}-${hex!.slice(8, 12)}-${hex!.slice(12, 16)}-${hex!.slice(16, 20)}-${hex!.slice(20)}`;
+        const ranges = ivs.map(([s, e]) => (e - s === 1n ? `${s}` : `${s}-${e - 1n}`)).join(':');
+        return tag ? `${uuid}:${tag}:${ranges}` : `${uuid}:${ranges}`;
+      })
+      .join(',');
+  }
+
+  /** The set as COM_BINLOG_DUMP_GTID carries it: PREVIOUS_GTIDS's body, tagged when any tag is in it. */
+  encoded(): PreviousGtidsEventInput {
+    const tagged = [...this.sids.keys()].some((k) => k.includes(':'));
+    const sids = [...this.sids].map(([key, ivs]) => {
+      const [hex, tag] = key.split(':');
+      return {
+        uuid: Uint8Array.from(hex!.match(/../g)!, (b) => parseInt(b, 16)),
+        ...(tagged ? { tag: tag ?? '' } : {}),
+        intervals: ivs.map(([start, end]) => ({ start, end })),
+      };
+    });
+    const n = sids.length;
+    return tagged ? { countLow: 1, countHigh: n, format: 1, sids } : { countLow: n & 0xff, countHigh: Math.floor(n / 256), format: 0, sids };
+  }
+}
+
+function uuidText(b: Uint8Array): string {
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}

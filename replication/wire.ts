@@ -1,0 +1,219 @@
+/**
+ * The connection a replica holds, through mysql2: mysql2 connects (TCP or a unix socket, TLS) and
+ * authenticates (every auth plugin it knows, mysql_native_password and caching_sha2_password among them);
+ * this file sends the replication commands our schemas encode and hands back the packets that answer
+ * them, whole (mysql2 joins an event longer than one packet).
+ *
+ * A command is queued on mysql2's own command queue, as its binlogDump and registerSlave commands are: an
+ * object whose execute(packet, connection) mysql2 calls first without a packet (write the command), then
+ * with each packet that answers it, until it returns true; and whose onResult(error) it calls when the
+ * connection fails. That protocol, and writePacket's (an object with the packet's buffer, its 4 header
+ * bytes first, which writeHeader fills), are the parts of mysql2 used here beyond its typings.
+ */
+import { createConnection, type Connection, type ConnectionOptions, type QueryError, type SslOptions } from 'mysql2';
+import { ConnectionError, ServerError } from '../runtime/core/errors.js';
+import { errFrom } from './packets.js';
+
+export interface ConnectOptions {
+  /** TCP host (default localhost), unless `socketPath` is given. */
+  host?: string;
+  /** TCP port (default 3306). */
+  port?: number;
+  /** A unix socket to connect through instead of TCP. */
+  socketPath?: string;
+  user?: string;
+  password?: string;
+  /** TLS: mysql2's options (or the name of one of its profiles), passed through. */
+  ssl?: string | SslOptions;
+  /** Milliseconds to wait for the connection and handshake (default 10 000). */
+  connectTimeout?: number;
+}
+
+/** The packets of a command's answer, as they come, with the connection paused while too many wait. */
+export interface PacketSource extends AsyncIterable<Uint8Array> {
+  /** Ends the answer early: the connection is closed. */
+  close(): void;
+}
+
+/**
+ * How many bytes of packets may wait for the consumer before the socket is paused. Memory held is this,
+ * plus one socket read (64 KiB) and one event (the one being joined), however far behind the consumer is.
+ */
+export const QUEUE_HIGH_WATER = 4 << 20;
+const DEFAULT_CONNECT_TIMEOUT = 10_000;
+
+/** A connection with the binlog reader's few needs: SQL, and raw commands whose answers are streamed. */
+export class Wire {
+  private constructor(private readonly conn: Connection) {}
+
+  static async open(options: ConnectOptions): Promise<Wire> {
+    const config: ConnectionOptions = {
+      host: options.host,
+      port: options.port,
+      socketPath: options.socketPath,
+      user: options.user,
+      password: options.password,
+      ssl: options.ssl,
+      connectTimeout: options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT,
+      // Binary results: what SHOW and SELECT give back here is names and numbers.
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+    };
+    const conn = createConnection(config);
+    // A failure with no command waiting (the server going away between commands) must not crash.
+    conn.on('error', () => {});
+    await new Promise<void>((resolve, reject) => conn.connect((e) => (e ? reject(fromDriver(e, where(options))) : resolve())));
+    return new Wire(conn);
+  }
+
+  /** Runs a statement; resolves with its rows (objects by column name), or its OK result. */
+  query(sql: string): Promise<Record<string, unknown>[]> {
+    return new Promise((resolve, reject) =>
+      this.conn.query(sql, (e: QueryError | null, rows: unknown) => (e ? reject(fromDriver(e)) : resolve(Array.isArray(rows) ? (rows as Record<string, unknown>[]) : []))),
+    );
+  }
+
+  /** Sends a command that the server answers with one OK (or ERR) packet. */
+  async command(payload: Uint8Array): Promise<void> {
+    // The one packet: an ERR throws as it is read.
+    for await (const _ of this.stream(payload)) return;
+  }
+
+  /** Sends a command and gives each packet that answers it, until `last` says one ends the answer. */
+  stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true): PacketSource {
+    const queue = new PacketQueue(this.conn);
+    const framed = Buffer.alloc(4 + payload.length);
+    framed.set(payload, 4);
+    const command = {
+      execute(packet: DriverPacket | undefined, connection: DriverConnection): boolean {
+        if (!packet) {
+          // A command's packets are numbered from 0 (mysql2's own commands reset the count the same way).
+          connection._resetSequenceId();
+          connection.writePacket({ buffer: framed, length: () => framed.length, writeHeader: (seq: number) => writeHeader(framed, seq) });
+          return false;
+        }
+        const bytes = packet.buffer.subarray(packet.offset, packet.end);
+        const done = bytes[0] === 0xff || last(bytes);
+        queue.push(bytes, done);
+        return done;
+      },
+      onResult(e: Error & { code?: string }) {
+        queue.fail(lost(e));
+      },
+      // mysql2 emits these on commands; nothing listens.
+      emit: () => false,
+      on: () => command,
+      once: () => command,
+    };
+    (this.conn as unknown as { addCommand(cmd: unknown): void }).addCommand(command);
+    return queue;
+  }
+
+  /** The server's id for this connection (what KILL takes). */
+  get threadId(): number {
+    return this.conn.threadId;
+  }
+
+  close(): void {
+    this.conn.destroy();
+  }
+}
+
+interface DriverPacket {
+  buffer: Buffer;
+  offset: number;
+  end: number;
+}
+
+interface DriverConnection {
+  _resetSequenceId(): void;
+  writePacket(packet: { buffer: Buffer; length(): number; writeHeader(seq: number): void }): void;
+}
+
+function writeHeader(framed: Buffer, seq: number): void {
+  framed.writeUIntLE(framed.length - 4, 0, 3);
+  framed[3] = seq;
+}
+
+/** Packets waiting for the consumer, the socket paused above QUEUE_HIGH_WATER bytes and resumed when drained. */
+class PacketQueue implements PacketSource {
+  private readonly packets: Uint8Array[] = [];
+  private bytes = 0;
+  private ended = false;
+  private error: Error | undefined;
+  private paused = false;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly conn: Connection) {}
+
+  push(packet: Uint8Array, last: boolean): void {
+    this.packets.push(packet);
+    this.bytes += packet.length;
+    if (last) this.ended = true;
+    else if (this.bytes > QUEUE_HIGH_WATER && !this.paused) {
+      this.paused = true;
+      this.conn.pause();
+    }
+    this.notify();
+  }
+
+  fail(e: Error): void {
+    if (this.ended) return;
+    this.error = e;
+    this.ended = true;
+    this.notify();
+  }
+
+  close(): void {
+    this.ended = true;
+    this.conn.destroy();
+    this.notify();
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    try {
+      for (;;) {
+        const packet = this.packets.shift();
+        if (packet) {
+          this.bytes -= packet.length;
+          if (this.paused && this.bytes < QUEUE_HIGH_WATER / 4) {
+            this.paused = false;
+            this.conn.resume();
+          }
+          if (packet[0] === 0xff) throw errFrom(packet);
+          yield packet;
+          continue;
+        }
+        if (this.error) throw this.error;
+        if (this.ended) return;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+      }
+    } finally {
+      // Left early (or failed): nothing more is wanted from the connection.
+      if (!this.ended || this.packets.length) this.close();
+    }
+  }
+}
+
+function where(o: ConnectOptions): string {
+  return o.socketPath ? `socket ${o.socketPath}` : `${o.host ?? 'localhost'}:${o.port ?? 3306}`;
+}
+
+/** mysql2's error as ours: the server's (it has an errno and a message) or the connection's. */
+function fromDriver(e: QueryError, at?: string): Error {
+  // mysql2 sets sqlMessage on a server's error, beyond its typings.
+  const { sqlMessage } = e as QueryError & { sqlMessage?: string };
+  if (typeof e.errno === 'number' && sqlMessage !== undefined) return new ServerError(e.errno, e.sqlState ?? 'HY000', sqlMessage);
+  return lost(e, at);
+}
+
+function lost(e: Error & { code?: string }, at?: string): ConnectionError {
+  const message = e.code === 'PROTOCOL_CONNECTION_LOST' ? 'the server closed the connection' : e.message;
+  return new ConnectionError(at ? `cannot connect to ${at}: ${message}` : message);
+}

@@ -1,0 +1,130 @@
+/**
+ * Live replication against a real MariaDB server: what a dump sends is the server's own file, event for
+ * event, and a checkpoint resumes it with every transaction exactly once.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EventFlags } from '../generated/header.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { ServerError } from '../runtime/core/errors.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { readBinlog } from '../runtime/io/stream.js';
+import { connectBinlog, type LiveOptions } from '../replication/client.js';
+import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
+
+const TIMEOUT = 120_000;
+/** Far more events than any dump here sends: a loop that passes it has gone wrong. */
+const MAX_EVENTS = 10_000;
+
+async function collect(options: LiveOptions, keep: (e: BinlogEvent) => boolean = () => true): Promise<BinlogEvent[]> {
+  const out: BinlogEvent[] = [];
+  for await (const e of connectBinlog(options)) {
+    if (keep(e)) out.push(e);
+    if (out.length > MAX_EVENTS) throw new Error('the dump does not end');
+  }
+  return out;
+}
+
+const WORKLOAD = `
+  CREATE DATABASE shop;
+  CREATE TABLE shop.item (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), made DATETIME(3), doc JSON, flags SET('a','b'), big BIGINT UNSIGNED, blobby BLOB);
+  INSERT INTO shop.item VALUES (1, 'pen', 1.50, '2024-01-02 03:04:05.678', '{"k": [1, 2]}', 'a,b', 18446744073709551615, x'00ff');
+  BEGIN;
+  INSERT INTO shop.item VALUES (2, 'ünïcode', -3.25, NULL, NULL, '', 0, NULL);
+  UPDATE shop.item SET price = price * 2 WHERE id = 1;
+  DELETE FROM shop.item WHERE id = 2;
+  COMMIT;
+  ALTER TABLE shop.item ADD COLUMN note TEXT;
+`;
+
+/**
+ * The events of the server's binlog files, as the file reader gives them. The file the server has open
+ * has LOG_EVENT_BINLOG_IN_USE_F in its FORMAT_DESCRIPTION until the server closes it; a dump sends the
+ * event as the closed file will hold it, without.
+ */
+async function fileEvents(server: MariadbServer): Promise<BinlogEvent[]> {
+  const files = await server.binlogFiles();
+  const out: BinlogEvent[] = [];
+  for (const f of files) for await (const e of readBinlog(f)) out.push(e);
+  const open = out.findLast((e) => e.type === 'FORMAT_DESCRIPTION_EVENT')!;
+  expect(open.header.flags! & EventFlags.LOG_EVENT_BINLOG_IN_USE_F).not.toBe(0);
+  open.header.flags! &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F;
+  return out;
+}
+
+const gtidOf = (e: BinlogEvent) => (e.type === 'GTID_EVENT' ? `${e.domainId}-${e.header.serverId}-${e.seqNo}` : undefined);
+
+describeWithServer('live replication from MariaDB', () => {
+  let server: MariadbServer;
+  const socket = () => ({ socketPath: server.socket, user: 'root' });
+
+  beforeAll(async () => {
+    server = await startMariadb();
+    await server.sql(WORKLOAD);
+    await server.flushLogs();
+    await server.sql(`INSERT INTO shop.item (id, name, note) VALUES (3, 'after the rotation', REPEAT('x', 3000));
+      BEGIN; INSERT INTO shop.item (id) VALUES (4); INSERT INTO shop.item (id) VALUES (5); COMMIT;`);
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await server?.stop();
+  }, TIMEOUT);
+
+  it("sends every event of the server's files, the same objects as the files give", async () => {
+    const live = await collect({ ...socket(), file: 'binlog.000001', until: 'logs' });
+    const artificial = live.filter((e) => e.notInFile);
+    // The fake ROTATE that names each file as the dump enters it.
+    expect(artificial.map((e) => [e.type, e.notInFile, e.file])).toEqual([
+      ['ROTATE_EVENT', 'artificial', 'binlog.000001'],
+      ['ROTATE_EVENT', 'artificial', 'binlog.000002'],
+    ]);
+    const fromFiles = await fileEvents(server);
+    expect(new Set(fromFiles.map((e) => e.file)).size).toBe(2);
+    const lines = (es: BinlogEvent[]) => es.map((e) => toJsonLine(e));
+    expect(lines(live.filter((e) => !e.notInFile))).toEqual(lines(fromFiles));
+    for (const type of ['TABLE_MAP_EVENT', 'WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1', 'XID_EVENT', 'ANNOTATE_ROWS_EVENT']) {
+      expect(fromFiles.some((e) => e.type === type), type).toBe(true);
+    }
+  }, TIMEOUT);
+
+  it('resumes from a stored checkpoint (by position, or by GTID) with each transaction exactly once', async () => {
+    const all = (await fileEvents(server)).map(gtidOf).filter((g) => g !== undefined);
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    // Read until the third transaction has begun, storing the checkpoint after each event as a consumer would.
+    const stream = connectBinlog({ ...socket(), file: 'binlog.000001', until: 'logs' });
+    let stored = stream.checkpoint;
+    const begun: string[] = [];
+    let afterThird = 0;
+    for await (const e of stream) {
+      stored = stream.checkpoint;
+      const g = gtidOf(e);
+      if (g) begun.push(g);
+      if (begun.length === 3 && ++afterThird === 2) break; // inside the third transaction
+    }
+    expect(begun).toEqual(all.slice(0, 3));
+    expect(stored.file).toBe('binlog.000001');
+    expect(stored.gtid).toBe(all[1]);
+    await server.sql('INSERT INTO shop.item (id) VALUES (6)');
+    const later = (await fileEvents(server)).map(gtidOf).filter((g) => g !== undefined);
+    expect(later.length).toBe(all.length + 1);
+    // The first two transactions were handled: each later one comes once, the third from its start.
+    const byPosition = await collect({ ...socket(), file: stored.file, position: stored.position, until: 'logs' });
+    expect(byPosition.map(gtidOf).filter((g) => g !== undefined)).toEqual(later.slice(2));
+    const byGtid = await collect({ ...socket(), gtid: stored.gtid, until: 'logs' });
+    expect(byGtid.map(gtidOf).filter((g) => g !== undefined)).toEqual(later.slice(2));
+  }, TIMEOUT);
+
+  it("a wrong password is the server's error, quoted", async () => {
+    await server.sql(`CREATE USER repl@localhost IDENTIFIED BY 'right'; GRANT REPLICATION SLAVE ON *.* TO repl@localhost;`);
+    const error = await collect({ socketPath: server.socket, user: 'repl', password: 'wrong', until: 'logs' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ kind: 'server', errorCode: 1045, sqlState: '28000' });
+    expect((error as Error).message).toMatch(/Access denied for user 'repl'@'localhost'/);
+  }, TIMEOUT);
+
+  it("an unknown start file is the server's error, quoted", async () => {
+    const error = await collect({ ...socket(), file: 'binlog.000099', until: 'logs' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ kind: 'server', errorCode: 1236 });
+    expect((error as Error).message).toMatch(/Could not find first log file name in binary log index file/);
+  }, TIMEOUT);
+});
