@@ -1,13 +1,16 @@
 /**
  * `binlog`: the command line. `binlog dump` writes a binlog as JSON Lines, one event per line.
- * Exit codes: 0 success, 1 the input is not a valid binlog (the error names where), 2 usage, 3 I/O.
+ * Exit codes: 0 success, 1 the input is not a valid binlog (the error names where), 2 usage, 3 I/O, 4 events
+ * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed.
  */
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, fstatSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { BinlogError } from '../runtime/core/errors.js';
+import { BinlogError, ConnectionError, ServerError } from '../runtime/core/errors.js';
+import { connectBinlog, connectBinlogFrames, type LiveOptions } from '../replication/client.js';
+import { RawArchive, REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
 import { eventFromJson } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { EventSelection, type EventFilter } from '../runtime/io/filter.js';
@@ -17,7 +20,7 @@ import { resolveTableDefinitions, type TableDefinitions } from '../runtime/table
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
 import { Progress } from './progress.js';
 
-export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5 } as const;
+export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6 } as const;
 
 const HELP = `binlog: read and write MySQL and MariaDB binary logs exactly.
 
@@ -64,6 +67,29 @@ Options for dump:
 The FORMAT_DESCRIPTION event (and START_EVENT_V3, START_ENCRYPTION) passes every filter but the stops.
 A --database or --table that no event read names is said on stderr, and the exit status is then 5.
 
+Reading a running server's binlog, as a replica (mariadb-binlog's names):
+  binlog dump -R [options] LOGNAME
+  -R, --read-from-remote-server  Connect to a server and read its binlog LOGNAME (a file's base name)
+                             from --start-position (default 4), or after --start-gtid, to LOGNAME's
+                             end; the lines are the file dump's, pos being the offset in the server's
+                             file. Events the server sends beside its files' (the ROTATE that names
+                             the file a dump starts in, the FORMAT_DESCRIPTION it resends, MariaDB's
+                             GTID_LIST of the start, heartbeats) carry "notInFile"; encode leaves them
+                             out. The filters above apply (--start-position is where the dump starts).
+  --host=H --port=P          TCP (default localhost:3306); --socket=S, a unix socket instead.
+  --user=U --password[=PW]   The account (it needs REPLICATION SLAVE; REPLICATION CLIENT, or MariaDB's
+                             BINLOG MONITOR, for a GTID start's position). --password without a value
+                             asks for it; MYSQL_PWD is taken when neither is given.
+  --server-id=N              The replica's server id (default 65535): unique among the server's
+                             replicas, and not the server's own.
+  --start-gtid=SET           Start after a GTID state: MariaDB's 0-1-100,1-2-7 or a MySQL GTID set.
+  --to-last-log              Go on through the later binlogs to the end of the last one.
+  --stop-never               Go on, and wait for new events, until interrupted.
+  --heartbeat-period=S       Seconds between the heartbeats of an idle server (default 30).
+  --raw --result-file=PREFIX Write the server's binlog files, byte for byte, as PREFIX + each name,
+                             instead of JSON (with --stop-never: a continuous archive). A file begun
+                             past its start holds the magic and its FORMAT_DESCRIPTION before.
+
 Options for encode:
   -o, --output OUT       The binlog file to write (required). It appears only when every line was valid.
   --assume-format        Write a dump whose first line is no FORMAT_DESCRIPTION_EVENT as a reader takes
@@ -93,7 +119,9 @@ are {"hex": "..."}. The README describes every field.
 
 On bad input every event before the fault is printed, then one line on stderr names the byte offset,
 the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input,
-4 events were skipped (--on-error=skip), 5 a --database or --table named nothing that was read.
+4 events were skipped (--on-error=skip), 5 a --database or --table named nothing that was read, 6 the
+server refused (its words are quoted: a wrong password, a missing privilege, an unknown or purged
+binlog, a position inside an event) or the connection failed or was lost.
 `;
 
 class UsageError extends Error {}
@@ -119,7 +147,7 @@ export async function main(argv: string[]): Promise<number> {
 
 async function dump(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
-    args,
+    args: withPasswordPrompt(args),
     allowPositionals: true,
     options: {
       'no-verify-checksum': { type: 'boolean' },
@@ -136,6 +164,7 @@ async function dump(args: string[]): Promise<number> {
       progress: { type: 'boolean' },
       payloads: { type: 'string', default: 'nested' },
       ...TABLE_DEF_OPTIONS,
+      ...REMOTE_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -143,16 +172,17 @@ async function dump(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return EXIT.ok;
   }
-  if (positionals.length === 0) throw new UsageError('dump needs a FILE (or - for standard input)');
+  const remote = values['read-from-remote-server'] === true;
+  if (positionals.length === 0 && !remote) throw new UsageError('dump needs a FILE (or - for standard input)');
   if (values['on-error'] !== 'stop' && values['on-error'] !== 'skip') throw new UsageError('--on-error is stop or skip');
   if (values.follow && (positionals.length !== 1 || positionals[0] === '-')) throw new UsageError('--follow reads one FILE');
-  const last = positionals.at(-1)!;
+  const last = positionals.at(-1);
   if (values.payloads !== 'nested' && values.payloads !== 'flat') throw new UsageError('--payloads is nested or flat');
   const filter: EventFilter = {
     startPosition: position(values['start-position'], '--start-position'),
     stopPosition: position(values['stop-position'], '--stop-position'),
     // As mariadb-binlog: the start position is in the first file, the stop position in the last.
-    stopFile: last === '-' ? undefined : basename(last),
+    stopFile: last === undefined || last === '-' ? undefined : basename(last),
     startTime: datetime(values['start-datetime'], '--start-datetime'),
     stopTime: datetime(values['stop-datetime'], '--stop-datetime'),
     database: values.database,
@@ -176,6 +206,11 @@ async function dump(args: string[]): Promise<number> {
           }
         : undefined,
   };
+  if (remote) {
+    // --start-position is where the dump starts: no filter.
+    const selection = new EventSelection({ ...filter, startPosition: undefined });
+    return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped);
+  }
   const out = new LineWriter(process.stdout);
   let read = 0; // bytes of the files read to their end
   let written = 0;
@@ -206,6 +241,44 @@ async function dump(args: string[]): Promise<number> {
   for (const d of databases) process.stderr.write(`binlog: --database=${d}: no event read names this database.\n`);
   for (const t of tables) process.stderr.write(`binlog: --table=${t}: no event read names this table.\n`);
   return code === EXIT.ok && databases.length + tables.length ? EXIT.unmatched : code;
+}
+
+/** --read-from-remote-server: the server's binlog as JSON lines, or (--raw) as its files. */
+async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number): Promise<number> {
+  if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
+  if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
+  let live: LiveOptions;
+  try {
+    live = await remoteOptions(values, positionals[0], start, (m) => new UsageError(m));
+    if (values.raw) return await archive(live, values['result-file']!);
+  } catch (e) {
+    if (e instanceof RangeError) throw new UsageError(e.message);
+    return reportFailure(e, positionals[0] ?? 'the server');
+  }
+  const out = new LineWriter(process.stdout);
+  try {
+    for await (const event of connectBinlog({ ...read, ...live })) {
+      await out.line(toJsonLine(event));
+      // Waiting for new events: what came so far is out.
+      if (live.until === 'never') await out.flush();
+    }
+  } catch (e) {
+    await out.flush();
+    return reportFailure(e, positionals[0] ?? 'the server');
+  }
+  await out.flush();
+  return skipped() ? EXIT.skipped : EXIT.ok;
+}
+
+/** --raw: the server's files written byte for byte, each as the prefix and its name. */
+async function archive(live: LiveOptions, prefix: string): Promise<number> {
+  const files = new RawArchive(prefix);
+  try {
+    for await (const frame of connectBinlogFrames(live)) await files.add(frame);
+  } finally {
+    await files.close();
+  }
+  return EXIT.ok;
 }
 
 /** The progress line is for people: on when stderr is a terminal and stdout is not, or when asked for. */
@@ -351,6 +424,10 @@ async function write(stream: NodeJS.WritableStream, bytes: Uint8Array): Promise<
 }
 
 function reportFailure(e: unknown, file: string): number {
+  if (e instanceof ServerError || e instanceof ConnectionError) {
+    process.stderr.write(`binlog: ${file}: ${e.message}\n`);
+    return EXIT.server;
+  }
   if (e instanceof BinlogError) {
     process.stderr.write(`binlog: ${file}: ${e.message}\n`);
     return EXIT.badInput;

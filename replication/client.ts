@@ -33,34 +33,56 @@ export interface BinlogStream extends AsyncIterable<BinlogEvent> {
  */
 export function connectBinlog(options: LiveOptions): BinlogStream {
   let tracker: CheckpointTracker | undefined;
-  let start: DumpStart | undefined;
-  let wire: Wire | undefined;
-  let closed = false;
-  const events = async function* (): AsyncGenerator<BinlogEvent> {
-    wire = await Wire.open(options);
-    try {
-      if (closed) return;
-      const dump = await startDump(wire, options);
-      start = dump.start;
-      tracker = new CheckpointTracker({ file: dump.start.file, position: dump.start.position }, dump.start.gtid);
-      yield* decoded(liveFrames(dump, options.until === 'file'), dump.start, tracker, options);
-    } finally {
-      wire.close();
-    }
-  };
+  const dump = new LiveDump(options);
   return {
-    [Symbol.asyncIterator]: events,
+    [Symbol.asyncIterator]: () =>
+      dump.run((frames, start) => {
+        tracker = new CheckpointTracker({ file: start.file, position: start.position }, start.gtid);
+        return decoded(frames, start, tracker, options);
+      }),
     get checkpoint() {
       return tracker?.checkpoint ?? { file: options.file ?? '', position: options.position ?? 4, gtid: options.gtid ?? '' };
     },
     get start() {
-      return start;
+      return dump.start;
     },
-    close() {
-      closed = true;
-      wire?.close();
-    },
+    close: () => dump.close(),
   };
+}
+
+/**
+ * The dump's events undecoded, as the source sends them (those of its files byte for byte): what a
+ * binlog archiver writes. Each is decoded only as far as the frame needs (a ROTATE's next file).
+ */
+export function connectBinlogFrames(options: ConnectOptions & DumpOptions): AsyncIterable<LiveFrame> & { close(): void } {
+  const dump = new LiveDump(options);
+  return { [Symbol.asyncIterator]: () => dump.run((frames) => frames), close: () => dump.close() };
+}
+
+/** One connection and its dump, run for one loop over what `over` makes of its frames. */
+class LiveDump {
+  start: DumpStart | undefined;
+  private wire: Wire | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ConnectOptions & DumpOptions) {}
+
+  async *run<T>(over: (frames: AsyncIterable<LiveFrame>, start: DumpStart) => AsyncIterable<T>): AsyncGenerator<T> {
+    const wire = (this.wire = await Wire.open(this.options));
+    try {
+      if (this.closed) return;
+      const dump = await startDump(wire, this.options);
+      this.start = dump.start;
+      yield* over(liveFrames(dump, this.options.until === 'file'), dump.start);
+    } finally {
+      wire.close();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.wire?.close();
+  }
 }
 
 /** The frames decoded by the file readers' Framer, through the filters, the checkpoint following. */

@@ -1,0 +1,138 @@
+/**
+ * `binlog dump --read-from-remote-server` (-R): the options mariadb-binlog names for it, the password
+ * (given, MYSQL_PWD, or asked for), and `--raw`'s archive of the server's files.
+ */
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { EventTypes } from '../generated/events.js';
+import { BINLOG_MAGIC } from '../generated/header.js';
+import type { LiveFrame } from '../replication/frames.js';
+import type { LiveOptions } from '../replication/client.js';
+
+export const REMOTE_OPTIONS = {
+  'read-from-remote-server': { type: 'boolean', short: 'R' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  socket: { type: 'string' },
+  user: { type: 'string' },
+  password: { type: 'string' },
+  'server-id': { type: 'string' },
+  'start-gtid': { type: 'string' },
+  'to-last-log': { type: 'boolean' },
+  'stop-never': { type: 'boolean' },
+  'heartbeat-period': { type: 'string' },
+  raw: { type: 'boolean' },
+  'result-file': { type: 'string' },
+} as const;
+
+/** What stands for `--password` given without a value, which parseArgs cannot take: asked for. */
+const ASK = '\u0000ask';
+
+/** The arguments with a bare --password (no value: mariadb-binlog then asks for it) made parseable. */
+export function withPasswordPrompt(args: string[]): string[] {
+  return args.map((a) => (a === '--password' ? `--password=${ASK}` : a));
+}
+
+export interface RemoteValues {
+  host?: string;
+  port?: string;
+  socket?: string;
+  user?: string;
+  password?: string;
+  'server-id'?: string;
+  'start-gtid'?: string;
+  'to-last-log'?: boolean;
+  'stop-never'?: boolean;
+  'heartbeat-period'?: string;
+}
+
+/** The connection and dump the options ask for; a bad value is a usage error (`usage` makes it). */
+export async function remoteOptions(values: RemoteValues, logName: string | undefined, startPosition: number | undefined, usage: (m: string) => Error): Promise<LiveOptions> {
+  const number = (v: string | undefined, option: string) => {
+    if (v === undefined) return undefined;
+    if (!/^\d+(\.\d+)?$/.test(v)) throw usage(`${option} takes a number`);
+    return Number(v);
+  };
+  if (logName === undefined && values['start-gtid'] === undefined) throw usage('--read-from-remote-server needs LOGNAME, the binlog file to read (or --start-gtid)');
+  if (values['to-last-log'] && values['stop-never']) throw usage('--to-last-log and --stop-never exclude each other');
+  const password = values.password === ASK ? await askPassword() : (values.password ?? process.env.MYSQL_PWD);
+  return {
+    host: values.host,
+    port: number(values.port, '--port'),
+    socketPath: values.socket,
+    user: values.user ?? process.env.USER,
+    password,
+    serverId: number(values['server-id'], '--server-id'),
+    heartbeatPeriod: number(values['heartbeat-period'], '--heartbeat-period'),
+    ...(values['start-gtid'] !== undefined ? { gtid: values['start-gtid'] } : { file: logName, position: startPosition }),
+    // As mariadb-binlog: the named log only, unless told to go on to the last one, or never stop.
+    until: values['stop-never'] ? 'never' : values['to-last-log'] ? 'logs' : 'file',
+  };
+}
+
+/** Reads a password from the terminal without echoing it (a line of standard input when it is no terminal). */
+async function askPassword(): Promise<string> {
+  const input = process.stdin;
+  process.stderr.write('Enter password: ');
+  const raw = input.isTTY === true;
+  if (raw) input.setRawMode(true);
+  let typed = '';
+  try {
+    for await (const chunk of input) {
+      const text = String(chunk);
+      const end = text.search(/[\r\n\u0004]/);
+      typed += end < 0 ? text : text.slice(0, end);
+      if (end >= 0) break;
+    }
+  } finally {
+    if (raw) input.setRawMode(false);
+    input.pause();
+    process.stderr.write('\n');
+  }
+  return typed;
+}
+
+/**
+ * `--raw`: each of the server's files written as `PREFIX` + its name, byte for byte, events whole (a
+ * failure leaves whole events only). A dump that starts past a file's first event writes the magic and
+ * the FORMAT_DESCRIPTION the server resends first, so that the file still reads.
+ */
+export class RawArchive {
+  private out: WriteStream | undefined;
+  private file: string | undefined;
+  /** The FORMAT_DESCRIPTION resent before a start past it: the first event of a file begun mid-way. */
+  private resentFormat: Uint8Array | undefined;
+  /** The files written, in order. */
+  readonly files: string[] = [];
+
+  constructor(private readonly prefix: string) {}
+
+  async add(frame: LiveFrame): Promise<void> {
+    if (frame.notInFile) {
+      if (frame.typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT) this.resentFormat = frame.bytes;
+      return;
+    }
+    if (frame.file !== this.file) await this.open(frame);
+    await this.write(frame.bytes);
+  }
+
+  private async open(frame: LiveFrame): Promise<void> {
+    await this.close();
+    const path = this.prefix + frame.file;
+    this.out = createWriteStream(path);
+    this.file = frame.file;
+    this.files.push(path);
+    await this.write(BINLOG_MAGIC);
+    if (frame.pos > BINLOG_MAGIC.length && this.resentFormat) await this.write(this.resentFormat);
+  }
+
+  private async write(bytes: Uint8Array): Promise<void> {
+    if (!this.out!.write(bytes)) await once(this.out!, 'drain');
+  }
+
+  async close(): Promise<void> {
+    const out = this.out;
+    this.out = undefined;
+    if (out) await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * `binlog dump -R` against a real MariaDB server: its JSON lines are those of `binlog dump` on the
+ * server's own files, and `--raw` writes those files byte for byte.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EventFlags, EventHeaderOffsets } from '../generated/header.js';
+import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
+
+const TIMEOUT = 120_000;
+const root = join(import.meta.dirname, '..');
+
+/** Runs the built CLI; killed (and failing) after 60 s, so that a dump that never ends fails. */
+function binlog(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+type Line = { file?: string; pos: number; type: string; header: { flags: number }; notInFile?: string };
+const parse = (out: string): Line[] =>
+  out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
+
+describeWithServer('binlog dump --read-from-remote-server', () => {
+  let server: MariadbServer;
+  let files: string[];
+  let work: string;
+  const connect = () => ['--socket', server.socket, '--user', 'root'];
+
+  beforeAll(async () => {
+    // Small binlogs: the workload spans several, rotated as the server fills them.
+    server = await startMariadb({ extraArgs: ['--max-binlog-size=4096'] });
+    await server.sql(`
+      CREATE DATABASE app;
+      CREATE TABLE app.t (id INT PRIMARY KEY, amount DECIMAL(12,3), at TIMESTAMP(6) NULL, tag ENUM('x','y'), body MEDIUMTEXT, raw VARBINARY(16), f DOUBLE);
+      BEGIN;
+      INSERT INTO app.t VALUES (1, 12.5, '2020-02-29 12:00:00.123456', 'x', REPEAT('é', 1500), x'0102', 1.5e300);
+      INSERT INTO app.t VALUES (2, -0.001, NULL, NULL, NULL, NULL, NULL);
+      COMMIT;
+      UPDATE app.t SET body = REPEAT('z', 2500) WHERE id = 2;
+      CREATE TABLE app.u (k VARCHAR(10) PRIMARY KEY) DEFAULT CHARSET latin1;
+      INSERT INTO app.u VALUES ('a'), ('b');
+      DELETE FROM app.t WHERE id = 1;
+    `);
+    // And the last file stable: its own Binlog_checkpoint written.
+    await server.flushLogs();
+    files = await server.binlogFiles();
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    work = mkdtempSync(join(tmpdir(), 'binlog-remote-'));
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await server?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  }, TIMEOUT);
+
+  /** `binlog dump` of the server's files: what the file dump says they hold. */
+  async function fileLines(which: string[]): Promise<Line[]> {
+    const r = await binlog(['dump', ...which]);
+    expect(r.stderr).toBe('');
+    const lines = parse(r.stdout);
+    // The file the server has open carries LOG_EVENT_BINLOG_IN_USE_F in its FORMAT_DESCRIPTION until
+    // it is closed; the server sends the event as the closed file holds it.
+    const open = basename(files.at(-1)!);
+    for (const l of lines) if (l.file === open && l.type === 'FORMAT_DESCRIPTION_EVENT') l.header.flags &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F;
+    return lines;
+  }
+
+  it('reads LOGNAME to its end, the same lines as the file dump, and marks what is not in the file', async () => {
+    const r = await binlog(['dump', '-R', ...connect(), basename(files[0]!)]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const lines = parse(r.stdout);
+    expect(lines.filter((l) => l.notInFile).map((l) => [l.type, l.notInFile])).toEqual([['ROTATE_EVENT', 'artificial']]);
+    expect(lines.filter((l) => !l.notInFile)).toEqual(await fileLines([files[0]!]));
+    expect(lines.at(-1)!.type).toBe('ROTATE_EVENT');
+  }, TIMEOUT);
+
+  it('--to-last-log goes through every binlog', async () => {
+    const r = await binlog(['dump', '--read-from-remote-server', ...connect(), '--to-last-log', basename(files[0]!)]);
+    expect(r.status).toBe(0);
+    const lines = parse(r.stdout);
+    expect(lines.filter((l) => !l.notInFile)).toEqual(await fileLines(files));
+    expect(lines.some((l) => l.type === 'UPDATE_ROWS_EVENT_V1')).toBe(true);
+  }, TIMEOUT);
+
+  it('--start-position starts the dump there', async () => {
+    const all = await fileLines([files[0]!]);
+    const from = all.find((l) => l.type === 'GTID_EVENT')!.pos;
+    const r = await binlog(['dump', '-R', ...connect(), `--start-position=${from}`, basename(files[0]!)]);
+    expect(r.status).toBe(0);
+    const lines = parse(r.stdout);
+    // The ROTATE that names the file, and the FORMAT_DESCRIPTION resent with log_pos 0, before the events from there.
+    expect(lines.filter((l) => l.notInFile).map((l) => l.type)).toEqual(['ROTATE_EVENT', 'FORMAT_DESCRIPTION_EVENT']);
+    expect(lines.filter((l) => !l.notInFile)).toEqual(all.filter((l) => l.pos >= from));
+  }, TIMEOUT);
+
+  it('--raw --result-file writes the server\u2019s files byte for byte', async () => {
+    const prefix = join(work, 'copy-');
+    const r = await binlog(['dump', '-R', ...connect(), '--to-last-log', '--raw', `--result-file=${prefix}`, basename(files[0]!)]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('');
+    for (const f of files) {
+      const original = readFileSync(f);
+      if (f === files.at(-1)) original[4 + EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F; // as above
+      expect(readFileSync(prefix + basename(f)).equals(original), basename(f)).toBe(true);
+    }
+  }, TIMEOUT);
+
+  it('a wrong password (given, or in MYSQL_PWD) and an unknown file: exit 6 with the server\u2019s words', async () => {
+    await server.sql(`CREATE USER cdc@localhost IDENTIFIED BY 'secret'; GRANT REPLICATION SLAVE ON *.* TO cdc@localhost;`);
+    const base = ['dump', '-R', '--socket', server.socket, '--user', 'cdc'];
+    const wrong = await binlog([...base, '--password=nope', 'binlog.000001']);
+    expect(wrong.status).toBe(6);
+    expect(wrong.stderr).toMatch(/^binlog: binlog\.000001: the server says: Access denied for user 'cdc'@'localhost' \(using password: YES\) \(error 1045, SQL state 28000\)\n$/);
+    const fromEnv = await binlog([...base, 'binlog.000001'], { MYSQL_PWD: 'nope' });
+    expect(fromEnv.status).toBe(6);
+    expect(fromEnv.stderr).toMatch(/Access denied for user 'cdc'@'localhost' \(using password: YES\)/);
+    const right = await binlog([...base, 'binlog.000001'], { MYSQL_PWD: 'secret' });
+    expect(right.status).toBe(0);
+    const unknown = await binlog([...base, '--password=secret', 'binlog.000099']);
+    expect(unknown.status).toBe(6);
+    expect(unknown.stderr).toMatch(/the server says: .*Could not find first log file name in binary log index file \(error 1236, SQL state HY000\)/);
+  }, TIMEOUT);
+});
