@@ -113,6 +113,36 @@ describeWithServer('live replication from MariaDB', () => {
     expect(byGtid.map(gtidOf).filter((g) => g !== undefined)).toEqual(later.slice(2));
   }, TIMEOUT);
 
+  it('starts from now, waits for new events, and sends heartbeats while idle', async () => {
+    const stream = connectBinlog({ ...socket(), heartbeatPeriod: 0.1 });
+    const seen: BinlogEvent[] = [];
+    let wrote = false;
+    for await (const e of stream) {
+      seen.push(e);
+      if (seen.length > MAX_EVENTS) throw new Error('no XID came');
+      // Idle at the end of the log: the heartbeat comes, and then a new transaction.
+      if (e.notInFile === 'heartbeat' && !wrote) {
+        wrote = true;
+        expect(stream.checkpoint).toMatchObject({ file: stream.start!.file, position: stream.start!.position });
+        await server.sql('INSERT INTO shop.item (id) VALUES (7)');
+      }
+      if (e.type === 'XID_EVENT') break;
+    }
+    const [status] = await server.query('SHOW MASTER STATUS');
+    expect(seen[0]).toMatchObject({ type: 'ROTATE_EVENT', notInFile: 'artificial', nextFile: status![0] });
+    expect(seen.find((e) => e.notInFile === 'heartbeat')).toMatchObject({ type: 'HEARTBEAT_LOG_EVENT' });
+    const rows = seen.find((e) => e.type === 'WRITE_ROWS_EVENT_V1');
+    expect(rows && 'rows' in rows && rows.rows[0]).toMatchObject({ after: { id: 7 } });
+    expect(stream.checkpoint).toMatchObject({ file: status![0], position: Number(status![1]) });
+  }, TIMEOUT);
+
+  it('a position inside an event is the server\u2019s error, quoted', async () => {
+    const error = await collect({ ...socket(), file: 'binlog.000001', position: 5, until: 'logs' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ kind: 'server', errorCode: 1236 });
+    expect((error as Error).message).toMatch(/bogus data in log event; the first event 'binlog.000001' at 5/);
+  }, TIMEOUT);
+
   it("a wrong password is the server's error, quoted", async () => {
     await server.sql(`CREATE USER repl@localhost IDENTIFIED BY 'right'; GRANT REPLICATION SLAVE ON *.* TO repl@localhost;`);
     const error = await collect({ socketPath: server.socket, user: 'repl', password: 'wrong', until: 'logs' }).catch((e: unknown) => e);
