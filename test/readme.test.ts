@@ -55,8 +55,9 @@ describe("the README's TypeScript examples", () => {
   });
   const js = (i: number) => files[i]!.replace(/\.ts$/, '.js');
 
-  it('there are the reading loop, the whole-file round trip and the writer', () => {
-    expect(blocks).toHaveLength(3);
+  it('there are the reading loop, the whole-file round trip, the live reader (type-checked only: it needs a server) and the writer', () => {
+    expect(blocks).toHaveLength(4);
+    expect(blocks[2]).toContain('connectBinlog');
     expect(blocks[0]).toContain('switch (event.type)');
     expect(blocks[0]).toContain('toJsonLine');
   });
@@ -86,7 +87,7 @@ describe("the README's TypeScript examples", () => {
   });
 
   it('the writer writes the rows it was given', () => {
-    run(js(2));
+    run(js(3));
     const rows = decodeBinlog(readFileSync(join(dir, 'synthetic.bin'))).flatMap((e) => ('rows' in e ? (e.rows ?? []) : []));
     expect(rows).toEqual([
       { after: { id: 1, name: 'pen', price: '1.50' } },
