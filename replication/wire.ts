@@ -55,7 +55,7 @@ export class Wire {
       password: options.password,
       ssl: options.ssl,
       connectTimeout: options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT,
-      // Binary results: what SHOW and SELECT give back here is names and numbers.
+      // Positions and ids past 2^53 as exact strings, never rounded.
       supportBigNumbers: true,
       bigNumberStrings: true,
     };
@@ -92,6 +92,7 @@ export class Wire {
           connection.writePacket({ buffer: framed, length: () => framed.length, writeHeader: (seq: number) => writeHeader(framed, seq) });
           return false;
         }
+        // A view of the socket's chunk (or of the buffer a long packet was joined into), which the driver never reuses.
         const bytes = packet.buffer.subarray(packet.offset, packet.end);
         const done = bytes[0] === 0xff || last(bytes);
         queue.push(bytes, done);
@@ -107,11 +108,6 @@ export class Wire {
     };
     (this.conn as unknown as { addCommand(cmd: unknown): void }).addCommand(command);
     return queue;
-  }
-
-  /** The server's id for this connection (what KILL takes). */
-  get threadId(): number {
-    return this.conn.threadId;
   }
 
   close(): void {

@@ -2,10 +2,11 @@
  * Live replication against a real MariaDB server: what a dump sends is the server's own file, event for
  * event, and a checkpoint resumes it with every transaction exactly once.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventFlags } from '../generated/header.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
-import { ServerError } from '../runtime/core/errors.js';
+import { ConnectionError, ServerError } from '../runtime/core/errors.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { readBinlog } from '../runtime/io/stream.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
@@ -143,6 +144,24 @@ describeWithServer('live replication from MariaDB', () => {
     expect((error as Error).message).toMatch(/bogus data in log event; the first event 'binlog.000001' at 5/);
   }, TIMEOUT);
 
+  it('a dump whose thread the server kills ends with a ConnectionError', async () => {
+    const stream = connectBinlog({ ...socket() });
+    let error: unknown;
+    try {
+      for await (const e of stream) {
+        if (e.type !== 'FORMAT_DESCRIPTION_EVENT') continue;
+        // Waiting at the end of the log now: kill the dump thread, as an operator would.
+        const [id] = (await server.query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'"))[0]!;
+        await server.sql(`KILL ${id}`);
+      }
+    } catch (e) {
+      error = e;
+    }
+    // MariaDB closes the killed thread's connection without an ERR packet.
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toBe('the server closed the connection');
+  }, TIMEOUT);
+
   it("a wrong password is the server's error, quoted", async () => {
     await server.sql(`CREATE USER repl@localhost IDENTIFIED BY 'right'; GRANT REPLICATION SLAVE ON *.* TO repl@localhost;`);
     const error = await collect({ socketPath: server.socket, user: 'repl', password: 'wrong', until: 'logs' }).catch((e: unknown) => e);
@@ -158,3 +177,38 @@ describeWithServer('live replication from MariaDB', () => {
     expect((error as Error).message).toMatch(/Could not find first log file name in binary log index file/);
   }, TIMEOUT);
 });
+
+describeWithServer('live replication over TCP', () => {
+  let server: MariadbServer;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    // On the loopback address only, at a port nothing else holds.
+    server = await startMariadb({ extraArgs: ['--skip-networking=0', '--bind-address=127.0.0.1', `--port=${port}`] });
+    await server.sql(`CREATE USER tcp@127.0.0.1 IDENTIFIED BY 'pw'; GRANT REPLICATION SLAVE ON *.* TO tcp@127.0.0.1;
+      CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY); INSERT INTO d.t VALUES (1);`);
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await server?.stop();
+  }, TIMEOUT);
+
+  it('reads the same events through host and port, with a password', async () => {
+    const live = await collect({ host: '127.0.0.1', port, user: 'tcp', password: 'pw', file: 'binlog.000001', until: 'logs' });
+    const fromFile = await fileEvents(server);
+    expect(live.filter((e) => !e.notInFile).map((e) => toJsonLine(e))).toEqual(fromFile.map((e) => toJsonLine(e)));
+    expect(live.some((e) => e.type === 'WRITE_ROWS_EVENT_V1')).toBe(true);
+  }, TIMEOUT);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
