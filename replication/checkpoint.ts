@@ -8,7 +8,11 @@ import { Transactions } from '../runtime/io/transactions.js';
 import type { GtidState } from './gtid.js';
 
 export interface Checkpoint {
-  /** The binlog file to start the next dump in. */
+  /**
+   * The binlog file to start the next dump in. After a GTID start it is '' until the first transaction
+   * has been handed out (the source skips to the GTID inside a file it names only as a ROTATE to that
+   * file's start): resume such a dump by `gtid`.
+   */
   file: string;
   /** The offset there of the first event not yet handled: the end of the last transaction handled. */
   position: number;
