@@ -47,8 +47,18 @@ export interface CellHelpers {
   float32Text(f: number): number;
   /** A value that must be a number ('-0' stands for negative zero, as JSON writes it) (FLOAT, DOUBLE, YEAR). */
   numberOf(value: CellValue, path: string): number;
-  /** A value that must be an integer; a bigint (also from a number or a decimal string) when `big` (the integer types). */
-  integerOf(value: CellValue, big: boolean, path: string): number | bigint;
+  /**
+   * A value that must be an integer of the column's `bytes`-byte type, as it is stored: a bigint (also
+   * from a number or a decimal string) at 8 bytes, the reading `unsigned` says of a {signed, unsigned}
+   * pair. Where nothing says the column's signedness (`known` false), a value that either reading gives,
+   * or a pair, as its signed reading (the integer types).
+   */
+  integerOf(value: CellValue, bytes: number, unsigned: boolean, known: boolean, path: string): number | bigint;
+  /**
+   * The {signed, unsigned} readings of a `bytes`-byte integer whose signed reading is n, for a column
+   * whose signedness nothing says (the integer types).
+   */
+  bothReadings(n: number | bigint, bytes: number): CellValue;
   /** A value that must be a non-negative integer below 2^bits, as a bigint (BIT). */
   bitsOf(value: CellValue, bits: number, path: string): bigint;
   /** The name of the 1-based member `index`, or the index itself where there is no such name (ENUM). */
@@ -86,25 +96,31 @@ export interface CellHelpers {
   jsonStored(value: CellValue, path: string): Uint8Array;
 }
 
-/** TINYINT to BIGINT, little-endian, two's complement unless SIGNEDNESS says unsigned. */
+/**
+ * TINYINT to BIGINT, little-endian, two's complement unless SIGNEDNESS says unsigned. Where nothing
+ * says the column's signedness (no SIGNEDNESS, no definition of the table), a value whose high bit is
+ * set reads both ways, as mariadb-binlog -v prints it; any other is the number both readings give.
+ */
 export function intCell(h: CellHelpers): CellCodec {
-  const { integerOf } = h;
+  const { bothReadings, integerOf } = h;
   return {
     reader(c, path) {
       const bytes = (c.layout as { bytes: number }).bytes;
       const unsigned = c.unsigned === true;
+      const known = c.unsigned !== undefined;
       const size$ = bytes;
       return (r) => {
         r.need(size$, path);
         const n = r.intLe(bytes, !unsigned);
-        return n;
+        return (known || (n >= 0) ? n : bothReadings(n, bytes));
       };
     },
     writer(c, path) {
       const bytes = (c.layout as { bytes: number }).bytes;
       const unsigned = c.unsigned === true;
+      const known = c.unsigned !== undefined;
       return (w, value) => {
-        const n = integerOf(value, bytes === 8, path);
+        const n = integerOf(value, bytes, unsigned, known, path);
         w.intLe(n, bytes, !unsigned, path);
       };
     },

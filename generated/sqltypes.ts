@@ -14,7 +14,9 @@ import { rangeMap } from '../runtime/core/schema-helpers.js';
  * `charset` / `collation`: the character set a type always has (JSON is MariaDB's LONGTEXT
  * utf8mb4_bin). `geometryType`: the GeometryType that GEOMETRY_TYPE logs. `alwaysUnsigned`: logged as
  * UNSIGNED in SIGNEDNESS whatever the definition says (YEAR). `before56`: the type MySQL
- * before 5.6 logs instead (no fraction), as rows v0 have it. `alias`: another name of that type.
+ * before 5.6 (and MariaDB before 10.1) logs instead (no fraction), as rows v0 have it. `compressed`:
+ * the type MariaDB logs for the type's COMPRESSED columns (sql/field_comp.cc). `mysql`: the type MySQL
+ * logs instead (its JSON is a type of its own). `alias`: another name of that type.
  *
  * Keyed by SqlType code.
  */
@@ -37,17 +39,17 @@ export const SqlTypes = {
   /* set */ 16: { kind: "set", columnType: "STRING", realType: "SET", maxMembers: 64 },
   /* char */ 17: { kind: "char", columnType: "STRING", realType: "STRING", defaultLength: 1, maxLength: 255 },
   /* binary */ 18: { kind: "char", columnType: "STRING", realType: "STRING", defaultLength: 1, maxLength: 255, binary: true },
-  /* varchar */ 19: { kind: "varchar", columnType: "VARCHAR", maxBytes: 65532 },
-  /* varbinary */ 20: { kind: "varchar", columnType: "VARCHAR", maxBytes: 65532, binary: true },
-  /* tinytext */ 21: { kind: "blob", columnType: "BLOB", packLength: 1, maxBytes: 255 },
-  /* text */ 22: { kind: "blob", columnType: "BLOB", packLength: 2, maxBytes: 65535 },
-  /* mediumtext */ 23: { kind: "blob", columnType: "BLOB", packLength: 3, maxBytes: 16777215 },
-  /* longtext */ 24: { kind: "blob", columnType: "BLOB", packLength: 4, maxBytes: 4294967295 },
-  /* tinyblob */ 25: { kind: "blob", columnType: "BLOB", packLength: 1, maxBytes: 255, binary: true },
-  /* blob */ 26: { kind: "blob", columnType: "BLOB", packLength: 2, maxBytes: 65535, binary: true },
-  /* mediumblob */ 27: { kind: "blob", columnType: "BLOB", packLength: 3, maxBytes: 16777215, binary: true },
-  /* longblob */ 28: { kind: "blob", columnType: "BLOB", packLength: 4, maxBytes: 4294967295, binary: true },
-  /* json */ 29: { kind: "blob", columnType: "BLOB", packLength: 4, maxBytes: 4294967295, charset: "utf8mb4", collation: "utf8mb4_bin", json: true },
+  /* varchar */ 19: { kind: "varchar", columnType: "VARCHAR", maxBytes: 65532, compressed: "VARCHAR_COMPRESSED" },
+  /* varbinary */ 20: { kind: "varchar", columnType: "VARCHAR", maxBytes: 65532, binary: true, compressed: "VARCHAR_COMPRESSED" },
+  /* tinytext */ 21: { kind: "blob", columnType: "BLOB", packLength: 1, maxBytes: 255, compressed: "BLOB_COMPRESSED" },
+  /* text */ 22: { kind: "blob", columnType: "BLOB", packLength: 2, maxBytes: 65535, compressed: "BLOB_COMPRESSED" },
+  /* mediumtext */ 23: { kind: "blob", columnType: "BLOB", packLength: 3, maxBytes: 16777215, compressed: "BLOB_COMPRESSED" },
+  /* longtext */ 24: { kind: "blob", columnType: "BLOB", packLength: 4, maxBytes: 4294967295, compressed: "BLOB_COMPRESSED" },
+  /* tinyblob */ 25: { kind: "blob", columnType: "BLOB", packLength: 1, maxBytes: 255, binary: true, compressed: "BLOB_COMPRESSED" },
+  /* blob */ 26: { kind: "blob", columnType: "BLOB", packLength: 2, maxBytes: 65535, binary: true, compressed: "BLOB_COMPRESSED" },
+  /* mediumblob */ 27: { kind: "blob", columnType: "BLOB", packLength: 3, maxBytes: 16777215, binary: true, compressed: "BLOB_COMPRESSED" },
+  /* longblob */ 28: { kind: "blob", columnType: "BLOB", packLength: 4, maxBytes: 4294967295, binary: true, compressed: "BLOB_COMPRESSED" },
+  /* json */ 29: { kind: "blob", columnType: "BLOB", packLength: 4, maxBytes: 4294967295, charset: "utf8mb4", collation: "utf8mb4_bin", json: true, mysql: "JSON" },
   /* geometry */ 30: { kind: "geometry", columnType: "GEOMETRY", packLength: 4, maxBytes: 4294967295, binary: true, geometryType: "GEOMETRY" },
   /* point */ 31: { kind: "geometry", columnType: "GEOMETRY", packLength: 4, maxBytes: 4294967295, binary: true, geometryType: "POINT" },
   /* linestring */ 32: { kind: "geometry", columnType: "GEOMETRY", packLength: 4, maxBytes: 4294967295, binary: true, geometryType: "LINESTRING" },

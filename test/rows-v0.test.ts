@@ -87,10 +87,12 @@ describeWithFixtures('rows v0 with the table definition', () => {
     expect(notNull).toMatchObject({ eventPos: 461, eventType: 20, schemaPath: 'OldRowsEvent.rows.after.nullBytes' });
     expect(notNull.message).toContain('null bit 2');
     expect(decode('a int, b char(2)').message).toContain('longer than');
-    expect(decode('a int').message).toContain('has 1 columns, its TABLE_MAP 2');
-    expect(decode('a int, b varchar(50)').message).toContain('the TABLE_MAP logs type STRING');
-    expect(decode('a bigint, b char(50)').message).toContain('the TABLE_MAP logs type LONG');
-    expect(decode('a int, b char(50), c text').message).toContain('has 3 columns');
+    // A definition of other columns than the TABLE_MAP's is refused as the TABLE_MAP is read.
+    const other = (def: string) => caught(TableDefinitionError, () => decodeBinlog(bytes, { tableDefinitions: { 'test.t1': def } }));
+    expect(other('a int')).toMatchObject({ eventPos: 421, problem: 'table test.t1: the definition has 1 columns, the TABLE_MAP 2' });
+    expect(other('a int, b varchar(50)').problem).toBe('table test.t1, column b: the TABLE_MAP logs STRING, the definition says VARCHAR(50) (logged as VARCHAR or VARCHAR_COMPRESSED)');
+    expect(other('a bigint, b char(50)').problem).toBe('table test.t1, column a: the TABLE_MAP logs LONG, the definition says BIGINT (logged as LONGLONG)');
+    expect(other('a int, b char(50), c text').problem).toContain('the definition has 3 columns');
   });
 
   it('encoding refuses a NULL in a NOT NULL column and null bytes that contradict the row', () => {

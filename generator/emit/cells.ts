@@ -119,6 +119,8 @@ function paramSource(p: IrCell['params'][number]): string {
       return `(c.layout as { ${p.key}: number }).${p.key}`;
     case 'unsigned':
       return 'c.unsigned === true';
+    case 'signKnown':
+      return 'c.unsigned !== undefined';
     case 'members':
       return 'c.members ?? []';
     case 'binary':

@@ -159,7 +159,7 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
 
 function cellParam(name: string, raw: string | { from: string; default: number }): IrCellParam {
   const [source, key] = (typeof raw === 'string' ? raw : raw.from).split('.') as [string, string];
-  const from = source === 'column' ? (key as 'unsigned' | 'members' | 'binary') : (source as 'meta' | 'layout');
+  const from = source === 'column' ? (key as 'unsigned' | 'signKnown' | 'members' | 'binary') : (source as 'meta' | 'layout');
   return { name, from, key, default: typeof raw === 'string' ? undefined : raw.default };
 }
 

@@ -188,7 +188,7 @@ export interface IrExtern {
 /** Where a cell parameter comes from. */
 export interface IrCellParam {
   name: string;
-  from: 'meta' | 'layout' | 'unsigned' | 'members' | 'binary';
+  from: 'meta' | 'layout' | 'unsigned' | 'signKnown' | 'members' | 'binary';
   key: string;
   default?: number;
 }

@@ -102,6 +102,8 @@ export function jCell(j: unknown, path: string): unknown {
   if ('diff' in o) return jDiffCell(o, path);
   if ('json' in o) return o.stored === undefined ? { json: o.json } : { json: o.json, stored: jBytes(o.stored, `${path}.stored`) };
   if ('stored' in o) return { value: jText(o.value, `${path}.value`), stored: jBytes(o.stored, `${path}.stored`) };
+  // Both readings of an integer whose signedness is unknown: the column's codec checks them.
+  if ('signed' in o && 'unsigned' in o) return { signed: o.signed, unsigned: o.unsigned };
   throw wrong(path, 'a cell value', j);
 }
 

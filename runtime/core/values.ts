@@ -47,7 +47,17 @@ export interface JsonDiffCell {
   json?: JsonTree;
 }
 
-export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell;
+/**
+ * An integer of a column whose signedness nothing says (no SIGNEDNESS in its TABLE_MAP, no definition of
+ * its table), whose high bit is set: both readings of its bytes, as mariadb-binlog -v prints them
+ * (`-294967296 (4000000000)`), since either may be the value. Numbers, bigints for BIGINT.
+ */
+export interface EitherSignCell {
+  signed: number | bigint;
+  unsigned: number | bigint;
+}
+
+export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell | EitherSignCell;
 
 /** What a cell codec reads of a column: its metadata, its CellLayouts entry, what the optional metadata says. */
 export interface CellColumn {

@@ -9,9 +9,8 @@
  * are the v1 row-image forms of the same types (sql/field.cc), so the cell codecs of runtime/values/cells.ts
  * read them, with the pre-5.6 temporal types the TABLE_MAP names.
  */
-import { ColumnTypeNames, RowImages } from '../../generated/rows.js';
-import { cellColumn, pre56Type } from '../tables/sqltypes.js';
-import type { BuiltColumn } from '../tables/table-types.js';
+import { RowImages } from '../../generated/rows.js';
+import { cellColumn } from '../tables/sqltypes.js';
 import { cellCodec } from '../values/cells.js';
 import { BinlogError, EncodeError, InvalidValueError } from '../core/errors.js';
 import { type Reader, sameBytes } from '../core/reader.js';
@@ -58,18 +57,16 @@ function layoutOf(tables: TableRegistry, tableId: number, problem: (p: string) =
   const def = tables.definition(tableId);
   if (!t || !def) throw problem(`no TABLE_MAP for table id ${tableId}`);
   let layout = layouts.get(t);
-  if (!layout) layouts.set(t, (layout = buildLayout(t, def, tables.name(tableId), problem, path)));
+  if (!layout) layouts.set(t, (layout = buildLayout(t, def, path)));
   return layout;
 }
 
-function buildLayout(t: TableInfo, def: TableDefinition, name: string, problem: (p: string) => Error, path: string): OldLayout {
-  const built = def.table.columns;
-  if (built.length !== t.columns.length) {
-    throw problem(`the definition of ${name} has ${built.length} columns, its TABLE_MAP ${t.columns.length}`);
-  }
+/** The definition's columns are the TABLE_MAP's (the registry checked them, runtime/tables/defined-columns.ts). */
+function buildLayout(t: TableInfo, def: TableDefinition, path: string): OldLayout {
   let bit = def.packRecord ? 0 : 1;
-  const columns = built.map((b, i): OldColumn => {
-    const column = oldColumn(b, t.columns[i]!.type, problem);
+  const columns = def.table.columns.map((b, i): OldColumn => {
+    // The TABLE_MAP's type: a TIME, DATETIME or TIMESTAMP without fraction is logged as its pre-5.6 type.
+    const column = cellColumn(b, t.columns[i]!.type);
     const codec = cellCodec(column);
     const at = `${path}.${b.name}`;
     const c: OldColumn = { column, read: codec.reader(column, at), write: codec.writer(column, at), path: at, empty: emptyForm(column, codec) };
@@ -87,18 +84,6 @@ function buildLayout(t: TableInfo, def: TableDefinition, name: string, problem: 
   if (!def.packRecord) alwaysSet[0] = 1;
   for (let k = bit; k < nullBytes * 8; k++) alwaysSet[k >>> 3]! |= 1 << (k & 7);
   return { columns, nullBytes, alwaysSet };
-}
-
-/**
- * The column as the cell codecs take it: the TABLE_MAP's type, the definition's metadata, nullability,
- * charset and members. The definition's type must be the logged one (a TIME, DATETIME or TIMESTAMP
- * without fraction is logged as its pre-5.6 type).
- */
-function oldColumn(b: BuiltColumn, logged: number, problem: (p: string) => Error): Column {
-  if (logged !== b.columnType && logged !== pre56Type(b)) {
-    throw problem(`column ${b.name}: the TABLE_MAP logs type ${ColumnTypeNames[logged] ?? logged}, the definition says ${b.sqlType}`);
-  }
-  return cellColumn(b, logged);
 }
 
 function emptyForm(c: Column, codec: CellCodec): Uint8Array {

@@ -6,6 +6,7 @@
  * into binlog types and metadata.
  */
 import { BitFieldEngine } from '../../generated/sqltypes.js';
+import { parseType } from './sql-type-parser.js';
 import { describeTable, type Table } from './table.js';
 import { type ColumnDef, TableDefinitionError } from './table-types.js';
 
@@ -38,6 +39,11 @@ export interface TableDefinition {
   packRecord: boolean;
   /** HA_CAN_BIT_FIELD: a BIT(n) column keeps its n % 8 odd bits in the null bytes, after its null bit. */
   bitsInNullBytes: boolean;
+  /**
+   * Per column, whether the definition says its character set (its own, its table's, or its type's:
+   * binary strings, JSON): rows v1/v2 take no default (5.1's latin1 is only rows v0's).
+   */
+  charsetStated: readonly boolean[];
 }
 
 /** The definitions by 'schema.table' (throws TableDefinitionError for one that cannot be described). */
@@ -59,11 +65,22 @@ function resolve(schema: string, name: string, def: TableDefinitionInput): Table
   // sql_table.cc (mysql_prepare_create_table, mysql_create_table_no_lock): BLOB, TEXT and GEOMETRY
   // columns pack the record, VARCHAR ones unless ROW_FORMAT=FIXED, and ROW_FORMAT=DYNAMIC does.
   const packs = table.columns.some((c) => c.kind === 'blob' || c.kind === 'geometry' || (c.kind === 'varchar' && rowFormat !== 'FIXED'));
+  const tableCharset = def.charset !== undefined || def.collation !== undefined;
   return {
     table,
     packRecord: def.packRecord ?? (packs || rowFormat === 'DYNAMIC'),
     bitsInNullBytes: Object.hasOwn(BitFieldEngine, engine.toLowerCase()),
+    charsetStated: table.columns.map((b, i) => tableCharset || b.charset === 'binary' || b.json === true || columnCharset(def.columns[i]!)),
   };
+}
+
+/** Whether a column's definition gives its character set or collation. */
+function columnCharset(c: ColumnDef): boolean {
+  if (c.charset !== undefined || c.collation !== undefined) return true;
+  const t = parseType(c.type, (p) => {
+    throw new TableDefinitionError(p, '');
+  });
+  return t.charset !== undefined || t.collation !== undefined;
 }
 
 // ---- SQL ----------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { charsetOf, decodeText } from '../values/charsets.js';
 import { sameBytes, type Text } from '../core/reader.js';
 import type { TableDefinition } from './definitions.js';
 import { coveredColumns, type CoveringEntry } from './covers.js';
+import { applyDefinition, placeholderName } from './defined-columns.js';
 import type { Column, Flavor, HintFn, TableInfo } from '../values/column.js';
 
 const utf8 = new TextEncoder();
@@ -39,9 +40,7 @@ export class TableRegistry {
   /** `schema.table` of a table id, for the dump (empty when no TABLE_MAP named it). */
   name(tableId: number): string {
     const t = this.tables.get(tableId);
-    if (!t) return '';
-    const text = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('latin1'));
-    return `${text(t.schema)}.${text(t.table)}`;
+    return t ? qualifiedName(t.schema, t.table) : '';
   }
 
   /** The flavor of server that wrote the tables: how their TABLE_MAPs are read. */
@@ -72,12 +71,19 @@ export class TableRegistry {
     const last = this.bodies.get(tableId);
     if (known && body && last && sameBytes(last, body)) return known;
     const event = read();
-    const info = describeTable(event, this.flavorOf, this.hints);
+    const definition = this.definitions.size ? this.definitions.get(qualifiedName(event.schemaName, event.tableName)) : undefined;
+    const info = describeTable(event, this.flavorOf, this.hints, definition);
     this.tables.set(event.tableId, info);
     if (body) this.bodies.set(event.tableId, body.slice());
     else this.bodies.delete(event.tableId);
     return info;
   }
+}
+
+/** `schema.table`, names that are not text read as latin1. */
+function qualifiedName(schema: Text, table: Text): string {
+  const text = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('latin1'));
+  return `${text(schema)}.${text(table)}`;
 }
 
 type Entry<C extends string> = Extract<TableMapEvent['optionalMetadata'][number], { code: C }>;
@@ -117,14 +123,18 @@ function give<T>(values: readonly T[] | undefined, columns: readonly Column[], s
   if (values) columns.forEach((c, i) => set(c, values[i]));
 }
 
-function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | undefined): TableInfo {
+/**
+ * The columns of a TABLE_MAP: its types and metadata, what its optional metadata says of them, then what the
+ * caller's definition of the table says that it does not (defined-columns.ts), then the caller's hints.
+ */
+function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | undefined, definition: TableDefinition | undefined): TableInfo {
   const columns: Column[] = event.columnTypes.map((t, index) => {
     const type = typeof t === 'number' ? t : ColumnType[t];
     const meta = (event.columnMetadata?.[index] ?? {}) as Record<string, unknown>;
     const realType = typeof meta.realType === 'string' ? ColumnType[meta.realType as keyof typeof ColumnType] : (meta.realType as number | undefined) ?? type;
     return {
       index,
-      name: `@${index + 1}`,
+      name: placeholderName(index),
       type,
       realType,
       layout: CellLayouts[realType as keyof typeof CellLayouts] ?? { codec: 'unsupported' },
@@ -146,6 +156,9 @@ function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | und
     if (c.collation !== undefined) c.charset = charsetOf(c.collation);
     // Member names are in the column's charset; the schema read them as UTF-8 where they were valid.
     if (c.members && c.charset) c.members = c.members.map((m) => decodeText(typeof m === 'string' ? utf8.encode(m) : m, c.charset!));
+  }
+  if (definition) applyDefinition(columns, definition, qualifiedName(event.schemaName, event.tableName), event.columnMetadata !== undefined, flavor);
+  for (const c of columns) {
     const hint = hints?.({ schema: event.schemaName, table: event.tableName }, c);
     if (hint?.unsigned !== undefined && c.unsigned === undefined) c.unsigned = hint.unsigned;
     if (hint?.charset !== undefined && c.charset === undefined) c.charset = hint.charset;

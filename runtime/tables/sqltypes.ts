@@ -39,6 +39,8 @@ export interface SqlTypeFacts {
   json?: boolean;
   geometryType?: GeometryTypeName;
   before56?: ColumnTypeName;
+  compressed?: ColumnTypeName;
+  mysql?: ColumnTypeName;
 }
 
 /** A type's canonical name and facts, an alias followed to the type it names ('integer' → 'int'). */
@@ -61,12 +63,14 @@ export function sqlTypeFacts(name: string): SqlTypeFacts | undefined {
 }
 
 /**
- * The type MySQL before 5.6 logs for the column where that differs (a TIME, DATETIME or TIMESTAMP
- * without fraction), as rows v0 have it. The temporal kinds are their types' names.
+ * The types a TABLE_MAP may log for the column: its own, then where there are others, the one MySQL before
+ * 5.6 logs (a TIME, DATETIME or TIMESTAMP without fraction, as rows v0 have it), the COMPRESSED form's
+ * (MariaDB) and MySQL's own (JSON). The canonical SQL type starts with the type's name.
  */
-export function pre56Type(b: BuiltColumn): number | undefined {
-  const before56 = sqlTypeFacts(b.kind)?.before56;
-  return before56 !== undefined && !b.fsp ? ColumnType[before56] : undefined;
+export function loggedTypes(b: BuiltColumn): number[] {
+  const facts = sqlTypeFacts(/^[A-Z0-9_]+/.exec(b.sqlType)![0].toLowerCase());
+  const others = [b.fsp ? undefined : facts?.before56, facts?.compressed, facts?.mysql];
+  return [b.columnType, ...others.flatMap((t) => (t === undefined ? [] : [ColumnType[t]]))];
 }
 
 // ---- character sets and collations ----------------------------------------------------------------------

@@ -10,7 +10,7 @@ import { bitsOf, memberIndex, memberIndexes, memberList, memberMask, memberName 
 import { bad, type CellCodec } from './cell-codec.js';
 import { newdecimal } from './decimal.js';
 import { jsonDocument, jsonStored } from './json-cells.js';
-import { integerOf, numberOf, shortestFloat32 } from './numbers.js';
+import { bothReadings, integerOf, numberOf, shortestFloat32 } from './numbers.js';
 import { byteLength, columnText, float32Bytes, float32s, zeroPadded, zerosTrimmed } from './strings.js';
 import { dateFields, dateText, datetimeFields, datetimeText, fraction, timeFields, timeText, utcSeconds, utcText } from './temporal.js';
 
@@ -27,6 +27,7 @@ const HELPERS: CellHelpers = {
   float32Text: shortestFloat32,
   numberOf,
   integerOf,
+  bothReadings,
   bitsOf,
   memberName,
   memberIndexes,

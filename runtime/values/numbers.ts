@@ -2,7 +2,9 @@
  * The values of the number cells (schemas/cells.yaml: the integer types, FLOAT and DOUBLE, YEAR): what an
  * encoder accepts for each, and how a float32 prints. Widths, signedness and ranges are the schema's.
  */
-import type { CellValue } from '../core/values.js';
+import { EncodeError } from '../core/errors.js';
+import { shown } from '../core/json-form.js';
+import type { CellValue, EitherSignCell } from '../core/values.js';
 import { expect, isBig, isNumber } from './cell-codec.js';
 
 /** The shortest decimal that reads back as the same float32 (what FLOAT prints as). */
@@ -19,8 +21,36 @@ export function numberOf(v: CellValue, path: string): number {
   return typeof v === 'string' && v === '-0' ? -0 : expect(v, isNumber, 'a number', path);
 }
 
-/** An integer: a number, or for `big` (8 bytes) a bigint, a safe number or a decimal string as a bigint. */
-export function integerOf(v: CellValue, big: boolean, path: string): number | bigint {
-  if (!big) return expect(v, isNumber, 'a number', path);
-  return typeof v === 'bigint' ? v : BigInt(expect(v, isBig, 'an integer', path));
+/** One integer: a number, or at 8 bytes (`big`) a bigint, a safe number or a decimal string as a bigint. */
+function oneInteger(v: CellValue | undefined, big: boolean, path: string): number | bigint {
+  if (!big) return expect(v ?? null, isNumber, 'a number', path);
+  return typeof v === 'bigint' ? v : BigInt(expect(v ?? null, isBig, 'an integer', path));
+}
+
+const isReadings = (v: CellValue): v is EitherSignCell => typeof v === 'object' && v !== null && 'signed' in v && 'unsigned' in v;
+
+/**
+ * An integer cell's value as its `bytes`-byte column stores it (schemas/cells.yaml's `int`): the reading
+ * `unsigned` says of a {signed, unsigned} pair, which must be the two readings of the same bytes; where the
+ * signedness is not `known`, a number either reading gives as its signed reading, which is what is written.
+ */
+export function integerOf(v: CellValue, bytes: number, unsigned: boolean, known: boolean, path: string): number | bigint {
+  const big = bytes === 8;
+  if (isReadings(v)) {
+    const s = oneInteger(v.signed, big, `${path}.signed`);
+    const u = oneInteger(v.unsigned, big, `${path}.unsigned`);
+    const pair = typeof s === 'bigint' ? s < 0n && u === s + (1n << 64n) : Number.isInteger(s) && s < 0 && u === s + 2 ** (8 * bytes);
+    if (!pair) throw new EncodeError(`expected the signed and unsigned readings of the same ${bytes} bytes, found ${shown(v)}`, path);
+    return known && unsigned ? u : s;
+  }
+  const n = oneInteger(v, big, path);
+  if (known) return n;
+  if (typeof n === 'bigint') return n >= 1n << 63n && n < 1n << 64n ? n - (1n << 64n) : n;
+  const span = 2 ** (8 * bytes);
+  return n >= span / 2 && n < span ? n - span : n;
+}
+
+/** Both readings of a `bytes`-byte integer whose signed reading is n (< 0), for a column of unknown signedness. */
+export function bothReadings(n: number | bigint, bytes: number): EitherSignCell {
+  return typeof n === 'bigint' ? { signed: n, unsigned: n + (1n << 64n) } : { signed: n, unsigned: n + 2 ** (8 * bytes) };
 }

@@ -121,7 +121,7 @@ function shortestFloat(x: number): number {
 }
 
 /** A decoded cell in a comparable form: bytes as 'hex:…', SET bitmasks as bigint, compressed cells' stored bytes as a marker. */
-export type Norm = null | number | bigint | string | Norm[] | { value: Norm; stored: string };
+export type Norm = null | number | bigint | string | Norm[] | { value: Norm; stored: string } | { signed: number | bigint; unsigned: number | bigint };
 
 function normBytes(v: unknown): Norm {
   if (v instanceof Uint8Array) return `hex:${toHex(v)}`;
@@ -153,9 +153,12 @@ export function expectedCell(c: Col, refs: (string | null)[], meta: Meta): Norm 
   const k = c.kind;
   switch (k.k) {
     case 'int': {
-      let v = BigInt(r);
-      if (k.unsigned && !meta.signedness) v = signed(v, 8 * k.bytes);
-      return k.bytes === 8 ? v : Number(v);
+      const v = BigInt(r);
+      const n = (x: bigint) => (k.bytes === 8 ? x : Number(x));
+      const s = signed(v, 8 * k.bytes);
+      // Without signedness, a value whose high bit is set is given both ways.
+      if (meta.signedness || s >= 0n) return n(v);
+      return { signed: n(s), unsigned: n(s + (1n << BigInt(8 * k.bytes))) };
     }
     case 'decimal':
     case 'temporal':
