@@ -16,7 +16,8 @@ import { rangeMap } from '../runtime/core/schema-helpers.js';
  * UNSIGNED in SIGNEDNESS whatever the definition says (YEAR). `before56`: the type MySQL
  * before 5.6 (and MariaDB before 10.1) logs instead (no fraction), as rows v0 have it. `compressed`:
  * the type MariaDB logs for the type's COMPRESSED columns (sql/field_comp.cc). `mysql`: the type MySQL
- * logs instead (its JSON is a type of its own). `alias`: another name of that type.
+ * logs instead (its JSON is a type of its own). `fixedLength`: the bytes of a type that takes no length (MariaDB's INET6, UUID and INET4,
+ * logged as the BINARY(n) of their stored form). `alias`: another name of that type.
  *
  * Keyed by SqlType code.
  */
@@ -58,6 +59,9 @@ export const SqlTypes = {
   /* multilinestring */ 35: { kind: "geometry", columnType: "GEOMETRY", packLength: 4, maxBytes: 4294967295, binary: true, geometryType: "MULTILINESTRING" },
   /* multipolygon */ 36: { kind: "geometry", columnType: "GEOMETRY", packLength: 4, maxBytes: 4294967295, binary: true, geometryType: "MULTIPOLYGON" },
   /* geometrycollection */ 37: { kind: "geometry", columnType: "GEOMETRY", packLength: 4, maxBytes: 4294967295, binary: true, geometryType: "GEOMETRYCOLLECTION" },
+  /* inet6 */ 38: { kind: "char", columnType: "STRING", realType: "STRING", fixedLength: 16, binary: true },
+  /* uuid */ 39: { kind: "char", columnType: "STRING", realType: "STRING", fixedLength: 16, binary: true },
+  /* inet4 */ 40: { kind: "char", columnType: "STRING", realType: "STRING", fixedLength: 4, binary: true },
   /* integer */ 64: { alias: "int" },
   /* int1 */ 65: { alias: "tinyint" },
   /* int2 */ 66: { alias: "smallint" },
@@ -203,6 +207,9 @@ export const SqlType = {
   multilinestring: 35,
   multipolygon: 36,
   geometrycollection: 37,
+  inet6: 38,
+  uuid: 39,
+  inet4: 40,
   integer: 64,
   int1: 65,
   int2: 66,
@@ -263,6 +270,9 @@ export const SqlTypeNames: Readonly<Record<number, SqlTypeName>> = {
   35: 'multilinestring',
   36: 'multipolygon',
   37: 'geometrycollection',
+  38: 'inet6',
+  39: 'uuid',
+  40: 'inet4',
   64: 'integer',
   65: 'int1',
   66: 'int2',

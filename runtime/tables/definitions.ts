@@ -7,6 +7,7 @@
  */
 import { BitFieldEngine } from '../../generated/sqltypes.js';
 import { parseType } from './sql-type-parser.js';
+import { collationId } from './sqltypes.js';
 import { describeTable, type Table } from './table.js';
 import { type ColumnDef, TableDefinitionError } from './table-types.js';
 
@@ -116,13 +117,14 @@ function splitList(toks: string[], fail: (p: string) => never): string[][] {
 const unquote = (name: string) => (name.startsWith('`') ? name.slice(1, -1).replace(/``/g, '`') : name);
 const isWord = (t: string | undefined, ...words: string[]) => t !== undefined && words.includes(t.toUpperCase());
 
-/** Column attributes that say nothing about how a value is stored; each with what follows it. */
-const KEY_ITEMS = ['PRIMARY', 'KEY', 'INDEX', 'UNIQUE', 'CONSTRAINT', 'FOREIGN', 'FULLTEXT', 'SPATIAL', 'CHECK'];
+/** Items of the column list that are no column (keys, constraints, MariaDB's system-time period). */
+const KEY_ITEMS = ['PRIMARY', 'KEY', 'INDEX', 'UNIQUE', 'CONSTRAINT', 'FOREIGN', 'FULLTEXT', 'SPATIAL', 'CHECK', 'PERIOD'];
 
 /**
  * A definition from SQL: `CREATE TABLE name (columns and keys) options`, or only the columns. Column
  * attributes other than the type, NULL / NOT NULL and PRIMARY KEY (DEFAULT, AUTO_INCREMENT, COMMENT,
- * keys) are read past: they do not change how a value is stored.
+ * generated columns' expressions, CHECK, INVISIBLE, keys) are read past: they do not change how a value
+ * is stored.
  */
 export function parseTableSql(sql: string, qualified: string): TableDefinitionInput {
   const fail = (problem: string): never => {
@@ -166,6 +168,25 @@ function keyColumns(toks: string[]): string[] {
   return names;
 }
 
+/**
+ * How many tokens after it a column attribute that does not change how values are stored takes (read past):
+ * a value (`value`), a parenthesized expression (`expr`), a word or number (`word`, after an optional `=`).
+ */
+const READ_PAST: Record<string, readonly ('value' | 'expr' | 'word' | 'optional=')[]> = {
+  DEFAULT: ['value'],
+  COMMENT: ['word'],
+  AS: ['expr'],
+  CHECK: ['expr'],
+  SRID: ['word'],
+  COLUMN_FORMAT: ['word'],
+  STORAGE: ['word'],
+  ENGINE_ATTRIBUTE: ['optional=', 'word'],
+  SECONDARY_ENGINE_ATTRIBUTE: ['optional=', 'word'],
+  REF_SYSTEM_ID: ['optional=', 'word'],
+};
+/** Attributes of one or more words alone (MariaDB's COMPRESSED column format among them: the TABLE_MAP says it). */
+const WORDS_PAST = ['AUTO_INCREMENT', 'UNIQUE', 'KEY', 'INVISIBLE', 'VISIBLE', 'VIRTUAL', 'STORED', 'PERSISTENT', 'COMPRESSED', 'GENERATED', 'ALWAYS', 'SERIAL', 'VALUE', 'SYSTEM', 'VERSIONING', 'WITH', 'WITHOUT'];
+
 /** A column's name and type (as a ColumnDef), and whether it says PRIMARY KEY itself. */
 function columnDef(item: string[], fail: (p: string) => never): [ColumnDef, boolean] {
   const name = unquote(item[0]!);
@@ -173,20 +194,46 @@ function columnDef(item: string[], fail: (p: string) => never): [ColumnDef, bool
   let inKey = false;
   for (let i = 1; i < item.length; i++) {
     const t = item[i]!;
-    if (isWord(t, 'DEFAULT', 'COMMENT')) {
+    const upper = t.toUpperCase();
+    if (isWord(t, 'PRIMARY') && isWord(item[i + 1], 'KEY')) (inKey = true), i++;
+    else if (isWord(t, 'ON') && isWord(item[i + 1], 'UPDATE')) i = valueEnd(item, i + 2);
+    else if (isWord(t, 'CONSTRAINT')) i += isWord(item[i + 1], 'CHECK') ? 0 : 1;
+    // A column's REFERENCES (which the servers parse and ignore) ends its definition.
+    else if (isWord(t, 'REFERENCES')) break;
+    else if (isWord(t, 'COMPRESSED') && item[i + 1] === '=') i += 2;
+    else if (Object.hasOwn(READ_PAST, upper)) {
+      for (const what of READ_PAST[upper]!) {
+        if (what === 'optional=') i += item[i + 1] === '=' ? 1 : 0;
+        else if (what === 'value') i = valueEnd(item, i + 1);
+        else if (what === 'expr') i = item[i + 1] === '(' ? closing(item, i + 1) : fail(`${upper} takes an expression in parentheses (column ${name})`);
+        else i++;
+      }
+    } else if (isWord(t, ...WORDS_PAST)) continue;
+    else if (isWord(t, 'COLLATE') && item[i + 1] !== undefined && collationId(unquote(item[i + 1]!)) === undefined) {
+      // A collation not known here stands for its character set, whose name begins it: text needs no more.
+      if (!type.some((x) => isWord(x, 'CHARSET', 'CHARACTER'))) type.push('CHARACTER', 'SET', charsetOfCollation(unquote(item[i + 1]!)));
       i++;
-      if (item[i] === '-' || item[i] === '+') i++;
-      if (item[i + 1] === '(') i = closing(item, i + 1);
-      else if (item[i + 1] === '.') i += 2;
-    } else if (isWord(t, 'ON') && isWord(item[i + 1], 'UPDATE')) {
-      i += 2;
-      if (item[i + 1] === '(') i = closing(item, i + 1);
-    } else if (isWord(t, 'PRIMARY') && isWord(item[i + 1], 'KEY')) (inKey = true), i++;
-    else if (isWord(t, 'UNIQUE') && isWord(item[i + 1], 'KEY')) i++;
-    else if (!isWord(t, 'AUTO_INCREMENT', 'UNIQUE', 'KEY')) type.push(t);
+    } else type.push(t);
   }
   if (type.length === 0) fail(`column ${name} has no type`);
   return [{ name, type: joinType(type) }, inKey];
+}
+
+/** The character set a collation's name begins with (`utf8mb4_0900_ai_ci`: utf8mb4). */
+const charsetOfCollation = (collation: string) => collation.split('_')[0]!;
+
+/**
+ * The index of the last token of the value at `at` (DEFAULT's, ON UPDATE's): a parenthesized expression, a
+ * signed number, a call (`current_timestamp(3)`), a string after its introducer (`_utf8mb4'x'`, `b'101'`).
+ */
+function valueEnd(toks: string[], at: number): number {
+  let i = at;
+  if (toks[i] === '(') return closing(toks, i);
+  if (toks[i] === '-' || toks[i] === '+') i++;
+  if (toks[i + 1] === '(') return closing(toks, i + 1);
+  if (/^[A-Za-z_]\w*$/.test(toks[i] ?? '') && /^'/.test(toks[i + 1] ?? '')) return i + 1;
+  if (toks[i + 1] === '.' && /^\d/.test(toks[i + 2] ?? '')) return i + 2;
+  return i;
 }
 
 /** Index of the ')' that closes the '(' at `open`. */
@@ -219,7 +266,11 @@ function tableOptions(toks: string[], fail: (p: string) => never): Partial<Table
     else if (t === 'ROW_FORMAT') out.rowFormat = value(0);
     else if (t === 'CHARSET') out.charset = value(0);
     else if (t === 'CHARACTER' && isWord(toks[i + 1], 'SET')) out.charset = value(1);
-    else if (t === 'COLLATE') out.collation = value(0);
+    else if (t === 'COLLATE') {
+      const collation = value(0);
+      if (collationId(collation) !== undefined) out.collation = collation;
+      else out.charset ??= charsetOfCollation(collation);
+    }
   }
   return out;
 }

@@ -41,6 +41,7 @@ export interface SqlTypeFacts {
   before56?: ColumnTypeName;
   compressed?: ColumnTypeName;
   mysql?: ColumnTypeName;
+  fixedLength?: number;
 }
 
 /** A type's canonical name and facts, an alias followed to the type it names ('integer' → 'int'). */
@@ -94,6 +95,11 @@ export function characterSet(name: string): CharsetFacts | undefined {
   return CHARSETS.get(name);
 }
 
+/** A collation's id by its name (any case), where the generated table knows it. */
+export function collationId(name: string): number | undefined {
+  return COLLATION_IDS.get(name.toLowerCase());
+}
+
 /** A collation's name by its id, where the generated table knows it. */
 export function collationName(id: number): string | undefined {
   return (Collations as ReadonlyMap<number, string>).get(id);
@@ -115,7 +121,7 @@ export function resolveCharset(charset: string | undefined, collation: string | 
     if (!cs) fail(`unknown character set '${charset}'`);
   }
   if (collation === undefined) return cs && { charset: cs, collation: cs.defaultCollation };
-  const id = typeof collation === 'number' ? collation : COLLATION_IDS.get(collation.toLowerCase());
+  const id = typeof collation === 'number' ? collation : collationId(collation);
   if (id === undefined) return fail(`unknown collation '${collation}' (give its id as a number)`);
   const name = charsetOf(id);
   const ofCollation = name === undefined ? undefined : CHARSETS.get(name);
@@ -269,14 +275,15 @@ const PARAMETERS: Record<SqlKind, (col: BuiltColumn, p: TypeParameters) => void>
   enum: members,
   set: members,
   char(col, p) {
-    const [length = p.facts.defaultLength!] = p.numbers(1);
-    if (length > p.facts.maxLength!) p.fail(`${p.upper}(${length}) is longer than ${p.facts.maxLength}`);
+    const fixed = p.facts.fixedLength;
+    const [length = fixed ?? p.facts.defaultLength!] = p.numbers(fixed === undefined ? 1 : 0);
+    if (fixed === undefined && length > p.facts.maxLength!) p.fail(`${p.upper}(${length}) is longer than ${p.facts.maxLength}`);
     const bytes = length * p.mbmaxlen;
     col.length = length;
     col.maxBytes = bytes;
     // STRING's metadata encoder folds the byte length into the type byte (schemas/rows.yaml StringMeta).
     col.metadata = { realType: col.realType, maxLength: bytes };
-    col.sqlType = `${p.upper}(${length})`;
+    col.sqlType = fixed === undefined ? `${p.upper}(${length})` : p.upper;
   },
   varchar(col, p) {
     const [length] = p.numbers(1);
