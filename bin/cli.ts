@@ -4,7 +4,7 @@
  * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, fstatSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, fstatSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -17,6 +17,7 @@ import { EventSelection, type EventFilter } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
+import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
 import { Progress } from './progress.js';
 
@@ -96,12 +97,22 @@ Options for encode:
                          a binlog without one (${ASSUMED_FORMAT}), rather than refuse it.
 
 Options for both:
-  --table-def DB.TABLE=SQL   The table's definition, for rows v0 (MySQL 5.1.0 to 5.1.17), whose images
-                             cannot be split into values without it: its CREATE TABLE statement or its
+  --schema-file [DB=]FILE.sql  The definitions of the tables a mysqldump --no-data (or mariadb-dump) file
+                             or any script of CREATE TABLE statements creates, in the database of the USE
+                             before each, else the one the dump's header names, else DB. They give rows
+                             the column names, signedness, character sets and ENUM/SET members that a
+                             TABLE_MAP without full metadata leaves out (binlog_row_metadata=NO_LOG or
+                             MINIMAL, MySQL 5.x), and rows v0 their values; each is checked against the
+                             TABLE_MAP (another table is an error naming the column). A table this tool
+                             cannot describe is said on stderr and read as without a definition.
+  --table-def DB.TABLE=SQL   One table's definition, the same way: its CREATE TABLE statement or its
                              column list ('a int, b char(50) not null'), or @FILE holding either. Repeat it
                              for more tables. encode needs the definitions the dump was made with.
   --table-defs FILE.json     Definitions as a JSON object: {"DB.TABLE": "SQL" or {"columns": [...],
                              "engine", "rowFormat", "charset", "packRecord"}, ...}.
+                             --table-def outdoes --table-defs, which outdoes --schema-file.
+Without any of them, an integer column whose signedness no TABLE_MAP metadata gives reads as
+{"signed": N, "unsigned": M} when its high bit is set (both readings, as mariadb-binlog -v prints them).
 
 encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
 an edited value of another length just works; header.logPos is computed when it is absent, null, or
@@ -301,12 +312,20 @@ function inputSize(files: string[]): number | undefined {
   return total;
 }
 
-const TABLE_DEF_OPTIONS = { 'table-def': { type: 'string', multiple: true }, 'table-defs': { type: 'string' } } as const;
+const TABLE_DEF_OPTIONS = {
+  'table-def': { type: 'string', multiple: true },
+  'table-defs': { type: 'string' },
+  'schema-file': { type: 'string', multiple: true },
+} as const;
 
-/** The definitions --table-def and --table-defs give, checked (a bad one is a usage error). */
-function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?: string }): TableDefinitions | undefined {
-  if (!values['table-def'] && !values['table-defs']) return undefined;
+/**
+ * The definitions --schema-file, --table-defs and --table-def give, checked: a bad --table-def or
+ * --table-defs is a usage error; a table of a schema file that cannot be described is said and left out.
+ */
+function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?: string; 'schema-file'?: string[] }): TableDefinitions | undefined {
+  if (!values['table-def'] && !values['table-defs'] && !values['schema-file']) return undefined;
   const defs: TableDefinitions = {};
+  for (const arg of values['schema-file'] ?? []) Object.assign(defs, schemaFile(arg));
   if (values['table-defs']) {
     let json: unknown;
     try {
@@ -331,6 +350,30 @@ function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?: strin
     throw e;
   }
   return defs;
+}
+
+/** The definitions of `[DB=]FILE.sql` that can be described (the others said on stderr). */
+function schemaFile(arg: string): TableDefinitions {
+  const named = existsSync(arg) ? undefined : /^([^=/]+)=(.+)$/s.exec(arg);
+  const file = named ? named[2]! : arg;
+  let all: TableDefinitions;
+  try {
+    all = tableDefinitionsFromSql(readOption(file, '--schema-file'), named?.[1]);
+  } catch (e) {
+    if (e instanceof BinlogError) throw new UsageError(`--schema-file ${file}: ${e.problem}`);
+    throw e;
+  }
+  const usable: TableDefinitions = {};
+  for (const [table, sql] of Object.entries(all)) {
+    try {
+      resolveTableDefinitions({ [table]: sql });
+      usable[table] = sql;
+    } catch (e) {
+      if (!(e instanceof BinlogError)) throw e;
+      process.stderr.write(`binlog: --schema-file ${file}: ${e.problem}; its rows are read without a definition.\n`);
+    }
+  }
+  return usable;
 }
 
 function readOption(file: string, option: string): string {
