@@ -114,7 +114,7 @@ describe('rows v1/v2 with a table definition', () => {
     // The byte length a VARCHAR logs tells utf8mb4 (4 bytes a character) from latin1.
     expect(noLog('`v` varchar(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci', '`v` varchar(10)')).toMatchObject({
       column: 'v',
-      reason: "the TABLE_MAP's maxLength is 40, the definition's VARCHAR(10) in latin1 has 10",
+      reason: "the TABLE_MAP's metadata says maxLength 40, the definition's VARCHAR(10) in latin1 gives 10",
     });
     expect(noLog("`e` enum('a','b','c')", '`e` char(1)')).toMatchObject({ column: 'e', reason: 'the TABLE_MAP logs ENUM, the definition says CHAR(1)' });
     expect(noLog("`e` enum('a','b','c')", "`e` set('a','b','c')")).toMatchObject({ column: 'e', reason: "the TABLE_MAP logs ENUM, the definition says SET('a','b','c')" });

@@ -54,7 +54,8 @@ function checkType(c: Column, b: BuiltColumn, typed: boolean, fail: (p: string) 
   for (const [key, value] of Object.entries(b.metadata)) {
     if (key === 'realType' || c.meta[key] === value) continue;
     const charset = b.charset && b.charset !== 'binary' ? ` in ${b.charset}` : '';
-    fail(`the TABLE_MAP's ${key} is ${String(c.meta[key])}, the definition's ${b.sqlType}${charset} has ${String(value)}`);
+    // The key is the dump's, as the TABLE_MAP's columnMetadata shows it.
+    fail(`the TABLE_MAP's metadata says ${key} ${String(c.meta[key])}, the definition's ${b.sqlType}${charset} gives ${String(value)}`);
   }
 }
 

@@ -15,6 +15,7 @@ export interface MariadbBinaries {
   installDb: string;
   client: string;
   binlogTool: string;
+  dumpTool: string;
 }
 
 export interface StartOptions {
@@ -35,6 +36,8 @@ export interface MariadbServer {
   query(sql: string, db?: string): Promise<(string | null)[][]>;
   /** FLUSH BINARY LOGS, then waits for the new file's own Binlog_checkpoint event. */
   flushLogs(): Promise<void>;
+  /** `mariadb-dump --no-data` of the databases (`--databases` with more than one), as a schema file. */
+  dumpSchema(...databases: string[]): Promise<string>;
   /** Absolute paths of the binlog files, oldest first, from binlog.index. */
   binlogFiles(): Promise<string[]>;
   /** SIGTERM, SIGKILL after a timeout; removes the temp dir unless KEEP_MARIADB=1. */
@@ -48,12 +51,13 @@ const NAMES: Record<keyof MariadbBinaries, string> = {
   installDb: 'mariadb-install-db',
   client: 'mariadb',
   binlogTool: 'mariadb-binlog',
+  dumpTool: 'mariadb-dump',
 };
 
 let found: MariadbBinaries | null | undefined;
 let missing: string[] = [];
 
-/** Finds the binaries on PATH, /usr/sbin and /usr/bin; null if any is missing (all four are needed). */
+/** Finds the binaries on PATH, /usr/sbin and /usr/bin; null if any is missing (all are needed). */
 export function findMariadb(): MariadbBinaries | null {
   if (found !== undefined) return found;
   const dirs = [...new Set([...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/bin'])].filter(Boolean);
@@ -336,6 +340,13 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
     }
   };
 
+  const dumpSchema = async (...databases: string[]): Promise<string> => {
+    const which = databases.length > 1 ? ['--databases', ...databases] : databases;
+    const r = await run(bin.dumpTool, ['--no-defaults', '-S', socket, '-uroot', '--no-data', ...which]);
+    if (r.code !== 0) throw new Error(`mariadb-dump failed (exit ${r.code}): ${r.stderr.trim()}`);
+    return r.stdout;
+  };
+
   const binlogFiles = async (): Promise<string[]> => {
     const index = await fs.promises.readFile(path.join(datadir, 'binlog.index'), 'utf8');
     return index
@@ -353,7 +364,7 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
     return out;
   };
 
-  return { socket, datadir, pid, sql, query, flushLogs, binlogFiles, stop: () => stop(), stopAndReadBinlogs };
+  return { socket, datadir, pid, sql, query, flushLogs, dumpSchema, binlogFiles, stop: () => stop(), stopAndReadBinlogs };
 }
 
 interface RunResult {
