@@ -3,6 +3,8 @@
  * full metadata, how they are checked against it, the {signed, unsigned} form of an integer whose
  * signedness nothing says, and definitions read from a schema file (runtime/tables/schema-file.ts).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BinlogWriter } from '../builder/index.js';
 import { EncodeError } from '../runtime/core/errors.js';
@@ -15,6 +17,7 @@ import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
 import { TableDefinitionError } from '../runtime/tables/table-types.js';
 import type { RowMetadata } from '../builder/table-map.js';
 import { caught } from './runtime/helpers.js';
+import { describeWithFixtures, FIXTURES } from './support/fixtures.js';
 
 // ---- a table, written as a server with each binlog_row_metadata writes it ------------------------------
 
@@ -239,5 +242,65 @@ describe('tableDefinitionsFromSql', () => {
     expect(def).toEqual({ columns: [{ name: 'a', type: 'varchar(5) CHARACTER SET utf8mb4' }, { name: 'b', type: 'text' }], charset: 'latin2' });
     const table = resolveTableDefinitions({ 'd.t': def }).get('d.t')!.table;
     expect(table.columns.map((c) => c.charset)).toEqual(['utf8mb4', 'latin2']);
+  });
+});
+
+// ---- a real MySQL 5.5 file: column types and metadata, no optional metadata at all -----------------------
+
+/** Two tables of MySQL's sakila sample database, as MySQL 5.5's SHOW CREATE TABLE prints them. */
+const SAKILA = `USE sakila;
+CREATE TABLE \`actor\` (
+  \`actor_id\` smallint(5) unsigned NOT NULL AUTO_INCREMENT,
+  \`first_name\` varchar(45) NOT NULL,
+  \`last_name\` varchar(45) NOT NULL,
+  \`last_update\` timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  PRIMARY KEY (\`actor_id\`),
+  KEY \`idx_actor_last_name\` (\`last_name\`)
+) ENGINE=InnoDB AUTO_INCREMENT=201 DEFAULT CHARSET=utf8;
+CREATE TABLE \`film\` (
+  \`film_id\` smallint(5) unsigned NOT NULL AUTO_INCREMENT,
+  \`title\` varchar(255) NOT NULL,
+  \`description\` text,
+  \`release_year\` year(4) DEFAULT NULL,
+  \`language_id\` tinyint(3) unsigned NOT NULL,
+  \`original_language_id\` tinyint(3) unsigned DEFAULT NULL,
+  \`rental_duration\` tinyint(3) unsigned NOT NULL DEFAULT '3',
+  \`rental_rate\` decimal(4,2) NOT NULL DEFAULT '4.99',
+  \`length\` smallint(5) unsigned DEFAULT NULL,
+  \`replacement_cost\` decimal(5,2) NOT NULL DEFAULT '19.99',
+  \`rating\` enum('G','PG','PG-13','R','NC-17') DEFAULT 'G',
+  \`special_features\` set('Trailers','Commentaries','Deleted Scenes','Behind the Scenes') DEFAULT NULL,
+  \`last_update\` timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  PRIMARY KEY (\`film_id\`),
+  CONSTRAINT \`fk_film_language\` FOREIGN KEY (\`language_id\`) REFERENCES \`language\` (\`language_id\`) ON UPDATE CASCADE
+) ENGINE=InnoDB AUTO_INCREMENT=1001 DEFAULT CHARSET=utf8;`;
+
+describeWithFixtures('definitions on a MySQL 5.5 file (the sakila sample database)', () => {
+  const bytes = () => readFileSync(join(FIXTURES, 'binlogs', 'osheroff__mysql-binlog-connector-java', 'src__test__resources__mysql-bin.sakila'));
+  const defs = tableDefinitionsFromSql(SAKILA);
+  const first = (events: BinlogEvent[], table: string) => (events.find((e) => 'rows' in e && (e as RowsEvent).table === table) as RowsEvent).rows![0]!.after;
+
+  it('give the rows names, text, ENUM and SET members, the pre-5.6 TIMESTAMP as logged', () => {
+    const events = decodeBinlog(bytes(), { tableDefinitions: defs });
+    expect(first(events, 'sakila.actor')).toEqual({ actor_id: 1, first_name: 'PENELOPE', last_name: 'GUINESS', last_update: '2006-02-15 03:34:33' });
+    expect(first(events, 'sakila.film')).toMatchObject({
+      film_id: 1,
+      title: 'ACADEMY DINOSAUR',
+      release_year: 2006,
+      original_language_id: null,
+      rental_rate: '0.99',
+      rating: 'PG',
+      special_features: ['Deleted Scenes', 'Behind the Scenes'],
+    });
+    expect(sameBytes(viaJson(events, defs), bytes())).toBe(true);
+  });
+
+  it('a definition of other columns is refused as its TABLE_MAP is read', () => {
+    const other = SAKILA.replace('`first_name` varchar(45)', '`first_name` varchar(40)');
+    expect(caught(TableDefinitionError, () => decodeBinlog(bytes(), { tableDefinitions: tableDefinitionsFromSql(other) }))).toMatchObject({
+      table: 'sakila.actor',
+      column: 'first_name',
+      reason: "the TABLE_MAP's metadata says maxLength 135, the definition's VARCHAR(40) in utf8mb3 gives 120",
+    });
   });
 });
