@@ -33,7 +33,7 @@ const HELPERS: Record<string, Record<string, string>> = {
     '23': 'the last hour of a day',
     '59': 'the last minute of an hour and second of a minute',
   },
-  'numbers.ts': { '0': 'zero', '1': 'the fewest digits tried', '10': 'past the 9 digits a float32 needs' },
+  'numbers.ts': { '0': 'zero', '1': 'the fewest digits tried', '10': 'past the 9 digits a float32 needs', '8': 'bits in a byte', '0n': 'zero', '1n': 'one bit' },
   'bits-and-sets.ts': { '0': 'zero', '1': '1-based member indexes', '0n': 'no bits', '1n': 'one bit', '6': 'bytes a JavaScript number holds exactly' },
   'digits.ts': { '0x30': "'0'", '0': 'zero', '1': 'one', '9': 'the last decimal digit', '10': 'decimal digits' },
   'cells.ts': {},

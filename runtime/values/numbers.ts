@@ -29,6 +29,12 @@ function oneInteger(v: CellValue | undefined, big: boolean, path: string): numbe
 
 const isReadings = (v: CellValue): v is EitherSignCell => typeof v === 'object' && v !== null && 'signed' in v && 'unsigned' in v;
 
+/** 2^bits of a `bytes`-byte integer. */
+const span = (bytes: number) => 1n << BigInt(8 * bytes);
+
+/** An integer as a bigint (undefined for a number that is none). */
+const bigOf = (n: number | bigint) => (typeof n === 'bigint' ? n : Number.isInteger(n) ? BigInt(n) : undefined);
+
 /**
  * An integer cell's value as its `bytes`-byte column stores it (schemas/cells.yaml's `int`): the reading
  * `unsigned` says of a {signed, unsigned} pair, which must be the two readings of the same bytes; where the
@@ -39,18 +45,20 @@ export function integerOf(v: CellValue, bytes: number, unsigned: boolean, known:
   if (isReadings(v)) {
     const s = oneInteger(v.signed, big, `${path}.signed`);
     const u = oneInteger(v.unsigned, big, `${path}.unsigned`);
-    const pair = typeof s === 'bigint' ? s < 0n && u === s + (1n << 64n) : Number.isInteger(s) && s < 0 && u === s + 2 ** (8 * bytes);
-    if (!pair) throw new EncodeError(`expected the signed and unsigned readings of the same ${bytes} bytes, found ${shown(v)}`, path);
+    const [bs, bu] = [bigOf(s), bigOf(u)];
+    if (bs === undefined || bu === undefined || bs >= 0n || bu !== bs + span(bytes)) {
+      throw new EncodeError(`expected the signed and unsigned readings of the same ${bytes} bytes, found ${shown(v)}`, path);
+    }
     return known && unsigned ? u : s;
   }
   const n = oneInteger(v, big, path);
-  if (known) return n;
-  if (typeof n === 'bigint') return n >= 1n << 63n && n < 1n << 64n ? n - (1n << 64n) : n;
-  const span = 2 ** (8 * bytes);
-  return n >= span / 2 && n < span ? n - span : n;
+  const b = bigOf(n);
+  // The unsigned reading of a high value, as the signed reading that is written; the writer checks the rest.
+  if (known || b === undefined || b < span(bytes) >> 1n || b >= span(bytes)) return n;
+  return big ? b - span(bytes) : Number(b - span(bytes));
 }
 
 /** Both readings of a `bytes`-byte integer whose signed reading is n (< 0), for a column of unknown signedness. */
 export function bothReadings(n: number | bigint, bytes: number): EitherSignCell {
-  return typeof n === 'bigint' ? { signed: n, unsigned: n + (1n << 64n) } : { signed: n, unsigned: n + 2 ** (8 * bytes) };
+  return { signed: n, unsigned: typeof n === 'bigint' ? n + span(bytes) : n + Number(span(bytes)) };
 }

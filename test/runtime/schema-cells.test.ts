@@ -118,12 +118,28 @@ describe('temporal cells', () => {
 
 describe('number, BIT, ENUM and SET cells', () => {
   it('integers are little-endian two\'s complement unless unsigned, BIGINT a bigint; out of range is refused', () => {
-    expect(read(column(ColumnType.INT24), 'ffff7f')).toBe(8388607);
-    expect(read(column(ColumnType.INT24), '000080')).toBe(-8388608);
+    const signed = { unsigned: false };
+    expect(read(column(ColumnType.INT24, {}, signed), 'ffff7f')).toBe(8388607);
+    expect(read(column(ColumnType.INT24, {}, signed), '000080')).toBe(-8388608);
     expect(read(column(ColumnType.INT24, {}, { unsigned: true }), '000080')).toBe(8388608);
-    expect(read(column(ColumnType.LONGLONG), 'ffffffffffffffff')).toBe(-1n);
+    expect(read(column(ColumnType.LONGLONG, {}, signed), 'ffffffffffffffff')).toBe(-1n);
     expect(write(column(ColumnType.LONGLONG, {}, { unsigned: true }), '18446744073709551615')).toBe('ffffffffffffffff');
-    expect(caught(EncodeError, () => write(column(ColumnType.SHORT), 32768)).message).toContain('32768 is out of range');
+    expect(caught(EncodeError, () => write(column(ColumnType.SHORT, {}, signed), 32768)).message).toContain('32768 is out of range');
+  });
+
+  it('an integer of unknown signedness: both readings where its high bit is set, either taken back', () => {
+    const unknown = column(ColumnType.INT24);
+    expect(read(unknown, 'ffff7f')).toBe(8388607);
+    expect(read(unknown, '000080')).toEqual({ signed: -8388608, unsigned: 8388608 });
+    expect(read(column(ColumnType.LONGLONG), 'feffffffffffffff')).toEqual({ signed: -2n, unsigned: 18446744073709551614n });
+    for (const v of [{ signed: -8388608, unsigned: 8388608 }, 8388608, -8388608]) expect(write(unknown, v)).toBe('000080');
+    expect(write(column(ColumnType.LONGLONG), { signed: -2n, unsigned: 18446744073709551614n })).toBe('feffffffffffffff');
+    // A pair of known signedness is written as the reading the column has.
+    expect(write(column(ColumnType.INT24, {}, { unsigned: true }), { signed: -8388608, unsigned: 8388608 })).toBe('000080');
+    expect(caught(EncodeError, () => write(unknown, { signed: -1, unsigned: 8388608 })).problem).toBe(
+      'expected the signed and unsigned readings of the same 3 bytes, found {"signed":-1,"unsigned":8388608}',
+    );
+    expect(caught(EncodeError, () => write(unknown, 16777216)).message).toContain('out of range');
   });
 
   it('BIT is big-endian in its metadata\'s bytes, and a value past its bits is refused', () => {
