@@ -104,13 +104,15 @@ Options for both:
                              TABLE_MAP without full metadata leaves out (binlog_row_metadata=NO_LOG or
                              MINIMAL, MySQL 5.x), and rows v0 their values; each is checked against the
                              TABLE_MAP (another table is an error naming the column). A table this tool
-                             cannot describe is said on stderr and read as without a definition.
+                             cannot describe is said on stderr and read as without a definition. Repeat
+                             it for more files.
   --table-def DB.TABLE=SQL   One table's definition, the same way: its CREATE TABLE statement or its
                              column list ('a int, b char(50) not null'), or @FILE holding either. Repeat it
                              for more tables. encode needs the definitions the dump was made with.
   --table-defs FILE.json     Definitions as a JSON object: {"DB.TABLE": "SQL" or {"columns": [...],
                              "engine", "rowFormat", "charset", "packRecord"}, ...}.
-                             --table-def outdoes --table-defs, which outdoes --schema-file.
+                             For the same table, --table-def overrides --table-defs, which overrides
+                             --schema-file.
 Without any of them, an integer column whose signedness no TABLE_MAP metadata gives reads as
 {"signed": N, "unsigned": M} when its high bit is set (both readings, as mariadb-binlog -v prints them).
 
