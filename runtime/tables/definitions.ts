@@ -6,7 +6,6 @@
  * into binlog types and metadata.
  */
 import { BitFieldEngine } from '../../generated/sqltypes.js';
-import { parseType } from './sql-type-parser.js';
 import { collationId } from './sqltypes.js';
 import { describeTable, type Table } from './table.js';
 import { type ColumnDef, TableDefinitionError } from './table-types.js';
@@ -71,17 +70,8 @@ function resolve(schema: string, name: string, def: TableDefinitionInput): Table
     table,
     packRecord: def.packRecord ?? (packs || rowFormat === 'DYNAMIC'),
     bitsInNullBytes: Object.hasOwn(BitFieldEngine, engine.toLowerCase()),
-    charsetStated: table.columns.map((b, i) => tableCharset || b.charset === 'binary' || b.json === true || columnCharset(def.columns[i]!)),
+    charsetStated: table.columns.map((b) => tableCharset || b.ownCharset === true),
   };
-}
-
-/** Whether a column's definition gives its character set or collation. */
-function columnCharset(c: ColumnDef): boolean {
-  if (c.charset !== undefined || c.collation !== undefined) return true;
-  const t = parseType(c.type, (p) => {
-    throw new TableDefinitionError(p, '');
-  });
-  return t.charset !== undefined || t.collation !== undefined;
 }
 
 // ---- SQL ----------------------------------------------------------------------------------------------

@@ -204,11 +204,13 @@ function giveCharset(col: BuiltColumn, def: ColumnDef, t: ParsedType, facts: Sql
     const cs = fixed ?? resolveCharset(charsetGiven, collationGiven, fail) ?? tableCharset ?? resolveCharset('utf8mb4', undefined, fail)!;
     col.collation = cs.collation;
     col.charset = charsetOf(cs.collation) ?? cs.charset.name;
+    col.ownCharset = fixed !== undefined || given;
     return cs.charset.maxBytes;
   }
   if (col.character) {
     col.collation = BINARY_COLLATION;
     col.charset = 'binary';
+    col.ownCharset = true;
   }
   return 1;
 }

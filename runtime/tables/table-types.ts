@@ -63,6 +63,8 @@ export interface BuiltColumn {
   /** Collation id and character set of character, ENUM and SET columns (63, binary, for bytes). */
   collation?: number;
   charset?: string;
+  /** Whether that character set is the column's own (its definition names it, or its type fixes it), not its table's or the default. */
+  ownCharset?: boolean;
   /** ENUM and SET members. */
   members?: string[];
   geometryType?: number;
