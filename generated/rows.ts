@@ -154,6 +154,14 @@ export const RowImages = {
   JSON_DIFFS: 0x4,
   PARTIAL_JSON: 0x7,
 } as const;
+/**
+ * enum_binlog_row_value_options (rows_event.h), the bits of a PARTIAL_UPDATE_ROWS row's value_options:
+ * MySQL knows one, and refuses a row with another.
+ *
+ */
+export const ValueOptions = {
+  PARTIAL_JSON_UPDATES: 0x1,
+} as const;
 
 /** TABLE_MAP_EVENT (19), before the row events of each table a statement changes. */
 export interface TableMapEvent {
@@ -1266,6 +1274,51 @@ export function KeyPartFromJson(j: unknown, path: string): KeyPartInput {
   const v = {} as KeyPartInput;
   v.column = jNum(o.column, `${path}.column`);
   v.prefixLength = jNum(o.prefixLength, `${path}.prefixLength`);
+  return v;
+}
+
+/**
+ * What starts each PARTIAL_UPDATE_ROWS after image, between the row's before and after images
+ * (Rows_log_event::write_data_body, unpack_row's value_options in rpl_record.cc): the row's
+ * value_options, then, when they say PARTIAL_JSON_UPDATES, a bit per JSON column of the table (least
+ * significant first, whether or not the image holds it): set where that column's value in the after
+ * image is a JsonDiffs.
+ */
+export interface PartialJsonOptions {
+  /** ValueOptions bits. */
+  jsonOptions: number;
+  partialJson?: boolean[];
+}
+
+/** What `encodePartialJsonOptions` takes: the decoded value. */
+export type PartialJsonOptionsInput = PartialJsonOptions;
+
+/** Reads PartialJsonOptions. */
+export function decodePartialJsonOptions(r: Reader, _ctx: Context, jsonColumns: number): PartialJsonOptions {
+  const jsonOptions = r.packed('PartialJsonOptions.jsonOptions');
+  let partialJson: boolean[] | undefined;
+  if (jsonOptions & 1 /* ValueOptions.PARTIAL_JSON_UPDATES */) {
+    partialJson = r.bitmap(jsonColumns, 'PartialJsonOptions.partialJson');
+  }
+  return { jsonOptions, partialJson };
+}
+
+/** Writes PartialJsonOptions. */
+export function encodePartialJsonOptions(w: Writer, v: PartialJsonOptionsInput, _ctx: Context, jsonColumns: number): void {
+  w.packed(v.jsonOptions, 'PartialJsonOptions.jsonOptions');
+  if (v.jsonOptions & 1 /* ValueOptions.PARTIAL_JSON_UPDATES */) {
+    w.bitmap(required(v.partialJson, 'PartialJsonOptions.partialJson'), jsonColumns, 'PartialJsonOptions.partialJson');
+  }
+}
+
+/** PartialJsonOptions's encoder input from its JSON form in the dump. */
+export function PartialJsonOptionsFromJson(j: unknown, path: string): PartialJsonOptionsInput {
+  const o = jObject(j, path);
+  const v = {} as PartialJsonOptionsInput;
+  v.jsonOptions = jNum(o.jsonOptions, `${path}.jsonOptions`);
+  if (o.partialJson !== undefined) {
+    v.partialJson = jBits(o.partialJson, `${path}.partialJson`);
+  }
   return v;
 }
 

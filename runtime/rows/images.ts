@@ -4,7 +4,8 @@
  * then the values of its present non-NULL columns in column order, each as its column's codec says.
  * A column absent from an image (MINIMAL and NOBLOB row images) is absent from the row object.
  */
-import { ColumnType, RowImages } from '../../generated/rows.js';
+import type { Context } from '../../generated/context.js';
+import { ColumnType, decodePartialJsonOptions, encodePartialJsonOptions, RowImages, ValueOptions } from '../../generated/rows.js';
 import { cellCodec } from '../values/cells.js';
 import { BinlogError, EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
 import { addResultingJson, checkResultingJson } from './json-diff.js';
@@ -210,17 +211,29 @@ export function decodeRows(
   return out;
 }
 
-/** PARTIAL_UPDATE_ROWS' shared image: a packed value_options, then (when 1) a bitmap over the JSON columns. */
+/** PartialJsonOptions reads nothing of the stream's context. */
+const NO_CONTEXT = {} as Context;
+
+/** An error of the generated PartialJsonOptions codec, placed at the rows. */
+function atRows<T>(f: () => T, path: string): T {
+  try {
+    return f();
+  } catch (e) {
+    throw e instanceof BinlogError ? e.rebased('PartialJsonOptions', path) : e;
+  }
+}
+
+/** PARTIAL_UPDATE_ROWS' value_options and partial-JSON bitmap (rows.yaml PartialJsonOptions); a bit MySQL does not know is refused. */
 function readPartialFlags(r: Reader, change: RowChange, jsonCount: number, path: string): void {
-  const options = r.packed(`${path}.jsonOptions`);
-  if (options > 1) throw new InvalidValueError(`value_options ${options}`, { offset: r.offset, schemaPath: `${path}.jsonOptions` });
-  change.jsonOptions = options;
-  if (options) change.partialJson = r.bitmap(jsonCount, `${path}.partialJson`);
+  const { jsonOptions, partialJson } = atRows(() => decodePartialJsonOptions(r, NO_CONTEXT, jsonCount), path);
+  if (jsonOptions !== (jsonOptions & ValueOptions.PARTIAL_JSON_UPDATES)) throw new InvalidValueError(`value_options ${jsonOptions}`, { offset: r.offset, schemaPath: `${path}.jsonOptions` });
+  change.jsonOptions = jsonOptions;
+  if (partialJson) change.partialJson = partialJson;
 }
 
 function writePartialFlags(w: Writer, change: RowChange, jsonCount: number, path: string): void {
-  w.packed(change.jsonOptions ?? 0, `${path}.jsonOptions`);
-  if (change.jsonOptions) w.bitmap(change.partialJson ?? [], jsonCount, `${path}.partialJson`);
+  const options = { jsonOptions: change.jsonOptions ?? 0, partialJson: change.partialJson ?? [] };
+  atRows(() => encodePartialJsonOptions(w, options, NO_CONTEXT, jsonCount), path);
 }
 
 /** The JSON columns whose after-image value is a diff, if any. */
