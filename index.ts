@@ -15,6 +15,7 @@ export {
   UnknownTableError,
   ServerError,
   ConnectionError,
+  GaveUpError,
   type BinlogErrorKind,
   type ErrorSite,
 } from './runtime/core/errors.js';
@@ -36,3 +37,4 @@ export { connectBinlog, type LiveOptions, type BinlogStream } from './replicatio
 export type { Checkpoint } from './replication/checkpoint.js';
 export type { DumpOptions, DumpStart } from './replication/dump.js';
 export type { ConnectOptions } from './replication/wire.js';
+export type { ReconnectOptions } from './replication/reconnect.js';

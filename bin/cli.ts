@@ -86,7 +86,17 @@ Reading a running server's binlog, as a replica (mariadb-binlog's names):
   --start-gtid=SET           Start after a GTID state: MariaDB's 0-1-100,1-2-7 or a MySQL GTID set.
   --to-last-log              Go on through the later binlogs to the end of the last one.
   --stop-never               Go on, and wait for new events, until interrupted.
-  --heartbeat-period=S       Seconds between the heartbeats of an idle server (default 30).
+  --heartbeat-period=S       Seconds between the heartbeats of an idle server (default 30). Nothing
+                             from the server for twice that (at least 1 s) is a lost connection.
+  --reconnect                When the connection is lost or cannot be made (the server restarting,
+                             the dump thread killed, the network cut), connect again and go on from the
+                             end of the last transaction read; a transaction cut by the loss is written
+                             once. Without it, the loss ends the dump (exit 6).
+  --retry-count=N            With --reconnect: attempts in a row before giving up (default 10).
+  --retry-delay=S            With --reconnect: seconds before the first attempt (default 1), doubled
+                             after each failed one, up to 30.
+  --retry-timeout=S          With --reconnect: give up S seconds after the loss (default: no limit).
+                             Giving up is exit 6, saying the attempts made and the last error.
   --raw --result-file=PREFIX Write the server's binlog files, byte for byte, as PREFIX + each name,
                              instead of JSON (with --stop-never: a continuous archive). A file begun
                              past its start holds the magic and its FORMAT_DESCRIPTION before.
@@ -260,6 +270,7 @@ async function dump(args: string[]): Promise<number> {
 async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
+  if (values.raw && values.reconnect) throw new UsageError('--reconnect does not go with --raw: an archive is not reconnected yet');
   let live: LiveOptions;
   try {
     live = await remoteOptions(values, positionals[0], start, (m) => new UsageError(m));

@@ -21,6 +21,10 @@ export const REMOTE_OPTIONS = {
   'to-last-log': { type: 'boolean' },
   'stop-never': { type: 'boolean' },
   'heartbeat-period': { type: 'string' },
+  reconnect: { type: 'boolean' },
+  'retry-count': { type: 'string' },
+  'retry-delay': { type: 'string' },
+  'retry-timeout': { type: 'string' },
   raw: { type: 'boolean' },
   'result-file': { type: 'string' },
 } as const;
@@ -44,6 +48,10 @@ export interface RemoteValues {
   'to-last-log'?: boolean;
   'stop-never'?: boolean;
   'heartbeat-period'?: string;
+  reconnect?: boolean;
+  'retry-count'?: string;
+  'retry-delay'?: string;
+  'retry-timeout'?: string;
 }
 
 /** The connection and dump the options ask for; a bad value is a usage error (`usage` makes it). */
@@ -55,6 +63,9 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
   };
   if (logName === undefined && values['start-gtid'] === undefined) throw usage('--read-from-remote-server needs LOGNAME, the binlog file to read (or --start-gtid)');
   if (values['to-last-log'] && values['stop-never']) throw usage('--to-last-log and --stop-never exclude each other');
+  const retries = ['retry-count', 'retry-delay', 'retry-timeout'] as const;
+  const retry = retries.find((r) => values[r] !== undefined);
+  if (retry && !values.reconnect) throw usage(`--${retry} is for --reconnect`);
   const password = values.password === ASK ? await askPassword() : (values.password ?? process.env.MYSQL_PWD);
   return {
     host: values.host,
@@ -64,6 +75,11 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     password,
     serverId: number(values['server-id'], '--server-id'),
     heartbeatPeriod: number(values['heartbeat-period'], '--heartbeat-period'),
+    reconnect: values.reconnect && {
+      retries: number(values['retry-count'], '--retry-count'),
+      delay: number(values['retry-delay'], '--retry-delay'),
+      giveUpAfter: number(values['retry-timeout'], '--retry-timeout'),
+    },
     ...(values['start-gtid'] !== undefined ? { gtid: values['start-gtid'] } : { file: logName, position: startPosition }),
     // As mariadb-binlog: the named log only, unless told to go on to the last one, or never stop.
     until: values['stop-never'] ? 'never' : values['to-last-log'] ? 'logs' : 'file',

@@ -4,13 +4,23 @@
  * that an event is the same object and the same JSON line as the file's event at that `pos`.
  */
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { ConnectionError } from '../runtime/core/errors.js';
 import { Framer, inForm, selectionOf, type ReadOptions } from '../runtime/io/stream.js';
 import { CheckpointTracker, type Checkpoint } from './checkpoint.js';
 import { startDump, type DumpOptions, type DumpStart } from './dump.js';
 import { liveFrames, type LiveFrame } from './frames.js';
+import { MariadbGtidState, MysqlGtidSet, type GtidState } from './gtid.js';
+import { Backoff, isTransient, type ReconnectOptions } from './reconnect.js';
 import { Wire, type ConnectOptions } from './wire.js';
 
-export interface LiveOptions extends ConnectOptions, DumpOptions, Omit<ReadOptions, 'file' | 'maxEventSize'> {}
+export interface LiveOptions extends ConnectOptions, DumpOptions, Omit<ReadOptions, 'file' | 'maxEventSize'> {
+  /**
+   * Connect again when the connection is lost (the server restarted or stopped, the dump thread killed,
+   * the network cut, no heartbeat in time), from where the events handed out stop: `true` for the
+   * defaults, or the attempts and backoff. Off by default: the loss is the ConnectionError then.
+   */
+  reconnect?: boolean | ReconnectOptions;
+}
 
 /** A dump in progress: its events, and where to start the next one to go on after those handled. */
 export interface BinlogStream extends AsyncIterable<BinlogEvent> {
@@ -20,8 +30,10 @@ export interface BinlogStream extends AsyncIterable<BinlogEvent> {
    * consumer stores it once it has handled that event. Before the first event: the start.
    */
   readonly checkpoint: Checkpoint;
-  /** Where the dump started, as the source was asked, once connected. */
+  /** Where the dump started, as the source was asked, once connected (the first connection's). */
   readonly start: DumpStart | undefined;
+  /** How many times the connection was made again after a loss. */
+  readonly reconnects: number;
   /** Ends the dump and closes the connection (leaving the loop over the events does too). */
   close(): void;
 }
@@ -30,21 +42,24 @@ export interface BinlogStream extends AsyncIterable<BinlogEvent> {
  * Connects, asks for the binlog from `file` and `position`, after the GTID state `gtid`, or from now,
  * and gives its events as they come. Events the source sends beside its file's carry `notInFile`; they
  * pass no filter and move no checkpoint.
+ *
+ * Reconnected, the dump starts again at the end of the last transaction read (filtered out or not) and
+ * passes over the events already read before the loss: a transaction cut by the loss is handed out
+ * once, the part before the loss as it came, the rest after the reconnect. Nothing is held for it.
  */
 export function connectBinlog(options: LiveOptions): BinlogStream {
-  let tracker: CheckpointTracker | undefined;
-  const dump = new LiveDump(options);
+  let trackers: Trackers | undefined;
+  const dump = new LiveDump(options, () => resumeAt(trackers!.read.checkpoint));
   return {
-    [Symbol.asyncIterator]: () =>
-      dump.run((frames, start) => {
-        tracker = new CheckpointTracker({ file: start.file, position: start.position }, start.gtid);
-        return decoded(frames, start, tracker, options);
-      }),
+    [Symbol.asyncIterator]: () => decoded(dump, options, (t) => (trackers = t)),
     get checkpoint() {
-      return tracker?.checkpoint ?? { file: options.file ?? '', position: options.position ?? 4, gtid: options.gtid ?? '' };
+      return trackers?.handed.checkpoint ?? { file: options.file ?? '', position: options.position ?? 4, gtid: options.gtid ?? '' };
     },
     get start() {
       return dump.start;
+    },
+    get reconnects() {
+      return dump.reconnects;
     },
     close: () => dump.close(),
   };
@@ -55,25 +70,63 @@ export function connectBinlog(options: LiveOptions): BinlogStream {
  * binlog archiver writes. Each is decoded only as far as the frame needs (a ROTATE's next file).
  */
 export function connectBinlogFrames(options: ConnectOptions & DumpOptions): AsyncIterable<LiveFrame> & { close(): void } {
-  const dump = new LiveDump(options);
-  return { [Symbol.asyncIterator]: () => dump.run((frames) => frames), close: () => dump.close() };
+  // Not reconnected: an archive goes on from the last event written, which no checkpoint follows.
+  const dump = new LiveDump({ ...options, reconnect: undefined }, () => ({}));
+  return { [Symbol.asyncIterator]: () => dump.frames(() => {}), close: () => dump.close() };
 }
 
-/** One connection and its dump, run for one loop over what `over` makes of its frames. */
+/** Where a dump starts again: the checkpoint's file and position, or its GTID state before any file is known. */
+function resumeAt(c: Checkpoint): Pick<DumpOptions, 'file' | 'position' | 'gtid'> {
+  return c.file === '' ? { gtid: c.gtid, file: undefined, position: undefined } : { file: c.file, position: c.position, gtid: undefined };
+}
+
+/** A dump's frames, over as many connections as the reconnect options allow, each frame of a file once. */
 class LiveDump {
   start: DumpStart | undefined;
+  reconnects = 0;
   private wire: Wire | undefined;
   private closed = false;
+  private readonly backoff: Backoff | undefined;
 
-  constructor(private readonly options: ConnectOptions & DumpOptions) {}
+  constructor(
+    private readonly options: LiveOptions,
+    /** Where a new connection's dump starts. */
+    private readonly resume: () => Pick<DumpOptions, 'file' | 'position' | 'gtid'>,
+  ) {
+    this.backoff = options.reconnect ? new Backoff(options.reconnect) : undefined;
+  }
 
-  async *run<T>(over: (frames: AsyncIterable<LiveFrame>, start: DumpStart) => AsyncIterable<T>): AsyncGenerator<T> {
+  /** The frames; `started` is told of each connection's start before its frames. */
+  async *frames(started: (start: DumpStart) => void): AsyncGenerator<LiveFrame> {
+    let last: LiveFrame | undefined; // the last frame of a file handed out
+    for (;;) {
+      try {
+        for await (const f of this.connection(this.start ? this.resume() : {}, started)) {
+          if (!f.notInFile && last && !isAfter(f, last)) continue; // read before the loss
+          if (!f.notInFile) last = f;
+          yield f;
+        }
+        return;
+      } catch (e) {
+        if (this.closed || !this.backoff || !isTransient(e)) throw e;
+        await this.backoff.next(e as Error);
+        if (this.closed) return;
+      }
+    }
+  }
+
+  private async *connection(at: Pick<DumpOptions, 'file' | 'position' | 'gtid'>, started: (start: DumpStart) => void): AsyncGenerator<LiveFrame> {
     const wire = (this.wire = await Wire.open(this.options));
     try {
       if (this.closed) return;
-      const dump = await startDump(wire, this.options);
-      this.start = dump.start;
-      yield* over(liveFrames(dump, this.options.until === 'file'), dump.start);
+      const dump = await startDump(wire, { ...this.options, ...at });
+      if (this.start) this.reconnects++;
+      this.start ??= dump.start;
+      this.backoff?.started();
+      started(dump.start);
+      yield* liveFrames(dump, this.options.until === 'file');
+      // A dump that waits for new events ends only when the server ends it (a shutdown sends its EOF).
+      if ((this.options.until ?? 'never') === 'never') throw new ConnectionError('the server ended the dump');
     } finally {
       wire.close();
     }
@@ -81,16 +134,41 @@ class LiveDump {
 
   close(): void {
     this.closed = true;
+    this.backoff?.cancel();
     this.wire?.close();
   }
 }
 
-/** The frames decoded by the file readers' Framer, through the filters, the checkpoint following. */
-async function* decoded(frames: AsyncIterable<LiveFrame>, start: DumpStart, tracker: CheckpointTracker, options: LiveOptions): AsyncGenerator<BinlogEvent> {
+/** Whether frame `f` comes after `last` in the server's binlog: a later offset, or a later file. */
+function isAfter(f: LiveFrame, last: LiveFrame): boolean {
+  if (f.file === last.file) return f.pos > last.pos;
+  return fileNumber(f.file) > fileNumber(last.file);
+}
+
+/** A binlog file's sequence number, its extension ('binlog.000042' → 42; past 999999 it grows a digit). */
+function fileNumber(name: string): number {
+  return Number(/\.(\d+)$/.exec(name)?.[1] ?? -1);
+}
+
+/** What the events handed out have reached (the checkpoint), and what the events read have (a reconnect's start). */
+interface Trackers {
+  handed: CheckpointTracker;
+  read: CheckpointTracker;
+}
+
+/** The frames decoded by the file readers' Framer, through the filters, the checkpoints following. */
+async function* decoded(dump: LiveDump, options: LiveOptions, tracked: (t: Trackers) => void): AsyncGenerator<BinlogEvent> {
   const framer = new Framer(options);
-  // The fake ROTATE comes before any FORMAT_DESCRIPTION: whether it ends with a CRC32 is the source's binlog_checksum.
-  framer.format.checksums = start.checksums;
   const selection = selectionOf(options);
+  let trackers: Trackers | undefined;
+  const frames = dump.frames((start) => {
+    // The fake ROTATE comes before any FORMAT_DESCRIPTION: whether it ends with a CRC32 is the source's binlog_checksum.
+    framer.format.checksums = start.checksums;
+    if (trackers) return;
+    const at = { file: start.file, position: start.position };
+    trackers = { handed: new CheckpointTracker(at, start.gtid), read: new CheckpointTracker(at, copyOf(start.gtid)) };
+    tracked(trackers);
+  });
   for await (const f of frames) {
     framer.file = f.file;
     const event = framer.event(f.bytes, f.pos);
@@ -98,10 +176,16 @@ async function* decoded(frames: AsyncIterable<LiveFrame>, start: DumpStart, trac
       yield { ...event, notInFile: f.notInFile };
       continue;
     }
-    for (const e of selection ? selection.apply([event]) : [event]) yield* handedOut(e, tracker, options);
+    trackers!.read.step(event);
+    for (const e of selection ? selection.apply([event]) : [event]) yield* handedOut(e, trackers!.handed, options);
     if (selection?.stopped) return;
   }
-  if (selection) for (const e of selection.end()) yield* handedOut(e, tracker, options);
+  if (selection) for (const e of selection.end()) yield* handedOut(e, trackers!.handed, options);
+}
+
+/** A second GTID state that starts equal to `g` and grows apart. */
+function copyOf(g: GtidState): GtidState {
+  return g instanceof MysqlGtidSet ? new MysqlGtidSet(g.toString()) : new MariadbGtidState(g.toString());
 }
 
 /** One event in the form asked for (a payload's events after it when flat): the checkpoint moves before the last is handed out. */

@@ -32,7 +32,12 @@ export interface DumpOptions {
    * source has when it gets there, 'never' (the default) goes on waiting for new events.
    */
   until?: 'file' | 'logs' | 'never';
-  /** Seconds between the heartbeats an idle source sends (default 30; 0: none). */
+  /**
+   * Seconds between the heartbeats an idle source sends (default 30; 0: none). Nothing at all for twice
+   * that (at least 1 s) while waiting for the next event, and the connection is taken as lost (a
+   * ConnectionError, and a reconnect when asked for): a MariaDB replica's slave_net_timeout is twice its
+   * default heartbeat period in the same way.
+   */
   heartbeatPeriod?: number;
 }
 
@@ -74,17 +79,18 @@ export async function startDump(wire: Wire, options: DumpOptions): Promise<Dump>
   const checksums = String(info?.checksum).toUpperCase() === 'CRC32';
   const nonBlock = (options.until ?? 'never') === 'never' ? 0 : BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK;
   const endsAnswer = (p: Uint8Array) => p[0] === 0xfe && p.length < 9; // the EOF of a non-blocking dump
+  const silence = heartbeat > 0 ? Math.max(2 * heartbeat, 1) * 1000 : undefined;
   if (options.gtid !== undefined && flavor === 'mysql') {
     const set = new MysqlGtidSet(options.gtid);
     const payload = packet(encodeBinlogDumpGtidPacket, { flags: nonBlock | BinlogDumpFlags.BINLOG_THROUGH_GTID, serverId, file: '', position: 4n, gtids: set.encoded() });
-    return { start: { flavor, file: '', position: 4, checksums, gtid: set }, packets: wire.stream(payload, endsAnswer) };
+    return { start: { flavor, file: '', position: 4, checksums, gtid: set }, packets: wire.stream(payload, endsAnswer, silence) };
   }
   const { file, position } = options.gtid !== undefined ? { file: '', position: 4 } : await startPoint(wire, options);
   const gtid = await startState(wire, flavor, options, file, position);
   // MariaDB sends ANNOTATE_ROWS only when asked: they are in the file.
   const flags = nonBlock | (flavor === 'mariadb' ? BinlogDumpFlags.BINLOG_SEND_ANNOTATE_ROWS_EVENT : 0);
   const payload = packet(encodeBinlogDumpPacket, { position, flags, serverId, file });
-  return { start: { flavor, file, position, checksums, gtid }, packets: wire.stream(payload, endsAnswer) };
+  return { start: { flavor, file, position, checksums, gtid }, packets: wire.stream(payload, endsAnswer, silence) };
 }
 
 /** MariaDB's own variables: the replica knows its events (GTIDs, ANNOTATE_ROWS…), and where a GTID start is. */

@@ -79,9 +79,12 @@ export class Wire {
     for await (const _ of this.stream(payload)) return;
   }
 
-  /** Sends a command and gives each packet that answers it, until `last` says one ends the answer. */
-  stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true): PacketSource {
-    const queue = new PacketQueue(this.conn);
+  /**
+   * Sends a command and gives each packet that answers it, until `last` says one ends the answer. With
+   * `silence` (milliseconds), a wait for the next packet that lasts longer loses the connection.
+   */
+  stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true, silence?: number): PacketSource {
+    const queue = new PacketQueue(this.conn, silence);
     const framed = Buffer.alloc(4 + payload.length);
     framed.set(payload, 4);
     const command = {
@@ -140,7 +143,10 @@ class PacketQueue implements PacketSource {
   private paused = false;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly conn: Connection) {}
+  constructor(
+    private readonly conn: Connection,
+    private readonly silence: number | undefined,
+  ) {}
 
   push(packet: Uint8Array, last: boolean): void {
     this.packets.push(packet);
@@ -172,6 +178,17 @@ class PacketQueue implements PacketSource {
     w?.();
   }
 
+  /** The next packet's arrival (or the end), or, past `silence`, the connection given up as dead. */
+  private async arrival(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      const ms = this.silence;
+      if (ms !== undefined) timer = setTimeout(() => this.fail(new ConnectionError(`nothing came from the server for ${ms / 1000} s, twice its heartbeat period: the connection is taken as lost`)), ms);
+    });
+    clearTimeout(timer);
+  }
+
   async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
     try {
       for (;;) {
@@ -188,7 +205,7 @@ class PacketQueue implements PacketSource {
         }
         if (this.error) throw this.error;
         if (this.ended) return;
-        await new Promise<void>((resolve) => (this.wake = resolve));
+        await this.arrival();
       }
     } finally {
       // Left early (or failed): nothing more is wanted from the connection.

@@ -139,4 +139,14 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
     expect(unknown.status).toBe(6);
     expect(unknown.stderr).toMatch(/the server says: .*Could not find first log file name in binary log index file \(error 1236, SQL state HY000\)/);
   }, TIMEOUT);
+
+  it('--reconnect tries again as told, then gives up: exit 6, saying the attempts and the last error', async () => {
+    const missing = join(work, 'no-server.sock');
+    const r = await binlog(['dump', '-R', '--socket', missing, '--user', 'root', '--reconnect', '--retry-count=2', '--retry-delay=0.05', 'binlog.000001']);
+    expect(r.status).toBe(6);
+    expect(r.stderr).toMatch(new RegExp(`^binlog: binlog\\.000001: gave up reconnecting after 2 attempts in \\d+\\.\\d s: cannot connect to socket ${missing.replace(/[.]/g, '\\.')}: `));
+    const usage = await binlog(['dump', '-R', '--socket', missing, '--retry-count=2', 'binlog.000001']);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/--retry-count is for --reconnect/);
+  }, TIMEOUT);
 });

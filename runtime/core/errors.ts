@@ -198,6 +198,20 @@ export class ConnectionError extends BinlogError {
   }
 }
 
+/** A lost connection that reconnecting did not restore within the attempts or the time allowed. */
+export class GaveUpError extends ConnectionError {
+  constructor(
+    /** The attempts made since the loss. */
+    readonly attempts: number,
+    /** Seconds since the loss. */
+    readonly seconds: number,
+    /** Why the connection was lost, or why the last attempt failed. */
+    readonly lastError: Error,
+  ) {
+    super(`gave up reconnecting after ${attempts} attempt${attempts === 1 ? '' : 's'} in ${seconds.toFixed(1)} s: ${lastError.message}`);
+  }
+}
+
 function hex32(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');
 }

@@ -29,7 +29,8 @@ export interface StartOptions {
 export interface MariadbServer {
   socket: string;
   datadir: string;
-  pid: number;
+  /** The server process's id (a new one after restart). */
+  readonly pid: number;
   /** Runs SQL (any number of statements) as root; resolves with the client's stdout. */
   sql(sql: string, db?: string): Promise<string>;
   /** Rows of fields, NULL as null (and so is the string 'NULL': the client prints both alike). */
@@ -40,6 +41,8 @@ export interface MariadbServer {
   dumpSchema(...databases: string[]): Promise<string>;
   /** Absolute paths of the binlog files, oldest first, from binlog.index. */
   binlogFiles(): Promise<string[]>;
+  /** Stops the server cleanly and starts it again on the same datadir and socket; resolves once it answers. */
+  restart(): Promise<void>;
   /** SIGTERM, SIGKILL after a timeout; removes the temp dir unless KEEP_MARIADB=1. */
   stop(): Promise<void>;
   /** Stops the server (which ends its last binlog with a STOP event), then returns every binlog's bytes. */
@@ -102,6 +105,13 @@ const USER_ARGS = process.getuid?.() === 0 ? ['--user=root'] : [];
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
 const CHECKPOINT_TIMEOUT_MS = 10_000;
+
+interface Process {
+  child: ChildProcess;
+  pid: number | undefined;
+  exitInfo: string | undefined;
+  exited: Promise<void>;
+}
 
 interface Live {
   pid: number;
@@ -214,28 +224,31 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
     ...(opts.extraArgs ?? []),
   ];
   // Bad options are reported before the error log opens, so keep stdout and stderr as well.
-  const out = fs.openSync(outLog, 'w');
-  const child = spawn(bin.mariadbd, args, { detached: true, stdio: ['ignore', out, out] });
-  fs.closeSync(out);
-  let exitInfo: string | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.on('exit', (code, signal) => {
-      exitInfo = signal ? `signal ${signal}` : `exit code ${code}`;
-      resolve();
+  const launch = (): Process => {
+    const out = fs.openSync(outLog, 'a');
+    const child = spawn(bin.mariadbd, args, { detached: true, stdio: ['ignore', out, out] });
+    fs.closeSync(out);
+    const p: Process = { child, pid: child.pid, exitInfo: undefined, exited: Promise.resolve() };
+    p.exited = new Promise<void>((resolve) => {
+      child.on('exit', (code, signal) => {
+        p.exitInfo = signal ? `signal ${signal}` : `exit code ${code}`;
+        resolve();
+      });
+      child.on('error', (e) => {
+        p.exitInfo = `spawn error: ${e.message}`;
+        resolve();
+      });
     });
-    child.on('error', (e) => {
-      exitInfo = `spawn error: ${e.message}`;
-      resolve();
-    });
-  });
-  child.unref();
-  const pid = child.pid;
-  if (pid === undefined) {
-    await exited;
+    child.unref();
+    return p;
+  };
+  let proc = launch();
+  if (proc.pid === undefined) {
+    await proc.exited;
     fs.rmSync(root, { recursive: true, force: true });
-    throw new Error(`could not start ${bin.mariadbd}: ${exitInfo}`);
+    throw new Error(`could not start ${bin.mariadbd}: ${proc.exitInfo}`);
   }
-  const entry: Live = { pid, watchdog: spawnWatchdog(pid, keep() ? undefined : root), root };
+  const entry: Live = { pid: proc.pid, watchdog: spawnWatchdog(proc.pid, keep() ? undefined : root), root };
   live.add(entry);
 
   const logTail = () =>
@@ -256,16 +269,21 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
     ...(db ? [`--database=${db}`] : []),
   ];
 
-  const stop = async (beforeRemove?: () => Promise<void>): Promise<void> => {
-    if (!live.has(entry)) return;
-    if (exitInfo === undefined) {
-      child.kill('SIGTERM'); // a clean shutdown, which closes the binlog properly
-      if (!(await within(exited, STOP_TIMEOUT_MS))) {
-        killGroup(pid, 'SIGKILL');
-        await within(exited, 5_000);
+  /** SIGTERM (a clean shutdown, which closes the binlog properly), SIGKILL after a timeout, and the group after it. */
+  const shutdown = async (): Promise<void> => {
+    if (proc.exitInfo === undefined) {
+      proc.child.kill('SIGTERM');
+      if (!(await within(proc.exited, STOP_TIMEOUT_MS))) {
+        killGroup(entry.pid, 'SIGKILL');
+        await within(proc.exited, 5_000);
       }
     }
-    killGroup(pid, 'SIGKILL'); // anything the server left in its group
+    killGroup(entry.pid, 'SIGKILL'); // anything the server left in its group
+  };
+
+  const stop = async (beforeRemove?: () => Promise<void>): Promise<void> => {
+    if (!live.has(entry)) return;
+    await shutdown();
     entry.watchdog.kill('SIGKILL');
     live.delete(entry);
     await beforeRemove?.();
@@ -274,28 +292,40 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
   };
 
   // The socket file appears a little before the server accepts connections on it.
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  let clientError = 'no socket yet';
-  for (;;) {
-    if (exitInfo !== undefined) {
-      const tail = logTail();
-      await stop();
-      throw new Error(`mariadbd exited during start-up (${exitInfo}). Log tail:\n${tail}`);
+  const accepting = async (): Promise<void> => {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    let clientError = 'no socket yet';
+    for (;;) {
+      if (proc.exitInfo !== undefined) {
+        const tail = logTail();
+        await stop();
+        throw new Error(`mariadbd exited during start-up (${proc.exitInfo}). Log tail:\n${tail}`);
+      }
+      if (fs.existsSync(socket)) {
+        const r = await run(bin.client, [...clientArgs(), '-e', 'select 1']);
+        if (r.code === 0) return;
+        clientError = r.stderr.trim();
+      }
+      if (Date.now() > deadline) {
+        const tail = logTail();
+        await stop();
+        throw new Error(`mariadbd did not accept connections within ${START_TIMEOUT_MS / 1000} s (${clientError}). Log tail:\n${tail}`);
+      }
+      await sleep(20);
     }
-    if (fs.existsSync(socket)) {
-      const r = await run(bin.client, [...clientArgs(), '-e', 'select 1']);
-      if (r.code === 0) break;
-      clientError = r.stderr.trim();
-    }
-    if (Date.now() > deadline) {
-      const tail = logTail();
-      await stop();
-      throw new Error(
-        `mariadbd did not accept connections within ${START_TIMEOUT_MS / 1000} s (${clientError}). Log tail:\n${tail}`,
-      );
-    }
-    await sleep(20);
-  }
+  };
+  await accepting();
+
+  /** The server stopped cleanly, then started again on its datadir and socket; the watchdog follows the new pid. */
+  const restart = async (): Promise<void> => {
+    await shutdown();
+    proc = launch();
+    if (proc.pid === undefined) throw new Error(`could not start ${bin.mariadbd} again: ${proc.exitInfo}`);
+    entry.watchdog.kill('SIGKILL');
+    entry.pid = proc.pid;
+    entry.watchdog = spawnWatchdog(proc.pid, keep() ? undefined : root);
+    await accepting();
+  };
 
   const client = async (text: string, db: string | undefined, raw: boolean): Promise<string> => {
     const r = await run(bin.client, clientArgs(db, raw), text);
@@ -364,7 +394,21 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
     return out;
   };
 
-  return { socket, datadir, pid, sql, query, flushLogs, dumpSchema, binlogFiles, stop: () => stop(), stopAndReadBinlogs };
+  return {
+    socket,
+    datadir,
+    get pid() {
+      return entry.pid;
+    },
+    sql,
+    query,
+    flushLogs,
+    dumpSchema,
+    binlogFiles,
+    restart,
+    stop: () => stop(),
+    stopAndReadBinlogs,
+  };
 }
 
 interface RunResult {
