@@ -11,7 +11,7 @@ import { startDump, type DumpOptions, type DumpStart } from './dump.js';
 import { liveFrames, type LiveFrame } from './frames.js';
 import { MariadbGtidState, MysqlGtidSet, type GtidState } from './gtid.js';
 import { Backoff, isTransient, type ReconnectOptions } from './reconnect.js';
-import { Wire, type ConnectOptions } from './wire.js';
+import { Wire, type ConnectOptions, type QueueStats } from './wire.js';
 
 export interface LiveOptions extends ConnectOptions, DumpOptions, Omit<ReadOptions, 'file' | 'maxEventSize'> {
   /**
@@ -34,6 +34,8 @@ export interface BinlogStream extends AsyncIterable<BinlogEvent> {
   readonly start: DumpStart | undefined;
   /** How many times the connection was made again after a loss. */
   readonly reconnects: number;
+  /** The packets waiting for the consumer: bytes now, the peak, and how often the socket was paused. */
+  readonly queue: Readonly<QueueStats>;
   /** Ends the dump and closes the connection (leaving the loop over the events does too). */
   close(): void;
 }
@@ -61,6 +63,7 @@ export function connectBinlog(options: LiveOptions): BinlogStream {
     get reconnects() {
       return dump.reconnects;
     },
+    queue: dump.queue,
     close: () => dump.close(),
   };
 }
@@ -84,6 +87,7 @@ function resumeAt(c: Checkpoint): Pick<DumpOptions, 'file' | 'position' | 'gtid'
 class LiveDump {
   start: DumpStart | undefined;
   reconnects = 0;
+  readonly queue: QueueStats = { bytes: 0, peak: 0, pauses: 0 };
   private wire: Wire | undefined;
   private closed = false;
   private readonly backoff: Backoff | undefined;
@@ -119,7 +123,7 @@ class LiveDump {
     const wire = (this.wire = await Wire.open(this.options));
     try {
       if (this.closed) return;
-      const dump = await startDump(wire, { ...this.options, ...at });
+      const dump = await startDump(wire, { ...this.options, ...at }, this.queue);
       if (this.start) this.reconnects++;
       this.start ??= dump.start;
       this.backoff?.started();

@@ -7,7 +7,7 @@ import { escape } from 'mysql2';
 import { BinlogDumpFlags, encodeBinlogDumpGtidPacket, encodeBinlogDumpPacket, encodeRegisterSlavePacket, MARIADB_SLAVE_CAPABILITY_GTID } from '../generated/replication.js';
 import { MariadbGtidState, MysqlGtidSet, type GtidState } from './gtid.js';
 import { packet } from './packets.js';
-import type { PacketSource, Wire } from './wire.js';
+import type { PacketSource, QueueStats, Wire } from './wire.js';
 
 /** Where a dump starts and how far it goes. */
 export interface DumpOptions {
@@ -64,7 +64,7 @@ const DEFAULT_SERVER_ID = 65535;
 const DEFAULT_HEARTBEAT_SECONDS = 30;
 
 /** Sets the session up, registers the replica and sends the dump command. */
-export async function startDump(wire: Wire, options: DumpOptions): Promise<Dump> {
+export async function startDump(wire: Wire, options: DumpOptions, stats?: QueueStats): Promise<Dump> {
   const [info] = await wire.query('SELECT VERSION() AS version, @@global.binlog_checksum AS checksum');
   const flavor: Flavor = /mariadb/i.test(String(info?.version)) ? 'mariadb' : 'mysql';
   // Events then reach us as the file holds them, CRC32 included; without it the source strips them.
@@ -79,18 +79,18 @@ export async function startDump(wire: Wire, options: DumpOptions): Promise<Dump>
   const checksums = String(info?.checksum).toUpperCase() === 'CRC32';
   const nonBlock = (options.until ?? 'never') === 'never' ? 0 : BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK;
   const endsAnswer = (p: Uint8Array) => p[0] === 0xfe && p.length < 9; // the EOF of a non-blocking dump
-  const silence = heartbeat > 0 ? Math.max(2 * heartbeat, 1) * 1000 : undefined;
+  const streamed = { silence: heartbeat > 0 ? Math.max(2 * heartbeat, 1) * 1000 : undefined, stats };
   if (options.gtid !== undefined && flavor === 'mysql') {
     const set = new MysqlGtidSet(options.gtid);
     const payload = packet(encodeBinlogDumpGtidPacket, { flags: nonBlock | BinlogDumpFlags.BINLOG_THROUGH_GTID, serverId, file: '', position: 4n, gtids: set.encoded() });
-    return { start: { flavor, file: '', position: 4, checksums, gtid: set }, packets: wire.stream(payload, endsAnswer, silence) };
+    return { start: { flavor, file: '', position: 4, checksums, gtid: set }, packets: wire.stream(payload, endsAnswer, streamed) };
   }
   const { file, position } = options.gtid !== undefined ? { file: '', position: 4 } : await startPoint(wire, options);
   const gtid = await startState(wire, flavor, options, file, position);
   // MariaDB sends ANNOTATE_ROWS only when asked: they are in the file.
   const flags = nonBlock | (flavor === 'mariadb' ? BinlogDumpFlags.BINLOG_SEND_ANNOTATE_ROWS_EVENT : 0);
   const payload = packet(encodeBinlogDumpPacket, { position, flags, serverId, file });
-  return { start: { flavor, file, position, checksums, gtid }, packets: wire.stream(payload, endsAnswer, silence) };
+  return { start: { flavor, file, position, checksums, gtid }, packets: wire.stream(payload, endsAnswer, streamed) };
 }
 
 /** MariaDB's own variables: the replica knows its events (GTIDs, ANNOTATE_ROWS…), and where a GTID start is. */

@@ -40,6 +40,24 @@ export interface PacketSource extends AsyncIterable<Uint8Array> {
  * plus one socket read (64 KiB) and one event (the one being joined), however far behind the consumer is.
  */
 export const QUEUE_HIGH_WATER = 4 << 20;
+
+/** What a dump's packet queue held: diagnostics, and what shows the bound above holds. */
+export interface QueueStats {
+  /** Bytes of packets waiting for the consumer now. */
+  bytes: number;
+  /** The most bytes that ever waited: QUEUE_HIGH_WATER at most, plus the rest of the socket read that passed it. */
+  peak: number;
+  /** How many times the socket was paused for a consumer that fell behind. */
+  pauses: number;
+}
+
+/** How a command's answer is streamed. */
+export interface StreamOptions {
+  /** Milliseconds: a wait for the next packet that lasts longer loses the connection. */
+  silence?: number;
+  /** Where the queue's figures are kept (shared by the connections of one dump). */
+  stats?: QueueStats;
+}
 const DEFAULT_CONNECT_TIMEOUT = 10_000;
 
 /** A connection with the binlog reader's few needs: SQL, and raw commands whose answers are streamed. */
@@ -79,12 +97,9 @@ export class Wire {
     for await (const _ of this.stream(payload)) return;
   }
 
-  /**
-   * Sends a command and gives each packet that answers it, until `last` says one ends the answer. With
-   * `silence` (milliseconds), a wait for the next packet that lasts longer loses the connection.
-   */
-  stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true, silence?: number): PacketSource {
-    const queue = new PacketQueue(this.conn, silence);
+  /** Sends a command and gives each packet that answers it, until `last` says one ends the answer. */
+  stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true, options: StreamOptions = {}): PacketSource {
+    const queue = new PacketQueue(this.conn, options.silence, options.stats ?? { bytes: 0, peak: 0, pauses: 0 });
     const framed = Buffer.alloc(4 + payload.length);
     framed.set(payload, 4);
     const command = {
@@ -137,7 +152,6 @@ function writeHeader(framed: Buffer, seq: number): void {
 /** Packets waiting for the consumer, the socket paused above QUEUE_HIGH_WATER bytes and resumed when drained. */
 class PacketQueue implements PacketSource {
   private readonly packets: Uint8Array[] = [];
-  private bytes = 0;
   private ended = false;
   private error: Error | undefined;
   private paused = false;
@@ -146,14 +160,20 @@ class PacketQueue implements PacketSource {
   constructor(
     private readonly conn: Connection,
     private readonly silence: number | undefined,
-  ) {}
+    private readonly stats: QueueStats,
+  ) {
+    stats.bytes = 0;
+  }
 
   push(packet: Uint8Array, last: boolean): void {
     this.packets.push(packet);
-    this.bytes += packet.length;
+    const stats = this.stats;
+    stats.bytes += packet.length;
+    if (stats.bytes > stats.peak) stats.peak = stats.bytes;
     if (last) this.ended = true;
-    else if (this.bytes > QUEUE_HIGH_WATER && !this.paused) {
+    else if (stats.bytes > QUEUE_HIGH_WATER && !this.paused) {
       this.paused = true;
+      stats.pauses++;
       this.conn.pause();
     }
     this.notify();
@@ -194,8 +214,8 @@ class PacketQueue implements PacketSource {
       for (;;) {
         const packet = this.packets.shift();
         if (packet) {
-          this.bytes -= packet.length;
-          if (this.paused && this.bytes < QUEUE_HIGH_WATER / 4) {
+          this.stats.bytes -= packet.length;
+          if (this.paused && this.stats.bytes < QUEUE_HIGH_WATER / 4) {
             this.paused = false;
             this.conn.resume();
           }

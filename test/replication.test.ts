@@ -10,6 +10,7 @@ import { ConnectionError, ServerError } from '../runtime/core/errors.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { readBinlog } from '../runtime/io/stream.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
+import { QUEUE_HIGH_WATER } from '../replication/wire.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 const TIMEOUT = 120_000;
@@ -135,6 +136,27 @@ describeWithServer('live replication from MariaDB', () => {
     const rows = seen.find((e) => e.type === 'WRITE_ROWS_EVENT_V1');
     expect(rows && 'rows' in rows && rows.rows[0]).toMatchObject({ after: { id: 7 } });
     expect(stream.checkpoint).toMatchObject({ file: status![0], position: Number(status![1]) });
+  }, TIMEOUT);
+
+  it('a consumer that stops reading holds the socket paused: the queue stays within its bound however much is written', async () => {
+    await server.sql('CREATE TABLE shop.bulk (id INT PRIMARY KEY, v VARCHAR(1000))');
+    const stream = connectBinlog({ ...socket() });
+    const written = 20_000;
+    let rows = 0;
+    let largest = 0;
+    for await (const e of stream) {
+      largest = Math.max(largest, e.header.eventSize);
+      if (e.type === 'ROTATE_EVENT' && e.notInFile) {
+        // Not reading while 20 MB of rows are written.
+        for (let t = 0; t < 20; t++) await server.sql(`INSERT INTO shop.bulk SELECT ${t * 1000} + seq, REPEAT('r', 1000) FROM seq_1_to_1000`, 'shop');
+      }
+      if (e.type === 'WRITE_ROWS_EVENT_V1' && (rows += e.rows.length) === written) break;
+    }
+    expect(rows).toBe(written);
+    expect(stream.queue.pauses).toBeGreaterThanOrEqual(1);
+    expect(stream.queue.peak).toBeGreaterThan(QUEUE_HIGH_WATER);
+    // What passed the mark: the rest of the socket read (64 KiB) that filled it, its last event whole.
+    expect(stream.queue.peak).toBeLessThanOrEqual(QUEUE_HIGH_WATER + 64 * 1024 + largest);
   }, TIMEOUT);
 
   it('a position inside an event is the server\u2019s error, quoted', async () => {
