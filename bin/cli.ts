@@ -88,6 +88,10 @@ Reading a running server's binlog, as a replica (mariadb-binlog's names):
   --stop-never               Go on, and wait for new events, until interrupted.
   --heartbeat-period=S       Seconds between the heartbeats of an idle server (default 30). Nothing
                              from the server for twice that (at least 1 s) is a lost connection.
+  --use-information-schema   For tables whose TABLE_MAP has no column names (binlog_row_metadata
+                             NO_LOG or MINIMAL), read names, UNSIGNED, charsets and ENUM/SET members
+                             from information_schema.COLUMNS over a second connection: the tables as
+                             they are now (read again after a DDL passes), not as they were.
   --reconnect                When the connection is lost or cannot be made (the server restarting,
                              the dump thread killed, the network cut), connect again and go on from the
                              end of the last transaction read; a transaction cut by the loss is written

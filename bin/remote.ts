@@ -22,6 +22,7 @@ export const REMOTE_OPTIONS = {
   'stop-never': { type: 'boolean' },
   'heartbeat-period': { type: 'string' },
   reconnect: { type: 'boolean' },
+  'use-information-schema': { type: 'boolean' },
   'retry-count': { type: 'string' },
   'retry-delay': { type: 'string' },
   'retry-timeout': { type: 'string' },
@@ -49,6 +50,7 @@ export interface RemoteValues {
   'stop-never'?: boolean;
   'heartbeat-period'?: string;
   reconnect?: boolean;
+  'use-information-schema'?: boolean;
   'retry-count'?: string;
   'retry-delay'?: string;
   'retry-timeout'?: string;
@@ -75,6 +77,7 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     password,
     serverId: number(values['server-id'], '--server-id'),
     heartbeatPeriod: number(values['heartbeat-period'], '--heartbeat-period'),
+    columnNames: values['use-information-schema'] ? 'information_schema' : undefined,
     reconnect: values.reconnect && {
       retries: number(values['retry-count'], '--retry-count'),
       delay: number(values['retry-delay'], '--retry-delay'),

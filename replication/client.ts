@@ -6,6 +6,8 @@
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { ConnectionError } from '../runtime/core/errors.js';
 import { Framer, inForm, selectionOf, type ReadOptions } from '../runtime/io/stream.js';
+import type { HintFn } from '../runtime/values/column.js';
+import { InformationSchemaColumns } from './columns.js';
 import { CheckpointTracker, type Checkpoint } from './checkpoint.js';
 import { startDump, type DumpOptions, type DumpStart } from './dump.js';
 import { liveFrames, type LiveFrame } from './frames.js';
@@ -20,6 +22,13 @@ export interface LiveOptions extends ConnectOptions, DumpOptions, Omit<ReadOptio
    * defaults, or the attempts and backoff. Off by default: the loss is the ConnectionError then.
    */
   reconnect?: boolean | ReconnectOptions;
+  /**
+   * 'information_schema': for tables whose TABLE_MAP has no column names (binlog_row_metadata NO_LOG or
+   * MINIMAL), read names, signedness, charsets and ENUM/SET members from information_schema.COLUMNS
+   * over a second connection (replication/columns.ts says what it cannot know). `columnHints` given
+   * as well come first.
+   */
+  columnNames?: 'information_schema';
 }
 
 /** A dump in progress: its events, and where to start the next one to go on after those handled. */
@@ -162,7 +171,18 @@ interface Trackers {
 
 /** The frames decoded by the file readers' Framer, through the filters, the checkpoints following. */
 async function* decoded(dump: LiveDump, options: LiveOptions, tracked: (t: Trackers) => void): AsyncGenerator<BinlogEvent> {
-  const framer = new Framer(options);
+  const columns = options.columnNames === 'information_schema' ? new InformationSchemaColumns(options) : undefined;
+  try {
+    yield* decodedWith(dump, options, tracked, columns);
+  } finally {
+    columns?.close();
+  }
+}
+
+async function* decodedWith(dump: LiveDump, options: LiveOptions, tracked: (t: Trackers) => void, columns: InformationSchemaColumns | undefined): AsyncGenerator<BinlogEvent> {
+  const given = options.columnHints;
+  const hint: HintFn | undefined = columns && ((t, c) => ({ ...columns.hint(t, c), ...given?.(t, c) }));
+  const framer = new Framer(hint ? { ...options, columnHints: hint } : options);
   const selection = selectionOf(options);
   let trackers: Trackers | undefined;
   const frames = dump.frames((start) => {
@@ -175,7 +195,8 @@ async function* decoded(dump: LiveDump, options: LiveOptions, tracked: (t: Track
   });
   for await (const f of frames) {
     framer.file = f.file;
-    const event = framer.event(f.bytes, f.pos);
+    let event = framer.event(f.bytes, f.pos);
+    if (columns && (await hinted(event, framer, columns))) event = framer.event(f.bytes, f.pos);
     if (f.notInFile) {
       yield { ...event, notInFile: f.notInFile };
       continue;
@@ -185,6 +206,18 @@ async function* decoded(dump: LiveDump, options: LiveOptions, tracked: (t: Track
     if (selection?.stopped) return;
   }
   if (selection) for (const e of selection.end()) yield* handedOut(e, trackers!.handed, options);
+}
+
+/**
+ * With information_schema's columns: a TABLE_MAP without names whose table's columns were (re)read now,
+ * to be decoded again with them; a DDL statement marks the tables to be read again.
+ */
+async function hinted(event: BinlogEvent, framer: Framer, columns: InformationSchemaColumns): Promise<boolean> {
+  if (event.type === 'QUERY_EVENT') columns.passed(event.query);
+  if (event.type !== 'TABLE_MAP_EVENT' || event.optionalMetadata.some((m) => m.code === 'COLUMN_NAME')) return false;
+  if (!(await columns.load(event.schemaName, event.tableName, event.columnTypes.length))) return false;
+  framer.format.tables.forget(event.tableId);
+  return true;
 }
 
 /** A second GTID state that starts equal to `g` and grows apart. */

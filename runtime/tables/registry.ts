@@ -58,6 +58,11 @@ export class TableRegistry {
   }
 
   /** The table of a TABLE_MAP, `body` its post-header and body as stored. */
+  /** The next TABLE_MAP of this table id is read afresh, even with the same bytes: the hints changed. */
+  forget(tableId: number): void {
+    this.bodies.delete(tableId);
+  }
+
   register(event: TableMapEvent, body?: Uint8Array): TableInfo {
     return this.registerBody(event.tableId, body, () => event);
   }
@@ -162,6 +167,8 @@ function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | und
     const hint = hints?.({ schema: event.schemaName, table: event.tableName }, c);
     if (hint?.unsigned !== undefined && c.unsigned === undefined) c.unsigned = hint.unsigned;
     if (hint?.charset !== undefined && c.charset === undefined) c.charset = hint.charset;
+    if (hint?.name !== undefined && c.name === `@${c.index + 1}`) c.name = hint.name;
+    if (hint?.members !== undefined && c.members === undefined) c.members = hint.members;
   }
   return { tableId: event.tableId, schema: event.schemaName, table: event.tableName, columns };
 }

@@ -40,6 +40,10 @@ export interface TableInfo {
 export interface ColumnHints {
   unsigned?: boolean;
   charset?: string;
+  /** The column's name, for a TABLE_MAP without COLUMN_NAME (its columns are then `@1`, `@2`, …). */
+  name?: string;
+  /** ENUM or SET member names, in order, for a TABLE_MAP without them. */
+  members?: string[];
 }
 
 export type HintFn = (table: { schema: Text; table: Text }, column: { index: number; name: string; type: number }) => ColumnHints | undefined;
