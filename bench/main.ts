@@ -1,6 +1,7 @@
 /**
- * npm run bench [-- --mb=N --runs=N --data=server|builder --profile]: speed and memory of the codec on one
- * large binlog, beside @vlasky/zongji and mariadb-binlog. See bench/README.md.
+ * npm run bench [-- --mb=N --runs=N --data=server|builder --profile --live-rows=N]: speed and memory of the
+ * codec on one large binlog, beside @vlasky/zongji and mariadb-binlog, and (live) reading a server's
+ * binlog beside zongji. See bench/README.md.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -9,6 +10,7 @@ import * as path from 'node:path';
 import { build } from 'esbuild';
 import { findMariadb } from '../test/support/mariadb.js';
 import { DATA_DIR, ensureBinlog, type DataSource } from './data.js';
+import { liveBench } from './live.js';
 import type { Result } from './measure.js';
 import { topFunctions } from './profile.js';
 
@@ -16,6 +18,7 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const MB = Number(arg('mb') ?? process.env.BENCH_MB ?? 500);
 const RUNS = Number(arg('runs') ?? process.env.BENCH_RUNS ?? 5);
 const DATA = (arg('data') ?? process.env.BENCH_DATA ?? 'server') as DataSource;
+const LIVE_ROWS = Number(arg('live-rows') ?? process.env.BENCH_LIVE_ROWS ?? 1_000_000);
 const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const LOAD = os.loadavg()[0]!.toFixed(2);
@@ -68,7 +71,7 @@ function mariadbBinlog(tool: string, file: string, runs: number): number[] {
   return secs;
 }
 
-const KINDS = ['frame', 'decode', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog'] as const;
+const KINDS = ['frame', 'decode', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog', 'live'] as const;
 type Kind = (typeof KINDS)[number];
 const ONLY = (arg('only') ?? process.env.BENCH_ONLY)?.split(',') ?? [...KINDS];
 
@@ -86,13 +89,18 @@ async function main(): Promise<void> {
         '/usr/sbin or /usr/bin (Debian: apt-get install mariadb-server mariadb-client)',
     );
   }
+  const live = ONLY.includes('live') ? await liveBench(LIVE_ROWS, RUNS, log) : [];
+  if (ONLY.every((k) => k === 'live')) {
+    process.stdout.write(live.join('\n') + '\n');
+    return;
+  }
   const file = await ensureBinlog(MB, DATA, log);
   const size = fs.statSync(file).size;
   const script = await bundle();
 
   const r: Partial<Record<Kind, Result>> = {};
   for (const kind of KINDS) {
-    if (!ONLY.includes(kind)) continue;
+    if (!ONLY.includes(kind) || kind === 'live') continue;
     r[kind] = kind === 'mariadb-binlog' ? { kind, secs: mariadbBinlog(bin.binlogTool, file, RUNS) } : await measure(script, kind, file, RUNS);
   }
   const { frame, decode, stream, encode, zongji, text } = r;
@@ -150,6 +158,10 @@ async function main(): Promise<void> {
   }
   if (encode) p(`encode output identical to the input:  ${encode.identical ? 'yes' : 'NO'}`);
   p();
+  if (live.length) {
+    live.forEach((l) => p(l));
+    p();
+  }
   if (cxx) p(`reference: ${spawnSync(bin.binlogTool, ['--version'], { encoding: 'utf8' }).stdout.trim()}`);
   if (zongji) {
     p(`zongji: lib/sequence/binlog.js binlogData() fed one packet per event (0x00 OK byte + the event's bytes, CRC32`);

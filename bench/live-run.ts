@@ -1,0 +1,80 @@
+/**
+ * One live consumer of the bench's throwaway server, in a process of its own (its RSS is its own): ours
+ * (connectBinlog) or @vlasky/zongji, reading binlog.000001 from its start until `rows` rows of live.t
+ * are seen. Prints {secs, rows, digest, rssPeak} as JSON: the digest is of every row's values in order.
+ *
+ * node live-run.mjs ours|zongji SOCKET ROWS
+ */
+import { createHash } from 'node:crypto';
+import { connectBinlog } from '../replication/client.js';
+
+export interface LiveResult {
+  kind: string;
+  secs: number;
+  rows: number;
+  digest: string;
+  rssPeak: number;
+}
+
+type Row = Record<string, unknown>;
+
+const [kind, socket, wanted] = process.argv.slice(2);
+const ROWS = Number(wanted);
+
+/** The row as text both consumers agree on: id, n, s, d in order. */
+const line = (r: Row) => `${String(r.id)}|${String(r.n)}|${String(r.s)}|${String(r.d)}\n`;
+
+async function ours(onRow: (r: Row) => boolean): Promise<void> {
+  for await (const e of connectBinlog({ socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 101 })) {
+    if (e.type !== 'WRITE_ROWS_EVENT_V1' && e.type !== 'WRITE_ROWS_EVENT') continue;
+    for (const r of e.rows) if (onRow((r as { after: Row }).after)) return;
+  }
+}
+
+interface ZongJiClass {
+  new (dsn: unknown): { on(name: string, fn: (x: never) => void): void; start(options: unknown): void; stop(): void };
+}
+
+async function zongji(onRow: (r: Row) => boolean): Promise<void> {
+  const ZongJi = ((await import('@vlasky/zongji')) as unknown as { default: ZongJiClass }).default;
+  return new Promise((resolve, reject) => {
+    const z = new ZongJi({ socketPath: socket, user: 'root' });
+    let done = false;
+    z.on('error', (e: Error) => reject(e));
+    z.on('binlog', (e: { getTypeName(): string; rows?: Row[] }) => {
+      if (done || e.getTypeName() !== 'WriteRows') return;
+      for (const r of e.rows ?? []) {
+        if (onRow(r)) {
+          done = true;
+          z.stop();
+          resolve();
+          return;
+        }
+      }
+    });
+    z.start({ serverId: 102, filename: 'binlog.000001', position: 4, includeEvents: ['tablemap', 'writerows'] });
+  });
+}
+
+async function main(): Promise<void> {
+  const hash = createHash('sha256');
+  let rows = 0;
+  let rssPeak = 0;
+  const onRow = (r: Row) => {
+    hash.update(line(r));
+    if ((++rows & 1023) === 0) rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+    return rows === ROWS;
+  };
+  const t0 = performance.now();
+  await (kind === 'zongji' ? zongji(onRow) : ours(onRow));
+  const secs = (performance.now() - t0) / 1000;
+  rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+  const result: LiveResult = { kind: kind!, secs, rows, digest: hash.digest('hex'), rssPeak };
+  process.stdout.write(JSON.stringify(result));
+  process.exit(0);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`live-run ${kind}: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

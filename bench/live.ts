@@ -1,0 +1,74 @@
+/**
+ * The live section of npm run bench (--only=live): a throwaway MariaDB server (test/support/mariadb.ts),
+ * a bounded workload written first, then read from the start of its binlog by our connectBinlog and by
+ * @vlasky/zongji, each in its own process: the same rows (a digest of every value, in order), rows/s and
+ * peak RSS of each, and the ratio.
+ */
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { build } from 'esbuild';
+import { startMariadb } from '../test/support/mariadb.js';
+import { DATA_DIR } from './data.js';
+import type { LiveResult } from './live-run.js';
+
+const TRANSACTION_ROWS = 1000;
+
+async function bundle(): Promise<string> {
+  const out = path.join(DATA_DIR, 'build', 'live-run.mjs');
+  await build({ entryPoints: [path.join(import.meta.dirname, 'live-run.ts')], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  return out;
+}
+
+function consumer(script: string, kind: string, socket: string, rows: number): Promise<LiveResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, kind, socket, String(rows)], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.join(import.meta.dirname, '..') });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as LiveResult) : reject(new Error(`live consumer ${kind} exited with ${code}`))));
+  });
+}
+
+/** Writes `rows` rows in transactions of 1000, reads them back both ways; the report's lines. */
+export async function liveBench(rows: number, runs: number, log: (s: string) => void): Promise<string[]> {
+  const script = await bundle();
+  const server = await startMariadb();
+  try {
+    log(`live: writing ${rows} rows`);
+    await server.sql('CREATE DATABASE live; CREATE TABLE live.t (id INT PRIMARY KEY, n BIGINT, s VARCHAR(64), d DOUBLE);');
+    const batches = Math.ceil(rows / TRANSACTION_ROWS);
+    const sql = Array.from(
+      { length: batches },
+      (_, b) => `INSERT INTO live.t SELECT ${b * TRANSACTION_ROWS} + seq, CAST(seq AS SIGNED) * 7919 - 500000, CONCAT('row ', seq, ' of ${b}'), seq / 3 FROM seq_1_to_${TRANSACTION_ROWS};`,
+    ).join('\n');
+    await server.sql(sql, 'live');
+    const total = batches * TRANSACTION_ROWS;
+    const results: LiveResult[] = [];
+    for (let i = 0; i < runs; i++) {
+      for (const kind of ['ours', 'zongji']) {
+        log(`live: ${kind} run ${i + 1}`);
+        results.push(await consumer(script, kind, server.socket, total));
+      }
+    }
+    return report(results, total);
+  } finally {
+    await server.stop();
+  }
+}
+
+function report(results: LiveResult[], total: number): string[] {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  const of = (kind: string) => results.filter((r) => r.kind === kind);
+  const secs = (kind: string) => median(of(kind).map((r) => r.secs));
+  const rss = (kind: string) => Math.max(...of(kind).map((r) => r.rssPeak)) / 1e6;
+  const same = new Set(results.map((r) => r.digest)).size === 1 && results.every((r) => r.rows === total);
+  const lines = [`live: ${total} rows (INT, BIGINT, VARCHAR, DOUBLE) in transactions of ${TRANSACTION_ROWS}, read from a MariaDB server's unix socket; median of ${of('ours').length} run(s)`];
+  for (const kind of ['ours', 'zongji']) {
+    const name = kind === 'ours' ? 'connectBinlog' : '@vlasky/zongji (tablemap, writerows)';
+    lines.push(`  ${name.padEnd(38)} ${secs(kind).toFixed(3)} s  ${Math.round(total / secs(kind)).toLocaleString('en-US').padStart(10)} rows/s  peak RSS ${rss(kind).toFixed(1)} MB`);
+  }
+  const x = secs('zongji') / secs('ours');
+  lines.push(`  ours / zongji, live rows/s: ${x.toFixed(2)}×   target ≥ 3×: ${x >= 3 ? 'yes' : 'NO'}`);
+  lines.push(`  same row values (digest of every row, in order): ${same ? 'yes' : 'NO'}`);
+  return lines;
+}
