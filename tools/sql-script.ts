@@ -1,0 +1,104 @@
+/**
+ * A binlog as an SQL script for the mariadb or mysql client: each transaction between BEGIN; and COMMIT;
+ * after a `-- file:pos, time, GTID` comment, its row changes as statements (sql.ts), its DDL after its
+ * USE. As flashback: the statements that undo the changes, the transactions last to first.
+ */
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { Transactions } from '../runtime/io/transactions.js';
+import { SqlContext, toSql, undoSql, type SqlOptions } from './sql.js';
+
+export interface SqlScriptOptions extends SqlOptions {
+  /** The undo: every change inverted, statements and transactions in reverse order. */
+  flashback?: boolean;
+  /** Leave statements (DDL, statement-format changes) out. */
+  rowsOnly?: boolean;
+}
+
+/**
+ * The session the statements read in: literals carry their own charsets, TIMESTAMP values are UTC as
+ * the binlog has them, zero dates and a 0 in an AUTO_INCREMENT column are taken as given.
+ */
+export const SCRIPT_HEADER = "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\nSET sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\n";
+
+const FRAME = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
+
+/** Where a transaction begins, for its comment: file and position, time (UTC), GTID. */
+function comment(e: BinlogEvent): string {
+  const time = new Date(e.header.timestamp * 1000).toISOString().replace('T', ' ').replace('.000Z', ' UTC');
+  const gtid = gtidOf(e);
+  return `-- ${e.file ? `${e.file}:` : 'pos '}${e.pos}, ${time}${gtid ? `, GTID ${gtid}` : ''}`;
+}
+
+function gtidOf(e: BinlogEvent): string | undefined {
+  if (e.type === 'GTID_EVENT') {
+    const g = e as unknown as { domainId: number; seqNo: number | bigint };
+    return `${g.domainId}-${e.header.serverId}-${g.seqNo}`;
+  }
+  if (e.type === 'GTID_LOG_EVENT') {
+    const g = e as unknown as { sid: Uint8Array; gno: number | bigint };
+    const h = Buffer.from(g.sid).toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}:${g.gno}`;
+  }
+  return undefined;
+}
+
+/** One transaction's statements and its comment, as it is printed. */
+interface Group {
+  comment: string;
+  statements: string[];
+}
+
+export class SqlScript {
+  private readonly context: SqlContext;
+  private readonly transactions = new Transactions();
+  private readonly undone: Group[] = [];
+  private group: Group | undefined;
+  private started = false;
+
+  constructor(private readonly options: SqlScriptOptions = {}) {
+    this.context = new SqlContext(options);
+  }
+
+  /** The text to write after this event (in a flashback, nothing until the end). */
+  push(event: BinlogEvent): string {
+    const head = this.started ? '' : SCRIPT_HEADER;
+    this.started = true;
+    const at = this.transactions.step(event);
+    let out = '';
+    if (at.begins) out += this.close();
+    if (!at.outside) this.group ??= { comment: comment(event), statements: [] };
+    // A flashback's events are undone last to first: each one's statements go before those of the earlier.
+    const statements = this.options.flashback ? undoSql(event, this.context) : this.forward(event);
+    if (this.options.flashback) this.group?.statements.unshift(...statements);
+    else this.group?.statements.push(...statements);
+    if (at.ends) out += this.close();
+    return head + out;
+  }
+
+  /** The input is over: what is still held (a flashback's whole script). */
+  end(): string {
+    const head = this.started ? '' : SCRIPT_HEADER;
+    this.started = true;
+    let out = head + this.close();
+    if (this.options.flashback) for (const g of this.undone.reverse()) out += `${g.comment}\nBEGIN;\n${g.statements.map((s) => `${s};\n`).join('')}COMMIT;\n`;
+    return out;
+  }
+
+  private forward(event: BinlogEvent): string[] {
+    const statements = toSql(event, this.context);
+    if (!this.options.rowsOnly || event.type !== 'QUERY_EVENT') return statements;
+    return statements.filter((s) => FRAME.has(s));
+  }
+
+  /** Ends the open transaction: printed now, or (flashback) kept, its undo statements last to first. */
+  private close(): string {
+    const g = this.group;
+    this.group = undefined;
+    if (!g || g.statements.length === 0) return '';
+    if (this.options.flashback) {
+      this.undone.push(g);
+      return '';
+    }
+    return `${g.comment}\n${g.statements.map((s) => `${s};\n`).join('')}`;
+  }
+}
