@@ -4,24 +4,24 @@
  * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, existsSync, fstatSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, fstatSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { BinlogError, ConnectionError, ServerError } from '../runtime/core/errors.js';
+import { BinlogError } from '../runtime/core/errors.js';
 import { connectBinlog, connectBinlogFrames, type LiveOptions } from '../replication/client.js';
 import { RawArchive, REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
 import { eventFromJson } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
-import { EventSelection, type EventFilter } from '../runtime/io/filter.js';
+import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
-import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
-import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
 import { Progress } from './progress.js';
+import { EXIT, eventFilter, sayUnmatched, FILTER_OPTIONS, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
+import { flashbackCommand, SQL_HELP, sqlCommand } from './sql.js';
 
-export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6 } as const;
+export { EXIT };
 
 const HELP = `binlog: read and write MySQL and MariaDB binary logs exactly.
 
@@ -29,6 +29,9 @@ Usage:
   binlog dump [options] FILE...   Write each event of each binlog as one line of JSON.
   binlog dump [options] -         Read the binlog from standard input.
   binlog encode [FILE | -] -o OUT Write the binlog that JSON Lines in dump's format describe.
+  binlog sql [options] FILE...    Write the row changes as SQL statements (--flashback: their undo).
+  binlog flashback [options] FILE... -o UNDO.bin
+                                  Write an undo binlog: the changes reversed, last to first.
   binlog --help                   Show this help.
 
 Options for dump:
@@ -110,7 +113,8 @@ Options for encode:
   --assume-format        Write a dump whose first line is no FORMAT_DESCRIPTION_EVENT as a reader takes
                          a binlog without one (${ASSUMED_FORMAT}), rather than refuse it.
 
-Options for both:
+${SQL_HELP}
+Options for dump, encode, sql and flashback:
   --schema-file [DB=]FILE.sql  The definitions of the tables a mysqldump --no-data (or mariadb-dump) file
                              or any script of CREATE TABLE statements creates, in the database of the USE
                              before each, else the one the dump's header names, else DB. They give rows
@@ -151,8 +155,6 @@ server refused (its words are quoted: a wrong password, a missing privilege, an 
 binlog, a position inside an event) or the connection failed or was lost.
 `;
 
-class UsageError extends Error {}
-
 export async function main(argv: string[]): Promise<number> {
   try {
     const [command, ...rest] = argv;
@@ -162,6 +164,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'dump') return await dump(rest);
     if (command === 'encode') return await encode(rest);
+    if (command === 'sql') return await sqlCommand(rest, HELP);
+    if (command === 'flashback') return await flashbackCommand(rest, HELP);
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -179,14 +183,7 @@ async function dump(args: string[]): Promise<number> {
     options: {
       'no-verify-checksum': { type: 'boolean' },
       'on-error': { type: 'string', default: 'stop' },
-      'start-position': { type: 'string' },
-      'stop-position': { type: 'string' },
-      'start-datetime': { type: 'string' },
-      'stop-datetime': { type: 'string' },
-      database: { type: 'string', multiple: true },
-      table: { type: 'string', multiple: true },
-      'case-insensitive-names': { type: 'boolean' },
-      'max-transaction-size': { type: 'string' },
+      ...FILTER_OPTIONS,
       follow: { type: 'boolean' },
       progress: { type: 'boolean' },
       payloads: { type: 'string', default: 'nested' },
@@ -203,20 +200,8 @@ async function dump(args: string[]): Promise<number> {
   if (positionals.length === 0 && !remote) throw new UsageError('dump needs a FILE (or - for standard input)');
   if (values['on-error'] !== 'stop' && values['on-error'] !== 'skip') throw new UsageError('--on-error is stop or skip');
   if (values.follow && (positionals.length !== 1 || positionals[0] === '-')) throw new UsageError('--follow reads one FILE');
-  const last = positionals.at(-1);
   if (values.payloads !== 'nested' && values.payloads !== 'flat') throw new UsageError('--payloads is nested or flat');
-  const filter: EventFilter = {
-    startPosition: position(values['start-position'], '--start-position'),
-    stopPosition: position(values['stop-position'], '--stop-position'),
-    // As mariadb-binlog: the start position is in the first file, the stop position in the last.
-    stopFile: last === undefined || last === '-' ? undefined : basename(last),
-    startTime: datetime(values['start-datetime'], '--start-datetime'),
-    stopTime: datetime(values['stop-datetime'], '--stop-datetime'),
-    database: values.database,
-    table: values.table,
-    ignoreCase: values['case-insensitive-names'],
-    maxTransactionSize: byteCount(values['max-transaction-size'], '--max-transaction-size'),
-  };
+  const filter = eventFilter(values, positionals);
   const selection = new EventSelection(filter);
   let skipped = 0;
   const options: ReadOptions = {
@@ -264,10 +249,7 @@ async function dump(args: string[]): Promise<number> {
     selection.position = 0;
   }
   const code = await finish(skipped ? EXIT.skipped : EXIT.ok);
-  const { databases, tables } = selection.unmatched();
-  for (const d of databases) process.stderr.write(`binlog: --database=${d}: no event read names this database.\n`);
-  for (const t of tables) process.stderr.write(`binlog: --table=${t}: no event read names this table.\n`);
-  return code === EXIT.ok && databases.length + tables.length ? EXIT.unmatched : code;
+  return code === EXIT.ok && sayUnmatched(selection) ? EXIT.unmatched : code;
 }
 
 /** --read-from-remote-server: the server's binlog as JSON lines, or (--raw) as its files. */
@@ -329,103 +311,6 @@ function inputSize(files: string[]): number | undefined {
   return total;
 }
 
-const TABLE_DEF_OPTIONS = {
-  'table-def': { type: 'string', multiple: true },
-  'table-defs': { type: 'string' },
-  'schema-file': { type: 'string', multiple: true },
-} as const;
-
-/**
- * The definitions --schema-file, --table-defs and --table-def give, checked: a bad --table-def or
- * --table-defs is a usage error; a table of a schema file that cannot be described is said and left out.
- */
-function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?: string; 'schema-file'?: string[] }): TableDefinitions | undefined {
-  if (!values['table-def'] && !values['table-defs'] && !values['schema-file']) return undefined;
-  const defs: TableDefinitions = {};
-  for (const arg of values['schema-file'] ?? []) Object.assign(defs, schemaFile(arg));
-  if (values['table-defs']) {
-    let json: unknown;
-    try {
-      json = JSON.parse(readOption(values['table-defs'], '--table-defs'));
-    } catch (e) {
-      if (e instanceof UsageError) throw e;
-      throw new UsageError(`--table-defs: not JSON: ${(e as Error).message}`);
-    }
-    if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new UsageError('--table-defs holds a JSON object');
-    Object.assign(defs, json);
-  }
-  for (const d of values['table-def'] ?? []) {
-    const eq = d.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--table-def takes DB.TABLE=SQL, not '${d}'`);
-    const sql = d.slice(eq + 1);
-    defs[d.slice(0, eq)] = sql.startsWith('@') ? readOption(sql.slice(1), '--table-def') : sql;
-  }
-  try {
-    resolveTableDefinitions(defs);
-  } catch (e) {
-    if (e instanceof BinlogError) throw new UsageError(e.message);
-    throw e;
-  }
-  return defs;
-}
-
-/** The definitions of `[DB=]FILE.sql` that can be described (the others said on stderr). */
-function schemaFile(arg: string): TableDefinitions {
-  const named = existsSync(arg) ? undefined : /^([^=/]+)=(.+)$/s.exec(arg);
-  const file = named ? named[2]! : arg;
-  let all: TableDefinitions;
-  try {
-    all = tableDefinitionsFromSql(readOption(file, '--schema-file'), named?.[1]);
-  } catch (e) {
-    if (e instanceof BinlogError) throw new UsageError(`--schema-file ${file}: ${e.problem}`);
-    throw e;
-  }
-  const usable: TableDefinitions = {};
-  for (const [table, sql] of Object.entries(all)) {
-    try {
-      resolveTableDefinitions({ [table]: sql });
-      usable[table] = sql;
-    } catch (e) {
-      if (!(e instanceof BinlogError)) throw e;
-      process.stderr.write(`binlog: --schema-file ${file}: ${e.problem}; its rows are read without a definition.\n`);
-    }
-  }
-  return usable;
-}
-
-function readOption(file: string, option: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UsageError(`${option}: ${(e as Error).message}`);
-  }
-}
-
-function position(v: string | undefined, option: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new UsageError(`${option} takes a byte offset`);
-  return Number(v);
-}
-
-const BYTE_UNITS: Record<string, number> = { '': 1, k: 1 << 10, m: 1 << 20, g: 1 << 30 };
-
-/** A size in bytes, or with K, M or G (binary multiples). */
-function byteCount(v: string | undefined, option: string): number | undefined {
-  if (v === undefined) return undefined;
-  const m = /^(\d+)([kmg]?)$/i.exec(v);
-  if (!m) throw new UsageError(`${option} takes a size in bytes (or with K, M or G)`);
-  return Number(m[1]) * BYTE_UNITS[m[2]!.toLowerCase()]!;
-}
-
-/** 'YYYY-MM-DD[ HH:MM:SS]', UTC unless an offset is given, as Unix seconds. */
-function datetime(v: string | undefined, option: string): number | undefined {
-  if (v === undefined) return undefined;
-  const iso = v.trim().replace(' ', 'T');
-  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`);
-  if (Number.isNaN(t)) throw new UsageError(`${option} takes 'YYYY-MM-DD HH:MM:SS'`);
-  return Math.floor(t / 1000);
-}
-
 async function encode(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -477,29 +362,6 @@ function parseLine(line: string, lineNo: number): unknown {
   } catch (e) {
     throw new BinlogError('encode', `not JSON: ${(e as Error).message}`, { offset: -1, schemaPath: `line ${lineNo}` });
   }
-}
-
-async function write(stream: NodeJS.WritableStream, bytes: Uint8Array): Promise<void> {
-  if (!stream.write(bytes)) await once(stream, 'drain');
-}
-
-function reportFailure(e: unknown, file: string): number {
-  if (e instanceof ServerError || e instanceof ConnectionError) {
-    process.stderr.write(`binlog: ${file}: ${e.message}\n`);
-    return EXIT.server;
-  }
-  if (e instanceof BinlogError) {
-    process.stderr.write(`binlog: ${file}: ${e.message}\n`);
-    return EXIT.badInput;
-  }
-  const err = e as NodeJS.ErrnoException;
-  // The reader of our output went away (`binlog dump f | head`): not a failure of ours.
-  if (err.code === 'EPIPE') return EXIT.ok;
-  if (err.code && err.syscall) {
-    process.stderr.write(`binlog: ${file}: ${err.message}\n`);
-    return EXIT.io;
-  }
-  throw e;
 }
 
 /**

@@ -1,0 +1,178 @@
+/**
+ * What the commands share of their command lines: exit statuses, the dump's filters, table definitions,
+ * and how a failure is said.
+ */
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { BinlogError, ConnectionError, ServerError } from '../runtime/core/errors.js';
+import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
+import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
+import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
+
+export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6 } as const;
+
+
+/** A command line that cannot be run: said with a pointer to --help, exit status 2. */
+export class UsageError extends Error {}
+
+
+export const TABLE_DEF_OPTIONS = {
+  'table-def': { type: 'string', multiple: true },
+  'table-defs': { type: 'string' },
+  'schema-file': { type: 'string', multiple: true },
+} as const;
+
+/**
+ * The definitions --schema-file, --table-defs and --table-def give, checked: a bad --table-def or
+ * --table-defs is a usage error; a table of a schema file that cannot be described is said and left out.
+ */
+export function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?: string; 'schema-file'?: string[] }): TableDefinitions | undefined {
+  if (!values['table-def'] && !values['table-defs'] && !values['schema-file']) return undefined;
+  const defs: TableDefinitions = {};
+  for (const arg of values['schema-file'] ?? []) Object.assign(defs, schemaFile(arg));
+  if (values['table-defs']) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readOption(values['table-defs'], '--table-defs'));
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      throw new UsageError(`--table-defs: not JSON: ${(e as Error).message}`);
+    }
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new UsageError('--table-defs holds a JSON object');
+    Object.assign(defs, json);
+  }
+  for (const d of values['table-def'] ?? []) {
+    const eq = d.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--table-def takes DB.TABLE=SQL, not '${d}'`);
+    const sql = d.slice(eq + 1);
+    defs[d.slice(0, eq)] = sql.startsWith('@') ? readOption(sql.slice(1), '--table-def') : sql;
+  }
+  try {
+    resolveTableDefinitions(defs);
+  } catch (e) {
+    if (e instanceof BinlogError) throw new UsageError(e.message);
+    throw e;
+  }
+  return defs;
+}
+
+/** The definitions of `[DB=]FILE.sql` that can be described (the others said on stderr). */
+function schemaFile(arg: string): TableDefinitions {
+  const named = existsSync(arg) ? undefined : /^([^=/]+)=(.+)$/s.exec(arg);
+  const file = named ? named[2]! : arg;
+  let all: TableDefinitions;
+  try {
+    all = tableDefinitionsFromSql(readOption(file, '--schema-file'), named?.[1]);
+  } catch (e) {
+    if (e instanceof BinlogError) throw new UsageError(`--schema-file ${file}: ${e.problem}`);
+    throw e;
+  }
+  const usable: TableDefinitions = {};
+  for (const [table, sql] of Object.entries(all)) {
+    try {
+      resolveTableDefinitions({ [table]: sql });
+      usable[table] = sql;
+    } catch (e) {
+      if (!(e instanceof BinlogError)) throw e;
+      process.stderr.write(`binlog: --schema-file ${file}: ${e.problem}; its rows are read without a definition.\n`);
+    }
+  }
+  return usable;
+}
+
+function readOption(file: string, option: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${option}: ${(e as Error).message}`);
+  }
+}
+
+function position(v: string | undefined, option: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new UsageError(`${option} takes a byte offset`);
+  return Number(v);
+}
+
+const BYTE_UNITS: Record<string, number> = { '': 1, k: 1 << 10, m: 1 << 20, g: 1 << 30 };
+
+/** A size in bytes, or with K, M or G (binary multiples). */
+function byteCount(v: string | undefined, option: string): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d+)([kmg]?)$/i.exec(v);
+  if (!m) throw new UsageError(`${option} takes a size in bytes (or with K, M or G)`);
+  return Number(m[1]) * BYTE_UNITS[m[2]!.toLowerCase()]!;
+}
+
+/** 'YYYY-MM-DD[ HH:MM:SS]', UTC unless an offset is given, as Unix seconds. */
+function datetime(v: string | undefined, option: string): number | undefined {
+  if (v === undefined) return undefined;
+  const iso = v.trim().replace(' ', 'T');
+  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`);
+  if (Number.isNaN(t)) throw new UsageError(`${option} takes 'YYYY-MM-DD HH:MM:SS'`);
+  return Math.floor(t / 1000);
+}
+
+
+export async function write(stream: NodeJS.WritableStream, bytes: Uint8Array): Promise<void> {
+  if (!stream.write(bytes)) await once(stream, 'drain');
+}
+
+export function reportFailure(e: unknown, file: string): number {
+  if (e instanceof ServerError || e instanceof ConnectionError) {
+    process.stderr.write(`binlog: ${file}: ${e.message}\n`);
+    return EXIT.server;
+  }
+  if (e instanceof BinlogError) {
+    process.stderr.write(`binlog: ${file}: ${e.message}\n`);
+    return EXIT.badInput;
+  }
+  const err = e as NodeJS.ErrnoException;
+  // The reader of our output went away (`binlog dump f | head`): not a failure of ours.
+  if (err.code === 'EPIPE') return EXIT.ok;
+  if (err.code && err.syscall) {
+    process.stderr.write(`binlog: ${file}: ${err.message}\n`);
+    return EXIT.io;
+  }
+  throw e;
+}
+
+/** The dump's filters (their help is dump's). */
+export const FILTER_OPTIONS = {
+  'start-position': { type: 'string' },
+  'stop-position': { type: 'string' },
+  'start-datetime': { type: 'string' },
+  'stop-datetime': { type: 'string' },
+  database: { type: 'string', multiple: true },
+  table: { type: 'string', multiple: true },
+  'case-insensitive-names': { type: 'boolean' },
+  'max-transaction-size': { type: 'string' },
+} as const;
+
+type FilterValues = { 'start-position'?: string; 'stop-position'?: string; 'start-datetime'?: string; 'stop-datetime'?: string; database?: string[]; table?: string[]; 'case-insensitive-names'?: boolean; 'max-transaction-size'?: string };
+
+/** The filters the options give, over the files read (`-` for standard input). */
+export function eventFilter(values: FilterValues, files: string[]): EventFilter {
+  const last = files.at(-1);
+  return {
+    startPosition: position(values['start-position'], '--start-position'),
+    stopPosition: position(values['stop-position'], '--stop-position'),
+    // As mariadb-binlog: the start position is in the first file, the stop position in the last.
+    stopFile: last === undefined || last === '-' ? undefined : basename(last),
+    startTime: datetime(values['start-datetime'], '--start-datetime'),
+    stopTime: datetime(values['stop-datetime'], '--stop-datetime'),
+    database: values.database,
+    table: values.table,
+    ignoreCase: values['case-insensitive-names'],
+    maxTransactionSize: byteCount(values['max-transaction-size'], '--max-transaction-size'),
+  };
+}
+
+/** Says on stderr each --database and --table that no event read named; whether there was one. */
+export function sayUnmatched(selection: EventSelection): boolean {
+  const { databases, tables } = selection.unmatched();
+  for (const d of databases) process.stderr.write(`binlog: --database=${d}: no event read names this database.\n`);
+  for (const t of tables) process.stderr.write(`binlog: --table=${t}: no event read names this table.\n`);
+  return databases.length + tables.length > 0;
+}

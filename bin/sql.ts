@@ -1,0 +1,90 @@
+/**
+ * `binlog sql` (row events as SQL, or with --flashback the SQL that undoes them) and `binlog flashback`
+ * (an undo binlog): tools/ on the command line, over the dump's filters.
+ */
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { EventSelection } from '../runtime/io/filter.js';
+import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
+import { flashback } from '../tools/flashback.js';
+import { SqlScript } from '../tools/sql-script.js';
+import { EXIT, eventFilter, FILTER_OPTIONS, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
+
+export const SQL_HELP = `Options for sql (and the filters and table definitions of dump):
+  --flashback                The SQL that undoes the changes: each one inverted (an INSERT's row
+                             deleted, a DELETE's row inserted, an UPDATE's columns set back), the
+                             statements and transactions last to first. Statements (DDL) are refused.
+  --rows-only                Leave statements (DDL, statement-format changes) out.
+  --primary-key-only         WHERE clauses of the primary key's columns alone, where it is known (the
+                             TABLE_MAP's full metadata, or a definition), instead of the whole image.
+sql writes each transaction after a '-- file:pos, time, GTID' comment, its row changes as INSERT,
+UPDATE ... WHERE <the row's before image> LIMIT 1 and DELETE ... WHERE ... LIMIT 1, its statements
+after their USE. Values are literals the server reads back exactly (strings as their bytes in the
+column's character set, TIMESTAMPs in UTC under SET time_zone). The columns need names: a TABLE_MAP
+with binlog_row_metadata=FULL, or a definition (--schema-file); a table without is an error (exit 1),
+as is an integer of unknown signedness or a change the flashback cannot undo.
+
+Options for flashback:
+  -o, --output UNDO.bin      The undo binlog to write (required): every rows event reversed, the
+                             transactions last to first, without their GTIDs (the server applying it
+                             gives each its own), for 'mariadb-binlog UNDO.bin | mariadb'. It is
+                             written only when every event could be undone: statements (DDL),
+                             statement-format events, and images without the columns the undo writes
+                             (binlog_row_image=MINIMAL or NOBLOB) are refused, naming the event.
+`;
+
+const READ_OPTIONS = { ...FILTER_OPTIONS, ...TABLE_DEF_OPTIONS, 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
+/** The selected events of the files, in order, to `each`; the exit status (1 for what `each` refuses). */
+async function readSelected(files: string[], values: Parameters<typeof eventFilter>[0] & Parameters<typeof tableDefinitions>[0] & { 'no-verify-checksum'?: boolean }, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
+  const selection = new EventSelection(eventFilter(values, files));
+  const options: ReadOptions = { verifyChecksum: !values['no-verify-checksum'], tableDefinitions: tableDefinitions(values), filter: selection };
+  for (const file of files) {
+    try {
+      for await (const event of readBinlog(file === '-' ? process.stdin : file, options)) await each(event);
+    } catch (e) {
+      return reportFailure(e, file);
+    }
+    if (selection.stopped) break;
+  }
+  return sayUnmatched(selection) ? EXIT.unmatched : EXIT.ok;
+}
+
+export async function sqlCommand(args: string[], help: string): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } },
+  });
+  if (values.help) return (process.stdout.write(help), EXIT.ok);
+  if (positionals.length === 0) throw new UsageError('sql needs a FILE (or - for standard input)');
+  const script = new SqlScript({ flashback: values.flashback, rowsOnly: values['rows-only'], primaryKeyOnly: values['primary-key-only'], tableDefinitions: tableDefinitions(values) });
+  const out = (text: string) => (text ? write(process.stdout, Buffer.from(text)) : Promise.resolve());
+  const code = await readSelected(positionals, values, (e) => out(script.push(e)));
+  if (code !== EXIT.ok && code !== EXIT.unmatched) return code;
+  await out(script.end());
+  return code;
+}
+
+export async function flashbackCommand(args: string[], help: string): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } });
+  if (values.help) return (process.stdout.write(help), EXIT.ok);
+  if (!values.output) throw new UsageError('flashback needs -o UNDO.bin, the undo binlog to write');
+  if (positionals.length === 0) throw new UsageError('flashback needs a FILE (or - for standard input)');
+  const events: BinlogEvent[] = [];
+  const code = await readSelected(positionals, values, async (e) => void events.push(e));
+  if (code !== EXIT.ok && code !== EXIT.unmatched) return code;
+  const out = values.output;
+  // Written beside the target and renamed, so that a failure leaves no partial file.
+  const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
+  try {
+    writeFileSync(temp, encodeBinlog(flashback(events, { tableDefinitions: tableDefinitions(values) })));
+    renameSync(temp, out);
+  } catch (e) {
+    rmSync(temp, { force: true });
+    return reportFailure(e, positionals.join(', '));
+  }
+  return code;
+}
