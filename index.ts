@@ -38,3 +38,6 @@ export type { Checkpoint } from './replication/checkpoint.js';
 export type { DumpOptions, DumpStart } from './replication/dump.js';
 export type { ConnectOptions } from './replication/wire.js';
 export type { ReconnectOptions } from './replication/reconnect.js';
+export { toSql, undoSql, invert, SqlContext, SqlError, type SqlOptions, type RowKind } from './tools/sql.js';
+export { SqlScript, SCRIPT_HEADER, type SqlScriptOptions } from './tools/sql-script.js';
+export { flashback } from './tools/flashback.js';
