@@ -5,6 +5,7 @@
  */
 import { escape } from 'mysql2';
 import { BinlogDumpFlags, encodeBinlogDumpGtidPacket, encodeBinlogDumpPacket, encodeRegisterSlavePacket, MARIADB_SLAVE_CAPABILITY_GTID } from '../generated/replication.js';
+import { ServerError } from '../runtime/core/errors.js';
 import { MariadbGtidState, MysqlGtidSet, type GtidState } from './gtid.js';
 import { packet } from './packets.js';
 import type { PacketSource, QueueStats, Wire } from './wire.js';
@@ -74,7 +75,9 @@ export async function startDump(wire: Wire, options: DumpOptions, stats?: QueueS
   await wire.query(`SET @master_heartbeat_period = ${BigInt(Math.round(heartbeat * 1e9))}`);
   if (flavor === 'mariadb') await mariadbSession(wire, options);
   const serverId = options.serverId ?? DEFAULT_SERVER_ID;
-  await wire.command(packet(encodeRegisterSlavePacket, { serverId, host: '', user: '', password: '', port: 0, replicationRank: 0, masterId: 0 }));
+  await wire.command(packet(encodeRegisterSlavePacket, { serverId, host: '', user: '', password: '', port: 0, replicationRank: 0, masterId: 0 })).catch((e: unknown) => {
+    throw e instanceof ServerError ? e.refusing('registering as a replica (COM_REGISTER_SLAVE, which needs the REPLICATION SLAVE privilege)') : e;
+  });
 
   const checksums = String(info?.checksum).toUpperCase() === 'CRC32';
   const nonBlock = (options.until ?? 'never') === 'never' ? 0 : BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK;
@@ -107,7 +110,8 @@ async function mariadbSession(wire: Wire, options: DumpOptions): Promise<void> {
 async function startPoint(wire: Wire, options: DumpOptions): Promise<{ file: string; position: number }> {
   if (options.file !== undefined) return { file: options.file, position: options.position ?? 4 };
   const [status] = await masterStatus(wire);
-  if (!status) throw new RangeError('the server has no binary log to read (log_bin is off)');
+  // No current binlog: log_bin is off. Asked for the first binlog, the server says so in its words.
+  if (!status) return { file: '', position: 4 };
   return { file: String(status.File), position: Number(status.Position) };
 }
 

@@ -186,8 +186,15 @@ export class ServerError extends BinlogError {
     readonly sqlState: string,
     readonly serverMessage: string,
     site: ErrorSite = { offset: -1 },
+    /** What the server refused, when its message alone misleads (MariaDB answers a COM_REGISTER_SLAVE without the privilege with 1045, as for a wrong password). */
+    readonly refused?: string,
   ) {
-    super('server', `the server says: ${serverMessage} (error ${errorCode}, SQL state ${sqlState})`, site);
+    super('server', `${refused ? `${refused}: ` : ''}the server says: ${serverMessage} (error ${errorCode}, SQL state ${sqlState})`, site);
+  }
+
+  /** The same error, saying what was refused. */
+  refusing(what: string): ServerError {
+    return new ServerError(this.errorCode, this.sqlState, this.serverMessage, { offset: this.offset }, what);
   }
 }
 
