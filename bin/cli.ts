@@ -106,7 +106,9 @@ Reading a running server's binlog, as a replica (mariadb-binlog's names):
                              Giving up is exit 6, saying the attempts made and the last error.
   --raw --result-file=PREFIX Write the server's binlog files, byte for byte, as PREFIX + each name,
                              instead of JSON (with --stop-never: a continuous archive). A file begun
-                             past its start holds the magic and its FORMAT_DESCRIPTION before.
+                             past its start holds the magic and its FORMAT_DESCRIPTION before. A file
+                             is written as NAME.partial until whole (its ROTATE, the next file, or the
+                             end of the server's binlog); a failure leaves it so, whole events only.
 
 Options for encode:
   -o, --output OUT       The binlog file to write (required). It appears only when every line was valid.
@@ -151,8 +153,8 @@ are {"hex": "..."}. The README describes every field.
 On bad input every event before the fault is printed, then one line on stderr names the byte offset,
 the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input,
 4 events were skipped (--on-error=skip), 5 a --database or --table named nothing that was read, 6 the
-server refused (its words are quoted: a wrong password, a missing privilege, an unknown or purged
-binlog, a position inside an event) or the connection failed or was lost.
+server refused (its words are quoted: a wrong password, a missing privilege, log_bin off, an unknown
+or purged binlog or GTID, a position inside an event) or the connection failed or was lost.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -285,9 +287,11 @@ async function archive(live: LiveOptions, prefix: string): Promise<number> {
   const files = new RawArchive(prefix);
   try {
     for await (const frame of connectBinlogFrames(live)) await files.add(frame);
-  } finally {
-    await files.close();
+  } catch (e) {
+    await files.abandon();
+    throw e;
   }
+  await files.close();
   return EXIT.ok;
 }
 

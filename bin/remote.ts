@@ -4,6 +4,7 @@
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import { EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC } from '../generated/header.js';
 import type { LiveFrame } from '../replication/frames.js';
@@ -111,17 +112,23 @@ async function askPassword(): Promise<string> {
   return typed;
 }
 
+/** What a file being archived is named until it is whole: PREFIX + its name + this. */
+export const PARTIAL_SUFFIX = '.partial';
+
 /**
- * `--raw`: each of the server's files written as `PREFIX` + its name, byte for byte, events whole (a
- * failure leaves whole events only). A dump that starts past a file's first event writes the magic and
- * the FORMAT_DESCRIPTION the server resends first, so that the file still reads.
+ * `--raw`: each of the server's files written as `PREFIX` + its name, byte for byte, events whole. A
+ * file is written as that name + PARTIAL_SUFFIX and takes its name once whole: at its ROTATE, when the
+ * dump goes on into another file (a restarted server's file ends with its STOP), or when the dump ends
+ * at the end of the server's binlog. A dump that fails leaves the file it was in as `.partial`, holding
+ * the whole events before the failure only. A dump that starts past a file's first event writes the
+ * magic and the FORMAT_DESCRIPTION the server resends first, so that the file still reads.
  */
 export class RawArchive {
   private out: WriteStream | undefined;
   private file: string | undefined;
   /** The FORMAT_DESCRIPTION resent before a start past it: the first event of a file begun mid-way. */
   private resentFormat: Uint8Array | undefined;
-  /** The files written, in order. */
+  /** The files written (their names once whole), in order. */
   readonly files: string[] = [];
 
   constructor(private readonly prefix: string) {}
@@ -133,12 +140,13 @@ export class RawArchive {
     }
     if (frame.file !== this.file) await this.open(frame);
     await this.write(frame.bytes);
+    if (frame.typeCode === EventTypes.ROTATE_EVENT) await this.complete();
   }
 
   private async open(frame: LiveFrame): Promise<void> {
-    await this.close();
+    await this.complete();
     const path = this.prefix + frame.file;
-    this.out = createWriteStream(path);
+    this.out = createWriteStream(path + PARTIAL_SUFFIX);
     this.file = frame.file;
     this.files.push(path);
     await this.write(BINLOG_MAGIC);
@@ -149,7 +157,23 @@ export class RawArchive {
     if (!this.out!.write(bytes)) await once(this.out!, 'drain');
   }
 
+  /** The dump ended where the server's binlog does: the file in progress is whole, as far as the server wrote it. */
   async close(): Promise<void> {
+    await this.complete();
+  }
+
+  /** The dump failed: the file in progress is closed, and keeps its `.partial` name. */
+  async abandon(): Promise<void> {
+    await this.flush();
+  }
+
+  private async complete(): Promise<void> {
+    const path = this.out && this.files.at(-1)!;
+    await this.flush();
+    if (path) await rename(path + PARTIAL_SUFFIX, path);
+  }
+
+  private async flush(): Promise<void> {
     const out = this.out;
     this.out = undefined;
     if (out) await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));

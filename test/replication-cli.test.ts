@@ -3,11 +3,12 @@
  * server's own files, and `--raw` writes those files byte for byte.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventFlags, EventHeaderOffsets } from '../generated/header.js';
+import { startCutProxy } from './support/cut-proxy.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 const TIMEOUT = 120_000;
@@ -122,6 +123,26 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
       if (f === files.at(-1)) original[4 + EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F; // as above
       expect(readFileSync(prefix + basename(f)).equals(original), basename(f)).toBe(true);
     }
+    // Every file whole, the last one as far as the server had written it: none left .partial.
+    expect(readdirSync(work).filter((f) => f.endsWith('.partial'))).toEqual([]);
+  }, TIMEOUT);
+
+  it('--raw, the connection cut in the middle of an event: exit 6, the file left as .partial with the whole events before the cut', async () => {
+    await server.flushLogs();
+    const [[name]] = (await server.query('SHOW MASTER STATUS')) as [[string]];
+    await server.sql(`INSERT INTO app.t (id, body) VALUES (9, REPEAT('b', 2000000))`);
+    await server.flushLogs();
+    const rows = (await fileLines([join(server.datadir, name)])).find((l) => l.type === 'WRITE_ROWS_EVENT_V1')!;
+    const proxy = await startCutProxy(server.socket, join(work, 'cut.sock'));
+    proxy.cutAfter(1_000_000); // inside the 2 MB event: what comes before it is a few KB
+    const prefix = join(work, 'cut-');
+    const r = await binlog(['dump', '-R', '--socket', proxy.socket, '--user', 'root', '--raw', `--result-file=${prefix}`, name]);
+    await proxy.close();
+    expect(r.stderr).toBe(`binlog: ${name}: the server closed the connection\n`);
+    expect(r.status).toBe(6);
+    expect(existsSync(prefix + name)).toBe(false);
+    const partial = readFileSync(prefix + name + '.partial');
+    expect(partial.equals(readFileSync(join(server.datadir, name)).subarray(0, rows.pos))).toBe(true);
   }, TIMEOUT);
 
   it('a wrong password (given, or in MYSQL_PWD) and an unknown file: exit 6 with the server\u2019s words', async () => {

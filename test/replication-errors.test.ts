@@ -3,14 +3,15 @@
  * words (a ServerError), or, for a connection cut mid-event, a ConnectionError after the whole events
  * before it.
  */
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConnectionError, ServerError } from '../runtime/core/errors.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { readBinlog } from '../runtime/io/stream.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
+import { startCutProxy } from './support/cut-proxy.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 const TIMEOUT = 120_000;
@@ -63,6 +64,25 @@ describeWithServer('live replication refused by the server', () => {
     const old = await failure({ ...root(), gtid });
     expect(old).toBeInstanceOf(ServerError);
     expect((old as Error).message).toMatch(/^the server says: .*GTID.* \(error 1236, SQL state HY000\)$/);
+  }, TIMEOUT);
+
+  it('a server that closes the connection in the middle of an event: the whole events before it, then a ConnectionError', async () => {
+    await server.flushLogs();
+    const [[file]] = (await server.query('SHOW MASTER STATUS')) as [[string]];
+    await server.sql("INSERT INTO d.t VALUES (3, REPEAT(x'ab', 2000000))");
+    const inFile: BinlogEvent[] = [];
+    for await (const e of readBinlog(join(server.datadir, file))) inFile.push(e);
+    const rows = inFile.findIndex((e) => e.type === 'WRITE_ROWS_EVENT_V1');
+    expect(inFile[rows]!.header.eventSize).toBeGreaterThan(2_000_000);
+    const proxy = await startCutProxy(server.socket, join(work, 'cut.sock'));
+    // Well inside the 2 MB event: what comes before it (the handshake, the session, the small events) is a few KB.
+    proxy.cutAfter(1_000_000);
+    const seen: BinlogEvent[] = [];
+    const error = await collect({ socketPath: proxy.socket, user: 'root', file, until: 'logs' }, seen).then(() => undefined, (e: unknown) => e);
+    await proxy.close();
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toBe('the server closed the connection');
+    expect(seen.filter((e) => !e.notInFile).map((e) => [e.type, e.pos])).toEqual(inFile.slice(0, rows).map((e) => [e.type, e.pos]));
   }, TIMEOUT);
 });
 

@@ -113,11 +113,8 @@ describeWithServer('live replication of the whole workload, FULL and NO_LOG meta
   it('the frames, written as --raw writes them, are the server\u2019s files byte for byte', async () => {
     const prefix = join(work, 'raw-');
     const archive = new RawArchive(prefix);
-    try {
-      for await (const f of connectBinlogFrames({ socketPath: server.socket, user: 'root', file: basename(files[0]!), until: 'logs' })) await archive.add(f);
-    } finally {
-      await archive.close();
-    }
+    for await (const f of connectBinlogFrames({ socketPath: server.socket, user: 'root', file: basename(files[0]!), until: 'logs' })) await archive.add(f);
+    await archive.close();
     expect(archive.files).toEqual(files.map((f) => prefix + basename(f)));
     for (const f of files) {
       const original = readFileSync(f);
