@@ -98,7 +98,8 @@ Reading a running server's binlog, as a replica (mariadb-binlog's names):
   --reconnect                When the connection is lost or cannot be made (the server restarting,
                              the dump thread killed, the network cut), connect again and go on from the
                              end of the last transaction read; a transaction cut by the loss is written
-                             once. Without it, the loss ends the dump (exit 6).
+                             once (with --raw: from the end of the last event written, into the
+                             same file). Without it, the loss ends the dump (exit 6).
   --retry-count=N            With --reconnect: attempts in a row before giving up (default 10).
   --retry-delay=S            With --reconnect: seconds before the first attempt (default 1), doubled
                              after each failed one, up to 30.
@@ -258,7 +259,6 @@ async function dump(args: string[]): Promise<number> {
 async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
-  if (values.raw && values.reconnect) throw new UsageError('--reconnect does not go with --raw: an archive is not reconnected yet');
   let live: LiveOptions;
   try {
     live = await remoteOptions(values, positionals[0], start, (m) => new UsageError(m));

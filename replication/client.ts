@@ -81,9 +81,9 @@ export function connectBinlog(options: LiveOptions): BinlogStream {
  * The dump's events undecoded, as the source sends them (those of its files byte for byte): what a
  * binlog archiver writes. Each is decoded only as far as the frame needs (a ROTATE's next file).
  */
-export function connectBinlogFrames(options: ConnectOptions & DumpOptions): AsyncIterable<LiveFrame> & { close(): void } {
-  // Not reconnected: an archive goes on from the last event written, which no checkpoint follows.
-  const dump = new LiveDump({ ...options, reconnect: undefined }, () => ({}));
+export function connectBinlogFrames(options: ConnectOptions & DumpOptions & Pick<LiveOptions, 'reconnect'>): AsyncIterable<LiveFrame> & { close(): void } {
+  // Reconnected, an archive goes on right after the last frame handed out (written), mid-transaction or not.
+  const dump: LiveDump = new LiveDump(options, () => dump.afterLast());
   return { [Symbol.asyncIterator]: () => dump.frames(() => {}), close: () => dump.close() };
 }
 
@@ -99,6 +99,8 @@ class LiveDump {
   readonly queue: QueueStats = { bytes: 0, peak: 0, pauses: 0 };
   private wire: Wire | undefined;
   private closed = false;
+  /** The last frame of a file handed out. */
+  private last: LiveFrame | undefined;
   private readonly backoff: Backoff | undefined;
 
   constructor(
@@ -111,12 +113,11 @@ class LiveDump {
 
   /** The frames; `started` is told of each connection's start before its frames. */
   async *frames(started: (start: DumpStart) => void): AsyncGenerator<LiveFrame> {
-    let last: LiveFrame | undefined; // the last frame of a file handed out
     for (;;) {
       try {
         for await (const f of this.connection(this.start ? this.resume() : {}, started)) {
-          if (!f.notInFile && last && !isAfter(f, last)) continue; // read before the loss
-          if (!f.notInFile) last = f;
+          if (!f.notInFile && this.last && !isAfter(f, this.last)) continue; // read before the loss
+          if (!f.notInFile) this.last = f;
           yield f;
         }
         return;
@@ -143,6 +144,12 @@ class LiveDump {
     } finally {
       wire.close();
     }
+  }
+
+  /** Where a dump goes on after the last frame handed out (before any: where it started). */
+  afterLast(): Pick<DumpOptions, 'file' | 'position' | 'gtid'> {
+    const f = this.last;
+    return f ? { file: f.file, position: f.pos + f.bytes.length, gtid: undefined } : {};
   }
 
   close(): void {

@@ -2,8 +2,8 @@
  * `binlog dump -R` against a real MariaDB server: its JSON lines are those of `binlog dump` on the
  * server's own files, and `--raw` writes those files byte for byte.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -14,14 +14,21 @@ import { describeWithServer, startMariadb, type MariadbServer } from './support/
 const TIMEOUT = 120_000;
 const root = join(import.meta.dirname, '..');
 
+type Run = { status: number | null; stdout: string; stderr: string };
+
 /** Runs the built CLI; killed (and failing) after 60 s, so that a dump that never ends fails. */
-function binlog(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+function binlog(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return running(args, env).done;
+}
+
+/** The built CLI started: the process, and its end. */
+function running(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<Run> } {
+  const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const done = new Promise<Run>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('error', reject);
     child.on('close', (status) => {
@@ -29,6 +36,14 @@ function binlog(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: 
       resolve({ status, stdout, stderr });
     });
   });
+  return { child, done };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `ready` holds (the test's timeout bounds the wait). */
+async function until(ready: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ready())) await sleep(50);
 }
 
 type Line = { file?: string; pos: number; type: string; header: { flags: number }; notInFile?: string };
@@ -143,6 +158,47 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
     expect(existsSync(prefix + name)).toBe(false);
     const partial = readFileSync(prefix + name + '.partial');
     expect(partial.equals(readFileSync(join(server.datadir, name)).subarray(0, rows.pos))).toBe(true);
+  }, TIMEOUT);
+
+  it('--raw --stop-never --reconnect: its dump thread KILLed twice, the archive goes on, the server\u2019s files byte for byte', async () => {
+    await server.flushLogs();
+    const [[first]] = (await server.query('SHOW MASTER STATUS')) as [[string]];
+    const prefix = join(work, 'again-');
+    const size = (name: string) => [prefix + name, prefix + name + '.partial'].map((p) => (existsSync(p) ? statSync(p).size : 0)).reduce((a, b) => a + b);
+    /** The archive holds all the server has written. */
+    const caughtUp = async () => {
+      const [[name, position]] = (await server.query('SHOW MASTER STATUS')) as [[string, string]];
+      return size(name) === Number(position);
+    };
+    const dumpThread = async () => (await server.query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'"))[0]?.[0];
+    const archiver = running(['dump', '-R', ...connect(), '--raw', `--result-file=${prefix}`, '--stop-never', '--reconnect', '--retry-delay=0.1', '--heartbeat-period=1', first]);
+    await server.sql(`CREATE TABLE app.r (id INT PRIMARY KEY, v VARCHAR(2000)); INSERT INTO app.r SELECT seq, REPEAT('a', 2000) FROM seq_1_to_10;`, 'app');
+    await until(caughtUp);
+    const killed = [await dumpThread()];
+    await server.sql(`KILL ${killed[0]}`); // waiting at the end of the log
+    // A transaction far larger than the socket's queue, and the thread KILLed while it comes (or soon after).
+    const large = server.sql(`INSERT INTO app.r SELECT 100 + seq, REPEAT('b', 2000) FROM seq_1_to_3000;`, 'app');
+    await until(async () => ![undefined, ...killed].includes(await dumpThread()));
+    killed.push(await dumpThread());
+    await server.sql(`KILL ${killed[1]}`);
+    await large;
+    await server.sql(`DELETE FROM app.r WHERE id < 50;`);
+    await server.flushLogs();
+    await until(caughtUp);
+    expect(archiver.child.exitCode).toBe(null); // still archiving, over a third connection
+    expect(killed).not.toContain(await dumpThread());
+    archiver.child.kill('SIGTERM');
+    const r = await archiver.done;
+    expect(r.stderr).toBe('');
+    const mine = (await server.binlogFiles()).filter((f) => basename(f) >= first);
+    expect(mine.length).toBeGreaterThanOrEqual(3);
+    for (const f of mine) {
+      const original = readFileSync(f);
+      const last = f === mine.at(-1);
+      // The file the server still writes: .partial, its FORMAT_DESCRIPTION as the closed file will hold it.
+      if (last) original[4 + EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F;
+      expect(readFileSync(prefix + basename(f) + (last ? '.partial' : '')).equals(original), basename(f)).toBe(true);
+    }
   }, TIMEOUT);
 
   it('a wrong password (given, or in MYSQL_PWD) and an unknown file: exit 6 with the server\u2019s words', async () => {

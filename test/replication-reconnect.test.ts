@@ -4,10 +4,14 @@
  * answering (SIGSTOP) is taken as lost at twice the heartbeat period.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EventTypes } from '../generated/events.js';
+import { BINLOG_MAGIC, EventFlags, EventHeaderOffsets } from '../generated/header.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConnectionError, GaveUpError } from '../runtime/core/errors.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
-import { connectBinlog, type BinlogStream, type LiveOptions } from '../replication/client.js';
+import { connectBinlog, connectBinlogFrames, type BinlogStream, type LiveOptions } from '../replication/client.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 const TIMEOUT = 120_000;
@@ -144,6 +148,29 @@ describeWithServer('live replication that reconnects', () => {
     expect(seen.at(-1)).toMatchObject({ id: MARKER });
     expect(new Set(seen.map((r) => r.id)).size).toBe(seen.length);
     expect({ count: seen.length, digest: digest(seen) }).toEqual(await table());
+  }, TIMEOUT);
+
+  it('frames reconnected after a KILL inside a large transaction go on right after the last frame: the file byte for byte', async () => {
+    await server.sql('DROP DATABASE IF EXISTS f; CREATE DATABASE f; CREATE TABLE f.t (id INT PRIMARY KEY, v TEXT);');
+    await server.flushLogs();
+    const [[file]] = (await server.query('SHOW MASTER STATUS')) as [[string]];
+    await server.sql(large(LARGE).replace('w.t', 'f.t'), 'f');
+    const dump = connectBinlogFrames({ ...options({ file }), until: 'file' });
+    const chunks: Uint8Array[] = [BINLOG_MAGIC];
+    let killed = false;
+    for await (const f of dump) {
+      if (f.notInFile) continue;
+      chunks.push(f.bytes);
+      // The first rows of the 12 MB transaction: most of it not yet sent.
+      if (f.typeCode === EventTypes.WRITE_ROWS_EVENT_V1 && !killed) {
+        killed = true;
+        await killDumpThreads();
+      }
+    }
+    expect(killed).toBe(true);
+    const original = readFileSync(join(server.datadir, file));
+    original[4 + EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F; // the file still open: as it will be closed
+    expect(Buffer.concat(chunks).equals(original)).toBe(true);
   }, TIMEOUT);
 
   it('an idle dump is kept by heartbeats: no reconnect while they come', async () => {
