@@ -113,7 +113,7 @@ async function askPassword(): Promise<string> {
 }
 
 /** What a file being archived is named until it is whole: PREFIX + its name + this. */
-export const PARTIAL_SUFFIX = '.partial';
+const PARTIAL_SUFFIX = '.partial';
 
 /**
  * `--raw`: each of the server's files written as `PREFIX` + its name, byte for byte, events whole. A

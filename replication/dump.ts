@@ -110,7 +110,8 @@ async function mariadbSession(wire: Wire, options: DumpOptions): Promise<void> {
 async function startPoint(wire: Wire, options: DumpOptions): Promise<{ file: string; position: number }> {
   if (options.file !== undefined) return { file: options.file, position: options.position ?? 4 };
   const [status] = await masterStatus(wire);
-  // No current binlog: log_bin is off. Asked for the first binlog, the server says so in its words.
+  // No current binlog: log_bin is off. Asked for one anyway, the server says so in its words (MariaDB's
+  // BINLOG_GTID_POS: 'You are not using binary logging').
   if (!status) return { file: '', position: 4 };
   return { file: String(status.File), position: Number(status.Position) };
 }

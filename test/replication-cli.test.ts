@@ -217,6 +217,15 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
     expect(unknown.stderr).toMatch(/the server says: .*Could not find first log file name in binary log index file \(error 1236, SQL state HY000\)/);
   }, TIMEOUT);
 
+  it('an account without REPLICATION SLAVE: exit 6, saying what was refused', async () => {
+    await server.sql(`CREATE USER reader@localhost; GRANT SELECT ON *.* TO reader@localhost;`);
+    const refused = await binlog(['dump', '-R', '--socket', server.socket, '--user', 'reader', basename(files[0]!)]);
+    expect(refused.status).toBe(6);
+    expect(refused.stderr).toBe(
+      `binlog: ${basename(files[0]!)}: registering as a replica (COM_REGISTER_SLAVE, which needs the REPLICATION SLAVE privilege): the server says: Access denied for user 'reader'@'localhost' (using password: NO) (error 1045, SQL state 28000)\n`,
+    );
+  }, TIMEOUT);
+
   it('--reconnect tries again as told, then gives up: exit 6, saying the attempts and the last error', async () => {
     const missing = join(work, 'no-server.sock');
     const r = await binlog(['dump', '-R', '--socket', missing, '--user', 'root', '--reconnect', '--retry-count=2', '--retry-delay=0.05', 'binlog.000001']);
