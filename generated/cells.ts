@@ -12,6 +12,18 @@ export const FRACTION_UNIT = Uint16Array.of(0x0001, 0x2710, 0x2710, 0x0064, 0x00
 /** The microseconds of one unit in the last of fsp fraction digits (10^(6-fsp)); a stored fraction is a multiple of it. */
 export const FRACTION_STEP = Uint32Array.of(0xF4240, 0x186A0, 0x2710, 0x03E8, 0x0064, 0x000A, 0x0001);
 /**
+ * The bytes of MariaDB's own TIME(fsp) by fsp (sql/field.cc Field_time_hires: time_hires_bytes), the
+ * smallest big-endian integer that holds 2 * 3020400 * 10^fsp.
+ */
+export const TIME_HIRES_BYTES = Uint8Array.of(0x03, 0x04, 0x04, 0x05, 0x05, 0x05, 0x06);
+/** The bytes of MariaDB's own DATETIME(fsp) by fsp (sql/field.cc Field_datetime_hires, datetime_hires_bytes). */
+export const DATETIME_HIRES_BYTES = Uint8Array.of(0x05, 0x06, 0x06, 0x07, 0x07, 0x07, 0x08);
+/**
+ * The seconds MariaDB's own TIME(fsp) adds to a value so that it is stored unsigned: one more than
+ * TIME's largest, 838:59:59 (TIME_MAX_VALUE_SECONDS + 1; Field_time_hires's zero_point, in seconds).
+ */
+export const TIME_HIRES_ZERO = 3020400;
+/**
  * The largest maximum length in bytes of a CHAR or VARCHAR column whose values' lengths take 1 byte;
  * a larger maximum takes 2 (Field_varstring::length_bytes; Field_string::pack).
  */
@@ -482,6 +494,161 @@ export function time2Cell(h: CellHelpers): CellCodec {
   };
 }
 
+/**
+ * MariaDB's own TIMESTAMP(fsp), fsp > 0, of 5.3 to 10.0 and of later servers with
+ * mysql56_temporal_format=OFF, logged as TIMESTAMP with no metadata (fsp comes from the table's
+ * definition): 4 bytes big-endian of the seconds since 1970 UTC, then the fraction in fsp digits
+ * (not rounded up to an even count as TIMESTAMP2's), big-endian in (fsp+1)/2 bytes
+ * (Field_timestamp_hires::store_TIMEVAL: sec_part_shift, sec_part_bytes).
+ */
+export function timestampHiresCell(h: CellHelpers): CellCodec {
+  const { datetimeFields, fractionText, utcSeconds, utcText } = h;
+  return {
+    reader(c, path) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      const step = FRACTION_STEP[fsp]!;
+      const size$ = 4 + fracBytes;
+      return (r) => {
+        r.need(size$, path);
+        const seconds = r.u32be();
+        const frac = r.uintBe(fracBytes);
+        const micro = frac * step;
+        if (micro > 999999) throw new InvalidValueError(`fraction ${frac} has more than ${fsp} digits`, { offset: r.offset, schemaPath: path });
+        return utcText(seconds, micro, fsp);
+      };
+    },
+    writer(c, path) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      const step = FRACTION_STEP[fsp]!;
+      return (w, value) => {
+        const fields$ = datetimeFields(value, "a timestamp (UTC)", path);
+        const year = fields$[0]!;
+        const month = fields$[1]!;
+        const day = fields$[2]!;
+        const hour = fields$[3]!;
+        const minute = fields$[4]!;
+        const second = fields$[5]!;
+        const micro = fields$[6]!;
+        const digits = fields$[7]!;
+        const seconds = utcSeconds(year, month, day, hour, minute, second);
+        const frac = Math.floor(micro / step);
+        if (digits > fsp) throw new EncodeError(`fraction ${fractionText(micro, digits)} has more than ${fsp} digits`, path);
+        if (!(seconds >= 0 && seconds <= 4294967295)) throw new EncodeError(`seconds ${seconds} does not fit u32`, path);
+        w.u32be(seconds);
+        w.uintBe(frac, fracBytes, path);
+      };
+    },
+  };
+}
+
+/**
+ * MariaDB's own DATETIME(fsp), fsp > 0, logged as DATETIME with no metadata (as timestampHires): the
+ * big-endian integer n = seconds * 10^fsp + the fraction in fsp digits, where seconds =
+ * ((((year * 13 + month) * 32 + day) * 24 + hour) * 60 + minute) * 60 + second, in
+ * DATETIME_HIRES_BYTES[fsp] bytes (Field_datetime_hires::store_TIME: pack_time, sec_part_shift). The
+ * layout reads it as its high bytes and its low 3: n passes 2^53 at fsp 5 and 6, so its quotient and
+ * remainder by 10^fsp are taken in two steps.
+ */
+export function datetimeHiresCell(h: CellHelpers): CellCodec {
+  const { datetimeFields, datetimeText, fractionText } = h;
+  return {
+    reader(c, path) {
+      const fsp = c.meta.fsp as number;
+      const highBytes = DATETIME_HIRES_BYTES[fsp]! - 3;
+      const step = FRACTION_STEP[fsp]!;
+      const scale = Math.floor(1000000 / step);
+      const size$ = highBytes + 3;
+      return (r) => {
+        r.need(size$, path);
+        const high = r.uintBe(highBytes);
+        const low = r.u24be();
+        const rest = ((high % scale) * 0x1000000) + low;
+        const seconds = ((Math.floor(high / scale)) * 0x1000000) + (Math.floor(rest / scale));
+        const micro = (rest % scale) * step;
+        const days = Math.floor(seconds / 86400);
+        const ym = Math.floor(days / 32);
+        if ((Math.floor(ym / 13)) > 9999) throw new InvalidValueError(`year ${Math.floor(ym / 13)} is out of range`, { offset: r.offset, schemaPath: path });
+        return datetimeText(Math.floor(ym / 13), ym % 13, days % 32, (Math.floor(seconds / 3600)) % 24, (Math.floor(seconds / 60)) % 60, seconds % 60, micro, fsp);
+      };
+    },
+    writer(c, path) {
+      const fsp = c.meta.fsp as number;
+      const highBytes = DATETIME_HIRES_BYTES[fsp]! - 3;
+      const step = FRACTION_STEP[fsp]!;
+      const scale = Math.floor(1000000 / step);
+      return (w, value) => {
+        const fields$ = datetimeFields(value, "a datetime", path);
+        const year = fields$[0]!;
+        const month = fields$[1]!;
+        const day = fields$[2]!;
+        const hour = fields$[3]!;
+        const minute = fields$[4]!;
+        const second = fields$[5]!;
+        const micro = fields$[6]!;
+        const digits = fields$[7]!;
+        const seconds = (((((((((year * 13) + month) * 32) + day) * 24) + hour) * 60) + minute) * 60) + second;
+        const t = ((seconds % 0x1000000) * scale) + (Math.floor(micro / step));
+        const high = ((Math.floor(seconds / 0x1000000)) * scale) + (Math.floor(t / 0x1000000));
+        const low = t % 0x1000000;
+        if (digits > fsp) throw new EncodeError(`fraction ${fractionText(micro, digits)} has more than ${fsp} digits`, path);
+        if (!(low >= 0 && low <= 16777215)) throw new EncodeError(`low ${low} does not fit u24`, path);
+        w.uintBe(high, highBytes, path);
+        w.u24be(low);
+      };
+    },
+  };
+}
+
+/**
+ * MariaDB's own TIME(fsp), fsp > 0, logged as TIME with no metadata (as timestampHires): the
+ * big-endian integer (TIME_HIRES_ZERO ± seconds) * 10^fsp ± the fraction in fsp digits, in
+ * TIME_HIRES_BYTES[fsp] bytes (Field_time_hires::store_TIME: pack_time, sec_part_shift, zero_point).
+ */
+export function timeHiresCell(h: CellHelpers): CellCodec {
+  const { fractionText, timeFields, timeText } = h;
+  return {
+    reader(c, path) {
+      const fsp = c.meta.fsp as number;
+      const step = FRACTION_STEP[fsp]!;
+      const scale = Math.floor(1000000 / step);
+      const bytes = TIME_HIRES_BYTES[fsp]!;
+      const zero = TIME_HIRES_ZERO * scale;
+      const size$ = bytes;
+      return (r) => {
+        r.need(size$, path);
+        const packed = r.uintBe(bytes);
+        const v = packed - zero;
+        const a = (v < 0 ? -v : v);
+        const seconds = Math.floor(a / scale);
+        if (seconds >= TIME_HIRES_ZERO) throw new InvalidValueError(`time of ${seconds} seconds is out of range`, { offset: r.offset, schemaPath: path });
+        return timeText(v < 0, Math.floor(seconds / 3600), (Math.floor(seconds / 60)) % 60, seconds % 60, (a % scale) * step, fsp);
+      };
+    },
+    writer(c, path) {
+      const fsp = c.meta.fsp as number;
+      const step = FRACTION_STEP[fsp]!;
+      const scale = Math.floor(1000000 / step);
+      const bytes = TIME_HIRES_BYTES[fsp]!;
+      const zero = TIME_HIRES_ZERO * scale;
+      return (w, value) => {
+        const fields$ = timeFields(value, path);
+        const negative = fields$[0]!;
+        const hour = fields$[1]!;
+        const minute = fields$[2]!;
+        const second = fields$[3]!;
+        const micro = fields$[4]!;
+        const digits = fields$[5]!;
+        const a = ((((hour * 3600) + (minute * 60)) + second) * scale) + (Math.floor(micro / step));
+        const packed = (negative ? zero - a : zero + a);
+        if (digits > fsp) throw new EncodeError(`fraction ${fractionText(micro, digits)} has more than ${fsp} digits`, path);
+        w.uintBe(packed, bytes, path);
+      };
+    },
+  };
+}
+
 /** BIT(bits), big-endian in (bits + 7) / 8 bytes (the metadata's whole bytes, and one more for the bits of a last, partial byte). */
 export function bitCell(h: CellHelpers): CellCodec {
   const { bitsOf } = h;
@@ -679,7 +846,7 @@ export function jsonCell(h: CellHelpers): CellCodec {
   };
 }
 
-export type CellName = 'int' | 'float' | 'year' | 'date' | 'time' | 'datetime' | 'timestamp' | 'timestamp2' | 'datetime2' | 'time2' | 'bit' | 'enum' | 'set' | 'varchar' | 'string' | 'blob' | 'vector' | 'json';
+export type CellName = 'int' | 'float' | 'year' | 'date' | 'time' | 'datetime' | 'timestamp' | 'timestamp2' | 'datetime2' | 'time2' | 'timestampHires' | 'datetimeHires' | 'timeHires' | 'bit' | 'enum' | 'set' | 'varchar' | 'string' | 'blob' | 'vector' | 'json';
 
 /** Every cell, by the `codec` name the CellLayouts table gives it. */
 export function cellCodecs(h: CellHelpers): Record<CellName, CellCodec> {
@@ -694,6 +861,9 @@ export function cellCodecs(h: CellHelpers): Record<CellName, CellCodec> {
     timestamp2: timestamp2Cell(h),
     datetime2: datetime2Cell(h),
     time2: time2Cell(h),
+    timestampHires: timestampHiresCell(h),
+    datetimeHires: datetimeHiresCell(h),
+    timeHires: timeHiresCell(h),
     bit: bitCell(h),
     enum: enumCell(h),
     set: setCell(h),

@@ -51,3 +51,19 @@ export const CellLayouts = {
 } as const;
 
 export type CellLayoutsEntry = (typeof CellLayouts)[keyof typeof CellLayouts];
+
+/**
+ * The layout of MariaDB's own TIME(n), DATETIME(n) and TIMESTAMP(n), n > 0 (5.3 to 10.0, and later
+ * servers' tables made with mysql56_temporal_format=OFF): logged under the types of the values without
+ * a fraction, with no metadata, so that only a definition of the table (its n, the cell's `fsp`) tells
+ * them apart (sql/field.cc Field_time_hires, Field_datetime_hires, Field_timestamp_hires).
+ *
+ * Keyed by ColumnType code.
+ */
+export const FractionLayouts = {
+  /* TIMESTAMP */ 7: { codec: "timestampHires" },
+  /* TIME */ 11: { codec: "timeHires" },
+  /* DATETIME */ 12: { codec: "datetimeHires" },
+} as const;
+
+export type FractionLayoutsEntry = (typeof FractionLayouts)[keyof typeof FractionLayouts];

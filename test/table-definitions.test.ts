@@ -303,4 +303,13 @@ describeWithFixtures('definitions on a MySQL 5.5 file (the sakila sample databas
       reason: "the TABLE_MAP's metadata says maxLength 135, the definition's VARCHAR(40) in utf8mb3 gives 120",
     });
   });
+
+  it('a fraction on a column MySQL logs as the TIMESTAMP without one is refused: only MariaDB logs its own there', () => {
+    const other = SAKILA.replace('`last_update` timestamp NOT NULL', '`last_update` timestamp(3) NOT NULL');
+    expect(caught(TableDefinitionError, () => decodeBinlog(bytes(), { tableDefinitions: tableDefinitionsFromSql(other) }))).toMatchObject({
+      table: 'sakila.actor',
+      column: 'last_update',
+      reason: 'the TABLE_MAP logs TIMESTAMP, the definition says TIMESTAMP(3) (logged as TIMESTAMP2)',
+    });
+  });
 });

@@ -31,17 +31,20 @@ export function resolveCells(pass: Pass, files: SchemaFile[]): void {
   for (const file of files) {
     for (const [name, raw] of Object.entries(rawFile(file).cells ?? {})) {
       const o: Origin = { file, path: ['cells', name] };
-      if (codecs && !codecs.has(name)) pass.fail(o, [], `no CellLayouts entry has codec '${name}'`);
+      if (codecs && !codecs.has(name)) pass.fail(o, [], `no CellLayouts or FractionLayouts entry has codec '${name}'`);
       if (pass.ir.cells.some((c) => c.name === name)) pass.fail(o, [], `cell '${name}' is defined twice`);
       pass.ir.cells.push(resolveCell(pass, o, name, raw, file.module));
     }
   }
 }
 
-/** The codec names the CellLayouts table uses, where the schemas have that table. */
+/** The tables that name cells by column type: the layouts, and MariaDB's own fractional temporals'. */
+const LAYOUT_TABLES = ['CellLayouts', 'FractionLayouts'];
+
+/** The codec names the layout tables use, where the schemas have them. */
 function codecNames(pass: Pass): Set<string> | undefined {
-  const table = pass.ir.lookups.find((l) => l.name === 'CellLayouts');
-  return table && new Set(table.entries.map(([, , , v]) => (v as { codec: string }).codec));
+  const tables = pass.ir.lookups.filter((l) => LAYOUT_TABLES.includes(l.name));
+  return tables.length ? new Set(tables.flatMap((t) => t.entries.map(([, , , v]) => (v as { codec: string }).codec))) : undefined;
 }
 
 /** What a cell's expressions are read against: the names defined so far, the calls they make. */

@@ -7,6 +7,7 @@
  * list other than the optional metadata's) is a TableDefinitionError naming the column: it would read
  * other values, never the logged ones.
  */
+import { FractionLayouts } from '../../generated/columns.js';
 import { ColumnTypeNames } from '../../generated/rows.js';
 import type { Flavor } from '../core/tables.js';
 import type { Column } from '../values/column.js';
@@ -32,7 +33,8 @@ export function applyDefinition(columns: Column[], def: TableDefinition, qualifi
     const fail = (problem: string): never => {
       throw new TableDefinitionError(problem, qualified, b.name);
     };
-    checkType(c, b, typed, fail);
+    checkType(c, b, typed, flavor, fail);
+    giveFraction(c, b);
     giveName(c, b, fail);
     giveSignedness(c, b, fail);
     if (def.charsetStated[i]) giveCharset(c, b, flavor, fail);
@@ -43,8 +45,8 @@ export function applyDefinition(columns: Column[], def: TableDefinition, qualifi
 const typeName = (t: number) => ColumnTypeNames[t] ?? String(t);
 
 /** The definition's type must be one the TABLE_MAP may log for it, with the same metadata where that is the definition's own. */
-function checkType(c: Column, b: BuiltColumn, typed: boolean, fail: (p: string) => never): void {
-  const logged = loggedTypes(b);
+function checkType(c: Column, b: BuiltColumn, typed: boolean, flavor: Flavor, fail: (p: string) => never): void {
+  const logged = loggedTypes(b, flavor);
   if (!logged.includes(c.type)) {
     fail(`the TABLE_MAP logs ${typeName(c.type)}, the definition says ${b.sqlType} (logged as ${logged.map(typeName).join(' or ')})`);
   }
@@ -57,6 +59,17 @@ function checkType(c: Column, b: BuiltColumn, typed: boolean, fail: (p: string) 
     // The key is the dump's, as the TABLE_MAP's columnMetadata shows it.
     fail(`the TABLE_MAP's metadata says ${key} ${String(c.meta[key])}, the definition's ${b.sqlType}${charset} gives ${String(value)}`);
   }
+}
+
+/**
+ * A TIME, DATETIME or TIMESTAMP with a fraction that the TABLE_MAP logs under the type without one is
+ * MariaDB's own form (checkType has let only MariaDB's through): its layout, and the definition's fraction
+ * digits as the metadata the binlog leaves out. A copy: the TABLE_MAP's own metadata stays as logged.
+ */
+function giveFraction(c: Column, b: BuiltColumn): void {
+  if (!b.fsp || c.type === b.columnType) return;
+  c.layout = FractionLayouts[c.type as keyof typeof FractionLayouts];
+  c.meta = { ...c.meta, fsp: b.fsp };
 }
 
 function giveName(c: Column, b: BuiltColumn, fail: (p: string) => never): void {

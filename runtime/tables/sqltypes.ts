@@ -9,7 +9,7 @@ import { CellLayouts } from '../../generated/columns.js';
 import { ColumnType, type ColumnTypeName, GeometryType, type GeometryTypeName } from '../../generated/rows.js';
 import { Charsets, Collations, SqlType, type SqlTypeName, SqlTypes } from '../../generated/sqltypes.js';
 import { charsetOf } from '../values/charsets.js';
-import type { Column } from '../values/column.js';
+import type { Column, Flavor } from '../values/column.js';
 import { covers } from './covers.js';
 import { parseType, type ParsedType } from './sql-type-parser.js';
 import type { BuiltColumn, ColumnDef, SqlKind } from './table-types.js';
@@ -65,12 +65,13 @@ export function sqlTypeFacts(name: string): SqlTypeFacts | undefined {
 
 /**
  * The types a TABLE_MAP may log for the column: its own, then where there are others, the one MySQL before
- * 5.6 logs (a TIME, DATETIME or TIMESTAMP without fraction, as rows v0 have it), the COMPRESSED form's
- * (MariaDB) and MySQL's own (JSON). The canonical SQL type starts with the type's name.
+ * 5.6 logs (a TIME, DATETIME or TIMESTAMP without fraction, as rows v0 have it; MariaDB logs its own
+ * fractional forms under that type too), the COMPRESSED form's (MariaDB) and MySQL's own (JSON). The
+ * canonical SQL type starts with the type's name.
  */
-export function loggedTypes(b: BuiltColumn): number[] {
+export function loggedTypes(b: BuiltColumn, flavor: Flavor): number[] {
   const facts = sqlTypeFacts(/^[A-Z0-9_]+/.exec(b.sqlType)![0].toLowerCase());
-  const others = [b.fsp ? undefined : facts?.before56, facts?.compressed, facts?.mysql];
+  const others = [b.fsp && flavor !== 'mariadb' ? undefined : facts?.before56, facts?.compressed, facts?.mysql];
   return [b.columnType, ...others.flatMap((t) => (t === undefined ? [] : [ColumnType[t]]))];
 }
 

@@ -2,7 +2,7 @@
  * A table's column as its values are read and written: the type TABLE_MAP logs, its metadata, and what
  * the optional metadata (or the caller) adds. The table registry (runtime/tables/) makes them.
  */
-import type { CellLayoutsEntry } from '../../generated/columns.js';
+import type { CellLayoutsEntry, FractionLayoutsEntry } from '../../generated/columns.js';
 import type { Text } from '../core/reader.js';
 import type { CellColumn } from '../core/values.js';
 
@@ -16,7 +16,8 @@ export interface Column extends CellColumn {
   /** The type TABLE_MAP logs, and the real type behind STRING (ENUM, SET or STRING itself). */
   type: number;
   realType: number;
-  layout: CellLayoutsEntry;
+  /** The type's layout; MariaDB's own fractional temporals' where a definition says the column is one. */
+  layout: CellLayoutsEntry | FractionLayoutsEntry;
   nullable: boolean;
   /** From SIGNEDNESS (or the caller); undefined for non-numeric columns or without the metadata. */
   unsigned?: boolean;

@@ -1,0 +1,96 @@
+/**
+ * MariaDB's own TIME(n), DATETIME(n) and TIMESTAMP(n), n > 0: a real server with mysql56_temporal_format=OFF
+ * logs them under the types without a fraction (TIME, DATETIME, TIMESTAMP) with no metadata. Read with the
+ * definitions `mariadb-dump --no-data` gives, every cell is the server's own CAST(… AS CHAR) of it, and
+ * dump | encode gives the file back.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
+import type { TableDefinitions } from '../runtime/tables/definitions.js';
+import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
+import { describeWithServer, type MariadbServer, startMariadb } from './support/mariadb.js';
+
+const DIGITS = [0, 1, 2, 3, 4, 5, 6];
+const COLUMNS = DIGITS.flatMap((n) => [`t${n}`, `d${n}`, `s${n}`]);
+const SCHEMA = `CREATE DATABASE old; CREATE TABLE old.t (id INT PRIMARY KEY, ${DIGITS.map((n) => `t${n} TIME(${n}), d${n} DATETIME(${n}), s${n} TIMESTAMP(${n}) NULL`).join(', ')});`;
+
+/** A row whose every TIME is `time`, DATETIME `datetime` and TIMESTAMP `timestamp` (NULL where null). */
+const row = (id: number, time: string | null, datetime: string | null, timestamp: string | null) => {
+  const q = (v: string | null) => (v === null ? 'NULL' : `'${v}'`);
+  return `(${id}, ${DIGITS.map(() => `${q(time)}, ${q(datetime)}, ${q(timestamp)}`).join(', ')})`;
+};
+// The server's time zone is UTC, as the TIMESTAMP cells' text is; zero dates need a lax sql_mode.
+const STATEMENTS = [
+  `INSERT INTO old.t VALUES
+    ${row(1, '12:34:56.789012', '2024-02-29 23:59:58.987654', '2024-02-29 23:59:58.987654')},
+    ${row(2, '-838:59:59.999999', '9999-12-31 23:59:59.999999', '2038-01-19 03:14:07.999999')},
+    ${row(3, '-00:00:00.5', '0000-00-00 00:00:00', '0000-00-00 00:00:00')},
+    ${row(4, null, null, null)},
+    ${row(5, '838:59:59', '1000-01-01 00:00:00.000001', '1970-01-01 00:00:01.000001')},
+    ${row(6, '-12:00:01.1', '2000-00-00 00:00:00.5', '2001-09-09 01:46:40.123456')}`,
+  `UPDATE old.t SET t3 = '-01:02:03.004', d6 = '2020-01-01 00:00:00.000009', s2 = NULL WHERE id IN (1, 4)`,
+  'DELETE FROM old.t WHERE id = 2',
+];
+
+type RowsEvent = Extract<BinlogEvent, { rows: unknown }>;
+const rowsEvents = (events: BinlogEvent[]) => events.filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows));
+/** The images of each change, after then before, as the server reads them back. */
+const images = (events: BinlogEvent[]) => rowsEvents(events).flatMap((e) => e.rows!.flatMap((c) => [c.after, c.before].filter((x) => x !== undefined)));
+
+describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_format=OFF)', () => {
+  let server: MariadbServer;
+  let binlog: Uint8Array;
+  let defs: TableDefinitions;
+  /** The server's CAST(… AS CHAR) of every column, by id, after each statement of the workload. */
+  const seen: Record<string, string | null>[][] = [];
+
+  const snapshot = async () => {
+    const cast = COLUMNS.map((c) => `CAST(${c} AS CHAR)`).join(', ');
+    const rows = await server.query(`SELECT id, ${cast} FROM old.t ORDER BY id`);
+    seen.push(rows.map(([id, ...cells]) => Object.fromEntries([['id', id], ...COLUMNS.map((c, i) => [c, cells[i]!])])));
+  };
+
+  beforeAll(async () => {
+    server = await startMariadb({ rowMetadata: 'NO_LOG', extraArgs: ['--mysql56-temporal-format=OFF', '--default-time-zone=+00:00'] });
+    await server.sql(SCHEMA);
+    await server.flushLogs();
+    for (const statement of STATEMENTS) {
+      await server.sql(`SET sql_mode = ''; ${statement}`);
+      await snapshot();
+    }
+    await server.flushLogs();
+    defs = tableDefinitionsFromSql(await server.dumpSchema('old'));
+    binlog = new Uint8Array(readFileSync((await server.binlogFiles())[1]!));
+  }, 120_000);
+  afterAll(() => server?.stop());
+
+  it('the server logs the fractional columns under the old types, with no metadata', () => {
+    const map = decodeBinlog(binlog, { tableDefinitions: defs }).find((e) => e.type === 'TABLE_MAP_EVENT') as unknown as { columnTypes: unknown[] };
+    expect(map.columnTypes).toEqual(['LONG', ...DIGITS.flatMap(() => ['TIME', 'DATETIME', 'TIMESTAMP'])]);
+  });
+
+  it('with the definitions every cell is the server’s CAST(… AS CHAR), before and after each change', () => {
+    const events = rowsEvents(decodeBinlog(binlog, { tableDefinitions: defs }));
+    expect(events.map((e) => e.type)).toEqual(['WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1']);
+    const text = (image: Record<string, unknown>) => Object.fromEntries(Object.entries(image).map(([k, v]) => [k, v === null ? null : String(v)]));
+    const [inserted, updated, deleted] = events.map((e) => e.rows!);
+    expect(inserted!.map((c) => text(c.after!))).toEqual(seen[0]);
+    const byId = (rows: Record<string, string | null>[], ids: string[]) => rows.filter((r) => ids.includes(r.id!));
+    expect(updated!.map((c) => text(c.before!))).toEqual(byId(seen[0]!, ['1', '4']));
+    expect(updated!.map((c) => text(c.after!))).toEqual(byId(seen[1]!, ['1', '4']));
+    expect(deleted!.map((c) => text(c.before!))).toEqual(byId(seen[1]!, ['2']));
+    // The workload's own literals, so that the server's reading is not taken on trust alone.
+    expect(inserted![1]!.after).toMatchObject({ t6: '-838:59:59.999999', d6: '9999-12-31 23:59:59.999999', s6: '2038-01-19 03:14:07.999999', t1: '-838:59:59.9' });
+    expect(inserted![2]!.after).toMatchObject({ t1: '-00:00:00.5', d3: '0000-00-00 00:00:00.000', s0: '0000-00-00 00:00:00' });
+  });
+
+  it('dump | encode gives the file back with the definitions', () => {
+    const events = decodeBinlog(binlog, { tableDefinitions: defs });
+    const again = encodeBinlog(events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)), { tableDefinitions: defs });
+    expect(Buffer.compare(Buffer.from(again), Buffer.from(binlog))).toBe(0);
+    expect(images(events)).toHaveLength(6 + 4 + 1);
+  });
+});
