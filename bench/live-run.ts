@@ -27,7 +27,7 @@ const line = (r: Row) => `${String(r.id)}|${String(r.n)}|${String(r.s)}|${String
 async function ours(onRow: (r: Row) => boolean): Promise<void> {
   for await (const e of connectBinlog({ socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 101 })) {
     if (e.type !== 'WRITE_ROWS_EVENT_V1' && e.type !== 'WRITE_ROWS_EVENT') continue;
-    for (const r of e.rows) if (onRow((r as { after: Row }).after)) return;
+    for (const r of e.rows!) if (onRow((r as { after: Row }).after)) return;
   }
 }
 

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { BinlogError } from '../runtime/core/errors.js';
 import { connectBinlog, connectBinlogFrames, type LiveOptions } from '../replication/client.js';
 import { RawArchive, REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
-import { eventFromJson } from '../runtime/events/event-codec.js';
+import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
@@ -207,6 +207,7 @@ async function dump(args: string[]): Promise<number> {
   const filter = eventFilter(values, positionals);
   const selection = new EventSelection(filter);
   let skipped = 0;
+  let undecoded = 0;
   const options: ReadOptions = {
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
@@ -241,6 +242,7 @@ async function dump(args: string[]): Promise<number> {
     try {
       for await (const event of values.follow ? followBinlog(file, options) : readBinlog(file === '-' ? process.stdin : file, options)) {
         await out.line(toJsonLine(event));
+        if (keptImages(event)) undecoded++;
         written++;
         if (values.follow) await out.flush();
       }
@@ -251,7 +253,7 @@ async function dump(args: string[]): Promise<number> {
     read += selection.position;
     selection.position = 0;
   }
-  const code = await finish(skipped ? EXIT.skipped : EXIT.ok);
+  const code = await finish(outcome(skipped, undecoded));
   return code === EXIT.ok && sayUnmatched(selection) ? EXIT.unmatched : code;
 }
 
@@ -268,9 +270,11 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
     return reportFailure(e, positionals[0] ?? 'the server');
   }
   const out = new LineWriter(process.stdout);
+  let undecoded = 0;
   try {
     for await (const event of connectBinlog({ ...read, ...live })) {
       await out.line(toJsonLine(event));
+      if (keptImages(event)) undecoded++;
       // Waiting for new events: what came so far is out.
       if (live.until === 'never') await out.flush();
     }
@@ -279,7 +283,18 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
     return reportFailure(e, positionals[0] ?? 'the server');
   }
   await out.flush();
-  return skipped() ? EXIT.skipped : EXIT.ok;
+  return outcome(skipped(), undecoded);
+}
+
+/** Whether a row event, or one inside a TRANSACTION_PAYLOAD, kept its row images as bytes (rowImagesUndecoded says why). */
+function keptImages(e: BinlogEvent): boolean {
+  return (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined || ('events' in e && Array.isArray(e.events) && (e.events as BinlogEvent[]).some(keptImages));
+}
+
+/** A dump's status once every event is out: events skipped (4), else row images kept as bytes (7), said on stderr. */
+function outcome(skipped: number, undecoded: number): number {
+  if (undecoded) process.stderr.write(`binlog: ${undecoded} row event${undecoded === 1 ? '' : 's'} kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n`);
+  return skipped ? EXIT.skipped : undecoded ? EXIT.undecoded : EXIT.ok;
 }
 
 /** --raw: the server's files written byte for byte, each as the prefix and its name. */

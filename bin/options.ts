@@ -10,7 +10,7 @@ import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
 import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
 
-export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6 } as const;
+export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6, undecoded: 7 } as const;
 
 
 /** A command line that cannot be run: said with a pointer to --help, exit status 2. */

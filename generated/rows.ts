@@ -1448,9 +1448,16 @@ export interface RowsEvent {
   columnsPresentAfterSpare?: number;
   /**
    * The row changes, each with its before and/or after image (see Rows). In a compressed event they
-   * are one MariaDB zlib block, whose stored bytes are kept as rowsCompressed.
+   * are one MariaDB zlib block, whose stored bytes are kept as rowsCompressed. Images that do not split
+   * into rows (a value that does not read, images that do not end with the event: MariaDB's own
+   * TIME(n), DATETIME(n) and TIMESTAMP(n) read without the table's definition) are kept whole as
+   * rowImages, and rowImagesUndecoded says why; the rows are then absent.
    */
-  rows: RowChange[];
+  rows?: RowChange[];
+  /** Why rowImages is not split into rows (informational). */
+  rowImagesUndecoded?: string;
+  /** The row images as stored, when they cannot be split into rows (the rows are then absent). */
+  rowImages?: Uint8Array;
   /** rows as stored, compressed (mariadb-zlib). */
   rowsCompressed?: Uint8Array;
 }
@@ -1468,7 +1475,11 @@ export interface RowsEventInput {
   columnsPresentAfter?: boolean[];
   /** The set unused bits of columnsPresentAfter's last byte, when there are any. */
   columnsPresentAfterSpare?: number;
-  rows: RowChangeInput[];
+  rows?: RowChangeInput[];
+  /** Why rowImages is not split into rows (informational). */
+  rowImagesUndecoded?: string;
+  /** The row images as stored, when they cannot be split into rows (the rows are then absent). */
+  rowImages?: Uint8Array;
   /** rows as stored, compressed (mariadb-zlib). */
   rowsCompressed?: Uint8Array;
 }
@@ -1505,10 +1516,13 @@ export function decodeRowsEvent(r: Reader, ctx: Context, images: number, version
     rowsCompressed = r.rest();
     rows$r = inflate('mariadb-zlib', rowsCompressed, r.offset - rowsCompressed.length, 'RowsEvent.rows');
   }
-  const rows = ctx.tables.decodeRows(rows$r, tableId, columnsPresent, columnsPresentAfter, images, 'RowsEvent.rows');
+  const rows$split = ctx.tables.splitRows(rows$r, tableId, columnsPresent, columnsPresentAfter, images, 'RowsEvent.rows');
+  const rows = rows$split.rows;
+  const rowImagesUndecoded = rows$split.undecoded;
+  const rowImages = rows$split.bytes;
   rows$r.done('RowsEvent.rows');
   if (extraInfoLength !== undefined && extraInfo === undefined) throw absentTarget(r, 'RowsEvent.extraInfoLength', 'extraInfo');
-  return { tableId, table, flags, extraInfoLength, extraInfo, columnCount, columnsPresent, columnsPresentSpare, columnsPresentAfter, columnsPresentAfterSpare, rows, rowsCompressed };
+  return { tableId, table, flags, extraInfoLength, extraInfo, columnCount, columnsPresent, columnsPresentSpare, columnsPresentAfter, columnsPresentAfterSpare, rows, rowImagesUndecoded, rowImages, rowsCompressed };
 }
 
 /** Writes RowsEvent. */
@@ -1531,10 +1545,10 @@ export function encodeRowsEvent(w: Writer, v: RowsEventInput, ctx: Context, imag
   }
   if (compressed) {
     const rows$plain = new Writer();
-    ctx.tables.encodeRows(rows$plain, v.rows, v.tableId, v.columnsPresent, v.columnsPresentAfter, images, 'RowsEvent.rows');
+    if (v.rowImages !== undefined) rows$plain.bytes(v.rowImages); else ctx.tables.encodeRows(rows$plain, required(v.rows, 'RowsEvent.rows'), v.tableId, v.columnsPresent, v.columnsPresentAfter, images, 'RowsEvent.rows');
     w.bytes(deflate('mariadb-zlib', rows$plain.view(), v.rowsCompressed, 'RowsEvent.rows'));
   } else {
-    ctx.tables.encodeRows(w, v.rows, v.tableId, v.columnsPresent, v.columnsPresentAfter, images, 'RowsEvent.rows');
+    if (v.rowImages !== undefined) w.bytes(v.rowImages); else ctx.tables.encodeRows(w, required(v.rows, 'RowsEvent.rows'), v.tableId, v.columnsPresent, v.columnsPresentAfter, images, 'RowsEvent.rows');
   }
 }
 
@@ -1555,9 +1569,12 @@ export function RowsEventFromJson(j: unknown, path: string): RowsEventInput {
   if (o.columnsPresentSpare !== undefined) v.columnsPresentSpare = jNum(o.columnsPresentSpare, `${path}.columnsPresentSpare`);
   if (o.columnsPresentAfter !== undefined) {
     v.columnsPresentAfter = jBits(o.columnsPresentAfter, `${path}.columnsPresentAfter`);
-    if (o.columnsPresentAfterSpare !== undefined) v.columnsPresentAfterSpare = jNum(o.columnsPresentAfterSpare, `${path}.columnsPresentAfterSpare`);
   }
-  v.rows = rowsFromJson(o.rows, `${path}.rows`);
+  if (o.columnsPresentAfterSpare !== undefined) v.columnsPresentAfterSpare = jNum(o.columnsPresentAfterSpare, `${path}.columnsPresentAfterSpare`);
+  if (o.rows !== undefined) {
+    v.rows = rowsFromJson(o.rows, `${path}.rows`);
+  }
+  if (o.rowImages !== undefined) v.rowImages = jBytes(o.rowImages, `${path}.rowImages`);
   if (o.rowsCompressed !== undefined) v.rowsCompressed = jBytes(o.rowsCompressed, `${path}.rowsCompressed`);
   return v;
 }

@@ -65,7 +65,10 @@ function entriesTable(ir: Ir, t: IrEntryList, queue: string[]): string[] {
 function table(s: IrStruct, queue: string[]): string[] {
   const fields = s.fields.filter((f) => f.constValue === undefined);
   const rows = s.entryCode ? [`| \`code\` | \`"${s.entryCode}"\` | always | The entry's code. |`] : [];
-  for (const f of fields) rows.push(`| \`${f.name}\` | ${jsonType(f, queue)} | ${presence(s, f)} | ${cell(f)} |`);
+  for (const f of fields) {
+    rows.push(`| \`${f.name}\` | ${jsonType(f, queue)} | ${presence(s, f)} | ${cell(f)} |`);
+    if (f.type.kind === 'rows' && f.type.undecoded) rows.push(...undecodedRows(f.type.undecoded));
+  }
   if (s.keys?.list) rows.push(KEY_ORDER_ROW);
   if (!rows.length) return ['No fields.', ''];
   return ['| key | JSON | present | meaning |', '| --- | --- | --- | --- |', ...rows, ''];
@@ -109,7 +112,17 @@ function valueJson(t: IrType, queue: string[]): string {
 const KEY_ORDER_ROW =
   '| `keyOrder` | array of ids and `{"id", "bytes": {hex}}` | when the keyed fields are stored otherwise than declared, once each | The stored order: ids of the fields above, and as stored the ids MySQL skips (unknown) or overwrites (a repeated id\'s earlier values). Encode writes it back; without it, the declared order. |';
 
+/** The keys a rows field's images are kept under, in its place, when they do not split. */
+function undecodedRows(name: string): string[] {
+  const when = 'instead of the rows, when the images do not split into them';
+  return [
+    `| \`${name}Undecoded\` | string | ${when} | Why the images did not split (informational); not written. |`,
+    `| \`${name}\` | \`{hex}\` | ${when} | The row images as stored: encode writes them back as they are. |`,
+  ];
+}
+
 function presence(s: IrStruct, f: IrField): string {
+  if (f.type.kind === 'rows' && f.type.undecoded) return 'when the images split into rows';
   if (f.key !== undefined) return s.keys?.list ? `when key ${f.key} is stored (its last value)` : `when key ${f.key} comes next`;
   return f.cond ? `when \`${show(f.cond).replace(/\|/g, '\\|')}\`` : 'always';
 }

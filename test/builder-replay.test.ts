@@ -19,8 +19,9 @@ import { decodeBinlog } from '../runtime/io/stream.js';
 import { EVERY_TYPE_COLUMNS } from './support/every-type.js';
 import { describeWithServer, findMariadb, type MariadbServer, replay, startMariadb } from './support/mariadb.js';
 import type { CellValue } from '../runtime/core/values.js';
+import type { Split } from './support/rows.js';
 
-type Of<T extends string> = Extract<BinlogEvent, { type: T }>;
+type Of<T extends string> = Split<Extract<BinlogEvent, { type: T }>>;
 const of = <T extends string>(events: BinlogEvent[], type: T) => events.filter((e): e is Of<T> => e.type === type);
 const T0 = 1_700_000_000;
 const bytes = (...b: number[]) => Uint8Array.from(b);

@@ -21,6 +21,7 @@ import { caught } from './runtime/helpers.js';
 import { EVERY_TYPE_COLUMNS } from './support/every-type.js';
 import type { CellValue, Row } from '../runtime/core/values.js';
 import { shortestFloat32 } from '../runtime/values/numbers.js';
+import type { Split } from './support/rows.js';
 
 const T0 = 1_700_000_000;
 const root = join(import.meta.dirname, '..');
@@ -28,7 +29,7 @@ const sample = new Uint8Array(readFileSync(join(root, 'test', 'fixtures', 'sampl
 const tmp = mkdtempSync(join(tmpdir(), 'binlog-builder-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-type Of<T extends string> = Extract<BinlogEvent, { type: T }>;
+type Of<T extends string> = Split<Extract<BinlogEvent, { type: T }>>;
 const of = <T extends string>(events: BinlogEvent[], type: T) => events.filter((e): e is Of<T> => e.type === type);
 const body = (e: BinlogEvent) => {
   const { pos: _p, header: _h, checksum: _c, ...rest } = e as BinlogEvent & Record<string, unknown>;

@@ -15,6 +15,7 @@ import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
 import { describeWithServer, startMariadb } from './support/mariadb.js';
+import type { RowsEventOf as RowsEvent } from './support/rows.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -42,7 +43,6 @@ const WORKLOAD = `
   DELETE FROM shop.items WHERE id = 4000000000;
   INSERT INTO legacy.t VALUES (-1, 'x', 16777215);`;
 
-type RowsEvent = Extract<BinlogEvent, { rows: unknown }>;
 /** Each row change with its event's type and table. */
 const changes = (events: BinlogEvent[]) =>
   events.filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows)).flatMap((e) => e.rows!.map((c) => ({ type: e.type, table: e.table, ...c })));

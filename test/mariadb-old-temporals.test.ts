@@ -2,8 +2,13 @@
  * MariaDB's own TIME(n), DATETIME(n) and TIMESTAMP(n), n > 0: a real server with mysql56_temporal_format=OFF
  * logs them under the types without a fraction (TIME, DATETIME, TIMESTAMP) with no metadata. Read with the
  * definitions `mariadb-dump --no-data` gives, every cell is the server's own CAST(… AS CHAR) of it, and
- * dump | encode gives the file back.
+ * dump | encode gives the file back. Without them the row events are delivered with their images as bytes
+ * and the reason, every event is read, and dump | encode gives the file back all the same.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { toJsonLine } from '../runtime/core/json-form.js';
@@ -12,6 +17,7 @@ import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
 import { describeWithServer, type MariadbServer, startMariadb } from './support/mariadb.js';
+import type { RowsEventOf as RowsEvent } from './support/rows.js';
 
 const DIGITS = [0, 1, 2, 3, 4, 5, 6];
 const COLUMNS = DIGITS.flatMap((n) => [`t${n}`, `d${n}`, `s${n}`]);
@@ -35,7 +41,6 @@ const STATEMENTS = [
   'DELETE FROM old.t WHERE id = 2',
 ];
 
-type RowsEvent = Extract<BinlogEvent, { rows: unknown }>;
 const rowsEvents = (events: BinlogEvent[]) => events.filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows));
 /** The images of each change, after then before, as the server reads them back. */
 const images = (events: BinlogEvent[]) => rowsEvents(events).flatMap((e) => e.rows!.flatMap((c) => [c.after, c.before].filter((x) => x !== undefined)));
@@ -67,6 +72,8 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
   }, 120_000);
   afterAll(() => server?.stop());
 
+  const viaJson = (events: BinlogEvent[], d?: TableDefinitions) => encodeBinlog(events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)), { tableDefinitions: d });
+
   it('the server logs the fractional columns under the old types, with no metadata', () => {
     const map = decodeBinlog(binlog, { tableDefinitions: defs }).find((e) => e.type === 'TABLE_MAP_EVENT') as unknown as { columnTypes: unknown[] };
     expect(map.columnTypes).toEqual(['LONG', ...DIGITS.flatMap(() => ['TIME', 'DATETIME', 'TIMESTAMP'])]);
@@ -89,8 +96,42 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
 
   it('dump | encode gives the file back with the definitions', () => {
     const events = decodeBinlog(binlog, { tableDefinitions: defs });
-    const again = encodeBinlog(events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)), { tableDefinitions: defs });
-    expect(Buffer.compare(Buffer.from(again), Buffer.from(binlog))).toBe(0);
+    expect(Buffer.compare(Buffer.from(viaJson(events, defs)), Buffer.from(binlog))).toBe(0);
     expect(images(events)).toHaveLength(6 + 4 + 1);
+  });
+
+  it('without them every event is read; the row events keep their images as bytes, with the reason, and encode back', () => {
+    const events = decodeBinlog(binlog);
+    expect(events.at(-1)!.type).toBe('ROTATE_EVENT');
+    const kept = events.filter((e) => (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined) as (BinlogEvent & { rowImagesUndecoded: string; rowImages: Uint8Array; rows?: unknown })[];
+    expect(kept.map((e) => e.type)).toEqual(['WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1']);
+    for (const e of kept) {
+      expect(e.rows).toBeUndefined();
+      expect(e.rowImagesUndecoded).toMatch(/^the row images do not split into rows: .+ \(RowsEvent\.rows\..+\); kept as bytes$/);
+    }
+    // The images are the event's body after its columns bitmaps, to its end: the checksum follows them.
+    const [write] = kept;
+    const body = binlog.subarray(write!.pos + write!.header.eventSize - 4 - write!.rowImages.length, write!.pos + write!.header.eventSize - 4);
+    expect(Buffer.compare(Buffer.from(body), Buffer.from(write!.rowImages))).toBe(0);
+    expect(Buffer.compare(Buffer.from(viaJson(events)), Buffer.from(binlog))).toBe(0);
+  });
+
+  it('binlog dump reads the file to its end, exit 7 saying how many row events kept their images; dump | encode gives it back', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'binlog-old-temporals-'));
+    try {
+      const file = join(tmp, 'binlog.000002');
+      writeFileSync(file, binlog);
+      const cli = (args: string[], input?: string) => spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], { input, maxBuffer: 1 << 26 });
+      const dump = cli(['dump', file]);
+      expect([dump.status, dump.stderr.toString()]).toEqual([7, 'binlog: 3 row events kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n']);
+      const lines = dump.stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as { type: string; rowImages?: { hex: string } });
+      expect(lines.at(-1)!.type).toBe('ROTATE_EVENT');
+      expect(lines.filter((l) => l.rowImages).length).toBe(3);
+      const encoded = cli(['encode', '-o', join(tmp, 'again'), '-'], dump.stdout.toString());
+      expect([encoded.status, encoded.stderr.toString()]).toEqual([0, '']);
+      expect(Buffer.compare(readFileSync(join(tmp, 'again')), Buffer.from(binlog))).toBe(0);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

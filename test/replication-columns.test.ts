@@ -17,7 +17,7 @@ async function rows(options: LiveOptions): Promise<Record<string, unknown>[]> {
 
 function afterImages(e: BinlogEvent): Record<string, unknown>[] {
   if (e.type !== 'WRITE_ROWS_EVENT_V1' && e.type !== 'WRITE_ROWS_EVENT') return [];
-  return e.rows.map((r) => (r as { after: Record<string, unknown> }).after);
+  return e.rows!.map((r) => (r as { after: Record<string, unknown> }).after);
 }
 
 describeWithServer('column hints from information_schema', () => {

@@ -54,7 +54,7 @@ async function consume(stream: BinlogStream, onRow: (row: Seen) => Promise<void>
 
 function insertedRows(e: BinlogEvent): Record<string, unknown>[] {
   if (e.type !== 'WRITE_ROWS_EVENT_V1' && e.type !== 'WRITE_ROWS_EVENT') return [];
-  return e.rows.map((r) => (r as { after: Record<string, unknown> }).after);
+  return e.rows!.map((r) => (r as { after: Record<string, unknown> }).after);
 }
 
 const digest = (rows: { id: number; v: string }[]) =>

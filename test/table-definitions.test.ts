@@ -18,6 +18,7 @@ import { TableDefinitionError } from '../runtime/tables/table-types.js';
 import type { RowMetadata } from '../builder/table-map.js';
 import { caught } from './runtime/helpers.js';
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';
+import type { RowsEventOf as RowsEvent } from './support/rows.js';
 
 // ---- a table, written as a server with each binlog_row_metadata writes it ------------------------------
 
@@ -59,7 +60,6 @@ function binlog(rowMetadata: RowMetadata): Uint8Array {
 const NO_LOG = binlog('NO_LOG');
 const FULL = binlog('FULL');
 
-type RowsEvent = Extract<BinlogEvent, { rows: unknown }>;
 const rowsOf = (events: BinlogEvent[]) => events.filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows)).flatMap((e) => e.rows!.map((c) => c.after));
 /** Through the dump's JSON and back, as `binlog dump | binlog encode` does. */
 const viaJson = (events: BinlogEvent[], defs?: TableDefinitions) =>

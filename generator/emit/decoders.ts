@@ -11,7 +11,7 @@ import { decodeName, structArgs } from './expressions.js';
 import { companions, derivedFromLater, enumName, fieldType, isEnum, keptFields, structParams } from './fields.js';
 import type { Module } from './module.js';
 import { Lines, q, used } from './print.js';
-import { decodeRows } from './rows.js';
+import { decodeRows, splitRowsInto } from './rows.js';
 import { intMethod, lengthRead, packedMethod } from './wire.js';
 
 export function emitDecoder(sf: SourceFile, m: Module, s: IrStruct): void {
@@ -114,7 +114,10 @@ function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: bool
     return;
   }
   const value = readValue(m, s, f, reader);
-  if (f.constValue !== undefined) {
+  if (f.type.kind === 'rows' && f.type.undecoded) {
+    L.line(`const ${f.name}$split = ${value};`);
+    splitRowsInto(f.type, f.name, `${f.name}$split`, bind);
+  } else if (f.constValue !== undefined) {
     L.line(`${m.rt('checkConst')}(${value}, ${f.constValue}, r, ${q(f.path)});`);
   } else if (isEnum(f.type)) {
     bind(`${f.name}$code`, value);

@@ -250,7 +250,7 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
     case 'computed':
       return '';
     case 'rows':
-      return encodeRows(t, writer, value, name, f.path);
+      return encodeRows(m, t, writer, value, name, f.path);
     case 'text':
       if (t.span.kind === 'padded' || t.span.kind === 'nul') return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
       return `${spanWrite(f, t.span, `${m.rt('textToBytes')}(${value})`, writer, name, sizedByDerived)};`;

@@ -55,13 +55,33 @@ const KEY_ORDER_DOC = 'The keyed fields as stored, when not in declared order or
 
 /**
  * What a field keeps beside its value so that encoding gives back the stored bytes: a compressed field's
- * stored form, a bitmap's set spare bits; beside a sized list's first field, the list's stored order.
+ * stored form, a bitmap's set spare bits, rows' images kept as bytes (and why); beside a sized list's first
+ * field, the list's stored order.
  */
 export function companions(f: IrField, s: IrStruct): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
   const order = s.keys?.list?.first === f.name ? [{ name: 'keyOrder', type: 'KeyedEntry[]', hasQuestionToken: true as const, docs: [KEY_ORDER_DOC] }] : [];
-  if (f.compression) return [...order, { name: `${f.name}Compressed`, type: 'Uint8Array', hasQuestionToken: true, docs: [`${f.name} as stored, compressed (${f.compression.codec}).`] }];
+  if (f.type.kind === 'rows' && f.type.undecoded) return [...order, ...undecodedCompanions(f.type.undecoded), ...compressed(f)];
+  if (f.compression) return [...order, ...compressed(f)];
   if (f.type.kind === 'bitmap' && f.type.keepSpare) return [...order, { name: `${f.name}Spare`, type: 'number', hasQuestionToken: true, docs: [`The set unused bits of ${f.name}'s last byte, when there are any.`] }];
   return order;
+}
+
+function compressed(f: IrField): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
+  if (!f.compression) return [];
+  return [{ name: `${f.name}Compressed`, type: 'Uint8Array', hasQuestionToken: true, docs: [`${f.name} as stored, compressed (${f.compression.codec}).`] }];
+}
+
+/** Row images that cannot be split: the reason (informational, never read back) and the images' bytes. */
+function undecodedCompanions(name: string): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
+  return [
+    { name: `${name}Undecoded`, type: 'string', hasQuestionToken: true, docs: [`Why ${name} is not split into rows (informational).`] },
+    { name, type: 'Uint8Array', hasQuestionToken: true, docs: ['The row images as stored, when they cannot be split into rows (the rows are then absent).'] },
+  ];
+}
+
+/** Whether a field may be absent from a value: it has a condition, or it is rows that may be kept as bytes. */
+export function mayBeAbsent(f: IrField): boolean {
+  return !!f.cond || (f.type.kind === 'rows' && f.type.undecoded !== undefined);
 }
 
 /** What an encoder takes: computed fields are not written, so they are not asked for, but for those stored fields derive from. */

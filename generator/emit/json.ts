@@ -7,7 +7,7 @@ import { compileExpr, identifiers } from '../expr.js';
 import type { Ir, IrEntryList, IrField, IrStruct, IrType } from '../ir/types.js';
 import { eventsWithBody } from './events.js';
 import { encodeName } from './expressions.js';
-import { companions, enumCode, inputFields, isEnum, isGiven } from './fields.js';
+import { companions, enumCode, inputFields, isEnum, isGiven, mayBeAbsent } from './fields.js';
 import type { Module } from './module.js';
 import { Lines } from './print.js';
 import { rowsFromJson } from './rows.js';
@@ -30,7 +30,7 @@ export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
   for (const f of fields) {
     const j = `o.${f.name}`;
     const p = `\`\${path}.${f.name}\``;
-    const optional = f.cond !== undefined || f.derive !== undefined;
+    const optional = mayBeAbsent(f) || f.derive !== undefined;
     if (optional) L.open(`if (${j} !== undefined) {`);
     if (f.repeat) {
       L.open(`v.${f.name} = ${m.rt('jArray')}(${j}, ${p}).map((e, i) => {`);
@@ -47,10 +47,12 @@ export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
       const code = (x: string) => enumCode(m, f, x);
       L.line(`${f.name}$code = ${f.repeat ? `v.${f.name}.map((x) => ${code('x')})` : code(`v.${f.name}`)};`);
     }
-    for (const c of companions(f, s)) {
-      if (c.name !== 'keyOrder') L.line(`if (o.${c.name} !== undefined) v.${c.name} = ${c.type === 'Uint8Array' ? m.rt('jBytes') : m.rt('jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`);
-    }
     if (optional) L.close();
+    // A companion is there with its field or without it (images kept as bytes are there instead of their rows).
+    for (const c of companions(f, s)) {
+      // The order is the list's; a string says why something is kept as it is, and is not read back.
+      if (c.name !== 'keyOrder' && c.type !== 'string') L.line(`if (o.${c.name} !== undefined) v.${c.name} = ${c.type === 'Uint8Array' ? m.rt('jBytes') : m.rt('jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`);
+    }
   }
   // The list's order belongs to no one field: it is read whichever fields are given.
   if (s.keys?.list) L.line(`if (o.keyOrder !== undefined) v.keyOrder = ${m.rt('jKeyOrder')}(o.keyOrder, \`\${path}.keyOrder\`);`);

@@ -6,7 +6,7 @@ import type { SourceFile } from 'ts-morph';
 import { fixedSize } from '../ir/sizes.js';
 import { COVER_SERVERS, type Ir, type IrEntryList, type IrEnum, type IrStruct } from '../ir/types.js';
 import { eventsWithBody } from './events.js';
-import { companions, fieldType, hasDistinctInput, inputFields, keptFields } from './fields.js';
+import { companions, fieldType, hasDistinctInput, inputFields, keptFields, mayBeAbsent } from './fields.js';
 import type { Module } from './module.js';
 import { addConst, docs, objectLiteral } from './print.js';
 
@@ -56,7 +56,7 @@ export function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
     properties: [
       ...codeProp,
       ...keptFields(s).flatMap((f) => [
-        { name: f.name, type: fieldType(m, f, false), hasQuestionToken: !!f.cond, docs: docs(f.doc) },
+        { name: f.name, type: fieldType(m, f, false), hasQuestionToken: mayBeAbsent(f), docs: docs(f.doc) },
         ...companions(f, s),
       ]),
     ],
@@ -72,7 +72,7 @@ export function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
     properties: [
       ...codeProp,
       ...inputFields(s).flatMap((f) => [
-        { name: f.name, type: fieldType(m, f, true), hasQuestionToken: !!f.cond || !!f.derive },
+        { name: f.name, type: fieldType(m, f, true), hasQuestionToken: mayBeAbsent(f) || !!f.derive },
         ...companions(f, s),
       ]),
     ],

@@ -27,6 +27,7 @@ export interface RawField {
   columns?: string;
   columnsAfter?: string;
   layout?: 'v0';
+  undecoded?: string;
   images?: string | number;
   compression?: { codec: string; if?: string | number };
   cases?: Record<string, string>;

@@ -182,7 +182,9 @@ function rowsType({ pass, f, o, scope, expr }: FieldAt): IrType {
       pass.fail(o, [key], `'${f[key]}' is not an earlier bitmap field`);
     }
   }
-  return { kind: 'rows', table: f.table!, columns: f.columns!, columnsAfter: f.columnsAfter, images: expr('images', f.images)!, layout: f.layout };
+  // v1/v2 images split or are kept whole; v0's are bytes or rows by whether the table is defined, which the schema says.
+  if ((f.layout === 'v0') === (f.undecoded !== undefined)) pass.fail(o, ['undecoded'], 'v1/v2 rows name where images that do not split are kept (`undecoded`); v0 rows do not');
+  return { kind: 'rows', table: f.table!, columns: f.columns!, columnsAfter: f.columnsAfter, images: expr('images', f.images)!, layout: f.layout, undecoded: f.undecoded };
 }
 
 function stringType(c: FieldAt): IrType | undefined {

@@ -72,7 +72,8 @@ export type IrType =
   | { kind: 'bitmap'; bits: Expr; msb: boolean; keepSpare: boolean }
   /** `input`: a derived value names it, so the encoder takes it (and derives the stored fields from it). */
   | { kind: 'computed'; expr: Expr; value: 'number' | 'string' | 'boolean'; enum?: string; input?: boolean }
-  | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr; layout?: 'v0' }
+  /** `undecoded`: the name the images are kept under, as bytes with the reason, when they cannot be split into rows. */
+  | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr; layout?: 'v0'; undecoded?: string }
   | { kind: 'struct'; name: string; args: [string, Expr][] }
   | { kind: 'switch'; on: Expr; cases: { match: number; struct: string }[]; default?: string }
   | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string; covers?: string }

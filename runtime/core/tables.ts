@@ -12,13 +12,19 @@ export interface RowTables {
   name(tableId: number): string;
   /** Whether the caller defined the table of this id: rows v0 are then decoded with the definition. */
   hasDefinition(tableId: number): boolean;
-  /** Rows v1/v2: the images of `columns` (and `columnsAfter`), `images` schemas/rows.yaml's RowImages bits. */
-  decodeRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowChange[];
+  /**
+   * Rows v1/v2: the images of `columns` (and `columnsAfter`), `images` schemas/rows.yaml's RowImages bits;
+   * where they cannot be split into rows, why, and their bytes (the rest of `r`).
+   */
+  splitRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowsSplit;
   encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): void;
   /** Rows v0, which only a table definition can split into values. */
   decodeOldRows(r: Reader, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[];
   encodeOldRows(w: Writer, rows: OldRowChange[], tableId: number, columns: boolean[], images: number, path: string): void;
 }
+
+/** A row event's images: split into rows, or kept as their bytes with the reason they could not be. */
+export type RowsSplit = { rows: RowChange[]; undecoded?: undefined; bytes?: undefined } | { rows?: undefined; undecoded: string; bytes: Uint8Array };
 
 /** The schemas' `tableName(ctx.tables, tableId)`: their expressions call functions, not methods. */
 export function tableName(tables: RowTables, tableId: number): string {

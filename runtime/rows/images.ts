@@ -13,6 +13,7 @@ import type { Reader } from '../core/reader.js';
 import type { TableRegistry } from '../tables/registry.js';
 import type { Writer } from '../core/writer.js';
 import type { Row, RowChange, RowChangeInput } from '../core/values.js';
+import type { RowsSplit } from '../core/tables.js';
 import type { Column, TableInfo } from '../values/column.js';
 import type { CellReader, CellWriter } from '../values/cell-codec.js';
 import { jsonDiffCodec } from '../values/json-cells.js';
@@ -192,12 +193,60 @@ export function decodeRows(
   images: number,
   path: string,
 ): RowChange[] {
+  return withDocuments(splitImages(r, tables, tableId, columns, columnsAfter, images, path), path);
+}
+
+/**
+ * decodeRows, or where the images do not split into rows (a value that does not read, images that do not
+ * end with the event: a column whose layout the binlog does not say, as MariaDB's own fractional
+ * temporals without a definition), why, and their bytes: the event is still delivered, and encodes back
+ * as it was. Without the table's TABLE_MAP nothing is known of the images, and that stays an error; so
+ * does a JSON diff that does not apply to its document, which split.
+ */
+export function splitRows(
+  r: Reader,
+  tables: TableRegistry,
+  tableId: number,
+  columns: boolean[],
+  columnsAfter: boolean[] | undefined,
+  images: number,
+  path: string,
+): RowsSplit {
+  const start = r.pos;
+  let split: SplitChange[];
+  try {
+    split = splitImages(r, tables, tableId, columns, columnsAfter, images, path);
+  } catch (e) {
+    if (!(e instanceof BinlogError) || e instanceof UnknownTableError) throw e;
+    r.pos = start;
+    const where = e.schemaPath ? ` (${e.schemaPath})` : '';
+    return { undecoded: `the row images do not split into rows: ${e.problem}${where}; kept as bytes`, bytes: r.rest() };
+  }
+  return { rows: withDocuments(split, path) };
+}
+
+/** A change as its images split: with the JSON columns whose after value is a diff, and where that image starts. */
+interface SplitChange {
+  change: RowChange;
+  diffs?: Set<Column>;
+  afterAt: number;
+}
+
+function splitImages(
+  r: Reader,
+  tables: TableRegistry,
+  tableId: number,
+  columns: boolean[],
+  columnsAfter: boolean[] | undefined,
+  images: number,
+  path: string,
+): SplitChange[] {
   const { before, after, jsonColumns } = layout(table(tables, tableId, r.offset, path), columns, columnsAfter, images, r, path);
   if (before.columns.length === 0 && after.columns.length === 0 && r.pos < r.end) {
     // Images of no columns take no bytes: the rows would never end.
     throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
   }
-  const out: RowChange[] = [];
+  const out: SplitChange[] = [];
   while (r.pos < r.end) {
     const change: RowChange = {};
     if (images & BEFORE) change.before = readImage(r, before, change, 'before', `${path}.before`);
@@ -205,10 +254,17 @@ export function decodeRows(
     const diffs = partialColumns(jsonColumns, change);
     const afterAt = r.offset;
     if (images & AFTER) change.after = readImage(r, diffs ? withDiffs(after, diffs) : after, change, 'after', `${path}.after`);
-    if (diffs) addResultingJson(change, diffs, afterAt, `${path}.after`);
-    out.push(change);
+    out.push({ change, diffs, afterAt });
   }
   return out;
+}
+
+/** The changes, each JSON diff's resulting document added beside it. */
+function withDocuments(split: SplitChange[], path: string): RowChange[] {
+  return split.map(({ change, diffs, afterAt }) => {
+    if (diffs) addResultingJson(change, diffs, afterAt, `${path}.after`);
+    return change;
+  });
 }
 
 /** PartialJsonOptions reads nothing of the stream's context. */

@@ -3,11 +3,11 @@
  * v1/v2 and v0, each read and written against the table registry.
  */
 import type { Reader } from '../core/reader.js';
-import type { RowTables } from '../core/tables.js';
-import type { OldRowChange, RowChange, RowChangeInput } from '../core/values.js';
+import type { RowsSplit, RowTables } from '../core/tables.js';
+import type { OldRowChange, RowChangeInput } from '../core/values.js';
 import type { Writer } from '../core/writer.js';
 import type { TableRegistry } from '../tables/registry.js';
-import { decodeRows, encodeRows } from './images.js';
+import { encodeRows, splitRows } from './images.js';
 import { decodeOldRows, encodeOldRows } from './v0.js';
 
 export class RegistryRowTables implements RowTables {
@@ -21,8 +21,8 @@ export class RegistryRowTables implements RowTables {
     return this.registry.definition(tableId) !== undefined;
   }
 
-  decodeRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowChange[] {
-    return decodeRows(r, this.registry, tableId, columns, columnsAfter, images, path);
+  splitRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowsSplit {
+    return splitRows(r, this.registry, tableId, columns, columnsAfter, images, path);
   }
 
   encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): void {
