@@ -221,7 +221,10 @@ export function dateCell(h: CellHelpers): CellCodec {
   };
 }
 
-/** TIME before 5.6, 3 bytes little-endian of the signed integer ±hhmmss (Field_time::store). */
+/**
+ * TIME before 5.6, 3 bytes little-endian of the signed integer ±hhmmss (Field_time::store). What does
+ * not read as a time is refused: MariaDB's own TIME(n) is logged as this type too (see timeHires).
+ */
 export function timeCell(h: CellHelpers): CellCodec {
   const { timeFields, timeText } = h;
   return {
@@ -230,6 +233,7 @@ export function timeCell(h: CellHelpers): CellCodec {
         r.need(3, path);
         const hhmmss = r.i24();
         const a = (hhmmss < 0 ? -hhmmss : hhmmss);
+        if (((a > 8385959) || (((Math.floor(a / 100)) % 100) > 59)) || ((a % 100) > 59)) throw new InvalidValueError(`${hhmmss} is not a ±hhmmss time`, { offset: r.offset, schemaPath: path });
         return timeText(hhmmss < 0, Math.floor(a / 10000), (Math.floor(a / 100)) % 100, a % 100, 0, 0);
       };
     },

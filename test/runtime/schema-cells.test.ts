@@ -3,7 +3,7 @@
  * comments and Field_*::pack), both ways, and the refusals a layout implies.
  */
 import { describe, expect, it } from 'vitest';
-import { CellLayouts } from '../../generated/columns.js';
+import { CellLayouts, FractionLayouts } from '../../generated/columns.js';
 import { ColumnType } from '../../generated/rows.js';
 import { EncodeError, InvalidValueError } from '../../runtime/core/errors.js';
 import { Reader } from '../../runtime/core/reader.js';
@@ -98,6 +98,43 @@ describe('temporal cells', () => {
     expect(write(c, '2024-02-29 23:59:58')).toBe(bytes);
     const bad = Buffer.from(new BigUint64Array([20241329235958n]).buffer).toString('hex');
     expect(caught(InvalidValueError, () => read(c, bad)).message).toContain('is not a YYYYMMDDhhmmss datetime');
+  });
+
+  it('TIME (before 5.6) is ±hhmmss in 3 bytes; a number that is no time is refused', () => {
+    const c = column(ColumnType.TIME);
+    expect(read(c, 'ffffff')).toBe('-00:00:01');
+    expect(write(c, '-00:00:01')).toBe('ffffff');
+    // 99: 99 seconds, which Field_time never stores (MariaDB's own TIME(n) read as this type gives such).
+    expect(caught(InvalidValueError, () => read(c, '630000')).message).toContain('99 is not a ±hhmmss time');
+  });
+
+  describe("MariaDB's own fractional temporals, the digits from a definition", () => {
+    const hires = (type: number, fsp: number) => ({ ...column(type, { fsp }), layout: FractionLayouts[type as keyof typeof FractionLayouts] });
+    const seconds = (y: number, mo: number, d: number, h: number, mi: number, s: number) => BigInt(((((y * 13 + mo) * 32 + d) * 24 + h) * 60 + mi) * 60 + s);
+
+    it('DATETIME(n): seconds * 10^n + the fraction, big-endian in 5 to 8 bytes, exact past 2^53', () => {
+      const last = be(seconds(9999, 12, 31, 23, 59, 59) * 1000000n + 999999n, 8);
+      expect(read(hires(ColumnType.DATETIME, 6), last)).toBe('9999-12-31 23:59:59.999999');
+      expect(write(hires(ColumnType.DATETIME, 6), '9999-12-31 23:59:59.999999')).toBe(last);
+      const two = be(seconds(2000, 0, 0, 0, 0, 0) * 100n + 50n, 6);
+      expect(read(hires(ColumnType.DATETIME, 2), two)).toBe('2000-00-00 00:00:00.50');
+      expect(write(hires(ColumnType.DATETIME, 2), '2000-00-00 00:00:00.5')).toBe(two);
+      expect(caught(EncodeError, () => write(hires(ColumnType.DATETIME, 2), '2000-01-01 00:00:00.125')).message).toContain('has more than 2 digits');
+    });
+
+    it('TIME(n): 3020400 seconds (838:59:59 and one) plus the signed value, in units of 10^-n, big-endian', () => {
+      const t3 = be(3020400n * 1000n - (3723n * 1000n + 4n), 5);
+      expect(read(hires(ColumnType.TIME, 3), t3)).toBe('-01:02:03.004');
+      expect(write(hires(ColumnType.TIME, 3), '-01:02:03.004')).toBe(t3);
+      expect(read(hires(ColumnType.TIME, 1), be(3020400n * 10n - 5n, 4))).toBe('-00:00:00.5');
+      expect(caught(InvalidValueError, () => read(hires(ColumnType.TIME, 1), be(0n, 4))).message).toContain('is out of range');
+    });
+
+    it('TIMESTAMP(n): big-endian seconds, then the fraction in n digits (not rounded up to an even count)', () => {
+      expect(read(hires(ColumnType.TIMESTAMP, 1), '3b9aca00 01')).toBe('2001-09-09 01:46:40.1');
+      expect(write(hires(ColumnType.TIMESTAMP, 3), '2001-09-09 01:46:40.123')).toBe('3b9aca00007b');
+      expect(read(hires(ColumnType.TIMESTAMP, 5), '00000000 000000')).toBe('0000-00-00 00:00:00.00000');
+    });
   });
 
   it('TIMESTAMP2 is big-endian seconds then the fraction; 0 is the zero date', () => {
