@@ -65,6 +65,18 @@ const WORKLOAD = `SET sql_mode = '';
   DELETE FROM w.t WHERE id = 2;
   BEGIN; INSERT INTO w.t (id, u) VALUES (5, 'a'), (6, 'b'); UPDATE w.t SET id = 7 WHERE id = 5; DELETE FROM w.t WHERE id = 6; COMMIT;`;
 
+/** The start of the image tests, not logged: a table with blobs and one without. */
+const IMAGE_START = `SET sql_log_bin = 0; DROP DATABASE IF EXISTS img; CREATE DATABASE img;
+  CREATE TABLE img.b (id INT PRIMARY KEY, v INT, bl BLOB, tx TEXT);
+  CREATE TABLE img.n (id INT PRIMARY KEY, v INT, s VARCHAR(10));
+  INSERT INTO img.b VALUES (1, 10, x'00ff', 'one'), (2, 20, x'01', 'two');
+  INSERT INTO img.n VALUES (1, 10, 'one'), (2, 20, 'two'), (3, NULL, 'three');
+  SET sql_log_bin = 1;`;
+/** The first change is an UPDATE of img.b's v alone, the second of its blob; img.b loses its row 2. */
+const IMAGE_WORKLOAD = `UPDATE img.b SET v = v + 1; UPDATE img.b SET bl = x'02' WHERE id = 1; DELETE FROM img.b WHERE id = 2;
+  UPDATE img.n SET v = v + 1, s = 'x' WHERE id = 1; DELETE FROM img.n WHERE id = 2; INSERT INTO img.n (id, s) VALUES (4, 'four');
+  UPDATE img.n SET v = 0 WHERE v IS NULL;`;
+
 /** Every table's content, each value as HEX (NULL as null), and CHECKSUM TABLE. */
 async function state(s: MariadbServer, table: string, columns: string[]): Promise<unknown> {
   const rows = await s.query(`SELECT ${columns.map((c) => `HEX(\`${c}\`)`).join(', ')} FROM ${table} ORDER BY id`);
@@ -141,6 +153,66 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
     expect([r.dump, r.client, r.stderr]).toEqual([0, 0, '']);
     expect(await state(server, 'acc.t', ['id', 'c', 'name'])).toEqual(before);
     expect(await state(server, 'acc.other', ['id', 'v'])).toEqual(other);
+  }, 120_000);
+
+  /** The image workload under binlog_row_image=`image`, from IMAGE_START: its binlog and the end state. */
+  async function imageWorkload(image: string): Promise<{ file: string; start: unknown[]; end: unknown[] }> {
+    await server.sql(IMAGE_START);
+    await server.flushLogs();
+    const start = await imageState();
+    await server.sql(`SET SESSION binlog_row_image = '${image}'; ${IMAGE_WORKLOAD}`);
+    await server.flushLogs();
+    return { file: (await server.binlogFiles()).at(-2)!, start, end: await imageState() };
+  }
+  const imageState = async () => [await state(server, 'img.b', ['id', 'v', 'bl', 'tx']), await state(server, 'img.n', ['id', 'v', 's'])];
+
+  for (const image of ['NOBLOB', 'MINIMAL']) {
+    it(`${image} images: the SQL gives the end state again from the start`, async () => {
+      const { file, end } = await imageWorkload(image);
+      const forward = binlog(['sql', '--rows-only', file]);
+      expect([forward.code, forward.stderr]).toEqual([0, '']);
+      // MINIMAL: the before image is the key alone, and so is the WHERE.
+      if (image === 'MINIMAL') expect(forward.stdout).toContain('UPDATE `img`.`b` SET `v`=11 WHERE `id`=1 LIMIT 1;');
+      else expect(forward.stdout).toContain('UPDATE `img`.`b` SET `id`=1, `v`=11 WHERE `id`=1 AND `v`=10 LIMIT 1;');
+      await server.sql(IMAGE_START);
+      await server.sql(forward.stdout);
+      expect(await imageState()).toEqual(end);
+    }, 120_000);
+  }
+
+  it('MINIMAL images: the undo SQL and the undo binlog are refused, naming the column, the event and its row', async () => {
+    const { file } = await imageWorkload('MINIMAL');
+    const undo = binlog(['sql', '--flashback', file]);
+    expect(undo.code).toBe(1);
+    expect(undo.stderr).toMatch(/^binlog: .*: the before image lacks column v, whose old value the undo must write: the binlog does not hold it \(binlog_row_image=FULL logs it\) \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/);
+    const out = join(tmp, 'minimal.bin');
+    const fb = binlog(['flashback', file, '-o', out]);
+    expect(fb.code).toBe(1);
+    expect(fb.stderr).toMatch(/the before image lacks column v, whose old value .* \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/);
+    expect(existsSync(out)).toBe(false);
+  }, 120_000);
+
+  it('NOBLOB images: an update of a blob is refused; the table without blobs is undone, by SQL and by the undo binlog', async () => {
+    const { file, start, end } = await imageWorkload('NOBLOB');
+    const undo = binlog(['sql', '--flashback', file]);
+    expect(undo.code).toBe(1);
+    // The UPDATE of bl (the workload's second statement): NOBLOB leaves the old blob out of its before image.
+    expect(undo.stderr).toMatch(/: the before image lacks column bl, whose old value the undo must write: .* \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/);
+
+    // The table without blobs alone: its images are whole, its undo by SQL restores it, img.b left changed.
+    const n = binlog(['sql', '--flashback', '--table=img.n', file]);
+    expect([n.code, n.stderr]).toEqual([0, '']);
+    await server.sql(n.stdout);
+    const [b, nAfter] = await imageState();
+    expect([b, nAfter]).toEqual([end[0], start[1]]);
+
+    const again = await imageWorkload('NOBLOB');
+    const out = join(tmp, 'noblob.bin');
+    const fb = binlog(['flashback', '--table=img.n', again.file, '-o', out]);
+    expect([fb.code, fb.stderr]).toEqual([0, '']);
+    const r = await replay(bin.binlogTool, bin.client, out, server.socket);
+    expect([r.dump, r.client, r.stderr]).toEqual([0, 0, '']);
+    expect(await imageState()).toEqual([again.end[0], again.start[1]]);
   }, 120_000);
 
   it('refuses to undo DDL, naming the event, and writes no file', () => {
