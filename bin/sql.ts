@@ -21,7 +21,8 @@ export const SQL_HELP = `Options for sql (and the filters and table definitions 
                              TABLE_MAP's full metadata, or a definition), instead of the whole image.
 sql writes each transaction after a '-- file:pos, time, GTID' comment, its row changes as INSERT,
 UPDATE ... WHERE <the row's before image> LIMIT 1 and DELETE ... WHERE ... LIMIT 1, its statements
-after their USE. Values are literals the server reads back exactly (strings as their bytes in the
+after their USE and the SETs of the session they were logged in (sql_mode, charsets, time_zone,
+auto_increment) where it changes, between DELIMITER lines when they hold a ';'. Values are literals the server reads back exactly (strings as their bytes in the
 column's character set, TIMESTAMPs in UTC under SET time_zone). The columns need names: a TABLE_MAP
 with binlog_row_metadata=FULL, or a definition (--schema-file); a table without is an error (exit 1),
 as is an integer of unknown signedness or a change the flashback cannot undo.

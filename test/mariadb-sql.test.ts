@@ -215,6 +215,33 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
     expect(await imageState()).toEqual([again.end[0], again.start[1]]);
   }, 120_000);
 
+  it('DDL replays in its own session: a trigger whose body holds `;`, a view that PIPES_AS_CONCAT reads, then rows in the script\'s session', async () => {
+    await server.flushLogs();
+    await server.sql(`CREATE DATABASE ddl; CREATE TABLE ddl.t (id INT PRIMARY KEY, v INT); CREATE TABLE ddl.log (n INT);
+      DELIMITER //
+      CREATE TRIGGER ddl.tr AFTER INSERT ON ddl.t FOR EACH ROW BEGIN INSERT INTO ddl.log VALUES (NEW.v); INSERT INTO ddl.log VALUES (NEW.v * 2); END//
+      DELIMITER ;
+      SET sql_mode = 'PIPES_AS_CONCAT', time_zone = '+05:00', auto_increment_increment = 5; CREATE VIEW ddl.v AS SELECT 'a' || 'b' AS x;
+      SET sql_mode = DEFAULT, time_zone = DEFAULT, auto_increment_increment = DEFAULT; CREATE TABLE ddl.r (ts TIMESTAMP NULL); INSERT INTO ddl.r VALUES ('2001-02-03 04:05:06');`);
+    await server.flushLogs();
+    const file = (await server.binlogFiles()).at(-2)!;
+    const ts = await server.query('SELECT UNIX_TIMESTAMP(ts) FROM ddl.r');
+    const script = binlog(['sql', file]);
+    expect([script.code, script.stderr]).toEqual([0, '']);
+    expect(script.stdout).toMatch(/^DELIMITER (\$\$+)\nCREATE DEFINER=.*TRIGGER .*BEGIN INSERT INTO ddl\.log VALUES \(NEW\.v\); .* END\1\nDELIMITER ;$/m);
+    // The view's session, then the next statement's: sql_mode and auto_increment_increment back as they were.
+    expect(script.stdout).toMatch(/\nSET @@session\.sql_mode = 2;\nSET @@session\.auto_increment_increment = 5, @@session\.auto_increment_offset = 1;\nCREATE .*VIEW `ddl`\.`v`.*;\n.*\nSET @@session\.sql_mode = \d+;\nSET @@session\.auto_increment_increment = 1, @@session\.auto_increment_offset = 1;\nCREATE TABLE ddl\.r/);
+    // The row after the DDL reads in the script's session again.
+    expect(script.stdout).toMatch(/BEGIN;\nSET NAMES utf8mb4;\nSET sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\nINSERT INTO `ddl`\.`r`/);
+
+    await server.sql('SET sql_log_bin = 0; DROP DATABASE ddl;');
+    await server.sql(script.stdout);
+    expect(await server.query('SELECT x FROM ddl.v')).toEqual([['ab']]);
+    expect(await server.query('SELECT UNIX_TIMESTAMP(ts) FROM ddl.r')).toEqual(ts);
+    await server.sql('INSERT INTO ddl.t VALUES (1, 21)');
+    expect(await server.query('SELECT n FROM ddl.log ORDER BY n')).toEqual([['21'], ['42']]);
+  }, 120_000);
+
   it('refuses to undo DDL, naming the event, and writes no file', () => {
     const first = join(tmp, 'ddl.bin');
     const r = binlog(['flashback', workload.replace(/\d+$/, (n) => String(Number(n) - 1).padStart(n.length, '0')), '-o', first]);

@@ -5,7 +5,10 @@
  */
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { Transactions } from '../runtime/io/transactions.js';
-import { SqlContext, toSql, undoSql, type SqlOptions } from './sql.js';
+import { ScriptSession, SCRIPT_HEADER, terminated } from './sql-session.js';
+import { rowKind, SqlContext, toSql, undoSql, type SqlOptions } from './sql.js';
+
+export { SCRIPT_HEADER };
 
 export interface SqlScriptOptions extends SqlOptions {
   /** The undo: every change inverted, statements and transactions in reverse order. */
@@ -13,12 +16,6 @@ export interface SqlScriptOptions extends SqlOptions {
   /** Leave statements (DDL, statement-format changes) out. */
   rowsOnly?: boolean;
 }
-
-/**
- * The session the statements read in: literals carry their own charsets, TIMESTAMP values are UTC as
- * the binlog has them, zero dates and a 0 in an AUTO_INCREMENT column are taken as given.
- */
-export const SCRIPT_HEADER = "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\nSET sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\n";
 
 const FRAME = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
 
@@ -50,6 +47,7 @@ interface Group {
 
 export class SqlScript {
   private readonly context: SqlContext;
+  private readonly session = new ScriptSession();
   private readonly transactions = new Transactions();
   private readonly undone: Group[] = [];
   private group: Group | undefined;
@@ -80,14 +78,15 @@ export class SqlScript {
     const head = this.started ? '' : SCRIPT_HEADER;
     this.started = true;
     let out = head + this.close();
-    if (this.options.flashback) for (const g of this.undone.reverse()) out += `${g.comment}\nBEGIN;\n${g.statements.map((s) => `${s};\n`).join('')}COMMIT;\n`;
+    if (this.options.flashback) for (const g of this.undone.reverse()) out += `${g.comment}\nBEGIN;\n${g.statements.map(terminated).join('')}COMMIT;\n`;
     return out;
   }
 
   private forward(event: BinlogEvent): string[] {
     const statements = toSql(event, this.context);
-    if (!this.options.rowsOnly || event.type !== 'QUERY_EVENT') return statements;
-    return statements.filter((s) => FRAME.has(s));
+    if (rowKind(event.type)) return [...this.session.forRows(), ...statements];
+    if (event.type !== 'QUERY_EVENT' || statements.every((s) => FRAME.has(s))) return statements;
+    return this.options.rowsOnly ? [] : [...this.session.forStatement(event), ...statements];
   }
 
   /** Ends the open transaction: printed now, or (flashback) kept, its undo statements last to first. */
@@ -99,6 +98,6 @@ export class SqlScript {
       this.undone.push(g);
       return '';
     }
-    return `${g.comment}\n${g.statements.map((s) => `${s};\n`).join('')}`;
+    return `${g.comment}\n${g.statements.map(terminated).join('')}`;
   }
 }

@@ -175,6 +175,8 @@ class StatementWriter {
   }
 }
 
+const DATABASE_DDL = /^\s*(CREATE|DROP)\s+(DATABASE|SCHEMA)\b/i;
+
 /**
  * The SQL statements of one event, without `;`, in order: a row event's changes; BEGIN and COMMIT of a
  * transaction's frame (a MariaDB GTID that is not standalone stands for BEGIN, an XID for COMMIT); a
@@ -189,7 +191,10 @@ export function toSql(event: BinlogEvent, context: SqlContext): string[] {
   const k = keywordOf(event);
   if (k && (k.keyword === 'BEGIN' || k.keyword === 'COMMIT' || k.keyword === 'ROLLBACK')) return [k.keyword];
   const schema = textName((event as { schema: unknown }).schema);
-  return [...(schema ? [`USE ${ident(schema)}`] : []), textName((event as { query: unknown }).query)];
+  const query = textName((event as { query: unknown }).query);
+  // A CREATE or DROP DATABASE logs the database it makes or removes as its schema: no USE can enter it.
+  const use = schema && !DATABASE_DDL.test(query);
+  return [...(use ? [`USE ${ident(schema)}`] : []), query];
 }
 
 /**
