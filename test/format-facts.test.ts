@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CellLayouts } from '../generated/columns.js';
+import { CellLayouts, FractionLayouts } from '../generated/columns.js';
 
 const VALUES = join(import.meta.dirname, '..', 'runtime', 'values');
 
@@ -76,7 +76,7 @@ describe('the format facts live in the schemas', () => {
 
   it('the schema gives a cell for each codec of CellLayouts but DECIMAL and those of no value, and the helpers it takes are its externs', () => {
     const cells = parse(readFileSync(join(import.meta.dirname, '..', 'schemas', 'cells.yaml'), 'utf8'));
-    const codecs = new Set(Object.values(CellLayouts).map((l) => l.codec));
+    const codecs = new Set([...Object.values(CellLayouts), ...Object.values(FractionLayouts)].map((l) => l.codec));
     expect(Object.keys(cells.cells).sort()).toEqual([...codecs].filter((c) => !['newdecimal', 'null', 'unsupported'].includes(c)).sort());
     const wired = readFileSync(join(VALUES, 'cells.ts'), 'utf8');
     for (const name of Object.keys(cells.externs)) expect(wired).toMatch(new RegExp(`\\b${name}\\b`));
