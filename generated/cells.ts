@@ -34,6 +34,13 @@ export const DECIMAL_GROUP_DIGITS = 9;
 export const DECIMAL_GROUP_BYTES = 4;
 /** The bytes of a leading or trailing group of n < 9 digits, by n (strings/decimal.cc dig2bytes). */
 export const DECIMAL_PARTIAL_BYTES = Uint8Array.of(0x00, 0x01, 0x01, 0x02, 0x02, 0x03, 0x03, 0x04, 0x04, 0x04);
+/**
+ * The bit of DECIMAL's first stored byte that is set in a positive value and clear in a negative one
+ * (decimal2bin flips it last, so that the bytes of the binary form sort as the numbers do).
+ */
+export const DECIMAL_SIGN_BIT = 128;
+/** What every stored byte of a negative DECIMAL is XORed with, its digit groups' bits inverted (decimal2bin's mask of -1). */
+export const DECIMAL_NEGATIVE_MASK = 255;
 
 /** What the cells take from the runtime (the schema's `externs`): text and values to fields and back, no fact of the format. */
 export interface CellHelpers {

@@ -36,6 +36,17 @@ const HELPERS: Record<string, Record<string, string>> = {
   'numbers.ts': { '0': 'zero', '1': 'the fewest digits tried', '10': 'past the 9 digits a float32 needs', '8': 'bits in a byte', '0n': 'zero', '1n': 'one bit' },
   'bits-and-sets.ts': { '0': 'zero', '1': '1-based member indexes', '0n': 'no bits', '1n': 'one bit', '6': 'bytes a JavaScript number holds exactly' },
   'digits.ts': { '0x30': "'0'", '0': 'zero', '1': 'one', '9': 'the last decimal digit', '10': 'decimal digits' },
+  'decimal.ts': {
+    '0': 'zero',
+    '1': 'one',
+    '2': 'the groups a whole part of at most 15 digits takes',
+    '8': 'bits in a byte',
+    '10': 'decimal digits',
+    '15': 'the decimal digits a double holds exactly',
+    '256': 'the values of a byte',
+    '0x2d': ASCII['0x2d'],
+    '0x30': ASCII['0x30'],
+  },
   'cells.ts': {},
   'cell-codec.ts': {},
   'column.ts': {},
@@ -45,7 +56,6 @@ const HELPERS: Record<string, Record<string, string>> = {
 
 /** Modules that still hold facts of the format, the variable-length values not yet in schemas/cells.yaml. */
 const STILL_FACTS: Record<string, string> = {
-  'decimal.ts': "DECIMAL's sign bit and inversion (its group sizes are cells.yaml DECIMAL_*)",
   'strings.ts': "VECTOR's elements as 4-byte little-endian float32s (the cell around them is cells.yaml's); MariaDB's column compression is compression.ts's",
   'binary-json.ts': "binary JSON's custom data: Json_decimal's precision and scale, the packed temporals (the grammar is schemas/json-binary.yaml's)",
   'charsets.ts': 'the charsets beyond the tables of schemas/charset-tables.yaml',

@@ -1,14 +1,28 @@
 /**
- * DECIMAL cells: strings/decimal.cc's decimal2bin form (digit groups of nine, big-endian, the sign in the
- * first bit) ↔ exact decimal strings.
+ * DECIMAL cells: digit groups ↔ exact decimal strings, for strings/decimal.cc's decimal2bin form, whose
+ * group sizes, sign bit and negative mask are cells.yaml's DECIMAL_* constants.
  */
-import { DECIMAL_GROUP_BYTES, DECIMAL_GROUP_DIGITS, DECIMAL_PARTIAL_BYTES } from '../../generated/cells.js';
+import {
+  DECIMAL_GROUP_BYTES,
+  DECIMAL_GROUP_DIGITS,
+  DECIMAL_NEGATIVE_MASK,
+  DECIMAL_PARTIAL_BYTES,
+  DECIMAL_SIGN_BIT,
+} from '../../generated/cells.js';
 import { EncodeError, InvalidValueError } from '../core/errors.js';
 import { beUint } from '../core/reader.js';
 import { type CellCodec, expect, isString, num } from './cell-codec.js';
 import { allDigits, pad, ZEROS } from './digits.js';
 
 const [GROUP, WHOLE, PARTIAL] = [DECIMAL_GROUP_DIGITS, DECIMAL_GROUP_BYTES, DECIMAL_PARTIAL_BYTES];
+const [SIGN, MASK] = [DECIMAL_SIGN_BIT, DECIMAL_NEGATIVE_MASK];
+
+/** `byte` repeated in each of `n` big-endian bytes, `byte` × 0x0101…. */
+function everyByte(byte: number, n: number): number {
+  let v = 0;
+  for (let i = 0; i < n; i++) v = v * 256 + byte;
+  return v;
+}
 
 /** Byte size of decimal2bin's form of DECIMAL(precision, scale). */
 export function decimalSize(precision: number, scale: number): number {
@@ -45,7 +59,13 @@ interface Group {
 
 function groupsFor(precision: number, scale: number): Group[] {
   if (scale > precision) return [];
-  return decimalGroups(precision, scale).map(([n, d], i) => ({ n, digits: d, limit: 10 ** d, invert: 2 ** (8 * n) - 1, sign: i === 0 ? 2 ** (8 * n - 1) : 0 }));
+  return decimalGroups(precision, scale).map(([n, d], i) => ({
+    n,
+    digits: d,
+    limit: 10 ** d,
+    invert: everyByte(MASK, n),
+    sign: i === 0 ? SIGN * 256 ** (n - 1) : 0,
+  }));
 }
 
 /** A group's value; one of more digits than it may hold (bin2decimal refuses those too) is a RangeError. */
@@ -58,8 +78,7 @@ function groupValue(bytes: Uint8Array, at: number, g: Group, negative: boolean):
 /** Any DECIMAL: the digits of each group in turn. */
 function anyDecimal(groups: Group[], intg: number, scale: number): DecimalDecoder {
   return (bytes, at) => {
-    // The sign is the first bit (set for positive); a negative value has every bit inverted.
-    const negative = (bytes[at]! & 0x80) === 0;
+    const negative = (bytes[at]! & SIGN) === 0;
     let [whole, frac, digitsSoFar] = ['', '', 0];
     for (const g of groups) {
       const v = groupValue(bytes, at, g, negative);
@@ -83,7 +102,7 @@ function smallDecimal(groups: Group[], scale: number): DecimalDecoder {
   const frac = scale ? groups[groups.length - 1]! : undefined;
   const zeros = ZEROS[scale]!;
   return (bytes, at) => {
-    const negative = (bytes[at]! & 0x80) === 0;
+    const negative = (bytes[at]! & SIGN) === 0;
     let int = 0;
     if (hi) {
       int = groupValue(bytes, at, hi, negative) * lo!.limit;
@@ -171,8 +190,8 @@ function writeDecimal(out: Uint8Array, start: number, value: string, precision: 
     for (let i = n - 1; i >= 0; i--, v = Math.floor(v / 256)) out[at + i] = v % 256;
     at += n;
   }
-  if (sign) for (let i = start; i < end; i++) out[i]! ^= 0xff;
-  out[start]! ^= 0x80;
+  if (sign) for (let i = start; i < end; i++) out[i]! ^= MASK;
+  out[start]! ^= SIGN;
 }
 
 export const newdecimal: CellCodec = {
