@@ -33,7 +33,16 @@ const HELPERS: Record<string, Record<string, string>> = {
     '23': 'the last hour of a day',
     '59': 'the last minute of an hour and second of a minute',
   },
-  'numbers.ts': { '0': 'zero', '1': 'the fewest digits tried', '10': 'past the 9 digits a float32 needs', '8': 'bits in a byte', '0n': 'zero', '1n': 'one bit' },
+  'numbers.ts': {
+    '0': 'zero',
+    '1': 'the fewest digits tried',
+    '10': 'past the 9 digits a float32 needs',
+    '8': 'bits in a byte',
+    '0n': 'zero',
+    '1n': 'one bit',
+    '2': 'log2 of the bytes of an IEEE 754 float32',
+    '4': 'the bytes of an IEEE 754 float32',
+  },
   'bits-and-sets.ts': { '0': 'zero', '1': '1-based member indexes', '0n': 'no bits', '1n': 'one bit', '6': 'bytes a JavaScript number holds exactly' },
   'digits.ts': { '0x30': "'0'", '0': 'zero', '1': 'one', '9': 'the last decimal digit', '10': 'decimal digits' },
   'decimal.ts': {
@@ -47,6 +56,8 @@ const HELPERS: Record<string, Record<string, string>> = {
     '0x2d': ASCII['0x2d'],
     '0x30': ASCII['0x30'],
   },
+  // MariaDB's column compression is core/compression.ts's.
+  'strings.ts': { '0': 'zero', '1': 'one' },
   'cells.ts': {},
   'cell-codec.ts': {},
   'column.ts': {},
@@ -56,7 +67,6 @@ const HELPERS: Record<string, Record<string, string>> = {
 
 /** Modules that still hold facts of the format, the variable-length values not yet in schemas/cells.yaml. */
 const STILL_FACTS: Record<string, string> = {
-  'strings.ts': "VECTOR's elements as 4-byte little-endian float32s (the cell around them is cells.yaml's); MariaDB's column compression is compression.ts's",
   'binary-json.ts': "binary JSON's custom data: Json_decimal's precision and scale, the packed temporals (the grammar is schemas/json-binary.yaml's)",
   'charsets.ts': 'the charsets beyond the tables of schemas/charset-tables.yaml',
 };

@@ -10,8 +10,8 @@ import { bitsOf, memberIndex, memberIndexes, memberList, memberMask, memberName 
 import { bad, type CellCodec } from './cell-codec.js';
 import { newdecimal } from './decimal.js';
 import { jsonDocument, jsonStored } from './json-cells.js';
-import { bothReadings, integerOf, numberOf, shortestFloat32 } from './numbers.js';
-import { byteLength, columnText, float32Bytes, float32s, zeroPadded, zerosTrimmed } from './strings.js';
+import { bothReadings, float32Bytes, float32s, integerOf, numberOf, shortestFloat32 } from './numbers.js';
+import { byteLength, columnText, zeroPadded, zerosTrimmed } from './strings.js';
 import { dateFields, dateText, datetimeFields, datetimeText, fraction, timeFields, timeText, utcSeconds, utcText } from './temporal.js';
 
 const HELPERS: CellHelpers = {

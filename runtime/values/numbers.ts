@@ -1,6 +1,7 @@
 /**
  * The values of the number cells (schemas/cells.yaml: the integer types, FLOAT and DOUBLE, YEAR): what an
- * encoder accepts for each, and how a float32 prints. Widths, signedness and ranges are the schema's.
+ * encoder accepts for each, how a float32 prints, and arrays of little-endian float32s (VECTOR). Widths,
+ * signedness and ranges are the schema's.
  */
 import { EncodeError } from '../core/errors.js';
 import { shown } from '../core/json-form.js';
@@ -61,4 +62,19 @@ export function integerOf(v: CellValue, bytes: number, unsigned: boolean, known:
 /** Both readings of a `bytes`-byte integer whose signed reading is n (< 0), for a column of unknown signedness. */
 export function bothReadings(n: number | bigint, bytes: number): EitherSignCell {
   return { signed: n, unsigned: typeof n === 'bigint' ? n + span(bytes) : n + Number(span(bytes)) };
+}
+
+/** Little-endian IEEE 754 float32 values, each its shortest decimal. */
+export function float32s(raw: Uint8Array): number[] {
+  const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  return Array.from({ length: raw.length >>> 2 }, (_, i) => shortestFloat32(dv.getFloat32(4 * i, true)));
+}
+
+/** An array of numbers as little-endian IEEE 754 float32 values. */
+export function float32Bytes(v: CellValue, path: string): Uint8Array {
+  const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
+  const out = new Uint8Array(values.length * 4);
+  const dv = new DataView(out.buffer);
+  values.forEach((x, i) => dv.setFloat32(4 * i, x, true));
+  return out;
 }

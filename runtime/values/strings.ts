@@ -1,7 +1,7 @@
 /**
  * The text of CHAR, VARCHAR, BINARY, BLOB and TEXT cells (schemas/cells.yaml gives their layouts): text in
  * the column's charset, bytes where it is binary or unknown, compressed columns kept with their stored
- * bytes; and VECTOR's float32 values.
+ * bytes.
  */
 import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from '../core/compression.js';
@@ -9,7 +9,6 @@ import type { Reader, Text } from '../core/reader.js';
 import type { CellValue, CompressedCell, TextCodec } from '../core/values.js';
 import type { Column } from './column.js';
 import { expect, isTextValue } from './cell-codec.js';
-import { shortestFloat32 } from './numbers.js';
 
 /** Text in the column's charset; bytes for binary columns and when the charset is not known. */
 function cellText(bytes: Uint8Array, c: Column): Text {
@@ -108,16 +107,3 @@ export function zerosTrimmed(v: CellValue, path: string): CellValue {
 }
 
 export const byteLength = (b: Uint8Array) => b.length;
-
-export function float32s(raw: Uint8Array): number[] {
-  const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  return Array.from({ length: raw.length >>> 2 }, (_, i) => shortestFloat32(dv.getFloat32(4 * i, true)));
-}
-
-export function float32Bytes(v: CellValue, path: string): Uint8Array {
-  const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
-  const out = new Uint8Array(values.length * 4);
-  const dv = new DataView(out.buffer);
-  values.forEach((x, i) => dv.setFloat32(4 * i, x, true));
-  return out;
-}
