@@ -19,6 +19,11 @@ export const TIME_HIRES_BYTES = Uint8Array.of(0x03, 0x04, 0x04, 0x05, 0x05, 0x05
 /** The bytes of MariaDB's own DATETIME(fsp) by fsp (sql/field.cc Field_datetime_hires, datetime_hires_bytes). */
 export const DATETIME_HIRES_BYTES = Uint8Array.of(0x05, 0x06, 0x06, 0x07, 0x07, 0x07, 0x08);
 /**
+ * The MariaDB version whose TIME(n), DATETIME(n) and TIMESTAMP(n), n > 0, are its own forms (FractionLayouts),
+ * logged under the types without a fraction and no metadata: 5.3 brought them (MySQL's never are).
+ */
+export const FRACTIONS_UNLOGGED_SINCE_MARIADB = "5.3.0";
+/**
  * The seconds MariaDB's own TIME(fsp) adds to a value so that it is stored unsigned: one more than
  * TIME's largest, 838:59:59 (TIME_MAX_VALUE_SECONDS + 1; Field_time_hires's zero_point, in seconds).
  */

@@ -68,6 +68,7 @@ function table(s: IrStruct, queue: string[]): string[] {
   for (const f of fields) {
     rows.push(`| \`${f.name}\` | ${jsonType(f, queue)} | ${presence(s, f)} | ${cell(f)} |`);
     if (f.type.kind === 'rows' && f.type.undecoded) rows.push(...undecodedRows(f.type.undecoded));
+    if (f.type.kind === 'rows' && f.type.inferred) rows.push(inferredRow(f.type.inferred));
   }
   if (s.keys?.list) rows.push(KEY_ORDER_ROW);
   if (!rows.length) return ['No fields.', ''];
@@ -119,6 +120,11 @@ function undecodedRows(name: string): string[] {
     `| \`${name}Undecoded\` | string | ${when} | Why the images did not split (informational); not written. |`,
     `| \`${name}\` | \`{hex}\` | ${when} | The row images as stored: encode writes them back as they are. |`,
   ];
+}
+
+/** The key of the fraction digits inferred for columns the binlog does not size. */
+function inferredRow(name: string): string {
+  return `| \`${name}\` | object: column name → digits | when the rows were read with inferred fraction digits | The n of each MariaDB TIME(n), DATETIME(n), TIMESTAMP(n) column (n > 0) the rows were read with, inferred where no definition says it (see the README's Table definitions); encode writes the rows with them. |`;
 }
 
 function presence(s: IrStruct, f: IrField): string {

@@ -60,7 +60,7 @@ const KEY_ORDER_DOC = 'The keyed fields as stored, when not in declared order or
  */
 export function companions(f: IrField, s: IrStruct): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
   const order = s.keys?.list?.first === f.name ? [{ name: 'keyOrder', type: 'KeyedEntry[]', hasQuestionToken: true as const, docs: [KEY_ORDER_DOC] }] : [];
-  if (f.type.kind === 'rows' && f.type.undecoded) return [...order, ...undecodedCompanions(f.type.undecoded), ...compressed(f)];
+  if (f.type.kind === 'rows' && f.type.undecoded) return [...order, ...undecodedCompanions(f.type.undecoded), ...inferredCompanion(f.type.inferred), ...compressed(f)];
   if (f.compression) return [...order, ...compressed(f)];
   if (f.type.kind === 'bitmap' && f.type.keepSpare) return [...order, { name: `${f.name}Spare`, type: 'number', hasQuestionToken: true, docs: [`The set unused bits of ${f.name}'s last byte, when there are any.`] }];
   return order;
@@ -77,6 +77,12 @@ function undecodedCompanions(name: string): { name: string; type: string; hasQue
     { name: `${name}Undecoded`, type: 'string', hasQuestionToken: true, docs: [`Why ${name} is not split into rows (informational).`] },
     { name, type: 'Uint8Array', hasQuestionToken: true, docs: ['The row images as stored, when they cannot be split into rows (the rows are then absent).'] },
   ];
+}
+
+/** The fraction digits inferred for columns the binlog does not size, which the encoder reads back. */
+function inferredCompanion(name: string | undefined): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
+  if (!name) return [];
+  return [{ name, type: 'Record<string, number>', hasQuestionToken: true, docs: ['The fraction digits inferred, by column, for the columns whose size the binlog does not say (the rows are read and written with them).'] }];
 }
 
 /** Whether a field may be absent from a value: it has a condition, or it is rows that may be kept as bytes. */

@@ -13,6 +13,9 @@ import { Lines } from './print.js';
 import { rowsFromJson } from './rows.js';
 
 /** What every converter takes: the JSON value, and its path for errors. */
+/** The converter of each companion type read back from JSON but bytes' (numbers by default). */
+const COMPANION_JSON: Record<string, 'jBytes' | 'jNumbers'> = { Uint8Array: 'jBytes', 'Record<string, number>': 'jNumbers' };
+
 const JSON_PARAMS = [{ name: 'j', type: 'unknown' }, { name: 'path', type: 'string' }];
 
 export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
@@ -51,7 +54,7 @@ export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
     // A companion is there with its field or without it (images kept as bytes are there instead of their rows).
     for (const c of companions(f, s)) {
       // The order is the list's; a string says why something is kept as it is, and is not read back.
-      if (c.name !== 'keyOrder' && c.type !== 'string') L.line(`if (o.${c.name} !== undefined) v.${c.name} = ${c.type === 'Uint8Array' ? m.rt('jBytes') : m.rt('jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`);
+      if (c.name !== 'keyOrder' && c.type !== 'string') L.line(`if (o.${c.name} !== undefined) v.${c.name} = ${m.rt(COMPANION_JSON[c.type] ?? 'jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`);
     }
   }
   // The list's order belongs to no one field: it is read whichever fields are given.

@@ -16,7 +16,7 @@ export function rowsType(m: Module, t: Rows, input: boolean): string {
 
 /**
  * An expression reading the row images from `reader`, through `ctx.tables`; `name` maps the struct's names.
- * v1/v2 rows read as a split: `{rows}`, or `{undecoded, bytes}` (splitRowsInto binds them).
+ * v1/v2 rows read as a split: `{rows, inferred?}`, or `{undecoded, bytes}` (splitRowsInto binds them).
  */
 export function decodeRows(t: Rows, reader: string, name: (id: string) => string, path: string): string {
   if (t.layout === 'v0') return `ctx.tables.decodeOldRows(${[reader, t.table, t.columns, compileExpr(t.images, name), q(path)].join(', ')})`;
@@ -28,6 +28,7 @@ export function splitRowsInto(t: Rows, field: string, split: string, bind: (loca
   bind(field, `${split}.rows`);
   bind(`${t.undecoded}Undecoded`, `${split}.undecoded`);
   bind(t.undecoded!, `${split}.bytes`);
+  if (t.inferred) bind(t.inferred, `${split}.inferred`);
 }
 
 /** A statement writing the row images `value` to `writer`, through `ctx.tables` (or the bytes kept instead of them). */
@@ -37,7 +38,8 @@ export function encodeRows(m: Module, t: Rows, writer: string, value: string, na
     return `if (v.${t.undecoded} !== undefined) ${writer}.bytes(v.${t.undecoded}); else ${rows}`;
   }
   if (t.layout === 'v0') return `ctx.tables.encodeOldRows(${[writer, value, `v.${t.table}`, `v.${t.columns}`, compileExpr(t.images, name), q(path)].join(', ')});`;
-  return `ctx.tables.encodeRows(${[writer, value, `v.${t.table}`, `v.${t.columns}`, t.columnsAfter ? `v.${t.columnsAfter}` : 'undefined', compileExpr(t.images, name), q(path)].join(', ')});`;
+  const inferred = t.inferred ? [`v.${t.inferred}`] : [];
+  return `ctx.tables.encodeRows(${[writer, value, `v.${t.table}`, `v.${t.columns}`, t.columnsAfter ? `v.${t.columnsAfter}` : 'undefined', compileExpr(t.images, name), q(path), ...inferred].join(', ')});`;
 }
 
 /** An expression converting the JSON `j` at path `p` to row images. */

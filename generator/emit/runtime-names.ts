@@ -31,6 +31,7 @@ export const RUNTIME = {
   jObject: 'core/json-form',
   jArray: 'core/json-form',
   jNum: 'core/json-form',
+  jNumbers: 'core/json-form',
   jBig: 'core/json-form',
   jFloat: 'core/json-form',
   jBits: 'core/json-form',

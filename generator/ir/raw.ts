@@ -28,6 +28,7 @@ export interface RawField {
   columnsAfter?: string;
   layout?: 'v0';
   undecoded?: string;
+  inferred?: string;
   images?: string | number;
   compression?: { codec: string; if?: string | number };
   cases?: Record<string, string>;

@@ -184,7 +184,8 @@ function rowsType({ pass, f, o, scope, expr }: FieldAt): IrType {
   }
   // v1/v2 images split or are kept whole; v0's are bytes or rows by whether the table is defined, which the schema says.
   if ((f.layout === 'v0') === (f.undecoded !== undefined)) pass.fail(o, ['undecoded'], 'v1/v2 rows name where images that do not split are kept (`undecoded`); v0 rows do not');
-  return { kind: 'rows', table: f.table!, columns: f.columns!, columnsAfter: f.columnsAfter, images: expr('images', f.images)!, layout: f.layout, undecoded: f.undecoded };
+  if (f.inferred !== undefined && f.undecoded === undefined) pass.fail(o, ['inferred'], 'only rows whose images may be kept (`undecoded`) name where inferred fraction digits are said (`inferred`)');
+  return { kind: 'rows', table: f.table!, columns: f.columns!, columnsAfter: f.columnsAfter, images: expr('images', f.images)!, layout: f.layout, undecoded: f.undecoded, inferred: f.inferred };
 }
 
 function stringType(c: FieldAt): IrType | undefined {

@@ -73,7 +73,8 @@ export type IrType =
   /** `input`: a derived value names it, so the encoder takes it (and derives the stored fields from it). */
   | { kind: 'computed'; expr: Expr; value: 'number' | 'string' | 'boolean'; enum?: string; input?: boolean }
   /** `undecoded`: the name the images are kept under, as bytes with the reason, when they cannot be split into rows. */
-  | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr; layout?: 'v0'; undecoded?: string }
+  /** `inferred`: the name of the fraction digits the rows layer inferred for columns the binlog does not size (read back on encode). */
+  | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr; layout?: 'v0'; undecoded?: string; inferred?: string }
   | { kind: 'struct'; name: string; args: [string, Expr][] }
   | { kind: 'switch'; on: Expr; cases: { match: number; struct: string }[]; default?: string }
   | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string; covers?: string }

@@ -53,6 +53,12 @@ export function jNum(j: unknown, path: string): number {
   return j;
 }
 
+/** An object of integers by name (a row event's inferred fraction digits, by column). */
+export function jNumbers(j: unknown, path: string): Record<string, number> {
+  const o = jObject(j, path);
+  return Object.fromEntries(Object.keys(o).map((k) => [k, jNum(o[k], `${path}.${k}`)]));
+}
+
 /** A 64-bit integer: a JSON number when it is safe, else a decimal string. */
 export function jBig(j: unknown, path: string): bigint {
   if (typeof j === 'number' && Number.isSafeInteger(j)) return BigInt(j);

@@ -17,14 +17,20 @@ export interface RowTables {
    * where they cannot be split into rows, why, and their bytes (the rest of `r`).
    */
   splitRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowsSplit;
-  encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): void;
+  /** `digits`: the fraction digits the split inferred (`RowsSplit.inferred`), which the rows are written with. */
+  encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string, digits?: Readonly<Record<string, number>>): void;
   /** Rows v0, which only a table definition can split into values. */
   decodeOldRows(r: Reader, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[];
   encodeOldRows(w: Writer, rows: OldRowChange[], tableId: number, columns: boolean[], images: number, path: string): void;
 }
 
-/** A row event's images: split into rows, or kept as their bytes with the reason they could not be. */
-export type RowsSplit = { rows: RowChange[]; undecoded?: undefined; bytes?: undefined } | { rows?: undefined; undecoded: string; bytes: Uint8Array };
+/**
+ * A row event's images: split into rows (`inferred`: with the fraction digits, by column, inferred for
+ * columns the binlog does not size), or kept as their bytes with the reason they could not be.
+ */
+export type RowsSplit =
+  | { rows: RowChange[]; inferred?: Record<string, number>; undecoded?: undefined; bytes?: undefined }
+  | { rows?: undefined; inferred?: undefined; undecoded: string; bytes: Uint8Array };
 
 /** The schemas' `tableName(ctx.tables, tableId)`: their expressions call functions, not methods. */
 export function tableName(tables: RowTables, tableId: number): string {

@@ -152,7 +152,7 @@ export class FormatState {
     this.headerLength = fde.headerLength;
     this.checksums = fde.checksumAlg === 'BINLOG_CHECKSUM_ALG_CRC32' || fde.checksumAlg === ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32;
     this.serverVersion = typeof fde.serverVersion === 'string' ? fde.serverVersion : '';
-    this.tables.newFormat(/mariadb/i.test(this.serverVersion) ? 'mariadb' : 'mysql');
+    this.tables.newFormat(/mariadb/i.test(this.serverVersion) ? 'mariadb' : 'mysql', this.serverVersion);
     this.permutation = DROP_TREE_VERSION.test(this.serverVersion) ? DROP_TREE_EVENT_TYPE_PERMUTATION : undefined;
     this.postHeaderLengths = this.permutation ? permutedLengths(fde.postHeaderLengths, this.permutation, pos) : fde.postHeaderLengths;
   }

@@ -18,6 +18,9 @@ import type { Column, TableInfo } from '../values/column.js';
 import type { CellReader, CellWriter } from '../values/cell-codec.js';
 import { jsonDiffCodec } from '../values/json-cells.js';
 
+/** Where the rows find their table: the registry, or one table read with other layouts (fractions.ts). */
+export type TableLookup = Pick<TableRegistry, 'get'>;
+
 /** The image bits of schemas/rows.yaml's RowImages; JSON_DIFFS (with BEFORE | AFTER): MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
 const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
@@ -92,7 +95,7 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   return { columns, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), writers, paths, ...shape(names) };
 }
 
-function table(tables: TableRegistry, tableId: number, offset: number, path: string): TableInfo {
+function table(tables: TableLookup, tableId: number, offset: number, path: string): TableInfo {
   const t = tables.get(tableId);
   if (!t) throw new UnknownTableError(`no TABLE_MAP for table id ${tableId}`, { offset, schemaPath: path });
   return t;
@@ -186,7 +189,7 @@ function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | unde
 
 export function decodeRows(
   r: Reader,
-  tables: TableRegistry,
+  tables: TableLookup,
   tableId: number,
   columns: boolean[],
   columnsAfter: boolean[] | undefined,
@@ -205,7 +208,7 @@ export function decodeRows(
  */
 export function splitRows(
   r: Reader,
-  tables: TableRegistry,
+  tables: TableLookup,
   tableId: number,
   columns: boolean[],
   columnsAfter: boolean[] | undefined,
@@ -234,7 +237,7 @@ interface SplitChange {
 
 function splitImages(
   r: Reader,
-  tables: TableRegistry,
+  tables: TableLookup,
   tableId: number,
   columns: boolean[],
   columnsAfter: boolean[] | undefined,
@@ -311,7 +314,7 @@ function withDiffs(img: Image, diffs: Set<Column>): Image {
 export function encodeRows(
   w: Writer,
   rows: RowChangeInput[],
-  tables: TableRegistry,
+  tables: TableLookup,
   tableId: number,
   columns: boolean[],
   columnsAfter: boolean[] | undefined,

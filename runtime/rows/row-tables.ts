@@ -7,10 +7,14 @@ import type { RowsSplit, RowTables } from '../core/tables.js';
 import type { OldRowChange, RowChangeInput } from '../core/values.js';
 import type { Writer } from '../core/writer.js';
 import type { TableRegistry } from '../tables/registry.js';
+import { RowImages } from '../../generated/rows.js';
+import { type Digits, encodeWithDigits, FractionInference, hasUnsized } from './fractions.js';
 import { encodeRows, splitRows } from './images.js';
 import { decodeOldRows, encodeOldRows } from './v0.js';
 
 export class RegistryRowTables implements RowTables {
+  private readonly fractions = new FractionInference();
+
   constructor(private readonly registry: TableRegistry) {}
 
   name(tableId: number): string {
@@ -21,12 +25,20 @@ export class RegistryRowTables implements RowTables {
     return this.registry.definition(tableId) !== undefined;
   }
 
+  /** The rows, with the fraction digits inferred where the table may hold MariaDB's own fractional temporals and no definition says them. */
   splitRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowsSplit {
-    return splitRows(r, this.registry, tableId, columns, columnsAfter, images, path);
+    const t = this.registry.get(tableId);
+    // MySQL's partial JSON updates are never MariaDB's.
+    if (!t || !this.registry.unloggedFractions || images & RowImages.JSON_DIFFS || !hasUnsized(t) || this.hasDefinition(tableId)) {
+      return splitRows(r, this.registry, tableId, columns, columnsAfter, images, path);
+    }
+    return this.fractions.split(r, t, this.registry.name(tableId), columns, columnsAfter, images, path);
   }
 
-  encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): void {
-    encodeRows(w, rows, this.registry, tableId, columns, columnsAfter, images, path);
+  encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string, digits?: Readonly<Digits>): void {
+    const t = this.registry.get(tableId);
+    if (digits && t) encodeWithDigits(w, rows, t, digits, columns, columnsAfter, images, path);
+    else encodeRows(w, rows, this.registry, tableId, columns, columnsAfter, images, path);
   }
 
   decodeOldRows(r: Reader, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[] {

@@ -68,8 +68,12 @@ function checkType(c: Column, b: BuiltColumn, typed: boolean, flavor: Flavor, fa
  */
 function giveFraction(c: Column, b: BuiltColumn): void {
   if (!b.fsp || c.type === b.columnType) return;
-  c.layout = FractionLayouts[c.type as keyof typeof FractionLayouts];
-  c.meta = { ...c.meta, fsp: b.fsp };
+  Object.assign(c, withFraction(c, b.fsp));
+}
+
+/** A TIME, DATETIME or TIMESTAMP column as MariaDB's own form of `fsp` > 0 fraction digits (FractionLayouts). */
+export function withFraction(c: Column, fsp: number): Column {
+  return { ...c, layout: FractionLayouts[c.type as keyof typeof FractionLayouts], meta: { ...c.meta, fsp } };
 }
 
 function giveName(c: Column, b: BuiltColumn, fail: (p: string) => never): void {

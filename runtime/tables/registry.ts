@@ -3,10 +3,12 @@
  * the optional metadata (signedness, charsets, names, ENUM and SET members) given to the columns each
  * entry covers (covers.ts). Row events are decoded and encoded against it.
  */
+import { FRACTIONS_UNLOGGED_SINCE_MARIADB } from '../../generated/cells.js';
 import { CellLayouts } from '../../generated/columns.js';
 import { ColumnType, type TableMapEvent } from '../../generated/rows.js';
 import { charsetOf, decodeText } from '../values/charsets.js';
 import { sameBytes, type Text } from '../core/reader.js';
+import { versionAtLeast } from '../core/schema-helpers.js';
 import type { TableDefinition } from './definitions.js';
 import { coveredColumns, type CoveringEntry } from './covers.js';
 import { applyDefinition, placeholderName } from './defined-columns.js';
@@ -22,6 +24,7 @@ export class TableRegistry {
    */
   private readonly bodies = new Map<number, Uint8Array>();
   private flavorOf: Flavor = 'mysql';
+  private fractionsUnlogged = false;
 
   constructor(
     private readonly hints?: HintFn,
@@ -52,9 +55,18 @@ export class TableRegistry {
    * An FDE: the flavor of the server that wrote what follows. The same TABLE_MAP bytes may read otherwise
    * under it (another flavor, other post-header lengths), so the bodies kept so far are forgotten.
    */
-  newFormat(flavor: Flavor): void {
+  newFormat(flavor: Flavor, serverVersion = ''): void {
     this.bodies.clear();
     this.flavorOf = flavor;
+    this.fractionsUnlogged = flavor === 'mariadb' && versionAtLeast(serverVersion, FRACTIONS_UNLOGGED_SINCE_MARIADB, FRACTIONS_UNLOGGED_SINCE_MARIADB);
+  }
+
+  /**
+   * Whether the server may have logged MariaDB's own TIME(n), DATETIME(n), TIMESTAMP(n) under TIME, DATETIME
+   * and TIMESTAMP, with no metadata to say n (MariaDB 5.3 and later; the FDE's version says).
+   */
+  get unloggedFractions(): boolean {
+    return this.fractionsUnlogged;
   }
 
   /** The table of a TABLE_MAP, `body` its post-header and body as stored. */
