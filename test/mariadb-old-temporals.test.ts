@@ -3,7 +3,8 @@
  * logs them under the types without a fraction (TIME, DATETIME, TIMESTAMP) with no metadata. Read with the
  * definitions `mariadb-dump --no-data` gives, every cell is the server's own CAST(… AS CHAR) of it, and
  * dump | encode gives the file back. Without them the row events are delivered with their images as bytes
- * and the reason, every event is read, and dump | encode gives the file back all the same.
+ * and the reason (21 such columns are past the bound of the search for their digits; the inference itself is
+ * test/mariadb-inferred-fractions.test.ts), every event is read, and dump | encode gives the file back all the same.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -107,7 +108,9 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
     expect(kept.map((e) => e.type)).toEqual(['WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1']);
     for (const e of kept) {
       expect(e.rows).toBeUndefined();
-      expect(e.rowImagesUndecoded).toMatch(/^the row images do not split into rows: .+ \(RowsEvent\.rows\..+\); kept as bytes$/);
+      // 21 such columns: the search for their digits stops at its bound, or at a second fit (runtime/rows/fractions.ts).
+      const search = `more than (4096 choices|one choice) of fraction digits for ${COLUMNS.map((_, i) => `@${i + 2}`).join(', ')} `;
+      expect(e.rowImagesUndecoded).toMatch(new RegExp(`^the row images do not split into rows: ${search}.+; give the table's definition; kept as bytes$`));
     }
     // The images are the event's body after its columns bitmaps, to its end: the checksum follows them.
     const [write] = kept;

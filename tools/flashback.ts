@@ -18,7 +18,7 @@ import { RowsFlags } from '../generated/rows.js';
 import type { BinlogEvent, BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { RowChange } from '../runtime/core/values.js';
 import { keywordOf, Transactions } from '../runtime/io/transactions.js';
-import { eventName, invert, rowKind, SqlContext, SqlError } from './sql.js';
+import { eventName, invert, notDecoded, rowKind, SqlContext, SqlError } from './sql.js';
 import type { TableKnowledge } from '../runtime/events/format-state.js';
 
 type Rows = BinlogEvent & { tableId: number; flags: number; rows?: RowChange[]; columnsPresent: boolean[]; columnsPresentAfter?: boolean[] };
@@ -57,7 +57,7 @@ class Undo {
 function reversed(e: Rows, context: SqlContext): BinlogEventInput {
   const kind = rowKind(e.type)!;
   if (e.type === 'PARTIAL_UPDATE_ROWS_EVENT') throw new SqlError('a partial JSON update (binlog_row_value_options=PARTIAL_JSON) holds no old values to set back', eventName(e));
-  if (!e.rows) throw new SqlError("its row images are not decoded (rows v0 need the table's definition)", eventName(e));
+  if (!e.rows) throw notDecoded(e);
   const table = context.tables.get(e.tableId);
   if (!table) throw new SqlError(`table id ${e.tableId} has no TABLE_MAP before it`, eventName(e));
   const names = table.columns.map((c) => c.name);

@@ -87,6 +87,17 @@ export function eventName(e: BinlogEvent): string {
 const ident = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 const textName = (t: unknown) => textOf(t) ?? Buffer.from(t as Uint8Array).toString('latin1');
 
+/**
+ * The refusal of a row event whose images were not split into rows: rows v0 without the table's definition,
+ * or images kept as bytes (rowImagesUndecoded says why: MariaDB's own fractional temporals whose digits
+ * could not be inferred, a value that does not read).
+ */
+export function notDecoded(event: BinlogEvent): SqlError {
+  const kept = (event as { rowImagesUndecoded?: string }).rowImagesUndecoded;
+  const why = kept ? `its row images were kept as bytes (${kept})` : 'its row images are not decoded';
+  return new SqlError(`${why}: give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows`, eventName(event));
+}
+
 /** A row event's table, checked to have names for its columns. */
 function namedTable(event: BinlogEvent & { tableId: number }, context: SqlContext): TableInfo {
   const table = context.tables.get(event.tableId);
@@ -104,7 +115,7 @@ function rowStatements(event: BinlogEvent, context: SqlContext, undo: boolean): 
   const kind = rowKind(event.type);
   const rows = (event as { rows?: RowChange[] }).rows;
   if (!kind) return [];
-  if (!rows) throw new SqlError('its row images are not decoded (rows v0 need the table\'s definition)', eventName(event));
+  if (!rows) throw notDecoded(event);
   const table = namedTable(event as BinlogEvent & { tableId: number }, context);
   const writer = new StatementWriter(table, context, eventName(event));
   const names = table.columns.map((c) => c.name);
