@@ -1451,7 +1451,9 @@ export interface RowsEvent {
    * are one MariaDB zlib block, whose stored bytes are kept as rowsCompressed. Images that do not split
    * into rows (a value that does not read, images that do not end with the event: MariaDB's own
    * TIME(n), DATETIME(n) and TIMESTAMP(n) read without the table's definition) are kept whole as
-   * rowImages, and rowImagesUndecoded says why; the rows are then absent.
+   * rowImages, and rowImagesUndecoded says why; the rows are then absent. Where the rows layer inferred
+   * the digits of such columns (runtime/rows/fractions.ts), inferredFractionDigits says them, and the
+   * rows are written with them.
    */
   rows?: RowChange[];
   /** Why rowImages is not split into rows (informational). */

@@ -16,6 +16,7 @@
  * whose every value is NULL takes no bytes, and no choice. At most MAX_TRIES choices are tried, and at
  * most two fits looked for: past that the images stay bytes, the reason saying so.
  */
+import { FRACTION_STEP } from '../../generated/cells.js';
 import { CellLayouts, FractionLayouts } from '../../generated/columns.js';
 import { RowImages } from '../../generated/rows.js';
 import { BinlogError, EncodeError } from '../core/errors.js';
@@ -34,7 +35,8 @@ export type Digits = Record<string, number>;
 
 /** The most choices of a column's digits one event's search tries (each a cell read, and the cells after it). */
 export const MAX_TRIES = 4096;
-const MAX_DIGITS = 6;
+/** Fraction digits go to 6 (microseconds). */
+const MAX_DIGITS = FRACTION_STEP.length - 1;
 
 /** The type codes MariaDB's own fractional forms are logged under. */
 const UNSIZED: ReadonlySet<number> = new Set(Object.keys(FractionLayouts).map(Number));
