@@ -9,6 +9,7 @@ import type { Column } from '../runtime/values/column.js';
 import { sqlLiteral } from '../tools/sql-literals.js';
 import { invert, SqlContext, SqlError, toSql, undoSql } from '../tools/sql.js';
 import { flashback } from '../tools/flashback.js';
+import { caught } from './runtime/helpers.js';
 
 const col = (realType: number, extra: Partial<Column> = {}): Column => ({ index: 0, name: 'c', type: realType, realType, layout: {} as Column['layout'], nullable: true, meta: {}, ...extra });
 const lit = (v: Parameters<typeof sqlLiteral>[0], c: Column, flavor: 'mysql' | 'mariadb' = 'mariadb') => sqlLiteral(v, c, flavor, 't.c');
@@ -137,5 +138,19 @@ describe('flashback', () => {
     expect((out[3] as { rows: unknown }).rows).toEqual([{ before: { id: 1, v: 9 }, after: { v: 1, id: 1 } }]);
     expect((out[7] as { rows: unknown }).rows).toEqual([{ before: { id: 2, v: 2 } }, { before: { id: 1, v: 1 } }]);
     expect((out[1] as { query: string }).query).toBe('BEGIN');
+  });
+
+  it('refuses a NOBLOB DELETE whose before image lacks a column, naming the event, the row and the column', () => {
+    const noblob = { ...(rows('DELETE_ROWS_EVENT', [{ before: { id: 1, v: 5 } }, { before: { id: 2 } }]) as object), columnsPresent: [true, false] } as unknown as BinlogEvent;
+    const e = caught(SqlError, () => flashback([FDE, map(['id', 'v']), noblob]));
+    expect([e.problem, e.schemaPath]).toEqual(['the before image lacks column v, whose old value the undo must write: the binlog does not hold it (binlog_row_image=FULL logs it)', 'DELETE_ROWS_EVENT at binlog.000001:200, row 2']);
+  });
+
+  it('refuses an event whose images were kept as bytes, with their reason, in SQL and in flashback', () => {
+    const kept = { ...(rows('WRITE_ROWS_EVENT', []) as object), rows: undefined, rowImages: new Uint8Array([1]), rowImagesUndecoded: 'why' } as unknown as BinlogEvent;
+    const sentence = "its row images were kept as bytes (why): give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows";
+    for (const f of [() => toSql(kept, context(['id', 'v'])), () => flashback([FDE, map(['id', 'v']), kept])]) {
+      expect([caught(SqlError, f).problem, caught(SqlError, f).schemaPath]).toEqual([sentence, 'WRITE_ROWS_EVENT at binlog.000001:200']);
+    }
   });
 });
