@@ -5,11 +5,13 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
+import { REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
 import { EXIT, eventFilter, FILTER_OPTIONS, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
 
 export const SQL_HELP = `Options for sql (and the filters and table definitions of dump):
@@ -19,6 +21,9 @@ export const SQL_HELP = `Options for sql (and the filters and table definitions 
   --rows-only                Leave statements (DDL, statement-format changes) out.
   --primary-key-only         WHERE clauses of the primary key's columns alone, where it is known (the
                              TABLE_MAP's full metadata, or a definition), instead of the whole image.
+  -R, --read-from-remote-server and dump's options for it (but --raw): the events of a running
+                             server's binlog from LOGNAME (or --start-gtid) on, as dump -R reads
+                             them; for flashback too.
 sql writes each transaction after a '-- file:pos, time, GTID' comment, its row changes as INSERT,
 UPDATE ... WHERE <the row's before image> LIMIT 1 and DELETE ... WHERE ... LIMIT 1, its statements
 after their USE and the SETs of the session they were logged in (sql_mode, charsets, time_zone,
@@ -36,10 +41,16 @@ Options for flashback:
                              (binlog_row_image=MINIMAL or NOBLOB) are refused, naming the event.
 `;
 
-const READ_OPTIONS = { ...FILTER_OPTIONS, ...TABLE_DEF_OPTIONS, 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+/** dump's --read-from-remote-server options, but --raw's: the events come as they do for dump. */
+const { raw: _raw, 'result-file': _resultFile, ...LIVE_OPTIONS } = REMOTE_OPTIONS;
 
-/** The selected events of the files, in order, to `each`; the exit status (1 for what `each` refuses). */
-async function readSelected(files: string[], values: Parameters<typeof eventFilter>[0] & Parameters<typeof tableDefinitions>[0] & { 'no-verify-checksum'?: boolean }, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
+const READ_OPTIONS = { ...FILTER_OPTIONS, ...TABLE_DEF_OPTIONS, ...LIVE_OPTIONS, 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
+type ReadValues = Parameters<typeof eventFilter>[0] & Parameters<typeof tableDefinitions>[0] & RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
+
+/** The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit status (1 for what `each` refuses). */
+async function readSelected(files: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
+  if (values['read-from-remote-server']) return readRemote(files, values, each);
   const selection = new EventSelection(eventFilter(values, files));
   const options: ReadOptions = { verifyChecksum: !values['no-verify-checksum'], tableDefinitions: tableDefinitions(values), filter: selection };
   for (const file of files) {
@@ -53,14 +64,41 @@ async function readSelected(files: string[], values: Parameters<typeof eventFilt
   return sayUnmatched(selection) ? EXIT.unmatched : EXIT.ok;
 }
 
+/** -R: the events of the server's binlog from LOGNAME (or --start-gtid) on, as `binlog dump -R` reads them. */
+async function readRemote(names: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
+  if (names.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
+  const filter = eventFilter(values, names);
+  // --start-position is where the server starts sending: no filter.
+  const selection = new EventSelection({ ...filter, startPosition: undefined });
+  const source = names[0] ?? 'the server';
+  let live: LiveOptions;
+  try {
+    live = await remoteOptions(values, names[0], filter.startPosition, (m) => new UsageError(m));
+  } catch (e) {
+    if (e instanceof RangeError) throw new UsageError(e.message);
+    return reportFailure(e, source);
+  }
+  try {
+    for await (const event of connectBinlog({ verifyChecksum: !values['no-verify-checksum'], tableDefinitions: tableDefinitions(values), filter: selection, ...live })) await each(event);
+  } catch (e) {
+    return reportFailure(e, source);
+  }
+  return sayUnmatched(selection) ? EXIT.unmatched : EXIT.ok;
+}
+
+/** FILE... is needed unless -R reads the server. */
+function needFiles(command: string, positionals: string[], values: { 'read-from-remote-server'?: boolean }): void {
+  if (positionals.length === 0 && !values['read-from-remote-server']) throw new UsageError(`${command} needs a FILE (or - for standard input), or -R and LOGNAME`);
+}
+
 export async function sqlCommand(args: string[], help: string): Promise<number> {
   const { values, positionals } = parseArgs({
-    args,
+    args: withPasswordPrompt(args),
     allowPositionals: true,
     options: { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } },
   });
   if (values.help) return (process.stdout.write(help), EXIT.ok);
-  if (positionals.length === 0) throw new UsageError('sql needs a FILE (or - for standard input)');
+  needFiles('sql', positionals, values);
   const script = new SqlScript({ flashback: values.flashback, rowsOnly: values['rows-only'], primaryKeyOnly: values['primary-key-only'], tableDefinitions: tableDefinitions(values) });
   const out = (text: string) => (text ? write(process.stdout, Buffer.from(text)) : Promise.resolve());
   const code = await readSelected(positionals, values, (e) => out(script.push(e)));
@@ -70,10 +108,10 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
 }
 
 export async function flashbackCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } });
+  const { values, positionals } = parseArgs({ args: withPasswordPrompt(args), allowPositionals: true, options: { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } });
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   if (!values.output) throw new UsageError('flashback needs -o UNDO.bin, the undo binlog to write');
-  if (positionals.length === 0) throw new UsageError('flashback needs a FILE (or - for standard input)');
+  needFiles('flashback', positionals, values);
   const events: BinlogEvent[] = [];
   const code = await readSelected(positionals, values, async (e) => void events.push(e));
   if (code !== EXIT.ok && code !== EXIT.unmatched) return code;

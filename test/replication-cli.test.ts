@@ -127,6 +127,24 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
     expect(lines.filter((l) => !l.notInFile)).toEqual(all.filter((l) => l.pos >= from));
   }, TIMEOUT);
 
+  it('binlog sql -R writes the server\u2019s binlog as binlog sql writes its files, --primary-key-only too', async () => {
+    for (const extra of [[], ['--primary-key-only']]) {
+      const fromFiles = await binlog(['sql', ...extra, ...files]);
+      expect([fromFiles.status, fromFiles.stderr]).toEqual([0, '']);
+      const live = await binlog(['sql', '-R', ...connect(), '--to-last-log', ...extra, basename(files[0]!)]);
+      expect([live.status, live.stderr]).toEqual([0, '']);
+      expect(live.stdout).toBe(fromFiles.stdout);
+    }
+    const live = await binlog(['sql', '-R', ...connect(), '--to-last-log', basename(files[0]!)]);
+    expect(live.stdout).toContain('DELETE FROM `app`.`t` WHERE `id`=1 AND');
+    expect(live.stdout).toContain("INSERT INTO `app`.`u` (`k`) VALUES (_latin1'a')");
+  }, TIMEOUT);
+
+  it('binlog sql needs a FILE, or -R and LOGNAME', async () => {
+    const r = await binlog(['sql', '-R', ...connect()]);
+    expect([r.status, r.stderr]).toEqual([2, 'binlog: --read-from-remote-server needs LOGNAME, the binlog file to read (or --start-gtid)\nRun \'binlog --help\' for usage.\n']);
+  }, TIMEOUT);
+
   it('--raw --result-file writes the server\u2019s files byte for byte', async () => {
     const prefix = join(work, 'copy-');
     const r = await binlog(['dump', '-R', ...connect(), '--to-last-log', '--raw', `--result-file=${prefix}`, basename(files[0]!)]);
