@@ -27,13 +27,14 @@ interface Rows {
 
 /** The workload, one statement (or a DDL and a statement) per step; `table` the one whose rows each step logs. */
 const STEPS: { table: string; sql: string }[] = [
-  // Two fractional columns, with a TIME and a TIME(6) beside them, several rows, NULLs, negative times.
+  // Two fractional columns, with a TIME and a TIME(6) beside them, several rows, NULLs, negative times, zero dates.
   {
     table: 'two',
     sql: `INSERT INTO inf.two VALUES
       (1, '2024-02-29 23:59:58.98765', '2001-09-09 01:46:40.57', '-12:34:56', '-838:59:59.999999'),
       (2, '1000-01-01 00:00:00.00001', '2038-01-19 03:14:07.99', '838:59:59', '00:00:00.000001'),
-      (3, NULL, NULL, NULL, NULL)`,
+      (3, NULL, NULL, NULL, NULL),
+      (4, '0000-00-00 00:00:00', '0000-00-00 00:00:00', '-00:00:01', '-00:00:00.5')`,
   },
   { table: 'two', sql: "UPDATE inf.two SET s2 = '2020-01-01 00:00:00.05', d5 = NULL WHERE id IN (1, 3)" },
   { table: 'two', sql: 'DELETE FROM inf.two WHERE id = 2' },
@@ -104,6 +105,7 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
     expect(befores(del!)).toEqual(ids(seen[1]!, ['2']));
     // The workload's own literals, so that the server's reading is not taken on trust alone.
     expect(write!.rows![0]!.after).toEqual({ id: 1, d5: '2024-02-29 23:59:58.98765', s2: '2001-09-09 01:46:40.57', t0: '-12:34:56', t6: '-838:59:59.999999' });
+    expect(write!.rows![3]!.after).toEqual({ id: 4, d5: '0000-00-00 00:00:00.00000', s2: '0000-00-00 00:00:00.00', t0: '-00:00:01', t6: '-00:00:00.500000' });
   });
 
   it('images that fit two choices stay bytes, saying both; a later event decides, and its digits read the next', () => {

@@ -13,15 +13,15 @@ import { RegistryRowTables } from '../../runtime/rows/row-tables.js';
 import { TableRegistry } from '../../runtime/tables/registry.js';
 import { caught, hex, spaced } from './helpers.js';
 
-/** Table 7 of a binlog of `version`: an INT id and a TIMESTAMP s, or `count` TIMESTAMPs. */
-function rowTables(version: string, count = 0): RegistryRowTables {
+/** Table 7 of a binlog of `version`: an INT id and a TIMESTAMP s, or `count` TIMESTAMPs; `named`: with COLUMN_NAME. */
+function rowTables(version: string, count = 0, named = true): RegistryRowTables {
   const tables = new TableRegistry();
   tables.newFormat('mariadb', version);
   const types = count ? Array.from({ length: count }, () => 'TIMESTAMP' as const) : (['LONG', 'TIMESTAMP'] as const);
   const names = count ? types.map((_, i) => `s${i}`) : ['id', 's'];
   const map: TableMapEvent = {
     tableId: 7, flags: 1, schemaName: 'db', tableName: 't', columnCount: types.length, columnTypes: [...types],
-    columnMetadata: types.map(() => ({})), nullable: types.map(() => true), optionalMetadata: [{ code: 'COLUMN_NAME', names }],
+    columnMetadata: types.map(() => ({})), nullable: types.map(() => true), optionalMetadata: named ? [{ code: 'COLUMN_NAME', names }] : [],
   };
   tables.register(map);
   return new RegistryRowTables(tables);
@@ -39,6 +39,12 @@ describe('fraction digits inferred from the images', () => {
     const w = new Writer();
     t.encodeRows(w, got.rows!, 7, [true, true], undefined, RowImages.AFTER, 'T.rows', got.inferred);
     expect(spaced(w.view())).toBe(spaced(hex(row('39'))));
+  });
+
+  it('keys the digits by @N where the TABLE_MAP names no columns', () => {
+    const t = rowTables('10.0.11-MariaDB-log', 0, false);
+    const got = split(t, row('39'));
+    expect([got.rows, got.inferred]).toEqual([[{ after: { '@1': 1, '@2': '2021-01-14 08:25:36.57' } }], { '@2': 2 }]);
   });
 
   it('keeps .05 as bytes, saying it reads as TIMESTAMP(1) and (2); after .57 the kept 2 reads it', () => {
