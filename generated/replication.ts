@@ -13,6 +13,53 @@ import { type PreviousGtidsEvent, PreviousGtidsEventFromJson, type PreviousGtids
  * into dummies; from it on, a dump may start from @slave_connect_state.
  */
 export const MARIADB_SLAVE_CAPABILITY_GTID = 4;
+/**
+ * The first byte of each command a client sends (include/my_command.h) that a binlog server knows.
+ *
+ */
+export const Command = {
+  COM_QUIT: 1,
+  COM_INIT_DB: 2,
+  COM_QUERY: 3,
+  COM_PING: 14,
+  COM_BINLOG_DUMP: 18,
+  COM_REGISTER_SLAVE: 21,
+  COM_STMT_PREPARE: 22,
+  COM_BINLOG_DUMP_GTID: 30,
+} as const;
+
+export type CommandName = keyof typeof Command;
+
+/** Names of Command by value. */
+export const CommandNames: Readonly<Record<number, CommandName>> = {
+  1: 'COM_QUIT',
+  2: 'COM_INIT_DB',
+  3: 'COM_QUERY',
+  14: 'COM_PING',
+  18: 'COM_BINLOG_DUMP',
+  21: 'COM_REGISTER_SLAVE',
+  22: 'COM_STMT_PREPARE',
+  30: 'COM_BINLOG_DUMP_GTID',
+};
+/** The server error numbers (include/mysqld_error.h) a binlog server answers with, in ERR packets. */
+export const ServerErrorCode = {
+  ER_ACCESS_DENIED_ERROR: 1045,
+  ER_UNKNOWN_COM_ERROR: 1047,
+  ER_UNKNOWN_SYSTEM_VARIABLE: 1193,
+  ER_NOT_SUPPORTED_YET: 1235,
+  ER_MASTER_FATAL_ERROR_READING_BINLOG: 1236,
+} as const;
+
+export type ServerErrorCodeName = keyof typeof ServerErrorCode;
+
+/** Names of ServerErrorCode by value. */
+export const ServerErrorCodeNames: Readonly<Record<number, ServerErrorCodeName>> = {
+  1045: 'ER_ACCESS_DENIED_ERROR',
+  1047: 'ER_UNKNOWN_COM_ERROR',
+  1193: 'ER_UNKNOWN_SYSTEM_VARIABLE',
+  1235: 'ER_NOT_SUPPORTED_YET',
+  1236: 'ER_MASTER_FATAL_ERROR_READING_BINLOG',
+};
 /** The first byte of each packet the source sends during a dump. */
 export const BinlogPacketStatus = {
   BINLOG_PACKET_OK: 0,
@@ -29,6 +76,23 @@ export const BinlogPacketStatusNames: Readonly<Record<number, BinlogPacketStatus
   255: 'BINLOG_PACKET_ERR',
 };
 /**
+ * The capability flags of the handshake (include/mysql_com.h) that a binlog server offers: the 4.1
+ * protocol with its 20-byte scramble and mysql_native_password named, and EOF packets after result
+ * set columns (no CLIENT_DEPRECATE_EOF), no TLS, no compression.
+ *
+ */
+export const ClientCapabilities = {
+  CLIENT_LONG_PASSWORD: 0x1,
+  CLIENT_FOUND_ROWS: 0x2,
+  CLIENT_LONG_FLAG: 0x4,
+  CLIENT_CONNECT_WITH_DB: 0x8,
+  CLIENT_PROTOCOL_41: 0x200,
+  CLIENT_TRANSACTIONS: 0x2000,
+  CLIENT_SECURE_CONNECTION: 0x8000,
+  CLIENT_MULTI_RESULTS: 0x20000,
+  CLIENT_PLUGIN_AUTH: 0x80000,
+} as const;
+/**
  * COM_BINLOG_DUMP's and COM_BINLOG_DUMP_GTID's flags. BINLOG_DUMP_NON_BLOCK: at the end of the last
  * binlog the source sends an EOF packet and ends the dump, rather than wait for more events. 0x2 is
  * MariaDB's BINLOG_SEND_ANNOTATE_ROWS_EVENT in COM_BINLOG_DUMP (without it a MariaDB source leaves out
@@ -41,6 +105,37 @@ export const BinlogDumpFlags = {
   BINLOG_SEND_ANNOTATE_ROWS_EVENT: 0x2,
   BINLOG_THROUGH_GTID: 0x4,
 } as const;
+
+/** COM_QUERY, the text protocol's statement; answered with a result set, an OK or an ERR packet. */
+export interface QueryPacket {
+  /** The statement, in the connection's character set. */
+  query: Text;
+}
+
+/** What `encodeQueryPacket` takes: the decoded value. */
+export type QueryPacketInput = QueryPacket;
+
+/** Reads QueryPacket. */
+export function decodeQueryPacket(r: Reader, _ctx: Context): QueryPacket {
+  r.need(1, 'QueryPacket.command');
+  checkConst(r.u8(), 3, r, 'QueryPacket.command');
+  const query = bytesToText(r.rest());
+  return { query };
+}
+
+/** Writes QueryPacket. */
+export function encodeQueryPacket(w: Writer, v: QueryPacketInput, _ctx: Context): void {
+  w.u8(3);
+  w.bytes(textToBytes(v.query));
+}
+
+/** QueryPacket's encoder input from its JSON form in the dump. */
+export function QueryPacketFromJson(j: unknown, path: string): QueryPacketInput {
+  const o = jObject(j, path);
+  const v = {} as QueryPacketInput;
+  v.query = jText(o.query, `${path}.query`);
+  return v;
+}
 
 /**
  * COM_REGISTER_SLAVE: what SHOW SLAVE HOSTS (SHOW REPLICAS) lists of the replica. The source answers

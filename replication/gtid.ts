@@ -29,7 +29,17 @@ export class MariadbGtidState implements GtidState {
   add(e: { type: string } & Record<string, unknown>): void {
     if (e.type !== 'GTID_EVENT') return;
     const header = e.header as { serverId: number };
-    this.domains.set(e.domainId as number, { server: header.serverId, seq: e.seqNo as bigint });
+    this.set(e.domainId as number, header.serverId, e.seqNo as bigint);
+  }
+
+  /** Records a domain's last GTID. */
+  set(domain: number, server: number, seq: bigint): void {
+    this.domains.set(domain, { server, seq });
+  }
+
+  /** Each domain's last GTID. */
+  entries(): ReadonlyMap<number, { server: number; seq: bigint }> {
+    return this.domains;
   }
 
   toString(): string {

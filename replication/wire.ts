@@ -12,7 +12,7 @@
  */
 import { createConnection, type Connection, type ConnectionOptions, type QueryError, type SslOptions } from 'mysql2';
 import { ConnectionError, ServerError } from '../runtime/core/errors.js';
-import { errFrom } from './packets.js';
+import { errFrom, outgoing, type OutgoingPacket } from './packets.js';
 
 export interface ConnectOptions {
   /** TCP host (default localhost), unless `socketPath` is given. */
@@ -100,14 +100,12 @@ export class Wire {
   /** Sends a command and gives each packet that answers it, until `last` says one ends the answer. */
   stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true, options: StreamOptions = {}): PacketSource {
     const queue = new PacketQueue(this.conn, options.silence, options.stats ?? { bytes: 0, peak: 0, pauses: 0 });
-    const framed = Buffer.alloc(4 + payload.length);
-    framed.set(payload, 4);
     const command = {
       execute(packet: DriverPacket | undefined, connection: DriverConnection): boolean {
         if (!packet) {
           // A command's packets are numbered from 0 (mysql2's own commands reset the count the same way).
           connection._resetSequenceId();
-          connection.writePacket({ buffer: framed, length: () => framed.length, writeHeader: (seq: number) => writeHeader(framed, seq) });
+          connection.writePacket(outgoing(payload));
           return false;
         }
         // A view of the socket's chunk (or of the buffer a long packet was joined into), which the driver never reuses.
@@ -141,12 +139,7 @@ interface DriverPacket {
 
 interface DriverConnection {
   _resetSequenceId(): void;
-  writePacket(packet: { buffer: Buffer; length(): number; writeHeader(seq: number): void }): void;
-}
-
-function writeHeader(framed: Buffer, seq: number): void {
-  framed.writeUIntLE(framed.length - 4, 0, 3);
-  framed[3] = seq;
+  writePacket(packet: OutgoingPacket): void;
 }
 
 /** Packets waiting for the consumer, the socket paused above QUEUE_HIGH_WATER bytes and resumed when drained. */

@@ -1,0 +1,170 @@
+/**
+ * A dump, the source's side: for each binlog from the one asked for, the fake ROTATE that names it and
+ * where the events start, its FORMAT_DESCRIPTION, then its events from there, each in a BinlogPacket
+ * (schemas/replication.yaml); at the end of the last binlog an EOF (BINLOG_DUMP_NON_BLOCK) or, while
+ * waiting for more, heartbeats. What a real source sends is sent the same way (MariaDB's
+ * sql/sql_repl.cc, MySQL's rpl_binlog_sender.cc): the FORMAT_DESCRIPTION resent before a start past it
+ * with log_pos 0, the in-use flag never sent, and for a replica that did not ask for checksums
+ * (@master_binlog_checksum) every CRC32 taken off, the FORMAT_DESCRIPTION's algorithm set to none.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { crc32 } from 'node:zlib';
+import { ChecksumAlg } from '../generated/control.js';
+import { CHECKSUM_LENGTH, EventFlags, EventHeaderOffsets } from '../generated/header.js';
+import { encodeBinlogPacket } from '../generated/replication.js';
+import { EventEncoder, type BinlogEventInput } from '../runtime/events/event-codec.js';
+import { eventCrc } from '../runtime/events/format-state.js';
+import { packet } from '../replication/packets.js';
+import { LogFrames, logFormat, type LogFormat } from './frames.js';
+import type { LogPlace } from './gtids.js';
+import type { ServedLog, ServedLogs } from './logs.js';
+
+/** What a replica asked for, once the start is found. */
+export interface DumpRequest {
+  start: LogPlace;
+  /** BINLOG_DUMP_NON_BLOCK: end with an EOF at the end of the last binlog, rather than wait. */
+  nonBlock: boolean;
+  /** Whether the replica reads CRC32s (its @master_binlog_checksum). */
+  checksums: boolean;
+  /** Milliseconds between heartbeats while there is nothing to send (0: none). */
+  heartbeatMs: number;
+  /** The server id the made-up events carry (the source's). */
+  serverId: number;
+}
+
+/** Where a dump's packets go. */
+export interface PacketSink {
+  /** Sends one packet, resolving when the connection can take more. */
+  send(payload: Uint8Array): Promise<void>;
+  /** Aborted when the replica goes away. */
+  readonly gone: AbortSignal;
+}
+
+/** A dump that cannot go on: what the replica is told in an ERR packet (1236, as both servers). */
+export class DumpError extends Error {}
+
+/** How often a growing binlog is looked at again. */
+const POLL_MS = 100;
+
+/** Sends the dump until the replica goes away, the EOF of a non-blocking dump, or a DumpError. */
+export async function sendDump(logs: ServedLogs, request: DumpRequest, sink: PacketSink): Promise<void> {
+  let { log: index, pos } = request.start;
+  for (;;) {
+    const list = await logs.list();
+    const log = list[index]!;
+    const format = await logFormat(log);
+    if (!format) throw new DumpError(`${log.name} is too short to hold its FORMAT_DESCRIPTION_EVENT`);
+    const made = new MadeEvents(format, request);
+    await sink.send(made.packet(made.rotate(log.name, pos)));
+    await sink.send(made.packet(made.formatDescription(pos > 4)));
+    const frames = new LogFrames(log, pos === 4 ? 4 + format.bytes.length : pos);
+    const next = await sendLog(logs, index, frames, made, request, sink);
+    if (next === undefined) return;
+    index = next;
+    pos = 4;
+  }
+}
+
+/** The events of one binlog; the index of the next binlog to go on with, or undefined when the dump ends. */
+async function sendLog(logs: ServedLogs, index: number, frames: LogFrames, made: MadeEvents, request: DumpRequest, sink: PacketSink): Promise<number | undefined> {
+  let idleSince = Date.now();
+  for (;;) {
+    if (sink.gone.aborted) return undefined;
+    const frame = await nextFrame(frames);
+    if (frame) {
+      await sink.send(made.packet(made.asSent(frame.bytes)));
+      idleSince = Date.now();
+      continue;
+    }
+    // The end of this binlog for now (after its ROTATE, or without one: its server never closed it):
+    // the next one, if there is one, else the end of the dump, or a wait for more.
+    if ((await logs.list()).length > index + 1) return index + 1;
+    if (request.nonBlock) {
+      await sink.send(packet(encodeBinlogPacket, { status: 'BINLOG_PACKET_EOF', body: { warnings: 0, statusFlags: 0 } }));
+      return undefined;
+    }
+    if (!(await pause(logs.growing ? POLL_MS : request.heartbeatMs || POLL_MS * 50, sink.gone))) return undefined;
+    if (request.heartbeatMs > 0 && Date.now() - idleSince >= request.heartbeatMs) {
+      await sink.send(made.packet(made.heartbeat(frames.log, frames.pos)));
+      idleSince = Date.now();
+    }
+  }
+}
+
+async function nextFrame(frames: LogFrames) {
+  try {
+    return await frames.next();
+  } catch (e) {
+    // A start inside an event, a damaged event: the replica is told why, in the framer's words.
+    throw new DumpError(`${frames.log.name}: ${(e as Error).message}`);
+  }
+}
+
+/** Waits `ms`; false when the replica went away meanwhile. */
+async function pause(ms: number, gone: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal: gone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The events a source makes up, encoded under the binlog's FORMAT_DESCRIPTION by the encoder of the
+ * schemas, and the file's events made ready to send.
+ */
+class MadeEvents {
+  private readonly encoder = new EventEncoder();
+
+  constructor(
+    private readonly format: LogFormat,
+    private readonly request: DumpRequest,
+  ) {
+    this.encoder.encode(format.event, 4);
+  }
+
+  /** The fake ROTATE: the binlog the next events are in, and the offset of the first. */
+  rotate(name: string, pos: number): Uint8Array {
+    return this.made({ type: 'ROTATE_EVENT', position: BigInt(pos), nextFile: name } as Partial<BinlogEventInput>);
+  }
+
+  /** A heartbeat: where the source stands (log_pos), in which binlog. */
+  heartbeat(log: ServedLog, pos: number): Uint8Array {
+    return this.made({ type: 'HEARTBEAT_LOG_EVENT', logFile: log.name } as Partial<BinlogEventInput>, pos);
+  }
+
+  private made(body: Partial<BinlogEventInput>, logPos = 0): Uint8Array {
+    const header = { timestamp: 0, serverId: this.request.serverId, flags: EventFlags.LOG_EVENT_ARTIFICIAL_F, logPos };
+    return this.encoder.encode({ ...body, header } as BinlogEventInput, 0);
+  }
+
+  /**
+   * The binlog's FORMAT_DESCRIPTION as sent: without the in-use flag, resent (log_pos 0) before a later
+   * start, and for a replica without checksums its algorithm none. A checksum-aware server's
+   * FORMAT_DESCRIPTION keeps its CRC32 even then (as in a binlog_checksum=NONE file); its CRC is that
+   * of its bytes without the in-use flag, computed again for what changed.
+   */
+  formatDescription(resent: boolean): Uint8Array {
+    const bytes = this.format.bytes.slice();
+    bytes[EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F;
+    if (resent) bytes.fill(0, EventHeaderOffsets.logPos, EventHeaderOffsets.logPos + 4);
+    if (!this.format.checksums) return bytes;
+    const crcAt = bytes.length - CHECKSUM_LENGTH;
+    if (!this.request.checksums) bytes[crcAt - 1] = ChecksumAlg.BINLOG_CHECKSUM_ALG_OFF;
+    new DataView(bytes.buffer).setUint32(crcAt, eventCrc(bytes, crcAt, crc32), true);
+    return bytes;
+  }
+
+  /** An event of the file as the replica reads it: without its CRC32 when it did not ask for them. */
+  asSent(bytes: Uint8Array): Uint8Array {
+    if (!this.format.checksums || this.request.checksums) return bytes;
+    const out = bytes.slice(0, bytes.length - CHECKSUM_LENGTH);
+    new DataView(out.buffer).setUint32(EventHeaderOffsets.eventSize, out.length, true);
+    return out;
+  }
+
+  packet(event: Uint8Array): Uint8Array {
+    return packet(encodeBinlogPacket, { status: 'BINLOG_PACKET_OK', body: { event } });
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The events of a served binlog, framed as the file readers frame them (runtime/io's Framer: the magic
+ * checked, each event's size, its CRC32), read from an offset in chunks: what a dump sends, and what
+ * the GTID lookups scan.
+ */
+import { EventTypes } from '../generated/events.js';
+import { BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
+import { EventDecoder, type BinlogEvent, type FramedEvent } from '../runtime/events/event-codec.js';
+import { Framer } from '../runtime/io/stream.js';
+import type { ServedLog } from './logs.js';
+
+const CHUNK = 1 << 20;
+
+/** A served binlog's first event, the FORMAT_DESCRIPTION that says how the others are written. */
+export interface LogFormat {
+  /** Its bytes, as the file holds them. */
+  bytes: Uint8Array;
+  /** It decoded. */
+  event: BinlogEvent;
+  /** Whether the binlog's events end with a CRC32. */
+  checksums: boolean;
+}
+
+/** A binlog that is no v4 binlog (or whose FORMAT_DESCRIPTION is not all there yet). */
+export class UnservableError extends Error {}
+
+/** The FORMAT_DESCRIPTION at offset 4, or undefined while the binlog is too short to hold it. */
+export async function logFormat(log: ServedLog): Promise<LogFormat | undefined> {
+  const head = await log.read(0, BINLOG_MAGIC.length + EventHeaderOffsets.flags);
+  if (head.length < BINLOG_MAGIC.length + EventHeaderOffsets.flags) return undefined;
+  const at = BINLOG_MAGIC.length;
+  if (head[at + EventHeaderOffsets.typeCode] !== EventTypes.FORMAT_DESCRIPTION_EVENT) {
+    throw new UnservableError(`${log.name} does not begin with a FORMAT_DESCRIPTION_EVENT: only binlogs of format v4 (MySQL 5.0 and later, MariaDB) are served`);
+  }
+  const size = u32(head, at + EventHeaderOffsets.eventSize);
+  const bytes = await log.read(at, size);
+  if (bytes.length < size) return undefined;
+  const decoder = new EventDecoder();
+  const event = decoder.decode(bytes, at);
+  return { bytes, event, checksums: decoder.format.checksums };
+}
+
+/** Frames of one binlog from an event's offset: those there now, or also those that come, read as the binlog grows. */
+export class LogFrames {
+  private readonly framer: Framer;
+  /** The file offset up to which bytes were pushed into the framer. */
+  private read = 0;
+  private started = false;
+
+  constructor(
+    readonly log: ServedLog,
+    /** The offset of the first event wanted: a RangeError (from the Framer) when it is inside an event. */
+    private readonly from: number,
+  ) {
+    this.framer = new Framer({ file: log.name });
+  }
+
+  /** The next frame that the binlog holds now, or undefined at its end (for now). */
+  async next(): Promise<FramedEvent | undefined> {
+    for (;;) {
+      if (this.started || this.framer.skipTo(this.from)) {
+        this.started = true;
+        const frame = this.framer.drainFrames().next();
+        if (!frame.done) return frame.value;
+      }
+      const bytes = await this.log.read(this.read, CHUNK);
+      if (bytes.length === 0) return undefined;
+      this.read += bytes.length;
+      // A copy: the framer keeps views of what it is given, and a growing log's buffer is replaced.
+      this.framer.push(bytes.slice());
+    }
+  }
+
+  /** The offset after the last frame handed out (where a dump stands). */
+  get pos(): number {
+    return Math.max(this.framer.pos, this.from);
+  }
+}
+
+export function u32(b: Uint8Array, at: number): number {
+  return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+}

@@ -1,0 +1,262 @@
+/**
+ * The statements replicas and CDC clients send a source before they ask for its binlog, answered:
+ * SELECTs of functions and variables (UNIX_TIMESTAMP(), VERSION(), @@server_id, @master_binlog_checksum,
+ * BINLOG_GTID_POS()…), `SET` of user and session variables, SHOW VARIABLES, SHOW MASTER STATUS and
+ * SHOW BINARY LOGS. Anything else is refused with an error that quotes it: a client learns at once what
+ * this server does not do, rather than read an answer made up for it.
+ */
+import { ServerErrorCode } from '../generated/replication.js';
+
+/** A result set: column names and rows of text (null: NULL). */
+export interface ResultSet {
+  columns: string[];
+  rows: (string | null)[][];
+}
+
+/** What a statement gets: rows, an OK, or an error (ERR packet). */
+export type Answer = ResultSet | 'ok' | QueryError;
+
+export class QueryError extends Error {
+  constructor(
+    readonly code: number,
+    readonly sqlState: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What the statements read: the server's variables and binlogs, and the session's user variables. */
+export interface QueryContext {
+  /** A system variable's value (lower-case name), undefined for one the server does not have. */
+  variable(name: string): Promise<string | null | undefined>;
+  /** Every system variable, for SHOW VARIABLES. */
+  variables(): Promise<[string, string | null][]>;
+  /** The session's user variables (@name, lower-case), as SET left them. */
+  readonly user: Map<string, string | null>;
+  /** The binlogs served and their sizes, oldest first. */
+  binlogs(): Promise<{ name: string; size: number }[]>;
+  /** MariaDB's BINLOG_GTID_POS(file, offset): the GTID state there, null for a file not served. */
+  gtidAt(file: string, pos: number): Promise<string | null>;
+}
+
+interface Token {
+  kind: 'word' | 'string' | 'number' | 'sysvar' | 'uservar' | 'punct';
+  text: string;
+  /** Where it starts and ends in the statement (for the column name of an expression). */
+  start: number;
+  end: number;
+}
+
+const TOKEN = /\s*(?:(@@[A-Za-z0-9_.$]+)|(@[A-Za-z0-9_.$]+|@`[^`]*`)|('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")|(\d+(?:\.\d+)?)|([A-Za-z_$][A-Za-z0-9_$]*|`[^`]*`)|(:=|[(),=*;.]))/y;
+
+function tokens(sql: string): Token[] {
+  const out: Token[] = [];
+  TOKEN.lastIndex = 0;
+  let at = 0;
+  for (let m; (m = TOKEN.exec(sql)); at = TOKEN.lastIndex) {
+    const text = m[0].trim();
+    const start = TOKEN.lastIndex - text.length;
+    const kind = m[1] ? 'sysvar' : m[2] ? 'uservar' : m[3] ? 'string' : m[4] ? 'number' : m[5] ? 'word' : 'punct';
+    out.push({ kind, text, start, end: TOKEN.lastIndex });
+  }
+  if (sql.slice(at).trim() !== '') throw unknown(sql);
+  while (out.at(-1)?.text === ';') out.pop();
+  return out;
+}
+
+/** A string literal's text: quotes off, escapes and doubled quotes resolved. */
+function unquote(t: string): string {
+  const q = t[0]!;
+  return t.slice(1, -1).replace(new RegExp(`\\\\(.)|${q}${q}`, 'g'), (_: string, c: string | undefined) => (c === undefined ? q : ({ n: '\n', t: '\t', '0': '\0' } as Record<string, string>)[c] ?? c));
+}
+
+function unknown(sql: string): QueryError {
+  return new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', `binlog serve does not answer this statement: ${sql.trim()}`);
+}
+
+/** Answers one statement. */
+export async function answer(sql: string, ctx: QueryContext): Promise<Answer> {
+  try {
+    const t = new Tokens(tokens(sql), sql);
+    const first = t.word();
+    if (first === 'SELECT') return await select(t, ctx);
+    if (first === 'SET') return await set(t, ctx);
+    if (first === 'SHOW') return await show(t, ctx);
+    throw unknown(sql);
+  } catch (e) {
+    if (e instanceof QueryError) return e;
+    throw e;
+  }
+}
+
+/** A statement's tokens, read from the front. */
+class Tokens {
+  private i = 0;
+  constructor(
+    private readonly list: Token[],
+    readonly sql: string,
+  ) {}
+
+  peek(): Token | undefined {
+    return this.list[this.i];
+  }
+
+  take(): Token {
+    const t = this.list[this.i++];
+    if (!t) throw unknown(this.sql);
+    return t;
+  }
+
+  /** The next token as an upper-case keyword ('' for one that is not a word). */
+  word(): string {
+    const t = this.take();
+    return t.kind === 'word' ? t.text.toUpperCase() : '';
+  }
+
+  /** Takes the next tokens when they are these keywords. */
+  accept(...words: string[]): boolean {
+    const saved = this.i;
+    for (const w of words) {
+      const t = this.list[this.i];
+      if (!t || t.text.toUpperCase() !== w) return ((this.i = saved), false);
+      this.i++;
+    }
+    return true;
+  }
+
+  /** A word that is no function call (SET's ON, OFF, DEFAULT…), taken. */
+  bareWord(): string | undefined {
+    const t = this.list[this.i];
+    if (t?.kind !== 'word' || this.list[this.i + 1]?.text === '(' || t.text.toUpperCase() === 'NULL') return undefined;
+    this.i++;
+    return t.text;
+  }
+
+  expect(text: string): void {
+    if (this.take().text.toUpperCase() !== text) throw unknown(this.sql);
+  }
+
+  get done(): boolean {
+    return this.i >= this.list.length;
+  }
+
+  end(): void {
+    if (!this.done) throw unknown(this.sql);
+  }
+}
+
+async function select(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
+  const columns: string[] = [];
+  const row: (string | null)[] = [];
+  do {
+    const from = t.peek()?.start ?? 0;
+    row.push(await expression(t, ctx));
+    const to = t.peek()?.start ?? t.sql.length;
+    let name = t.sql.slice(from, to).trim();
+    if (t.accept('AS') || (t.peek()?.kind === 'word' && !['FROM', 'LIMIT'].includes(t.peek()!.text.toUpperCase())) || t.peek()?.kind === 'string') name = identifier(t.take().text);
+    columns.push(name);
+  } while (t.peek()?.text === ',' && t.take());
+  if (t.accept('FROM')) t.expect('DUAL');
+  if (t.accept('LIMIT')) t.take();
+  t.end();
+  return { columns, rows: [row] };
+}
+
+function identifier(text: string): string {
+  return text.startsWith('`') ? text.slice(1, -1) : text.startsWith("'") || text.startsWith('"') ? unquote(text) : text;
+}
+
+/** A value: a literal, a variable or one of the functions clients ask a source for. */
+async function expression(t: Tokens, ctx: QueryContext): Promise<string | null> {
+  const tok = t.take();
+  if (tok.kind === 'string') return unquote(tok.text);
+  if (tok.kind === 'number') return tok.text;
+  if (tok.kind === 'uservar') return ctx.user.get(userName(tok.text)) ?? null;
+  if (tok.kind === 'sysvar') return systemVariable(tok.text, ctx);
+  if (tok.kind !== 'word') throw unknown(t.sql);
+  const name = tok.text.toUpperCase();
+  if (name === 'NULL') return null;
+  if (t.peek()?.text !== '(') throw unknown(t.sql);
+  t.take();
+  const args: (string | null)[] = [];
+  while (t.peek()?.text !== ')') {
+    args.push(await expression(t, ctx));
+    if (t.peek()?.text === ',') t.take();
+  }
+  t.take();
+  return call(name, args, t, ctx);
+}
+
+async function call(name: string, args: (string | null)[], t: Tokens, ctx: QueryContext): Promise<string | null> {
+  if (name === 'UNIX_TIMESTAMP' && args.length === 0) return String(Math.floor(Date.now() / 1000));
+  if (name === 'VERSION' && args.length === 0) return (await ctx.variable('version')) ?? null;
+  if (name === 'BINLOG_GTID_POS' && args.length === 2 && args[0] !== null && args[1] !== null) return ctx.gtidAt(args[0], Number(args[1]));
+  if ((name === 'DATABASE' || name === 'SCHEMA') && args.length === 0) return null;
+  if (name === 'CONNECTION_ID' && args.length === 0) return '1';
+  throw unknown(t.sql);
+}
+
+/** '@`a b`' or '@name' as the user variable's key. */
+function userName(text: string): string {
+  return identifier(text.slice(1)).toLowerCase();
+}
+
+/** '@@global.name', '@@session.name' or '@@name': the variable, or an error naming it. */
+async function systemVariable(text: string, ctx: QueryContext): Promise<string | null> {
+  const name = text.slice(2).replace(/^(global|session|local)\./i, '').toLowerCase();
+  const value = await ctx.variable(name);
+  if (value === undefined) throw new QueryError(ServerErrorCode.ER_UNKNOWN_SYSTEM_VARIABLE, 'HY000', `Unknown system variable '${name}'`);
+  return value;
+}
+
+/** SET @user = value, SET [GLOBAL|SESSION] name = value, SET NAMES …: user variables kept, the rest taken as said. */
+async function set(t: Tokens, ctx: QueryContext): Promise<'ok'> {
+  do {
+    if (t.accept('NAMES') || t.accept('CHARACTER', 'SET')) {
+      t.take();
+      if (t.accept('COLLATE')) t.take();
+      continue;
+    }
+    t.accept('GLOBAL') || t.accept('SESSION') || t.accept('LOCAL');
+    const target = t.take();
+    if (target.kind !== 'uservar' && target.kind !== 'sysvar' && target.kind !== 'word') throw unknown(t.sql);
+    const op = t.take().text;
+    if (op !== '=' && op !== ':=') throw unknown(t.sql);
+    const value = t.bareWord() ?? (await expression(t, ctx));
+    if (target.kind === 'uservar') ctx.user.set(userName(target.text), value);
+  } while (t.peek()?.text === ',' && t.take());
+  t.end();
+  return 'ok';
+}
+
+async function show(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
+  if (t.accept('MASTER', 'STATUS') || t.accept('BINARY', 'LOG', 'STATUS')) {
+    t.end();
+    const last = (await ctx.binlogs()).at(-1);
+    return { columns: ['File', 'Position', 'Binlog_Do_DB', 'Binlog_Ignore_DB'], rows: last ? [[last.name, String(last.size), '', '']] : [] };
+  }
+  if (t.accept('BINARY', 'LOGS') || t.accept('MASTER', 'LOGS')) {
+    t.end();
+    return { columns: ['Log_name', 'File_size'], rows: (await ctx.binlogs()).map((b) => [b.name, String(b.size)]) };
+  }
+  t.accept('GLOBAL') || t.accept('SESSION');
+  if (!t.accept('VARIABLES')) throw unknown(t.sql);
+  let keep: (name: string) => boolean = () => true;
+  if (t.accept('LIKE')) {
+    const pattern = t.take();
+    if (pattern.kind !== 'string') throw unknown(t.sql);
+    keep = likeMatcher(unquote(pattern.text));
+  }
+  t.end();
+  return { columns: ['Variable_name', 'Value'], rows: (await ctx.variables()).filter(([n]) => keep(n)).map(([n, v]) => [n, v]) };
+}
+
+/** SQL's LIKE, case-insensitive as on variable names: % any run, _ any one character. */
+function likeMatcher(pattern: string): (s: string) => boolean {
+  const re = pattern.replace(/\\(.)|([%_])|([^%_\\]+)/g, (_, esc: string | undefined, wild: string | undefined, lit: string | undefined) =>
+    esc !== undefined ? esc.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : wild === '%' ? '.*' : wild === '_' ? '.' : lit!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  );
+  const r = new RegExp(`^${re}$`, 'is');
+  return (s) => r.test(s);
+}

@@ -1,0 +1,179 @@
+/**
+ * `serveBinlog`: a MySQL/MariaDB-protocol server that serves binlogs, files or events made into one, to
+ * replicas and CDC clients, each connection at its own place. What it says of itself (version, server
+ * id, binlog_checksum) comes from the first binlog's FORMAT_DESCRIPTION unless given.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createServer } from 'mysql2';
+import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
+import type { BinlogEventInput } from '../runtime/events/event-codec.js';
+import { text } from '../replication/packets.js';
+import { logFormat, type LogFormat } from './frames.js';
+import { gtidStateAt } from './gtids.js';
+import { eventLogs, fileLogs, type ServedLogs } from './logs.js';
+import type { QueryContext } from './queries.js';
+import { serveConnection, type ServerState } from './session.js';
+
+/** What is served: binlog files (or folders of them), or events encoded into a binlog as they come. */
+export type ServedBinlogs = { files: string[] } | { events: AsyncIterable<BinlogEventInput> };
+
+export interface ServeOptions extends EncodeOptions {
+  /** TCP port (default 0: one the system picks, given back). */
+  port?: number;
+  /** The address to listen on (default 127.0.0.1: this machine only). */
+  host?: string;
+  /** The account clients must give (mysql_native_password); without, any account is let in. */
+  user?: string;
+  password?: string;
+  /** The source's server id (default: the first binlog's FORMAT_DESCRIPTION's, the server that wrote it). */
+  serverId?: number;
+  /** Files: a dump at the end of the last binlog waits for it to grow, and for new files in folders. */
+  follow?: boolean;
+  /** The version the server gives (default: the first binlog's). */
+  version?: string;
+  /** Told of what goes wrong with a connection, and of events that could not be encoded (default: stderr). */
+  log?: (message: string) => void;
+  /** Milliseconds to wait for events to make the first binlog's FORMAT_DESCRIPTION (default 10 000). */
+  firstEventTimeout?: number;
+}
+
+export interface BinlogServer {
+  port: number;
+  host: string;
+  /** Stops listening and ends every connection. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_FIRST_EVENT_TIMEOUT = 10_000;
+
+export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions = {}): Promise<BinlogServer> {
+  const log = options.log ?? ((m: string) => process.stderr.write(`binlog serve: ${m}\n`));
+  let failure: unknown;
+  const logs: ServedLogs =
+    'files' in binlogs
+      ? fileLogs(binlogs.files, options.follow ?? false)
+      : eventLogs(binlogs.events, options, (e) => {
+          failure = e;
+          log(`the events stopped being served: ${(e as Error).message}`);
+        });
+  const format = await firstFormat(logs, options.firstEventTimeout ?? DEFAULT_FIRST_EVENT_TIMEOUT, () => failure);
+  const version = options.version ?? serverVersion(format);
+  const serverId = options.serverId ?? format.event.header.serverId;
+  const state: ServerState = {
+    logs,
+    serverId,
+    // MariaDB 10 and later give old clients a 5.5.5- prefix, which MariaDB's clients take off.
+    handshakeVersion: /mariadb/i.test(version) && !version.startsWith('5.5.5-') ? `5.5.5-${version}` : version,
+    account: options.user !== undefined ? { user: options.user, password: options.password ?? '' } : undefined,
+    queries: queryContext(logs, { version, serverId, checksums: format.checksums }),
+    replicas: new Map(),
+    log,
+  };
+  const sockets = new Set<Socket>();
+  const server = createServer((conn) => {
+    const socket = (conn as unknown as { stream: Socket }).stream;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    serveConnection(conn as unknown as Parameters<typeof serveConnection>[0], state);
+  });
+  // mysql2's Server wraps a net.Server, which it keeps beyond its typings.
+  const net = (server as unknown as { _server: NetServer })._server;
+  await new Promise<void>((resolve, reject) => {
+    net.once('error', reject);
+    net.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = net.address() as AddressInfo;
+  return {
+    port: address.port,
+    host: address.address,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => net.close(() => resolve()));
+      await logs.close();
+    },
+  };
+}
+
+/** The first binlog's FORMAT_DESCRIPTION, waiting for events to make it. */
+async function firstFormat(logs: ServedLogs, timeout: number, failure: () => unknown): Promise<LogFormat> {
+  const until = Date.now() + timeout;
+  for (;;) {
+    const first = (await logs.list())[0];
+    const format = first && (await logFormat(first));
+    if (format) return format;
+    if (failure() !== undefined) throw failure();
+    if (!logs.growing) throw new Error('there is no binlog to serve');
+    if (Date.now() > until) throw new Error(`no FORMAT_DESCRIPTION_EVENT came in ${timeout / 1000} s: the events to serve must begin with one`);
+    await sleep(20);
+  }
+}
+
+function serverVersion(format: LogFormat): string {
+  const v = (format.event as { serverVersion?: unknown }).serverVersion;
+  return typeof v === 'string' || v instanceof Uint8Array ? text(v) : 'binlog-serve';
+}
+
+/** The server's variables, as replicas and clients ask for them, and its binlogs. */
+function queryContext(logs: ServedLogs, id: { version: string; serverId: number; checksums: boolean }): Omit<QueryContext, 'user'> {
+  const mariadb = /mariadb/i.test(id.version);
+  const uuid = randomUUID();
+  const gtidAtEnd = async () => {
+    const list = await logs.list();
+    return list.length ? gtidStateAt(list, { log: list.length - 1, pos: Number.MAX_SAFE_INTEGER }) : '';
+  };
+  const fixed: Record<string, string | null> = {
+    server_id: String(id.serverId),
+    version: id.version,
+    version_comment: 'binlog serve',
+    binlog_checksum: id.checksums ? 'CRC32' : 'NONE',
+    log_bin: 'ON',
+    binlog_format: 'ROW',
+    binlog_row_image: 'FULL',
+    server_uuid: uuid,
+    gtid_domain_id: '0',
+    gtid_strict_mode: 'OFF',
+    gtid_mode: mariadb ? null : 'OFF',
+    enforce_gtid_consistency: mariadb ? null : 'OFF',
+    character_set_server: 'utf8mb4',
+    collation_server: 'utf8mb4_general_ci',
+    character_set_client: 'utf8mb4',
+    character_set_connection: 'utf8mb4',
+    character_set_results: 'utf8mb4',
+    time_zone: 'SYSTEM',
+    system_time_zone: 'UTC',
+    lower_case_table_names: '0',
+    sql_mode: '',
+    autocommit: '1',
+    max_allowed_packet: String(1 << 30),
+    net_write_timeout: '60',
+    net_read_timeout: '30',
+    wait_timeout: '28800',
+    interactive_timeout: '28800',
+    transaction_isolation: 'REPEATABLE-READ',
+    tx_isolation: 'REPEATABLE-READ',
+    hostname: 'binlog-serve',
+    license: 'GPL',
+  };
+  const live: Record<string, () => Promise<string>> = mariadb ? { gtid_binlog_pos: gtidAtEnd, gtid_current_pos: gtidAtEnd } : {};
+  const has = (n: string) => n in live || (n in fixed && fixed[n] !== null);
+  return {
+    async variable(name) {
+      if (name in live) return live[name]!();
+      return has(name) ? fixed[name] : undefined;
+    },
+    async variables() {
+      const names = [...Object.keys(fixed), ...Object.keys(live)].filter(has).sort();
+      return Promise.all(names.map(async (n) => [n, n in live ? await live[n]!() : fixed[n]!] as [string, string | null]));
+    },
+    async binlogs() {
+      return Promise.all((await logs.list()).map(async (l) => ({ name: l.name, size: await l.size() })));
+    },
+    async gtidAt(file, pos) {
+      const list = await logs.list();
+      const index = list.findIndex((l) => l.name === file);
+      return index < 0 ? null : gtidStateAt(list, { log: index, pos });
+    },
+  };
+}

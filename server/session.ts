@@ -1,0 +1,227 @@
+/**
+ * One client of the binlog server, over mysql2's server-side connection: mysql2 does the handshake
+ * (mysql_native_password's scramble) and answers COM_PING, COM_QUIT and COM_INIT_DB; every other
+ * command reaches this file as its raw packet (mysql2's 'packet' event, emitted for each command),
+ * decoded by the codecs of schemas/replication.yaml: COM_QUERY, COM_REGISTER_SLAVE, COM_BINLOG_DUMP and
+ * COM_BINLOG_DUMP_GTID. mysql2 would answer a query itself (an error) unless something listens to its
+ * 'query' event, and takes a query that begins with SET for a prepared statement: both are listened to,
+ * and ignored, so that the one answer comes from here.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
+import {
+  BinlogDumpFlags,
+  ClientCapabilities,
+  Command,
+  decodeBinlogDumpGtidPacket,
+  decodeBinlogDumpPacket,
+  decodeQueryPacket,
+  decodeRegisterSlavePacket,
+  encodeBinlogPacket,
+  ServerErrorCode,
+  type RegisterSlavePacket,
+} from '../generated/replication.js';
+import type { Context } from '../generated/context.js';
+import { Reader } from '../runtime/core/reader.js';
+import { MariadbGtidState } from '../replication/gtid.js';
+import { outgoing, packet, text } from '../replication/packets.js';
+import { DumpError, sendDump, type DumpRequest, type PacketSink } from './dump.js';
+import { gtidStart, type LogPlace } from './gtids.js';
+import type { ServedLogs } from './logs.js';
+import { answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
+
+/** What every session of one server shares. */
+export interface ServerState {
+  logs: ServedLogs;
+  /** The source's server id, which the events it makes up carry. */
+  serverId: number;
+  /** The version the handshake gives (MariaDB's with the '5.5.5-' old clients expect). */
+  handshakeVersion: string;
+  /** The account clients must give; any account is let in without. */
+  account?: { user: string; password: string };
+  /** The server's variables and binlogs, as a session's statements read them. */
+  queries: Omit<QueryContext, 'user'>;
+  /** The replicas registered now (COM_REGISTER_SLAVE), by connection. */
+  replicas: Map<number, RegisterSlavePacket>;
+  /** Told of each connection's failure that is not the client's going away. */
+  log(message: string): void;
+}
+
+/** The mysql2 server-side connection, the parts of it used beyond its typings. */
+interface ServerConnection {
+  stream: Socket;
+  sequenceId: number;
+  serverHandshake(args: object): void;
+  writePacket(p: ReturnType<typeof outgoing>): void;
+  writeOk(): void;
+  writeColumns(columns: object[]): void;
+  writeTextRow(row: (string | null)[]): void;
+  writeEof(): void;
+  on(event: string, listener: (...args: never[]) => void): void;
+  close(): void;
+}
+
+interface CommandPacket {
+  buffer: Buffer;
+  start: number;
+  end: number;
+}
+
+const OUTSIDE_ANY_BINLOG = {} as Context;
+const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0);
+/** utf8mb3_general_ci: the connection's character set the handshake names. */
+const UTF8_GENERAL_CI = 33;
+/** SERVER_STATUS_AUTOCOMMIT. */
+const STATUS_AUTOCOMMIT = 2;
+const VAR_STRING = 0xfd;
+
+let nextConnectionId = 1;
+
+/** Serves one connection until it closes. */
+export function serveConnection(conn: ServerConnection, state: ServerState): void {
+  const id = nextConnectionId++;
+  const gone = new AbortController();
+  const user = new Map<string, string | null>();
+  const context: QueryContext = { ...state.queries, user };
+  conn.stream.on('close', () => {
+    gone.abort();
+    state.replicas.delete(id);
+  });
+  conn.on('error', () => gone.abort());
+  conn.serverHandshake({
+    protocolVersion: 10,
+    serverVersion: state.handshakeVersion,
+    connectionId: id,
+    statusFlags: STATUS_AUTOCOMMIT,
+    characterSet: UTF8_GENERAL_CI,
+    capabilityFlags: CAPABILITIES,
+    authCallback: (params: { user: string; authPluginData1: Buffer; authPluginData2: Buffer; authToken: Buffer }, done: (e: null, refused?: { message: string; code: number }) => void) => {
+      const refused = state.account && !admits(state.account, params);
+      done(null, refused ? { message: `Access denied for user '${params.user}' (binlog serve)`, code: ServerErrorCode.ER_ACCESS_DENIED_ERROR } : undefined);
+      // mysql2 counts the OK it wrote on; the client's first command starts again from 0.
+      conn.sequenceId = 0;
+    },
+  });
+  conn.on('query', () => {});
+  conn.on('stmt_prepare', () => {});
+  const sink: PacketSink = { send: (p) => send(conn, p, gone.signal), gone: gone.signal };
+  conn.on('packet', (p: CommandPacket, _known: boolean, code: number) => {
+    const payload = new Uint8Array(p.buffer.buffer, p.buffer.byteOffset + p.start + 4, p.end - p.start - 4);
+    command(code, payload, conn, state, context, sink, id).catch((e: unknown) => {
+      state.log(`connection ${id}: ${(e as Error).message}`);
+      conn.close();
+    });
+  });
+}
+
+/** mysql_native_password: the token is SHA1(pw) XOR SHA1(scramble + SHA1(SHA1(pw))). */
+function admits(account: { user: string; password: string }, p: { user: string; authPluginData1: Buffer; authPluginData2: Buffer; authToken: Buffer }): boolean {
+  if (p.user !== account.user) return false;
+  if (account.password === '') return p.authToken.length === 0;
+  const sha1 = (...b: Uint8Array[]) => b.reduce((h, x) => h.update(x), createHash('sha1')).digest();
+  const stage1 = sha1(Buffer.from(account.password, 'utf8'));
+  const mask = sha1(p.authPluginData1, p.authPluginData2.subarray(0, 12), sha1(stage1));
+  const expected = Buffer.from(stage1.map((b, i) => b ^ mask[i]!));
+  return p.authToken.length === expected.length && timingSafeEqual(p.authToken, expected);
+}
+
+async function command(code: number, payload: Uint8Array, conn: ServerConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number): Promise<void> {
+  // The answer's packets are numbered from 1, after the command's 0.
+  conn.sequenceId = 1;
+  const r = new Reader(payload);
+  switch (code) {
+    case Command.COM_QUERY:
+      reply(conn, await answer(text(decodeQueryPacket(r, OUTSIDE_ANY_BINLOG).query), context));
+      break;
+    case Command.COM_REGISTER_SLAVE:
+      state.replicas.set(id, decodeRegisterSlavePacket(r, OUTSIDE_ANY_BINLOG));
+      conn.writeOk();
+      break;
+    case Command.COM_BINLOG_DUMP:
+    case Command.COM_BINLOG_DUMP_GTID:
+      return dump(code, r, state, context, sink, conn);
+    case Command.COM_STMT_PREPARE:
+      reply(conn, new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', 'binlog serve does not prepare statements'));
+      break;
+    case Command.COM_QUIT:
+    case Command.COM_PING:
+    case Command.COM_INIT_DB:
+      return; // mysql2 has answered
+    default:
+      reply(conn, new QueryError(ServerErrorCode.ER_UNKNOWN_COM_ERROR, '08S01', `binlog serve does not know command 0x${code.toString(16).padStart(2, '0')}`));
+  }
+  conn.sequenceId = 0;
+}
+
+function reply(conn: ServerConnection, a: Awaited<ReturnType<typeof answer>>): void {
+  if (a === 'ok') conn.writeOk();
+  else if (a instanceof QueryError) conn.writePacket(outgoing(errPacket(a.code, a.sqlState, a.message)));
+  else resultSet(conn, a);
+}
+
+function resultSet(conn: ServerConnection, rs: ResultSet): void {
+  conn.writeColumns(rs.columns.map((name) => ({ catalog: 'def', schema: '', table: '', orgTable: '', name, orgName: name, characterSet: UTF8_GENERAL_CI, columnLength: 1024, columnType: VAR_STRING, flags: 0, decimals: 31 })));
+  for (const row of rs.rows) conn.writeTextRow(row);
+  conn.writeEof();
+}
+
+/** An ERR packet, the schema's (a BinlogPacket's ERR is every command's). */
+export function errPacket(errorCode: number, sqlState: string, message: string): Uint8Array {
+  return packet(encodeBinlogPacket, { status: 'BINLOG_PACKET_ERR', body: { errorCode, sqlState, message } });
+}
+
+/** COM_BINLOG_DUMP (MariaDB: from @slave_connect_state when set) or COM_BINLOG_DUMP_GTID: the dump, or the ERR that says why not. */
+async function dump(code: number, r: Reader, state: ServerState, context: QueryContext, sink: PacketSink, conn: ServerConnection): Promise<void> {
+  const asked = code === Command.COM_BINLOG_DUMP ? decodeBinlogDumpPacket(r, OUTSIDE_ANY_BINLOG) : decodeBinlogDumpGtidPacket(r, OUTSIDE_ANY_BINLOG);
+  const user = context.user;
+  const checksum = String(user.get('master_binlog_checksum') ?? 'NONE').toUpperCase();
+  const heartbeatNs = Number(user.get('master_heartbeat_period') ?? 0);
+  try {
+    if ('gtids' in asked && asked.gtids && asked.gtids.sids.length) throw new DumpError('binlog serve does not start a dump from a MySQL GTID set yet: give a file and position');
+    const connectState = user.get('slave_connect_state');
+    const start = code === Command.COM_BINLOG_DUMP && connectState != null ? await byGtid(state.logs, connectState) : await byPosition(state.logs, text(asked.file), Number(asked.position));
+    if (!start) throw new DumpError('the served binlogs hold no events yet');
+    const request: DumpRequest = {
+      start,
+      nonBlock: (asked.flags & BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK) !== 0,
+      checksums: checksum === 'CRC32',
+      heartbeatMs: Math.round(heartbeatNs / 1e6),
+      serverId: state.serverId,
+    };
+    await sendDump(state.logs, request, sink);
+  } catch (e) {
+    if (!(e instanceof DumpError)) throw e;
+    await sink.send(errPacket(ServerErrorCode.ER_MASTER_FATAL_ERROR_READING_BINLOG, 'HY000', e.message));
+  }
+  conn.close();
+}
+
+async function byPosition(logs: ServedLogs, file: string, position: number): Promise<LogPlace | undefined> {
+  const list = await logs.list();
+  if (list.length === 0) return undefined;
+  const index = file === '' ? 0 : list.findIndex((l) => l.name === file);
+  if (index < 0) throw new DumpError(`${file} is not a binlog served here (those served: ${list.map((l) => l.name).join(', ')})`);
+  if (position < 4) throw new DumpError(`position ${position} is before the first event of ${file} (at 4)`);
+  return { log: index, pos: position };
+}
+
+async function byGtid(logs: ServedLogs, connectState: string): Promise<LogPlace | undefined> {
+  let gtids: MariadbGtidState;
+  try {
+    gtids = new MariadbGtidState(connectState);
+  } catch (e) {
+    throw new DumpError((e as Error).message);
+  }
+  const list = await logs.list();
+  const found = await gtidStart(list, gtids);
+  if (typeof found === 'string') throw new DumpError(found);
+  // Nothing after the state yet: from the end of the last binlog, where new events come.
+  return found ?? (list.length ? { log: list.length - 1, pos: await list.at(-1)!.size() } : undefined);
+}
+
+/** Writes a packet, waiting while the socket's buffer is full (a slow replica holds back only its own dump). */
+async function send(conn: ServerConnection, payload: Uint8Array, gone: AbortSignal): Promise<void> {
+  conn.writePacket(outgoing(payload));
+  if (conn.stream.writableNeedDrain) await once(conn.stream, 'drain', { signal: gone }).catch(() => {});
+}
