@@ -127,6 +127,7 @@ function admits(account: { user: string; password: string }, p: { user: string; 
 }
 
 async function command(code: number, payload: Uint8Array, conn: ServerConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number): Promise<void> {
+  if (code === Command.COM_QUIT || code === Command.COM_PING || code === Command.COM_INIT_DB) return; // mysql2 has answered
   // The answer's packets are numbered from 1, after the command's 0.
   conn.sequenceId = 1;
   const r = new Reader(payload);
@@ -144,10 +145,6 @@ async function command(code: number, payload: Uint8Array, conn: ServerConnection
     case Command.COM_STMT_PREPARE:
       reply(conn, new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', 'binlog serve does not prepare statements'));
       break;
-    case Command.COM_QUIT:
-    case Command.COM_PING:
-    case Command.COM_INIT_DB:
-      return; // mysql2 has answered
     default:
       reply(conn, new QueryError(ServerErrorCode.ER_UNKNOWN_COM_ERROR, '08S01', `binlog serve does not know command 0x${code.toString(16).padStart(2, '0')}`));
   }
@@ -194,6 +191,8 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
     if (!(e instanceof DumpError)) throw e;
     await sink.send(errPacket(ServerErrorCode.ER_MASTER_FATAL_ERROR_READING_BINLOG, 'HY000', e.message));
   }
+  // A COM_QUIT may come before the connection is closed: it is numbered from 0.
+  conn.sequenceId = 0;
   conn.close();
 }
 

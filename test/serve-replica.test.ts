@@ -1,0 +1,134 @@
+/**
+ * A real MariaDB replica fed by `serveBinlog` from the binlogs a real MariaDB primary wrote: by file and
+ * position, then (stopped, the primary going on meanwhile) by its GTID position, it ends with the
+ * primary's tables; bad starts leave our error in its Last_IO_Error.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Wire } from '../replication/wire.js';
+import { serveBinlog, type BinlogServer } from '../server/serve.js';
+import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
+
+const TIMEOUT = 180_000;
+const WAIT_MS = 60_000;
+
+const SCHEMA = `
+  CREATE DATABASE shop;
+  CREATE TABLE shop.item (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), made DATETIME(3), doc JSON, big BIGINT UNSIGNED, blobby BLOB);
+  CREATE TABLE shop.log (n INT AUTO_INCREMENT PRIMARY KEY, what TEXT);
+`;
+
+/** Some transactions: inserts, updates and deletes, each seed giving different rows. */
+function work(seed: number): string {
+  const rows = Array.from({ length: 20 }, (_, i) => `(${seed * 100 + i}, 'item ${seed}-${i} ünï', ${i}.25, '2024-01-0${(i % 9) + 1} 03:04:05.678', '{"k": [${i}, ${seed}]}', ${18446744073709551615n - BigInt(i)}, x'00ff${seed.toString(16).padStart(2, '0')}')`);
+  return `
+    INSERT INTO shop.item VALUES ${rows.join(', ')};
+    BEGIN;
+    UPDATE shop.item SET price = price * 2 WHERE id % 3 = ${seed % 3};
+    DELETE FROM shop.item WHERE id % 7 = ${seed % 7} AND id >= ${seed * 100};
+    INSERT INTO shop.log (what) VALUES ('seed ${seed}');
+    COMMIT;
+  `;
+}
+
+/** SHOW SLAVE STATUS as name → value. */
+async function slaveStatus(replica: MariadbServer): Promise<Record<string, unknown>> {
+  // The test client prints no column names: mysql2 gives them.
+  const wire = await Wire.open({ socketPath: replica.socket, user: 'root' });
+  try {
+    return (await wire.query('SHOW SLAVE STATUS'))[0] ?? {};
+  } finally {
+    wire.close();
+  }
+}
+
+async function checksums(server: MariadbServer): Promise<(string | null)[][]> {
+  return server.query('CHECKSUM TABLE shop.item, shop.log EXTENDED');
+}
+
+/** Waits until the replica's tables are the primary's (or fails with its status). */
+async function caughtUp(primary: MariadbServer, replica: MariadbServer): Promise<void> {
+  const want = await checksums(primary);
+  const until = Date.now() + WAIT_MS;
+  for (;;) {
+    const got = await checksums(replica).catch(() => []);
+    if (JSON.stringify(got) === JSON.stringify(want)) return;
+    if (Date.now() > until) {
+      const s = await slaveStatus(replica);
+      throw new Error(`the replica did not catch up: IO ${s.Slave_IO_Running} '${s.Last_IO_Error}', SQL ${s.Slave_SQL_Running} '${s.Last_SQL_Error}'`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Waits until the replica's IO thread stops on an error, which is returned. */
+async function ioError(replica: MariadbServer): Promise<string> {
+  const until = Date.now() + WAIT_MS;
+  for (;;) {
+    const s = await slaveStatus(replica);
+    if (s.Last_IO_Error) return String(s.Last_IO_Error);
+    if (Date.now() > until) throw new Error(`no IO error: IO ${s.Slave_IO_Running}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describeWithServer('a real MariaDB replica of serveBinlog', () => {
+  let primary: MariadbServer;
+  let replica: MariadbServer;
+  let served: BinlogServer;
+  const source = (more: string) =>
+    `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${served.port}, MASTER_USER='repl', MASTER_PASSWORD='', MASTER_HEARTBEAT_PERIOD=1, MASTER_CONNECT_RETRY=1, ${more}`;
+
+  beforeAll(async () => {
+    [primary, replica] = await Promise.all([startMariadb(), startMariadb({ extraArgs: ['--server-id=2'] })]);
+    await primary.sql(SCHEMA + work(1));
+    await primary.flushLogs();
+    await primary.sql(work(2));
+    // The primary's folder, followed: its binlog.index names the files, the last still being written.
+    served = await serveBinlog({ files: [primary.datadir] }, { follow: true, log: (m) => console.log(m) });
+  }, TIMEOUT);
+  afterAll(async () => {
+    await served?.close();
+    await Promise.all([primary?.stop(), replica?.stop()]);
+  }, TIMEOUT);
+
+  it(
+    'applies the primary binlogs by file and position, then by GTID after a stop, ending with its tables',
+    async () => {
+      const [first] = await primary.binlogFiles();
+      await replica.sql(`${source(`MASTER_LOG_FILE='${first!.split('/').at(-1)}', MASTER_LOG_POS=4, MASTER_USE_GTID=no`)}; START SLAVE;`);
+      await caughtUp(primary, replica);
+      expect((await replica.query('SELECT COUNT(*) FROM shop.log'))[0]![0]).toBe('2');
+      // Stopped, the primary goes on; started again from its GTID position, the replica gets the rest once.
+      await replica.sql('STOP SLAVE');
+      await primary.sql(work(3));
+      await primary.flushLogs();
+      await primary.sql(work(4));
+      await replica.sql(`${source('MASTER_USE_GTID=slave_pos')}; START SLAVE;`);
+      await caughtUp(primary, replica);
+      expect(await replica.query('SELECT what FROM shop.log ORDER BY n')).toEqual([['seed 1'], ['seed 2'], ['seed 3'], ['seed 4']]);
+      // And what the primary writes while the replica is connected reaches it (--follow).
+      await primary.sql(work(5));
+      await caughtUp(primary, replica);
+      const s = await slaveStatus(replica);
+      expect(s).toMatchObject({ Slave_IO_Running: 'Yes', Slave_SQL_Running: 'Yes', Last_IO_Error: '', Using_Gtid: 'Slave_Pos' });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'leaves our reason in Last_IO_Error for a position inside an event, a file not served, a GTID in no file',
+    async () => {
+      const [first] = await primary.binlogFiles();
+      const name = first!.split('/').at(-1)!;
+      const restart = async (more: string) => {
+        await replica.sql(`STOP SLAVE; RESET SLAVE; ${source(more)}; START SLAVE;`);
+        return ioError(replica);
+      };
+      expect(await restart(`MASTER_LOG_FILE='${name}', MASTER_LOG_POS=5, MASTER_USE_GTID=no`)).toMatch(/position 5 is inside the event at 4/);
+      expect(await restart(`MASTER_LOG_FILE='nosuch.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no`)).toMatch(/nosuch\.000001 is not a binlog served here/);
+      await replica.sql("STOP SLAVE; SET GLOBAL gtid_slave_pos = '0-1-999999'");
+      expect(await restart('MASTER_USE_GTID=slave_pos')).toMatch(/GTID 0-1-999999, which is in none of the served binlogs/);
+    },
+    TIMEOUT,
+  );
+});
