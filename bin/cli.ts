@@ -4,22 +4,22 @@
  * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, fstatSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, fstatSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { BinlogError } from '../runtime/core/errors.js';
 import { connectBinlog, connectBinlogFrames, type LiveOptions } from '../replication/client.js';
 import { RawArchive, REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
-import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
 import { Progress } from './progress.js';
-import { EXIT, eventFilter, sayUnmatched, FILTER_OPTIONS, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
+import { EXIT, eventFilter, jsonLineEvents, sayUnmatched, FILTER_OPTIONS, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
 import { flashbackCommand, SQL_HELP, sqlCommand } from './sql.js';
+import { SERVE_HELP, serveCommand } from './serve.js';
 
 export { EXIT };
 
@@ -32,6 +32,8 @@ Usage:
   binlog sql [options] FILE...    Write the row changes as SQL statements (--flashback: their undo).
   binlog flashback [options] FILE... -o UNDO.bin
                                   Write an undo binlog: the changes reversed, last to first.
+  binlog serve [options] FILE|DIR...
+                                  Serve binlogs to replicas and CDC clients, as a primary does.
   binlog --help                   Show this help.
 
 Options for dump:
@@ -117,7 +119,8 @@ Options for encode:
                          a binlog without one (${ASSUMED_FORMAT}), rather than refuse it.
 
 ${SQL_HELP}
-Options for dump, encode, sql and flashback:
+${SERVE_HELP}
+Options for dump, encode, sql, flashback and serve --from-jsonl:
   --schema-file [DB=]FILE.sql  The definitions of the tables a mysqldump --no-data (or mariadb-dump) file
                              or any script of CREATE TABLE statements creates, in the database of the USE
                              before each, else the one the dump's header names, else DB. They give rows
@@ -169,6 +172,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'encode') return await encode(rest);
     if (command === 'sql') return await sqlCommand(rest, HELP);
     if (command === 'flashback') return await flashbackCommand(rest, HELP);
+    if (command === 'serve') return await serveCommand(rest, HELP);
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -347,16 +351,10 @@ async function encode(args: string[]): Promise<number> {
   // Written beside the target and renamed at the end, so that a failure leaves no partial file.
   const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
   const sink = createWriteStream(temp);
-  const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
   const encoder = new BinlogEncoder({ tableDefinitions: tableDefinitions(values), assumeFormat: values['assume-format'] });
-  let lineNo = 0;
+  const read = { lineNo: 0 };
   try {
-    for await (const line of lines) {
-      lineNo++;
-      if (line.trim() === '') continue;
-      const source = `line ${lineNo}: $`;
-      for (const bytes of encoder.push(eventFromJson(parseLine(line, lineNo), source), source)) await write(sink, bytes);
-    }
+    for await (const { event, source } of jsonLineEvents(input, read)) for (const bytes of encoder.push(event, source)) await write(sink, bytes);
     for (const bytes of encoder.end()) await write(sink, bytes);
     await new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
     renameSync(temp, out);
@@ -367,19 +365,11 @@ async function encode(args: string[]): Promise<number> {
     sink.destroy();
     rmSync(temp, { force: true });
     if (e instanceof BinlogError) {
-      const where = e.schemaPath?.startsWith('line ') ? e.schemaPath : `line ${lineNo}: ${e.schemaPath ?? ''}`;
+      const where = e.schemaPath?.startsWith('line ') ? e.schemaPath : `line ${read.lineNo}: ${e.schemaPath ?? ''}`;
       process.stderr.write(`binlog: ${input}: ${where}: ${e.problem}\n`);
       return EXIT.badInput;
     }
     return reportFailure(e, input);
-  }
-}
-
-function parseLine(line: string, lineNo: number): unknown {
-  try {
-    return JSON.parse(line);
-  } catch (e) {
-    throw new BinlogError('encode', `not JSON: ${(e as Error).message}`, { offset: -1, schemaPath: `line ${lineNo}` });
   }
 }
 

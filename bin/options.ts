@@ -3,9 +3,11 @@
  * and how a failure is said.
  */
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { createInterface } from 'node:readline';
 import { BinlogError, ConnectionError, ServerError } from '../runtime/core/errors.js';
+import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
 import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
@@ -175,4 +177,26 @@ export function sayUnmatched(selection: EventSelection): boolean {
   for (const d of databases) process.stderr.write(`binlog: --database=${d}: no event read names this database.\n`);
   for (const t of tables) process.stderr.write(`binlog: --table=${t}: no event read names this table.\n`);
   return databases.length + tables.length > 0;
+}
+
+/**
+ * The events of dump-format JSON lines (a file, or - for standard input), each with its JSON path in the
+ * input (`line 7: $`); `read.lineNo` follows the line being read, for errors that name none.
+ */
+export async function* jsonLineEvents(input: string, read = { lineNo: 0 }): AsyncGenerator<{ event: BinlogEventInput; source: string }> {
+  const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
+  for await (const line of lines) {
+    read.lineNo++;
+    if (line.trim() === '') continue;
+    const source = `line ${read.lineNo}: $`;
+    yield { event: eventFromJson(parseLine(line, read.lineNo), source), source };
+  }
+}
+
+function parseLine(line: string, lineNo: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch (e) {
+    throw new BinlogError('encode', `not JSON: ${(e as Error).message}`, { offset: -1, schemaPath: `line ${lineNo}` });
+  }
 }
