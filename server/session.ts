@@ -177,7 +177,7 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
   try {
     if ('gtids' in asked && asked.gtids && asked.gtids.sids.length) throw new DumpError('binlog serve does not start a dump from a MySQL GTID set yet: give a file and position');
     const connectState = user.get('slave_connect_state');
-    const start = code === Command.COM_BINLOG_DUMP && connectState != null ? await byGtid(state.logs, connectState) : await byPosition(state.logs, text(asked.file), Number(asked.position));
+    const start = code === Command.COM_BINLOG_DUMP && connectState != null ? await byGtid(state.logs, connectState) : await byPosition(state.logs, cString(text(asked.file)), Number(asked.position));
     if (!start) throw new DumpError('the served binlogs hold no events yet');
     const request: DumpRequest = {
       start,
@@ -194,6 +194,12 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
   // A COM_QUIT may come before the connection is closed: it is numbered from 0.
   conn.sequenceId = 0;
   conn.close();
+}
+
+/** A file name up to its first NUL, as a server reads it: some clients (mysql2's binlogDump, so zongji) end it with one. */
+function cString(name: string): string {
+  const nul = name.indexOf('\0');
+  return nul < 0 ? name : name.slice(0, nul);
 }
 
 async function byPosition(logs: ServedLogs, file: string, position: number): Promise<LogPlace | undefined> {

@@ -1,0 +1,160 @@
+/**
+ * CDC clients of `serveBinlog` with a synthetic binlog, no database anywhere: @vlasky/zongji sees the row
+ * changes the file holds; several clients at once each get the whole binlog, one leaving early harming
+ * none; an idle dump gets heartbeats; events that arrive while clients wait reach them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BinlogWriter } from '../builder/index.js';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import type { BinlogEvent, BinlogEventInput } from '../runtime/events/event-codec.js';
+import { decodeBinlog } from '../runtime/io/stream.js';
+import { connectBinlog } from '../replication/client.js';
+import { serveBinlog, type BinlogServer } from '../server/serve.js';
+
+const WAIT_MS = 30_000;
+
+interface ZongjiEvent {
+  getEventName(): string;
+  tableName?: string;
+  rows?: unknown[];
+}
+interface Zongji {
+  on(name: 'binlog', fn: (e: ZongjiEvent) => void): void;
+  on(name: 'error', fn: (e: Error) => void): void;
+  start(options: object): void;
+  stop(): void;
+}
+const ZongJi = (await import('@vlasky/zongji')).default as unknown as new (dsn: object) => Zongji;
+
+function synthetic(): Uint8Array {
+  const w = new BinlogWriter({ timestamp: 1_700_000_000 });
+  w.createDatabase('shop');
+  const t = w.createTable({ schema: 'shop', name: 'item', columns: [{ name: 'id', type: 'int' }, { name: 'name', type: 'varchar(20)' }, { name: 'qty', type: 'bigint' }], primaryKey: 'id' });
+  w.insert(t, [{ id: 1, name: 'pen', qty: 5 }, { id: 2, name: 'ink', qty: 7 }]).commit();
+  w.update(t, [[{ id: 1, name: 'pen', qty: 5 }, { id: 1, name: 'pen', qty: 4 }]]).commit();
+  w.delete(t, [{ id: 2, name: 'ink', qty: 7 }]).commit();
+  return w.end().toBytes();
+}
+
+/** What a change says, whoever decoded it: the kind, and each row's values by column. */
+type Change = [string, unknown[]];
+
+/** The file's row events as changes, from this project's decoder. */
+function fileChanges(events: BinlogEvent[]): Change[] {
+  const kinds: Record<string, string> = { WRITE_ROWS_EVENT_V1: 'writerows', UPDATE_ROWS_EVENT_V1: 'updaterows', DELETE_ROWS_EVENT_V1: 'deleterows' };
+  return events.flatMap((e) => {
+    const kind = kinds[e.type];
+    if (!kind) return [];
+    const rows = (e as unknown as { rows: { before?: Record<string, unknown>; after?: Record<string, unknown> }[] }).rows;
+    return [[kind, rows.map((r) => (kind === 'updaterows' ? { before: plain(r.before!), after: plain(r.after!) } : plain((r.after ?? r.before)!)))] as Change];
+  });
+}
+
+function plain(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]));
+}
+
+describe('CDC clients of serveBinlog', () => {
+  const bytes = synthetic();
+  const events = decodeBinlog(bytes, { file: 'binlog.000001' });
+  let server: BinlogServer;
+  const at = () => ({ host: '127.0.0.1', port: server.port, user: 'cdc' });
+
+  beforeAll(async () => {
+    // The binlog served from its events, as --from-jsonl serves a dump.
+    async function* served() {
+      for (const e of events) yield e as BinlogEventInput;
+    }
+    server = await serveBinlog({ events: served() }, { log: (m) => console.log(m) });
+  });
+  afterAll(() => server?.close());
+
+  it('zongji sees the row changes of the file', async () => {
+    const zongji = new ZongJi({ ...at(), password: '' });
+    const want = fileChanges(events);
+    expect(want.map(([k]) => k)).toEqual(['writerows', 'updaterows', 'deleterows']);
+    const got: Change[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`zongji saw ${JSON.stringify(got)}`)), WAIT_MS);
+        zongji.on('error', (e) => (clearTimeout(timer), reject(e)));
+        zongji.on('binlog', (e) => {
+          if (!e.rows) return;
+          got.push([e.getEventName(), e.rows.map((r) => plain(r as Record<string, unknown>))]);
+          if (got.length === want.length) (clearTimeout(timer), resolve());
+        });
+        zongji.start({ serverId: 77, filename: 'binlog.000001', position: 4, includeEvents: ['tablemap', 'writerows', 'updaterows', 'deleterows'] });
+      });
+    } finally {
+      zongji.stop();
+    }
+    expect(got).toEqual(want);
+  });
+
+  it('gives each of several clients at once the whole binlog, one that leaves early harming none', async () => {
+    const whole = events.map((e) => toJsonLine(e));
+    const reader = async (leaveAfter?: number) => {
+      const lines: string[] = [];
+      const stream = connectBinlog({ ...at(), file: 'binlog.000001', position: 4, until: 'logs', heartbeatPeriod: 0 });
+      for await (const e of stream) {
+        if (!e.notInFile) lines.push(toJsonLine(e));
+        if (lines.length === leaveAfter) break;
+      }
+      return lines;
+    };
+    const results = await Promise.all([reader(), reader(3), reader(), reader(1), reader()]);
+    expect(results.map((r) => r.length)).toEqual([whole.length, 3, whole.length, 1, whole.length]);
+    for (const r of results) expect(r).toEqual(whole.slice(0, r.length));
+  });
+
+  it('sends heartbeats while a blocking dump waits at the end', async () => {
+    const stream = connectBinlog({ ...at(), file: 'binlog.000001', position: 4, heartbeatPeriod: 1 });
+    const timer = setTimeout(() => stream.close(), WAIT_MS);
+    let heartbeat: BinlogEvent | undefined;
+    try {
+      for await (const e of stream) {
+        if (e.notInFile === 'heartbeat') {
+          heartbeat = e;
+          break;
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      stream.close();
+    }
+    // Where the source stands: the end of the binlog.
+    expect(heartbeat).toMatchObject({ type: 'HEARTBEAT_LOG_EVENT', logFile: 'binlog.000001', header: { logPos: bytes.length } });
+  });
+});
+
+describe('serveBinlog of events still arriving', () => {
+  it('sends a client waiting at the end the transactions that come', async () => {
+    const all = decodeBinlog(synthetic(), { file: 'binlog.000001' });
+    const firstGtid = all.findIndex((e) => e.type === 'GTID_EVENT');
+    let release!: () => void;
+    const later = new Promise<void>((r) => (release = r));
+    async function* arriving() {
+      for (let i = 0; i < all.length; i++) {
+        if (i === firstGtid + 3) await later;
+        yield all[i] as BinlogEventInput;
+      }
+    }
+    const server = await serveBinlog({ events: arriving() }, { log: (m) => console.log(m) });
+    const lines: string[] = [];
+    const stream = connectBinlog({ host: '127.0.0.1', port: server.port, user: 'cdc', file: 'binlog.000001', position: 4, heartbeatPeriod: 1 });
+    const timer = setTimeout(() => stream.close(), WAIT_MS);
+    try {
+      let released = false;
+      for await (const e of stream) {
+        if (e.notInFile === 'heartbeat' && !released) ((released = true), release());
+        if (!e.notInFile) lines.push(toJsonLine(e));
+        if (lines.length === all.length) break;
+      }
+    } finally {
+      clearTimeout(timer);
+      stream.close();
+      await server.close();
+    }
+    expect(lines).toEqual(all.map((e) => toJsonLine(e)));
+  });
+});
