@@ -1,0 +1,107 @@
+/**
+ * `binlog serve` on the command line (the built CLI): `binlog dump -R` against it writes the lines of
+ * `binlog dump` of the served file; `--from-jsonl -` serves a dump piped in; usage errors are sentences.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BinlogWriter } from '../builder/index.js';
+
+const root = join(import.meta.dirname, '..');
+const WAIT_MS = 30_000;
+
+type Run = { status: number | null; stdout: string; stderr: string };
+
+/** Runs the built CLI to its end (killed after 60 s), `input` on its standard input. */
+function binlog(args: string[], input = ''): Promise<Run> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin!.end(input);
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (status) => (clearTimeout(timer), resolve({ status, stdout, stderr })));
+  });
+}
+
+/** `binlog serve` started on a free port; resolves with the process and the port it says. */
+function serving(args: string[], input?: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), 'serve', '--port=0', ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+  if (input !== undefined) child.stdin!.end(input);
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`binlog serve said: ${stderr}`))), WAIT_MS);
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      const m = / on 127\.0\.0\.1:(\d+)\n/.exec(stderr);
+      if (m) (clearTimeout(timer), resolve({ child, port: Number(m[1]) }));
+    });
+    child.on('close', () => (clearTimeout(timer), reject(new Error(`binlog serve ended: ${stderr}`))));
+  });
+}
+
+/** Stops a server started here, by its pid, and waits for it to end. */
+async function stop(child: ChildProcess): Promise<number | null> {
+  const ended = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  child.kill('SIGTERM');
+  return ended;
+}
+
+const notInFile = (line: string) => line.includes('"notInFile"');
+
+describe('binlog serve', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'serve-cli-'));
+    file = join(dir, 'binlog.000001');
+    const w = new BinlogWriter({ timestamp: 1_700_000_000 });
+    const t = w.createTable({ schema: 'db', name: 't', columns: [{ name: 'id', type: 'int' }, { name: 'v', type: 'text' }], primaryKey: 'id' });
+    w.insert(t, [{ id: 1, v: 'one' }, { id: 2, v: 'two' }]).commit();
+    w.update(t, [[{ id: 2, v: 'two' }, { id: 2, v: 'deux' }]]).commit();
+    writeFileSync(file, w.end().toBytes());
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is read by dump -R as dump reads the file', async () => {
+    const local = await binlog(['dump', file]);
+    expect(local.status).toBe(0);
+    const { child, port } = await serving([file]);
+    try {
+      const remote = await binlog(['dump', '-R', '--host=127.0.0.1', `--port=${port}`, '--user=cdc', '--to-last-log', 'binlog.000001']);
+      expect(remote.stderr).toBe('');
+      expect(remote.stdout.split('\n').filter((l) => !notInFile(l))).toEqual(local.stdout.split('\n'));
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+
+  it('serves a dump piped in with --from-jsonl -', async () => {
+    const local = await binlog(['dump', file]);
+    const edited = local.stdout.replace('"deux"', '"zwei"');
+    const { child, port } = await serving(['--from-jsonl', '-'], edited);
+    try {
+      const remote = await binlog(['dump', '-R', '--host=127.0.0.1', `--port=${port}`, '--user=cdc', '--to-last-log', 'binlog.000001']);
+      expect(remote.stderr).toBe('');
+      const lines = remote.stdout.split('\n').filter((l) => !notInFile(l));
+      expect(lines.filter((l) => l.includes('"zwei"'))).toHaveLength(1);
+      expect(lines).toHaveLength(edited.split('\n').length);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('says what is wrong with its command line, and with its binlogs', async () => {
+    expect(await binlog(['serve'])).toMatchObject({ status: 2, stderr: expect.stringMatching(/serve needs binlog FILEs or folders/) });
+    expect(await binlog(['serve', '--port=x', file])).toMatchObject({ status: 2, stderr: expect.stringMatching(/--port takes a number/) });
+    const missing = await binlog(['serve', '--port=0', join(dir, 'nosuch.000001')]);
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toMatch(/nosuch\.000001/);
+    expect(missing.stderr).not.toMatch(/\n\s+at /);
+  });
+});
