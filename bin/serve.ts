@@ -4,7 +4,7 @@
  */
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { serveBinlog, type ServeOptions, type ServedBinlogs } from '../server/serve.js';
+import { serveBinlog, UnservableError, type ServeOptions, type ServedBinlogs } from '../server/serve.js';
 import { EXIT, jsonLineEvents, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError } from './options.js';
 
 export const SERVE_HELP = `Options for serve (binlog serve [options] FILE|DIR... or --from-jsonl FILE|-):
@@ -65,7 +65,9 @@ export async function serveCommand(args: string[], help: string): Promise<number
   try {
     server = await serveBinlog(binlogs, options);
   } catch (e) {
-    return reportFailure(e, what);
+    if (!(e instanceof UnservableError)) return reportFailure(e, what);
+    process.stderr.write(`binlog: ${what}: ${e.message}\n`);
+    return EXIT.badInput;
   }
   process.stderr.write(`binlog serve: serving ${what} on ${server.host}:${server.port}\n`);
   await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);

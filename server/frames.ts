@@ -21,7 +21,7 @@ export interface LogFormat {
   checksums: boolean;
 }
 
-/** A binlog that is no v4 binlog (or whose FORMAT_DESCRIPTION is not all there yet). */
+/** Binlogs that cannot be served: none, one that is no v4 binlog, events without a FORMAT_DESCRIPTION. */
 export class UnservableError extends Error {}
 
 /** The FORMAT_DESCRIPTION at offset 4, or undefined while the binlog is too short to hold it. */

@@ -22,7 +22,7 @@ export interface ServedLog {
 /** The binlogs served, oldest first; more may come (a followed folder, events still arriving). */
 export interface ServedLogs {
   list(): Promise<ServedLog[]>;
-  /** Whether the binlogs may grow, or more come, while served (a dump at their end then waits for more). */
+  /** Whether the binlogs may grow, or more come, while served (a dump at their end then looks for more). */
   readonly growing: boolean;
   close(): Promise<void>;
 }
@@ -130,6 +130,7 @@ export const DEFAULT_LOG_NAME = 'binlog.000001';
 export function eventLogs(events: AsyncIterable<BinlogEventInput>, options: EncodeOptions, failed: (e: unknown) => void): ServedLogs {
   const logs: MemoryLog[] = [];
   let stopped = false;
+  let ended = false;
   void (async () => {
     let encoder: BinlogEncoder | undefined;
     let log: MemoryLog | undefined;
@@ -148,10 +149,14 @@ export function eventLogs(events: AsyncIterable<BinlogEventInput>, options: Enco
       }
     }
     if (encoder && log) for (const b of encoder.end()) log.append(b);
-  })().catch(failed);
+  })()
+    .catch(failed)
+    .finally(() => (ended = true));
   return {
     list: async () => [...logs],
-    growing: true,
+    get growing() {
+      return !ended;
+    },
     close: async () => {
       // Events still to come (a pipe) are left unread; the encoding stops at the next.
       stopped = true;

@@ -10,7 +10,7 @@ import { createServer } from 'mysql2';
 import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
 import { text } from '../replication/packets.js';
-import { logFormat, type LogFormat } from './frames.js';
+import { logFormat, UnservableError, type LogFormat } from './frames.js';
 import { gtidStateAt } from './gtids.js';
 import { eventLogs, fileLogs, type ServedLogs } from './logs.js';
 import type { QueryContext } from './queries.js';
@@ -38,6 +38,8 @@ export interface ServeOptions extends EncodeOptions {
   /** Milliseconds to wait for events to make the first binlog's FORMAT_DESCRIPTION (default 10 000). */
   firstEventTimeout?: number;
 }
+
+export { UnservableError };
 
 export interface BinlogServer {
   port: number;
@@ -104,8 +106,8 @@ async function firstFormat(logs: ServedLogs, timeout: number, failure: () => unk
     const format = first && (await logFormat(first));
     if (format) return format;
     if (failure() !== undefined) throw failure();
-    if (!logs.growing) throw new Error('there is no binlog to serve');
-    if (Date.now() > until) throw new Error(`no FORMAT_DESCRIPTION_EVENT came in ${timeout / 1000} s: the events to serve must begin with one`);
+    if (!logs.growing) throw new UnservableError(first ? `${first.name} is too short to hold its FORMAT_DESCRIPTION_EVENT` : 'there is no binlog to serve');
+    if (Date.now() > until) throw new UnservableError(`no FORMAT_DESCRIPTION_EVENT came in ${timeout / 1000} s: the events to serve must begin with one`);
     await sleep(20);
   }
 }

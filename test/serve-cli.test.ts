@@ -103,5 +103,6 @@ describe('binlog serve', () => {
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toMatch(/nosuch\.000001/);
     expect(missing.stderr).not.toMatch(/\n\s+at /);
+    expect(await binlog(['serve', '--port=0', '--from-jsonl', '-'], '')).toMatchObject({ status: 1, stderr: 'binlog: -: there is no binlog to serve\n' });
   });
 });
