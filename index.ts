@@ -34,6 +34,7 @@ export { ASSUMED_FORMAT, type EncodeOptions } from './runtime/events/binlog-enco
 export type { PayloadForm } from './runtime/events/flat-payloads.js';
 export type { NotInFile } from './runtime/events/event-codec.js';
 export { connectBinlog, type LiveOptions, type BinlogStream } from './replication/client.js';
+export { serveBinlog, UnservableError, type ServeOptions, type ServedBinlogs, type BinlogServer } from './server/serve.js';
 export type { Checkpoint } from './replication/checkpoint.js';
 export type { DumpOptions, DumpStart } from './replication/dump.js';
 export type { ConnectOptions } from './replication/wire.js';
