@@ -111,6 +111,12 @@ describeWithServer('a real MariaDB replica of serveBinlog', () => {
       await caughtUp(primary, replica);
       const s = await slaveStatus(replica);
       expect(s).toMatchObject({ Slave_IO_Running: 'Yes', Slave_SQL_Running: 'Yes', Last_IO_Error: '', Using_Gtid: 'Slave_Pos' });
+      // The replica server restarted (its replication starting with it), and the primary writing
+      // meanwhile: it resumes at its own position, every transaction once.
+      await replica.restart();
+      await primary.sql(work(6));
+      await caughtUp(primary, replica);
+      expect((await replica.query('SELECT what FROM shop.log ORDER BY n')).flat()).toEqual(['seed 1', 'seed 2', 'seed 3', 'seed 4', 'seed 5', 'seed 6']);
     },
     TIMEOUT,
   );
