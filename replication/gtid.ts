@@ -6,7 +6,7 @@
  * - MySQL: a GTID set, each source UUID (and tag, MySQL 8.3 and later) with the intervals of transaction
  *   numbers it ran ('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:7,…:tag:1-3'), @@gtid_executed's form.
  */
-import type { PreviousGtidsEventInput } from '../generated/mysql.js';
+import type { PreviousGtidsEvent, PreviousGtidsEventInput } from '../generated/mysql.js';
 
 export interface GtidState {
   /** Adds one transaction's GTID, as its GTID event gives it. */
@@ -75,6 +75,24 @@ export class MysqlGtidSet implements GtidState {
     if (e.type !== 'GTID_LOG_EVENT' && e.type !== 'GTID_TAGGED_LOG_EVENT') return;
     const gno = BigInt(e.gno as bigint | number);
     this.addRange(uuidText(e.sid as Uint8Array), typeof e.tag === 'string' ? e.tag : '', gno, gno + 1n);
+  }
+
+  /** The set COM_BINLOG_DUMP_GTID carries (PREVIOUS_GTIDS's body, as decoded): `encoded()` read back. */
+  static fromEncoded(value: PreviousGtidsEvent): MysqlGtidSet {
+    const set = new MysqlGtidSet();
+    for (const sid of value.sids) {
+      const tag = typeof sid.tag === 'string' ? sid.tag : '';
+      for (const iv of sid.intervals) set.addRange(uuidText(sid.uuid), tag.toLowerCase(), iv.start, iv.end);
+    }
+    return set;
+  }
+
+  /** Whether a transaction's GTID event (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT) names one of the set. */
+  has(e: { type: string } & Record<string, unknown>): boolean {
+    const tag = typeof e.tag === 'string' ? e.tag.toLowerCase() : '';
+    const hex = uuidText(e.sid as Uint8Array);
+    const gno = BigInt(e.gno as bigint | number);
+    return (this.sids.get(tag ? `${hex}:${tag}` : hex) ?? []).some(([start, end]) => gno >= start && gno < end);
   }
 
   private addRange(uuid: string, tag: string, start: bigint, end: bigint): void {

@@ -12,7 +12,9 @@ import { crc32 } from 'node:zlib';
 import { ChecksumAlg } from '../generated/control.js';
 import { CHECKSUM_LENGTH, EventFlags, EventHeaderOffsets } from '../generated/header.js';
 import { encodeBinlogPacket } from '../generated/replication.js';
-import { EventEncoder, type BinlogEventInput } from '../runtime/events/event-codec.js';
+import { EventTransactions, EventTypeNames, EventTypes } from '../generated/events.js';
+import { EventEncoder, type BinlogEventInput, type FramedEvent } from '../runtime/events/event-codec.js';
+import type { MysqlGtidSet } from '../replication/gtid.js';
 import { eventCrc } from '../runtime/events/format-state.js';
 import { packet } from '../replication/packets.js';
 import { LogFrames, logFormat, type LogFormat } from './frames.js';
@@ -30,6 +32,8 @@ export interface DumpRequest {
   heartbeatMs: number;
   /** The server id the made-up events carry (the source's). */
   serverId: number;
+  /** MySQL's GTID start (COM_BINLOG_DUMP_GTID): the transactions the replica has, not sent. */
+  has?: MysqlGtidSet;
 }
 
 /** Where a dump's packets go. */
@@ -68,9 +72,11 @@ export async function sendDump(logs: ServedLogs, request: DumpRequest, sink: Pac
 /** The events of one binlog; the index of the next binlog to go on with, or undefined when the dump ends. */
 async function sendLog(logs: ServedLogs, index: number, frames: LogFrames, made: MadeEvents, request: DumpRequest, sink: PacketSink): Promise<number | undefined> {
   let idleSince = Date.now();
+  const skip = request.has && transactionsIn(request.has, frames);
   for (;;) {
     if (sink.gone.aborted) return undefined;
     const frame = await nextFrame(frames);
+    if (frame && skip?.(frame)) continue;
     if (frame) {
       await sink.send(made.packet(made.asSent(frame.bytes)));
       idleSince = Date.now();
@@ -89,6 +95,23 @@ async function sendLog(logs: ServedLogs, index: number, frames: LogFrames, made:
       idleSince = Date.now();
     }
   }
+}
+
+const GTID_CODES: ReadonlySet<number> = new Set([EventTypes.GTID_LOG_EVENT, EventTypes.GTID_TAGGED_LOG_EVENT]);
+
+/**
+ * Whether each frame belongs to a transaction of `set`: from a GTID event of the set to the next GTID
+ * (or anonymous GTID) event, the events outside any transaction (ROTATE, STOP, PREVIOUS_GTIDS…) sent.
+ */
+function transactionsIn(set: MysqlGtidSet, frames: LogFrames): (frame: FramedEvent) => boolean {
+  let skipping = false;
+  return (frame) => {
+    const name = EventTypeNames[frame.typeCode] ?? '';
+    if (GTID_CODES.has(frame.typeCode)) skipping = set.has(frames.decode(frame) as unknown as { type: string } & Record<string, unknown>);
+    else if (frame.typeCode === EventTypes.ANONYMOUS_GTID_LOG_EVENT) skipping = false;
+    else if (EventTransactions[name] === 'outside') return false;
+    return skipping;
+  };
 }
 
 async function nextFrame(frames: LogFrames) {

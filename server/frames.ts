@@ -71,6 +71,11 @@ export class LogFrames {
     }
   }
 
+  /** A frame of this binlog decoded, under the format its FORMAT_DESCRIPTION set. */
+  decode(frame: FramedEvent): BinlogEvent {
+    return this.framer.event(frame.bytes, frame.pos);
+  }
+
   /** The offset after the last frame handed out (where a dump stands). */
   get pos(): number {
     return Math.max(this.framer.pos, this.from);

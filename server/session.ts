@@ -24,7 +24,7 @@ import {
 } from '../generated/replication.js';
 import type { Context } from '../generated/context.js';
 import { Reader } from '../runtime/core/reader.js';
-import { MariadbGtidState } from '../replication/gtid.js';
+import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
 import { outgoing, packet, text } from '../replication/packets.js';
 import { DumpError, sendDump, type DumpRequest, type PacketSink } from './dump.js';
 import { gtidStart, type LogPlace } from './gtids.js';
@@ -175,9 +175,10 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
   const checksum = String(user.get('master_binlog_checksum') ?? 'NONE').toUpperCase();
   const heartbeatNs = Number(user.get('master_heartbeat_period') ?? 0);
   try {
-    if ('gtids' in asked && asked.gtids && asked.gtids.sids.length) throw new DumpError('binlog serve does not start a dump from a MySQL GTID set yet: give a file and position');
+    // MySQL's GTID start: from the first binlog, the transactions of the replica's set left out.
+    const has = 'gtids' in asked && asked.gtids ? MysqlGtidSet.fromEncoded(asked.gtids) : undefined;
     const connectState = user.get('slave_connect_state');
-    const start = code === Command.COM_BINLOG_DUMP && connectState != null ? await byGtid(state.logs, connectState) : await byPosition(state.logs, cString(text(asked.file)), Number(asked.position));
+    const start = code === Command.COM_BINLOG_DUMP && connectState != null ? await byGtid(state.logs, connectState) : await byPosition(state.logs, has ? '' : cString(text(asked.file)), has ? 4 : Number(asked.position));
     if (!start) throw new DumpError('the served binlogs hold no events yet');
     const request: DumpRequest = {
       start,
@@ -185,6 +186,7 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
       checksums: checksum === 'CRC32',
       heartbeatMs: Math.round(heartbeatNs / 1e6),
       serverId: state.serverId,
+      has,
     };
     await sendDump(state.logs, request, sink);
   } catch (e) {

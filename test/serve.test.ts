@@ -106,6 +106,23 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
     await expect(live({ ...at(), gtid: '0-1-999999999', until: 'logs' })).rejects.toThrow(/GTID 0-1-999999999, which is in none of the served binlogs/);
   });
 
+  it('leaves out the transactions of a MySQL GTID set (COM_BINLOG_DUMP_GTID)', async () => {
+    const path = named('tests__events__5.7__33_35_gtid_prev_gtid__log.bin');
+    const gtidServer = await serveBinlog({ files: [path] }, { log: (m) => console.log(m) });
+    try {
+      const lines = await fileLines([path]);
+      const gtids = lines.flatMap((l, i) => (JSON.parse(l).type === 'GTID_LOG_EVENT' ? [i] : []));
+      expect(gtids).toHaveLength(3);
+      const first = decodeBinlog(readFileSync(path)).find((e) => e.type === 'GTID_LOG_EVENT') as BinlogEvent & { sid: Uint8Array; gno: bigint };
+      const uuid = Buffer.from(first.sid).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+      const events = await live({ ...at(gtidServer), gtid: `${uuid}:${first.gno}`, until: 'logs' });
+      // The first transaction, from its GTID event to the next one, is not sent; the rest is.
+      expect(inFile(events)).toEqual([...lines.slice(0, gtids[0]), ...lines.slice(gtids[1])]);
+    } finally {
+      await gtidServer.close();
+    }
+  });
+
   it('sends no CRC32s to a replica that does not ask for them', async () => {
     const wire = await Wire.open(at(mysqlServer));
     try {
