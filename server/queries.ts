@@ -1,8 +1,8 @@
 /**
  * The statements replicas and CDC clients send a source before they ask for its binlog, answered:
  * SELECTs of functions and variables (UNIX_TIMESTAMP(), VERSION(), @@server_id, @master_binlog_checksum,
- * BINLOG_GTID_POS()…), `SET` of user and session variables, SHOW VARIABLES, SHOW MASTER STATUS and
- * SHOW BINARY LOGS. Anything else is refused with an error that quotes it: a client learns at once what
+ * BINLOG_GTID_POS()…), `SET` of user and session variables, SHOW VARIABLES, SHOW MASTER STATUS,
+ * SHOW BINARY LOGS and SHOW SLAVE HOSTS. Anything else is refused with an error that quotes it: a client learns at once what
  * this server does not do, rather than read an answer made up for it.
  */
 import { ServerErrorCode } from '../generated/replication.js';
@@ -36,6 +36,8 @@ export interface QueryContext {
   readonly user: Map<string, string | null>;
   /** The binlogs served and their sizes, oldest first. */
   binlogs(): Promise<{ name: string; size: number }[]>;
+  /** The replicas registered now (COM_REGISTER_SLAVE), for SHOW SLAVE HOSTS. */
+  replicas(): { serverId: number; host: string; port: number; masterId: number }[];
   /** MariaDB's BINLOG_GTID_POS(file, offset): the GTID state there, null for a file not served. */
   gtidAt(file: string, pos: number): Promise<string | null>;
 }
@@ -239,6 +241,10 @@ async function show(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
   if (t.accept('BINARY', 'LOGS') || t.accept('MASTER', 'LOGS')) {
     t.end();
     return { columns: ['Log_name', 'File_size'], rows: (await ctx.binlogs()).map((b) => [b.name, String(b.size)]) };
+  }
+  if (t.accept('SLAVE', 'HOSTS') || t.accept('REPLICA', 'HOSTS') || t.accept('REPLICAS')) {
+    t.end();
+    return { columns: ['Server_id', 'Host', 'Port', 'Master_id'], rows: ctx.replicas().map((r) => [String(r.serverId), r.host, String(r.port), String(r.masterId)]) };
   }
   t.accept('GLOBAL') || t.accept('SESSION');
   if (!t.accept('VARIABLES')) throw unknown(t.sql);

@@ -118,7 +118,7 @@ function serverVersion(format: LogFormat): string {
 }
 
 /** The server's variables, as replicas and clients ask for them, and its binlogs. */
-function queryContext(logs: ServedLogs, id: { version: string; serverId: number; checksums: boolean }): Omit<QueryContext, 'user'> {
+function queryContext(logs: ServedLogs, id: { version: string; serverId: number; checksums: boolean }): Omit<QueryContext, 'user' | 'replicas'> {
   const mariadb = /mariadb/i.test(id.version);
   const uuid = randomUUID();
   const gtidAtEnd = async () => {

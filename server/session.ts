@@ -41,7 +41,7 @@ export interface ServerState {
   /** The account clients must give; any account is let in without. */
   account?: { user: string; password: string };
   /** The server's variables and binlogs, as a session's statements read them. */
-  queries: Omit<QueryContext, 'user'>;
+  queries: Omit<QueryContext, 'user' | 'replicas'>;
   /** The replicas registered now (COM_REGISTER_SLAVE), by connection. */
   replicas: Map<number, RegisterSlavePacket>;
   /** Told of each connection's failure that is not the client's going away. */
@@ -83,7 +83,11 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
   const id = nextConnectionId++;
   const gone = new AbortController();
   const user = new Map<string, string | null>();
-  const context: QueryContext = { ...state.queries, user };
+  const context: QueryContext = {
+    ...state.queries,
+    user,
+    replicas: () => [...state.replicas.values()].map((r) => ({ serverId: r.serverId, host: text(r.host), port: r.port, masterId: r.masterId })),
+  };
   conn.stream.on('close', () => {
     gone.abort();
     state.replicas.delete(id);

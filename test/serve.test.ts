@@ -11,7 +11,7 @@ import { ServerError } from '../runtime/core/errors.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { decodeBinlog, frameBinlog, Framer, readBinlog } from '../runtime/io/stream.js';
-import { BinlogDumpFlags, encodeBinlogDumpPacket } from '../generated/replication.js';
+import { BinlogDumpFlags, encodeBinlogDumpPacket, encodeRegisterSlavePacket } from '../generated/replication.js';
 import { packet } from '../replication/packets.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import { Wire } from '../replication/wire.js';
@@ -123,6 +123,19 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
     }
   });
 
+  it('lets in only the account given, when one is', async () => {
+    const guarded = await serveBinlog({ files: [mariadb] }, { user: 'repl', password: 's3cret', log: (m) => console.log(m) });
+    try {
+      await expect(Wire.open({ ...at(guarded), user: 'repl', password: 'wrong' })).rejects.toThrow(/Access denied for user 'repl'/);
+      await expect(Wire.open({ ...at(guarded), user: 'other', password: 's3cret' })).rejects.toThrow(/Access denied for user 'other'/);
+      const wire = await Wire.open({ ...at(guarded), user: 'repl', password: 's3cret' });
+      expect(await wire.query('SELECT 1 AS one')).toEqual([{ one: '1' }]);
+      wire.close();
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('sends no CRC32s to a replica that does not ask for them', async () => {
     const wire = await Wire.open(at(mysqlServer));
     try {
@@ -163,8 +176,11 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
       expect(status).toMatchObject({ File: basename(mariadb), Position: String(statSync(mariadb).size) });
       await expect(wire.query('SELECT * FROM mysql.user')).rejects.toThrow(/binlog serve does not answer this statement: SELECT \* FROM mysql\.user/);
       await expect(wire.query('SELECT @@nosuch')).rejects.toThrow(/Unknown system variable 'nosuch'/);
+      await expect(wire.command(Uint8Array.of(0x99))).rejects.toThrow(/binlog serve does not know command 0x99/);
       // The connection is still good after the errors.
       expect(await wire.query('SELECT 1 AS one')).toEqual([{ one: '1' }]);
+      await wire.command(packet(encodeRegisterSlavePacket, { serverId: 42, host: 'cdc-host', user: '', password: '', port: 3310, replicationRank: 0, masterId: 0 }));
+      expect(await wire.query('SHOW SLAVE HOSTS')).toEqual([{ Server_id: '42', Host: 'cdc-host', Port: '3310', Master_id: '0' }]);
     } finally {
       wire.close();
     }
