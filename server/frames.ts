@@ -32,7 +32,7 @@ export async function logFormat(log: ServedLog): Promise<LogFormat | undefined> 
   if (head[at + EventHeaderOffsets.typeCode] !== EventTypes.FORMAT_DESCRIPTION_EVENT) {
     throw new UnservableError(`${log.name} does not begin with a FORMAT_DESCRIPTION_EVENT: only binlogs of format v4 (MySQL 5.0 and later, MariaDB) are served`);
   }
-  const size = u32(head, at + EventHeaderOffsets.eventSize);
+  const size = new DataView(head.buffer, head.byteOffset).getUint32(at + EventHeaderOffsets.eventSize, true);
   const bytes = await log.read(at, size);
   if (bytes.length < size) return undefined;
   const decoder = new EventDecoder();
@@ -80,8 +80,4 @@ export class LogFrames {
   get pos(): number {
     return Math.max(this.framer.pos, this.from);
   }
-}
-
-export function u32(b: Uint8Array, at: number): number {
-  return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 }

@@ -194,8 +194,9 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
     };
     await sendDump(state.logs, request, sink);
   } catch (e) {
-    if (!(e instanceof DumpError)) throw e;
-    await sink.send(errPacket(ServerErrorCode.ER_MASTER_FATAL_ERROR_READING_BINLOG, 'HY000', e.message));
+    // The replica is told why its dump ends, whatever ended it (a binlog gone, one that is no binlog…).
+    if (!(e instanceof DumpError)) state.log(`a dump ended: ${(e as Error).message}`);
+    if (!sink.gone.aborted) await sink.send(errPacket(ServerErrorCode.ER_MASTER_FATAL_ERROR_READING_BINLOG, 'HY000', (e as Error).message));
   }
   // A COM_QUIT may come before the connection is closed: it is numbered from 0.
   conn.sequenceId = 0;
