@@ -66,8 +66,8 @@ export class LogFrames {
       const bytes = await this.log.read(this.read, CHUNK);
       if (bytes.length === 0) return undefined;
       this.read += bytes.length;
-      // A copy: the framer keeps views of what it is given, and a growing log's buffer is replaced.
-      this.framer.push(bytes.slice());
+      // The framer keeps views of what it is given: each read is a buffer of its own.
+      this.framer.push(bytes);
     }
   }
 

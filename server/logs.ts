@@ -15,7 +15,7 @@ export interface ServedLog {
   readonly name: string;
   /** Its bytes now. */
   size(): Promise<number>;
-  /** Up to `length` bytes from `offset` (fewer at the end). */
+  /** Up to `length` bytes from `offset` (fewer at the end), in a buffer of their own. */
   read(offset: number, length: number): Promise<Uint8Array>;
 }
 
@@ -88,15 +88,16 @@ async function startsWithMagic(path: string): Promise<boolean> {
   return head.length === BINLOG_MAGIC.length && BINLOG_MAGIC.every((b, i) => head[i] === b);
 }
 
-/** A binlog being written in memory. */
+/** A binlog being written in memory: its encoded pieces, and where each starts. */
 class MemoryLog implements ServedLog {
-  private parts: Uint8Array[] = [];
-  private bytes = new Uint8Array(0);
+  private readonly parts: Uint8Array[] = [];
+  private readonly starts: number[] = [];
   private length = 0;
   constructor(readonly name: string) {}
 
   append(b: Uint8Array): void {
     this.parts.push(b);
+    this.starts.push(this.length);
     this.length += b.length;
   }
 
@@ -104,16 +105,24 @@ class MemoryLog implements ServedLog {
     return this.length;
   }
 
+  /** The bytes asked for, copied from the pieces that hold them (found by bisection). */
   async read(offset: number, length: number): Promise<Uint8Array> {
-    if (this.parts.length) {
-      const all = new Uint8Array(this.length);
-      all.set(this.bytes);
-      let at = this.bytes.length;
-      for (const p of this.parts) (all.set(p, at), (at += p.length));
-      this.bytes = all;
-      this.parts = [];
+    const end = Math.min(offset + length, this.length);
+    if (offset >= end) return new Uint8Array(0);
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
     }
-    return this.bytes.subarray(offset, offset + length);
+    const out = new Uint8Array(end - offset);
+    for (let k = lo, at = offset; at < end; k++) {
+      const part = this.parts[k]!.subarray(at - this.starts[k]!, end - this.starts[k]!);
+      out.set(part, at - offset);
+      at += part.length;
+    }
+    return out;
   }
 }
 
