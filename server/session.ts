@@ -110,12 +110,17 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
   conn.on('query', () => {});
   conn.on('stmt_prepare', () => {});
   const sink: PacketSink = { send: (p) => send(conn, p, gone.signal), gone: gone.signal };
+  // One command at a time, as a server reads them: an answer that takes a while (a GTID lookup) is not
+  // overtaken by the next command's; each payload copied, as it is read after the event.
+  let previous = Promise.resolve();
   conn.on('packet', (p: CommandPacket, _known: boolean, code: number) => {
-    const payload = new Uint8Array(p.buffer.buffer, p.buffer.byteOffset + p.start + 4, p.end - p.start - 4);
-    command(code, payload, conn, state, context, sink, id).catch((e: unknown) => {
-      state.log(`connection ${id}: ${(e as Error).message}`);
-      conn.close();
-    });
+    const payload = new Uint8Array(p.buffer.buffer, p.buffer.byteOffset + p.start + 4, p.end - p.start - 4).slice();
+    previous = previous
+      .then(() => command(code, payload, conn, state, context, sink, id))
+      .catch((e: unknown) => {
+        state.log(`connection ${id}: ${(e as Error).message}`);
+        conn.close();
+      });
   });
 }
 
