@@ -1,13 +1,13 @@
 /**
  * `binlog`: the command line. `binlog dump` writes a binlog as JSON Lines, one event per line.
  * Exit codes: 0 success, 1 the input is not a valid binlog (the error names where), 2 usage, 3 I/O, 4 events
- * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed.
+ * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed, 7 row images kept
+ * as bytes.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, fstatSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, fstatSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { BinlogError } from '../runtime/core/errors.js';
 import { connectBinlog, connectBinlogFrames, type LiveOptions } from '../replication/client.js';
 import { RawArchive, REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
@@ -18,7 +18,7 @@ import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
 import { Progress } from './progress.js';
-import { EXIT, eventFilter, sayUnmatched, FILTER_OPTIONS, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
+import { EXIT, eventFilter, sayUnmatched, FILTER_OPTIONS, parseCommand, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
 import { flashbackCommand, SQL_HELP, sqlCommand } from './sql.js';
 
 export { EXIT };
@@ -32,7 +32,8 @@ Usage:
   binlog sql [options] FILE...    Write the row changes as SQL statements (--flashback: their undo).
   binlog flashback [options] FILE... -o UNDO.bin
                                   Write an undo binlog: the changes reversed, last to first.
-  binlog --help                   Show this help.
+  binlog --help                   Show this help (also COMMAND --help).
+  binlog --version                Show the version.
 
 Options for dump:
   --no-verify-checksum       Do not check events' CRC32 (a mismatch is otherwise an error).
@@ -149,22 +150,23 @@ type code, UNKNOWN_<code> for a code no server defines, UNDECODED_EVENT for an e
 kept undecoded), the body's fields, and checksum (when the event has one); on encode typeCode may be
 left out, as type implies it. An event whose body is not decoded carries "raw": {"hex": "..."}.
 64-bit integers are JSON numbers when safe, decimal strings otherwise; bytes that are not valid UTF-8
-are {"hex": "..."}. The README describes every field.
+are {"hex": "..."}. docs/json-format.md describes the lines, docs/events.md every event's fields.
 
 On bad input every event before the fault is printed, then one line on stderr names the byte offset,
 the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input,
 4 events were skipped (--on-error=skip), 5 a --database or --table named nothing that was read, 6 the
 server refused (its words are quoted: a wrong password, a missing privilege, log_bin off, an unknown
-or purged binlog or GTID, a position inside an event) or the connection failed or was lost.
+or purged binlog or GTID, a position inside an event) or the connection failed or was lost, 7 every
+event was read but some row events kept their images as bytes (rowImagesUndecoded says why).
 `;
 
 export async function main(argv: string[]): Promise<number> {
   try {
     const [command, ...rest] = argv;
-    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-      process.stdout.write(HELP);
-      return command === undefined ? EXIT.usage : EXIT.ok;
-    }
+    // Alone, the command is a usage error: its help goes where errors go.
+    if (command === undefined) return (process.stderr.write(HELP), EXIT.usage);
+    if (command === '--help' || command === '-h' || command === 'help') return (process.stdout.write(HELP), EXIT.ok);
+    if (command === '--version' || command === '-V') return (process.stdout.write(`${packageVersion()}\n`), EXIT.ok);
     if (command === 'dump') return await dump(rest);
     if (command === 'encode') return await encode(rest);
     if (command === 'sql') return await sqlCommand(rest, HELP);
@@ -180,20 +182,16 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function dump(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: withPasswordPrompt(args),
-    allowPositionals: true,
-    options: {
-      'no-verify-checksum': { type: 'boolean' },
-      'on-error': { type: 'string', default: 'stop' },
-      ...FILTER_OPTIONS,
-      follow: { type: 'boolean' },
-      progress: { type: 'boolean' },
-      payloads: { type: 'string', default: 'nested' },
-      ...TABLE_DEF_OPTIONS,
-      ...REMOTE_OPTIONS,
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), {
+    'no-verify-checksum': { type: 'boolean' },
+    'on-error': { type: 'string', default: 'stop' },
+    ...FILTER_OPTIONS,
+    follow: { type: 'boolean' },
+    progress: { type: 'boolean' },
+    payloads: { type: 'string', default: 'nested' },
+    ...TABLE_DEF_OPTIONS,
+    ...REMOTE_OPTIONS,
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     process.stdout.write(HELP);
@@ -202,7 +200,8 @@ async function dump(args: string[]): Promise<number> {
   const remote = values['read-from-remote-server'] === true;
   if (positionals.length === 0 && !remote) throw new UsageError('dump needs a FILE (or - for standard input)');
   if (values['on-error'] !== 'stop' && values['on-error'] !== 'skip') throw new UsageError('--on-error is stop or skip');
-  if (values.follow && (positionals.length !== 1 || positionals[0] === '-')) throw new UsageError('--follow reads one FILE');
+  if (values.follow && positionals[0] === '-') throw new UsageError('--follow reads a FILE the server is writing, not standard input');
+  if (values.follow && positionals.length !== 1) throw new UsageError('--follow reads one FILE');
   if (values.payloads !== 'nested' && values.payloads !== 'flat') throw new UsageError('--payloads is nested or flat');
   const filter = eventFilter(values, positionals);
   const selection = new EventSelection(filter);
@@ -331,11 +330,7 @@ function inputSize(files: string[]): number | undefined {
 }
 
 async function encode(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } },
-  });
+  const { values, positionals } = parseCommand(args, { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     process.stdout.write(HELP);
     return EXIT.ok;
@@ -344,6 +339,7 @@ async function encode(args: string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError('encode reads one input (a FILE, or - for standard input)');
   const input = positionals[0] ?? '-';
   const out = values.output;
+  if (isDirectory(out)) throw new UsageError(`-o ${out} is a directory: give the binlog file to write`);
   // Written beside the target and renamed at the end, so that a failure leaves no partial file.
   const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
   const sink = createWriteStream(temp);
@@ -372,6 +368,25 @@ async function encode(args: string[]): Promise<number> {
       return EXIT.badInput;
     }
     return reportFailure(e, input);
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // not there yet: it is to be written
+  }
+}
+
+/** The version of package.json, found above this file (bin/ in the sources, dist/bin/ built). */
+function packageVersion(): string {
+  for (let dir = import.meta.dirname; ; dir = dirname(dir)) {
+    try {
+      return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dir === dirname(dir)) throw e;
+    }
   }
 }
 

@@ -4,7 +4,6 @@
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection } from '../runtime/io/filter.js';
@@ -12,7 +11,7 @@ import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
 import { REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
-import { EXIT, eventFilter, FILTER_OPTIONS, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
+import { EXIT, eventFilter, FILTER_OPTIONS, parseCommand, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
 
 export const SQL_HELP = `Options for sql (and the filters and table definitions of dump):
   --flashback                The SQL that undoes the changes: each one inverted (an INSERT's row
@@ -92,11 +91,7 @@ function needFiles(command: string, positionals: string[], values: { 'read-from-
 }
 
 export async function sqlCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: withPasswordPrompt(args),
-    allowPositionals: true,
-    options: { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } },
-  });
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } });
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   needFiles('sql', positionals, values);
   const script = new SqlScript({ flashback: values.flashback, rowsOnly: values['rows-only'], primaryKeyOnly: values['primary-key-only'], tableDefinitions: tableDefinitions(values) });
@@ -108,7 +103,7 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
 }
 
 export async function flashbackCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseArgs({ args: withPasswordPrompt(args), allowPositionals: true, options: { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } });
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), { ...READ_OPTIONS, output: { type: 'string', short: 'o' } });
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   if (!values.output) throw new UsageError('flashback needs -o UNDO.bin, the undo binlog to write');
   needFiles('flashback', positionals, values);

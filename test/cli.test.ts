@@ -197,6 +197,46 @@ describe('binlog dump', () => {
   });
 });
 
+describe('what the command says when it cannot go on', () => {
+  const said = (args: string[], input?: Uint8Array) => {
+    const r = binlog(args, input);
+    return [r.code, r.stderr.split('\n')[0]];
+  };
+
+  it('alone, it prints its help on stderr and exits 2; --version prints the package version', () => {
+    const alone = binlog([]);
+    expect([alone.code, alone.stdout]).toEqual([2, '']);
+    expect(alone.stderr).toContain('Usage:');
+    const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+    expect(binlog(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('an unknown option names the one likely meant; an option without its value, or with one it does not take, says so', () => {
+    expect(said(['dump', '--folow', sample])).toEqual([2, 'binlog: unknown option --folow (did you mean --follow?)']);
+    expect(said(['sql', '--rows-onli', sample])).toEqual([2, 'binlog: unknown option --rows-onli (did you mean --rows-only?)']);
+    expect(said(['dump', '--zzzzzz', sample])).toEqual([2, 'binlog: unknown option --zzzzzz']);
+    expect(said(['dump', sample, '--start-position'])).toEqual([2, 'binlog: --start-position needs a value']);
+    expect(said(['dump', '--progress=yes', sample])).toEqual([2, 'binlog: --progress takes no value']);
+    expect(said(['dump', '--follow', '-'])).toEqual([2, 'binlog: --follow reads a FILE the server is writing, not standard input']);
+  });
+
+  it('file errors are said in words, not as Node error codes', () => {
+    expect(said(['dump', join(tmp, 'nope.bin')])).toEqual([3, `binlog: ${join(tmp, 'nope.bin')}: cannot open: no such file`]);
+    expect(said(['dump', tmp])).toEqual([3, `binlog: ${tmp}: is a directory, not a file`]);
+    expect(said(['encode', '-o', tmp], Buffer.from(''))).toEqual([2, `binlog: -o ${tmp} is a directory: give the binlog file to write`]);
+  });
+
+  it('JSON, gzip data and a bad checksum get a hint of what to do', () => {
+    expect(said(['dump', '-'], Buffer.from('{"type":"QUERY_EVENT"}\n'))[1]).toContain("(JSON text: a dump's lines are made a binlog again by encode)");
+    expect(said(['dump', '-'], Buffer.from([0x1f, 0x8b, 8, 0, 0, 0]))[1]).toContain('(gzip data: decompress it first)');
+    const bad = Uint8Array.from(bytes);
+    bad[bad.length - 1]! ^= 1;
+    const [code, line] = said(['dump', file('bad-crc.bin', bad)]);
+    expect(code).toBe(1);
+    expect(line).toMatch(/checksum mismatch.*\(--no-verify-checksum reads it anyway; dump --on-error=skip keeps it raw and goes on\)/);
+  });
+});
+
 describe('binlog dump --schema-file', () => {
   // A NO_LOG binlog (no names, signedness or charsets in its TABLE_MAP) and its table's schema, by hand.
   const w = new BinlogWriter({ rowMetadata: 'NO_LOG' });
