@@ -138,3 +138,14 @@ describe('the links of the README and docs/', () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe('docs/cli.md', () => {
+  it('names every flag of `binlog --help` (the pages of newer commands may hold theirs)', () => {
+    const help = runSh(dir, './bin/binlog --help');
+    const flags = (text: string) => new Set(text.match(/--[a-z][a-z-]*/g));
+    const documented = flags(documents().filter((d) => d.startsWith('docs/')).map((d) => readFileSync(join(ROOT, d), 'utf8')).join('\n'));
+    expect(flags(help.stdout).size).toBeGreaterThan(40);
+    expect([...flags(help.stdout)].filter((f) => !documented.has(f))).toEqual([]);
+    expect(readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8')).toContain('--read-from-remote-server');
+  });
+});
