@@ -5,8 +5,8 @@
  * as bytes.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, fstatSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { createReadStream, fstatSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BinlogError } from '../runtime/core/errors.js';
 import { connectBinlog, connectBinlogFrames, type LiveOptions } from '../replication/client.js';
@@ -18,7 +18,7 @@ import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
 import { Progress } from './progress.js';
-import { EXIT, eventFilter, sayUnmatched, FILTER_OPTIONS, parseCommand, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
+import { EXIT, eventFilter, sayUnmatched, FILTER_OPTIONS, openOutput, parseCommand, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
 import { flashbackCommand, SQL_HELP, sqlCommand } from './sql.js';
 
 export { EXIT };
@@ -113,7 +113,8 @@ Reading a running server's binlog, as a replica (mariadb-binlog's names):
                              end of the server's binlog); a failure leaves it so, whole events only.
 
 Options for encode:
-  -o, --output OUT       The binlog file to write (required). It appears only when every line was valid.
+  -o, --output OUT       The binlog file to write (required; - for standard output). It appears only
+                         when every line was valid.
   --assume-format        Write a dump whose first line is no FORMAT_DESCRIPTION_EVENT as a reader takes
                          a binlog without one (${ASSUMED_FORMAT}), rather than refuse it.
 
@@ -335,14 +336,10 @@ async function encode(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return EXIT.ok;
   }
-  if (!values.output) throw new UsageError('encode needs -o OUT');
+  if (!values.output) throw new UsageError('encode needs -o OUT, the binlog file to write (- for standard output)');
   if (positionals.length > 1) throw new UsageError('encode reads one input (a FILE, or - for standard input)');
   const input = positionals[0] ?? '-';
-  const out = values.output;
-  if (isDirectory(out)) throw new UsageError(`-o ${out} is a directory: give the binlog file to write`);
-  // Written beside the target and renamed at the end, so that a failure leaves no partial file.
-  const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
-  const sink = createWriteStream(temp);
+  const out = openOutput(values.output);
   const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
   const encoder = new BinlogEncoder({ tableDefinitions: tableDefinitions(values), assumeFormat: values['assume-format'] });
   let lineNo = 0;
@@ -351,31 +348,20 @@ async function encode(args: string[]): Promise<number> {
       lineNo++;
       if (line.trim() === '') continue;
       const source = `line ${lineNo}: $`;
-      for (const bytes of encoder.push(eventFromJson(parseLine(line, lineNo), source), source)) await write(sink, bytes);
+      for (const bytes of encoder.push(eventFromJson(parseLine(line, lineNo), source), source)) await write(out.stream, bytes);
     }
-    for (const bytes of encoder.end()) await write(sink, bytes);
-    await new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
-    renameSync(temp, out);
+    for (const bytes of encoder.end()) await write(out.stream, bytes);
+    await out.commit();
     if (encoder.assumedFormat) process.stderr.write(`binlog: ${input}: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (${ASSUMED_FORMAT})\n`);
     return EXIT.ok;
   } catch (e) {
-    sink.on('error', () => {}); // writes still queued fail once it is destroyed: nothing to report
-    sink.destroy();
-    rmSync(temp, { force: true });
+    out.abandon();
     if (e instanceof BinlogError) {
       const where = e.schemaPath?.startsWith('line ') ? e.schemaPath : `line ${lineNo}: ${e.schemaPath ?? ''}`;
       process.stderr.write(`binlog: ${input}: ${where}: ${e.problem}\n`);
       return EXIT.badInput;
     }
     return reportFailure(e, input);
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false; // not there yet: it is to be written
   }
 }
 

@@ -3,8 +3,8 @@
  * and how a failure is said.
  */
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BinlogError, ChecksumError, ConnectionError, ServerError } from '../runtime/core/errors.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
@@ -115,6 +115,44 @@ function datetime(v: string | undefined, option: string): number | undefined {
   return Math.floor(t / 1000);
 }
 
+
+/** Where a command writes a binlog (-o): `stream`, then `commit()` once all is written, or `abandon()`. */
+export interface Output {
+  stream: NodeJS.WritableStream;
+  commit(): Promise<void>;
+  abandon(): void;
+}
+
+/**
+ * Standard output for `-`; else the file, written beside it and renamed by `commit()`, so that a failure
+ * leaves no partial file.
+ */
+export function openOutput(path: string): Output {
+  if (path === '-') return { stream: process.stdout, commit: async () => {}, abandon: () => {} };
+  if (isDirectory(path)) throw new UsageError(`-o ${path} is a directory: give the binlog file to write`);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
+  const stream = createWriteStream(temp);
+  return {
+    stream,
+    async commit() {
+      await new Promise<void>((resolve, reject) => stream.end((e?: Error | null) => (e ? reject(e) : resolve())));
+      renameSync(temp, path);
+    },
+    abandon() {
+      stream.on('error', () => {}); // writes still queued fail once it is destroyed: nothing to report
+      stream.destroy();
+      rmSync(temp, { force: true });
+    },
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // not there yet: it is to be written
+  }
+}
 
 export async function write(stream: NodeJS.WritableStream, bytes: Uint8Array): Promise<void> {
   if (!stream.write(bytes)) await once(stream, 'drain');

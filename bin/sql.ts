@@ -2,8 +2,6 @@
  * `binlog sql` (row events as SQL, or with --flashback the SQL that undoes them) and `binlog flashback`
  * (an undo binlog): tools/ on the command line, over the dump's filters.
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection } from '../runtime/io/filter.js';
@@ -11,7 +9,7 @@ import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
 import { REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
-import { EXIT, eventFilter, FILTER_OPTIONS, parseCommand, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
+import { EXIT, eventFilter, FILTER_OPTIONS, openOutput, parseCommand, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
 
 export const SQL_HELP = `Options for sql (and the filters and table definitions of dump):
   --flashback                The SQL that undoes the changes: each one inverted (an INSERT's row
@@ -32,10 +30,10 @@ with binlog_row_metadata=FULL, or a definition (--schema-file); a table without 
 as is an integer of unknown signedness or a change the flashback cannot undo.
 
 Options for flashback:
-  -o, --output UNDO.bin      The undo binlog to write (required): every rows event reversed, the
-                             transactions last to first, without their GTIDs (the server applying it
-                             gives each its own), for 'mariadb-binlog UNDO.bin | mariadb'. It is
-                             written only when every event could be undone: statements (DDL),
+  -o, --output UNDO.bin      The undo binlog to write (required; - for standard output): every rows
+                             event reversed, the transactions last to first, without their GTIDs (the
+                             server applying it gives each its own), for 'mariadb-binlog UNDO.bin |
+                             mariadb'. It is written only when every event could be undone: statements (DDL),
                              statement-format events, and images without the columns the undo writes
                              (binlog_row_image=MINIMAL or NOBLOB) are refused, naming the event.
 `;
@@ -110,14 +108,12 @@ export async function flashbackCommand(args: string[], help: string): Promise<nu
   const events: BinlogEvent[] = [];
   const code = await readSelected(positionals, values, async (e) => void events.push(e));
   if (code !== EXIT.ok && code !== EXIT.unmatched) return code;
-  const out = values.output;
-  // Written beside the target and renamed, so that a failure leaves no partial file.
-  const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
+  const out = openOutput(values.output);
   try {
-    writeFileSync(temp, encodeBinlog(flashback(events, { tableDefinitions: tableDefinitions(values) })));
-    renameSync(temp, out);
+    await write(out.stream, encodeBinlog(flashback(events, { tableDefinitions: tableDefinitions(values) })));
+    await out.commit();
   } catch (e) {
-    rmSync(temp, { force: true });
+    out.abandon();
     return reportFailure(e, positionals.join(', '));
   }
   return code;

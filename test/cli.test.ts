@@ -226,6 +226,17 @@ describe('what the command says when it cannot go on', () => {
     expect(said(['encode', '-o', tmp], Buffer.from(''))).toEqual([2, `binlog: -o ${tmp} is a directory: give the binlog file to write`]);
   });
 
+  it('encode and flashback write to standard output given -o -', () => {
+    const dump = binlog(['dump', sample]).stdout;
+    const encoded = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'encode', '-o', '-'], { input: dump, maxBuffer: 1 << 28 });
+    expect([encoded.status, encoded.stderr.toString(), Buffer.compare(encoded.stdout, bytes)]).toEqual([0, '', 0]);
+    const undo = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'flashback', '--table=sample.people', sample, '-o', '-']);
+    expect(undo.status).toBe(0);
+    const undone = binlog(['flashback', '--table=sample.people', sample, '-o', join(tmp, 'undo.bin')]);
+    expect(undone.code).toBe(0);
+    expect(Buffer.compare(undo.stdout, readFileSync(join(tmp, 'undo.bin')))).toBe(0);
+  });
+
   it('JSON, gzip data and a bad checksum get a hint of what to do', () => {
     expect(said(['dump', '-'], Buffer.from('{"type":"QUERY_EVENT"}\n'))[1]).toContain("(JSON text: a dump's lines are made a binlog again by encode)");
     expect(said(['dump', '-'], Buffer.from([0x1f, 0x8b, 8, 0, 0, 0]))[1]).toContain('(gzip data: decompress it first)');
