@@ -23,7 +23,8 @@ import { flashbackCommand, SQL_HELP, sqlCommand } from './sql.js';
 
 export { EXIT };
 
-const HELP = `binlog: read and write MySQL and MariaDB binary logs exactly.
+// The help, in parts: `binlog --help` shows them all, `binlog COMMAND --help` the parts of its command.
+const USAGE = `binlog: read and write MySQL and MariaDB binary logs exactly.
 
 Usage:
   binlog dump [options] FILE...   Write each event of each binlog as one line of JSON.
@@ -35,7 +36,8 @@ Usage:
   binlog --help                   Show this help (also COMMAND --help).
   binlog --version                Show the version.
 
-Options for dump:
+`;
+const DUMP_HELP = `Options for dump:
   --no-verify-checksum       Do not check events' CRC32 (a mismatch is otherwise an error).
   --on-error=stop|skip       On an event that cannot be decoded: stop (the default), or report it on
                              stderr, print it as raw bytes and go on (exit status 4 at the end).
@@ -72,7 +74,8 @@ Options for dump:
 The FORMAT_DESCRIPTION event (and START_EVENT_V3, START_ENCRYPTION) passes every filter but the stops.
 A --database or --table that no event read names is said on stderr, and the exit status is then 5.
 
-Reading a running server's binlog, as a replica (mariadb-binlog's names):
+`;
+const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-binlog's names):
   binlog dump -R [options] LOGNAME
   -R, --read-from-remote-server  Connect to a server and read its binlog LOGNAME (a file's base name)
                              from --start-position (default 4), or after --start-gtid, to LOGNAME's
@@ -112,13 +115,15 @@ Reading a running server's binlog, as a replica (mariadb-binlog's names):
                              is written as NAME.partial until whole (its ROTATE, the next file, or the
                              end of the server's binlog); a failure leaves it so, whole events only.
 
-Options for encode:
+`;
+const ENCODE_HELP = `Options for encode:
   -o, --output OUT       The binlog file to write (required; - for standard output). It appears only
                          when every line was valid.
   --assume-format        Write a dump whose first line is no FORMAT_DESCRIPTION_EVENT as a reader takes
                          a binlog without one (${ASSUMED_FORMAT}), rather than refuse it.
 
-${SQL_HELP}
+`;
+const TABLE_DEF_HELP = `
 Options for dump, encode, sql and flashback:
   --schema-file [DB=]FILE.sql  The definitions of the tables a mysqldump --no-data (or mariadb-dump) file
                              or any script of CREATE TABLE statements creates, in the database of the USE
@@ -139,12 +144,14 @@ Options for dump, encode, sql and flashback:
 Without any of them, an integer column whose signedness no TABLE_MAP metadata gives reads as
 {"signed": N, "unsigned": M} when its high bit is set (both readings, as mariadb-binlog -v prints them).
 
-encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
+`;
+const ENCODE_NOTES = `encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
 an edited value of another length just works; header.logPos is computed when it is absent, null, or
 the source's own pos + eventSize, and kept as given otherwise. A line that does not describe a valid
 event is refused with its line number, the JSON path and the reason.
 
-Each line has: file (the binlog file's name, absent when reading standard input; encode ignores it),
+`;
+const LINES_HELP = `Each line has: file (the binlog file's name, absent when reading standard input; encode ignores it),
 pos (the event's file offset), header (timestamp in Unix seconds, typeCode, serverId, eventSize,
 logPos, flags; the last two absent in a MySQL 3.23 binlog v1 file), type (the server's name for the
 type code, UNKNOWN_<code> for a code no server defines, UNDECODED_EVENT for an event --on-error=skip
@@ -153,13 +160,22 @@ left out, as type implies it. An event whose body is not decoded carries "raw": 
 64-bit integers are JSON numbers when safe, decimal strings otherwise; bytes that are not valid UTF-8
 are {"hex": "..."}. docs/json-format.md describes the lines, docs/events.md every event's fields.
 
-On bad input every event before the fault is printed, then one line on stderr names the byte offset,
+`;
+const EXIT_HELP = `On bad input every event before the fault is printed, then one line on stderr names the byte offset,
 the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input,
 4 events were skipped (--on-error=skip), 5 a --database or --table named nothing that was read, 6 the
 server refused (its words are quoted: a wrong password, a missing privilege, log_bin off, an unknown
 or purged binlog or GTID, a position inside an event) or the connection failed or was lost, 7 every
 event was read but some row events kept their images as bytes (rowImagesUndecoded says why).
 `;
+const HELP = [USAGE, DUMP_HELP, REMOTE_HELP, ENCODE_HELP, SQL_HELP, TABLE_DEF_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join('');
+
+/** `binlog COMMAND --help`: the usage, the command's options, and what they share (sql's part holds flashback's too). */
+const COMMAND_HELP = {
+  dump: [USAGE, DUMP_HELP, REMOTE_HELP, TABLE_DEF_HELP, LINES_HELP, EXIT_HELP].join(''),
+  encode: [USAGE, ENCODE_HELP, TABLE_DEF_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join(''),
+  sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
+} as const;
 
 export async function main(argv: string[]): Promise<number> {
   try {
@@ -170,8 +186,8 @@ export async function main(argv: string[]): Promise<number> {
     if (command === '--version' || command === '-V') return (process.stdout.write(`${packageVersion()}\n`), EXIT.ok);
     if (command === 'dump') return await dump(rest);
     if (command === 'encode') return await encode(rest);
-    if (command === 'sql') return await sqlCommand(rest, HELP);
-    if (command === 'flashback') return await flashbackCommand(rest, HELP);
+    if (command === 'sql') return await sqlCommand(rest, COMMAND_HELP.sql);
+    if (command === 'flashback') return await flashbackCommand(rest, COMMAND_HELP.sql);
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -195,7 +211,7 @@ async function dump(args: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(COMMAND_HELP.dump);
     return EXIT.ok;
   }
   const remote = values['read-from-remote-server'] === true;
@@ -333,7 +349,7 @@ function inputSize(files: string[]): number | undefined {
 async function encode(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(args, { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(COMMAND_HELP.encode);
     return EXIT.ok;
   }
   if (!values.output) throw new UsageError('encode needs -o OUT, the binlog file to write (- for standard output)');

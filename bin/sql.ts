@@ -11,7 +11,7 @@ import { SqlScript } from '../tools/sql-script.js';
 import { REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
 import { EXIT, eventFilter, FILTER_OPTIONS, openOutput, parseCommand, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
 
-export const SQL_HELP = `Options for sql (and the filters and table definitions of dump):
+export const SQL_HELP = `Options for sql (and dump's filters, in binlog dump --help, and the table definitions below):
   --flashback                The SQL that undoes the changes: each one inverted (an INSERT's row
                              deleted, a DELETE's row inserted, an UPDATE's columns set back), the
                              statements and transactions last to first. Statements (DDL) are refused.

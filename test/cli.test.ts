@@ -195,6 +195,21 @@ describe('binlog dump', () => {
     expect(help.code).toBe(0);
     for (const word of ['dump', '--no-verify-checksum', 'Exit status']) expect(help.stdout).toContain(word);
   });
+
+  it('COMMAND --help shows that command\'s options, not the others\'', () => {
+    const help = (c: string) => binlog([c, '--help']);
+    const all = binlog(['--help']).stdout;
+    expect(help('dump')).toMatchObject({ code: 0, stdout: expect.stringContaining('--follow') });
+    expect(help('dump').stdout).not.toContain('--assume-format');
+    expect(help('encode').stdout).toContain('--assume-format');
+    expect(help('encode').stdout).not.toContain('--follow');
+    expect(help('sql').stdout).toContain('--primary-key-only');
+    expect(help('flashback').stdout).toContain('Options for flashback');
+    for (const c of ['dump', 'encode', 'sql']) {
+      expect(help(c).stdout).toContain('Exit status');
+      expect(help(c).stdout.length).toBeLessThan(all.length);
+    }
+  });
 });
 
 describe('what the command says when it cannot go on', () => {
