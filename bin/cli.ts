@@ -69,6 +69,8 @@ const DUMP_HELP = `Options for dump:
   --payloads=nested|flat     A TRANSACTION_PAYLOAD's events (MySQL 8 compressed transactions): inside
                              its line, as "events" (the default), or each on a line of its own after
                              it, with "inPayload": the payload's pos. encode takes either.
+  --format=jsonl|json        One JSON object per line (the default), or one JSON array of them all.
+  --pretty                   With --format=json: indented.
   --progress                 Show a progress line on stderr (by default, when stderr is a terminal
                              and stdout is not): bytes and events read, and the share and time left.
 The FORMAT_DESCRIPTION event (and START_EVENT_V3, START_ENCRYPTION) passes every filter but the stops.
@@ -206,6 +208,8 @@ async function dump(args: string[]): Promise<number> {
     follow: { type: 'boolean' },
     progress: { type: 'boolean' },
     payloads: { type: 'string', default: 'nested' },
+    format: { type: 'string', default: 'jsonl' },
+    pretty: { type: 'boolean' },
     ...TABLE_DEF_OPTIONS,
     ...REMOTE_OPTIONS,
     help: { type: 'boolean', short: 'h' },
@@ -220,6 +224,7 @@ async function dump(args: string[]): Promise<number> {
   if (values.follow && positionals[0] === '-') throw new UsageError('--follow reads a FILE the server is writing, not standard input');
   if (values.follow && positionals.length !== 1) throw new UsageError('--follow reads one FILE');
   if (values.payloads !== 'nested' && values.payloads !== 'flat') throw new UsageError('--payloads is nested or flat');
+  const form = outputForm(values);
   const filter = eventFilter(values, positionals);
   const selection = new EventSelection(filter);
   let skipped = 0;
@@ -241,16 +246,16 @@ async function dump(args: string[]): Promise<number> {
   if (remote) {
     // --start-position is where the dump starts: no filter.
     const selection = new EventSelection({ ...filter, startPosition: undefined });
-    return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped);
+    return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped, form);
   }
-  const out = new LineWriter(process.stdout);
+  const out = new LineWriter(process.stdout, form);
   let read = 0; // bytes of the files read to their end
   let written = 0;
   const progress = showsProgress(values.progress)
     ? new Progress(process.stderr, () => ({ bytes: read + selection.position, events: selection.read, written }), values.follow ? undefined : inputSize(positionals))
     : undefined;
   const finish = async (code: number) => {
-    await out.flush();
+    await out.end();
     progress?.done();
     return code;
   };
@@ -274,7 +279,7 @@ async function dump(args: string[]): Promise<number> {
 }
 
 /** --read-from-remote-server: the server's binlog as JSON lines, or (--raw) as its files. */
-async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number): Promise<number> {
+async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number, form: OutputForm): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
   let live: LiveOptions;
@@ -285,7 +290,7 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
     if (e instanceof RangeError) throw new UsageError(e.message);
     return reportFailure(e, positionals[0] ?? 'the server');
   }
-  const out = new LineWriter(process.stdout);
+  const out = new LineWriter(process.stdout, form);
   let undecoded = 0;
   try {
     for await (const event of connectBinlog({ ...read, ...live })) {
@@ -295,10 +300,10 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
       if (live.until === 'never') await out.flush();
     }
   } catch (e) {
-    await out.flush();
+    await out.end();
     return reportFailure(e, positionals[0] ?? 'the server');
   }
-  await out.flush();
+  await out.end();
   return outcome(skipped(), undecoded);
 }
 
@@ -411,13 +416,47 @@ export function endQuietlyWhenOutputCloses(): void {
   });
 }
 
-/** Batches lines into large writes and waits when the pipe is full, so memory stays flat. */
+/** How dump writes its events: JSON Lines (the default), or (--format=json) one array, maybe indented. */
+interface OutputForm {
+  array: boolean;
+  pretty: boolean;
+}
+
+function outputForm(values: { format?: string; pretty?: boolean; follow?: boolean; 'stop-never'?: boolean }): OutputForm {
+  if (values.format !== 'jsonl' && values.format !== 'json') throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
+  if (values.pretty && values.format !== 'json') throw new UsageError('--pretty is for --format=json: JSON Lines hold each event on one line');
+  const endless = values.follow ? '--follow' : values['stop-never'] ? '--stop-never' : undefined;
+  if (values.format === 'json' && endless) throw new UsageError(`--format=json writes one array, which ${endless} would never close: use JSON Lines`);
+  return { array: values.format === 'json', pretty: values.pretty === true };
+}
+
+/**
+ * Batches lines into large writes and waits when the pipe is full, so memory stays flat. As an array, an
+ * element is held until the next one, which says whether a comma follows it.
+ */
 class LineWriter {
   private buf: string[] = [];
   private size = 0;
-  constructor(private readonly stream: NodeJS.WritableStream) {}
+  private pending: string | undefined;
+  constructor(
+    private readonly stream: NodeJS.WritableStream,
+    private readonly form: OutputForm = { array: false, pretty: false },
+  ) {}
 
-  async line(s: string): Promise<void> {
+  async line(json: string): Promise<void> {
+    const s = this.form.pretty ? JSON.stringify(JSON.parse(json), null, 2) : json;
+    if (!this.form.array) return this.push(s);
+    await this.push(this.pending === undefined ? '[' : `${this.pending},`);
+    this.pending = s;
+  }
+
+  /** The last lines out, and the array closed. */
+  async end(): Promise<void> {
+    if (this.form.array) await this.push(this.pending === undefined ? '[]' : `${this.pending}]`);
+    await this.flush();
+  }
+
+  private async push(s: string): Promise<void> {
     this.buf.push(s);
     this.size += s.length;
     if (this.size > 1 << 16) await this.flush();

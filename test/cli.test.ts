@@ -241,6 +241,22 @@ describe('what the command says when it cannot go on', () => {
     expect(said(['encode', '-o', tmp], Buffer.from(''))).toEqual([2, `binlog: -o ${tmp} is a directory: give the binlog file to write`]);
   });
 
+  it('--format=json writes one array of the lines dump writes, --pretty indented; a cut input still gives a whole array', () => {
+    const lines = binlog(['dump', sample]).lines.map((l) => JSON.parse(l));
+    const array = binlog(['dump', '--format=json', sample]);
+    expect([array.code, JSON.parse(array.stdout)]).toEqual([0, lines]);
+    const pretty = binlog(['dump', '--format=json', '--pretty', sample]);
+    expect(JSON.parse(pretty.stdout)).toEqual(lines);
+    expect(pretty.stdout).toContain('\n  "pos": 4,\n');
+    expect(JSON.parse(binlog(['dump', '--format=json', '--stop-position=5', sample]).stdout)).toEqual(lines.slice(0, 1));
+    const cut = binlog(['dump', '--format=json', '-'], bytes.subarray(0, 1000));
+    expect(cut.code).toBe(1);
+    const fromStdin = lines.map(({ file: _, ...rest }) => rest); // standard input has no file name
+    expect(JSON.parse(cut.stdout)).toEqual(fromStdin.slice(0, 9));
+    expect(said(['dump', '--pretty', sample])).toEqual([2, 'binlog: --pretty is for --format=json: JSON Lines hold each event on one line']);
+    expect(said(['dump', '--format=json', '--follow', sample])).toEqual([2, 'binlog: --format=json writes one array, which --follow would never close: use JSON Lines']);
+  });
+
   it('encode and flashback write to standard output given -o -', () => {
     const dump = binlog(['dump', sample]).stdout;
     const encoded = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'encode', '-o', '-'], { input: dump, maxBuffer: 1 << 28 });
