@@ -116,7 +116,7 @@ describe('binlog dump', () => {
     const path = file('flipped.bin', bad);
     const strict = binlog(['dump', path]);
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toMatch(new RegExp(`checksum mismatch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \\[offset \\d+, event at ${query.pos} \\(type 2\\)`));
+    expect(strict.stderr).toMatch(new RegExp(`checksum mismatch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \\[offset \\d+, event at ${query.pos} \\(type 2, QUERY_EVENT\\)`));
     const lax = binlog(['dump', '--no-verify-checksum', path]);
     expect(lax.code).toBe(0);
     expect(lax.lines).toHaveLength(ok.lines.length);
@@ -308,7 +308,7 @@ describe('binlog dump --schema-file', () => {
     const bad = binlog(['dump', '--schema-file', other, noLog]);
     expect(bad.code).toBe(1);
     const tableMap = decodeBinlog(readFileSync(noLog)).find((e) => e.type === 'TABLE_MAP_EVENT')!.pos;
-    expect(bad.stderr).toBe(`binlog: ${noLog}: table app.users, column nick: the TABLE_MAP's metadata says maxLength 80, the definition's VARCHAR(30) in utf8mb4 gives 120 [event at ${tableMap} (type 19), in app.users.nick]\n`);
+    expect(bad.stderr).toBe(`binlog: ${noLog}: table app.users, column nick: the TABLE_MAP's metadata says maxLength 80, the definition's VARCHAR(30) in utf8mb4 gives 120 [event at ${tableMap} (type 19, TABLE_MAP_EVENT), in app.users.nick]\n`);
     const odd = file('odd.sql', new TextEncoder().encode(schema.replace('`nick` varchar(20)', '`nick` hyperstring')));
     const skipped = binlog(['dump', '--schema-file', odd, noLog]);
     expect(skipped.code).toBe(0);
