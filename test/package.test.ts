@@ -58,7 +58,9 @@ describe('the packed package', { timeout: 180_000 }, () => {
     rmSync(packDir, { recursive: true, force: true });
   });
   const readme = tsBlocks('README.md');
-  const files = writeBlocks(project.dir, 'readme', readme);
+  const generated = { file: 'README.md', lang: 'ts', flags: [], code: "import { EventTypes } from 'binlog-codec/generated';\n\nconsole.log(EventTypes.GTID_EVENT);\n" };
+  // The README's examples, then an import of the generated codecs.
+  const files = writeBlocks(project.dir, 'readme', [...readme, generated]);
 
   it('holds the compiled code, the command, the schemas and the docs: no tests, no benchmarks, no sources', () => {
     const entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((e) => e.replace(/^package\//, ''));
@@ -67,7 +69,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
     expect(entries.filter((e) => e.endsWith('.ts') && !e.endsWith('.d.ts'))).toEqual([]);
   });
 
-  it.each(['nodenext', 'bundler'] as const)("the README's examples type-check against it (moduleResolution %s)", (resolution) => {
+  it.each(['nodenext', 'bundler'] as const)("the README's examples and binlog-codec/generated type-check against it (moduleResolution %s)", (resolution) => {
     expect(compile(project.dir, files, resolution)).toEqual([]);
   });
 
@@ -77,6 +79,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
     expect(outputs.map((o) => [o.status, o.stderr])).toEqual(files.map(() => [0, '']));
     expect(outputs[0]!.stdout).toContain('sample.people {"after":{"id":1,"name":"Ada","score":"91.50","born":"1815-12-10","note":null}}');
     expect(existsSync(join(project.dir, 'synthetic.bin')) && existsSync(join(project.dir, 'edited.bin'))).toBe(true);
+    expect(outputs.at(-1)!.stdout).toBe('162\n');
   });
 
   it("its command runs the README's first shell example", () => {
