@@ -17,9 +17,10 @@ import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
+import { completionScript } from './completion.js';
 import { Progress } from './progress.js';
 import { EXIT, eventFilter, sayUnmatched, FILTER_OPTIONS, openOutput, parseCommand, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
-import { flashbackCommand, SQL_HELP, sqlCommand } from './sql.js';
+import { FLASHBACK_OPTIONS, flashbackCommand, SQL_HELP, SQL_OPTIONS, sqlCommand } from './sql.js';
 
 export { EXIT };
 
@@ -35,6 +36,7 @@ Usage:
                                   Write an undo binlog: the changes reversed, last to first.
   binlog --help                   Show this help (also COMMAND --help).
   binlog --version                Show the version.
+  binlog completion               Print a bash completion script: source <(binlog completion).
 
 `;
 const DUMP_HELP = `Options for dump:
@@ -190,6 +192,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'encode') return await encode(rest);
     if (command === 'sql') return await sqlCommand(rest, COMMAND_HELP.sql);
     if (command === 'flashback') return await flashbackCommand(rest, COMMAND_HELP.sql);
+    if (command === 'completion') return (process.stdout.write(completionScript({ dump: DUMP_OPTIONS, encode: ENCODE_OPTIONS, sql: SQL_OPTIONS, flashback: FLASHBACK_OPTIONS })), EXIT.ok);
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -200,20 +203,22 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+const DUMP_OPTIONS = {
+  'no-verify-checksum': { type: 'boolean' },
+  'on-error': { type: 'string', default: 'stop' },
+  ...FILTER_OPTIONS,
+  follow: { type: 'boolean' },
+  progress: { type: 'boolean' },
+  payloads: { type: 'string', default: 'nested' },
+  format: { type: 'string', default: 'jsonl' },
+  pretty: { type: 'boolean' },
+  ...TABLE_DEF_OPTIONS,
+  ...REMOTE_OPTIONS,
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 async function dump(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(withPasswordPrompt(args), {
-    'no-verify-checksum': { type: 'boolean' },
-    'on-error': { type: 'string', default: 'stop' },
-    ...FILTER_OPTIONS,
-    follow: { type: 'boolean' },
-    progress: { type: 'boolean' },
-    payloads: { type: 'string', default: 'nested' },
-    format: { type: 'string', default: 'jsonl' },
-    pretty: { type: 'boolean' },
-    ...TABLE_DEF_OPTIONS,
-    ...REMOTE_OPTIONS,
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), DUMP_OPTIONS);
   if (values.help) {
     process.stdout.write(COMMAND_HELP.dump);
     return EXIT.ok;
@@ -351,8 +356,10 @@ function inputSize(files: string[]): number | undefined {
   return total;
 }
 
+const ENCODE_OPTIONS = { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
+
 async function encode(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } });
+  const { values, positionals } = parseCommand(args, ENCODE_OPTIONS);
   if (values.help) {
     process.stdout.write(COMMAND_HELP.encode);
     return EXIT.ok;

@@ -42,6 +42,8 @@ Options for flashback:
 const { raw: _raw, 'result-file': _resultFile, ...LIVE_OPTIONS } = REMOTE_OPTIONS;
 
 const READ_OPTIONS = { ...FILTER_OPTIONS, ...TABLE_DEF_OPTIONS, ...LIVE_OPTIONS, 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+export const SQL_OPTIONS = { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } } as const;
+export const FLASHBACK_OPTIONS = { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } as const;
 
 type ReadValues = Parameters<typeof eventFilter>[0] & Parameters<typeof tableDefinitions>[0] & RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 
@@ -89,7 +91,7 @@ function needFiles(command: string, positionals: string[], values: { 'read-from-
 }
 
 export async function sqlCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseCommand(withPasswordPrompt(args), { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } });
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), SQL_OPTIONS);
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   needFiles('sql', positionals, values);
   const script = new SqlScript({ flashback: values.flashback, rowsOnly: values['rows-only'], primaryKeyOnly: values['primary-key-only'], tableDefinitions: tableDefinitions(values) });
@@ -101,7 +103,7 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
 }
 
 export async function flashbackCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseCommand(withPasswordPrompt(args), { ...READ_OPTIONS, output: { type: 'string', short: 'o' } });
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), FLASHBACK_OPTIONS);
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   if (!values.output) throw new UsageError('flashback needs -o UNDO.bin, the undo binlog to write');
   needFiles('flashback', positionals, values);

@@ -268,6 +268,19 @@ describe('what the command says when it cannot go on', () => {
     expect(Buffer.compare(undo.stdout, readFileSync(join(tmp, 'undo.bin')))).toBe(0);
   });
 
+  it('binlog completion gives a bash script that completes commands and each command\'s flags', () => {
+    const script = binlog(['completion']).stdout;
+    const complete = (...words: string[]) => {
+      const r = spawnSync('bash', ['-c', `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _binlog; echo "\${COMPREPLY[@]}"`], { input: script, encoding: 'utf8' });
+      return r.stdout.trim().split(' ');
+    };
+    expect(complete('binlog', 'en')).toEqual(['encode']);
+    expect(complete('binlog', 'dump', '--fol')).toEqual(['--follow']);
+    expect(complete('binlog', 'dump', '--start-')).toEqual(['--start-position', '--start-datetime', '--start-gtid']);
+    expect(complete('binlog', 'encode', '--a')).toEqual(['--assume-format']);
+    expect(complete('binlog', 'sql', '--p')).toEqual(['--primary-key-only']);
+  });
+
   it('JSON, gzip data and a bad checksum get a hint of what to do', () => {
     expect(said(['dump', '-'], Buffer.from('{"type":"QUERY_EVENT"}\n'))[1]).toContain("(JSON text: a dump's lines are made a binlog again by encode)");
     expect(said(['dump', '-'], Buffer.from([0x1f, 0x8b, 8, 0, 0, 0]))[1]).toContain('(gzip data: decompress it first)');
