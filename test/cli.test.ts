@@ -278,7 +278,8 @@ describe('what the command says when it cannot go on', () => {
     expect(complete('binlog', 'dump', '--fol')).toEqual(['--follow']);
     expect(complete('binlog', 'dump', '--start-')).toEqual(['--start-position', '--start-datetime', '--start-gtid']);
     expect(complete('binlog', 'encode', '--a')).toEqual(['--assume-format']);
-    expect(complete('binlog', 'sql', '--p')).toEqual(['--primary-key-only']);
+    expect(complete('binlog', 'sql', '--pr')).toEqual(['--primary-key-only']);
+    expect(complete('binlog', 'sql', '--to-')).toEqual(['--to-last-log']); // sql reads a server too (-R)
   });
 
   it('JSON, gzip data and a bad checksum get a hint of what to do', () => {
