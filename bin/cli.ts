@@ -1,12 +1,12 @@
 /**
  * `binlog`: the command line. `binlog dump` writes a binlog as JSON Lines, one event per line.
  * Exit codes: 0 success, 1 the input is not a valid binlog (the error names where), 2 usage, 3 I/O, 4 events
- * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed.
+ * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed, 7 row images kept
+ * as bytes.
  */
 import { once } from 'node:events';
-import { createWriteStream, fstatSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { fstatSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { BinlogError } from '../runtime/core/errors.js';
 import { connectBinlog, connectBinlogFrames, type LiveOptions } from '../replication/client.js';
 import { RawArchive, REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
@@ -16,14 +16,16 @@ import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
+import { completionScript } from './completion.js';
 import { Progress } from './progress.js';
-import { EXIT, eventFilter, jsonLineEvents, sayUnmatched, FILTER_OPTIONS, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
-import { flashbackCommand, SQL_HELP, sqlCommand } from './sql.js';
-import { SERVE_HELP, serveCommand } from './serve.js';
+import { EXIT, eventFilter, jsonLineEvents, sayUnmatched, FILTER_OPTIONS, openOutput, parseCommand, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
+import { FLASHBACK_OPTIONS, flashbackCommand, SQL_HELP, SQL_OPTIONS, sqlCommand } from './sql.js';
+import { SERVE_HELP, SERVE_OPTIONS, serveCommand } from './serve.js';
 
 export { EXIT };
 
-const HELP = `binlog: read and write MySQL and MariaDB binary logs exactly.
+// The help, in parts: `binlog --help` shows them all, `binlog COMMAND --help` the parts of its command.
+const USAGE = `binlog: read and write MySQL and MariaDB binary logs exactly.
 
 Usage:
   binlog dump [options] FILE...   Write each event of each binlog as one line of JSON.
@@ -34,9 +36,12 @@ Usage:
                                   Write an undo binlog: the changes reversed, last to first.
   binlog serve [options] FILE|DIR...
                                   Serve binlogs to replicas and CDC clients, as a primary does.
-  binlog --help                   Show this help.
+  binlog --help                   Show this help (also COMMAND --help).
+  binlog --version                Show the version.
+  binlog completion               Print a bash completion script: source <(binlog completion).
 
-Options for dump:
+`;
+const DUMP_HELP = `Options for dump:
   --no-verify-checksum       Do not check events' CRC32 (a mismatch is otherwise an error).
   --on-error=stop|skip       On an event that cannot be decoded: stop (the default), or report it on
                              stderr, print it as raw bytes and go on (exit status 4 at the end).
@@ -68,12 +73,15 @@ Options for dump:
   --payloads=nested|flat     A TRANSACTION_PAYLOAD's events (MySQL 8 compressed transactions): inside
                              its line, as "events" (the default), or each on a line of its own after
                              it, with "inPayload": the payload's pos. encode takes either.
+  --format=jsonl|json        One JSON object per line (the default), or one JSON array of them all.
+  --pretty                   With --format=json: indented.
   --progress                 Show a progress line on stderr (by default, when stderr is a terminal
                              and stdout is not): bytes and events read, and the share and time left.
 The FORMAT_DESCRIPTION event (and START_EVENT_V3, START_ENCRYPTION) passes every filter but the stops.
 A --database or --table that no event read names is said on stderr, and the exit status is then 5.
 
-Reading a running server's binlog, as a replica (mariadb-binlog's names):
+`;
+const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-binlog's names):
   binlog dump -R [options] LOGNAME
   -R, --read-from-remote-server  Connect to a server and read its binlog LOGNAME (a file's base name)
                              from --start-position (default 4), or after --start-gtid, to LOGNAME's
@@ -113,13 +121,15 @@ Reading a running server's binlog, as a replica (mariadb-binlog's names):
                              is written as NAME.partial until whole (its ROTATE, the next file, or the
                              end of the server's binlog); a failure leaves it so, whole events only.
 
-Options for encode:
-  -o, --output OUT       The binlog file to write (required). It appears only when every line was valid.
+`;
+const ENCODE_HELP = `Options for encode:
+  -o, --output OUT       The binlog file to write (required; - for standard output). It appears only
+                         when every line was valid.
   --assume-format        Write a dump whose first line is no FORMAT_DESCRIPTION_EVENT as a reader takes
                          a binlog without one (${ASSUMED_FORMAT}), rather than refuse it.
 
-${SQL_HELP}
-${SERVE_HELP}
+`;
+const TABLE_DEF_HELP = `
 Options for dump, encode, sql, flashback and serve --from-jsonl:
   --schema-file [DB=]FILE.sql  The definitions of the tables a mysqldump --no-data (or mariadb-dump) file
                              or any script of CREATE TABLE statements creates, in the database of the USE
@@ -140,39 +150,56 @@ Options for dump, encode, sql, flashback and serve --from-jsonl:
 Without any of them, an integer column whose signedness no TABLE_MAP metadata gives reads as
 {"signed": N, "unsigned": M} when its high bit is set (both readings, as mariadb-binlog -v prints them).
 
-encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
+`;
+const ENCODE_NOTES = `encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
 an edited value of another length just works; header.logPos is computed when it is absent, null, or
 the source's own pos + eventSize, and kept as given otherwise. A line that does not describe a valid
 event is refused with its line number, the JSON path and the reason.
 
-Each line has: file (the binlog file's name, absent when reading standard input; encode ignores it),
+`;
+const LINES_HELP = `Each line has: file (the binlog file's name, absent when reading standard input; encode ignores it),
 pos (the event's file offset), header (timestamp in Unix seconds, typeCode, serverId, eventSize,
 logPos, flags; the last two absent in a MySQL 3.23 binlog v1 file), type (the server's name for the
 type code, UNKNOWN_<code> for a code no server defines, UNDECODED_EVENT for an event --on-error=skip
 kept undecoded), the body's fields, and checksum (when the event has one); on encode typeCode may be
 left out, as type implies it. An event whose body is not decoded carries "raw": {"hex": "..."}.
 64-bit integers are JSON numbers when safe, decimal strings otherwise; bytes that are not valid UTF-8
-are {"hex": "..."}. The README describes every field.
+are {"hex": "..."}. docs/json-format.md describes the lines, docs/events.md every event's fields.
 
-On bad input every event before the fault is printed, then one line on stderr names the byte offset,
+`;
+const EXIT_HELP = `On bad input every event before the fault is printed, then one line on stderr names the byte offset,
 the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error, 3 cannot read input,
 4 events were skipped (--on-error=skip), 5 a --database or --table named nothing that was read, 6 the
 server refused (its words are quoted: a wrong password, a missing privilege, log_bin off, an unknown
-or purged binlog or GTID, a position inside an event) or the connection failed or was lost.
+or purged binlog or GTID, a position inside an event) or the connection failed or was lost, 7 every
+event was read but some row events kept their images as bytes (rowImagesUndecoded says why).
 `;
+const HELP = [USAGE, DUMP_HELP, REMOTE_HELP, ENCODE_HELP, SQL_HELP, SERVE_HELP, TABLE_DEF_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join('');
+
+/** `binlog COMMAND --help`: the usage, the command's options, and what they share (sql's part holds flashback's too). */
+const COMMAND_HELP = {
+  dump: [USAGE, DUMP_HELP, REMOTE_HELP, TABLE_DEF_HELP, LINES_HELP, EXIT_HELP].join(''),
+  encode: [USAGE, ENCODE_HELP, TABLE_DEF_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join(''),
+  sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
+  serve: [USAGE, SERVE_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
+} as const;
 
 export async function main(argv: string[]): Promise<number> {
   try {
     const [command, ...rest] = argv;
-    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-      process.stdout.write(HELP);
-      return command === undefined ? EXIT.usage : EXIT.ok;
-    }
+    // Alone, the command is a usage error: its help goes where errors go.
+    if (command === undefined) return (process.stderr.write(HELP), EXIT.usage);
+    if (command === '--help' || command === '-h' || command === 'help') return (process.stdout.write(HELP), EXIT.ok);
+    if (command === '--version' || command === '-V') return (process.stdout.write(`${packageVersion()}\n`), EXIT.ok);
     if (command === 'dump') return await dump(rest);
     if (command === 'encode') return await encode(rest);
-    if (command === 'sql') return await sqlCommand(rest, HELP);
-    if (command === 'flashback') return await flashbackCommand(rest, HELP);
-    if (command === 'serve') return await serveCommand(rest, HELP);
+    if (command === 'sql') return await sqlCommand(rest, COMMAND_HELP.sql);
+    if (command === 'flashback') return await flashbackCommand(rest, COMMAND_HELP.sql);
+    if (command === 'serve') return await serveCommand(rest, COMMAND_HELP.serve);
+    if (command === 'completion') {
+      const commands = { dump: DUMP_OPTIONS, encode: ENCODE_OPTIONS, sql: SQL_OPTIONS, flashback: FLASHBACK_OPTIONS, serve: SERVE_OPTIONS };
+      return (process.stdout.write(completionScript(commands)), EXIT.ok);
+    }
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -183,31 +210,33 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+const DUMP_OPTIONS = {
+  'no-verify-checksum': { type: 'boolean' },
+  'on-error': { type: 'string', default: 'stop' },
+  ...FILTER_OPTIONS,
+  follow: { type: 'boolean' },
+  progress: { type: 'boolean' },
+  payloads: { type: 'string', default: 'nested' },
+  format: { type: 'string', default: 'jsonl' },
+  pretty: { type: 'boolean' },
+  ...TABLE_DEF_OPTIONS,
+  ...REMOTE_OPTIONS,
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 async function dump(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: withPasswordPrompt(args),
-    allowPositionals: true,
-    options: {
-      'no-verify-checksum': { type: 'boolean' },
-      'on-error': { type: 'string', default: 'stop' },
-      ...FILTER_OPTIONS,
-      follow: { type: 'boolean' },
-      progress: { type: 'boolean' },
-      payloads: { type: 'string', default: 'nested' },
-      ...TABLE_DEF_OPTIONS,
-      ...REMOTE_OPTIONS,
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), DUMP_OPTIONS);
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(COMMAND_HELP.dump);
     return EXIT.ok;
   }
   const remote = values['read-from-remote-server'] === true;
   if (positionals.length === 0 && !remote) throw new UsageError('dump needs a FILE (or - for standard input)');
   if (values['on-error'] !== 'stop' && values['on-error'] !== 'skip') throw new UsageError('--on-error is stop or skip');
-  if (values.follow && (positionals.length !== 1 || positionals[0] === '-')) throw new UsageError('--follow reads one FILE');
+  if (values.follow && positionals[0] === '-') throw new UsageError('--follow reads a FILE the server is writing, not standard input');
+  if (values.follow && positionals.length !== 1) throw new UsageError('--follow reads one FILE');
   if (values.payloads !== 'nested' && values.payloads !== 'flat') throw new UsageError('--payloads is nested or flat');
+  const form = outputForm(values);
   const filter = eventFilter(values, positionals);
   const selection = new EventSelection(filter);
   let skipped = 0;
@@ -229,16 +258,16 @@ async function dump(args: string[]): Promise<number> {
   if (remote) {
     // --start-position is where the dump starts: no filter.
     const selection = new EventSelection({ ...filter, startPosition: undefined });
-    return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped);
+    return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped, form);
   }
-  const out = new LineWriter(process.stdout);
+  const out = new LineWriter(process.stdout, form);
   let read = 0; // bytes of the files read to their end
   let written = 0;
   const progress = showsProgress(values.progress)
     ? new Progress(process.stderr, () => ({ bytes: read + selection.position, events: selection.read, written }), values.follow ? undefined : inputSize(positionals))
     : undefined;
   const finish = async (code: number) => {
-    await out.flush();
+    await out.end();
     progress?.done();
     return code;
   };
@@ -262,7 +291,7 @@ async function dump(args: string[]): Promise<number> {
 }
 
 /** --read-from-remote-server: the server's binlog as JSON lines, or (--raw) as its files. */
-async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number): Promise<number> {
+async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number, form: OutputForm): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
   let live: LiveOptions;
@@ -273,7 +302,7 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
     if (e instanceof RangeError) throw new UsageError(e.message);
     return reportFailure(e, positionals[0] ?? 'the server');
   }
-  const out = new LineWriter(process.stdout);
+  const out = new LineWriter(process.stdout, form);
   let undecoded = 0;
   try {
     for await (const event of connectBinlog({ ...read, ...live })) {
@@ -283,10 +312,10 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
       if (live.until === 'never') await out.flush();
     }
   } catch (e) {
-    await out.flush();
+    await out.end();
     return reportFailure(e, positionals[0] ?? 'the server');
   }
-  await out.flush();
+  await out.end();
   return outcome(skipped(), undecoded);
 }
 
@@ -334,42 +363,45 @@ function inputSize(files: string[]): number | undefined {
   return total;
 }
 
+const ENCODE_OPTIONS = { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
+
 async function encode(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } },
-  });
+  const { values, positionals } = parseCommand(args, ENCODE_OPTIONS);
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(COMMAND_HELP.encode);
     return EXIT.ok;
   }
-  if (!values.output) throw new UsageError('encode needs -o OUT');
+  if (!values.output) throw new UsageError('encode needs -o OUT, the binlog file to write (- for standard output)');
   if (positionals.length > 1) throw new UsageError('encode reads one input (a FILE, or - for standard input)');
   const input = positionals[0] ?? '-';
-  const out = values.output;
-  // Written beside the target and renamed at the end, so that a failure leaves no partial file.
-  const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
-  const sink = createWriteStream(temp);
+  const out = openOutput(values.output);
   const encoder = new BinlogEncoder({ tableDefinitions: tableDefinitions(values), assumeFormat: values['assume-format'] });
   const read = { lineNo: 0 };
   try {
-    for await (const { event, source } of jsonLineEvents(input, read)) for (const bytes of encoder.push(event, source)) await write(sink, bytes);
-    for (const bytes of encoder.end()) await write(sink, bytes);
-    await new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
-    renameSync(temp, out);
+    for await (const { event, source } of jsonLineEvents(input, read)) for (const bytes of encoder.push(event, source)) await write(out.stream, bytes);
+    for (const bytes of encoder.end()) await write(out.stream, bytes);
+    await out.commit();
     if (encoder.assumedFormat) process.stderr.write(`binlog: ${input}: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (${ASSUMED_FORMAT})\n`);
     return EXIT.ok;
   } catch (e) {
-    sink.on('error', () => {}); // writes still queued fail once it is destroyed: nothing to report
-    sink.destroy();
-    rmSync(temp, { force: true });
+    out.abandon();
     if (e instanceof BinlogError) {
       const where = e.schemaPath?.startsWith('line ') ? e.schemaPath : `line ${read.lineNo}: ${e.schemaPath ?? ''}`;
       process.stderr.write(`binlog: ${input}: ${where}: ${e.problem}\n`);
       return EXIT.badInput;
     }
     return reportFailure(e, input);
+  }
+}
+
+/** The version of package.json, found above this file (bin/ in the sources, dist/bin/ built). */
+function packageVersion(): string {
+  for (let dir = import.meta.dirname; ; dir = dirname(dir)) {
+    try {
+      return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dir === dirname(dir)) throw e;
+    }
   }
 }
 
@@ -384,13 +416,47 @@ export function endQuietlyWhenOutputCloses(): void {
   });
 }
 
-/** Batches lines into large writes and waits when the pipe is full, so memory stays flat. */
+/** How dump writes its events: JSON Lines (the default), or (--format=json) one array, maybe indented. */
+interface OutputForm {
+  array: boolean;
+  pretty: boolean;
+}
+
+function outputForm(values: { format?: string; pretty?: boolean; follow?: boolean; 'stop-never'?: boolean }): OutputForm {
+  if (values.format !== 'jsonl' && values.format !== 'json') throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
+  if (values.pretty && values.format !== 'json') throw new UsageError('--pretty is for --format=json: JSON Lines hold each event on one line');
+  const endless = values.follow ? '--follow' : values['stop-never'] ? '--stop-never' : undefined;
+  if (values.format === 'json' && endless) throw new UsageError(`--format=json writes one array, which ${endless} would never close: use JSON Lines`);
+  return { array: values.format === 'json', pretty: values.pretty === true };
+}
+
+/**
+ * Batches lines into large writes and waits when the pipe is full, so memory stays flat. As an array, an
+ * element is held until the next one, which says whether a comma follows it.
+ */
 class LineWriter {
   private buf: string[] = [];
   private size = 0;
-  constructor(private readonly stream: NodeJS.WritableStream) {}
+  private pending: string | undefined;
+  constructor(
+    private readonly stream: NodeJS.WritableStream,
+    private readonly form: OutputForm = { array: false, pretty: false },
+  ) {}
 
-  async line(s: string): Promise<void> {
+  async line(json: string): Promise<void> {
+    const s = this.form.pretty ? JSON.stringify(JSON.parse(json), null, 2) : json;
+    if (!this.form.array) return this.push(s);
+    await this.push(this.pending === undefined ? '[' : `${this.pending},`);
+    this.pending = s;
+  }
+
+  /** The last lines out, and the array closed. */
+  async end(): Promise<void> {
+    if (this.form.array) await this.push(this.pending === undefined ? '[]' : `${this.pending}]`);
+    await this.flush();
+  }
+
+  private async push(s: string): Promise<void> {
     this.buf.push(s);
     this.size += s.length;
     if (this.size > 1 << 16) await this.flush();

@@ -3,10 +3,11 @@
  * and how a failure is said.
  */
 import { once } from 'node:events';
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { BinlogError, ConnectionError, ServerError } from '../runtime/core/errors.js';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { BinlogError, ChecksumError, ConnectionError, ServerError } from '../runtime/core/errors.js';
 import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
@@ -117,6 +118,44 @@ function datetime(v: string | undefined, option: string): number | undefined {
 }
 
 
+/** Where a command writes a binlog (-o): `stream`, then `commit()` once all is written, or `abandon()`. */
+export interface Output {
+  stream: NodeJS.WritableStream;
+  commit(): Promise<void>;
+  abandon(): void;
+}
+
+/**
+ * Standard output for `-`; else the file, written beside it and renamed by `commit()`, so that a failure
+ * leaves no partial file.
+ */
+export function openOutput(path: string): Output {
+  if (path === '-') return { stream: process.stdout, commit: async () => {}, abandon: () => {} };
+  if (isDirectory(path)) throw new UsageError(`-o ${path} is a directory: give the binlog file to write`);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
+  const stream = createWriteStream(temp);
+  return {
+    stream,
+    async commit() {
+      await new Promise<void>((resolve, reject) => stream.end((e?: Error | null) => (e ? reject(e) : resolve())));
+      renameSync(temp, path);
+    },
+    abandon() {
+      stream.on('error', () => {}); // writes still queued fail once it is destroyed: nothing to report
+      stream.destroy();
+      rmSync(temp, { force: true });
+    },
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // not there yet: it is to be written
+  }
+}
+
 export async function write(stream: NodeJS.WritableStream, bytes: Uint8Array): Promise<void> {
   if (!stream.write(bytes)) await once(stream, 'drain');
 }
@@ -127,17 +166,67 @@ export function reportFailure(e: unknown, file: string): number {
     return EXIT.server;
   }
   if (e instanceof BinlogError) {
-    process.stderr.write(`binlog: ${file}: ${e.message}\n`);
+    const hint = e instanceof ChecksumError ? ' (--no-verify-checksum reads it anyway; dump --on-error=skip keeps it raw and goes on)' : '';
+    process.stderr.write(`binlog: ${file}: ${e.message}${hint}\n`);
     return EXIT.badInput;
   }
   const err = e as NodeJS.ErrnoException;
   // The reader of our output went away (`binlog dump f | head`): not a failure of ours.
   if (err.code === 'EPIPE') return EXIT.ok;
   if (err.code && err.syscall) {
-    process.stderr.write(`binlog: ${file}: ${err.message}\n`);
+    process.stderr.write(`binlog: ${file}: ${FILE_ERRORS[err.code] ?? err.message}\n`);
     return EXIT.io;
   }
   throw e;
+}
+
+/** Node's file errors in words; the others keep Node's message. */
+const FILE_ERRORS: Record<string, string> = {
+  ENOENT: 'cannot open: no such file',
+  EISDIR: 'is a directory, not a file',
+  EACCES: 'cannot open: permission denied',
+  ENOTDIR: 'cannot open: a part of the path is not a directory',
+};
+
+/**
+ * parseArgs for a command, its errors said plainly: an unknown option with the nearest known one, an
+ * option without its value by name.
+ */
+export function parseCommand<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: T }>> {
+  try {
+    return parseArgs({ args, allowPositionals: true, options });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    const message = (e as Error).message;
+    const option = /'(-[^' ]+)/.exec(message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+      const near = nearest(option.replace(/^-+/, '').split('=')[0]!, Object.keys(options));
+      throw new UsageError(`unknown option ${option}${near ? ` (did you mean --${near}?)` : ''}`);
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option && /argument missing/.test(message)) throw new UsageError(`${option} needs a value`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) throw new UsageError(`${option} takes no value`);
+    throw e;
+  }
+}
+
+/** The known name closest to `name`, when it is a likely misspelling of it (at most 2 edits, or a prefix). */
+function nearest(name: string, known: string[]): string | undefined {
+  let best: { k: string; d: number } | undefined;
+  for (const k of known) {
+    const d = k.startsWith(name) && name.length >= 3 ? 1 : editDistance(name, k);
+    if (d <= 2 && (!best || d < best.d)) best = { k, d };
+  }
+  return best?.k;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
 }
 
 /** The dump's filters (their help is dump's). */

@@ -3,9 +3,8 @@
  * events of dump-format JSON lines (`--from-jsonl`), until SIGINT or SIGTERM.
  */
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { serveBinlog, UnservableError, type ServeOptions, type ServedBinlogs } from '../server/serve.js';
-import { EXIT, jsonLineEvents, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError } from './options.js';
+import { EXIT, jsonLineEvents, parseCommand, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError } from './options.js';
 
 export const SERVE_HELP = `Options for serve (binlog serve [options] FILE|DIR... or --from-jsonl FILE|-):
   --port=N                   TCP port (default 3306; 0: any free one, said on standard error).
@@ -26,22 +25,20 @@ COM_REGISTER_SLAVE and COM_BINLOG_DUMP from a file and position or a MariaDB GTI
 heartbeats when idle. Any other statement gets an error quoting it. See docs/serve.md.
 `;
 
+export const SERVE_OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  user: { type: 'string' },
+  password: { type: 'string' },
+  'server-id': { type: 'string' },
+  follow: { type: 'boolean' },
+  'from-jsonl': { type: 'string' },
+  ...TABLE_DEF_OPTIONS,
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function serveCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      user: { type: 'string' },
-      password: { type: 'string' },
-      'server-id': { type: 'string' },
-      follow: { type: 'boolean' },
-      'from-jsonl': { type: 'string' },
-      ...TABLE_DEF_OPTIONS,
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseCommand(args, SERVE_OPTIONS);
   if (values.help) {
     process.stdout.write(help);
     return EXIT.ok;

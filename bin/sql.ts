@@ -2,9 +2,6 @@
  * `binlog sql` (row events as SQL, or with --flashback the SQL that undoes them) and `binlog flashback`
  * (an undo binlog): tools/ on the command line, over the dump's filters.
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection } from '../runtime/io/filter.js';
@@ -12,9 +9,9 @@ import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
 import { REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
-import { EXIT, eventFilter, FILTER_OPTIONS, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
+import { EXIT, eventFilter, FILTER_OPTIONS, openOutput, parseCommand, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
 
-export const SQL_HELP = `Options for sql (and the filters and table definitions of dump):
+export const SQL_HELP = `Options for sql (and dump's filters, in binlog dump --help, and the table definitions below):
   --flashback                The SQL that undoes the changes: each one inverted (an INSERT's row
                              deleted, a DELETE's row inserted, an UPDATE's columns set back), the
                              statements and transactions last to first. Statements (DDL) are refused.
@@ -33,10 +30,10 @@ with binlog_row_metadata=FULL, or a definition (--schema-file); a table without 
 as is an integer of unknown signedness or a change the flashback cannot undo.
 
 Options for flashback:
-  -o, --output UNDO.bin      The undo binlog to write (required): every rows event reversed, the
-                             transactions last to first, without their GTIDs (the server applying it
-                             gives each its own), for 'mariadb-binlog UNDO.bin | mariadb'. It is
-                             written only when every event could be undone: statements (DDL),
+  -o, --output UNDO.bin      The undo binlog to write (required; - for standard output): every rows
+                             event reversed, the transactions last to first, without their GTIDs (the
+                             server applying it gives each its own), for 'mariadb-binlog UNDO.bin |
+                             mariadb'. It is written only when every event could be undone: statements (DDL),
                              statement-format events, and images without the columns the undo writes
                              (binlog_row_image=MINIMAL or NOBLOB) are refused, naming the event.
 `;
@@ -45,6 +42,8 @@ Options for flashback:
 const { raw: _raw, 'result-file': _resultFile, ...LIVE_OPTIONS } = REMOTE_OPTIONS;
 
 const READ_OPTIONS = { ...FILTER_OPTIONS, ...TABLE_DEF_OPTIONS, ...LIVE_OPTIONS, 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+export const SQL_OPTIONS = { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } } as const;
+export const FLASHBACK_OPTIONS = { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } as const;
 
 type ReadValues = Parameters<typeof eventFilter>[0] & Parameters<typeof tableDefinitions>[0] & RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 
@@ -92,11 +91,7 @@ function needFiles(command: string, positionals: string[], values: { 'read-from-
 }
 
 export async function sqlCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: withPasswordPrompt(args),
-    allowPositionals: true,
-    options: { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } },
-  });
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), SQL_OPTIONS);
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   needFiles('sql', positionals, values);
   const script = new SqlScript({ flashback: values.flashback, rowsOnly: values['rows-only'], primaryKeyOnly: values['primary-key-only'], tableDefinitions: tableDefinitions(values) });
@@ -108,21 +103,19 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
 }
 
 export async function flashbackCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseArgs({ args: withPasswordPrompt(args), allowPositionals: true, options: { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } });
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), FLASHBACK_OPTIONS);
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   if (!values.output) throw new UsageError('flashback needs -o UNDO.bin, the undo binlog to write');
   needFiles('flashback', positionals, values);
   const events: BinlogEvent[] = [];
   const code = await readSelected(positionals, values, async (e) => void events.push(e));
   if (code !== EXIT.ok && code !== EXIT.unmatched) return code;
-  const out = values.output;
-  // Written beside the target and renamed, so that a failure leaves no partial file.
-  const temp = join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
+  const out = openOutput(values.output);
   try {
-    writeFileSync(temp, encodeBinlog(flashback(events, { tableDefinitions: tableDefinitions(values) })));
-    renameSync(temp, out);
+    await write(out.stream, encodeBinlog(flashback(events, { tableDefinitions: tableDefinitions(values) })));
+    await out.commit();
   } catch (e) {
-    rmSync(temp, { force: true });
+    out.abandon();
     return reportFailure(e, positionals.join(', '));
   }
   return code;

@@ -1,9 +1,9 @@
 /**
- * The dump format's reference, generated from the IR into the README, so that the description of every
+ * The dump format's reference, generated from the IR into docs/events.md, so that the description of every
  * event's fields can never drift from the schemas that decode them.
  */
 import type { Expr } from './expr.js';
-import type { Ir, IrEntryList, IrField, IrStruct, IrType } from './ir/types.js';
+import type { Ir, IrEntryList, IrEvent, IrField, IrStruct, IrType } from './ir/types.js';
 
 export const DOCS_BEGIN = '<!-- BEGIN GENERATED: event fields (npm run generate) -->';
 export const DOCS_END = '<!-- END GENERATED: event fields -->';
@@ -13,20 +13,23 @@ export function eventDocs(ir: Ir): string {
   const seen = new Set<string>();
   const queue: string[] = [];
   const lists: IrEntryList[] = [];
-  for (const e of ir.events) {
-    if (!e.body) continue;
-    const s = ir.structs.get(e.body)!;
-    out.push(`#### ${e.name} (${e.code})`, '', ...paragraph(s.doc), ...table(s, queue), '');
+  const groups = eventsByBody(ir);
+  // A body several event codes share is described once, under a heading that lists them all.
+  const anchors = new Map([...groups].map(([body, events]) => [body, slug(eventsHeading(events))]));
+  const ref = (name: string) => (queue.push(name), `[${name}](#${anchors.get(name) ?? slug(structTitle(ir.structs.get(name)!))})`);
+  for (const [body, events] of groups) {
+    const s = ir.structs.get(body)!;
+    out.push(`## ${eventsHeading(events)}`, '', ...paragraph(s.doc), ...table(s, ref), '');
     seen.add(s.name);
   }
   const raw = ir.events.filter((e) => !e.body).map((e) => `${e.name} (${e.code})`);
-  out.push('#### Events kept raw', '', `Framed and kept as \`raw\` bytes until a schema describes them: ${raw.join(', ')}.`, '');
-  out.push('#### Structures inside events', '');
+  out.push('## Events kept raw', '', `Framed and kept as \`raw\` bytes until a schema describes them: ${raw.join(', ')}.`, '');
+  out.push('## Structures inside events', '');
   for (const s of ir.structs.values()) {
     for (const f of s.fields) if (f.type.kind === 'tlv' || f.type.kind === 'tagged') lists.push(f.type);
   }
   for (const t of lists) {
-    out.push(`##### ${t.entryType}`, '', ...entriesTable(ir, t, queue));
+    out.push(`### ${t.entryType}`, '', ...entriesTable(ir, t, ref));
     t.entries.forEach((e) => seen.add(e.struct));
   }
   while (queue.length) {
@@ -34,10 +37,31 @@ export function eventDocs(ir: Ir): string {
     if (seen.has(name)) continue;
     seen.add(name);
     const s = ir.structs.get(name)!;
-    const title = s.entryCode ? `${name} (entry \`${s.entryCode}\`)` : name;
-    out.push(`##### ${title}`, '', ...paragraph(s.doc), ...table(s, queue), '');
+    out.push(`### ${structTitle(s)}`, '', ...paragraph(s.doc), ...table(s, ref), '');
   }
   return out.join('\n').trim();
+}
+
+type Ref = (name: string) => string;
+
+/** The events that have a body, by body, in the order of the first event of each. */
+function eventsByBody(ir: Ir): Map<string, IrEvent[]> {
+  const groups = new Map<string, IrEvent[]>();
+  for (const e of ir.events) if (e.body) groups.set(e.body, [...(groups.get(e.body) ?? []), e]);
+  return groups;
+}
+
+function structTitle(s: IrStruct): string {
+  return s.entryCode ? `${s.name} (entry \`${s.entryCode}\`)` : s.name;
+}
+
+function eventsHeading(events: IrEvent[]): string {
+  return events.map((e) => `${e.name} (${e.code})`).join(', ');
+}
+
+/** The anchor GitHub gives a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
+function slug(heading: string): string {
+  return heading.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
 }
 
 function paragraph(doc: string | undefined): string[] {
@@ -45,10 +69,10 @@ function paragraph(doc: string | undefined): string[] {
 }
 
 /** A list's entries in one table: code, name, fields. */
-function entriesTable(ir: Ir, t: IrEntryList, queue: string[]): string[] {
+function entriesTable(ir: Ir, t: IrEntryList, ref: Ref): string[] {
   const rows = t.entries.map((e) => {
     const s = ir.structs.get(e.struct)!;
-    const fields = s.fields.filter((f) => f.constValue === undefined).map((f) => `\`${f.name}\`: ${jsonType(f, queue)}${f.cond ? ` (when \`${show(f.cond).replace(/\|/g, '\\|')}\`)` : ''}`);
+    const fields = s.fields.filter((f) => f.constValue === undefined).map((f) => `\`${f.name}\`: ${jsonType(f, ref)}${f.cond ? ` (when \`${show(f.cond).replace(/\|/g, '\\|')}\`)` : ''}`);
     return `| ${e.code} | \`${e.name}\` | ${fields.join('; ').replace(/\|/g, '\\|') || '(none)'} | ${oneLine(s.doc)} |`;
   });
   const unknown = t.kind === 'tlv' ? 'its value' : 'everything from it to the end of the list';
@@ -62,11 +86,11 @@ function entriesTable(ir: Ir, t: IrEntryList, queue: string[]): string[] {
   ];
 }
 
-function table(s: IrStruct, queue: string[]): string[] {
+function table(s: IrStruct, ref: Ref): string[] {
   const fields = s.fields.filter((f) => f.constValue === undefined);
   const rows = s.entryCode ? [`| \`code\` | \`"${s.entryCode}"\` | always | The entry's code. |`] : [];
   for (const f of fields) {
-    rows.push(`| \`${f.name}\` | ${jsonType(f, queue)} | ${presence(s, f)} | ${cell(f)} |`);
+    rows.push(`| \`${f.name}\` | ${jsonType(f, ref)} | ${presence(s, f)} | ${cell(f)} |`);
     if (f.type.kind === 'rows' && f.type.undecoded) rows.push(...undecodedRows(f.type.undecoded));
     if (f.type.kind === 'rows' && f.type.inferred) rows.push(inferredRow(f.type.inferred));
   }
@@ -75,13 +99,12 @@ function table(s: IrStruct, queue: string[]): string[] {
   return ['| key | JSON | present | meaning |', '| --- | --- | --- | --- |', ...rows, ''];
 }
 
-function jsonType(f: IrField, queue: string[]): string {
-  const one = valueJson(f.type, queue);
+function jsonType(f: IrField, ref: Ref): string {
+  const one = valueJson(f.type, ref);
   return f.repeat ? `array of ${one}` : one;
 }
 
-function valueJson(t: IrType, queue: string[]): string {
-  const ref = (name: string) => (queue.push(name), `[${name}](#${name.toLowerCase()})`);
+function valueJson(t: IrType, ref: Ref): string {
   switch (t.kind) {
     case 'int':
     case 'packed':
@@ -93,7 +116,7 @@ function valueJson(t: IrType, queue: string[]): string {
     case 'computed':
       return t.enum ? `${t.enum} name (or number), computed` : `${t.value}, computed`;
     case 'rows':
-      return 'array of row changes (see [Rows](#rows))';
+      return 'array of row changes (see [Row values](json-format.md#row-values))';
     case 'text':
       return 'string (or `{hex}`)';
     case 'bytes':
@@ -106,7 +129,7 @@ function valueJson(t: IrType, queue: string[]): string {
       return `object: ${[...new Set([...t.cases.map((c) => c.struct), ...(t.default ? [t.default] : [])])].map(ref).join(' or ')}`;
     case 'tlv':
     case 'tagged':
-      return `array of [${t.entryType}](#${t.entryType.toLowerCase()}) entries`;
+      return `array of [${t.entryType}](#${slug(t.entryType)}) entries`;
   }
 }
 
@@ -159,10 +182,10 @@ function show(e: Expr): string {
   return e.source ?? String(e.kind === 'num' ? e.value : e.kind);
 }
 
-/** `readme` with its generated section replaced by the current one. */
-export function withEventDocs(readme: string, ir: Ir): string {
-  const start = readme.indexOf(DOCS_BEGIN);
-  const end = readme.indexOf(DOCS_END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${DOCS_BEGIN} … ${DOCS_END}`);
-  return `${readme.slice(0, start + DOCS_BEGIN.length)}\n\n${eventDocs(ir)}\n\n${readme.slice(end)}`;
+/** `doc` (the text of `file`) with its generated section replaced by the current one. */
+export function withEventDocs(doc: string, ir: Ir, file: string): string {
+  const start = doc.indexOf(DOCS_BEGIN);
+  const end = doc.indexOf(DOCS_END);
+  if (start < 0 || end < start) throw new Error(`${file} lacks the markers ${DOCS_BEGIN} … ${DOCS_END}`);
+  return `${doc.slice(0, start + DOCS_BEGIN.length)}\n\n${eventDocs(ir)}\n\n${doc.slice(end)}`;
 }

@@ -1,9 +1,12 @@
 /** The pipeline: load → validate → IR → emit. Returns the files to write, or every schema error found. */
 
-/** What `npm run generate` writes: the format's codecs, and the codecs of the language-feature tests. */
+/**
+ * What `npm run generate` writes: the format's codecs and their event reference (the generated section
+ * of `reference`), and the codecs of the language-feature tests.
+ */
 export const TARGETS = [
-  { schemas: 'schemas', out: 'generated', runtime: '../runtime', readme: 'README.md' },
-  { schemas: 'test/features/schemas', out: 'test/features/generated', runtime: '../../../runtime', readme: undefined },
+  { schemas: 'schemas', out: 'generated', runtime: '../runtime', reference: 'docs/events.md' },
+  { schemas: 'test/features/schemas', out: 'test/features/generated', runtime: '../../../runtime', reference: undefined },
 ] as const;
 import { buildIr } from './ir/build.js';
 import type { Ir } from './ir/types.js';

@@ -21,9 +21,9 @@ for (const target of TARGETS) {
     continue;
   }
   const wanted = new Map(result.files.map((f) => [join(outDir, f.path), f.text]));
-  if (target.readme) {
-    const readme = join(root, target.readme);
-    wanted.set(readme, withEventDocs(readFileSync(readme, 'utf8'), result.ir));
+  if (target.reference) {
+    const reference = join(root, target.reference);
+    wanted.set(reference, withEventDocs(readFileSync(reference, 'utf8'), result.ir, target.reference));
   }
   const present = existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith('.ts')).map((f) => join(outDir, f)) : [];
   const stale = [

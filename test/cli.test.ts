@@ -116,7 +116,7 @@ describe('binlog dump', () => {
     const path = file('flipped.bin', bad);
     const strict = binlog(['dump', path]);
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toMatch(new RegExp(`checksum mismatch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \\[offset \\d+, event at ${query.pos} \\(type 2\\)`));
+    expect(strict.stderr).toMatch(new RegExp(`checksum mismatch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \\[offset \\d+, event at ${query.pos} \\(type 2, QUERY_EVENT\\)`));
     const lax = binlog(['dump', '--no-verify-checksum', path]);
     expect(lax.code).toBe(0);
     expect(lax.lines).toHaveLength(ok.lines.length);
@@ -195,6 +195,102 @@ describe('binlog dump', () => {
     expect(help.code).toBe(0);
     for (const word of ['dump', '--no-verify-checksum', 'Exit status']) expect(help.stdout).toContain(word);
   });
+
+  it('COMMAND --help shows that command\'s options, not the others\'', () => {
+    const help = (c: string) => binlog([c, '--help']);
+    const all = binlog(['--help']).stdout;
+    expect(help('dump')).toMatchObject({ code: 0, stdout: expect.stringContaining('--follow') });
+    expect(help('dump').stdout).not.toContain('--assume-format');
+    expect(help('encode').stdout).toContain('--assume-format');
+    expect(help('encode').stdout).not.toContain('--follow');
+    expect(help('sql').stdout).toContain('--primary-key-only');
+    expect(help('flashback').stdout).toContain('Options for flashback');
+    for (const c of ['dump', 'encode', 'sql']) {
+      expect(help(c).stdout).toContain('Exit status');
+      expect(help(c).stdout.length).toBeLessThan(all.length);
+    }
+  });
+});
+
+describe('what the command says when it cannot go on', () => {
+  const said = (args: string[], input?: Uint8Array) => {
+    const r = binlog(args, input);
+    return [r.code, r.stderr.split('\n')[0]];
+  };
+
+  it('alone, it prints its help on stderr and exits 2; --version prints the package version', () => {
+    const alone = binlog([]);
+    expect([alone.code, alone.stdout]).toEqual([2, '']);
+    expect(alone.stderr).toContain('Usage:');
+    const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+    expect(binlog(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('an unknown option names the one likely meant; an option without its value, or with one it does not take, says so', () => {
+    expect(said(['dump', '--folow', sample])).toEqual([2, 'binlog: unknown option --folow (did you mean --follow?)']);
+    expect(said(['sql', '--rows-onli', sample])).toEqual([2, 'binlog: unknown option --rows-onli (did you mean --rows-only?)']);
+    expect(said(['dump', '--zzzzzz', sample])).toEqual([2, 'binlog: unknown option --zzzzzz']);
+    expect(said(['dump', sample, '--start-position'])).toEqual([2, 'binlog: --start-position needs a value']);
+    expect(said(['dump', '--progress=yes', sample])).toEqual([2, 'binlog: --progress takes no value']);
+    expect(said(['dump', '--follow', '-'])).toEqual([2, 'binlog: --follow reads a FILE the server is writing, not standard input']);
+  });
+
+  it('file errors are said in words, not as Node error codes', () => {
+    expect(said(['dump', join(tmp, 'nope.bin')])).toEqual([3, `binlog: ${join(tmp, 'nope.bin')}: cannot open: no such file`]);
+    expect(said(['dump', tmp])).toEqual([3, `binlog: ${tmp}: is a directory, not a file`]);
+    expect(said(['encode', '-o', tmp], Buffer.from(''))).toEqual([2, `binlog: -o ${tmp} is a directory: give the binlog file to write`]);
+  });
+
+  it('--format=json writes one array of the lines dump writes, --pretty indented; a cut input still gives a whole array', () => {
+    const lines = binlog(['dump', sample]).lines.map((l) => JSON.parse(l));
+    const array = binlog(['dump', '--format=json', sample]);
+    expect([array.code, JSON.parse(array.stdout)]).toEqual([0, lines]);
+    const pretty = binlog(['dump', '--format=json', '--pretty', sample]);
+    expect(JSON.parse(pretty.stdout)).toEqual(lines);
+    expect(pretty.stdout).toContain('\n  "pos": 4,\n');
+    expect(JSON.parse(binlog(['dump', '--format=json', '--stop-position=5', sample]).stdout)).toEqual(lines.slice(0, 1));
+    const cut = binlog(['dump', '--format=json', '-'], bytes.subarray(0, 1000));
+    expect(cut.code).toBe(1);
+    const fromStdin = lines.map(({ file: _, ...rest }) => rest); // standard input has no file name
+    expect(JSON.parse(cut.stdout)).toEqual(fromStdin.slice(0, 9));
+    expect(said(['dump', '--pretty', sample])).toEqual([2, 'binlog: --pretty is for --format=json: JSON Lines hold each event on one line']);
+    expect(said(['dump', '--format=json', '--follow', sample])).toEqual([2, 'binlog: --format=json writes one array, which --follow would never close: use JSON Lines']);
+  });
+
+  it('encode and flashback write to standard output given -o -', () => {
+    const dump = binlog(['dump', sample]).stdout;
+    const encoded = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'encode', '-o', '-'], { input: dump, maxBuffer: 1 << 28 });
+    expect([encoded.status, encoded.stderr.toString(), Buffer.compare(encoded.stdout, bytes)]).toEqual([0, '', 0]);
+    const undo = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'flashback', '--table=sample.people', sample, '-o', '-']);
+    expect(undo.status).toBe(0);
+    const undone = binlog(['flashback', '--table=sample.people', sample, '-o', join(tmp, 'undo.bin')]);
+    expect(undone.code).toBe(0);
+    expect(Buffer.compare(undo.stdout, readFileSync(join(tmp, 'undo.bin')))).toBe(0);
+  });
+
+  it('binlog completion gives a bash script that completes commands and each command\'s flags', () => {
+    const script = binlog(['completion']).stdout;
+    const complete = (...words: string[]) => {
+      const r = spawnSync('bash', ['-c', `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _binlog; echo "\${COMPREPLY[@]}"`], { input: script, encoding: 'utf8' });
+      return r.stdout.trim().split(' ');
+    };
+    expect(complete('binlog', 'en')).toEqual(['encode']);
+    expect(complete('binlog', 'dump', '--fol')).toEqual(['--follow']);
+    expect(complete('binlog', 'dump', '--start-')).toEqual(['--start-position', '--start-datetime', '--start-gtid']);
+    expect(complete('binlog', 'encode', '--a')).toEqual(['--assume-format']);
+    expect(complete('binlog', 'sql', '--pr')).toEqual(['--primary-key-only']);
+    expect(complete('binlog', 'sql', '--to-')).toEqual(['--to-last-log']); // sql reads a server too (-R)
+  });
+
+  it('JSON, gzip data and a bad checksum get a hint of what to do', () => {
+    expect(said(['dump', '-'], Buffer.from('{"type":"QUERY_EVENT"}\n'))[1]).toContain("(JSON text: a dump's lines are made a binlog again by encode)");
+    expect(said(['dump', '-'], Buffer.from([0x1f, 0x8b, 8, 0, 0, 0]))[1]).toContain('(gzip data: decompress it first)');
+    const bad = Uint8Array.from(bytes);
+    bad[bad.length - 1]! ^= 1;
+    const [code, line] = said(['dump', file('bad-crc.bin', bad)]);
+    expect(code).toBe(1);
+    expect(line).toMatch(/checksum mismatch.*\(--no-verify-checksum reads it anyway; dump --on-error=skip keeps it raw and goes on\)/);
+  });
 });
 
 describe('binlog dump --schema-file', () => {
@@ -226,7 +322,7 @@ describe('binlog dump --schema-file', () => {
     const bad = binlog(['dump', '--schema-file', other, noLog]);
     expect(bad.code).toBe(1);
     const tableMap = decodeBinlog(readFileSync(noLog)).find((e) => e.type === 'TABLE_MAP_EVENT')!.pos;
-    expect(bad.stderr).toBe(`binlog: ${noLog}: table app.users, column nick: the TABLE_MAP's metadata says maxLength 80, the definition's VARCHAR(30) in utf8mb4 gives 120 [event at ${tableMap} (type 19), in app.users.nick]\n`);
+    expect(bad.stderr).toBe(`binlog: ${noLog}: table app.users, column nick: the TABLE_MAP's metadata says maxLength 80, the definition's VARCHAR(30) in utf8mb4 gives 120 [event at ${tableMap} (type 19, TABLE_MAP_EVENT), in app.users.nick]\n`);
     const odd = file('odd.sql', new TextEncoder().encode(schema.replace('`nick` varchar(20)', '`nick` hyperstring')));
     const skipped = binlog(['dump', '--schema-file', odd, noLog]);
     expect(skipped.code).toBe(0);

@@ -139,6 +139,6 @@ describeWithServer('NO_LOG rows read with the definitions mariadb-dump --no-data
     writeFileSync(other, schemaSql.replace('`qty` smallint(6)', '`qty` int(11)'));
     const bad = dump(['--schema-file', other, binlog]);
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/^binlog: .*binlog\.000002: table shop\.items, column qty: the TABLE_MAP logs SHORT, the definition says INT \(logged as LONG\) \[event at \d+ \(type 19\), in shop\.items\.qty\]\n$/);
+    expect(bad.stderr).toMatch(/^binlog: .*binlog\.000002: table shop\.items, column qty: the TABLE_MAP logs SHORT, the definition says INT \(logged as LONG\) \[event at \d+ \(type 19, TABLE_MAP_EVENT\), in shop\.items\.qty\]\n$/);
   });
 });

@@ -1,7 +1,10 @@
 /** The package as a dependent imports it: by name, through package.json's exports, compiled code and types. */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { blocksOf, compile, runJs, runSh, tsBlocks, userProject, writeBlocks } from './support/examples.js';
 
 const root = join(import.meta.dirname, '..');
 
@@ -32,5 +35,56 @@ describe('package dependencies', () => {
       }
     }
     expect([...imported].sort()).toEqual(Object.keys(pkg.dependencies).sort());
+  });
+});
+
+/**
+ * The package as npm packs it, put where `npm install binlog-codec-0.1.0.tgz` puts it (unpacked into a
+ * scratch project's node_modules, its dependencies linked from ours: installing them would need the
+ * registry), and the README's examples type-checked and run against it.
+ */
+describe('the packed package', { timeout: 180_000 }, () => {
+  const packDir = mkdtempSync(join(tmpdir(), 'binlog-pack-'));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  // dist is built (pretest); the prepare script would build it again.
+  const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packDir], { cwd: root, encoding: 'utf8' });
+  const tarball = join(packDir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  const project = userProject((target) => {
+    mkdirSync(target);
+    execFileSync('tar', ['xzf', tarball, '-C', target, '--strip-components=1']);
+  }, Object.keys(pkg.dependencies));
+  afterAll(() => {
+    project.dispose();
+    rmSync(packDir, { recursive: true, force: true });
+  });
+  const readme = tsBlocks('README.md');
+  const generated = { file: 'README.md', lang: 'ts', flags: [], code: "import { EventTypes } from 'binlog-codec/generated';\n\nconsole.log(EventTypes.GTID_EVENT);\n" };
+  // The README's examples, then an import of the generated codecs.
+  const files = writeBlocks(project.dir, 'readme', [...readme, generated]);
+
+  it('holds the compiled code, the command, the schemas and the docs: no tests, no benchmarks, no sources', () => {
+    const entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((e) => e.replace(/^package\//, ''));
+    expect(entries).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'bin/binlog', 'dist/index.js', 'dist/index.d.ts', 'docs/events.md']));
+    expect(entries.filter((e) => !/^(dist|schemas|docs)\/|^(bin\/binlog|package\.json|README\.md|LICENSE)$/.test(e))).toEqual([]);
+    expect(entries.filter((e) => e.endsWith('.ts') && !e.endsWith('.d.ts'))).toEqual([]);
+  });
+
+  it.each(['nodenext', 'bundler'] as const)("the README's examples and binlog-codec/generated type-check against it (moduleResolution %s)", (resolution) => {
+    expect(compile(project.dir, files, resolution)).toEqual([]);
+  });
+
+  it("the README's examples run against it on the bundled sample", () => {
+    compile(project.dir, files);
+    const outputs = files.map((f) => runJs(project.dir, f));
+    expect(outputs.map((o) => [o.status, o.stderr])).toEqual(files.map(() => [0, '']));
+    expect(outputs[0]!.stdout).toContain('sample.people {"after":{"id":1,"name":"Ada","score":"91.50","born":"1815-12-10","note":null}}');
+    expect(existsSync(join(project.dir, 'synthetic.bin')) && existsSync(join(project.dir, 'edited.bin'))).toBe(true);
+    expect(outputs.at(-1)!.stdout).toBe('162\n');
+  });
+
+  it("its command runs the README's first shell example", () => {
+    const example = blocksOf('README.md').find((b) => b.flags.includes('run') && b.output !== undefined)!;
+    const r = runSh(project.dir, example.code);
+    expect([r.status, r.stderr, r.stdout]).toEqual([0, '', example.output]);
   });
 });

@@ -144,7 +144,7 @@ describeWithFixtures('binlog dump and encode --table-def', () => {
   it('a wrong definition is exit 1 naming the event; one that cannot be described is a usage error', () => {
     const wrong = binlog(['dump', '--table-def', 'test.t1=a int, b char(50) not null', source]);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain('event at 461 (type 20)');
+    expect(wrong.stderr).toContain('event at 461 (type 20, PRE_GA_WRITE_ROWS_EVENT)');
     expect(binlog(['dump', '--table-def', 'test.t1=a nosuch', source]).code).toBe(2);
     expect(binlog(['dump', '--table-def', 'no-equals-sign', source]).code).toBe(2);
     const defs = join(tmp, 'defs.json');

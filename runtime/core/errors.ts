@@ -12,6 +12,8 @@ export interface ErrorSite {
   eventPos?: number;
   /** The event's type code. */
   eventType?: number;
+  /** The name of the event's type, where the reader knows it (the format in force maps stored codes). */
+  eventTypeName?: string;
 }
 
 export type BinlogErrorKind =
@@ -33,6 +35,7 @@ export class BinlogError extends Error {
   schemaPath: string | undefined;
   eventPos: number | undefined;
   eventType: number | undefined;
+  eventTypeName: string | undefined;
   /** The problem alone, without the location the message adds. */
   problem: string;
 
@@ -45,14 +48,16 @@ export class BinlogError extends Error {
     this.schemaPath = site.schemaPath;
     this.eventPos = site.eventPos;
     this.eventType = site.eventType;
+    this.eventTypeName = site.eventTypeName;
     this.message = this.describe();
   }
 
   /** Adds the event's identity once the stream knows it; the decoder deep inside does not. */
-  atEvent(eventPos: number, eventType: number | undefined): this {
+  atEvent(eventPos: number, eventType: number | undefined, eventTypeName?: string): this {
     if (this.eventPos === undefined) {
       this.eventPos = eventPos;
       this.eventType = eventType;
+      this.eventTypeName = eventTypeName;
     }
     this.message = this.describe();
     return this;
@@ -67,6 +72,7 @@ export class BinlogError extends Error {
     this.offset = offset;
     this.eventPos = undefined;
     this.eventType = undefined;
+    this.eventTypeName = undefined;
     this.message = this.describe();
     return this;
   }
@@ -101,7 +107,8 @@ export class BinlogError extends Error {
   private describe(): string {
     const where = this.offset >= 0 ? [`offset ${this.offset}`] : [];
     if (this.eventPos !== undefined) {
-      where.push(`event at ${this.eventPos}${this.eventType !== undefined ? ` (type ${this.eventType})` : ''}`);
+      const name = this.eventTypeName ? `, ${this.eventTypeName}` : '';
+      where.push(`event at ${this.eventPos}${this.eventType !== undefined ? ` (type ${this.eventType}${name})` : ''}`);
     }
     if (this.schemaPath) where.push(`in ${this.schemaPath}`);
     // An error of no place in a binlog (a server's, a connection's) is its problem alone.

@@ -136,7 +136,7 @@ export class EventDecoder {
     try {
       return this.decodeUnchecked(bytes, pos, this.file);
     } catch (e) {
-      throw placed(e, bytes, pos);
+      throw placed(e, bytes, pos, this.format);
     }
   }
 
@@ -153,7 +153,7 @@ export class EventDecoder {
         const bodyEnd = this.bodyEnd(bytes, pos, this.format.checksums);
         if (this.format.checksums) this.verifyChecksum(bytes, pos, bodyEnd);
       } catch (e) {
-        throw e instanceof BinlogError ? e.atEvent(pos, typeCode) : e;
+        throw e instanceof BinlogError ? e.atEvent(pos, typeCode, eventTypeName(this.format.realCode(typeCode))) : e;
       }
     }
     return { pos, typeCode, bytes };
@@ -327,7 +327,7 @@ export class EventEncoder {
       try {
         this.leaveState(event, code, bytes, offset, ctx.hasChecksum);
       } catch (e) {
-        throw placed(e, bytes, offset);
+        throw placed(e, bytes, offset, this.format);
       }
     }
     return bytes;
@@ -416,10 +416,11 @@ function fdeAsRead(fde: FormatDescriptionEventInput, hasChecksum: boolean, pos: 
  * An error met reading (or taking the state of) the event `bytes` at file offset `pos`, said to be there;
  * a bug's, which is no BinlogError, as a typed one all the same.
  */
-function placed(e: unknown, bytes: Uint8Array, pos: number): BinlogError {
+function placed(e: unknown, bytes: Uint8Array, pos: number, format: FormatState): BinlogError {
   const code = bytes[EventHeaderOffsets.typeCode];
-  if (e instanceof BinlogError) return e.atEvent(pos, code);
-  return new InternalError(`internal error: ${(e as Error).message}`, { offset: pos, eventPos: pos, eventType: code });
+  const name = code === undefined ? undefined : eventTypeName(format.realCode(code));
+  if (e instanceof BinlogError) return e.atEvent(pos, code, name);
+  return new InternalError(`internal error: ${(e as Error).message}`, { offset: pos, eventPos: pos, eventType: code, eventTypeName: name });
 }
 
 /**

@@ -309,6 +309,13 @@ export function decodeBinlog(bytes: Uint8Array, options: ReadOptions = {}): Binl
   return [...iterateBinlog(bytes, options)];
 }
 
+/** What input that is no binlog most often is instead, said after the bytes. */
+function lookalike(head: Uint8Array): string {
+  if (head[0] === 0x1f && head[1] === 0x8b) return ' (gzip data: decompress it first)';
+  if (head[0] === 0x7b) return " (JSON text: a dump's lines are made a binlog again by encode)";
+  return '';
+}
+
 function checkMagic(head: Uint8Array): void {
   const is = (magic: Uint8Array) => head.length >= magic.length && magic.every((b, i) => head[i] === b);
   if (is(ENCRYPTED_BINLOG_MAGIC)) {
@@ -317,7 +324,7 @@ function checkMagic(head: Uint8Array): void {
   if (!is(BINLOG_MAGIC)) {
     const hex = Array.from(head.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
     throw new BadMagicError(
-      head.length < BINLOG_MAGIC.length ? `the input ends inside the magic (${head.length} bytes)` : `not a binlog: starts with ${hex}, not fe 62 69 6e`,
+      head.length < BINLOG_MAGIC.length ? `the input ends inside the magic (${head.length} bytes)` : `not a binlog: starts with ${hex}, not fe 62 69 6e${lookalike(head)}`,
       { offset: 0 },
     );
   }

@@ -43,6 +43,12 @@ describe('BinlogError message: "problem [offset N, event at P (type T), in path]
     expect(e.message).toBe('cut [offset 10, event at 4]');
   });
 
+  it('atEvent with the type\'s name says it beside the code', () => {
+    const e = new TruncatedError('cut', { offset: 10 }).atEvent(4, 160, 'ANNOTATE_ROWS_EVENT');
+    expect(e.message).toBe('cut [offset 10, event at 4 (type 160, ANNOTATE_ROWS_EVENT)]');
+    expect(e.within('in the block', 2).message).toBe('in the block: cut [offset 2]');
+  });
+
   it('atEvent does not overwrite an event already named (the innermost knows best)', () => {
     const e = new TruncatedError('cut', { offset: 10, eventPos: 4, eventType: 15 });
     expect(e.message).toBe('cut [offset 10, event at 4 (type 15)]');
