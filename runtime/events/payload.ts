@@ -1,20 +1,21 @@
 /**
  * The events inside a TRANSACTION_PAYLOAD (schemas/payload.yaml): its payload uncompressed (zstd, or
  * stored as is), cut into whole events, and back. Node 20 has no zstd: a WebAssembly build of the
- * reference library does both (loaded once, when this module is first imported). (fzstd, in pure
- * JavaScript, was tried for decoding: a few flipped bits in a compressed block keep it busy for seconds.)
+ * reference library does both. (fzstd, in pure JavaScript, was tried for decoding: a few flipped bits in
+ * a compressed block keep it busy for seconds.)
+ *
+ * The library is loaded when the first zstd payload is met, not when this module is imported: most
+ * binlogs hold none, and loading costs start-up time and memory (runtime/events/zstd.ts).
  *
  * A payload's stored bytes are kept (as `payload`) and reused while they still uncompress to what the
  * inner events encode to, as MariaDB's compressed events are (runtime/core/compression.ts): another zstd
  * rarely gives a server's bytes back.
  */
-import { compress, decompress, init } from '@bokuweb/zstd-wasm';
 import { PayloadCompression, type TransactionPayloadEvent } from '../../generated/payload.js';
 import { EVENT_HEADER_LENGTH, EventHeaderOffsets } from '../../generated/header.js';
 import { EncodeError, InvalidValueError, LengthError, TruncatedError } from '../core/errors.js';
 import { MAX_INFLATED, reuseOr } from '../core/compression.js';
-
-await init();
+import { zstd } from './zstd.js';
 
 const PATH = 'TransactionPayloadEvent.payload';
 const ZSTD_MAGIC = 0xfd2fb528;
@@ -102,7 +103,7 @@ function unzstd(frame: Uint8Array, declared: bigint | undefined, offset: number)
   }
   let plain: Uint8Array;
   try {
-    plain = decompress(frame, { defaultHeapSize: Math.max(size, 1) });
+    plain = zstd().decompress(frame, { defaultHeapSize: Math.max(size, 1) });
   } catch {
     // The library says only "Failed to compress with code N" (sic), N one of zstd's error codes.
     throw new InvalidValueError(`the payload does not uncompress to ${size} bytes: not a valid zstd frame`, { offset, schemaPath: PATH });
@@ -158,6 +159,6 @@ export function packPayload(
 ): { payload: Uint8Array; uncompressedSize?: bigint } {
   if (event.compressionType === undefined) throw new EncodeError('a payload event needs its compressionType', 'TransactionPayloadEvent.compressionType');
   if (!isZstd(event)) return { payload: plain };
-  const payload = reuseOr(event.payload, plain, (b) => unzstd(b, BigInt(plain.length), 0), (b) => compress(b, ZSTD_LEVEL));
+  const payload = reuseOr(event.payload, plain, (b) => unzstd(b, BigInt(plain.length), 0), (b) => zstd().compress(b, ZSTD_LEVEL));
   return { payload, uncompressedSize: BigInt(plain.length) };
 }
