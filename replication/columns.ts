@@ -9,7 +9,6 @@
  * noticed (no hints are given then). A DDL statement passing in the stream makes every table read again
  * at its next TABLE_MAP, which is right once the dump has caught up with the server.
  */
-import { escape } from 'mysql2';
 import type { Text } from '../runtime/core/reader.js';
 import type { ColumnHints, HintFn } from '../runtime/values/column.js';
 import { Wire, type ConnectOptions } from './wire.js';
@@ -53,16 +52,16 @@ export class InformationSchemaColumns {
   }
 
   private async read(schema: string, table: string): Promise<ColumnHints[]> {
-    const sql = `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, CHARACTER_SET_NAME AS charset FROM information_schema.COLUMNS
-      WHERE TABLE_SCHEMA = ${escape(schema)} AND TABLE_NAME = ${escape(table)} ORDER BY ORDINAL_POSITION`;
+    const sql = (w: Wire) => `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, CHARACTER_SET_NAME AS charset FROM information_schema.COLUMNS
+      WHERE TABLE_SCHEMA = ${w.escape(schema)} AND TABLE_NAME = ${w.escape(table)} ORDER BY ORDINAL_POSITION`;
     try {
       this.wire ??= await Wire.open(this.options);
-      return (await this.wire.query(sql)).map(hintsOf);
+      return (await this.wire.query(sql(this.wire))).map(hintsOf);
     } catch {
       // The connection may have gone with the dump's (a restart): once more on a new one.
       this.close();
       this.wire = await Wire.open(this.options);
-      return (await this.wire.query(sql)).map(hintsOf);
+      return (await this.wire.query(sql(this.wire))).map(hintsOf);
     }
   }
 }

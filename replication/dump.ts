@@ -3,7 +3,6 @@
  * asks for the binlog (that it reads checksums, how often it wants a heartbeat, MariaDB's capability and
  * GTID start), its registration, and the dump command, whose answer is one packet per event.
  */
-import { escape } from 'mysql2';
 import { BinlogDumpFlags, encodeBinlogDumpGtidPacket, encodeBinlogDumpPacket, encodeRegisterSlavePacket, MARIADB_SLAVE_CAPABILITY_GTID } from '../generated/replication.js';
 import { ServerError } from '../runtime/core/errors.js';
 import { MariadbGtidState, MysqlGtidSet, type GtidState } from './gtid.js';
@@ -101,7 +100,7 @@ async function mariadbSession(wire: Wire, options: DumpOptions): Promise<void> {
   await wire.query(`SET @mariadb_slave_capability = ${MARIADB_SLAVE_CAPABILITY_GTID}`);
   if (options.gtid === undefined) return;
   const state = new MariadbGtidState(options.gtid).toString();
-  await wire.query(`SET @slave_connect_state = ${escape(state)}`);
+  await wire.query(`SET @slave_connect_state = ${wire.escape(state)}`);
   await wire.query(`SET @slave_gtid_strict_mode = ${options.gtidStrictMode === false ? 0 : 1}`);
   await wire.query('SET @slave_gtid_ignore_duplicates = 0');
 }
@@ -129,6 +128,6 @@ async function masterStatus(wire: Wire): Promise<Record<string, unknown>[]> {
 async function startState(wire: Wire, flavor: Flavor, options: DumpOptions, file: string, position: number): Promise<GtidState> {
   if (flavor === 'mysql') return new MysqlGtidSet(options.gtid);
   if (options.gtid !== undefined) return new MariadbGtidState(options.gtid);
-  const [row] = await wire.query(`SELECT BINLOG_GTID_POS(${escape(file)}, ${position}) AS gtid`);
+  const [row] = await wire.query(`SELECT BINLOG_GTID_POS(${wire.escape(file)}, ${position}) AS gtid`);
   return new MariadbGtidState(typeof row?.gtid === 'string' ? row.gtid : '');
 }

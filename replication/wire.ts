@@ -10,7 +10,7 @@
  * connection fails. That protocol, and writePacket's (an object with the packet's buffer, its 4 header
  * bytes first, which writeHeader fills), are the parts of mysql2 used here beyond its typings.
  */
-import { createConnection, type Connection, type ConnectionOptions, type QueryError, type SslOptions } from 'mysql2';
+import type { Connection, ConnectionOptions, QueryError, SslOptions } from 'mysql2';
 import { ConnectionError, ServerError } from '../runtime/core/errors.js';
 import { errFrom, outgoing, type OutgoingPacket } from './packets.js';
 
@@ -77,11 +77,18 @@ export class Wire {
       supportBigNumbers: true,
       bigNumberStrings: true,
     };
+    // mysql2 is loaded when a connection is first made: a program that reads only files never pays for it.
+    const { createConnection } = await import('mysql2');
     const conn = createConnection(config);
     // A failure with no command waiting (the server going away between commands) must not crash.
     conn.on('error', () => {});
     await new Promise<void>((resolve, reject) => conn.connect((e) => (e ? reject(fromDriver(e, where(options))) : resolve())));
     return new Wire(conn);
+  }
+
+  /** A value as an SQL literal, quoted by the driver. */
+  escape(value: string): string {
+    return this.conn.escape(value);
   }
 
   /** Runs a statement; resolves with its rows (objects by column name), or its OK result. */
