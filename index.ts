@@ -1,7 +1,7 @@
 /** The library's entry point: reading and writing binlogs, and the types and errors they use. */
-export { readBinlog, iterateBinlog, frameBinlog, decodeBinlog, encodeBinlog, Framer, type ByteSource, type ReadOptions, type FrameOptions } from './runtime/io/stream.js';
+export { readBinlog, iterateBinlog, frameBinlog, decodeBinlog, encodeBinlog, Framer, type ByteSource, type ReadOptions, type LazyReadOptions, type FrameOptions } from './runtime/io/stream.js';
 export { EventSelection, type EventFilter } from './runtime/io/filter.js';
-export { EventDecoder, EventEncoder, eventTypeName, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type RawBody, type RawBodyInput, type RawEventType } from './runtime/events/event-codec.js';
+export { EventDecoder, EventEncoder, eventTypeName, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type LazyBinlogEvent, type LazyEvents, type RowForm, type RawBody, type RawBodyInput, type RawEventType } from './runtime/events/event-codec.js';
 export {
   BinlogError,
   TruncatedError,
@@ -23,6 +23,7 @@ export { Reader, bytesToText, type Text } from './runtime/core/reader.js';
 export { Writer, textToBytes } from './runtime/core/writer.js';
 export { toJsonLine, toHex } from './runtime/core/json-form.js';
 export { applyJsonDiff } from './runtime/rows/json-diff.js';
+export { LazyRow, type LazyRowChange } from './runtime/rows/lazy.js';
 export type { JsonTree, JsonDiff, JsonDiffCell, JsonCell, EitherSignCell, CellValue, Row, RowChange, OldRowChange } from './runtime/core/values.js';
 export { BinlogWriter, writeBinlog, writeBinlogFile, createTableSql, RowValueError, type BinlogWriterOptions, type BinlogOp, type RowInput, type TableRef, type GtidOptions, type BeginOptions, type QueryOptions, type RowsOptions, type TableOptions, type CommitOptions, type EventInput, type RowMetadata } from './builder/index.js';
 export { describeTable, Table } from './runtime/tables/table.js';

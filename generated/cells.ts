@@ -139,6 +139,13 @@ export function intCell(h: CellHelpers): CellCodec {
         return (known || (n >= 0) ? n : bothReadings(n, bytes));
       };
     },
+    skipper(c, path) {
+      const bytes = (c.layout as { bytes: number }).bytes;
+      return (r) => {
+        r.need(bytes, path);
+        r.pos += bytes;
+      };
+    },
     writer(c, path) {
       const bytes = (c.layout as { bytes: number }).bytes;
       const unsigned = c.unsigned === true;
@@ -164,6 +171,13 @@ export function floatCell(h: CellHelpers): CellCodec {
         return (bytes === 4 ? float32Text(f) : f);
       };
     },
+    skipper(c, path) {
+      const bytes = (c.layout as { bytes: number }).bytes;
+      return (r) => {
+        r.need(bytes, path);
+        r.pos += bytes;
+      };
+    },
     writer(c, path) {
       const bytes = (c.layout as { bytes: number }).bytes;
       return (w, value) => {
@@ -185,6 +199,12 @@ export function yearCell(h: CellHelpers): CellCodec {
         r.need(1, path);
         const n = r.u8();
         return (n === 0 ? 0 : offset + n);
+      };
+    },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(1, path);
+        r.pos += 1;
       };
     },
     writer(c, path) {
@@ -217,6 +237,12 @@ export function dateCell(h: CellHelpers): CellCodec {
         return dateText(year, month, day);
       };
     },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(3, path);
+        r.pos += 3;
+      };
+    },
     writer(_c, path) {
       return (w, value) => {
         const fields$ = dateFields(value, path);
@@ -247,6 +273,12 @@ export function timeCell(h: CellHelpers): CellCodec {
         const a = (hhmmss < 0 ? -hhmmss : hhmmss);
         if (((a > 8385959) || (((Math.floor(a / 100)) % 100) > 59)) || ((a % 100) > 59)) throw new InvalidValueError(`${hhmmss} is not a ±hhmmss time`, { offset: r.offset, schemaPath: path });
         return timeText(hhmmss < 0, Math.floor(a / 10000), (Math.floor(a / 100)) % 100, a % 100, 0, 0);
+      };
+    },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(3, path);
+        r.pos += 3;
       };
     },
     writer(_c, path) {
@@ -287,6 +319,13 @@ export function datetimeCell(h: CellHelpers): CellCodec {
         return datetimeText(Math.floor(date / 10000), (Math.floor(date / 100)) % 100, date % 100, Math.floor(time / 10000), (Math.floor(time / 100)) % 100, time % 100, 0, 0);
       };
     },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(4 + 4, path);
+        r.pos += 4;
+        r.pos += 4;
+      };
+    },
     writer(_c, path) {
       return (w, value) => {
         const fields$ = datetimeFields(value, "a datetime", path);
@@ -319,6 +358,12 @@ export function timestampCell(h: CellHelpers): CellCodec {
         r.need(4, path);
         const seconds = r.u32();
         return utcText(seconds, 0, 0);
+      };
+    },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(4, path);
+        r.pos += 4;
       };
     },
     writer(_c, path) {
@@ -356,6 +401,15 @@ export function timestamp2Cell(h: CellHelpers): CellCodec {
         const micro = frac * unit;
         if (((micro % FRACTION_STEP[fsp]!) !== 0) || (micro > 999999)) throw new InvalidValueError(`fraction ${fractionText(micro, 6)} has more than ${fsp} digits`, { offset: r.offset, schemaPath: path });
         return utcText(seconds, micro, fsp);
+      };
+    },
+    skipper(c, path) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      return (r) => {
+        r.need(4 + fracBytes, path);
+        r.pos += 4;
+        r.pos += fracBytes;
       };
     },
     writer(c, path) {
@@ -415,6 +469,15 @@ export function datetime2Cell(h: CellHelpers): CellCodec {
         frac$memo = frac;
         value$memo = value;
         return value;
+      };
+    },
+    skipper(c, path) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      return (r) => {
+        r.need(5 + fracBytes, path);
+        r.pos += 5;
+        r.pos += fracBytes;
       };
     },
     writer(c, path) {
@@ -482,6 +545,15 @@ export function time2Cell(h: CellHelpers): CellCodec {
         return timeText(packed < 0, hms >> 12, (hms >> 6) & 63, hms & 63, micro, fsp);
       };
     },
+    skipper(c, path) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      return (r) => {
+        r.need(3 + fracBytes, path);
+        r.pos += 3;
+        r.pos += fracBytes;
+      };
+    },
     writer(c, path) {
       const fsp = c.meta.fsp as number;
       const fracBytes = Math.floor((fsp + 1) / 2);
@@ -532,6 +604,15 @@ export function timestampHiresCell(h: CellHelpers): CellCodec {
         const micro = frac * step;
         if (micro > 999999) throw new InvalidValueError(`fraction ${frac} has more than ${fsp} digits`, { offset: r.offset, schemaPath: path });
         return utcText(seconds, micro, fsp);
+      };
+    },
+    skipper(c, path) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      return (r) => {
+        r.need(4 + fracBytes, path);
+        r.pos += 4;
+        r.pos += fracBytes;
       };
     },
     writer(c, path) {
@@ -589,6 +670,15 @@ export function datetimeHiresCell(h: CellHelpers): CellCodec {
         return datetimeText(Math.floor(ym / 13), ym % 13, days % 32, (Math.floor(seconds / 3600)) % 24, (Math.floor(seconds / 60)) % 60, seconds % 60, micro, fsp);
       };
     },
+    skipper(c, path) {
+      const fsp = c.meta.fsp as number;
+      const highBytes = DATETIME_HIRES_BYTES[fsp]! - 3;
+      return (r) => {
+        r.need(highBytes + 3, path);
+        r.pos += highBytes;
+        r.pos += 3;
+      };
+    },
     writer(c, path) {
       const fsp = c.meta.fsp as number;
       const highBytes = DATETIME_HIRES_BYTES[fsp]! - 3;
@@ -642,6 +732,14 @@ export function timeHiresCell(h: CellHelpers): CellCodec {
         return timeText(v < 0, Math.floor(seconds / 3600), (Math.floor(seconds / 60)) % 60, seconds % 60, (a % scale) * step, fsp);
       };
     },
+    skipper(c, path) {
+      const fsp = c.meta.fsp as number;
+      const bytes = TIME_HIRES_BYTES[fsp]!;
+      return (r) => {
+        r.need(bytes, path);
+        r.pos += bytes;
+      };
+    },
     writer(c, path) {
       const fsp = c.meta.fsp as number;
       const step = FRACTION_STEP[fsp]!;
@@ -680,6 +778,15 @@ export function bitCell(h: CellHelpers): CellCodec {
         return v;
       };
     },
+    skipper(c, path) {
+      const wholeBytes = c.meta.wholeBytes as number;
+      const bitsInLastByte = c.meta.bitsInLastByte as number;
+      const bytes = wholeBytes + ((bitsInLastByte !== 0 ? 1 : 0));
+      return (r) => {
+        r.need(bytes, path);
+        r.pos += bytes;
+      };
+    },
     writer(c, path) {
       const wholeBytes = c.meta.wholeBytes as number;
       const bitsInLastByte = c.meta.bitsInLastByte as number;
@@ -705,6 +812,13 @@ export function enumCell(h: CellHelpers): CellCodec {
         r.need(size$, path);
         const index = r.uintLe(bytes);
         return memberName(index, members);
+      };
+    },
+    skipper(c, path) {
+      const bytes = (c.meta.maxLength as number | undefined) ?? 1;
+      return (r) => {
+        r.need(bytes, path);
+        r.pos += bytes;
       };
     },
     writer(c, path) {
@@ -733,6 +847,13 @@ export function setCell(h: CellHelpers): CellCodec {
         return memberList(mask, members, bytes);
       };
     },
+    skipper(c, path) {
+      const bytes = (c.meta.maxLength as number | undefined) ?? 1;
+      return (r) => {
+        r.need(bytes, path);
+        r.pos += bytes;
+      };
+    },
     writer(c, path) {
       const bytes = (c.meta.maxLength as number | undefined) ?? 1;
       const members = c.members ?? [];
@@ -756,6 +877,12 @@ export function varcharCell(h: CellHelpers): CellCodec {
       const width = (maxLength > STRING_SHORT_MAX ? 2 : 1);
       const text = columnText(c, width, path);
       return text.read;
+    },
+    skipper(c, path) {
+      const maxLength = c.meta.maxLength as number;
+      const width = (maxLength > STRING_SHORT_MAX ? 2 : 1);
+      const text = columnText(c, width, path);
+      return text.skip;
     },
     writer(c, path) {
       const maxLength = c.meta.maxLength as number;
@@ -784,6 +911,14 @@ export function stringCell(h: CellHelpers): CellCodec {
         return (binary ? zeroPadded(s, maxLength) : s);
       };
     },
+    skipper(c, path) {
+      const maxLength = c.meta.maxLength as number;
+      const width = (maxLength > STRING_SHORT_MAX ? 2 : 1);
+      const text = columnText(c, width, path);
+      return (r) => {
+        text.skip(r);
+      };
+    },
     writer(c, path) {
       const maxLength = c.meta.maxLength as number;
       const binary = c.charset === 'binary';
@@ -810,6 +945,11 @@ export function blobCell(h: CellHelpers): CellCodec {
       const text = columnText(c, packLength, path);
       return text.read;
     },
+    skipper(c, path) {
+      const packLength = c.meta.packLength as number;
+      const text = columnText(c, packLength, path);
+      return text.skip;
+    },
     writer(c, path) {
       const packLength = c.meta.packLength as number;
       const text = columnText(c, packLength, path);
@@ -828,6 +968,13 @@ export function vectorCell(h: CellHelpers): CellCodec {
         const b = r.bytes(r.lengthBefore(packLength, path), path);
         if ((byteLength(b) % 4) !== 0) throw new InvalidValueError(`a VECTOR of ${byteLength(b)} bytes`, { offset: r.offset, schemaPath: path });
         return float32s(b);
+      };
+    },
+    skipper(c, path) {
+      const packLength = c.meta.packLength as number;
+      return (r) => {
+        const b = r.lengthBefore(packLength, path);
+        r.pos += r.length(b, path);
       };
     },
     writer(c, path) {
@@ -850,6 +997,13 @@ export function jsonCell(h: CellHelpers): CellCodec {
         const cellOffset = r.offset;
         const stored = r.bytes(r.lengthBefore(packLength, path), path);
         return jsonDocument(stored, cellOffset + packLength, path);
+      };
+    },
+    skipper(c, path) {
+      const packLength = c.meta.packLength as number;
+      return (r) => {
+        const stored = r.lengthBefore(packLength, path);
+        r.pos += r.length(stored, path);
       };
     },
     writer(c, path) {

@@ -1,7 +1,7 @@
 /**
  * The cells as TypeScript: per cell a factory that takes the runtime's helpers (the externs) and gives
- * the cell's codec, whose reader and writer are made once per column of a row layout, its params and
- * lets reckoned then; and `cellCodecs`, every cell by name.
+ * the cell's codec, whose reader, skipper and writer are made once per column of a row layout, its params
+ * and lets reckoned then; and `cellCodecs`, every cell by name.
  */
 import type { SourceFile } from 'ts-morph';
 import { compileExpr, identifiers, type Expr } from '../expr.js';
@@ -86,7 +86,11 @@ function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
     docs: docs(c.doc),
     parameters: [{ name: c.calls.length ? 'h' : '_h', type: 'CellHelpers' }],
     returnType: 'CellCodec',
-    statements: `${uses}return {\n${method('reader', withFactory(c, readerBody(m, c, x), x))},\n${method('writer', withFactory(c, writerBody(m, c, x), x))},\n};`,
+    statements: `${uses}return {\n${[
+      method('reader', withFactory(c, readerBody(m, c, x), x)),
+      method('skipper', withFactory(c, skipperBody(c, x), x)),
+      method('writer', withFactory(c, writerBody(m, c, x), x)),
+    ].join(',\n')},\n};`,
   });
 }
 
@@ -107,7 +111,7 @@ function withFactory(c: IrCell, body: string, x: (e: Expr) => string): string {
 }
 
 /** A codec method over the column `c`, named `_c` where its body never reads it. */
-function method(name: 'reader' | 'writer', body: string): string {
+function method(name: 'reader' | 'skipper' | 'writer', body: string): string {
   return `${name}(${/\bc\./.test(body) ? 'c' : '_c'}, path) {\n${body}\n}`;
 }
 
@@ -177,6 +181,28 @@ function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
     out.line(`${[...c.parts.map((p) => `${p.name}$memo = ${p.name}`), 'value$memo = value'].join(';\n')};`);
     out.line('return value;');
   } else out.line(`return ${x(c.decode.value)};`);
+  out.close('};');
+  return out.text();
+}
+
+/**
+ * Steps over a value as the reader reads it, part by part, with the reader's checks of the bytes' length
+ * (the same errors at the same offsets) but none of its value's: what lazy rows find their cells with.
+ */
+function skipperBody(c: IrCell, x: (e: Expr) => string): string {
+  const text = plainText(c);
+  if (text) return `return ${x(text.codec)}.skip;`;
+  const out = new Lines();
+  const sizes = c.parts.map((p) => partSize(p, x));
+  const fixed = sizes.filter((s) => s !== '0');
+  out.open('return (r) => {');
+  if (fixed.length) out.line(`r.need(${fixed.map((s) => (/^[\w$.]+$/.test(s) ? s : `(${s})`)).join(' + ')}, path);`);
+  c.parts.forEach((p, i) => {
+    // The length first: `r.pos += …` would take r.pos before the length moved it.
+    if (p.kind === 'bytes') out.line(`const ${p.name} = r.lengthBefore(${x(p.prefix)}, path);\nr.pos += r.length(${p.name}, path);`);
+    else if (p.kind === 'text') out.line(`${x(p.codec)}.skip(r);`);
+    else out.line(`r.pos += ${/^[\w$.]+$/.test(sizes[i]!) ? sizes[i] : `(${sizes[i]})`};`);
+  });
   out.close('};');
   return out.text();
 }

@@ -75,11 +75,14 @@ export interface CellColumn {
  */
 export interface TextCodec {
   read: CellReader;
+  skip: CellSkipper;
   write: CellWriter;
 }
 
 /** Reads one value of a column. */
 export type CellReader = (r: Reader) => CellValue;
+/** Steps over one value of a column, checking only that its bytes are there (lazy rows: runtime/rows/lazy.ts). */
+export type CellSkipper = (r: Reader) => void;
 /** Writes one value of a column, or refuses it (EncodeError, naming the column's path). */
 export type CellWriter = (w: Writer, v: CellValue) => void;
 
@@ -90,6 +93,7 @@ export type CellWriter = (w: Writer, v: CellValue) => void;
  */
 export interface CellCodec<C extends CellColumn = CellColumn> {
   reader(c: C, path: string): CellReader;
+  skipper(c: C, path: string): CellSkipper;
   writer(c: C, path: string): CellWriter;
 }
 

@@ -25,6 +25,8 @@ import { jArray, jBool, jBytes, jEnum, jNum, jObject } from '../core/json-form.j
 import { packPayload, payloadEvents, splitEvents } from './payload.js';
 import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, storedServerVersion, type TableKnowledge } from './format-state.js';
 import { Reader, type Text } from '../core/reader.js';
+import type { RowChange } from '../core/values.js';
+import type { LazyRowChange } from '../rows/lazy.js';
 import { textToBytes, Writer } from '../core/writer.js';
 
 /** The type of an event that START_ENCRYPTION made unreadable without the key. */
@@ -118,7 +120,29 @@ export interface FramedEvent {
 export interface DecodeOptions extends TableKnowledge {
   /** Check each event's CRC32 (default true). */
   verifyChecksum?: boolean;
+  /**
+   * 'lazy': each row image a LazyRow (runtime/rows/lazy.ts), a view whose cells are decoded when read,
+   * the events then typed LazyBinlogEvent; 'eager' (the default): every cell decoded into the row object.
+   */
+  rows?: RowForm;
 }
+
+export type RowForm = 'eager' | 'lazy';
+
+/** An event as the readers give it under `rows: 'lazy'`: each change's images LazyRow views. */
+export type LazyBinlogEvent = WithLazyRows<BinlogEvent>;
+
+/** Each member of the union by itself (`E extends unknown` distributes): the rows events' rows, the others' inner events. */
+type WithLazyRows<E> = E extends unknown
+  ? 'rows' extends keyof E
+    ? E extends { rows?: RowChange[] }
+      ? Omit<E, 'rows'> & { rows?: LazyRowChange<NonNullable<E['rows']>[number]>[] }
+      : E
+    : Omit<E, 'events'> & { events?: LazyEvents }
+  : never;
+
+/** A payload's inner events under `rows: 'lazy'` (an interface, which may refer to the type it is part of). */
+export interface LazyEvents extends Array<LazyBinlogEvent> {}
 
 export class EventDecoder {
   readonly format: FormatState;
@@ -126,7 +150,7 @@ export class EventDecoder {
   file: string | undefined;
   private readonly verify: boolean;
 
-  constructor(options: DecodeOptions = {}, format = new FormatState(options)) {
+  constructor(options: DecodeOptions = {}, format = new FormatState(options, options.rows)) {
     this.verify = options.verifyChecksum ?? true;
     this.format = format;
   }

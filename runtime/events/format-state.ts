@@ -57,9 +57,9 @@ export class FormatState {
   encrypted = false;
 
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
-  constructor(knowledge: TableKnowledge = {}) {
+  constructor(knowledge: TableKnowledge = {}, rows: 'eager' | 'lazy' = 'eager') {
     this.tables = new TableRegistry(knowledge.columnHints, resolveTableDefinitions(knowledge.tableDefinitions));
-    this.ctx = { tables: new RegistryRowTables(this.tables), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
+    this.ctx = { tables: new RegistryRowTables(this.tables, rows === 'lazy'), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
 
   /** One context object, refilled for each event: decoders only read it, and only during their event. */

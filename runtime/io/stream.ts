@@ -8,7 +8,7 @@ import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../../
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from '../core/errors.js';
 import { BinlogEncoder, type EncodeOptions } from '../events/binlog-encoder.js';
 import { flatten, type PayloadForm } from '../events/flat-payloads.js';
-import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent } from '../events/event-codec.js';
+import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type LazyBinlogEvent } from '../events/event-codec.js';
 import { V1_HEADER_LENGTH, type FormatState } from '../events/format-state.js';
 import { EventSelection, type EventFilter } from './filter.js';
 
@@ -272,8 +272,13 @@ function* ending(framer: Framer, selection: EventSelection | undefined, options:
   if (selection) yield* inForm(selection.end(), options);
 }
 
+/** Options that ask for lazy rows: the readers' events are then LazyBinlogEvents. */
+export type LazyReadOptions = ReadOptions & { rows: 'lazy' };
+
 /** The events of a binlog, as they are read. Every complete event before a fault is delivered first. */
-export async function* readBinlog(source: ByteSource, options: ReadOptions = {}): AsyncGenerator<BinlogEvent> {
+export function readBinlog(source: ByteSource, options: LazyReadOptions): AsyncGenerator<LazyBinlogEvent>;
+export function readBinlog(source: ByteSource, options?: ReadOptions): AsyncGenerator<BinlogEvent>;
+export async function* readBinlog(source: ByteSource, options: ReadOptions = {}): AsyncGenerator<BinlogEvent | LazyBinlogEvent> {
   const framer = new Framer(typeof source === 'string' ? { ...options, file: options.file ?? basename(source) } : options);
   const selection = selectionOf(options);
   for await (const chunk of chunks(source)) {
@@ -285,7 +290,9 @@ export async function* readBinlog(source: ByteSource, options: ReadOptions = {})
 }
 
 /** The events of a binlog held in memory, one at a time. */
-export function* iterateBinlog(bytes: Uint8Array, options: ReadOptions = {}): Generator<BinlogEvent> {
+export function iterateBinlog(bytes: Uint8Array, options: LazyReadOptions): Generator<LazyBinlogEvent>;
+export function iterateBinlog(bytes: Uint8Array, options?: ReadOptions): Generator<BinlogEvent>;
+export function* iterateBinlog(bytes: Uint8Array, options: ReadOptions = {}): Generator<BinlogEvent | LazyBinlogEvent> {
   const framer = new Framer(options);
   const selection = selectionOf(options);
   framer.push(bytes);
@@ -305,7 +312,9 @@ export function* frameBinlog(bytes: Uint8Array, options: FrameOptions = {}): Gen
 }
 
 /** Decodes a whole binlog held in memory. */
-export function decodeBinlog(bytes: Uint8Array, options: ReadOptions = {}): BinlogEvent[] {
+export function decodeBinlog(bytes: Uint8Array, options: LazyReadOptions): LazyBinlogEvent[];
+export function decodeBinlog(bytes: Uint8Array, options?: ReadOptions): BinlogEvent[];
+export function decodeBinlog(bytes: Uint8Array, options: ReadOptions = {}): BinlogEvent[] | LazyBinlogEvent[] {
   return [...iterateBinlog(bytes, options)];
 }
 

@@ -15,7 +15,7 @@ import type { Writer } from '../core/writer.js';
 import type { Row, RowChange, RowChangeInput } from '../core/values.js';
 import type { RowsSplit } from '../core/tables.js';
 import type { Column, TableInfo } from '../values/column.js';
-import type { CellReader, CellWriter } from '../values/cell-codec.js';
+import type { CellReader, CellSkipper, CellWriter } from '../values/cell-codec.js';
 import { jsonDiffCodec } from '../values/json-cells.js';
 
 /** Where the rows find their table: the registry, or one table read with other layouts (fractions.ts). */
@@ -24,10 +24,11 @@ export type TableLookup = Pick<TableRegistry, 'get'>;
 /** The image bits of schemas/rows.yaml's RowImages; JSON_DIFFS (with BEFORE | AFTER): MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
 const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
-/** The present columns of an image, each with its value reader and writer and the schema path its errors name. */
-interface Image extends Shape {
+/** The present columns of an image, each with its value reader, skipper and writer and the schema path its errors name. */
+export interface Image extends Shape {
   columns: Column[];
   cells: CellReader[];
+  skippers: CellSkipper[];
   writers: CellWriter[];
   paths: string[];
 }
@@ -41,6 +42,11 @@ interface Shape {
    * the index of the first column without a value, or -1.
    */
   write: (w: Writer, row: Row, nulls: number, writers: CellWriter[]) => number;
+  /**
+   * Steps over the values of an image whose null bitmap starts at `r.buf[nulls]`, pushing each value's
+   * offset in `r.buf` (-1 for a NULL) onto `offsets`: lazy rows (lazy.ts).
+   */
+  skip: (r: Reader, nulls: number, skippers: CellSkipper[], offsets: number[]) => void;
 }
 
 /** At most this many shapes are kept (a hostile input could name any number of column lists). */
@@ -70,8 +76,10 @@ function shape(names: string[]): Shape {
         `if (v === null) w.buf[${bit(k).replace('&', '|=')};\nelse writers[${k}](w, v);`
       );
     });
+    const skips = names.map((_, k) => `if (b[${bit(k)}) offsets.push(-1);\nelse (offsets.push(r.pos), skippers[${k}](r));`);
     made = {
       read: new Function('r', 'nulls', 'cells', `const b = r.buf;\nreturn {${reads.join(',\n')}};`) as Shape['read'],
+      skip: new Function('r', 'nulls', 'skippers', 'offsets', `const b = r.buf;\n${skips.join('\n')}`) as Shape['skip'],
       write: new Function('w', 'row', 'nulls', 'writers', `let v;\n${writes.join('\n')}\nreturn -1;`) as Shape['write'],
     };
     if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
@@ -92,10 +100,11 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   const codecs = columns.map(cellCodec);
   const paths = names.map((name) => `${path}.${name}`);
   const writers = columns.map((c, k) => codecs[k]!.writer(c, paths[k]!));
-  return { columns, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), writers, paths, ...shape(names) };
+  const skippers = columns.map((c, k) => codecs[k]!.skipper(c, paths[k]!));
+  return { columns, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), skippers, writers, paths, ...shape(names) };
 }
 
-function table(tables: TableLookup, tableId: number, offset: number, path: string): TableInfo {
+export function table(tables: TableLookup, tableId: number, offset: number, path: string): TableInfo {
   const t = tables.get(tableId);
   if (!t) throw new UnknownTableError(`no TABLE_MAP for table id ${tableId}`, { offset, schemaPath: path });
   return t;
@@ -105,12 +114,17 @@ function table(tables: TableLookup, tableId: number, offset: number, path: strin
 const fullSpare = (n: number) => (n & 7 ? 0xff >>> (n & 7) : 0);
 
 function readImage(r: Reader, img: Image, change: RowChange, image: 'before' | 'after', path: string): Row {
+  return img.read(r, nullBitmap(r, img, change, image, path), img.cells);
+}
+
+/** Steps over an image's null bitmap, keeping its unused bits where servers would not leave them; where it starts. */
+export function nullBitmap(r: Reader, img: Image, change: Pick<RowChange, 'nullSpare'>, image: 'before' | 'after', path: string): number {
   const n = img.columns.length;
   const nulls = r.pos;
   r.pos += r.length((n + 7) >>> 3, path);
   const spare = n & 7 ? r.buf[r.pos - 1]! >>> (n & 7) : 0;
   if (spare !== fullSpare(n)) (change.nullSpare ??= {})[image] = spare;
-  return img.read(r, nulls, img.cells);
+  return nulls;
 }
 
 /** Writes one image of a change of the rows at `rows`, whose cells' errors name `rows.column`: they are placed in the image. */
@@ -152,7 +166,7 @@ function hasEnumerableKeys(o: object): boolean {
 }
 
 /** What each row of a row event holds: the columns of its images, and the JSON columns diffs may be for. */
-interface Layout {
+export interface Layout {
   before: Image;
   after: Image;
   jsonColumns: Column[];
@@ -169,7 +183,7 @@ function bits(present: boolean[]): string {
   return s;
 }
 
-function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, r: Reader | undefined, path: string): Layout {
+export function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, r: Reader | undefined, path: string): Layout {
   const key = `${images} ${path} ${bits(columns)} ${columnsAfter ? bits(columnsAfter) : ''}`;
   let layouts = LAYOUTS.get(t);
   const known = layouts?.get(key);
@@ -215,17 +229,21 @@ export function splitRows(
   images: number,
   path: string,
 ): RowsSplit {
+  const split = orBytes(r, () => splitImages(r, tables, tableId, columns, columnsAfter, images, path));
+  return split.rows ? { rows: withDocuments(split.rows, path) } : split;
+}
+
+/** The rows `split` reads from `r`, or where they do not split (see splitRows), why, and their bytes. */
+export function orBytes<T>(r: Reader, split: () => T): { rows: T; undecoded?: undefined; bytes?: undefined } | Exclude<RowsSplit, { rows: RowChange[] }> {
   const start = r.pos;
-  let split: SplitChange[];
   try {
-    split = splitImages(r, tables, tableId, columns, columnsAfter, images, path);
+    return { rows: split() };
   } catch (e) {
     if (!(e instanceof BinlogError) || e instanceof UnknownTableError) throw e;
     r.pos = start;
     const where = e.schemaPath ? ` (${e.schemaPath})` : '';
     return { undecoded: `the row images do not split into rows: ${e.problem}${where}; kept as bytes`, bytes: r.rest() };
   }
-  return { rows: withDocuments(split, path) };
 }
 
 /** A change as its images split: with the JSON columns whose after value is a diff, and where that image starts. */

@@ -4,18 +4,26 @@
  */
 import type { Reader } from '../core/reader.js';
 import type { RowsSplit, RowTables } from '../core/tables.js';
-import type { OldRowChange, RowChangeInput } from '../core/values.js';
+import type { OldRowChange, RowChange, RowChangeInput } from '../core/values.js';
 import type { Writer } from '../core/writer.js';
 import type { TableRegistry } from '../tables/registry.js';
 import { RowImages } from '../../generated/rows.js';
 import { type Digits, encodeWithDigits, FractionInference, hasUnsized } from './fractions.js';
-import { encodeRows, splitRows } from './images.js';
+import { encodeRows, orBytes, splitRows } from './images.js';
+import { splitLazyRows, viewsOf } from './lazy.js';
 import { decodeOldRows, encodeOldRows } from './v0.js';
 
+/**
+ * Under `lazy` (ReadOptions `rows: 'lazy'`) the rows are LazyRow views (lazy.ts), which the generated
+ * codecs pass on as they are: the readers' types say what the events then hold (LazyBinlogEvent).
+ */
 export class RegistryRowTables implements RowTables {
   private readonly fractions = new FractionInference();
 
-  constructor(private readonly registry: TableRegistry) {}
+  constructor(
+    private readonly registry: TableRegistry,
+    private readonly lazy = false,
+  ) {}
 
   name(tableId: number): string {
     return this.registry.name(tableId);
@@ -29,10 +37,14 @@ export class RegistryRowTables implements RowTables {
   splitRows(r: Reader, tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowsSplit {
     const t = this.registry.get(tableId);
     // MySQL's partial JSON updates are never MariaDB's.
-    if (!t || !this.registry.unloggedFractions || images & RowImages.JSON_DIFFS || !hasUnsized(t) || this.hasDefinition(tableId)) {
-      return splitRows(r, this.registry, tableId, columns, columnsAfter, images, path);
+    if (t && this.registry.unloggedFractions && !(images & RowImages.JSON_DIFFS) && hasUnsized(t) && !this.hasDefinition(tableId)) {
+      // The inference reads every value: its rows are decoded, then given as views.
+      const split = this.fractions.split(r, t, this.registry.name(tableId), columns, columnsAfter, images, path);
+      return this.lazy && split.rows ? { ...split, rows: split.rows.map((c) => viewsOf(c, t)) as unknown as RowChange[] } : split;
     }
-    return this.fractions.split(r, t, this.registry.name(tableId), columns, columnsAfter, images, path);
+    if (!this.lazy) return splitRows(r, this.registry, tableId, columns, columnsAfter, images, path);
+    const split = orBytes(r, () => splitLazyRows(r, this.registry, tableId, columns, columnsAfter, images, path));
+    return split.rows ? { rows: split.rows as unknown as RowChange[] } : split;
   }
 
   encodeRows(w: Writer, rows: RowChangeInput[], tableId: number, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string, digits?: Readonly<Digits>): void {
@@ -42,7 +54,10 @@ export class RegistryRowTables implements RowTables {
   }
 
   decodeOldRows(r: Reader, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[] {
-    return decodeOldRows(r, this.registry, tableId, columns, images, path);
+    const rows = decodeOldRows(r, this.registry, tableId, columns, images, path);
+    if (!this.lazy) return rows;
+    const t = this.registry.get(tableId)!;
+    return rows.map((change) => viewsOf(change, t)) as unknown as OldRowChange[];
   }
 
   encodeOldRows(w: Writer, rows: OldRowChange[], tableId: number, columns: boolean[], images: number, path: string): void {

@@ -47,6 +47,7 @@ const HELPERS: CellHelpers = {
 
 const nothing: CellCodec = {
   reader: () => () => null,
+  skipper: () => () => undefined,
   writer: () => () => undefined,
 };
 
@@ -55,6 +56,10 @@ const unsupported: CellCodec = {
     return (r) => {
       throw bad(r, `column type ${c.type} has no known row-image layout`, path);
     };
+  },
+  // Nothing is known of the value's length: what the reader says, as it says it.
+  skipper(c, path) {
+    return this.reader(c, path);
   },
   writer(c, path) {
     return (_w, _v) => {

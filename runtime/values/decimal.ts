@@ -209,6 +209,12 @@ export const newdecimal: CellCodec = {
       }
     };
   },
+  skipper(c, path) {
+    const size = decimalSize(num(c, 'precision'), num(c, 'scale'));
+    return (r) => {
+      r.pos += r.length(size, path);
+    };
+  },
   writer(c, path) {
     const [p, s] = [num(c, 'precision'), num(c, 'scale')];
     const size = decimalSize(p, s);

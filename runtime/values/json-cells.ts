@@ -43,7 +43,8 @@ function atColumn<T>(f: () => T, path: string): T {
  * layout is rows.yaml's JsonDiffs; here each diff's path is text and its value a document, one in the
  * canonical form (what the server writes) so that it is written back as it was.
  */
-export const jsonDiffCodec: CellCodec = {
+/** Diffs are read whole (lazy rows read a change with diffs at once): no skipper. */
+export const jsonDiffCodec: Omit<CellCodec, 'skipper'> = {
   reader(_c, path) {
     return (r) => {
       const stored = atColumn(() => decodeJsonDiffs(r, NO_CONTEXT), path).diffs;

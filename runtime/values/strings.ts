@@ -88,8 +88,16 @@ function storedWriter(c: Column, width: number, path: string): TextCodec['write'
   return (w, v) => (typeof v === 'string' ? w.prefixedUtf8(v, width, path) : stored(w, v));
 }
 
+/** Steps over a value after its `width`-byte length, with the reader's checks of that length. */
+function storedSkipper(width: number, path: string): TextCodec['skip'] {
+  return (r) => {
+    const n = r.lengthBefore(width, path);
+    r.pos += r.length(n, path);
+  };
+}
+
 export function columnText(column: Column, width: number, path: string): TextCodec {
-  return { read: storedReader(column, width, path), write: storedWriter(column, width, path) };
+  return { read: storedReader(column, width, path), skip: storedSkipper(width, path), write: storedWriter(column, width, path) };
 }
 
 export function zeroPadded(v: CellValue, length: number): CellValue {
