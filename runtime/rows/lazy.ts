@@ -51,6 +51,7 @@ function columnsOf(img: Image): Columns {
 interface Images {
   r: Reader;
   img: Image;
+  columns: Columns;
   offsets: number[];
 }
 
@@ -70,7 +71,7 @@ export class LazyRow {
 
   /** @internal The row whose null bitmap's offset is `images.offsets[at]`. */
   static over(images: Images, at: number): LazyRow {
-    return new LazyRow(images, at, columnsOf(images.img));
+    return new LazyRow(images, at, images.columns);
   }
 
   /** @internal A row decoded already (rows v0, JSON diffs) of a table with these columns. */
@@ -149,8 +150,8 @@ export function splitLazyRows(
     return decodeRows(r, tables, tableId, columns, columnsAfter, images, path).map((c) => viewsOf(c, t));
   }
   const offsets: number[] = [];
-  const befores: Images = { r, img: before, offsets };
-  const afters: Images = before === after ? befores : { r, img: after, offsets };
+  const befores: Images = { r, img: before, columns: columnsOf(before), offsets };
+  const afters: Images = before === after ? befores : { r, img: after, columns: columnsOf(after), offsets };
   const out: LazyRowChange[] = [];
   while (r.pos < r.end) {
     const change: LazyRowChange = {};
