@@ -29,7 +29,7 @@ describe('package dependencies', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     const imported = new Set<string>();
     for (const file of readdirSync(join(root, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
-      for (const [, spec] of readFileSync(join(root, 'dist', file), 'utf8').matchAll(/(?:from|import\()\s*['"]([^'"]+)['"]/g)) {
+      for (const [, spec] of readFileSync(join(root, 'dist', file), 'utf8').matchAll(/(?:from|import\(|require\()\s*['"]([^'"]+)['"]/g)) {
         if (spec!.startsWith('.') || spec!.startsWith('node:')) continue;
         imported.add(spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!);
       }

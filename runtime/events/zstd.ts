@@ -29,7 +29,6 @@ interface Wasm {
   Instance: new (module: object, imports: object) => Instance;
 }
 
-const PACKAGE = '@bokuweb/zstd-wasm';
 let loaded: Zstd | undefined;
 
 /** The library, ready to use. */
@@ -39,8 +38,8 @@ export function zstd(): Zstd {
 
 function load(): Zstd {
   const require = createRequire(import.meta.url);
-  const dist = require.resolve(PACKAGE).replace(/index\.node\.js$/, '');
-  const lib = require(PACKAGE) as Zstd;
+  const dist = require.resolve('@bokuweb/zstd-wasm').replace(/index\.node\.js$/, '');
+  const lib = require('@bokuweb/zstd-wasm') as Zstd;
   const { Module } = require(`${dist}module.js`) as { Module: EmscriptenModule };
   const { WebAssembly } = globalThis as unknown as { WebAssembly: Wasm };
   const wasm = new WebAssembly.Module(readFileSync(`${dist}zstd.wasm`));
@@ -51,6 +50,6 @@ function load(): Zstd {
   };
   Module.init();
   // The hook runs the module's start-up at once; were it deferred, the first call would fail obscurely.
-  if (!Module.calledRun) throw new Error(`${PACKAGE} did not start synchronously`);
+  if (!Module.calledRun) throw new Error('@bokuweb/zstd-wasm did not start synchronously');
   return lib;
 }
