@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createServer } from 'mysql2';
 import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
 import { text } from '../replication/packets.js';
@@ -74,6 +73,8 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
     log,
   };
   const sockets = new Set<Socket>();
+  // mysql2 is loaded when a server starts: a program that only reads files never pays for it.
+  const { createServer } = await import('mysql2');
   const server = createServer((conn) => {
     const socket = (conn as unknown as { stream: Socket }).stream;
     sockets.add(socket);
