@@ -3,15 +3,14 @@
  * Exit codes: 0 success, 1 the input is not a valid binlog (the error names where), 2 usage, 3 I/O, 4 events
  * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed.
  */
-import { once } from 'node:events';
 import { createWriteStream, fstatSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BinlogError } from '../runtime/core/errors.js';
 import { connectBinlog, connectBinlogFrames, type LiveOptions } from '../replication/client.js';
 import { RawArchive, REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
+import { DumpLines } from './dump-lines.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
@@ -231,7 +230,7 @@ async function dump(args: string[]): Promise<number> {
     const selection = new EventSelection({ ...filter, startPosition: undefined });
     return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped);
   }
-  const out = new LineWriter(process.stdout);
+  const out = new DumpLines(process.stdout);
   let read = 0; // bytes of the files read to their end
   let written = 0;
   const progress = showsProgress(values.progress)
@@ -245,7 +244,7 @@ async function dump(args: string[]): Promise<number> {
   for (const file of positionals) {
     try {
       for await (const event of values.follow ? followBinlog(file, options) : readBinlog(file === '-' ? process.stdin : file, options)) {
-        await out.line(toJsonLine(event));
+        await out.event(event);
         if (keptImages(event)) undecoded++;
         written++;
         if (values.follow) await out.flush();
@@ -273,11 +272,11 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
     if (e instanceof RangeError) throw new UsageError(e.message);
     return reportFailure(e, positionals[0] ?? 'the server');
   }
-  const out = new LineWriter(process.stdout);
+  const out = new DumpLines(process.stdout);
   let undecoded = 0;
   try {
     for await (const event of connectBinlog({ ...read, ...live })) {
-      await out.line(toJsonLine(event));
+      await out.event(event);
       if (keptImages(event)) undecoded++;
       // Waiting for new events: what came so far is out.
       if (live.until === 'never') await out.flush();
@@ -382,25 +381,4 @@ export function endQuietlyWhenOutputCloses(): void {
     if (e.code !== 'EPIPE') process.stderr.write(`binlog: standard output: ${e.message}\n`);
     process.exit(e.code === 'EPIPE' ? EXIT.ok : EXIT.io);
   });
-}
-
-/** Batches lines into large writes and waits when the pipe is full, so memory stays flat. */
-class LineWriter {
-  private buf: string[] = [];
-  private size = 0;
-  constructor(private readonly stream: NodeJS.WritableStream) {}
-
-  async line(s: string): Promise<void> {
-    this.buf.push(s);
-    this.size += s.length;
-    if (this.size > 1 << 16) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    if (this.buf.length === 0) return;
-    const ok = this.stream.write(this.buf.join('\n') + '\n');
-    this.buf = [];
-    this.size = 0;
-    if (!ok) await once(this.stream, 'drain');
-  }
 }
