@@ -92,14 +92,15 @@ export class JsonBytes {
       buf[this.pos++] = 0x2d;
       n = -n;
     }
+    // n % 10 and (n - digit) / 10 are exact in doubles up to 2^53, where a division rounded first is not.
     let digits = 1;
-    for (let t = n; t >= 10; t = Math.floor(t / 10)) digits++;
+    for (let t = n; t >= 10; t = (t - (t % 10)) / 10) digits++;
     let p = this.pos + digits;
     this.pos = p;
     do {
-      const q = Math.floor(n / 10);
-      buf[--p] = 0x30 + n - q * 10;
-      n = q;
+      const d = n % 10;
+      buf[--p] = 0x30 + d;
+      n = (n - d) / 10;
     } while (n > 0);
   }
 

@@ -1,0 +1,76 @@
+/**
+ * `binlog dump` writes its JSON as bytes (runtime/core/json-bytes.ts): byte for byte what toJsonLine, the
+ * object path it replaced, writes, on values made to be hard, every shared fixture, and fuzzed inputs.
+ * The binlogs of the MariaDB tests are checked where they are made (test/support/rows.ts's expectRoundTrip).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { JsonBytes } from '../runtime/core/json-bytes.js';
+import { dumpedEvents, expectSameJson, jsonDisagreement } from './support/dump-json.js';
+import { describeWithFixtures, fixtures } from './support/fixtures.js';
+import { fuzzCorpus } from './fuzz/corpus.js';
+import { mutants } from './fuzz/fuzz.js';
+
+describe('JSON written as bytes', () => {
+  it('escapes and numbers as JSON.stringify and the replacer write them', () => {
+    const hard = [
+      'plain',
+      'quote " backslash \\ slash / \b\f\n\r\t \u0000 \u001f \u007f',
+      'é ß 名前 😀 \ud83d\ude00',
+      'lone \ud800 and \udfff and \udc00\ud800 reversed',
+      `${'long enough for the copy path '.repeat(3)}é 名`,
+      `${'long enough, then an escape '.repeat(3)}"\n`,
+      `${'long, then a lone surrogate '.repeat(3)}\ud800`,
+      0, -0, 1, -1, 0.1, -1e-7, 1e21, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 1.7976931348623157e308, 5e-324, NaN, Infinity, -Infinity,
+      10n, -10n, 9007199254740991n, 9007199254740992n, -9007199254740992n, 18446744073709551615n, -9223372036854775808n,
+      true, false, null,
+      new Uint8Array([0, 1, 0xab, 0xff]), Buffer.from('buffer'), new Uint8Array(0),
+      [undefined, () => 1, null, [], {}],
+      { a: undefined, b: () => 1, c: 1, '10': 'integer keys first', 'k"\\\n': 'escaped key', 'é': 'non-ASCII key' },
+      Object.assign(Object.create(null) as object, { x: 1, y: [-0] }),
+      { nested: { bytes: new Uint8Array([1]), big: 2n ** 64n, neg: -0 } },
+    ];
+    expectSameJson(hard, 'hard values');
+  });
+
+  it('finds a difference when there is one', () => {
+    // The checker itself: a writer that gets -0 wrong must be caught.
+    const original = JsonBytes.prototype.number;
+    JsonBytes.prototype.number = function (n: number) {
+      this.ascii(String(n));
+    };
+    try {
+      expect(jsonDisagreement([{ x: -0 }])).toEqual({ at: 0, reference: '{"x":"-0"}', written: '{"x":0}' });
+    } finally {
+      JsonBytes.prototype.number = original;
+    }
+  });
+
+  it('grows past its buffer for one long line', () => {
+    const long = { query: 'x'.repeat(100_000), rows: Array.from({ length: 5000 }, (_, i) => ({ id: i, v: `é${i}` })) };
+    expectSameJson([long], 'one long value');
+  });
+
+  it('fuzzed binlogs: every event that decodes', () => {
+    const corpus = fuzzCorpus();
+    let compared = 0;
+    for (const { n, mutation, input } of mutants(corpus, 3000, 20261203)) {
+      const es = dumpedEvents(input);
+      compared += es.length;
+      expectSameJson(es, `fuzz case ${n} (${mutation})`);
+    }
+    expect(compared).toBeGreaterThan(10_000);
+  }, 120_000);
+});
+
+describeWithFixtures('JSON written as bytes, shared fixtures', () => {
+  it('every event of every fixture', () => {
+    let compared = 0;
+    for (const f of fixtures()) {
+      const es = dumpedEvents(readFileSync(f.path));
+      compared += es.length;
+      expectSameJson(es, f.name);
+    }
+    expect(compared).toBeGreaterThan(10_000);
+  }, 300_000);
+});
