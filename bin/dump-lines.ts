@@ -2,6 +2,7 @@
 import { once } from 'node:events';
 import { JsonBytes } from '../runtime/core/json-bytes.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { writeEventJson } from '../runtime/events/event-json.js';
 
 /** Lines are written out once this many bytes wait. */
 const BATCH = 1 << 16;
@@ -12,7 +13,7 @@ export class DumpLines {
   constructor(private readonly stream: NodeJS.WritableStream) {}
 
   async event(e: BinlogEvent): Promise<void> {
-    this.w.value(e);
+    writeEventJson(this.w, e);
     this.w.byte(0x0a);
     if (this.w.pos > BATCH) await this.flush();
   }
