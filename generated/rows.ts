@@ -2064,7 +2064,7 @@ export function writeRowsEventJson(w: JsonBytes, v: RowsEvent, start: number): v
   }
   if (v.rows !== undefined) {
     w.member(RowsEvent$jsonKeys[10], start);
-    w.value(v.rows);
+    w.rows(v.rows);
   }
   if (v.rowImagesUndecoded !== undefined) {
     w.member(RowsEvent$jsonKeys[11], start);
@@ -2414,6 +2414,6 @@ export function writeOldRowsEventJson(w: JsonBytes, v: OldRowsEvent, start: numb
   }
   if (v.rows !== undefined) {
     w.member(OldRowsEvent$jsonKeys[8], start);
-    w.value(v.rows);
+    w.rows(v.rows);
   }
 }

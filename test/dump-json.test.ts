@@ -34,6 +34,18 @@ describe('JSON written as bytes', () => {
     expectSameJson(hard, 'hard values');
   });
 
+  it("rows whose images' columns change from one change to the next", () => {
+    const changes = [
+      { before: { a: 1, b: 'x' }, after: { a: 2, b: null } },
+      { after: { b: 'y', a: -0, c: new Uint8Array([7]) }, nullSpare: { after: 3 } },
+      { before: { '1': 'integer name', z: 1n } },
+      { after: Object.assign(Object.create(null) as object, { a: 1 }) },
+      { before: { a: undefined, b: 2 } },
+      Object.assign(Object.create(null) as object, { after: { a: 1 } }),
+    ];
+    expectSameJson([changes], 'rows', (w, v) => w.rows(v));
+  });
+
   it('finds a difference when there is one', () => {
     // The checker itself: a writer that gets -0 wrong must be caught.
     const original = JsonBytes.prototype.number;

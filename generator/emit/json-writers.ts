@@ -1,7 +1,8 @@
 /**
  * JSON writers: each struct's JSON form, as the dump writes it, straight into the runtime's JsonBytes:
  * its field names as bytes encoded once, in the order the decoder gives its fields, numbers as digits.
- * What has no writer of its own here (rows, switches, enums, text) goes through JsonBytes.value.
+ * Rows go through JsonBytes.rows (the images' names encoded once per event); what has no writer of its
+ * own here (switches, enums, text) goes through JsonBytes.value.
  */
 import type { SourceFile } from 'ts-morph';
 import type { Ir, IrEntryList, IrField, IrStruct } from '../ir/types.js';
@@ -61,6 +62,8 @@ function writeField(m: Module, f: IrField, at: string): string {
       return `w.hex(${at});`;
     case 'struct':
       return struct(m, t.name, at);
+    case 'rows':
+      return `w.rows(${at});`;
     case 'tlv':
     case 'tagged':
       return `${m.use(`write${t.entryType}ListJson`, m.struct(t.entries[0]!.struct).module, false)}(w, ${at});`;

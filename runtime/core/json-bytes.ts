@@ -185,6 +185,56 @@ export class JsonBytes {
     this.pos = p;
   }
 
+  /**
+   * A rows event's changes: each image's cells under names encoded once for the event (a rows event's
+   * images share their columns; a name that differs from the last image's at its place is looked up
+   * again), anything else of a change as a value.
+   */
+  rows(changes: readonly object[]): void {
+    const names: string[] = [];
+    const keys: Uint8Array[] = [];
+    this.byte(0x5b);
+    for (let i = 0; i < changes.length; i++) {
+      if (i) this.byte(0x2c);
+      const change = changes[i] as Record<string, unknown>;
+      if (Object.getPrototypeOf(change) !== Object.prototype) {
+        this.value(change);
+        continue;
+      }
+      this.byte(0x7b);
+      const start = this.pos;
+      for (const k in change) {
+        const v = change[k];
+        if ((k === 'before' || k === 'after') && typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
+          this.member(cachedKey(k), start);
+          this.image(v as Record<string, unknown>, names, keys);
+        } else this.entry(k, v, start);
+      }
+      this.byte(0x7d);
+    }
+    this.byte(0x5d);
+  }
+
+  /** A row image (a plain object), its names' bytes taken from `keys` while its names are those of `names`. */
+  private image(row: Record<string, unknown>, names: string[], keys: Uint8Array[]): void {
+    this.byte(0x7b);
+    const start = this.pos;
+    let i = 0;
+    for (const k in row) {
+      if (names[i] !== k) {
+        names[i] = k;
+        keys[i] = cachedKey(k);
+      }
+      const v = row[k];
+      if (v !== undefined && typeof v !== 'function' && typeof v !== 'symbol') {
+        this.member(keys[i]!, start);
+        this.value(v);
+      }
+      i++;
+    }
+    this.byte(0x7d);
+  }
+
   /** Any value as toJsonLine writes it. */
   value(v: unknown): void {
     switch (typeof v) {
