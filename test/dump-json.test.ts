@@ -3,8 +3,13 @@
  * object path it replaced, writes, on values made to be hard, every shared fixture, and fuzzed inputs.
  * The binlogs of the MariaDB tests are checked where they are made (test/support/rows.ts's expectRoundTrip).
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toJsonLine } from '../runtime/core/json-form.js';
+import { decodeBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { JsonBytes } from '../runtime/core/json-bytes.js';
 import { expectSameEventJson, expectSameJson, jsonDisagreement } from './support/dump-json.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
@@ -87,4 +92,38 @@ describeWithFixtures('JSON written as bytes, shared fixtures', () => {
     // The generated writers wrote nearly all of them, the rest (raw, undecoded) going through JsonBytes.value.
     expect(generated / compared).toBeGreaterThan(0.95);
   }, 300_000);
+});
+
+/** `binlog dump [args] FILE`'s standard output. */
+function dump(args: string[], input?: Uint8Array): Buffer {
+  const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], { input, maxBuffer: 1 << 30 });
+  return r.stdout;
+}
+
+describeWithFixtures('binlog dump, end to end, against the object path', () => {
+  const byName = (end: string) => fixtures().find((f) => f.name.endsWith(end))!;
+  const cases: [string, string[], ReadOptions][] = [
+    // The dump's default is nested payloads, decodeBinlog's flat ones.
+    ['mariadb-repl-bin.000002', [], { payloads: 'nested' }],
+    ['tests__events__8.0__folder__binlog.000693', [], { payloads: 'nested' }],
+    ['mysql-bin.sakila', [], { payloads: 'nested' }],
+    ['mysql-bin.compressed', ['--payloads', 'flat'], { payloads: 'flat' }],
+    ['transaction_compression.000001', [], { payloads: 'nested' }],
+  ];
+  for (const [name, args, options] of cases) {
+    it(`${name} ${args.join(' ')}: toJsonLine's lines, and encode gives the file back`, () => {
+      const f = byName(name);
+      const bytes = readFileSync(f.path);
+      const out = dump(['dump', ...args, f.path]);
+      const lines = decodeBinlog(bytes, { ...options, file: basename(f.path) }).map((e) => `${toJsonLine(e)}\n`);
+      expect(out.equals(Buffer.from(lines.join(''), 'utf8'))).toBe(true);
+      const dir = mkdtempSync(join(tmpdir(), 'dump-json-'));
+      try {
+        dump(['encode', '-', '-o', join(dir, 'again')], out);
+        expect(Buffer.compare(readFileSync(join(dir, 'again')), bytes)).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+  }
 });
