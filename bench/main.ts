@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   row('mariadb-binlog --verbose > /dev/null', cxx);
   row("text cells' strings alone (Buffer#toString)", text);
   row('binlog dump FILE > /dev/null', dump, '≥ 1.5× the next', dump && cxxRows && mbps(dump) >= 1.5 * mbps(cxxRows));
-  row('mariadb-binlog -v --base64-output=DECODE-ROWS', cxxRows);
+  row('mariadb-binlog -v, DECODE-ROWS > /dev/null', cxxRows);
   p();
   if (decode && zongji) {
     const x = mbps(decode) / mbps(zongji);
