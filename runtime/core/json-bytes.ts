@@ -38,7 +38,7 @@ export class JsonBytes {
   buf: Buffer;
   pos = 0;
 
-  constructor(capacity = 1 << 17) {
+  constructor(private readonly capacity = 1 << 17) {
     this.buf = Buffer.allocUnsafe(capacity);
   }
 
@@ -50,10 +50,10 @@ export class JsonBytes {
     this.buf = bigger;
   }
 
-  /** The bytes written so far, the writer starting again on a new buffer of the same size. */
+  /** The bytes written so far, the writer starting again on a new buffer of its first size (one long line does not keep a large one). */
   take(): Buffer {
     const out = this.buf.subarray(0, this.pos);
-    this.buf = Buffer.allocUnsafe(this.buf.length);
+    this.buf = Buffer.allocUnsafe(this.capacity);
     this.pos = 0;
     return out;
   }
