@@ -71,7 +71,33 @@ function mariadbBinlog(tool: string, file: string, runs: number): number[] {
   return secs;
 }
 
-const KINDS = ['frame', 'decode', 'lazy', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog', 'live'] as const;
+/** `time -f %M`'s peak RSS in KB is its last stderr line; where there is no /usr/bin/time, commands run without it. */
+const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+/**
+ * Wall seconds and peak RSS (bytes, when /usr/bin/time is there) of each command `> /dev/null`, the
+ * commands taking turns run after run so that a change in the machine's load falls on all of them.
+ */
+function alternate(commands: { name: string; argv: string[] }[], runs: number): Result[] {
+  log(`run: ${commands.map((c) => c.name).join(' and ')}, taking turns × ${runs}`);
+  const out = commands.map((c) => ({ kind: c.name, secs: [] as number[], rssPeak: 0 }));
+  for (let i = 0; i < runs; i++) {
+    commands.forEach((c, k) => {
+      const argv = TIME ? [TIME, '-f', '%M', ...c.argv] : c.argv;
+      const devnull = fs.openSync('/dev/null', 'w');
+      const t0 = performance.now();
+      const r = spawnSync(argv[0]!, argv.slice(1), { stdio: ['ignore', devnull, 'pipe'], encoding: 'utf8' });
+      out[k]!.secs.push((performance.now() - t0) / 1000);
+      fs.closeSync(devnull);
+      if (r.status !== 0) throw new Error(`${c.name} failed (${r.status}): ${r.stderr}`);
+      const kb = TIME ? Number(r.stderr.trim().split('\n').pop()) : 0;
+      out[k]!.rssPeak = Math.max(out[k]!.rssPeak, kb * 1024);
+    });
+  }
+  return out;
+}
+
+const KINDS = ['frame', 'decode', 'lazy', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog', 'dump', 'live'] as const;
 type Kind = (typeof KINDS)[number];
 const ONLY = (arg('only') ?? process.env.BENCH_ONLY)?.split(',') ?? [...KINDS];
 
@@ -100,9 +126,19 @@ async function main(): Promise<void> {
 
   const r: Partial<Record<Kind, Result>> = {};
   for (const kind of KINDS) {
-    if (!ONLY.includes(kind) || kind === 'live') continue;
+    if (!ONLY.includes(kind) || kind === 'live' || kind === 'dump') continue;
     r[kind] = kind === 'mariadb-binlog' ? { kind, secs: mariadbBinlog(bin.binlogTool, file, RUNS) } : await measure(script, kind, file, RUNS);
   }
+  // The CLI end to end (the compiled one: npm run build first) against the C++ tool's same job, rows decoded.
+  const [dump, cxxRows] = ONLY.includes('dump')
+    ? alternate(
+        [
+          { name: 'binlog dump', argv: [process.execPath, path.join(import.meta.dirname, '..', 'bin', 'binlog'), 'dump', file] },
+          { name: 'mariadb-binlog -v', argv: [bin.binlogTool, '--no-defaults', '-v', '--base64-output=DECODE-ROWS', file] },
+        ],
+        RUNS,
+      )
+    : [];
   const { frame, decode, lazy, stream, encode, zongji, text } = r;
   const cxx = r['mariadb-binlog'];
   const counted = decode ?? stream;
@@ -134,6 +170,8 @@ async function main(): Promise<void> {
   row('@vlasky/zongji 0.9 row decode, in memory', zongji);
   row('mariadb-binlog --verbose > /dev/null', cxx);
   row("text cells' strings alone (Buffer#toString)", text);
+  row('binlog dump FILE > /dev/null', dump, '≥ 1.5× the next', dump && cxxRows && mbps(dump) >= 1.5 * mbps(cxxRows));
+  row('mariadb-binlog -v, DECODE-ROWS > /dev/null', cxxRows);
   p();
   if (decode && zongji) {
     const x = mbps(decode) / mbps(zongji);
@@ -162,6 +200,11 @@ async function main(): Promise<void> {
     );
   }
   if (encode) p(`encode output identical to the input:  ${encode.identical ? 'yes' : 'NO'}`);
+  if (dump && cxxRows) {
+    const mb = (x: Result) => (TIME ? `${((x.rssPeak ?? 0) / 1e6).toFixed(1)} MB` : 'not measured (no /usr/bin/time)');
+    p(`binlog dump / mariadb-binlog -v:      ${(mbps(dump) / mbps(cxxRows)).toFixed(2)}×   target ≥ 1.5×: ${yes(mbps(dump) >= 1.5 * mbps(cxxRows))}`);
+    p(`peak RSS, binlog dump: ${mb(dump)} (target < 150 MB: ${yes((dump.rssPeak ?? 0) < 150e6)}); mariadb-binlog -v: ${mb(cxxRows)}`);
+  }
   p();
   if (live.length) {
     live.forEach((l) => p(l));

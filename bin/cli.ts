@@ -4,14 +4,13 @@
  * skipped, 5 a name filter matched nothing, 6 the server refused or the connection failed, 7 row images kept
  * as bytes.
  */
-import { once } from 'node:events';
 import { fstatSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BinlogError } from '../runtime/core/errors.js';
 import { connectBinlog, connectBinlogFrames, type LiveOptions } from '../replication/client.js';
 import { RawArchive, REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
+import { DumpLines, type OutputForm } from './dump-lines.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
@@ -260,7 +259,7 @@ async function dump(args: string[]): Promise<number> {
     const selection = new EventSelection({ ...filter, startPosition: undefined });
     return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped, form);
   }
-  const out = new LineWriter(process.stdout, form);
+  const out = new DumpLines(process.stdout, form);
   let read = 0; // bytes of the files read to their end
   let written = 0;
   const progress = showsProgress(values.progress)
@@ -274,7 +273,7 @@ async function dump(args: string[]): Promise<number> {
   for (const file of positionals) {
     try {
       for await (const event of values.follow ? followBinlog(file, options) : readBinlog(file === '-' ? process.stdin : file, options)) {
-        await out.line(toJsonLine(event));
+        await out.event(event);
         if (keptImages(event)) undecoded++;
         written++;
         if (values.follow) await out.flush();
@@ -302,11 +301,11 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
     if (e instanceof RangeError) throw new UsageError(e.message);
     return reportFailure(e, positionals[0] ?? 'the server');
   }
-  const out = new LineWriter(process.stdout, form);
+  const out = new DumpLines(process.stdout, form);
   let undecoded = 0;
   try {
     for await (const event of connectBinlog({ ...read, ...live })) {
-      await out.line(toJsonLine(event));
+      await out.event(event);
       if (keptImages(event)) undecoded++;
       // Waiting for new events: what came so far is out.
       if (live.until === 'never') await out.flush();
@@ -416,12 +415,6 @@ export function endQuietlyWhenOutputCloses(): void {
   });
 }
 
-/** How dump writes its events: JSON Lines (the default), or (--format=json) one array, maybe indented. */
-interface OutputForm {
-  array: boolean;
-  pretty: boolean;
-}
-
 function outputForm(values: { format?: string; pretty?: boolean; follow?: boolean; 'stop-never'?: boolean }): OutputForm {
   if (values.format !== 'jsonl' && values.format !== 'json') throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
   if (values.pretty && values.format !== 'json') throw new UsageError('--pretty is for --format=json: JSON Lines hold each event on one line');
@@ -430,43 +423,3 @@ function outputForm(values: { format?: string; pretty?: boolean; follow?: boolea
   return { array: values.format === 'json', pretty: values.pretty === true };
 }
 
-/**
- * Batches lines into large writes and waits when the pipe is full, so memory stays flat. As an array, an
- * element is held until the next one, which says whether a comma follows it.
- */
-class LineWriter {
-  private buf: string[] = [];
-  private size = 0;
-  private pending: string | undefined;
-  constructor(
-    private readonly stream: NodeJS.WritableStream,
-    private readonly form: OutputForm = { array: false, pretty: false },
-  ) {}
-
-  async line(json: string): Promise<void> {
-    const s = this.form.pretty ? JSON.stringify(JSON.parse(json), null, 2) : json;
-    if (!this.form.array) return this.push(s);
-    await this.push(this.pending === undefined ? '[' : `${this.pending},`);
-    this.pending = s;
-  }
-
-  /** The last lines out, and the array closed. */
-  async end(): Promise<void> {
-    if (this.form.array) await this.push(this.pending === undefined ? '[]' : `${this.pending}]`);
-    await this.flush();
-  }
-
-  private async push(s: string): Promise<void> {
-    this.buf.push(s);
-    this.size += s.length;
-    if (this.size > 1 << 16) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    if (this.buf.length === 0) return;
-    const ok = this.stream.write(this.buf.join('\n') + '\n');
-    this.buf = [];
-    this.size = 0;
-    if (!ok) await once(this.stream, 'drain');
-  }
-}

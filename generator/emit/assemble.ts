@@ -1,6 +1,6 @@
 /**
  * Emission: the IR as TypeScript, through ts-morph. Each schema module's file is assembled from the
- * artifact emitters, struct by struct (types, decoder, encoder, JSON converter), then its imports.
+ * artifact emitters, struct by struct (types, decoder, encoder, JSON converter, JSON writer), then its imports.
  */
 import type { SourceFile } from 'ts-morph';
 import type { Ir, IrEntryList, IrStruct } from '../ir/types.js';
@@ -11,6 +11,7 @@ import { emitDecoder, emitEntryListDecoder, emitEventBodyDecoder } from './decod
 import { emitEncoder, emitEntryListEncoder, emitEventBodyEncoder } from './encoders.js';
 import { importCalls } from './expressions.js';
 import { emitEntryFromJson, emitEventBodyFromJson, emitFromJson } from './json.js';
+import { emitEntryListJsonWriter, emitEventBodyJsonWriter, emitJsonWriter } from './json-writers.js';
 import { addImports, Module } from './module.js';
 import { HEADER, newProject, type EmittedFile } from './print.js';
 import { emitConstants, emitCovers, emitEntryUnion, emitEnums, emitEventSets, emitEventTypes, emitInterfaces, emitLookup, emitOffsets } from './types.js';
@@ -48,6 +49,7 @@ function emitStruct(sf: SourceFile, m: Module, s: IrStruct): void {
   emitDecoder(sf, m, s);
   emitEncoder(sf, m, s);
   emitFromJson(sf, m, s);
+  emitJsonWriter(sf, m, s);
   for (const f of s.fields) {
     if (f.type.kind === 'tlv' || f.type.kind === 'tagged') emitEntryList(sf, m, f.type, s);
   }
@@ -59,6 +61,7 @@ function emitEntryList(sf: SourceFile, m: Module, t: IrEntryList, owner: IrStruc
   emitEntryListDecoder(sf, m, t, owner);
   emitEntryFromJson(sf, m, t, owner);
   emitEntryListEncoder(sf, m, t, owner);
+  emitEntryListJsonWriter(sf, m, t, owner);
 }
 
 /** The catalogue, in the module that lists it. */
@@ -67,5 +70,6 @@ function emitEvents(sf: SourceFile, m: Module, ir: Ir): void {
   emitEventBodyDecoder(sf, m, ir);
   emitEventBodyEncoder(sf, m, ir);
   emitEventBodyFromJson(sf, m, ir);
+  emitEventBodyJsonWriter(sf, m, ir);
   emitEventSets(sf, ir);
 }

@@ -8,7 +8,7 @@ import { fixedSize, minSize } from '../ir/sizes.js';
 import type { Ir, IrEntryList, IrField, IrStruct, IrType, Span } from '../ir/types.js';
 import { eventArgs, eventsWithBody } from './events.js';
 import { decodeName, structArgs } from './expressions.js';
-import { companions, derivedFromLater, enumName, fieldType, isEnum, keptFields, structParams } from './fields.js';
+import { companions, decodedProps, derivedFromLater, enumName, fieldType, isEnum, structParams } from './fields.js';
 import type { Module } from './module.js';
 import { Lines, q, used } from './print.js';
 import { decodeRows, splitRowsInto } from './rows.js';
@@ -81,8 +81,7 @@ function decodeBody(m: Module, s: IrStruct): string {
     }
   }
   if (total) L.line(`${m.rt('checkDerived')}(${total.name}, r.pos - ${total.name}$start, r, ${q(total.path)});`);
-  const props = keptFields(s).flatMap((f) => [f.name, ...companions(f, s).map((c) => c.name)]);
-  if (s.entryCode) props.unshift(`code: '${s.entryCode}'`);
+  const props = decodedProps(s).map((p) => (p.field || p.name !== 'code' ? p.name : `code: '${s.entryCode}'`));
   L.line(`return { ${props.join(', ')} };`);
   return L.text();
 }

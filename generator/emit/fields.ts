@@ -51,6 +51,12 @@ export function keptFields(s: IrStruct): IrField[] {
   return s.fields.filter((f) => f.constValue === undefined);
 }
 
+/** The members of a decoded value, in the order the decoder writes them: an entry's code, then each kept field and its companions. */
+export function decodedProps(s: IrStruct): { name: string; field?: IrField }[] {
+  const props = keptFields(s).flatMap((f) => [{ name: f.name, field: f }, ...companions(f, s).map((c) => ({ name: c.name }))]);
+  return s.entryCode ? [{ name: 'code' }, ...props] : props;
+}
+
 const KEY_ORDER_DOC = 'The keyed fields as stored, when not in declared order or not only the declared fields once each (ids; {id, bytes} for fields kept as stored).';
 
 /**

@@ -111,16 +111,23 @@ export interface FuzzResult {
   slowestMs: number;
 }
 
-/** Runs `count` cases from `seed` over the seed binlogs; a case slower than `maxMs` is a failure (a hang). */
-export function fuzz(corpus: Uint8Array[], count: number, seed: number, maxMs = 2000): FuzzResult {
+/** The inputs of a run: `count` mutated seeds, the same for the same seed. */
+export function* mutants(corpus: Uint8Array[], count: number, seed: number): Generator<{ n: number; mutation: string; input: Uint8Array }> {
   const rand = rng(seed);
   const names = Object.keys(MUTATIONS);
-  const result: FuzzResult = { cases: count, decoded: 0, refused: 0, failures: [], slowestMs: 0 };
   for (let n = 0; n < count; n++) {
     const mutation = names[int(rand, names.length)]!;
     let input = corpus[int(rand, corpus.length)]!;
     // Now and then two mutations, for inputs no single change reaches.
     for (let k = 1 + (rand() < 0.2 ? 1 : 0); k > 0; k--) input = MUTATIONS[mutation]!(input, rand);
+    yield { n, mutation, input };
+  }
+}
+
+/** Runs `count` cases from `seed` over the seed binlogs; a case slower than `maxMs` is a failure (a hang). */
+export function fuzz(corpus: Uint8Array[], count: number, seed: number, maxMs = 2000): FuzzResult {
+  const result: FuzzResult = { cases: count, decoded: 0, refused: 0, failures: [], slowestMs: 0 };
+  for (const { n, mutation, input } of mutants(corpus, count, seed)) {
     const start = performance.now();
     const problem = check(input);
     const ms = performance.now() - start;

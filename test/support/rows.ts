@@ -8,6 +8,7 @@ import type { RowsEvent } from '../../generated/rows.js';
 import type { RowChange } from '../../runtime/core/values.js';
 import type { BinlogEvent } from '../../runtime/events/event-codec.js';
 import type { HintFn } from '../../runtime/values/column.js';
+import { expectSameEventJson } from './dump-json.js';
 
 /** How a column is read back and what its decoded value must be. */
 export type Kind =
@@ -272,7 +273,7 @@ export function hintsFrom(db: string, tables: TableSpec[]): HintFn {
   };
 }
 
-/** Every file re-encodes to its identical bytes. */
+/** Every file re-encodes to its identical bytes, and the dump's JSON of its events is the same both ways (test/dump-json.test.ts). */
 export function expectRoundTrip(files: { path: string; bytes: Uint8Array }[], encode: (b: Uint8Array) => Uint8Array): void {
   expect(files.length).toBeGreaterThan(0);
   for (const f of files) {
@@ -283,5 +284,6 @@ export function expectRoundTrip(files: { path: string; bytes: Uint8Array }[], en
       while (i < again.length && i < f.bytes.length && again[i] === f.bytes[i]) i++;
       expect.fail(`${f.path}: re-encoded bytes differ from offset ${i} (${again.length} vs ${f.bytes.length} bytes)`);
     }
+    expectSameEventJson(f.bytes, f.path);
   }
 }

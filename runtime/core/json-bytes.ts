@@ -1,0 +1,307 @@
+/**
+ * The dump's JSON form written as UTF-8 bytes straight into a buffer: what `toJsonLine` gives, byte for
+ * byte, without the JS string of the whole line, the replacer called on every value, or the string's
+ * encoding when it is written out. Generated writers put their field names in as pre-encoded bytes and
+ * their numbers as ASCII digits; `value` writes anything else as `toJsonLine` would.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+/** The escapes JSON.stringify writes with a letter; any other code below 0x20 is \u00XX. */
+const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x6e, 0x0c: 0x66, 0x0d: 0x72 };
+/** Strings from this length on are checked by one regular expression and, when nothing needs escaping, copied by Buffer.write. */
+const LONG_STRING = 24;
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** Field names met so far, each as the bytes of `"name":`; bounded, as a dump's row names are. */
+const KEYS = new Map<string, Uint8Array>();
+const KEYS_MAX = 4096;
+
+/** The bytes of `"name":`, for a writer's field names. */
+export function jsonKey(name: string): Uint8Array {
+  const w = new JsonBytes(name.length * 6 + 3);
+  w.string(name);
+  w.byte(0x3a);
+  return w.take();
+}
+
+function cachedKey(name: string): Uint8Array {
+  let k = KEYS.get(name);
+  if (k === undefined) {
+    k = jsonKey(name);
+    if (KEYS.size < KEYS_MAX) KEYS.set(name, k);
+  }
+  return k;
+}
+
+export class JsonBytes {
+  buf: Buffer;
+  pos = 0;
+
+  constructor(private readonly capacity = 1 << 17) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  /** Room for n more bytes. */
+  room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(bigger, 0, 0, this.pos);
+    this.buf = bigger;
+  }
+
+  /** The bytes written so far, the writer starting again on a new buffer of its first size (one long line does not keep a large one). */
+  take(): Buffer {
+    const out = this.buf.subarray(0, this.pos);
+    this.buf = Buffer.allocUnsafe(this.capacity);
+    this.pos = 0;
+    return out;
+  }
+
+  byte(b: number): void {
+    this.room(1);
+    this.buf[this.pos++] = b;
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  /** ASCII text as it is (digits, a number's text). */
+  ascii(s: string): void {
+    this.room(s.length);
+    for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
+  }
+
+  /** A JSON number as toJsonLine writes it: -0 as "-0", NaN and the infinities as null. */
+  number(n: number): void {
+    if (Number.isSafeInteger(n) && n !== 0) this.integer(n);
+    else if (Object.is(n, -0)) this.ascii('"-0"');
+    else this.ascii(Number.isFinite(n) ? String(n) : 'null');
+  }
+
+  /** A safe integer's digits, without its string: in 32-bit integer steps, a double's % being slow. */
+  integer(n: number): void {
+    this.room(17);
+    if (n < 0) {
+      this.buf[this.pos++] = 0x2d;
+      n = -n;
+    }
+    if (n <= 0x7fffffff) return this.digits(n, 1);
+    // Above 2^31: the digits above the last 8, then those 8 (n < 2^53, so the high part fits too).
+    let high = Math.floor(n / 1e8);
+    let low = n - high * 1e8;
+    if (low < 0) (high--, (low += 1e8));
+    else if (low >= 1e8) (high++, (low -= 1e8));
+    this.digits(high, 1);
+    this.digits(low, 8);
+  }
+
+  /** A 32-bit unsigned integer's digits, at least `width` of them (zeros first). */
+  private digits(x: number, width: number): void {
+    let count = 1;
+    for (let t = x; t >= 10; t = (t / 10) | 0) count++;
+    if (count < width) count = width;
+    const buf = this.buf;
+    let p = this.pos + count;
+    this.pos = p;
+    for (let k = 0; k < count; k++) {
+      const q = (x / 10) | 0;
+      buf[--p] = 0x30 + x - q * 10;
+      x = q;
+    }
+  }
+
+  /** A 64-bit integer: a number when it is safe, else its decimal string. */
+  bigint(n: bigint): void {
+    // A bigint beyond the safe range converts to ±2^53 or further, none of them safe: one conversion, no bigint compares.
+    const x = Number(n);
+    if (Number.isSafeInteger(x)) this.integer(x);
+    else {
+      this.byte(QUOTE);
+      this.ascii(n.toString());
+      this.byte(QUOTE);
+    }
+  }
+
+  /** Bytes as {"hex":"…"}. */
+  hex(b: Uint8Array): void {
+    this.room(b.length * 2 + 10);
+    this.ascii('{"hex":"');
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < b.length; i++) {
+      buf[p++] = HEX[b[i] >> 4];
+      buf[p++] = HEX[b[i] & 15];
+    }
+    this.pos = p;
+    this.ascii('"}');
+  }
+
+  /** A string quoted and escaped as JSON.stringify does it (lone surrogates as \udXXX), in UTF-8. */
+  string(s: string): void {
+    this.room(s.length * 6 + 2);
+    this.buf[this.pos++] = QUOTE;
+    if (s.length >= LONG_STRING && !NEEDS_ESCAPE.test(s)) this.pos += this.buf.write(s, this.pos, 'utf8');
+    else this.escaped(s);
+    this.buf[this.pos++] = QUOTE;
+  }
+
+  private escaped(s: string): void {
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x20 && c < 0x80) {
+        if (c === QUOTE || c === BACKSLASH) buf[p++] = BACKSLASH;
+        buf[p++] = c;
+      } else if (c < 0x20) {
+        buf[p++] = BACKSLASH;
+        const short = SHORT_ESCAPES[c];
+        if (short !== undefined) buf[p++] = short;
+        else p = unicodeEscape(buf, p, c);
+      } else if (c < 0x800) {
+        buf[p++] = 0xc0 | (c >> 6);
+        buf[p++] = 0x80 | (c & 63);
+      } else if (c < 0xd800 || c > 0xdfff) {
+        p = utf8Three(buf, p, c);
+      } else {
+        const next = s.charCodeAt(i + 1);
+        if (c < 0xdc00 && next >= 0xdc00 && next <= 0xdfff) {
+          const cp = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+          buf[p++] = 0xf0 | (cp >> 18);
+          buf[p++] = 0x80 | ((cp >> 12) & 63);
+          buf[p++] = 0x80 | ((cp >> 6) & 63);
+          buf[p++] = 0x80 | (cp & 63);
+          i++;
+        } else {
+          buf[p++] = BACKSLASH;
+          p = unicodeEscape(buf, p, c);
+        }
+      }
+    }
+    this.pos = p;
+  }
+
+  /**
+   * A rows event's changes: each image's cells under names encoded once for the event (a rows event's
+   * images share their columns; a name that differs from the last image's at its place is looked up
+   * again), anything else of a change as a value.
+   */
+  rows(changes: readonly object[]): void {
+    const names: string[] = [];
+    const keys: Uint8Array[] = [];
+    this.byte(0x5b);
+    for (let i = 0; i < changes.length; i++) {
+      if (i) this.byte(0x2c);
+      const change = changes[i] as Record<string, unknown>;
+      if (Object.getPrototypeOf(change) !== Object.prototype) {
+        this.value(change);
+        continue;
+      }
+      this.byte(0x7b);
+      const start = this.pos;
+      for (const k in change) {
+        const v = change[k];
+        if ((k === 'before' || k === 'after') && typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
+          this.member(cachedKey(k), start);
+          this.image(v as Record<string, unknown>, names, keys);
+        } else this.entry(k, v, start);
+      }
+      this.byte(0x7d);
+    }
+    this.byte(0x5d);
+  }
+
+  /** A row image (a plain object), its names' bytes taken from `keys` while its names are those of `names`. */
+  private image(row: Record<string, unknown>, names: string[], keys: Uint8Array[]): void {
+    this.byte(0x7b);
+    const start = this.pos;
+    let i = 0;
+    for (const k in row) {
+      if (names[i] !== k) {
+        names[i] = k;
+        keys[i] = cachedKey(k);
+      }
+      const v = row[k];
+      if (v !== undefined && typeof v !== 'function' && typeof v !== 'symbol') {
+        this.member(keys[i]!, start);
+        this.value(v);
+      }
+      i++;
+    }
+    this.byte(0x7d);
+  }
+
+  /** Any value as toJsonLine writes it. */
+  value(v: unknown): void {
+    switch (typeof v) {
+      case 'string':
+        return this.string(v);
+      case 'number':
+        return this.number(v);
+      case 'bigint':
+        return this.bigint(v);
+      case 'boolean':
+        return this.ascii(v ? 'true' : 'false');
+      case 'object':
+        if (v === null) return this.ascii('null');
+        if (v instanceof Uint8Array) return this.hex(v);
+        if (Array.isArray(v)) return this.array(v);
+        if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return this.value((v as { toJSON(): unknown }).toJSON());
+        return this.object(v as Record<string, unknown>);
+      default:
+        // undefined, a function or a symbol: only an array's element gets here (objects leave them out).
+        return this.ascii('null');
+    }
+  }
+
+  array(a: readonly unknown[]): void {
+    this.byte(0x5b);
+    for (let i = 0; i < a.length; i++) {
+      if (i) this.byte(0x2c);
+      this.value(a[i]);
+    }
+    this.byte(0x5d);
+  }
+
+  object(o: Record<string, unknown>): void {
+    this.byte(0x7b);
+    const start = this.pos;
+    // for-in is Object.keys' order without its array; only a plain object's keys are all its own.
+    if (Object.getPrototypeOf(o) === Object.prototype) for (const k in o) this.entry(k, o[k], start);
+    else for (const k of Object.keys(o)) this.entry(k, o[k], start);
+    this.byte(0x7d);
+  }
+
+  /** `"k":v` after a comma unless it is the first of the object opened at `start`; nothing for what JSON leaves out. */
+  private entry(k: string, v: unknown, start: number): void {
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return;
+    this.member(cachedKey(k), start);
+    this.value(v);
+  }
+
+  /** A member's name (`"name":` as jsonKey gives it), after a comma unless it is the first of the object whose members start at `start`. */
+  member(key: Uint8Array, start: number): void {
+    if (this.pos !== start) this.byte(0x2c);
+    this.raw(key);
+  }
+}
+
+function unicodeEscape(buf: Buffer, p: number, c: number): number {
+  buf[p++] = 0x75;
+  buf[p++] = HEX[c >> 12];
+  buf[p++] = HEX[(c >> 8) & 15];
+  buf[p++] = HEX[(c >> 4) & 15];
+  buf[p++] = HEX[c & 15];
+  return p;
+}
+
+function utf8Three(buf: Buffer, p: number, c: number): number {
+  buf[p++] = 0xe0 | (c >> 12);
+  buf[p++] = 0x80 | ((c >> 6) & 63);
+  buf[p++] = 0x80 | (c & 63);
+  return p;
+}

@@ -1,0 +1,59 @@
+/**
+ * The dump's ways to JSON agree: the bytes the generated writers (runtime/events/event-json.ts) and
+ * runtime/core/json-bytes.ts write for each event, and toJsonLine's string (the reference, what the dump
+ * wrote before) in UTF-8.
+ */
+import { expect } from 'vitest';
+import { JsonBytes } from '../../runtime/core/json-bytes.js';
+import { toJsonLine } from '../../runtime/core/json-form.js';
+import type { BinlogEvent } from '../../runtime/events/event-codec.js';
+import { writeEventJson } from '../../runtime/events/event-json.js';
+import { decodeBinlog } from '../../runtime/io/stream.js';
+
+/** Every event a binlog gives when undecodable events are kept as their bytes; those before a framing error. */
+export function dumpedEvents(bytes: Uint8Array): BinlogEvent[] {
+  const out: BinlogEvent[] = [];
+  try {
+    for (const e of decodeBinlog(bytes, { onError: () => 'skip' })) out.push(e);
+  } catch {
+    // A framing error ends the file: the events before it are out.
+  }
+  return out;
+}
+
+/** How values are written as bytes: JsonBytes.value, or the generated writers of an event (the dump's way). */
+export type WriteJson<T> = (w: JsonBytes, v: T) => void;
+const asValue: WriteJson<unknown> = (w, v) => w.value(v);
+
+/** The first value whose two JSON forms differ, with both; undefined when all agree. */
+export function jsonDisagreement<T>(values: Iterable<T>, write: WriteJson<T> = asValue): { at: number; reference: string; written: string } | undefined {
+  const w = new JsonBytes(1 << 12);
+  let at = 0;
+  for (const v of values) {
+    write(w, v);
+    const written = w.take();
+    const reference = Buffer.from(toJsonLine(v), 'utf8');
+    if (!written.equals(reference)) return { at, reference: reference.toString('utf8'), written: written.toString('utf8') };
+    at++;
+  }
+  return undefined;
+}
+
+export function expectSameJson<T>(values: Iterable<T>, where: string, write: WriteJson<T> = asValue): void {
+  const d = jsonDisagreement(values, write);
+  if (d) expect.fail(`${where}: value ${d.at} written as\n${d.written.slice(0, 2000)}\nnot as toJsonLine writes it:\n${d.reference.slice(0, 2000)}`);
+}
+
+/**
+ * Every event of a binlog written both ways: as the dump writes it (the generated writers), and as
+ * JsonBytes.value does. Returns how many events there were, and how many the generated writers wrote.
+ */
+export function expectSameEventJson(bytes: Uint8Array, where: string): { events: number; generated: number } {
+  const events = dumpedEvents(bytes);
+  let generated = 0;
+  expectSameJson(events, where, (w, e) => {
+    if (writeEventJson(w, e)) generated++;
+  });
+  expectSameJson(events, where);
+  return { events: events.length, generated };
+}
