@@ -5,7 +5,7 @@
  * KILLed; the messages, applied again, give the server's tables. And back-pressure: a broker that does
  * not acknowledge holds the reader at the in-flight limit, with no checkpoint written past what it has.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -103,6 +103,21 @@ const digest = (rows: (string | number | null)[][]) =>
 function tableDigest(rows: Map<number, Record<string, unknown>> | undefined): string {
   return digest([...(rows ?? new Map()).values()].sort((x, y) => Number(x.id) - Number(y.id)).map((r) => [Number(r.id), String(r.v), Number(r.n)]));
 }
+
+it('binlog stream refuses a command line it cannot run, in a sentence (exit 2)', () => {
+  const run = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'stream', ...args], { encoding: 'utf8' });
+  const cases: [string[], string][] = [
+    [['binlog.000001', '--to=nats://127.0.0.1:4222'], 'stream reads a server: give -R (--read-from-remote-server) and its connection'],
+    [['-R', 'binlog.000001'], 'stream needs --to=nats://HOST:PORT'],
+    [['-R', 'binlog.000001', '--to=http://x'], "--to takes nats://HOST:PORT, not 'http://x'"],
+    [['-R', 'binlog.000001', '--to=nats://h:1', '--in-flight=0'], '--in-flight takes a number above 0'],
+    [['-R', 'binlog.000001', '--to=nats://h:1', '--subject-prefix=a.*'], "--subject-prefix 'a.*' is not a NATS subject (tokens between dots, no '*', '>' or spaces)"],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(...args);
+    expect([r.status, r.stderr.split('\n')[0]], args.join(' ')).toEqual([2, `binlog: ${message}`]);
+  }
+});
 
 describeWithNats('binlog stream into NATS JetStream', () => {
   let server: MariadbServer;
