@@ -2,11 +2,16 @@
  * One live consumer of the bench's throwaway server, in a process of its own (its RSS is its own): ours
  * (connectBinlog) or @vlasky/zongji, reading binlog.000001 from its start until `rows` rows of live.t
  * are seen. Prints {secs, rows, digest, rssPeak} as JSON: the digest is of every row's values in order.
+ * Or `binlog stream`'s streamer into NATS JetStream (sinks/), to the end of the binlog, every message
+ * acknowledged and the checkpoint written: rows is the messages acknowledged (no digest).
  *
  * node live-run.mjs ours|zongji SOCKET ROWS
+ * node live-run.mjs jetstream SOCKET ROWS NATS_URL
  */
 import { createHash } from 'node:crypto';
 import { connectBinlog } from '../replication/client.js';
+import { natsSink } from '../sinks/nats.js';
+import { BinlogStreamer } from '../sinks/stream.js';
 
 export interface LiveResult {
   kind: string;
@@ -18,7 +23,7 @@ export interface LiveResult {
 
 type Row = Record<string, unknown>;
 
-const [kind, socket, wanted] = process.argv.slice(2);
+const [kind, socket, wanted, natsUrl] = process.argv.slice(2);
 const ROWS = Number(wanted);
 
 /** The row as text both consumers agree on: id, n, s, d in order. */
@@ -56,6 +61,13 @@ async function zongji(onRow: (r: Row) => boolean): Promise<void> {
   });
 }
 
+/** The streamer from the binlog's start to its end; the messages acknowledged. */
+async function jetstream(): Promise<number> {
+  const streamer = new BinlogStreamer({ live: { socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 103, until: 'logs' }, sink: natsSink({ url: natsUrl!, stream: 'bench' }) });
+  await streamer.run();
+  return streamer.snapshot().acknowledged;
+}
+
 async function main(): Promise<void> {
   const hash = createHash('sha256');
   let rows = 0;
@@ -66,10 +78,11 @@ async function main(): Promise<void> {
     return rows === ROWS;
   };
   const t0 = performance.now();
-  await (kind === 'zongji' ? zongji(onRow) : ours(onRow));
+  if (kind === 'jetstream') rows = await jetstream();
+  else await (kind === 'zongji' ? zongji(onRow) : ours(onRow));
   const secs = (performance.now() - t0) / 1000;
   rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
-  const result: LiveResult = { kind: kind!, secs, rows, digest: hash.digest('hex'), rssPeak };
+  const result: LiveResult = { kind: kind!, secs, rows, digest: kind === 'jetstream' ? '' : hash.digest('hex'), rssPeak };
   process.stdout.write(JSON.stringify(result));
   process.exit(0);
 }

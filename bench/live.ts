@@ -2,12 +2,14 @@
  * The live section of npm run bench (--only=live): a throwaway MariaDB server (test/support/mariadb.ts),
  * a bounded workload written first, then read from the start of its binlog by our connectBinlog and by
  * @vlasky/zongji, each in its own process: the same rows (a digest of every value, in order), rows/s and
- * peak RSS of each, and the ratio.
+ * peak RSS of each, and the ratio; and, when nats-server is installed, `binlog stream`'s streamer into a
+ * throwaway nats-server (test/support/nats.ts): rows/s from the server to acknowledged in JetStream.
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { build } from 'esbuild';
 import { startMariadb } from '../test/support/mariadb.js';
+import { natsAvailable, startNats } from '../test/support/nats.js';
 import { DATA_DIR } from './data.js';
 import type { LiveResult } from './live-run.js';
 
@@ -19,9 +21,9 @@ async function bundle(): Promise<string> {
   return out;
 }
 
-function consumer(script: string, kind: string, socket: string, rows: number): Promise<LiveResult> {
+function consumer(script: string, kind: string, socket: string, rows: number, natsUrl = ''): Promise<LiveResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, kind, socket, String(rows)], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.join(import.meta.dirname, '..') });
+    const child = spawn(process.execPath, [script, kind, socket, String(rows), natsUrl], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.join(import.meta.dirname, '..') });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('error', reject);
@@ -50,10 +52,29 @@ export async function liveBench(rows: number, runs: number, log: (s: string) => 
         results.push(await consumer(script, kind, server.socket, total));
       }
     }
-    return report(results, total);
+    return [...report(results, total), ...(await streamBench(script, server.socket, total, runs, log))];
   } finally {
     await server.stop();
   }
+}
+
+/** The streamer into JetStream, each run into a fresh nats-server: rows/s from the server to acknowledged. */
+async function streamBench(script: string, socket: string, total: number, runs: number, log: (s: string) => void): Promise<string[]> {
+  if (!natsAvailable) return ['  binlog stream into NATS JetStream: not measured (nats-server not installed)'];
+  const results: LiveResult[] = [];
+  for (let i = 0; i < runs; i++) {
+    const nats = await startNats();
+    try {
+      log(`live: jetstream run ${i + 1}`);
+      results.push(await consumer(script, 'jetstream', socket, total, nats.url));
+    } finally {
+      await nats.stop();
+    }
+  }
+  const secs = [...results.map((r) => r.secs)].sort((a, b) => a - b)[results.length >> 1]!;
+  const rss = Math.max(...results.map((r) => r.rssPeak)) / 1e6;
+  const all = results.every((r) => r.rows === total) ? 'every row acknowledged' : `NOT every row: ${results.map((r) => r.rows).join(', ')} of ${total}`;
+  return [`  ${'binlog stream → JetStream (acknowledged)'.padEnd(38)} ${secs.toFixed(3)} s  ${Math.round(total / secs).toLocaleString('en-US').padStart(10)} rows/s  peak RSS ${rss.toFixed(1)} MB  (${all})`];
 }
 
 function report(results: LiveResult[], total: number): string[] {

@@ -20,6 +20,7 @@ import { Progress } from './progress.js';
 import { EXIT, eventFilter, jsonLineEvents, sayUnmatched, FILTER_OPTIONS, openOutput, parseCommand, reportFailure, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
 import { FLASHBACK_OPTIONS, flashbackCommand, SQL_HELP, SQL_OPTIONS, sqlCommand } from './sql.js';
 import { SERVE_HELP, SERVE_OPTIONS, serveCommand } from './serve.js';
+import { STREAM_HELP, STREAM_OPTIONS, streamCommand } from './stream.js';
 
 export { EXIT };
 
@@ -35,6 +36,8 @@ Usage:
                                   Write an undo binlog: the changes reversed, last to first.
   binlog serve [options] FILE|DIR...
                                   Serve binlogs to replicas and CDC clients, as a primary does.
+  binlog stream -R [options] LOGNAME --to=nats://HOST:PORT
+                                  Publish a server's row changes to NATS JetStream, exactly once.
   binlog --help                   Show this help (also COMMAND --help).
   binlog --version                Show the version.
   binlog completion               Print a bash completion script: source <(binlog completion).
@@ -181,6 +184,7 @@ const COMMAND_HELP = {
   encode: [USAGE, ENCODE_HELP, TABLE_DEF_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join(''),
   sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
   serve: [USAGE, SERVE_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
+  stream: [USAGE, STREAM_HELP, REMOTE_HELP, EXIT_HELP].join(''),
 } as const;
 
 export async function main(argv: string[]): Promise<number> {
@@ -195,8 +199,9 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'sql') return await sqlCommand(rest, COMMAND_HELP.sql);
     if (command === 'flashback') return await flashbackCommand(rest, COMMAND_HELP.sql);
     if (command === 'serve') return await serveCommand(rest, COMMAND_HELP.serve);
+    if (command === 'stream') return await streamCommand(rest, COMMAND_HELP.stream);
     if (command === 'completion') {
-      const commands = { dump: DUMP_OPTIONS, encode: ENCODE_OPTIONS, sql: SQL_OPTIONS, flashback: FLASHBACK_OPTIONS, serve: SERVE_OPTIONS };
+      const commands = { dump: DUMP_OPTIONS, encode: ENCODE_OPTIONS, sql: SQL_OPTIONS, flashback: FLASHBACK_OPTIONS, serve: SERVE_OPTIONS, stream: STREAM_OPTIONS };
       return (process.stdout.write(completionScript(commands)), EXIT.ok);
     }
     throw new UsageError(`unknown command '${command}'`);

@@ -45,16 +45,15 @@ export function progressLine(count: Count, total: number | undefined, elapsed: n
   return parts.join(', ');
 }
 
-/** Draws the line every `intervalMs` from `read()`, and the final one at `done()`. */
-export class Progress {
+/** A status line on a terminal, drawn every `intervalMs` from `line(elapsed seconds, final)`, and a last time at `done()`. */
+export class StatusLine {
   private readonly start = Date.now();
   private drawn = 0;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly out: { write(s: string): unknown },
-    private readonly read: () => Count,
-    private readonly total: number | undefined,
+    private readonly line: (elapsed: number, final: boolean) => string,
     intervalMs = 200,
   ) {
     this.timer = setInterval(() => this.draw(false), intervalMs);
@@ -62,7 +61,7 @@ export class Progress {
   }
 
   private draw(final: boolean): void {
-    const line = progressLine(this.read(), this.total, (Date.now() - this.start) / 1000, final);
+    const line = this.line((Date.now() - this.start) / 1000, final);
     // Spaces over what is left of a longer line before it.
     this.out.write(`\r${line}${' '.repeat(Math.max(0, this.drawn - line.length))}${final ? '\n' : ''}`);
     this.drawn = line.length;
@@ -71,5 +70,12 @@ export class Progress {
   done(): void {
     clearInterval(this.timer);
     this.draw(true);
+  }
+}
+
+/** `binlog dump`'s line: from `read()`, `total` the input's size when known. */
+export class Progress extends StatusLine {
+  constructor(out: { write(s: string): unknown }, read: () => Count, total: number | undefined, intervalMs = 200) {
+    super(out, (elapsed, final) => progressLine(read(), total, elapsed, final), intervalMs);
   }
 }

@@ -137,6 +137,15 @@ export class MysqlGtidSet implements GtidState {
   }
 }
 
+/** The one GTID a transaction's GTID event names, as the states print it ('0-1-100', 'uuid:7', 'uuid:tag:7'); undefined for other events (and anonymous ones). */
+export function gtidOf(e: { type: string; header: { serverId: number } } & Record<string, unknown>): string | undefined {
+  if (e.type === 'GTID_EVENT') return `${e.domainId as number}-${e.header.serverId}-${e.seqNo as bigint}`;
+  if (e.type !== 'GTID_LOG_EVENT' && e.type !== 'GTID_TAGGED_LOG_EVENT') return undefined;
+  const set = new MysqlGtidSet();
+  set.add(e);
+  return set.toString();
+}
+
 function uuidText(b: Uint8Array): string {
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }

@@ -86,6 +86,9 @@ export class Wire {
     return new Wire(conn);
   }
 
+  /** The answer being read, the last command's. */
+  private answer: PacketQueue | undefined;
+
   /** A value as an SQL literal, quoted by the driver. */
   escape(value: string): string {
     return this.conn.escape(value);
@@ -106,7 +109,7 @@ export class Wire {
 
   /** Sends a command and gives each packet that answers it, until `last` says one ends the answer. */
   stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true, options: StreamOptions = {}): PacketSource {
-    const queue = new PacketQueue(this.conn, options.silence, options.stats ?? { bytes: 0, peak: 0, pauses: 0 });
+    const queue = (this.answer = new PacketQueue(this.conn, options.silence, options.stats ?? { bytes: 0, peak: 0, pauses: 0 }));
     const command = {
       execute(packet: DriverPacket | undefined, connection: DriverConnection): boolean {
         if (!packet) {
@@ -133,8 +136,13 @@ export class Wire {
     return queue;
   }
 
+  /** Closes the connection; a consumer waiting for the answer's next packet is told that it ended. */
   close(): void {
+    this.answer?.close();
     this.conn.destroy();
+    // mysql2's destroy only ends our half: a dump thread waiting for events never closes its own, and
+    // the socket would hold the process.
+    (this.conn as unknown as { stream?: { destroy(): void } }).stream?.destroy();
   }
 }
 

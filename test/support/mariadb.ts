@@ -140,7 +140,7 @@ process.on('exit', () => {
  * Its own process group, so Ctrl-C does not end it first. (/bin/sh may be dash, whose kill
  * rejects "--".)
  */
-function spawnWatchdog(pid: number | undefined, dir: string | undefined): ChildProcess {
+export function spawnWatchdog(pid: number | undefined, dir: string | undefined): ChildProcess {
   const script = `
     read _
     [ -z "$1" ] || kill -KILL "-$1" 2>/dev/null
@@ -154,7 +154,7 @@ function spawnWatchdog(pid: number | undefined, dir: string | undefined): ChildP
   return wd;
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
   } catch {

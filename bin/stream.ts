@@ -1,0 +1,110 @@
+/**
+ * `binlog stream`: a server's row changes into NATS JetStream, exactly once across restarts
+ * (sinks/stream.ts), with a status line on a terminal and `--stats` JSON lines for monitoring.
+ */
+import { parseArgs } from 'node:util';
+import { natsSink } from '../sinks/nats.js';
+import { BinlogStreamer, type StreamStats } from '../sinks/stream.js';
+import { EXIT, reportFailure, UsageError } from './options.js';
+import { clock, StatusLine } from './progress.js';
+import { REMOTE_OPTIONS, remoteOptions, withPasswordPrompt } from './remote.js';
+
+export const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md describes the messages):
+  binlog stream -R [connection options] LOGNAME --to=nats://HOST:PORT [options]
+  Each row change a message on PREFIX.<db>.<table>, a Debezium-shaped change record whose Nats-Msg-Id
+  names the change (server id, GTID or file:pos, index), so that JetStream drops a resend. The
+  checkpoint is kept in the KV bucket binlog-checkpoints, written once the messages before it are
+  acknowledged; a start resumes from it (LOGNAME, --start-position and --start-gtid say where to
+  begin when it holds none). A lost broker is waited for; the stream goes on from the checkpoint.
+  The connection options are dump -R's (--reconnect too: give it, or a lost server ends the stream).
+  --to=nats://HOST:PORT      The NATS server (required).
+  --stream=NAME              The JetStream stream (default binlog), created when missing, on PREFIX.>.
+  --subject-prefix=P         The subjects' first token (default binlog).
+  --ddl                      Publish statements too (DDL; not BEGIN, COMMIT, XA): on PREFIX._ddl.
+  --in-flight=N              Messages published and not yet acknowledged, at most (default 1000): a
+                             slow or stopped broker holds the reading there.
+  --to-last-log              End at the end of the server's last binlog (by default: wait for more).
+  --stats=S                  Every S seconds, and at the end, one JSON line of counts on stdout.
+  --progress                 The status line on stderr (by default when stderr is a terminal).
+SIGINT or SIGTERM end it once what was read is acknowledged and its checkpoint written.
+`;
+
+export const STREAM_OPTIONS = {
+  ...REMOTE_OPTIONS,
+  'start-position': { type: 'string' },
+  to: { type: 'string' },
+  stream: { type: 'string' },
+  'subject-prefix': { type: 'string' },
+  ddl: { type: 'boolean' },
+  'in-flight': { type: 'string' },
+  stats: { type: 'string' },
+  progress: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function streamCommand(args: string[], help: string): Promise<number> {
+  const { values, positionals } = parseArgs({ args: withPasswordPrompt(args), allowPositionals: true, options: STREAM_OPTIONS });
+  if (values.help) {
+    process.stdout.write(help);
+    return EXIT.ok;
+  }
+  if (!values['read-from-remote-server']) throw new UsageError('stream reads a server: give -R (--read-from-remote-server) and its connection');
+  if (!values.to) throw new UsageError('stream needs --to=nats://HOST:PORT');
+  if (!/^(nats:\/\/)?[^/\s]+:\d+$/.test(values.to)) throw new UsageError(`--to takes nats://HOST:PORT, not '${values.to}'`);
+  if (positionals.length > 1) throw new UsageError('stream reads one LOGNAME');
+  if (values.raw) throw new UsageError('--raw is for dump');
+  const count = (v: string | undefined, option: string) => {
+    if (v === undefined) return undefined;
+    if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) throw new UsageError(`${option} takes a number above 0`);
+    return Number(v);
+  };
+  const start = values['start-position'] === undefined ? undefined : count(values['start-position'], '--start-position');
+  let live;
+  try {
+    live = await remoteOptions({ ...values, 'to-last-log': false }, positionals[0], start, (m) => new UsageError(m));
+  } catch (e) {
+    if (e instanceof RangeError) throw new UsageError(e.message);
+    throw e;
+  }
+  const prefix = values['subject-prefix'] ?? 'binlog';
+  if (!/^[^.*>\s]+(\.[^.*>\s]+)*$/.test(prefix)) throw new UsageError(`--subject-prefix '${prefix}' is not a NATS subject (tokens between dots, no '*', '>' or spaces)`);
+  const streamer = new BinlogStreamer({
+    live: { ...live, until: values['to-last-log'] ? 'logs' : 'never' },
+    sink: natsSink({ url: values.to, stream: values.stream, prefix }),
+    prefix,
+    ddl: values.ddl,
+    inFlight: count(values['in-flight'], '--in-flight'),
+    sinkLost: (e) => process.stderr.write(`binlog: ${e.message}; trying again from the checkpoint\n`),
+  });
+  const stats = count(values.stats, '--stats');
+  return run(streamer, stats, values.progress ?? process.stderr.isTTY === true);
+}
+
+/** Runs the stream to its end or a signal, with the stats lines and the status line asked for. */
+async function run(streamer: BinlogStreamer, statsSeconds: number | undefined, progress: boolean): Promise<number> {
+  const stop = () => streamer.stop();
+  process.on('SIGINT', stop).on('SIGTERM', stop);
+  const line = progress ? new StatusLine(process.stderr, (elapsed) => statusLine(streamer.snapshot(), elapsed), 500) : undefined;
+  const started = Date.now();
+  const statsLine = () => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), seconds: (Date.now() - started) / 1000, ...streamer.snapshot() })}\n`);
+  const timer = statsSeconds === undefined ? undefined : setInterval(statsLine, statsSeconds * 1000);
+  try {
+    await streamer.run();
+    return EXIT.ok;
+  } catch (e) {
+    return reportFailure(e, 'stream');
+  } finally {
+    clearInterval(timer);
+    line?.done();
+    if (statsSeconds !== undefined) statsLine();
+    process.off('SIGINT', stop).off('SIGTERM', stop);
+  }
+}
+
+/** The status line: transactions acknowledged and their rate, messages, the lag, losses. */
+export function statusLine(s: StreamStats, elapsed: number): string {
+  const parts = [`${s.transactions} transactions (${(s.transactions / Math.max(elapsed, 0.001)).toFixed(0)}/s)`, `${s.acknowledged} messages acknowledged`, `${s.inFlight} in flight`, `lag ${clock(s.lagSeconds)}`];
+  if (s.sinkLosses) parts.push(`broker lost ${s.sinkLosses}×`);
+  if (s.reconnects) parts.push(`${s.reconnects} reconnects`);
+  return parts.join(', ');
+}

@@ -1,0 +1,211 @@
+/**
+ * `streamBinlog`: a server's row changes into a broker, exactly once across restarts. Each change is a
+ * message with a deterministic id (record.ts), so that the broker drops what a resend repeats; the
+ * checkpoint is written to the sink only once every message before it is acknowledged, and a start
+ * resumes from it. A lost sink (the broker restarted or gone) ends the dump: another sink is opened,
+ * with backoff, and the dump starts again from the newest acknowledged checkpoint, so that the broker
+ * gets the changes again in order, those it has already dropped as duplicates.
+ */
+import { ConnectionError } from '../runtime/core/errors.js';
+import type { Checkpoint } from '../replication/checkpoint.js';
+import { connectBinlog, type BinlogStream, type LiveOptions } from '../replication/client.js';
+import { Backoff, type ReconnectOptions } from '../replication/reconnect.js';
+import { ChangeMessages } from './record.js';
+import type { OpenSink, Sink } from './sink.js';
+import { AckWindow } from './window.js';
+
+export interface StreamOptions {
+  /** The server, and where to start when the sink holds no checkpoint (file and position, or gtid). */
+  live: LiveOptions;
+  sink: OpenSink;
+  /** The subjects' first token (default 'binlog'): rows on PREFIX.<db>.<table>, DDL on PREFIX._ddl. */
+  prefix?: string;
+  /** Publish DDL statements too. */
+  ddl?: boolean;
+  /** Publishes awaiting their acknowledgement at most (default 1000). */
+  inFlight?: number;
+  /** How to open the sink again once lost (default: every 0.2 s doubling to 5 s, 1000 attempts in a row). */
+  sinkRetry?: ReconnectOptions;
+  /** Told of each loss of the sink (why), before it is opened again. */
+  sinkLost?: (e: Error) => void;
+}
+
+export interface StreamStats {
+  /** Transactions whose messages are all acknowledged, since the start. */
+  transactions: number;
+  /** Messages published (resends included) and acknowledged, and of those how many the broker already had. */
+  published: number;
+  acknowledged: number;
+  duplicates: number;
+  inFlight: number;
+  /** The checkpoint written last (or resumed from). */
+  checkpoint: Checkpoint | undefined;
+  /** Seconds between the newest event read and the newest acknowledged transaction's. */
+  lagSeconds: number;
+  /** How often the sink was lost and opened again, and the dump reconnected (its own, sink losses apart). */
+  sinkLosses: number;
+  reconnects: number;
+}
+
+const DEFAULT_IN_FLIGHT = 1000;
+const DEFAULT_SINK_RETRY: ReconnectOptions = { delay: 0.2, maxDelay: 5, retries: 1000 };
+
+/** A lost sink: the broker went away or refused; the stream starts again on a new one. */
+class SinkLost extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the broker was lost: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+/** What the sink does: its failure is the sink's loss. */
+async function sinkSide<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw new SinkLost(e);
+  }
+}
+
+/** A stream from a server into a sink, until `stop()` (or, with `live.until`, the end of the binlog). */
+export class BinlogStreamer {
+  readonly stats: StreamStats = { transactions: 0, published: 0, acknowledged: 0, duplicates: 0, inFlight: 0, checkpoint: undefined, lagSeconds: 0, sinkLosses: 0, reconnects: 0 };
+  private binlog: BinlogStream | undefined;
+  private window: AckWindow | undefined;
+  private stopping = false;
+  private readTime = 0;
+  private ackedTime = 0;
+  private readonly backoff: Backoff;
+
+  constructor(private readonly options: StreamOptions) {
+    this.backoff = new Backoff(options.sinkRetry ?? DEFAULT_SINK_RETRY);
+  }
+
+  /** Streams until stopped or the binlog ends; rejects with the dump's error, or when the sink cannot be opened again. */
+  async run(): Promise<void> {
+    let resume: Checkpoint | undefined;
+    for (;;) {
+      let sink: Sink | undefined;
+      try {
+        const opened = (sink = await sinkSide(this.options.sink()));
+        this.backoff.started();
+        resume ??= await sinkSide(opened.readCheckpoint());
+        this.stats.checkpoint ??= resume;
+        await this.pump(opened, resume);
+        return;
+      } catch (e) {
+        if (!(e instanceof SinkLost)) throw e;
+        if (this.stopping) return; // what was acknowledged has its checkpoint written, or is sent again
+        this.stats.sinkLosses++;
+        this.options.sinkLost?.(e);
+        resume = this.stats.checkpoint;
+        await this.backoff.next(e);
+        if (this.stopping) return;
+      } finally {
+        await sink?.close().catch(() => {});
+      }
+    }
+  }
+
+  /** Ends the stream once what was read is acknowledged and its checkpoint written. */
+  stop(): void {
+    this.stopping = true;
+    this.backoff.cancel();
+    this.binlog?.close();
+  }
+
+  /** One dump into one sink, from `resume` (else where the options start). */
+  private async pump(sink: Sink, resume: Checkpoint | undefined): Promise<void> {
+    const binlog = (this.binlog = connectBinlog({ ...this.options.live, ...startAt(resume), payloads: 'flat' }));
+    const writer = new CheckpointWriter(sink, (c) => (this.stats.checkpoint = c), () => binlog.close());
+    const window = (this.window = new AckWindow(
+      this.options.inFlight ?? DEFAULT_IN_FLIGHT,
+      (c, at, n) => {
+        this.stats.transactions += n;
+        this.ackedTime = at;
+        writer.write(c);
+      },
+      () => binlog.close(), // the dump waits no longer for events that cannot be sent
+    ));
+    const messages = new ChangeMessages(this.options.prefix ?? 'binlog', this.options.ddl ?? false);
+    const reconnectsBefore = this.stats.reconnects;
+    try {
+      let checkpoint = binlog.checkpoint;
+      for await (const e of binlog) {
+        this.readTime = Math.max(this.readTime, e.header.timestamp);
+        for (const m of messages.of(e, checkpoint)) {
+          this.stats.published++;
+          await window.add(sink.publish(m));
+        }
+        this.stats.reconnects = reconnectsBefore + binlog.reconnects;
+        if (binlog.checkpoint === checkpoint) continue;
+        checkpoint = binlog.checkpoint;
+        messages.ended();
+        window.mark(checkpoint, e.header.timestamp);
+      }
+      await window.drain();
+      await writer.flush();
+    } catch (e) {
+      if (window.failure !== undefined || writer.failure !== undefined) throw new SinkLost(window.failure ?? writer.failure);
+      if (!(this.stopping && e instanceof ConnectionError)) throw e;
+      await sinkSide(window.drain());
+      await sinkSide(writer.flush());
+    } finally {
+      binlog.close();
+    }
+  }
+
+  /** The stats now (in flight, acknowledged and lag as they stand). */
+  snapshot(): StreamStats {
+    const w = this.window;
+    if (w) Object.assign(this.stats, { inFlight: w.inFlight, duplicates: w.duplicates });
+    this.stats.acknowledged = this.stats.published - (w?.inFlight ?? 0);
+    this.stats.lagSeconds = Math.max(0, this.readTime - this.ackedTime);
+    return { ...this.stats };
+  }
+}
+
+/** Where the dump starts: after the checkpoint (by file and position, or its GTID state before any file), else as the options say. */
+function startAt(c: Checkpoint | undefined): Partial<LiveOptions> {
+  if (!c) return {};
+  return c.file === '' ? { gtid: c.gtid, file: undefined, position: undefined } : { file: c.file, position: c.position, gtid: undefined };
+}
+
+/** Writes the newest checkpoint given, one write at a time: those given meanwhile are passed over for the newest. */
+class CheckpointWriter {
+  private newest: Checkpoint | undefined;
+  private writing: Promise<void> | undefined;
+  failure: unknown;
+
+  constructor(
+    private readonly sink: Sink,
+    private readonly written: (c: Checkpoint) => void,
+    private readonly failed: () => void,
+  ) {}
+
+  write(c: Checkpoint): void {
+    this.newest = c;
+    this.writing ??= this.loop();
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      while (this.newest) {
+        const c = this.newest;
+        this.newest = undefined;
+        await this.sink.writeCheckpoint(c);
+        this.written(c);
+      }
+    } catch (e) {
+      this.failure = e;
+      this.failed();
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /** Waits for the writes given so far; rejects if one failed. */
+  async flush(): Promise<void> {
+    await this.writing;
+    if (this.failure !== undefined) throw this.failure;
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * `binlog stream` into a real nats-server's JetStream from a real MariaDB: a workload of row changes
+ * (STREAM_ROW_CHANGES, default 100 000) arrives exactly once and in commit order per table while the
+ * reader is SIGKILLed at random points and started again, nats-server is restarted and the dump thread
+ * KILLed; the messages, applied again, give the server's tables. And back-pressure: a broker that does
+ * not acknowledge holds the reader at the in-flight limit, with no checkpoint written past what it has.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connect } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { Checkpoint } from '../replication/checkpoint.js';
+import type { ChangeRecord, DdlRecord } from '../sinks/record.js';
+import type { Sink, SinkMessage } from '../sinks/sink.js';
+import { BinlogStreamer } from '../sinks/stream.js';
+import { startMariadb, type MariadbServer } from './support/mariadb.js';
+import { describeWithNats, startNats, type NatsServer } from './support/nats.js';
+
+const TIMEOUT = 600_000;
+const root = join(import.meta.dirname, '..');
+/** Row changes of the workload: the issue's 100 000 unless told otherwise. */
+const ROW_CHANGES = Number(process.env.STREAM_ROW_CHANGES ?? 100_000);
+/** The workload's first transactions (CREATE DATABASE, two CREATE TABLE), and a round's (one large, five of one row). */
+const DDL_TRANSACTIONS = 3;
+const ROUND_TRANSACTIONS = 6;
+/** Rows a round's large transaction inserts into `a`. */
+const B = 400;
+/** A round: B inserted into a, B/2 of them updated, B/2 inserted into b, B/4 of those deleted, 5 single-row updates. */
+const PER_ROUND = B + B / 2 + B / 2 + B / 4 + 5;
+const ROUNDS = Math.ceil(ROW_CHANGES / PER_ROUND);
+const MARKER = 999_999_999;
+const READER_KILLS = 5;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(ready: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ready())) await sleep(50);
+}
+
+function round(r: number): string {
+  const first = r * B + 1;
+  const small = Array.from({ length: 5 }, (_, k) => `UPDATE w.a SET n = n + 10 WHERE id = ${first + k};`).join('\n');
+  return `BEGIN;
+    INSERT INTO w.a SELECT ${r * B} + seq, CONCAT('a', ${r}, '-', seq), 0 FROM seq_1_to_${B};
+    UPDATE w.a SET n = n + 1, v = CONCAT('u', id) WHERE id BETWEEN ${first} AND ${first + B / 2 - 1};
+    INSERT INTO w.b SELECT ${r * B} + seq, REPEAT(CHAR(65 + seq % 26), seq % 50), seq FROM seq_1_to_${B / 2};
+    DELETE FROM w.b WHERE id BETWEEN ${first} AND ${first + B / 4 - 1};
+    COMMIT;
+    ${small}`;
+}
+
+interface Received {
+  subject: string;
+  id: string;
+  body: ChangeRecord & DdlRecord;
+}
+
+/** Every message of the stream, in its order. */
+async function readAll(url: string, stream: string): Promise<Received[]> {
+  const nc = await connect({ servers: url.replace('nats://', '') });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const total = (await jsm.streams.info(stream)).state.messages;
+    const out: Received[] = [];
+    if (total === 0) return out;
+    const consumer = await jetstream(nc).consumers.get(stream);
+    const messages = await consumer.consume();
+    for await (const m of messages) {
+      out.push({ subject: m.subject, id: m.headers!.get('Nats-Msg-Id'), body: m.json() });
+      if (out.length === total) break;
+    }
+    await messages.close();
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
+
+/** The tables as the messages make them: each change applied in the stream's order. */
+function applied(messages: Received[]): Map<string, Map<number, Record<string, unknown>>> {
+  const tables = new Map<string, Map<number, Record<string, unknown>>>();
+  for (const { body } of messages) {
+    if (!body.op) continue;
+    const t = tables.get(body.source.table!) ?? tables.set(body.source.table!, new Map()).get(body.source.table!)!;
+    if (body.before) {
+      if (!t.has(Number(body.before.id))) throw new Error(`${body.op} of row ${String(body.before.id)} of ${body.source.table} before it exists`);
+      t.delete(Number(body.before.id));
+    }
+    if (body.after) {
+      if (body.op === 'c' && t.has(Number(body.after.id))) throw new Error(`insert of row ${String(body.after.id)} twice`);
+      t.set(Number(body.after.id), body.after);
+    }
+  }
+  return tables;
+}
+
+const digest = (rows: (string | number | null)[][]) =>
+  createHash('sha256')
+    .update(rows.map((r) => r.map(String).join('\t')).join('\n'))
+    .digest('hex');
+
+function tableDigest(rows: Map<number, Record<string, unknown>> | undefined): string {
+  return digest([...(rows ?? new Map()).values()].sort((x, y) => Number(x.id) - Number(y.id)).map((r) => [Number(r.id), String(r.v), Number(r.n)]));
+}
+
+it('binlog stream refuses a command line it cannot run, in a sentence (exit 2)', () => {
+  const run = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'stream', ...args], { encoding: 'utf8' });
+  const cases: [string[], string][] = [
+    [['binlog.000001', '--to=nats://127.0.0.1:4222'], 'stream reads a server: give -R (--read-from-remote-server) and its connection'],
+    [['-R', 'binlog.000001'], 'stream needs --to=nats://HOST:PORT'],
+    [['-R', 'binlog.000001', '--to=http://x'], "--to takes nats://HOST:PORT, not 'http://x'"],
+    [['-R', 'binlog.000001', '--to=nats://h:1', '--in-flight=0'], '--in-flight takes a number above 0'],
+    [['-R', 'binlog.000001', '--to=nats://h:1', '--subject-prefix=a.*'], "--subject-prefix 'a.*' is not a NATS subject (tokens between dots, no '*', '>' or spaces)"],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(...args);
+    expect([r.status, r.stderr.split('\n')[0]], args.join(' ')).toEqual([2, `binlog: ${message}`]);
+  }
+});
+
+describeWithNats('binlog stream into NATS JetStream', () => {
+  let server: MariadbServer;
+  let nats: NatsServer;
+
+  beforeAll(async () => {
+    [server, nats] = await Promise.all([startMariadb(), startNats()]);
+    await server.sql('CREATE DATABASE w; CREATE TABLE w.a (id INT PRIMARY KEY, v VARCHAR(64), n INT); CREATE TABLE w.b (id INT PRIMARY KEY, v VARCHAR(64), n INT);');
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await Promise.all([server?.stop(), nats?.stop()]);
+  }, TIMEOUT);
+
+  it(`${ROW_CHANGES} row changes arrive exactly once, in commit order, through SIGKILLs, a broker restart and a KILLed dump thread`, async () => {
+    const stats: Record<string, unknown>[] = [];
+    let reader: ChildProcess | undefined;
+    let exited: Promise<number | null> = Promise.resolve(null);
+    const startReader = () => {
+      const args = ['stream', '-R', '--socket', server.socket, '--user', 'root', 'binlog.000001', `--to=${nats.url}`, '--ddl', '--stats=0.2', '--reconnect', '--retry-delay=0.1', '--heartbeat-period=1', '--in-flight=500'];
+      const child = (reader = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+        if (process.env.STREAM_DEBUG) process.stderr.write(d);
+      });
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        for (const line of d.split('\n').filter(Boolean)) stats.push(JSON.parse(line) as Record<string, unknown>);
+        if (process.env.STREAM_DEBUG) process.stderr.write(d);
+      });
+      exited = new Promise((resolve) =>
+        child.on('close', (code, signal) => {
+          if (signal !== 'SIGKILL' && code !== 0) process.stderr.write(`binlog stream exited ${code}: ${stderr}\n`);
+          resolve(code);
+        }),
+      );
+    };
+    const killReader = async () => {
+      reader!.kill('SIGKILL');
+      await exited;
+      startReader();
+    };
+    const killDumpThread = async () => {
+      for (;;) {
+        const [row] = await server.query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'");
+        if (row) return server.sql(`KILL ${row[0]}`);
+        await sleep(50);
+      }
+    };
+
+    const acknowledgedSeq = () => Number((stats.at(-1)?.checkpoint as Checkpoint | undefined)?.gtid.split('-')[2] ?? 0);
+    startReader();
+    // The rounds after which the reader is SIGKILLed, a random moment into the next one, and started again.
+    const killAfter = new Set<number>();
+    while (killAfter.size < Math.min(READER_KILLS, ROUNDS - 1)) killAfter.add(Math.floor(Math.random() * (ROUNDS - 1)));
+    const kills: Promise<void>[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      await server.sql(round(r), 'w');
+      // The writer keeps a round or so ahead of the reader, so that the kills fall all through the workload.
+      await until(() => acknowledgedSeq() >= DDL_TRANSACTIONS + ROUND_TRANSACTIONS * (r - 1));
+      if (killAfter.has(r)) kills.push(sleep(Math.random() * 300).then(killReader));
+      if (r === Math.floor(ROUNDS / 3)) await nats.restart();
+      if (r === Math.floor(ROUNDS / 2)) await killDumpThread();
+      await Promise.all(kills.splice(0)); // one kill at a time
+    }
+    await server.sql(`INSERT INTO w.b VALUES (${MARKER}, 'end', 0)`);
+    // The end: once the marker's transaction is acknowledged, the checkpoint written is the server's GTID position.
+    const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+    await until(() => (stats.at(-1)?.checkpoint as Checkpoint | undefined)?.gtid === end);
+    reader!.kill('SIGTERM');
+    expect(await exited).toBe(0);
+
+    const messages = await readAll(nats.url, 'binlog');
+    const rows = messages.filter((m) => m.body.op);
+    // No missing change, none twice: the workload's count, each id once.
+    expect(rows.length).toBe(ROUNDS * PER_ROUND + 1);
+    expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
+    // An id is what its record says: server, GTID, and the transaction's messages counted from 0 with none missing.
+    const perTransaction = new Map<string, number[]>();
+    for (const m of messages) {
+      const [serverId, gtid, n] = m.id.split('/');
+      expect([Number(serverId), gtid]).toEqual([m.body.source.server_id, m.body.source.gtid]);
+      perTransaction.set(gtid!, [...(perTransaction.get(gtid!) ?? []), Number(n)]);
+    }
+    for (const [gtid, ns] of perTransaction) expect(ns, gtid).toEqual(ns.map((_, i) => i));
+    // Commit order per table: the GTIDs' sequence numbers never go back on a subject.
+    const lastSeq = new Map<string, number>();
+    for (const m of rows) {
+      const seq = Number(m.body.source.gtid!.split('-')[2]);
+      expect(seq).toBeGreaterThanOrEqual(lastSeq.get(m.subject) ?? 0);
+      lastSeq.set(m.subject, seq);
+    }
+    // The messages applied again are the server's tables.
+    const tables = applied(messages);
+    for (const t of ['a', 'b']) expect(tableDigest(tables.get(t)), t).toBe(digest((await server.query(`SELECT id, v, n FROM w.${t} ORDER BY id`)).map((r) => [Number(r[0]), String(r[1]), Number(r[2])])));
+    // The record's form: an update has both images, an insert its after, a delete its before.
+    const byOp = (op: string) => rows.find((m) => m.body.op === op)!.body;
+    expect([byOp('c').before, byOp('u').before !== null && byOp('u').after !== null, byOp('d').after]).toEqual([null, true, null]);
+    expect(Object.keys(byOp('c').source)).toEqual(['server_id', 'file', 'pos', 'gtid', 'db', 'table', 'row']);
+    const ddl = messages.filter((m) => m.subject === 'binlog._ddl').map((m) => m.body.ddl);
+    expect(ddl.filter((q) => /^CREATE TABLE/.test(q)).length).toBe(2);
+    const last = stats.at(-1)!;
+    const resent = stats.reduce((n, s, i) => n + ((s.seconds as number) < ((stats[i + 1]?.seconds as number) ?? 0) ? 0 : (s.duplicates as number)), 0);
+    process.stderr.write(`stream: ${rows.length} row changes, ${messages.length} messages; ${killAfter.size} SIGKILLs; duplicates dropped ${resent}; last run's stats ${JSON.stringify(last)}\n`);
+  }, TIMEOUT);
+
+  it('a broker that does not acknowledge holds the reader at the in-flight limit; no checkpoint passes an unacknowledged message', async () => {
+    const [start] = await server.query('SHOW MASTER STATUS');
+    await server.sql('CREATE TABLE w.bp (id INT PRIMARY KEY); INSERT INTO w.bp SELECT seq FROM seq_1_to_50;', 'w');
+    const [status] = await server.query('SHOW MASTER STATUS');
+    const pending: { message: SinkMessage; ack: () => void }[] = [];
+    let acked = 0;
+    const written: { checkpoint: Checkpoint; acked: number; published: number }[] = [];
+    const sink: Sink = {
+      publish: (message) => new Promise((resolve) => pending.push({ message, ack: () => (acked++, resolve({ duplicate: false })) })),
+      readCheckpoint: async () => undefined,
+      writeCheckpoint: async (checkpoint) => void written.push({ checkpoint, acked, published: pending.length }),
+      close: async () => {},
+    };
+    const streamer = new BinlogStreamer({ live: { socketPath: server.socket, user: 'root', file: String(start![0]), position: Number(start![1]), until: 'logs' }, sink: async () => sink, inFlight: 10 });
+    const done = streamer.run();
+    const bp = () => pending.filter((p) => p.message.subject === 'binlog.w.bp');
+    await until(() => pending.length >= 10);
+    // The reader waits: what is in flight is the limit, whatever else the binlog holds.
+    await sleep(500);
+    expect(pending.length).toBe(10);
+    const release = (n: number) => pending.slice(acked, acked + n).forEach((p) => p.ack());
+    release(5);
+    await until(() => pending.length >= 15);
+    await sleep(200);
+    expect(pending.length).toBe(15);
+    while (acked < pending.length || bp().length < 50) {
+      release(pending.length - acked);
+      await sleep(10);
+    }
+    await done;
+    expect(bp().length).toBe(50);
+    // The one transaction of 50 rows: no checkpoint past its start until all its messages were acknowledged.
+    const end = written.at(-1)!;
+    expect(end.checkpoint.position).toBe(Number(status![1]));
+    for (const w of written) expect(w.acked).toBe(w.published);
+  }, TIMEOUT);
+});
