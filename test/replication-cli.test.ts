@@ -2,42 +2,19 @@
  * `binlog dump -R` against a real MariaDB server: its JSON lines are those of `binlog dump` on the
  * server's own files, and `--raw` writes those files byte for byte.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventFlags, EventHeaderOffsets } from '../generated/header.js';
 import { startCutProxy } from './support/cut-proxy.js';
+import { runBinlog, startBinlog } from './support/cli.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 const TIMEOUT = 120_000;
-const root = join(import.meta.dirname, '..');
 
-type Run = { status: number | null; stdout: string; stderr: string };
-
-/** Runs the built CLI; killed (and failing) after 60 s, so that a dump that never ends fails. */
-function binlog(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return running(args, env).done;
-}
-
-/** The built CLI started: the process, and its end. */
-function running(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  const done = new Promise<Run>((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-  return { child, done };
-}
+const binlog = (args: string[], env: NodeJS.ProcessEnv = {}) => runBinlog(args, { env });
+const running = (args: string[]) => startBinlog(args);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -8,26 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BinlogWriter } from '../builder/index.js';
+import { runBinlog } from './support/cli.js';
 
 const root = join(import.meta.dirname, '..');
 const WAIT_MS = 30_000;
 
-type Run = { status: number | null; stdout: string; stderr: string };
-
-/** Runs the built CLI to its end (killed after 60 s), `input` on its standard input. */
-function binlog(args: string[], input = ''): Promise<Run> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin!.end(input);
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (status) => (clearTimeout(timer), resolve({ status, stdout, stderr })));
-  });
-}
+const binlog = (args: string[], input = '') => runBinlog(args, { input });
 
 /** `binlog serve` started on a free port; resolves with the process and the port it says. */
 function serving(args: string[], input?: string): Promise<{ child: ChildProcess; port: number }> {
