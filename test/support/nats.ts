@@ -91,6 +91,9 @@ export async function startNats(): Promise<NatsServer> {
   };
   const shutdown = async () => {
     if (child.exitCode === null && child.signalCode === null) {
+      // Unref'd so that it never holds a test run open; held while it is awaited, or a program (the bench)
+      // with nothing else to wait for would end here, in silence.
+      child.ref();
       child.kill('SIGTERM');
       await exited;
     }
