@@ -76,6 +76,10 @@ export const BinlogPacketStatusNames: Readonly<Record<number, BinlogPacketStatus
   254: 'BINLOG_PACKET_EOF',
   255: 'BINLOG_PACKET_ERR',
 };
+/** The status flags of the handshake and of OK packets (include/mysql_com.h SERVER_STATUS_*) that a binlog server sets. */
+export const ServerStatus = {
+  SERVER_STATUS_AUTOCOMMIT: 0x2,
+} as const;
 /**
  * The capability flags of the handshake (include/mysql_com.h) that a binlog server offers: the 4.1
  * protocol with its 20-byte scramble and mysql_native_password named, and EOF packets after result

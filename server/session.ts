@@ -13,6 +13,7 @@ import type { Socket } from 'node:net';
 import {
   BinlogDumpFlags,
   ClientCapabilities,
+  ServerStatus,
   Command,
   decodeBinlogDumpGtidPacket,
   decodeBinlogDumpPacket,
@@ -23,6 +24,7 @@ import {
   type RegisterSlavePacket,
 } from '../generated/replication.js';
 import type { Context } from '../generated/context.js';
+import { ColumnType } from '../generated/rows.js';
 import { Reader } from '../runtime/core/reader.js';
 import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
 import { outgoing, packet, text } from '../replication/packets.js';
@@ -72,9 +74,6 @@ const OUTSIDE_ANY_BINLOG = {} as Context;
 const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0);
 /** utf8mb3_general_ci: the connection's character set the handshake names. */
 const UTF8_GENERAL_CI = 33;
-/** SERVER_STATUS_AUTOCOMMIT. */
-const STATUS_AUTOCOMMIT = 2;
-const VAR_STRING = 0xfd;
 
 let nextConnectionId = 1;
 
@@ -97,7 +96,7 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
     protocolVersion: 10,
     serverVersion: state.handshakeVersion,
     connectionId: id,
-    statusFlags: STATUS_AUTOCOMMIT,
+    statusFlags: ServerStatus.SERVER_STATUS_AUTOCOMMIT,
     characterSet: UTF8_GENERAL_CI,
     capabilityFlags: CAPABILITIES,
     authCallback: (params: { user: string; authPluginData1: Buffer; authPluginData2: Buffer; authToken: Buffer }, done: (e: null, refused?: { message: string; code: number }) => void) => {
@@ -167,7 +166,7 @@ function reply(conn: ServerConnection, a: Awaited<ReturnType<typeof answer>>): v
 }
 
 function resultSet(conn: ServerConnection, rs: ResultSet): void {
-  conn.writeColumns(rs.columns.map((name) => ({ catalog: 'def', schema: '', table: '', orgTable: '', name, orgName: name, characterSet: UTF8_GENERAL_CI, columnLength: 1024, columnType: VAR_STRING, flags: 0, decimals: 31 })));
+  conn.writeColumns(rs.columns.map((name) => ({ catalog: 'def', schema: '', table: '', orgTable: '', name, orgName: name, characterSet: UTF8_GENERAL_CI, columnLength: 1024, columnType: ColumnType.VAR_STRING, flags: 0, decimals: 31 })));
   for (const row of rs.rows) conn.writeTextRow(row);
   conn.writeEof();
 }
