@@ -1,7 +1,8 @@
 /**
  * Column hints read from the server itself: for a TABLE_MAP without names (binlog_row_metadata NO_LOG or
  * MINIMAL), information_schema.COLUMNS over a second connection gives each column's name, whether an
- * integer is UNSIGNED (COLUMN_TYPE), its charset and its ENUM or SET members.
+ * integer is UNSIGNED (COLUMN_TYPE), its charset, its ENUM or SET members, and a TIME, DATETIME or
+ * TIMESTAMP's fraction digits (which MariaDB's own fractional forms leave unlogged).
  *
  * What it cannot know: COLUMNS describes the table as it is now, not as it was when the event was
  * written. Reading from a position before an ALTER TABLE that is not yet passed, a table's columns may
@@ -75,6 +76,9 @@ function hintsOf(row: Record<string, unknown>): ColumnHints {
   if (typeof row.charset === 'string') hints.charset = row.charset === 'utf8' ? 'utf8mb3' : row.charset;
   const members = /^(?:enum|set)\((.*)\)$/is.exec(type)?.[1];
   if (members !== undefined) hints.members = quoted(members);
+  // MariaDB marks its own forms `datetime(4) /* mariadb-5.3 */`.
+  const temporal = /^(?:time|datetime|timestamp)(?:\((\d)\))?(?:\s*\/\*[^*]*\*\/)?$/i.exec(type);
+  if (temporal) hints.fractionDigits = Number(temporal[1] ?? 0);
   return hints;
 }
 

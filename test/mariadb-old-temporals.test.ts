@@ -5,17 +5,20 @@
  * dump | encode gives the file back. Without them the row events are delivered with their images as bytes
  * and the reason (21 such columns are past the bound of the search for their digits; the inference itself is
  * test/mariadb-inferred-fractions.test.ts), every event is read, and dump | encode gives the file back all the same.
+ * Column hints saying the digits (the caller's, or information_schema's on a live read) read them as the definitions do.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import type { TableDefinitions } from '../runtime/tables/definitions.js';
+import type { HintFn } from '../runtime/values/column.js';
+import { connectBinlog } from '../replication/client.js';
 import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
 import { describeWithServer, type MariadbServer, startMariadb } from './support/mariadb.js';
 import type { RowsEventOf as RowsEvent } from './support/rows.js';
@@ -80,8 +83,9 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
     expect(map.columnTypes).toEqual(['LONG', ...DIGITS.flatMap(() => ['TIME', 'DATETIME', 'TIMESTAMP'])]);
   });
 
-  it('with the definitions every cell is the server’s CAST(… AS CHAR), before and after each change', () => {
-    const events = rowsEvents(decodeBinlog(binlog, { tableDefinitions: defs }));
+  /** Every cell of the workload's row events is the server's CAST(… AS CHAR), before and after each change. */
+  const expectServerCells = (all: BinlogEvent[]) => {
+    const events = rowsEvents(all);
     expect(events.map((e) => e.type)).toEqual(['WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1']);
     const text = (image: Record<string, unknown>) => Object.fromEntries(Object.entries(image).map(([k, v]) => [k, v === null ? null : String(v)]));
     const [inserted, updated, deleted] = events.map((e) => e.rows!);
@@ -93,7 +97,33 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
     // The workload's own literals, so that the server's reading is not taken on trust alone.
     expect(inserted![1]!.after).toMatchObject({ t6: '-838:59:59.999999', d6: '9999-12-31 23:59:59.999999', s6: '2038-01-19 03:14:07.999999', t1: '-838:59:59.9' });
     expect(inserted![2]!.after).toMatchObject({ t1: '-00:00:00.5', d3: '0000-00-00 00:00:00.000', s0: '0000-00-00 00:00:00' });
+  };
+
+  it('with the definitions every cell is the server’s CAST(… AS CHAR), before and after each change', () => {
+    expectServerCells(decodeBinlog(binlog, { tableDefinitions: defs }));
   });
+
+  it('with column hints giving names and fraction digits, the same cells; and they encode back', () => {
+    const columnHints: HintFn = (_, c) => (c.index ? { name: COLUMNS[c.index - 1], fractionDigits: Number(COLUMNS[c.index - 1]!.slice(1)) } : { name: 'id' });
+    const events = decodeBinlog(binlog, { columnHints });
+    expectServerCells(events);
+    expect(Buffer.compare(Buffer.from(encodeBinlog(events, { columnHints })), Buffer.from(binlog))).toBe(0);
+  });
+
+  it('a hint of fraction digits past 6 is refused, naming the column', () => {
+    expect(() => decodeBinlog(binlog, { columnHints: (_, c) => (c.index === 3 ? { fractionDigits: 7 } : undefined) })).toThrow(
+      expect.objectContaining({ name: 'TableDefinitionError', message: expect.stringMatching(/old\.t.*@4.*7 fraction digits, not 0 to 6/) }),
+    );
+  });
+
+  it('read live with information_schema’s columns, every cell is the server’s', async () => {
+    const file = basename((await server.binlogFiles())[1]!);
+    const events: BinlogEvent[] = [];
+    for await (const e of connectBinlog({ socketPath: server.socket, user: 'root', file, until: 'logs', columnNames: 'information_schema' })) {
+      if (e.type !== 'ROTATE_EVENT' || !(e as { notInFile?: string }).notInFile) events.push(e);
+    }
+    expectServerCells(events);
+  }, 60_000);
 
   it('dump | encode gives the file back with the definitions', () => {
     const events = decodeBinlog(binlog, { tableDefinitions: defs });

@@ -17,14 +17,13 @@
  * most two fits looked for: past that the images stay bytes, the reason saying so.
  */
 import { FRACTION_STEP } from '../../generated/cells.js';
-import { CellLayouts, FractionLayouts } from '../../generated/columns.js';
 import { RowImages } from '../../generated/rows.js';
 import { BinlogError, EncodeError } from '../core/errors.js';
 import type { Reader } from '../core/reader.js';
 import type { RowChangeInput } from '../core/values.js';
 import type { RowsSplit } from '../core/tables.js';
 import { Writer } from '../core/writer.js';
-import { withFraction } from '../tables/defined-columns.js';
+import { unsized, withFraction } from '../tables/defined-columns.js';
 import { cellCodec } from '../values/cells.js';
 import type { CellReader, CellWriter } from '../values/cell-codec.js';
 import type { Column, TableInfo } from '../values/column.js';
@@ -38,11 +37,6 @@ export const MAX_TRIES = 4096;
 /** Fraction digits go to 6 (microseconds). */
 const MAX_DIGITS = FRACTION_STEP.length - 1;
 
-/** The type codes MariaDB's own fractional forms are logged under. */
-const UNSIZED: ReadonlySet<number> = new Set(Object.keys(FractionLayouts).map(Number));
-
-/** A TIME, DATETIME or TIMESTAMP column read as the type's own layout (no definition gave it a fraction). */
-const unsized = (c: Column) => UNSIZED.has(c.type) && c.layout === CellLayouts[c.type as keyof typeof CellLayouts];
 
 /** Whether some column of the table may be MariaDB's own fractional form, of digits the binlog does not say. */
 export const hasUnsized = (t: TableInfo) => t.columns.some(unsized);

@@ -71,9 +71,19 @@ function giveFraction(c: Column, b: BuiltColumn): void {
   Object.assign(c, withFraction(c, b.fsp));
 }
 
-/** A TIME, DATETIME or TIMESTAMP column as MariaDB's own form of `fsp` > 0 fraction digits (FractionLayouts). */
+/** The type codes MariaDB's own fractional forms are logged under. */
+const UNSIZED: ReadonlySet<number> = new Set(Object.keys(FractionLayouts).map(Number));
+
+/** A TIME, DATETIME or TIMESTAMP column that may be MariaDB's own fractional form, its digits said by no definition or hint. */
+export const unsized = (c: Column) => UNSIZED.has(c.type) && c.meta.fsp === undefined;
+
+/**
+ * A TIME, DATETIME or TIMESTAMP column as MariaDB's own form of `fsp` > 0 fraction digits (FractionLayouts),
+ * or for 0 the type's own form, its digits said.
+ */
 export function withFraction(c: Column, fsp: number): Column {
-  return { ...c, layout: FractionLayouts[c.type as keyof typeof FractionLayouts], meta: { ...c.meta, fsp } };
+  const layout = fsp ? FractionLayouts[c.type as keyof typeof FractionLayouts] : c.layout;
+  return { ...c, layout, meta: { ...c.meta, fsp } };
 }
 
 function giveName(c: Column, b: BuiltColumn, fail: (p: string) => never): void {

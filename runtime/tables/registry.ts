@@ -3,15 +3,16 @@
  * the optional metadata (signedness, charsets, names, ENUM and SET members) given to the columns each
  * entry covers (covers.ts). Row events are decoded and encoded against it.
  */
-import { FRACTIONS_UNLOGGED_SINCE_MARIADB } from '../../generated/cells.js';
+import { FRACTION_STEP, FRACTIONS_UNLOGGED_SINCE_MARIADB } from '../../generated/cells.js';
 import { CellLayouts } from '../../generated/columns.js';
 import { ColumnType, type TableMapEvent } from '../../generated/rows.js';
 import { charsetOf, decodeText } from '../values/charsets.js';
 import { sameBytes, type Text } from '../core/reader.js';
 import { versionAtLeast } from '../core/schema-helpers.js';
 import type { TableDefinition } from './definitions.js';
+import { TableDefinitionError } from './table-types.js';
 import { coveredColumns, type CoveringEntry } from './covers.js';
-import { applyDefinition, placeholderName } from './defined-columns.js';
+import { applyDefinition, placeholderName, unsized, withFraction } from './defined-columns.js';
 import type { Column, Flavor, HintFn, TableInfo } from '../values/column.js';
 
 const utf8 = new TextEncoder();
@@ -95,6 +96,13 @@ export class TableRegistry {
     else this.bodies.delete(event.tableId);
     return info;
   }
+}
+
+/** A hint's fraction digits, checked: 0 to 6. */
+function hintedDigits(n: number, event: TableMapEvent, c: Column): number {
+  if (Number.isInteger(n) && n >= 0 && n < FRACTION_STEP.length) return n;
+  const problem = `a column hint gives ${n} fraction digits, not 0 to ${FRACTION_STEP.length - 1}`;
+  throw new TableDefinitionError(problem, qualifiedName(event.schemaName, event.tableName), c.name);
 }
 
 /** `schema.table`, names that are not text read as latin1. */
@@ -181,6 +189,8 @@ function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | und
     if (hint?.charset !== undefined && c.charset === undefined) c.charset = hint.charset;
     if (hint?.name !== undefined && c.name === `@${c.index + 1}`) c.name = hint.name;
     if (hint?.members !== undefined && c.members === undefined) c.members = hint.members;
+    // Only MariaDB logs a fraction under the types without one.
+    if (hint?.fractionDigits !== undefined && flavor === 'mariadb' && unsized(c)) Object.assign(c, withFraction(c, hintedDigits(hint.fractionDigits, event, c)));
   }
   return { tableId: event.tableId, schema: event.schemaName, table: event.tableName, columns };
 }

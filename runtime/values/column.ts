@@ -26,7 +26,10 @@ export interface Column extends CellColumn {
   charset?: string;
   /** ENUM or SET member names. */
   members?: Text[];
-  /** The type's metadata: maxLength, packLength, precision and scale, fsp, bits. */
+  /**
+   * The type's metadata: maxLength, packLength, precision and scale, fsp, bits. A TIME, DATETIME or
+   * TIMESTAMP of MariaDB's has fsp only where a definition or a hint said its digits.
+   */
   meta: Record<string, unknown>;
 }
 
@@ -45,6 +48,11 @@ export interface ColumnHints {
   name?: string;
   /** ENUM or SET member names, in order, for a TABLE_MAP without them. */
   members?: string[];
+  /**
+   * A TIME, DATETIME or TIMESTAMP column's fraction digits (0 to 6), which MariaDB's own fractional forms
+   * leave unlogged (runtime/rows/fractions.ts infers them without it).
+   */
+  fractionDigits?: number;
 }
 
 export type HintFn = (table: { schema: Text; table: Text }, column: { index: number; name: string; type: number }) => ColumnHints | undefined;
