@@ -125,7 +125,7 @@ export interface CellHelpers {
  * says the column's signedness (no SIGNEDNESS, no definition of the table), a value whose high bit is
  * set reads both ways, as mariadb-binlog -v prints it; any other is the number both readings give.
  */
-export function intCell(h: CellHelpers): CellCodec {
+export function intCell(h: Pick<CellHelpers, 'bothReadings' | 'integerOf'>): CellCodec {
   const { bothReadings, integerOf } = h;
   return {
     reader(c, path) {
@@ -159,7 +159,7 @@ export function intCell(h: CellHelpers): CellCodec {
 }
 
 /** FLOAT and DOUBLE, IEEE 754 little-endian in `bytes` bytes. */
-export function floatCell(h: CellHelpers): CellCodec {
+export function floatCell(h: Pick<CellHelpers, 'float32Text' | 'numberOf'>): CellCodec {
   const { float32Text, numberOf } = h;
   return {
     reader(c, path) {
@@ -190,7 +190,7 @@ export function floatCell(h: CellHelpers): CellCodec {
 }
 
 /** YEAR, one byte n standing for offset + n (0 stays 0, the zero year). */
-export function yearCell(h: CellHelpers): CellCodec {
+export function yearCell(h: Pick<CellHelpers, 'numberOf'>): CellCodec {
   const { numberOf } = h;
   return {
     reader(c, path) {
@@ -223,7 +223,7 @@ export function yearCell(h: CellHelpers): CellCodec {
 }
 
 /** DATE (and NEWDATE), 3 bytes little-endian of year * 512 + month * 32 + day (Field_newdate::store). */
-export function dateCell(h: CellHelpers): CellCodec {
+export function dateCell(h: Pick<CellHelpers, 'dateFields' | 'dateText'>): CellCodec {
   const { dateFields, dateText } = h;
   return {
     reader(_c, path) {
@@ -263,7 +263,7 @@ export function dateCell(h: CellHelpers): CellCodec {
  * TIME before 5.6, 3 bytes little-endian of the signed integer ±hhmmss (Field_time::store). What does
  * not read as a time is refused: MariaDB's own TIME(n) is logged as this type too (see timeHires).
  */
-export function timeCell(h: CellHelpers): CellCodec {
+export function timeCell(h: Pick<CellHelpers, 'timeFields' | 'timeText'>): CellCodec {
   const { timeFields, timeText } = h;
   return {
     reader(_c, path) {
@@ -304,7 +304,7 @@ export function timeCell(h: CellHelpers): CellCodec {
  * read as its low and high 32 bits. MariaDB's older high-precision DATETIME(n) is logged as this
  * type with no metadata, in another layout: what does not read as a datetime is refused.
  */
-export function datetimeCell(h: CellHelpers): CellCodec {
+export function datetimeCell(h: Pick<CellHelpers, 'datetimeFields' | 'datetimeText'>): CellCodec {
   const { datetimeFields, datetimeText } = h;
   return {
     reader(_c, path) {
@@ -350,7 +350,7 @@ export function datetimeCell(h: CellHelpers): CellCodec {
 }
 
 /** TIMESTAMP before 5.6, 4 bytes little-endian of the seconds since 1970 UTC; 0 is the zero date. */
-export function timestampCell(h: CellHelpers): CellCodec {
+export function timestampCell(h: Pick<CellHelpers, 'datetimeFields' | 'utcSeconds' | 'utcText'>): CellCodec {
   const { datetimeFields, utcSeconds, utcText } = h;
   return {
     reader(_c, path) {
@@ -386,7 +386,7 @@ export function timestampCell(h: CellHelpers): CellCodec {
 }
 
 /** TIMESTAMP2, 4 bytes big-endian of the seconds since 1970 UTC, then the fraction (my_timestamp_to_binary). */
-export function timestamp2Cell(h: CellHelpers): CellCodec {
+export function timestamp2Cell(h: Pick<CellHelpers, 'datetimeFields' | 'fractionText' | 'utcSeconds' | 'utcText'>): CellCodec {
   const { datetimeFields, fractionText, utcSeconds, utcText } = h;
   return {
     reader(c, path) {
@@ -441,7 +441,7 @@ export function timestamp2Cell(h: CellHelpers): CellCodec {
  * DATETIME2, 5 bytes big-endian: a sign bit (1: not negative), then year * 13 + month in 17 bits, day,
  * hour, minute and second; then the fraction (my_datetime_packed_to_binary).
  */
-export function datetime2Cell(h: CellHelpers): CellCodec {
+export function datetime2Cell(h: Pick<CellHelpers, 'datetimeFields' | 'datetimeText' | 'fractionText'>): CellCodec {
   const { datetimeFields, datetimeText, fractionText } = h;
   return {
     reader(c, path) {
@@ -523,7 +523,7 @@ export function datetime2Cell(h: CellHelpers): CellCodec {
  * bytes: C's remainder of packed by 2^24, in units of the precision, two's complement when negative
  * (my_time_packed_to_binary; for fsp 5 and 6 the whole is 6 bytes of 0x800000000000 + packed, the same bytes).
  */
-export function time2Cell(h: CellHelpers): CellCodec {
+export function time2Cell(h: Pick<CellHelpers, 'fractionText' | 'timeFields' | 'timeText'>): CellCodec {
   const { fractionText, timeFields, timeText } = h;
   return {
     reader(c, path) {
@@ -589,7 +589,7 @@ export function time2Cell(h: CellHelpers): CellCodec {
  * (not rounded up to an even count as TIMESTAMP2's), big-endian in (fsp+1)/2 bytes
  * (Field_timestamp_hires::store_TIMEVAL: sec_part_shift, sec_part_bytes).
  */
-export function timestampHiresCell(h: CellHelpers): CellCodec {
+export function timestampHiresCell(h: Pick<CellHelpers, 'datetimeFields' | 'fractionText' | 'utcSeconds' | 'utcText'>): CellCodec {
   const { datetimeFields, fractionText, utcSeconds, utcText } = h;
   return {
     reader(c, path) {
@@ -648,7 +648,7 @@ export function timestampHiresCell(h: CellHelpers): CellCodec {
  * layout reads it as its high bytes and its low 3: n passes 2^53 at fsp 5 and 6, so its quotient and
  * remainder by 10^fsp are taken in two steps.
  */
-export function datetimeHiresCell(h: CellHelpers): CellCodec {
+export function datetimeHiresCell(h: Pick<CellHelpers, 'datetimeFields' | 'datetimeText' | 'fractionText'>): CellCodec {
   const { datetimeFields, datetimeText, fractionText } = h;
   return {
     reader(c, path) {
@@ -712,7 +712,7 @@ export function datetimeHiresCell(h: CellHelpers): CellCodec {
  * big-endian integer (TIME_HIRES_ZERO ± seconds) * 10^fsp ± the fraction in fsp digits, in
  * TIME_HIRES_BYTES[fsp] bytes (Field_time_hires::store_TIME: pack_time, sec_part_shift, zero_point).
  */
-export function timeHiresCell(h: CellHelpers): CellCodec {
+export function timeHiresCell(h: Pick<CellHelpers, 'fractionText' | 'timeFields' | 'timeText'>): CellCodec {
   const { fractionText, timeFields, timeText } = h;
   return {
     reader(c, path) {
@@ -764,7 +764,7 @@ export function timeHiresCell(h: CellHelpers): CellCodec {
 }
 
 /** BIT(bits), big-endian in (bits + 7) / 8 bytes (the metadata's whole bytes, and one more for the bits of a last, partial byte). */
-export function bitCell(h: CellHelpers): CellCodec {
+export function bitCell(h: Pick<CellHelpers, 'bitsOf'>): CellCodec {
   const { bitsOf } = h;
   return {
     reader(c, path) {
@@ -801,7 +801,7 @@ export function bitCell(h: CellHelpers): CellCodec {
 }
 
 /** ENUM, the 1-based index of its member, little-endian in the 1 or 2 bytes the STRING metadata's length byte says. */
-export function enumCell(h: CellHelpers): CellCodec {
+export function enumCell(h: Pick<CellHelpers, 'memberIndex' | 'memberIndexes' | 'memberName'>): CellCodec {
   const { memberIndex, memberIndexes, memberName } = h;
   return {
     reader(c, path) {
@@ -834,7 +834,7 @@ export function enumCell(h: CellHelpers): CellCodec {
 }
 
 /** SET, a bit per member (the first member the lowest bit), little-endian in the 1-4 or 8 bytes the STRING metadata's length byte says. */
-export function setCell(h: CellHelpers): CellCodec {
+export function setCell(h: Pick<CellHelpers, 'memberList' | 'memberMask'>): CellCodec {
   const { memberList, memberMask } = h;
   return {
     reader(c, path) {
@@ -869,7 +869,7 @@ export function setCell(h: CellHelpers): CellCodec {
  * VARCHAR: the value's length in bytes, in 1 byte, or 2 where the column's maximum length in bytes is
  * over STRING_SHORT_MAX; then the bytes (Field_varstring::pack).
  */
-export function varcharCell(h: CellHelpers): CellCodec {
+export function varcharCell(h: Pick<CellHelpers, 'columnText'>): CellCodec {
   const { columnText } = h;
   return {
     reader(c, path) {
@@ -898,7 +898,7 @@ export function varcharCell(h: CellHelpers): CellCodec {
  * bytes is over STRING_SHORT_MAX; then the bytes (Field_string::pack). A BINARY value is stored without
  * its trailing 0x00 bytes, which are its column's length's padding.
  */
-export function stringCell(h: CellHelpers): CellCodec {
+export function stringCell(h: Pick<CellHelpers, 'columnText' | 'zeroPadded' | 'zerosTrimmed'>): CellCodec {
   const { columnText, zeroPadded, zerosTrimmed } = h;
   return {
     reader(c, path) {
@@ -937,7 +937,7 @@ export function stringCell(h: CellHelpers): CellCodec {
  * BLOB and TEXT (and GEOMETRY, and MariaDB's JSON, a LONGTEXT): the value's length in bytes,
  * little-endian in packLength bytes (1 to 4); then the bytes (Field_blob::pack).
  */
-export function blobCell(h: CellHelpers): CellCodec {
+export function blobCell(h: Pick<CellHelpers, 'columnText'>): CellCodec {
   const { columnText } = h;
   return {
     reader(c, path) {
@@ -959,7 +959,7 @@ export function blobCell(h: CellHelpers): CellCodec {
 }
 
 /** VECTOR (MySQL 9): a blob, its length in packLength bytes, of float32 values, 4 bytes each, little-endian. */
-export function vectorCell(h: CellHelpers): CellCodec {
+export function vectorCell(h: Pick<CellHelpers, 'byteLength' | 'float32Bytes' | 'float32s'>): CellCodec {
   const { byteLength, float32Bytes, float32s } = h;
   return {
     reader(c, path) {
@@ -988,7 +988,7 @@ export function vectorCell(h: CellHelpers): CellCodec {
 }
 
 /** JSON (MySQL): a blob, its length in packLength bytes, holding the document in MySQL's binary JSON. */
-export function jsonCell(h: CellHelpers): CellCodec {
+export function jsonCell(h: Pick<CellHelpers, 'jsonDocument' | 'jsonStored'>): CellCodec {
   const { jsonDocument, jsonStored } = h;
   return {
     reader(c, path) {
@@ -1016,7 +1016,141 @@ export function jsonCell(h: CellHelpers): CellCodec {
   };
 }
 
-export type CellName = 'int' | 'float' | 'year' | 'date' | 'time' | 'datetime' | 'timestamp' | 'timestamp2' | 'datetime2' | 'time2' | 'timestampHires' | 'datetimeHires' | 'timeHires' | 'bit' | 'enum' | 'set' | 'varchar' | 'string' | 'blob' | 'vector' | 'json';
+/** The packed DATETIME (and TIMESTAMP) of binary JSON's custom data: never negative. */
+export function packedDatetimeCell(h: Pick<CellHelpers, 'datetimeFields' | 'datetimeText'>): CellCodec {
+  const { datetimeFields, datetimeText } = h;
+  return {
+    reader(_c, path) {
+      return (r) => {
+        r.need(8, path);
+        const low = r.u32();
+        const high = r.u32();
+        const micro = low % 0x1000000;
+        const rest = (high * 0x100) + (Math.floor(low / 0x1000000));
+        const ymd = Math.floor(rest / 0x20000);
+        const hms = rest % 0x20000;
+        const ym = ymd >> 5;
+        if (high >= 0x80000000) throw new InvalidValueError(`a negative packed DATETIME`, { offset: r.offset, schemaPath: path });
+        if ((((micro > 999999) || ((hms >> 12) > 23)) || (((hms >> 6) & 63) > 59)) || ((hms & 63) > 59)) throw new InvalidValueError(`${rest} is not a packed DATETIME`, { offset: r.offset, schemaPath: path });
+        return datetimeText(Math.floor(ym / 13), ym % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63, micro, (micro === 0 ? 0 : 6));
+      };
+    },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(4 + 4, path);
+        r.pos += 4;
+        r.pos += 4;
+      };
+    },
+    writer(_c, path) {
+      return (w, value) => {
+        const fields$ = datetimeFields(value, "a datetime", path);
+        const year = fields$[0]!;
+        const month = fields$[1]!;
+        const day = fields$[2]!;
+        const hour = fields$[3]!;
+        const minute = fields$[4]!;
+        const second = fields$[5]!;
+        const micro = fields$[6]!;
+        const rest = (((((year * 13) + month) * 32) + day) * 0x20000) + (((hour << 12) | (minute << 6)) | second);
+        const low = ((rest % 0x100) * 0x1000000) + micro;
+        const high = Math.floor(rest / 0x100);
+        if (!(low >= 0 && low <= 4294967295)) throw new EncodeError(`low ${low} does not fit u32`, path);
+        if (!(high >= 0 && high <= 4294967295)) throw new EncodeError(`high ${high} does not fit u32`, path);
+        w.u32(low);
+        w.u32(high);
+      };
+    },
+  };
+}
+
+/** The packed DATE of binary JSON's custom data: a DATETIME whose time is zero. */
+export function packedDateCell(h: Pick<CellHelpers, 'dateFields' | 'dateText'>): CellCodec {
+  const { dateFields, dateText } = h;
+  return {
+    reader(_c, path) {
+      return (r) => {
+        r.need(8, path);
+        const low = r.u32();
+        const high = r.u32();
+        const ymd = Math.floor(high / 0x200);
+        const ym = ymd >> 5;
+        if (((high >= 0x80000000) || (low !== 0)) || ((high % 0x200) !== 0)) throw new InvalidValueError(`${high}:${low} is not a packed DATE`, { offset: r.offset, schemaPath: path });
+        return dateText(Math.floor(ym / 13), ym % 13, ymd & 31);
+      };
+    },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(4 + 4, path);
+        r.pos += 4;
+        r.pos += 4;
+      };
+    },
+    writer(_c, path) {
+      return (w, value) => {
+        const fields$ = dateFields(value, path);
+        const year = fields$[0]!;
+        const month = fields$[1]!;
+        const day = fields$[2]!;
+        const low = 0;
+        const high = ((((year * 13) + month) * 32) + day) * 0x200;
+        if (!(low >= 0 && low <= 4294967295)) throw new EncodeError(`low ${low} does not fit u32`, path);
+        if (!(high >= 0 && high <= 4294967295)) throw new EncodeError(`high ${high} does not fit u32`, path);
+        w.u32(low);
+        w.u32(high);
+      };
+    },
+  };
+}
+
+/** The packed TIME of binary JSON's custom data, in two's complement when negative. */
+export function packedTimeCell(h: Pick<CellHelpers, 'timeFields' | 'timeText'>): CellCodec {
+  const { timeFields, timeText } = h;
+  return {
+    reader(_c, path) {
+      return (r) => {
+        r.need(8, path);
+        const low = r.u32();
+        const high = r.u32();
+        const negative = high >= 0x80000000;
+        const mlow = (negative ? (0x100000000 - low) % 0x100000000 : low);
+        const mhigh = (negative ? (0xffffffff - high) + ((low === 0 ? 1 : 0)) : high);
+        const micro = mlow % 0x1000000;
+        const hms = (mhigh * 0x100) + (Math.floor(mlow / 0x1000000));
+        if ((((micro > 999999) || (hms >= 0x400000)) || (((hms >> 6) & 63) > 59)) || ((hms & 63) > 59)) throw new InvalidValueError(`${hms} is not a packed TIME`, { offset: r.offset, schemaPath: path });
+        return timeText(negative, hms >> 12, (hms >> 6) & 63, hms & 63, micro, (micro === 0 ? 0 : 6));
+      };
+    },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(4 + 4, path);
+        r.pos += 4;
+        r.pos += 4;
+      };
+    },
+    writer(_c, path) {
+      return (w, value) => {
+        const fields$ = timeFields(value, path);
+        const negative = fields$[0]!;
+        const hour = fields$[1]!;
+        const minute = fields$[2]!;
+        const second = fields$[3]!;
+        const micro = fields$[4]!;
+        const a = ((((hour << 12) | (minute << 6)) | second) * 0x1000000) + micro;
+        const mlow = a % 0x100000000;
+        const mhigh = Math.floor(a / 0x100000000);
+        const low = (negative ? (0x100000000 - mlow) % 0x100000000 : mlow);
+        const high = (negative ? ((0xffffffff - mhigh) + ((mlow === 0 ? 1 : 0))) % 0x100000000 : mhigh);
+        if (!(low >= 0 && low <= 4294967295)) throw new EncodeError(`low ${low} does not fit u32`, path);
+        if (!(high >= 0 && high <= 4294967295)) throw new EncodeError(`high ${high} does not fit u32`, path);
+        w.u32(low);
+        w.u32(high);
+      };
+    },
+  };
+}
+
+export type CellName = 'int' | 'float' | 'year' | 'date' | 'time' | 'datetime' | 'timestamp' | 'timestamp2' | 'datetime2' | 'time2' | 'timestampHires' | 'datetimeHires' | 'timeHires' | 'bit' | 'enum' | 'set' | 'varchar' | 'string' | 'blob' | 'vector' | 'json' | 'packedDatetime' | 'packedDate' | 'packedTime';
 
 /** Every cell, by the `codec` name the CellLayouts table gives it. */
 export function cellCodecs(h: CellHelpers): Record<CellName, CellCodec> {
@@ -1042,5 +1176,8 @@ export function cellCodecs(h: CellHelpers): Record<CellName, CellCodec> {
     blob: blobCell(h),
     vector: vectorCell(h),
     json: jsonCell(h),
+    packedDatetime: packedDatetimeCell(h),
+    packedDate: packedDateCell(h),
+    packedTime: packedTimeCell(h),
   };
 }

@@ -2,6 +2,22 @@
 import { InvalidValueError } from '../runtime/core/errors.js';
 import type { JsonTree } from '../runtime/core/values.js';
 
+/**
+ * The cell of schemas/cells.yaml that holds each temporal custom type's data: MySQL's packed longlong
+ * (json_binary.cc serializes Json_datetime with TIME_to_longlong_packed; a DATE is a DATETIME whose
+ * time is zero, a TIMESTAMP a DATETIME).
+ *
+ * Keyed by ColumnType code.
+ */
+export const JsonbCustomData = {
+  /* DATE */ 10: { codec: "packedDate" },
+  /* TIME */ 11: { codec: "packedTime" },
+  /* DATETIME */ 12: { codec: "packedDatetime" },
+  /* TIMESTAMP */ 7: { codec: "packedDatetime" },
+} as const;
+
+export type JsonbCustomDataEntry = (typeof JsonbCustomData)[keyof typeof JsonbCustomData];
+
 /** type ::= …: the byte before each value (json_binary.cc JSONB_TYPE_*). */
 export const JsonbType = {
   SMALL_OBJECT: 0,
@@ -43,13 +59,13 @@ export const JsonbTypeNames: Readonly<Record<number, JsonbTypeName>> = {
 /** What binary JSON takes from the runtime (the schema's `externs`): custom data's values, no fact of the grammar. */
 export interface BinaryJsonHelpers {
   /**
-   * The document's value of a custom type's data, written under `tag` ({"$decimal": "1.50", precision,
-   * scale} for Json_decimal's precision, scale and decimal2bin bytes; {"$date": "…"} and the like for
-   * the 8 bytes of a packed temporal); null where the data is not of that form (binaryJson OPAQUE `as`).
+   * The document's value of the data of custom type `type`, written under `tag` ({"$decimal": "1.50",
+   * precision, scale} for Json_decimal's precision, scale and decimal2bin bytes; {"$date": "…"} and the
+   * like for the JsonbCustomData cell's value); null where the data is not of that form (binaryJson OPAQUE `as`).
    */
-  customValue(tag: string, data: Uint8Array): JsonTree;
-  /** The custom data of a value written under `tag`, the inverse of customValue (binaryJson OPAQUE `as`). */
-  customData(tag: string, value: JsonTree, path: string): Uint8Array;
+  customValue(tag: string, type: number, data: Uint8Array): JsonTree;
+  /** The custom data of custom type `type` of a value written under `tag`, the inverse of customValue (binaryJson OPAQUE `as`). */
+  customData(tag: string, type: number, value: JsonTree, path: string): Uint8Array;
 }
 /** The keys of an object that is a scalar of the JSON form, not an object of the document. */
 const SCALAR_KEYS = new Set(['$uint', '$int', '$double', '$decimal', '$date', '$time', '$datetime', '$timestamp', '$opaque']);
@@ -279,27 +295,27 @@ export function binaryJson(h: BinaryJsonHelpers): BinaryJsonCodec {
   function custom(kind: number, data: Uint8Array): JsonTree {
     switch (kind) {
       case 246: { // NEWDECIMAL
-        const v = customValue('$decimal', data);
+        const v = customValue('$decimal', 246, data);
         if (v !== null) return v;
         break;
       }
       case 10: { // DATE
-        const v = customValue('$date', data);
+        const v = customValue('$date', 10, data);
         if (v !== null) return v;
         break;
       }
       case 11: { // TIME
-        const v = customValue('$time', data);
+        const v = customValue('$time', 11, data);
         if (v !== null) return v;
         break;
       }
       case 12: { // DATETIME
-        const v = customValue('$datetime', data);
+        const v = customValue('$datetime', 12, data);
         if (v !== null) return v;
         break;
       }
       case 7: { // TIMESTAMP
-        const v = customValue('$timestamp', data);
+        const v = customValue('$timestamp', 7, data);
         if (v !== null) return v;
         break;
       }
@@ -381,11 +397,11 @@ export function binaryJson(h: BinaryJsonHelpers): BinaryJsonCodec {
     if ('$uint' in v) return unsignedEncoded(BigInt(v.$uint as number | string));
     if ('$int' in v) return signedEncoded(BigInt(v.$int as number | string));
     if ('$double' in v) return [0x0b, doubleBytes(v.$double === '-0' ? -0 : (v.$double as number))];
-    if ('$decimal' in v) return customEncoded(246 /* NEWDECIMAL */, customData('$decimal', v, path));
-    if ('$date' in v) return customEncoded(10 /* DATE */, customData('$date', v, path));
-    if ('$time' in v) return customEncoded(11 /* TIME */, customData('$time', v, path));
-    if ('$datetime' in v) return customEncoded(12 /* DATETIME */, customData('$datetime', v, path));
-    if ('$timestamp' in v) return customEncoded(7 /* TIMESTAMP */, customData('$timestamp', v, path));
+    if ('$decimal' in v) return customEncoded(246 /* NEWDECIMAL */, customData('$decimal', 246, v, path));
+    if ('$date' in v) return customEncoded(10 /* DATE */, customData('$date', 10, v, path));
+    if ('$time' in v) return customEncoded(11 /* TIME */, customData('$time', 11, v, path));
+    if ('$datetime' in v) return customEncoded(12 /* DATETIME */, customData('$datetime', 12, v, path));
+    if ('$timestamp' in v) return customEncoded(7 /* TIMESTAMP */, customData('$timestamp', 7, v, path));
     if ('$opaque' in v) return customEncoded(v.$opaque as number, Buffer.from(v.hex as string, 'hex'));
     return fail(`an object of $-keys that is no known scalar: ${Object.keys(v).join(', ')}`);
   }

@@ -10,6 +10,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CellLayouts, FractionLayouts } from '../generated/columns.js';
+import { JsonbCustomData } from '../generated/json-binary.js';
 
 const VALUES = join(import.meta.dirname, '..', 'runtime', 'values');
 
@@ -67,7 +68,7 @@ const HELPERS: Record<string, Record<string, string>> = {
 
 /** Modules that still hold facts of the format, the variable-length values not yet in schemas/cells.yaml. */
 const STILL_FACTS: Record<string, string> = {
-  'binary-json.ts': "binary JSON's custom data: Json_decimal's precision and scale, the packed temporals (the grammar is schemas/json-binary.yaml's)",
+  'binary-json.ts': "binary JSON's Json_decimal custom data: its precision and scale bytes before decimal2bin's (the grammar is schemas/json-binary.yaml's, the packed temporals cells.yaml's)",
   'charsets.ts': 'the charsets beyond the tables of schemas/charset-tables.yaml',
 };
 
@@ -94,9 +95,9 @@ describe('the format facts live in the schemas', () => {
     });
   }
 
-  it('the schema gives a cell for each codec of CellLayouts but DECIMAL and those of no value, and the helpers it takes are its externs', () => {
+  it('the schema gives a cell for each codec of CellLayouts (but DECIMAL and those of no value), FractionLayouts and JsonbCustomData, and the helpers it takes are its externs', () => {
     const cells = parse(readFileSync(join(import.meta.dirname, '..', 'schemas', 'cells.yaml'), 'utf8'));
-    const codecs = new Set([...Object.values(CellLayouts), ...Object.values(FractionLayouts)].map((l) => l.codec));
+    const codecs = new Set([...Object.values(CellLayouts), ...Object.values(FractionLayouts), ...Object.values(JsonbCustomData)].map((l) => l.codec));
     expect(Object.keys(cells.cells).sort()).toEqual([...codecs].filter((c) => !['newdecimal', 'null', 'unsupported'].includes(c)).sort());
     const wired = readFileSync(join(VALUES, 'cells.ts'), 'utf8');
     for (const name of Object.keys(cells.externs)) expect(wired).toMatch(new RegExp(`\\b${name}\\b`));

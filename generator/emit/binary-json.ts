@@ -147,7 +147,7 @@ function decoder(j: IrBinaryJson, custom: Extract<IrJsonbValue, { kind: 'custom'
     out.open('switch (kind) {');
     for (const [tag, code, name] of custom.as) {
       out.open(`case ${code}: { // ${name}`);
-      out.line(`const v = customValue('${tag}', data);`);
+      out.line(`const v = customValue('${tag}', ${code}, data);`);
       out.line('if (v !== null) return v;');
       out.line('break;');
       out.close();
@@ -368,7 +368,7 @@ function tagged(out: Lines, doubleCode: number, custom: Extract<IrJsonbValue, { 
   out.line("if ('$int' in v) return signedEncoded(BigInt(v.$int as number | string));");
   out.line(`if ('$double' in v) return [${hex(doubleCode)}, doubleBytes(v.$double === '-0' ? -0 : (v.$double as number))];`);
   if (custom) {
-    for (const [tag, code, name] of custom.as) out.line(`if ('${tag}' in v) return customEncoded(${code} /* ${name} */, customData('${tag}', v, path));`);
+    for (const [tag, code, name] of custom.as) out.line(`if ('${tag}' in v) return customEncoded(${code} /* ${name} */, customData('${tag}', ${code}, v, path));`);
     out.line(`if ('${OPAQUE_TAG}' in v) return customEncoded(v.${OPAQUE_TAG} as number, Buffer.from(v.hex as string, 'hex'));`);
   }
   out.line("return fail(`an object of $-keys that is no known scalar: ${Object.keys(v).join(', ')}`);");

@@ -84,7 +84,8 @@ function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
     name: factoryName(c),
     isExported: true,
     docs: docs(c.doc),
-    parameters: [{ name: c.calls.length ? 'h' : '_h', type: 'CellHelpers' }],
+    // Each factory takes just the helpers it calls, so that a codec outside the row cells (binary JSON's) can make one.
+    parameters: [{ name: c.calls.length ? 'h' : '_h', type: c.calls.length ? `Pick<CellHelpers, ${c.calls.map((n) => `'${n}'`).join(' | ')}>` : 'Partial<CellHelpers>' }],
     returnType: 'CellCodec',
     statements: `${uses}return {\n${[
       method('reader', withFactory(c, readerBody(m, c, x), x)),

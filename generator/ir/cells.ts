@@ -31,15 +31,15 @@ export function resolveCells(pass: Pass, files: SchemaFile[]): void {
   for (const file of files) {
     for (const [name, raw] of Object.entries(rawFile(file).cells ?? {})) {
       const o: Origin = { file, path: ['cells', name] };
-      if (codecs && !codecs.has(name)) pass.fail(o, [], `no CellLayouts or FractionLayouts entry has codec '${name}'`);
+      if (codecs && !codecs.has(name)) pass.fail(o, [], `no ${LAYOUT_TABLES.join(', ')} entry has codec '${name}'`);
       if (pass.ir.cells.some((c) => c.name === name)) pass.fail(o, [], `cell '${name}' is defined twice`);
       pass.ir.cells.push(resolveCell(pass, o, name, raw, file.module));
     }
   }
 }
 
-/** The tables that name cells by column type: the layouts, and MariaDB's own fractional temporals'. */
-const LAYOUT_TABLES = ['CellLayouts', 'FractionLayouts'];
+/** The tables that name cells by column type: the layouts, MariaDB's own fractional temporals', and binary JSON's temporals'. */
+const LAYOUT_TABLES = ['CellLayouts', 'FractionLayouts', 'JsonbCustomData'];
 
 /** The codec names the layout tables use, where the schemas have them. */
 function codecNames(pass: Pass): Set<string> | undefined {

@@ -11,11 +11,16 @@
  * small or large container form are the server's canonical choices (the smallest that fits); a
  * document stored otherwise is kept with its bytes (see runtime/values/json-cells.ts).
  */
-import { binaryJson, compareJsonKeys, isJsonObject } from '../../generated/json-binary.js';
-import { InvalidValueError } from '../core/errors.js';
-import type { JsonTree } from '../core/values.js';
+import { packedDateCell, packedDatetimeCell, packedTimeCell } from '../../generated/cells.js';
+import { binaryJson, compareJsonKeys, isJsonObject, JsonbCustomData } from '../../generated/json-binary.js';
+import { BinlogError } from '../core/errors.js';
+import { Reader } from '../core/reader.js';
+import type { CellReader, JsonTree } from '../core/values.js';
+import type { CellCodec } from './cell-codec.js';
+import { Writer } from '../core/writer.js';
+import type { Column } from './column.js';
 import { decimalSize, decodeDecimal, encodeDecimal } from './decimal.js';
-import { pad } from './digits.js';
+import { dateFields, dateText, datetimeFields, datetimeText, timeFields, timeText } from './temporal.js';
 
 export { isJsonObject, compareJsonKeys as compareKeys };
 
@@ -29,22 +34,32 @@ export function decodeJsonb(b: Uint8Array, offset: number, path: string): JsonTr
 /** The server's canonical binary form of a decoded tree. */
 export const encodeJsonb = codec.encode;
 
-/** OPAQUE `as`: the value of the custom data written under `tag`, or null where the data is not of its form. */
-function customValue(tag: string, data: Uint8Array): JsonTree {
+/** OPAQUE `as`: the value of the custom data of `type` written under `tag`, or null where the data is not of its form. */
+function customValue(tag: string, type: number, data: Uint8Array): JsonTree {
   if (tag === '$decimal') return decimalValue(data);
-  return data.length === 8 ? { [tag]: temporalText(tag, new DataView(data.buffer, data.byteOffset, 8).getBigInt64(0, true)) } : null;
+  const cell = temporalCell(type);
+  if (!cell) return null;
+  const r = new Reader(data);
+  try {
+    const text = cell.read(r);
+    return r.pos === data.length ? { [tag]: text as string } : null;
+  } catch (e) {
+    if (e instanceof BinlogError) return null;
+    throw e;
+  }
 }
 
-/** OPAQUE `as`: the custom data of a value written under `tag`. */
-function customData(tag: string, v: JsonTree, path: string): Uint8Array {
+/** OPAQUE `as`: the custom data of `type` of a value written under `tag`. */
+function customData(tag: string, type: number, v: JsonTree, path: string): Uint8Array {
   const o = v as { [key: string]: JsonTree };
   if (tag === '$decimal') {
     const [precision, scale] = [o.precision as number, o.scale as number];
     return Uint8Array.from([precision, scale, ...encodeDecimal(o.$decimal as string, precision, scale, '$decimal')]);
   }
-  const bytes = new Uint8Array(8);
-  new DataView(bytes.buffer).setBigInt64(0, BigInt.asIntN(64, temporalPacked(tag, o[tag] as string, path)), true);
-  return bytes;
+  const { codec, column } = temporalCell(type)!;
+  const w = new Writer();
+  codec.writer(column, path)(w, o[tag] as string);
+  return w.finish();
 }
 
 /** Json_decimal's data: its precision, its scale and exactly decimal2bin's bytes for them. */
@@ -54,31 +69,25 @@ function decimalValue(data: Uint8Array): JsonTree {
   return { $decimal: decodeDecimal(data.subarray(2), precision, scale), precision, scale };
 }
 
-/** MySQL's packed longlong temporal: (ymd << 17 | hms) << 24 | microseconds, negated when negative. */
-function temporalText(tag: string, packed: bigint): string {
-  const neg = packed < 0n;
-  const a = neg ? -packed : packed;
-  const micro = Number(a & 0xffffffn);
-  const ymdhms = a >> 24n;
-  const frac = micro ? `.${pad(micro, 6)}` : '';
-  if (tag === '$time') {
-    const hms = Number(ymdhms % (1n << 24n));
-    return `${neg ? '-' : ''}${pad(hms >> 12, 2)}:${pad((hms >> 6) & 63, 2)}:${pad(hms & 63, 2)}${frac}`;
-  }
-  const ymd = Number(ymdhms >> 17n);
-  const hms = Number(ymdhms % (1n << 17n));
-  const ym = ymd >> 5;
-  const date = `${pad(Math.floor(ym / 13), 4)}-${pad(ym % 13, 2)}-${pad(ymd & 31, 2)}`;
-  return tag === '$date' ? date : `${date} ${pad(hms >> 12, 2)}:${pad((hms >> 6) & 63, 2)}:${pad(hms & 63, 2)}${frac}`;
-}
+/** The cells of JsonbCustomData's codecs, given the temporal helpers they take. */
+const CELLS: Record<string, CellCodec> = {
+  packedDate: packedDateCell({ dateText, dateFields }),
+  packedTime: packedTimeCell({ timeText, timeFields }),
+  packedDatetime: packedDatetimeCell({ datetimeText, datetimeFields }),
+};
 
-function temporalPacked(tag: string, text: string, path: string): bigint {
-  const m = /^(-)?(?:(\d{4})-(\d{2})-(\d{2}))?[ ]?(?:(\d{2,3}):(\d{2}):(\d{2}))?(?:\.(\d{1,6}))?$/.exec(text);
-  if (!m) throw new InvalidValueError(`binary JSON: '${text}' is not a temporal value`, { offset: -1, schemaPath: path });
-  const [, neg, y, mo, d, h, mi, s, f] = m;
-  const micro = BigInt(Number((f ?? '').padEnd(6, '0')));
-  const hms = BigInt((Number(h ?? 0) << 12) | (Number(mi ?? 0) << 6) | Number(s ?? 0));
-  const ymd = BigInt(((Number(y ?? 0) * 13 + Number(mo ?? 0)) << 5) | Number(d ?? 0));
-  const packed = tag === '$time' ? (hms << 24n) + micro : (((ymd << 17n) | hms) << 24n) + micro;
-  return neg ? -packed : packed;
+/** The JsonbCustomData cell of a temporal custom type, and its column, made on first use. */
+const TEMPORALS = new Map<number, { column: Column; codec: CellCodec; read: CellReader }>();
+
+function temporalCell(type: number): { column: Column; codec: CellCodec; read: CellReader } | undefined {
+  let cell = TEMPORALS.get(type);
+  const layout = JsonbCustomData[type as keyof typeof JsonbCustomData];
+  if (!cell && layout) {
+    const column: Column = { index: 0, name: '', type, realType: type, layout: layout as unknown as Column['layout'], nullable: false, meta: {} };
+    const codec = CELLS[layout.codec]!;
+    // What the data does not read as is kept as it is: the reader's error names no path.
+    cell = { column, codec, read: codec.reader(column, '$') };
+    TEMPORALS.set(type, cell);
+  }
+  return cell;
 }

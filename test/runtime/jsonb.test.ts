@@ -35,3 +35,56 @@ describe('binary JSON opaque decimals', () => {
     expect(Buffer.from(encodeJsonb(tree, '$'))).toEqual(bytes);
   });
 });
+
+describe('binary JSON opaque temporals', () => {
+  // MySQL's packed longlong (my_time.cc TIME_to_longlong_*_packed), built here from its definition alone.
+  const packed = (ymd: number, hour: number, minute: number, second: number, micro: number, negative = false) => {
+    const hms = BigInt((hour << 12) | (minute << 6) | second);
+    const n = (((BigInt(ymd) << 17n) | hms) << 24n) + BigInt(micro);
+    return negative ? -n : n;
+  };
+  const ymd = (y: number, m: number, d: number) => ((y * 13 + m) << 5) | d;
+  const TYPES = { $date: 10, $time: 11, $datetime: 12, $timestamp: 7 } as const;
+  /** An opaque value of `type` whose data is `n` as 8 bytes little-endian (or `data` itself). */
+  const opaque = (type: number, n: bigint | Buffer) => {
+    const data = Buffer.isBuffer(n) ? n : Buffer.alloc(8);
+    if (!Buffer.isBuffer(n)) data.writeBigInt64LE(n);
+    return Buffer.concat([Buffer.from([0x0f, type, data.length]), data]);
+  };
+
+  it.each([
+    ['$datetime', packed(ymd(2024, 2, 29), 23, 59, 58, 987654), '2024-02-29 23:59:58.987654'],
+    ['$datetime', packed(ymd(1000, 1, 1), 0, 0, 0, 0), '1000-01-01 00:00:00'],
+    ['$timestamp', packed(ymd(2038, 1, 19), 3, 14, 7, 1), '2038-01-19 03:14:07.000001'],
+    ['$date', packed(ymd(9999, 12, 31), 0, 0, 0, 0), '9999-12-31'],
+    ['$date', packed(ymd(0, 0, 0), 0, 0, 0, 0), '0000-00-00'],
+    ['$time', packed(0, 838, 59, 59, 0), '838:59:59'],
+    ['$time', packed(0, 838, 59, 59, 999999, true), '-838:59:59.999999'],
+    ['$time', packed(0, 0, 0, 0, 500000, true), '-00:00:00.500000'],
+    ['$time', packed(0, 12, 0, 1, 0, true), '-12:00:01'],
+  ] as const)('%s of the packed %s reads as %s, and writes back', (tag, n, text) => {
+    const bytes = opaque(TYPES[tag], n);
+    expect(decodeJsonb(bytes, 0, '$')).toEqual({ [tag]: text });
+    expect(Buffer.from(encodeJsonb({ [tag]: text }, '$'))).toEqual(bytes);
+  });
+
+  it.each([
+    ['a negative DATETIME', 12, packed(ymd(2024, 1, 1), 0, 0, 0, 0, true)],
+    ['a fraction of more than a million microseconds', 12, packed(ymd(2024, 1, 1), 0, 0, 0, 0) + 1_000_000n],
+    ['a minute of 60', 11, packed(0, 1, 60, 0, 0)],
+    ['hour 24', 12, packed(ymd(2024, 1, 1), 24, 0, 0, 0)],
+    ['a DATE with a time', 10, packed(ymd(2024, 1, 1), 1, 0, 0, 0)],
+    ['7 bytes', 12, Buffer.alloc(7)],
+    ['9 bytes', 11, Buffer.alloc(9)],
+  ] as const)('keeps %s opaque, byte for byte', (_, type, n) => {
+    const bytes = opaque(type, n);
+    const tree = decodeJsonb(bytes, 0, '$');
+    expect(tree).toEqual({ $opaque: type, hex: bytes.subarray(3).toString('hex') });
+    expect(Buffer.from(encodeJsonb(tree, '$'))).toEqual(bytes);
+  });
+
+  it('refuses to write what is no temporal of its tag, naming the path', () => {
+    expect(() => encodeJsonb({ a: { $datetime: '2024-01-01' } }, '$')).toThrow(/a datetime/);
+    expect(() => encodeJsonb({ $time: '1000:00:00' }, '$')).toThrow(/is not a time/);
+  });
+});
