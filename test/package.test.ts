@@ -1,6 +1,6 @@
 /** The package as a dependent imports it: by name, through package.json's exports, compiled code and types. */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -62,11 +62,31 @@ describe('the packed package', { timeout: 180_000 }, () => {
   // The README's examples, then an import of the generated codecs.
   const files = writeBlocks(project.dir, 'readme', [...readme, generated]);
 
-  it('holds the compiled code, the command, the schemas and the docs: no tests, no benchmarks, no sources', () => {
+  // Nothing at run time reads the schemas: like the TypeScript sources, they are the repository's, and
+  // source maps would point at files the package does not hold.
+  it('holds the compiled code, the command and the docs: no tests, no benchmarks, no sources, no schemas, no source maps', () => {
     const entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((e) => e.replace(/^package\//, ''));
     expect(entries).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'bin/binlog', 'dist/index.js', 'dist/index.d.ts', 'docs/events.md']));
-    expect(entries.filter((e) => !/^(dist|schemas|docs)\/|^(bin\/binlog|package\.json|README\.md|LICENSE)$/.test(e))).toEqual([]);
-    expect(entries.filter((e) => e.endsWith('.ts') && !e.endsWith('.d.ts'))).toEqual([]);
+    expect(entries.filter((e) => !/^(dist|docs)\/|^(bin\/binlog|package\.json|README\.md|LICENSE)$/.test(e))).toEqual([]);
+    expect(entries.filter((e) => (e.endsWith('.ts') && !e.endsWith('.d.ts')) || e.endsWith('.map'))).toEqual([]);
+  });
+
+  it('exports what docs/library.md documents and no internal module; CommonJS require()s it', () => {
+    const node = (file: string, code: string) => {
+      writeFileSync(join(project.dir, file), code);
+      return spawnSync(process.execPath, [file], { cwd: project.dir, encoding: 'utf8' });
+    };
+    const esm = node('entry-points.mjs', `
+      const tryImport = (spec) => import(spec).then((m) => Object.keys(m).length, (e) => e.code);
+      console.log(JSON.stringify(await Promise.all(['binlog-codec', 'binlog-codec/generated', 'binlog-codec/runtime/core/reader.js', 'binlog-codec/dist/index.js'].map(tryImport))));`);
+    const [main, generated, internal, dist] = JSON.parse(esm.stdout) as [number, number, string, string];
+    expect([main > 10, generated > 10, internal, dist]).toEqual([true, true, 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
+    const cjs = node('require.cjs', `
+      const { decodeBinlog } = require('binlog-codec');
+      const events = decodeBinlog(require('node:fs').readFileSync('test/fixtures/sample.bin'));
+      console.log(events.filter((e) => e.type.startsWith('WRITE_ROWS')).length);`);
+    expect([cjs.status, cjs.stderr.replace(/^.*ExperimentalWarning.*\n|^\(Use .*\n/gm, '')]).toEqual([0, '']);
+    expect(Number(cjs.stdout)).toBeGreaterThan(0);
   });
 
   it.each(['nodenext', 'bundler'] as const)("the README's examples and binlog-codec/generated type-check against it (moduleResolution %s)", (resolution) => {
