@@ -61,6 +61,17 @@ describe('sqlLiteral', () => {
     expect(lit(2, col(ColumnType.ENUM))).toBe('2'); // an index, without member names
   });
 
+  it('writes a VECTOR as STRING_TO_VECTOR of decimals that round to its float32s', () => {
+    // MySQL's manual: STRING_TO_VECTOR("[1.05, -17.8, 32]") is 0x6666863F66668EC100000042.
+    const stored = Buffer.from('6666863F66668EC100000042', 'hex');
+    const floats = [0, 1, 2].map((i) => stored.readFloatLE(i * 4));
+    const text = lit(floats, col(ColumnType.VECTOR), 'mysql');
+    expect(text).toMatch(/^STRING_TO_VECTOR\('\[[-0-9.e,]+\]'\)$/);
+    const back = Buffer.alloc(12);
+    text.slice(19, -3).split(',').forEach((d, i) => back.writeFloatLE(Number(d), i * 4));
+    expect(back).toEqual(stored);
+  });
+
   it('writes JSON as CAST(… AS JSON) for MySQL, keeping integer and double types; refuses what no JSON text says', () => {
     const json = col(ColumnType.JSON);
     expect(lit({ json: { a: [1, { $uint: 2 }, { $double: 3 }, 'x'] } }, json, 'mysql')).toBe(`CAST(_utf8mb4'{"a":[1,2,3.0,"x"]}' AS JSON)`);

@@ -67,7 +67,9 @@ export function sqlLiteral(v: CellValue, column: Column, flavor: Flavor, where: 
   if (type === ColumnType.NEWDECIMAL || type === ColumnType.DECIMAL) return v as string;
   if (TEMPORAL.has(type)) return `'${v as string}'`;
   if (type === ColumnType.SET) return stringLiteral(setText(v as Text[]), column, where);
-  if (type === ColumnType.VECTOR) return `VEC_FromText('[${(v as number[]).map((x) => String(Math.fround(x))).join(',')}]')`;
+  // The VECTOR type code is MySQL's (MariaDB logs its vectors as VARBINARY): each float32 as the decimal of
+  // its exact double, which STRING_TO_VECTOR rounds back to the same float32.
+  if (type === ColumnType.VECTOR) return `STRING_TO_VECTOR('[${(v as number[]).map((x) => String(Math.fround(x))).join(',')}]')`;
   if (Array.isArray(v)) throw new SqlError(`an array value in a ${column.realType} column`, where);
   return stringLiteral(v as Text, column, where);
 }
