@@ -8,14 +8,16 @@
  * The shared fixtures decode no further: none holds such a column (MariaDB 5.5's mariadb-5.5-binlog has no
  * row events, 10.0's mdev6020 no TIME, DATETIME or TIMESTAMP column), and each decodes as before.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlContext, toSql } from '../tools/sql.js';
-import { describeWithServer, type MariadbServer, startMariadb } from './support/mariadb.js';
+import { describeWithServer, findMariadb, type MariadbServer, replay, startMariadb } from './support/mariadb.js';
 
 interface Rows {
   type: string;
@@ -164,4 +166,27 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
     ]);
     expect(undone[0]!.rows!.map((c) => text(c.after))).toEqual(ids(seen[1]!, ['2']));
   });
+
+  // Last: it changes the server's table.
+  it('the undo binlog of the UPDATE and the DELETE, replayed by the server, gives back the table as the INSERT left it', async () => {
+    const [write, , del] = rowEvents() as unknown as BinlogEvent[];
+    // Each transaction: GTID … the row event, then its XID. Undone: the two after the INSERT's.
+    const upTo = events.indexOf(del!) + 2;
+    const writeAt = events.indexOf(write!);
+    const writeStart = events.map((e) => e.type).lastIndexOf('GTID_EVENT', writeAt);
+    const undo = flashback([...events.slice(0, writeStart), ...events.slice(writeAt + 2, upTo)]);
+    const tmp = mkdtempSync(join(tmpdir(), 'binlog-inferred-undo-'));
+    try {
+      const file = join(tmp, 'undo.bin');
+      writeFileSync(file, encodeBinlog(undo));
+      const bin = findMariadb()!;
+      const r = await replay(bin.binlogTool, bin.client, file, server.socket);
+      expect([r.dump, r.client, r.stderr]).toEqual([0, 0, '']);
+      const cols = COLUMNS.two!;
+      const rows = await server.query(`SELECT ${cols.map((c) => `CAST(${c} AS CHAR)`).join(', ')} FROM inf.two ORDER BY 1`);
+      expect(rows.map((r) => Object.fromEntries(cols.map((c, i) => [c, r[i]!])))).toEqual(seen[0]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
