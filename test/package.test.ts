@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { decodeBinlog } from '../index.js';
 import { blocksOf, compile, runJs, runSh, tsBlocks, userProject, writeBlocks } from './support/examples.js';
 
 const root = join(import.meta.dirname, '..');
@@ -69,6 +70,9 @@ describe('the packed package', { timeout: 180_000 }, () => {
     expect(entries).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'bin/binlog', 'dist/index.js', 'dist/index.d.ts', 'docs/events.md']));
     expect(entries.filter((e) => !/^(dist|docs)\/|^(bin\/binlog|package\.json|README\.md|LICENSE)$/.test(e))).toEqual([]);
     expect(entries.filter((e) => (e.endsWith('.ts') && !e.endsWith('.d.ts')) || e.endsWith('.map'))).toEqual([]);
+    // Nor a map inlined or named by a comment: it would name sources the package does not hold.
+    const shipped = join(project.dir, 'node_modules', 'binlog-codec');
+    expect(entries.filter((e) => /\.[cm]?[jt]s$/.test(e) && readFileSync(join(shipped, e), 'utf8').includes('sourceMappingURL'))).toEqual([]);
   });
 
   it('exports what docs/library.md documents and no internal module; CommonJS require()s it', () => {
@@ -81,12 +85,16 @@ describe('the packed package', { timeout: 180_000 }, () => {
       console.log(JSON.stringify(await Promise.all(['binlog-codec', 'binlog-codec/generated', 'binlog-codec/runtime/core/reader.js', 'binlog-codec/dist/index.js'].map(tryImport))));`);
     const [main, generated, internal, dist] = JSON.parse(esm.stdout) as [number, number, string, string];
     expect([main > 10, generated > 10, internal, dist]).toEqual([true, true, 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
+    // Both entry points through require(): the sample's row events as the repository's decoder counts them.
     const cjs = node('require.cjs', `
       const { decodeBinlog } = require('binlog-codec');
+      const { EventTypes } = require('binlog-codec/generated');
       const events = decodeBinlog(require('node:fs').readFileSync('test/fixtures/sample.bin'));
-      console.log(events.filter((e) => e.type.startsWith('WRITE_ROWS')).length);`);
+      console.log(JSON.stringify([events.filter((e) => e.type.startsWith('WRITE_ROWS')).length, EventTypes.GTID_EVENT]));`);
     expect([cjs.status, cjs.stderr.replace(/^.*ExperimentalWarning.*\n|^\(Use .*\n/gm, '')]).toEqual([0, '']);
-    expect(Number(cjs.stdout)).toBeGreaterThan(0);
+    const writeRows = decodeBinlog(readFileSync(join(root, 'test', 'fixtures', 'sample.bin'))).filter((e) => e.type.startsWith('WRITE_ROWS')).length;
+    expect(writeRows).toBeGreaterThan(0);
+    expect(JSON.parse(cjs.stdout)).toEqual([writeRows, 162]);
   });
 
   it.each(['nodenext', 'bundler'] as const)("the README's examples and binlog-codec/generated type-check against it (moduleResolution %s)", (resolution) => {
