@@ -1,0 +1,96 @@
+/**
+ * How much of the format is data (issue 13): the format-rule lines of schemas/ against those of the
+ * runtime modules that still hold format rules.
+ *   npx tsx scripts/count-format-lines.ts
+ * YAML: schema lines that are neither blank, comments nor docs (a `doc:` key and its continuation
+ * lines), the charset data tables left out (they are tables of code points, not rules).
+ * TS: code lines (neither blank nor comments) of RULE_MODULES, and of WIDE_MODULES too for the wide count.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** Code points of the servers' charsets, not rules of the format. */
+const CHARSET_TABLES = ['charset-tables.yaml', 'multibyte-charsets.yaml'];
+
+/** Runtime modules whose code states rules of the binlog's bytes that no schema states yet. */
+const RULE_MODULES = [
+  'rows/images.ts', // the row image layout (null bitmap, images per event, value_options) and its specialised code
+  'rows/v0.ts', // rows v0's record layout
+  'rows/fractions.ts', // MariaDB's fraction digits, inferred from the images
+  'rows/json-diff.ts', // how a replica applies JSON diffs
+  'values/binary-json.ts', // Json_decimal's precision and scale
+  'values/charsets.ts', // the charsets beyond the schema's tables
+];
+
+/** Modules of the framing and state around the events, which the wide count adds. */
+const WIDE_MODULES = [
+  'events/event-codec.ts', // framing: header, checksum, compression envelopes
+  'events/binlog-encoder.ts', // which events an encoder groups into a transaction
+  'events/format-state.ts', // stream state events set
+  'tables/registry.ts', // table ids and the TABLE_MAP each row event refers to
+  'tables/sqltypes.ts', // SQL types ↔ binlog types and metadata
+];
+
+/** Lines of a schema that are neither blank, comments nor part of a `doc:` value. */
+export function yamlRuleLines(text: string): number {
+  let count = 0;
+  let docIndent = -1;
+  for (const line of text.split('\n')) {
+    const body = line.trim();
+    const indent = line.length - line.trimStart().length;
+    if (docIndent >= 0 && (body === '' || indent > docIndent)) continue;
+    docIndent = -1;
+    if (body === '' || body.startsWith('#')) continue;
+    if (/^(- )?doc:/.test(body)) {
+      docIndent = indent + (body.startsWith('- ') ? 2 : 0);
+      continue;
+    }
+    count++;
+  }
+  return count;
+}
+
+/** Lines of a TypeScript module holding code: those of its tokens, comments and blank lines left out. */
+export function tsCodeLines(text: string): number {
+  const sf = ts.createSourceFile('m.ts', text, ts.ScriptTarget.Latest, true);
+  const code = new Set<number>();
+  const walk = (n: ts.Node): void => {
+    if (ts.isJSDoc(n)) return;
+    const children = n.getChildren(sf);
+    if (children.length > 0 || n.kind === ts.SyntaxKind.EndOfFileToken) return children.forEach(walk);
+    // A token (a template's text among them) is code on every line it spans.
+    const first = sf.getLineAndCharacterOfPosition(n.getStart(sf)).line;
+    const last = sf.getLineAndCharacterOfPosition(n.getEnd()).line;
+    for (let l = first; l <= last; l++) code.add(l);
+  };
+  walk(sf);
+  return code.size;
+}
+
+function schemaLines(): number {
+  const dir = join(ROOT, 'schemas');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && !CHARSET_TABLES.includes(f));
+  return files.reduce((n, f) => n + yamlRuleLines(readFileSync(join(dir, f), 'utf8')), 0);
+}
+
+function moduleLines(modules: string[]): number {
+  return modules.reduce((n, m) => n + tsCodeLines(readFileSync(join(ROOT, 'runtime', m), 'utf8')), 0);
+}
+
+function share(yaml: number, code: number): string {
+  return `${Math.round((100 * yaml) / (yaml + code))} %`;
+}
+
+// Run as a script, not when a test imports its counters.
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+  const yaml = schemaLines();
+  const rules = moduleLines(RULE_MODULES);
+  const wide = rules + moduleLines(WIDE_MODULES);
+  console.log(`schema rule lines (YAML): ${yaml}`);
+  console.log(`runtime rule lines (TS):  ${rules}  → ${share(yaml, rules)} of the format's rules in YAML`);
+  console.log(`with framing, encoder groups, format state, registry and SQL types: ${wide}  → ${share(yaml, wide)}`);
+}
