@@ -29,7 +29,9 @@ import { Reader } from '../runtime/core/reader.js';
 import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
 import { outgoing, packet, text } from '../replication/packets.js';
 import { DumpError, sendDump, type DumpRequest, type PacketSink } from './dump.js';
+import type { LogFrames } from './frames.js';
 import { gtidStart, type LogPlace } from './gtids.js';
+import { MariadbSkipper, mysqlSkipper } from './skip.js';
 import type { ServedLogs } from './logs.js';
 import { answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
 
@@ -186,15 +188,18 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
     // MySQL's GTID start: from the first binlog, the transactions of the replica's set left out.
     const has = 'gtids' in asked && asked.gtids ? MysqlGtidSet.fromEncoded(asked.gtids) : undefined;
     const connectState = user.get('slave_connect_state');
-    const start = code === Command.COM_BINLOG_DUMP && connectState != null ? await byGtid(state.logs, connectState) : await byPosition(state.logs, has ? '' : cString(text(asked.file)), has ? 4 : Number(asked.position));
-    if (!start) throw new DumpError('the served binlogs hold no events yet');
+    const start =
+      code === Command.COM_BINLOG_DUMP && connectState != null
+        ? await byGtid(state.logs, connectState)
+        : { place: await byPosition(state.logs, has ? '' : cString(text(asked.file)), has ? 4 : Number(asked.position)), skips: has && { skip: (f: LogFrames) => mysqlSkipper(has, f) } };
+    if (!start.place) throw new DumpError('the served binlogs hold no events yet');
     const request: DumpRequest = {
-      start,
+      start: start.place,
       nonBlock: (asked.flags & BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK) !== 0,
       checksums: checksum === 'CRC32',
       heartbeatMs: Math.round(heartbeatNs / 1e6),
       serverId: state.serverId,
-      has,
+      ...start.skips,
     };
     await sendDump(state.logs, request, sink);
   } catch (e) {
@@ -222,7 +227,8 @@ async function byPosition(logs: ServedLogs, file: string, position: number): Pro
   return { log: index, pos: position };
 }
 
-async function byGtid(logs: ServedLogs, connectState: string): Promise<LogPlace | undefined> {
+/** A MariaDB GTID start: the binlog to send from its beginning, and what of it to leave out. */
+async function byGtid(logs: ServedLogs, connectState: string): Promise<{ place?: LogPlace; skips: Pick<DumpRequest, 'skip' | 'ahead'> }> {
   let gtids: MariadbGtidState;
   try {
     gtids = new MariadbGtidState(connectState);
@@ -230,10 +236,14 @@ async function byGtid(logs: ServedLogs, connectState: string): Promise<LogPlace 
     throw new DumpError((e as Error).message);
   }
   const list = await logs.list();
+  if (list.length === 0) return { skips: {} };
   const found = await gtidStart(list, gtids);
   if (typeof found === 'string') throw new DumpError(found);
-  // Nothing after the state yet: from the end of the last binlog, where new events come.
-  return found ?? (list.length ? { log: list.length - 1, pos: await list.at(-1)!.size() } : undefined);
+  const seen = new Map<number, Map<number, bigint>>();
+  return {
+    place: { log: found.log, pos: 4 },
+    skips: { skip: (f) => new MariadbSkipper(f, found.skip, seen), ahead: () => found.skip.size > 0 },
+  };
 }
 
 /** Writes a packet, waiting while the socket's buffer is full (a slow replica holds back only its own dump). */
