@@ -1,11 +1,12 @@
 /**
- * MariaDB GTIDs in the served binlogs: where a replica that gives its GTID state (@slave_connect_state)
- * starts, and the state at a file and offset (BINLOG_GTID_POS). Each binlog's GTID_LIST (the last GTID
- * of each domain before it) and its GTID events are read; nothing else is decoded.
+ * GTIDs in the served binlogs: where a replica that starts by GTID starts (MariaDB's @slave_connect_state,
+ * MySQL's COM_BINLOG_DUMP_GTID set), and MariaDB's GTID state at a file and offset (BINLOG_GTID_POS).
+ * Each binlog's GTID_LIST or PREVIOUS_GTIDS (what came before it) and its GTID events are read; nothing
+ * else is decoded.
  */
 import { EventTypes } from '../generated/events.js';
-import { EventDecoder } from '../runtime/events/event-codec.js';
-import { MariadbGtidState } from '../replication/gtid.js';
+import { EventDecoder, type BinlogEvent } from '../runtime/events/event-codec.js';
+import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
 import { LogFrames } from './frames.js';
 import type { ServedLog } from './logs.js';
 
@@ -15,27 +16,32 @@ export interface LogPlace {
   pos: number;
 }
 
-interface Mark {
-  place: LogPlace;
-  /** The GTIDs the event says were written: one (a GTID event) or a domain's each (a GTID_LIST). */
-  gtids: { domain: number; server: number; seq: bigint }[];
-  /** A GTID event, which begins a transaction (a GTID_LIST begins nothing). */
-  begins: boolean;
-}
-
-/** The GTID and GTID_LIST events of the logs, in order, each decoded. */
-async function* marks(logs: ServedLog[]): AsyncGenerator<Mark> {
+/** The events of the logs with these type codes, in order, each decoded (under its binlog's FORMAT_DESCRIPTION). */
+async function* eventsOf(logs: ServedLog[], codes: ReadonlySet<number>): AsyncGenerator<{ place: LogPlace; event: BinlogEvent }> {
   for (let i = 0; i < logs.length; i++) {
     const frames = new LogFrames(logs[i]!, 4);
     const decoder = new EventDecoder({ verifyChecksum: false });
     for (let f; (f = await frames.next()); ) {
-      const code = f.typeCode;
-      if (code !== EventTypes.FORMAT_DESCRIPTION_EVENT && code !== EventTypes.GTID_EVENT && code !== EventTypes.GTID_LIST_EVENT) continue;
-      const e = decoder.decode(f.bytes, f.pos);
-      const place = { log: i, pos: f.pos };
-      if (e.type === 'GTID_EVENT') yield { place, gtids: [{ domain: e.domainId, server: e.header.serverId, seq: e.seqNo }], begins: true };
-      else if (e.type === 'GTID_LIST_EVENT') yield { place, gtids: e.gtids.map((g) => ({ domain: g.domainId, server: g.serverId, seq: g.seqNo })), begins: false };
+      if (f.typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT || codes.has(f.typeCode)) yield { place: { log: i, pos: f.pos }, event: decoder.decode(f.bytes, f.pos) };
     }
+  }
+}
+
+interface Mark {
+  place: LogPlace;
+  /** The GTIDs the event says were written: one (a GTID event) or a domain's each (a GTID_LIST). */
+  gtids: Gtid[];
+  /** A GTID event, which begins a transaction (a GTID_LIST begins nothing). */
+  begins: boolean;
+}
+
+const MARIADB_CODES: ReadonlySet<number> = new Set([EventTypes.GTID_EVENT, EventTypes.GTID_LIST_EVENT]);
+
+/** MariaDB's GTID and GTID_LIST events of the logs, in order. */
+async function* marks(logs: ServedLog[]): AsyncGenerator<Mark> {
+  for await (const { place, event: e } of eventsOf(logs, MARIADB_CODES)) {
+    if (e.type === 'GTID_EVENT') yield { place, gtids: [{ domain: e.domainId, server: e.header.serverId, seq: e.seqNo }], begins: true };
+    else if (e.type === 'GTID_LIST_EVENT') yield { place, gtids: e.gtids.map((g) => ({ domain: g.domainId, server: g.serverId, seq: g.seqNo })), begins: false };
   }
 }
 
@@ -127,4 +133,47 @@ export async function gtidStateAt(logs: ServedLog[], at: LogPlace): Promise<stri
     for (const g of m.gtids) state.set(g.domain, g.server, g.seq);
   }
   return state.toString();
+}
+
+const MYSQL_CODES: ReadonlySet<number> = new Set([EventTypes.PREVIOUS_GTIDS_LOG_EVENT, EventTypes.GTID_LOG_EVENT, EventTypes.GTID_TAGGED_LOG_EVENT]);
+
+/** MySQL's two refusals of a GTID set (sql/share/messages_to_clients.txt, rpl_binlog_sender.cc's check_start_file), sent as 1236. */
+const SLAVE_HAS_MORE_GTIDS =
+  "Slave has more GTIDs than the master has, using the master's SERVER_UUID. This may indicate that the end of the binary log was truncated or that the last binary log file was lost, e.g., after a power or disk failure when sync_binlog != 1. The master may or may not have rolled back transactions that were already replicated to the slave. Suggest to replicate any transactions that master has rolled back from slave to master, and/or commit empty transactions on master to account for transactions that have been committed on master but are not included in GTID_EXECUTED.";
+const MASTER_HAS_PURGED_GTIDS = 'The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires.';
+
+/** A MySQL GTID start: the binlog to send from, and whether its first transaction is one the replica has (its FORMAT_DESCRIPTION then says no `created`). */
+export interface MysqlGtidStart {
+  log: number;
+  ahead: boolean;
+}
+
+/**
+ * Where a dump for a replica with the GTID set `has` starts, as MySQL's check_start_file finds it: the
+ * newest binlog whose PREVIOUS_GTIDS the set holds. Refused, as MySQL refuses them: a set with
+ * transactions of a source the binlogs have that they do not have (the replica is ahead of them, or
+ * on another history; MySQL looks at its own UUID only, a binlog server cannot tell which that was), and
+ * a set without all that came before the first binlog (its PREVIOUS_GTIDS: transactions not served).
+ */
+export async function mysqlGtidStart(logs: ServedLog[], has: MysqlGtidSet): Promise<MysqlGtidStart | string> {
+  const before: (MysqlGtidSet | undefined)[] = logs.map(() => undefined);
+  const first: (BinlogEvent | undefined)[] = logs.map(() => undefined);
+  const executed = new MysqlGtidSet();
+  for await (const { place, event: e } of eventsOf(logs, MYSQL_CODES)) {
+    if (e.type === 'PREVIOUS_GTIDS_LOG_EVENT') executed.addSet((before[place.log] ??= MysqlGtidSet.fromEncoded(e)));
+    else if (e.type === 'GTID_LOG_EVENT' || e.type === 'GTID_TAGGED_LOG_EVENT') {
+      first[place.log] ??= e;
+      executed.add(e as unknown as { type: string } & Record<string, unknown>);
+    }
+  }
+  const names = logs.map((l) => l.name).join(', ');
+  const extra = has.minus(executed).sourcesOf(executed);
+  if (!extra.empty) return `${SLAVE_HAS_MORE_GTIDS} (binlog serve: the replica has ${extra}, which the served binlogs, ${names}, do not)`;
+  const missing = (before[0] ?? new MysqlGtidSet()).minus(has);
+  if (!missing.empty) return `${MASTER_HAS_PURGED_GTIDS} (binlog serve: the replica lacks ${missing}, which came before the first served binlog, ${logs[0]!.name})`;
+  // The first binlog qualifies: its PREVIOUS_GTIDS is in the set, as just checked.
+  let log = logs.length - 1;
+  while (log > 0 && !(before[log] ?? new MysqlGtidSet()).minus(has).empty) log--;
+  const opening = first[log] as unknown as ({ type: string } & Record<string, unknown>) | undefined;
+  return { log, ahead: opening !== undefined && has.has(opening) };
 }

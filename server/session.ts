@@ -29,8 +29,7 @@ import { Reader } from '../runtime/core/reader.js';
 import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
 import { outgoing, packet, text } from '../replication/packets.js';
 import { DumpError, sendDump, type DumpRequest, type PacketSink } from './dump.js';
-import type { LogFrames } from './frames.js';
-import { gtidStart, type LogPlace } from './gtids.js';
+import { gtidStart, mysqlGtidStart, type LogPlace } from './gtids.js';
 import { MariadbSkipper, mysqlSkipper } from './skip.js';
 import type { ServedLogs } from './logs.js';
 import { answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
@@ -191,7 +190,9 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
     const start =
       code === Command.COM_BINLOG_DUMP && connectState != null
         ? await byGtid(state.logs, connectState)
-        : { place: await byPosition(state.logs, has ? '' : cString(text(asked.file)), has ? 4 : Number(asked.position)), skips: has && { skip: (f: LogFrames) => mysqlSkipper(has, f) } };
+        : has
+          ? await byGtidSet(state.logs, has)
+          : { place: await byPosition(state.logs, cString(text(asked.file)), Number(asked.position)), skips: {} };
     if (!start.place) throw new DumpError('the served binlogs hold no events yet');
     const request: DumpRequest = {
       start: start.place,
@@ -225,6 +226,15 @@ async function byPosition(logs: ServedLogs, file: string, position: number): Pro
   if (index < 0) throw new DumpError(`${file} is not a binlog served here (those served: ${list.map((l) => l.name).join(', ')})`);
   if (position < 4) throw new DumpError(`position ${position} is before the first event of ${file} (at 4)`);
   return { log: index, pos: position };
+}
+
+/** MySQL's GTID start: the binlog to send from its beginning, the transactions of the set left out. */
+async function byGtidSet(logs: ServedLogs, has: MysqlGtidSet): Promise<{ place?: LogPlace; skips: Pick<DumpRequest, 'skip' | 'ahead'> }> {
+  const list = await logs.list();
+  if (list.length === 0) return { skips: {} };
+  const found = await mysqlGtidStart(list, has);
+  if (typeof found === 'string') throw new DumpError(found);
+  return { place: { log: found.log, pos: 4 }, skips: { skip: (f) => mysqlSkipper(has, f), ahead: () => found.ahead } };
 }
 
 /** A MariaDB GTID start: the binlog to send from its beginning, and what of it to leave out. */
