@@ -61,6 +61,33 @@ export const ServerErrorCodeNames: Readonly<Record<number, ServerErrorCodeName>>
   1235: 'ER_NOT_SUPPORTED_YET',
   1236: 'ER_MASTER_FATAL_ERROR_READING_BINLOG',
 };
+/**
+ * What a replica says it understands in @mariadb_slave_capability (MariaDB's log_event.h
+ * MARIA_SLAVE_CAPABILITY_*; unset: UNKNOWN, as MySQL's and old MariaDB replicas). A MariaDB source
+ * (sql_repl.cc's send_event_to_slave) sends a replica below ANNOTATE a same-sized dummy for each
+ * ANNOTATE_ROWS it did not ask for, below TOLERATE_HOLES a dummy for each event the replica does not
+ * know (from TOLERATE_HOLES on it leaves them out), below BINLOG_CHECKPOINT none of those events, and
+ * below GTID no GTID_LIST, each GTID event as a BEGIN (a standalone one left out or a dummy).
+ *
+ */
+export const MariadbSlaveCapability = {
+  MARIA_SLAVE_CAPABILITY_UNKNOWN: 0,
+  MARIA_SLAVE_CAPABILITY_ANNOTATE: 1,
+  MARIA_SLAVE_CAPABILITY_TOLERATE_HOLES: 2,
+  MARIA_SLAVE_CAPABILITY_BINLOG_CHECKPOINT: 3,
+  MARIA_SLAVE_CAPABILITY_GTID: 4,
+} as const;
+
+export type MariadbSlaveCapabilityName = keyof typeof MariadbSlaveCapability;
+
+/** Names of MariadbSlaveCapability by value. */
+export const MariadbSlaveCapabilityNames: Readonly<Record<number, MariadbSlaveCapabilityName>> = {
+  0: 'MARIA_SLAVE_CAPABILITY_UNKNOWN',
+  1: 'MARIA_SLAVE_CAPABILITY_ANNOTATE',
+  2: 'MARIA_SLAVE_CAPABILITY_TOLERATE_HOLES',
+  3: 'MARIA_SLAVE_CAPABILITY_BINLOG_CHECKPOINT',
+  4: 'MARIA_SLAVE_CAPABILITY_GTID',
+};
 /** The first byte of each packet the source sends during a dump. */
 export const BinlogPacketStatus = {
   BINLOG_PACKET_OK: 0,

@@ -12,13 +12,14 @@ import { crc32 } from 'node:zlib';
 import { ChecksumAlg, FormatDescriptionEventOffsets } from '../generated/control.js';
 import { CHECKSUM_LENGTH, EventFlags, EventHeaderOffsets } from '../generated/header.js';
 import { encodeBinlogPacket } from '../generated/replication.js';
-import { EventEncoder, type BinlogEventInput } from '../runtime/events/event-codec.js';
+import { EventEncoder, type BinlogEventInput, type FramedEvent } from '../runtime/events/event-codec.js';
 import { eventCrc } from '../runtime/events/format-state.js';
 import { packet } from '../replication/packets.js';
 import { LogFrames, logFormat, type LogFormat } from './frames.js';
 import type { Gtid, LogPlace } from './gtids.js';
 import type { ServedLog, ServedLogs } from './logs.js';
 import type { Skipper } from './skip.js';
+import { ReplicaEvents } from './compat.js';
 
 /** What a replica asked for, once the start is found. */
 export interface DumpRequest {
@@ -31,6 +32,9 @@ export interface DumpRequest {
   heartbeatMs: number;
   /** The server id the made-up events carry (the source's). */
   serverId: number;
+  /** The replica's @mariadb_slave_capability (0 when it set none), and whether it asked for ANNOTATE_ROWS. */
+  capability: number;
+  annotate: boolean;
   /** A GTID start: what of each binlog the replica has, not sent. */
   skip?: (frames: LogFrames) => Skipper;
   /** A MariaDB GTID start: whether the replica's position is still ahead (its temporary tables are then kept: the FORMAT_DESCRIPTION says no `created`). */
@@ -63,22 +67,31 @@ export async function sendDump(logs: ServedLogs, request: DumpRequest, sink: Pac
     await sink.send(made.packet(made.rotate(log.name, pos)));
     await sink.send(made.packet(made.formatDescription(pos > 4, pos > 4 || (request.ahead?.() ?? false))));
     const frames = new LogFrames(log, pos === 4 ? 4 + format.bytes.length : pos);
-    const next = await sendLog(logs, index, frames, made, request, sink);
+    const replica = new ReplicaEvents(format, request.capability, request.annotate);
+    const next = await sendLog(logs, index, { frames, made, replica }, request, sink);
     if (next === undefined) return;
     index = next;
     pos = 4;
   }
 }
 
+/** One binlog being sent: its frames, the events made up under its FORMAT_DESCRIPTION, and the replica's view of its events. */
+interface LogSend {
+  frames: LogFrames;
+  made: MadeEvents;
+  replica: ReplicaEvents;
+}
+
 /** The events of one binlog; the index of the next binlog to go on with, or undefined when the dump ends. */
-async function sendLog(logs: ServedLogs, index: number, frames: LogFrames, made: MadeEvents, request: DumpRequest, sink: PacketSink): Promise<number | undefined> {
+async function sendLog(logs: ServedLogs, index: number, { frames, made, replica }: LogSend, request: DumpRequest, sink: PacketSink): Promise<number | undefined> {
   let idleSince = Date.now();
   const skip = request.skip?.(frames);
   for (;;) {
     if (sink.gone.aborted) return undefined;
     const frame = await nextFrame(frames);
     if (frame) {
-      if (!skip?.skips(frame)) await sink.send(made.packet(made.asSent(frame.bytes)));
+      const sent = skip?.skips(frame) ? undefined : asReplicaGets(replica, frame, frames);
+      if (sent) await sink.send(made.packet(made.asSent(sent)));
       const told = skip?.told();
       if (told) await sink.send(made.packet(made.gtidList(told, frames.pos)));
       idleSince = Date.now();
@@ -96,6 +109,14 @@ async function sendLog(logs: ServedLogs, index: number, frames: LogFrames, made:
       await sink.send(made.packet(made.heartbeat(frames.log, frames.pos)));
       idleSince = Date.now();
     }
+  }
+}
+
+function asReplicaGets(replica: ReplicaEvents, frame: FramedEvent, frames: LogFrames): Uint8Array | undefined {
+  try {
+    return replica.of(frame, frames);
+  } catch (e) {
+    throw new DumpError(`${frames.log.name}, at ${frame.pos}: ${(e as Error).message}`);
   }
 }
 

@@ -20,6 +20,7 @@ import {
   decodeQueryPacket,
   decodeRegisterSlavePacket,
   encodeBinlogPacket,
+  MariadbSlaveCapability,
   ServerErrorCode,
   type RegisterSlavePacket,
 } from '../generated/replication.js';
@@ -200,6 +201,9 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
       checksums: checksum === 'CRC32',
       heartbeatMs: Math.round(heartbeatNs / 1e6),
       serverId: state.serverId,
+      capability: Number(user.get('mariadb_slave_capability') ?? MariadbSlaveCapability.MARIA_SLAVE_CAPABILITY_UNKNOWN) || 0,
+      // COM_BINLOG_DUMP_GTID's 0x2 is MySQL's BINLOG_THROUGH_POSITION.
+      annotate: code === Command.COM_BINLOG_DUMP && (asked.flags & BinlogDumpFlags.BINLOG_SEND_ANNOTATE_ROWS_EVENT) !== 0,
       ...start.skips,
     };
     await sendDump(state.logs, request, sink);
