@@ -5,26 +5,15 @@
  * else is decoded.
  */
 import { EventTypes } from '../generated/events.js';
-import { EventDecoder, type BinlogEvent } from '../runtime/events/event-codec.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
-import { LogFrames } from './frames.js';
+import { eventsOf } from './frames.js';
 import type { ServedLog } from './logs.js';
 
 /** A place in the served binlogs: a log's index in the list, and an offset in it. */
 export interface LogPlace {
   log: number;
   pos: number;
-}
-
-/** The events of the logs with these type codes, in order, each decoded (under its binlog's FORMAT_DESCRIPTION). */
-async function* eventsOf(logs: ServedLog[], codes: ReadonlySet<number>): AsyncGenerator<{ place: LogPlace; event: BinlogEvent }> {
-  for (let i = 0; i < logs.length; i++) {
-    const frames = new LogFrames(logs[i]!, 4);
-    const decoder = new EventDecoder({ verifyChecksum: false });
-    for (let f; (f = await frames.next()); ) {
-      if (f.typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT || codes.has(f.typeCode)) yield { place: { log: i, pos: f.pos }, event: decoder.decode(f.bytes, f.pos) };
-    }
-  }
 }
 
 interface Mark {

@@ -7,9 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
+import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
 import { text } from '../replication/packets.js';
 import { logFormat, UnservableError, type LogFormat } from './frames.js';
+import { tableColumns } from './columns.js';
 import { gtidStateAt } from './gtids.js';
 import { eventLogs, fileLogs, type ServedLogs } from './logs.js';
 import type { QueryContext } from './queries.js';
@@ -68,7 +70,7 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
     // MariaDB 10 and later give old clients a 5.5.5- prefix, which MariaDB's clients take off.
     handshakeVersion: /mariadb/i.test(version) && !version.startsWith('5.5.5-') ? `5.5.5-${version}` : version,
     account: options.user !== undefined ? { user: options.user, password: options.password ?? '' } : undefined,
-    queries: queryContext(logs, { version, serverId, checksums: format.checksums }),
+    queries: queryContext(logs, { version, serverId, checksums: format.checksums }, options.tableDefinitions),
     replicas: new Map(),
     log,
   };
@@ -119,7 +121,7 @@ function serverVersion(format: LogFormat): string {
 }
 
 /** The server's variables, as replicas and clients ask for them, and its binlogs. */
-function queryContext(logs: ServedLogs, id: { version: string; serverId: number; checksums: boolean }): Omit<QueryContext, 'user' | 'replicas'> {
+function queryContext(logs: ServedLogs, id: { version: string; serverId: number; checksums: boolean }, definitions: TableDefinitions | undefined): Omit<QueryContext, 'user' | 'replicas'> {
   const mariadb = /mariadb/i.test(id.version);
   const uuid = randomUUID();
   const gtidAtEnd = async () => {
@@ -178,5 +180,6 @@ function queryContext(logs: ServedLogs, id: { version: string; serverId: number;
       const index = list.findIndex((l) => l.name === file);
       return index < 0 ? null : gtidStateAt(list, { log: index, pos });
     },
+    columns: async (schema, table) => tableColumns(await logs.list(), schema, table, definitions),
   };
 }

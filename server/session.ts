@@ -25,7 +25,6 @@ import {
   type RegisterSlavePacket,
 } from '../generated/replication.js';
 import type { Context } from '../generated/context.js';
-import { ColumnType } from '../generated/rows.js';
 import { Reader } from '../runtime/core/reader.js';
 import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
 import { outgoing, packet, text } from '../replication/packets.js';
@@ -33,7 +32,8 @@ import { DumpError, sendDump, type DumpRequest, type PacketSink } from './dump.j
 import { gtidStart, mysqlGtidStart, type LogPlace } from './gtids.js';
 import { MariadbSkipper, mysqlSkipper } from './skip.js';
 import type { ServedLogs } from './logs.js';
-import { answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
+import { answer, type Answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
+import { binaryRow, PreparedStatements, textColumn, UTF8_GENERAL_CI } from './statements.js';
 
 /** What every session of one server shares. */
 export interface ServerState {
@@ -74,8 +74,6 @@ interface CommandPacket {
 
 const OUTSIDE_ANY_BINLOG = {} as Context;
 const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0);
-/** utf8mb3_general_ci: the connection's character set the handshake names. */
-const UTF8_GENERAL_CI = 33;
 
 let nextConnectionId = 1;
 
@@ -110,6 +108,8 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
   });
   conn.on('query', () => {});
   conn.on('stmt_prepare', () => {});
+  conn.on('stmt_execute', () => {});
+  const statements = new PreparedStatements();
   const sink: PacketSink = { send: (p) => send(conn, p, gone.signal), gone: gone.signal };
   // One command at a time, as a server reads them: an answer that takes a while (a GTID lookup) is not
   // overtaken by the next command's; each payload copied, as it is read after the event.
@@ -117,7 +117,7 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
   conn.on('packet', (p: CommandPacket, _known: boolean, code: number) => {
     const payload = new Uint8Array(p.buffer.buffer, p.buffer.byteOffset + p.start + 4, p.end - p.start - 4).slice();
     previous = previous
-      .then(() => command(code, payload, conn, state, context, sink, id))
+      .then(() => command(code, payload, conn, state, context, sink, id, statements))
       .catch((e: unknown) => {
         state.log(`connection ${id}: ${(e as Error).message}`);
         conn.close();
@@ -136,7 +136,7 @@ function admits(account: { user: string; password: string }, p: { user: string; 
   return p.authToken.length === expected.length && timingSafeEqual(p.authToken, expected);
 }
 
-async function command(code: number, payload: Uint8Array, conn: ServerConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number): Promise<void> {
+async function command(code: number, payload: Uint8Array, conn: ServerConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number, statements: PreparedStatements): Promise<void> {
   if (code === Command.COM_QUIT || code === Command.COM_PING || code === Command.COM_INIT_DB) return; // mysql2 has answered
   // The answer's packets are numbered from 1, after the command's 0.
   conn.sequenceId = 1;
@@ -152,8 +152,20 @@ async function command(code: number, payload: Uint8Array, conn: ServerConnection
     case Command.COM_BINLOG_DUMP:
     case Command.COM_BINLOG_DUMP_GTID:
       return dump(code, r, state, context, sink, conn);
-    case Command.COM_STMT_PREPARE:
-      reply(conn, new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', 'binlog serve does not prepare statements'));
+    case Command.COM_STMT_PREPARE: {
+      const prepared = statements.prepare(payload);
+      if (prepared instanceof QueryError) reply(conn, prepared);
+      else {
+        for (const p of prepared.packets) conn.writePacket(outgoing(p));
+        if (prepared.params) conn.writeEof();
+      }
+      break;
+    }
+    case Command.COM_STMT_EXECUTE:
+      reply(conn, await statements.execute(payload, context), true);
+      break;
+    case Command.COM_STMT_CLOSE:
+      statements.close(payload);
       break;
     default:
       reply(conn, new QueryError(ServerErrorCode.ER_UNKNOWN_COM_ERROR, '08S01', `binlog serve does not know command 0x${code.toString(16).padStart(2, '0')}`));
@@ -161,15 +173,19 @@ async function command(code: number, payload: Uint8Array, conn: ServerConnection
   conn.sequenceId = 0;
 }
 
-function reply(conn: ServerConnection, a: Awaited<ReturnType<typeof answer>>): void {
+/** An answer: rows in the text protocol, or the binary one (a prepared statement's). */
+function reply(conn: ServerConnection, a: Answer, binary = false): void {
   if (a === 'ok') conn.writeOk();
   else if (a instanceof QueryError) conn.writePacket(outgoing(errPacket(a.code, a.sqlState, a.message)));
-  else resultSet(conn, a);
+  else resultSet(conn, a, binary);
 }
 
-function resultSet(conn: ServerConnection, rs: ResultSet): void {
-  conn.writeColumns(rs.columns.map((name) => ({ catalog: 'def', schema: '', table: '', orgTable: '', name, orgName: name, characterSet: UTF8_GENERAL_CI, columnLength: 1024, columnType: ColumnType.VAR_STRING, flags: 0, decimals: 31 })));
-  for (const row of rs.rows) conn.writeTextRow(row);
+function resultSet(conn: ServerConnection, rs: ResultSet, binary: boolean): void {
+  conn.writeColumns(rs.columns.map(textColumn));
+  for (const row of rs.rows) {
+    if (binary) conn.writePacket(outgoing(binaryRow(row)));
+    else conn.writeTextRow(row);
+  }
   conn.writeEof();
 }
 
