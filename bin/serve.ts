@@ -22,7 +22,8 @@ serve answers what replicas and CDC clients ask before a dump (SELECT UNIX_TIMES
 @@version, @@global.binlog_checksum, SHOW MASTER STATUS, SHOW BINARY LOGS, SET @...), then
 COM_REGISTER_SLAVE and COM_BINLOG_DUMP from a file and position or a MariaDB GTID state
 (MASTER_USE_GTID=slave_pos), as a primary sends: a fake ROTATE, the FORMAT_DESCRIPTION, the events,
-heartbeats when idle. Any other statement gets an error quoting it. See docs/serve.md.
+heartbeats when idle; a MariaDB GTID start per domain, and what older replicas can read. No TLS
+(mysql2's server side has none). Any other statement gets an error quoting it. See docs/serve.md.
 `;
 
 export const SERVE_OPTIONS = {
