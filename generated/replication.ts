@@ -120,7 +120,7 @@ export const ServerStatus = {
 /**
  * The capability flags of the handshake (include/mysql_com.h) that a binlog server offers: the 4.1
  * protocol with its 20-byte scramble and mysql_native_password named, and EOF packets after result
- * set columns (no CLIENT_DEPRECATE_EOF), no TLS, no compression.
+ * set columns (no CLIENT_DEPRECATE_EOF), no compression; CLIENT_SSL only when it has a certificate.
  *
  */
 export const ClientCapabilities = {
@@ -129,6 +129,7 @@ export const ClientCapabilities = {
   CLIENT_LONG_FLAG: 0x4,
   CLIENT_CONNECT_WITH_DB: 0x8,
   CLIENT_PROTOCOL_41: 0x200,
+  CLIENT_SSL: 0x800,
   CLIENT_TRANSACTIONS: 0x2000,
   CLIENT_SECURE_CONNECTION: 0x8000,
   CLIENT_MULTI_RESULTS: 0x20000,
@@ -632,6 +633,74 @@ export function writeStmtClosePacketJson(w: JsonBytes, v: StmtClosePacket, start
   if (v.statementId !== undefined) {
     w.member(StmtClosePacket$jsonKeys[0], start);
     w.number(v.statementId);
+  }
+}
+
+/**
+ * What a client that wants TLS sends in place of its handshake response (sql/sql_acl.cc
+ * parse_client_handshake_packet: a packet of 32 bytes with CLIENT_SSL set); the TLS handshake follows
+ * on the socket, then the handshake response (sequence 2) over TLS.
+ */
+export interface SslRequestPacket {
+  /** ClientCapabilities bits; CLIENT_SSL among them. */
+  capabilities: number;
+  maxPacketSize: number;
+  characterSet: number;
+  filler: Uint8Array;
+}
+
+/** What `encodeSslRequestPacket` takes: the decoded value. */
+export type SslRequestPacketInput = SslRequestPacket;
+
+/** Reads SslRequestPacket. */
+export function decodeSslRequestPacket(r: Reader, _ctx: Context): SslRequestPacket {
+  r.need(9, 'SslRequestPacket.capabilities');
+  const capabilities = r.u32();
+  const maxPacketSize = r.u32();
+  const characterSet = r.u8();
+  const filler = r.bytes(23, 'SslRequestPacket.filler');
+  return { capabilities, maxPacketSize, characterSet, filler };
+}
+
+/** Writes SslRequestPacket. */
+export function encodeSslRequestPacket(w: Writer, v: SslRequestPacketInput, _ctx: Context): void {
+  w.u32(v.capabilities);
+  w.u32(v.maxPacketSize);
+  w.u8(v.characterSet);
+  w.fixed(v.filler, 23, 'SslRequestPacket.filler');
+}
+
+/** SslRequestPacket's encoder input from its JSON form in the dump. */
+export function SslRequestPacketFromJson(j: unknown, path: string): SslRequestPacketInput {
+  const o = jObject(j, path);
+  const v = {} as SslRequestPacketInput;
+  v.capabilities = jNum(o.capabilities, `${path}.capabilities`);
+  v.maxPacketSize = jNum(o.maxPacketSize, `${path}.maxPacketSize`);
+  v.characterSet = jNum(o.characterSet, `${path}.characterSet`);
+  v.filler = jBytes(o.filler, `${path}.filler`);
+  return v;
+}
+
+/** SslRequestPacket's member names as JSON bytes, `"name":`. */
+export const SslRequestPacket$jsonKeys = [jsonKey('capabilities'), jsonKey('maxPacketSize'), jsonKey('characterSet'), jsonKey('filler')];
+
+/** Writes SslRequestPacket's members in its JSON form. */
+export function writeSslRequestPacketJson(w: JsonBytes, v: SslRequestPacket, start: number): void {
+  if (v.capabilities !== undefined) {
+    w.member(SslRequestPacket$jsonKeys[0], start);
+    w.number(v.capabilities);
+  }
+  if (v.maxPacketSize !== undefined) {
+    w.member(SslRequestPacket$jsonKeys[1], start);
+    w.number(v.maxPacketSize);
+  }
+  if (v.characterSet !== undefined) {
+    w.member(SslRequestPacket$jsonKeys[2], start);
+    w.number(v.characterSet);
+  }
+  if (v.filler !== undefined) {
+    w.member(SslRequestPacket$jsonKeys[3], start);
+    w.hex(v.filler);
   }
 }
 

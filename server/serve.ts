@@ -4,6 +4,7 @@
  * id, binlog_checksum) comes from the first binlog's FORMAT_DESCRIPTION unless given.
  */
 import { randomUUID } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
@@ -36,6 +37,8 @@ export interface ServeOptions extends EncodeOptions {
   version?: string;
   /** Told of what goes wrong with a connection, and of events that could not be encoded (default: stderr). */
   log?: (message: string) => void;
+  /** A PEM certificate and its key: TLS is offered (CLIENT_SSL), for clients that ask for it (default: none). */
+  tls?: { cert: string | Uint8Array; key: string | Uint8Array };
   /** Milliseconds to wait for events to make the first binlog's FORMAT_DESCRIPTION (default 10 000). */
   firstEventTimeout?: number;
 }
@@ -72,6 +75,7 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
     account: options.user !== undefined ? { user: options.user, password: options.password ?? '' } : undefined,
     queries: queryContext(logs, { version, serverId, checksums: format.checksums }, options.tableDefinitions),
     replicas: new Map(),
+    tls: options.tls && createSecureContext({ cert: Buffer.from(options.tls.cert), key: Buffer.from(options.tls.key) }),
     log,
   };
   const sockets = new Set<Socket>();

@@ -10,6 +10,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import {
   BinlogDumpFlags,
   ClientCapabilities,
@@ -34,6 +35,7 @@ import { MariadbSkipper, mysqlSkipper } from './skip.js';
 import type { ServedLogs } from './logs.js';
 import { answer, type Answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
 import { binaryRow, PreparedStatements, textColumn, UTF8_GENERAL_CI } from './statements.js';
+import { acceptTls, type TlsConnection } from './tls.js';
 
 /** What every session of one server shares. */
 export interface ServerState {
@@ -48,6 +50,8 @@ export interface ServerState {
   queries: Omit<QueryContext, 'user' | 'replicas'>;
   /** The replicas registered now (COM_REGISTER_SLAVE), by connection. */
   replicas: Map<number, RegisterSlavePacket>;
+  /** The certificate and key TLS is offered with (none: no TLS). */
+  tls?: SecureContext;
   /** Told of each connection's failure that is not the client's going away. */
   log(message: string): void;
 }
@@ -56,7 +60,8 @@ export interface ServerState {
 interface ServerConnection {
   stream: Socket;
   sequenceId: number;
-  serverHandshake(args: object): void;
+  serverHandshake(args: object): { next: Parameters<typeof acceptTls>[1]['next'] };
+  packetParser: TlsConnection['packetParser'];
   writePacket(p: ReturnType<typeof outgoing>): void;
   writeOk(): void;
   writeColumns(columns: object[]): void;
@@ -73,7 +78,8 @@ interface CommandPacket {
 }
 
 const OUTSIDE_ANY_BINLOG = {} as Context;
-const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0);
+/** What the handshake offers: every capability of the schema's, TLS only with a certificate. */
+const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0) & ~ClientCapabilities.CLIENT_SSL;
 
 let nextConnectionId = 1;
 
@@ -92,13 +98,13 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
     state.replicas.delete(id);
   });
   conn.on('error', () => gone.abort());
-  conn.serverHandshake({
+  const handshake = conn.serverHandshake({
     protocolVersion: 10,
     serverVersion: state.handshakeVersion,
     connectionId: id,
     statusFlags: ServerStatus.SERVER_STATUS_AUTOCOMMIT,
     characterSet: UTF8_GENERAL_CI,
-    capabilityFlags: CAPABILITIES,
+    capabilityFlags: CAPABILITIES | (state.tls ? ClientCapabilities.CLIENT_SSL : 0),
     authCallback: (params: { user: string; authPluginData1: Buffer; authPluginData2: Buffer; authToken: Buffer }, done: (e: null, refused?: { message: string; code: number }) => void) => {
       const refused = state.account && !admits(state.account, params);
       done(null, refused ? { message: `Access denied for user '${params.user}' (binlog serve)`, code: ServerErrorCode.ER_ACCESS_DENIED_ERROR } : undefined);
@@ -106,6 +112,7 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
       conn.sequenceId = 0;
     },
   });
+  if (state.tls) acceptTls(conn, handshake, state.tls);
   conn.on('query', () => {});
   conn.on('stmt_prepare', () => {});
   conn.on('stmt_execute', () => {});
