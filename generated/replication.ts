@@ -26,6 +26,8 @@ export const Command = {
   COM_BINLOG_DUMP: 18,
   COM_REGISTER_SLAVE: 21,
   COM_STMT_PREPARE: 22,
+  COM_STMT_EXECUTE: 23,
+  COM_STMT_CLOSE: 25,
   COM_BINLOG_DUMP_GTID: 30,
 } as const;
 
@@ -40,14 +42,19 @@ export const CommandNames: Readonly<Record<number, CommandName>> = {
   18: 'COM_BINLOG_DUMP',
   21: 'COM_REGISTER_SLAVE',
   22: 'COM_STMT_PREPARE',
+  23: 'COM_STMT_EXECUTE',
+  25: 'COM_STMT_CLOSE',
   30: 'COM_BINLOG_DUMP_GTID',
 };
 /** The server error numbers (include/mysqld_error.h) a binlog server answers with, in ERR packets. */
 export const ServerErrorCode = {
   ER_ACCESS_DENIED_ERROR: 1045,
   ER_UNKNOWN_COM_ERROR: 1047,
+  ER_BAD_FIELD_ERROR: 1054,
   ER_UNKNOWN_SYSTEM_VARIABLE: 1193,
+  ER_WRONG_ARGUMENTS: 1210,
   ER_NOT_SUPPORTED_YET: 1235,
+  ER_UNKNOWN_STMT_HANDLER: 1243,
   ER_MASTER_FATAL_ERROR_READING_BINLOG: 1236,
 } as const;
 
@@ -57,9 +64,39 @@ export type ServerErrorCodeName = keyof typeof ServerErrorCode;
 export const ServerErrorCodeNames: Readonly<Record<number, ServerErrorCodeName>> = {
   1045: 'ER_ACCESS_DENIED_ERROR',
   1047: 'ER_UNKNOWN_COM_ERROR',
+  1054: 'ER_BAD_FIELD_ERROR',
   1193: 'ER_UNKNOWN_SYSTEM_VARIABLE',
+  1210: 'ER_WRONG_ARGUMENTS',
   1235: 'ER_NOT_SUPPORTED_YET',
+  1243: 'ER_UNKNOWN_STMT_HANDLER',
   1236: 'ER_MASTER_FATAL_ERROR_READING_BINLOG',
+};
+/**
+ * What a replica says it understands in @mariadb_slave_capability (MariaDB's log_event.h
+ * MARIA_SLAVE_CAPABILITY_*; unset: UNKNOWN, as MySQL's and old MariaDB replicas). A MariaDB source
+ * (sql_repl.cc's send_event_to_slave) sends a replica below ANNOTATE a same-sized dummy for each
+ * ANNOTATE_ROWS it did not ask for, below TOLERATE_HOLES a dummy for each event the replica does not
+ * know (from TOLERATE_HOLES on it leaves them out), below BINLOG_CHECKPOINT none of those events, and
+ * below GTID no GTID_LIST, each GTID event as a BEGIN (a standalone one left out or a dummy).
+ *
+ */
+export const MariadbSlaveCapability = {
+  MARIA_SLAVE_CAPABILITY_UNKNOWN: 0,
+  MARIA_SLAVE_CAPABILITY_ANNOTATE: 1,
+  MARIA_SLAVE_CAPABILITY_TOLERATE_HOLES: 2,
+  MARIA_SLAVE_CAPABILITY_BINLOG_CHECKPOINT: 3,
+  MARIA_SLAVE_CAPABILITY_GTID: 4,
+} as const;
+
+export type MariadbSlaveCapabilityName = keyof typeof MariadbSlaveCapability;
+
+/** Names of MariadbSlaveCapability by value. */
+export const MariadbSlaveCapabilityNames: Readonly<Record<number, MariadbSlaveCapabilityName>> = {
+  0: 'MARIA_SLAVE_CAPABILITY_UNKNOWN',
+  1: 'MARIA_SLAVE_CAPABILITY_ANNOTATE',
+  2: 'MARIA_SLAVE_CAPABILITY_TOLERATE_HOLES',
+  3: 'MARIA_SLAVE_CAPABILITY_BINLOG_CHECKPOINT',
+  4: 'MARIA_SLAVE_CAPABILITY_GTID',
 };
 /** The first byte of each packet the source sends during a dump. */
 export const BinlogPacketStatus = {
@@ -83,7 +120,7 @@ export const ServerStatus = {
 /**
  * The capability flags of the handshake (include/mysql_com.h) that a binlog server offers: the 4.1
  * protocol with its 20-byte scramble and mysql_native_password named, and EOF packets after result
- * set columns (no CLIENT_DEPRECATE_EOF), no TLS, no compression.
+ * set columns (no CLIENT_DEPRECATE_EOF), no compression; CLIENT_SSL only when it has a certificate.
  *
  */
 export const ClientCapabilities = {
@@ -92,6 +129,7 @@ export const ClientCapabilities = {
   CLIENT_LONG_FLAG: 0x4,
   CLIENT_CONNECT_WITH_DB: 0x8,
   CLIENT_PROTOCOL_41: 0x200,
+  CLIENT_SSL: 0x800,
   CLIENT_TRANSACTIONS: 0x2000,
   CLIENT_SECURE_CONNECTION: 0x8000,
   CLIENT_MULTI_RESULTS: 0x20000,
@@ -150,6 +188,519 @@ export function writeQueryPacketJson(w: JsonBytes, v: QueryPacket, start: number
   if (v.query !== undefined) {
     w.member(QueryPacket$jsonKeys[0], start);
     w.value(v.query);
+  }
+}
+
+/**
+ * COM_STMT_PREPARE: a statement with ? for its parameters (CDC clients prepare their
+ * INFORMATION_SCHEMA queries). Answered by a StmtPrepareOkPacket, then one column definition per
+ * parameter and an EOF, then (when columnCount says so) the result's column definitions and an EOF.
+ */
+export interface StmtPreparePacket {
+  query: Text;
+}
+
+/** What `encodeStmtPreparePacket` takes: the decoded value. */
+export type StmtPreparePacketInput = StmtPreparePacket;
+
+/** Reads StmtPreparePacket. */
+export function decodeStmtPreparePacket(r: Reader, _ctx: Context): StmtPreparePacket {
+  r.need(1, 'StmtPreparePacket.command');
+  checkConst(r.u8(), 22, r, 'StmtPreparePacket.command');
+  const query = bytesToText(r.rest());
+  return { query };
+}
+
+/** Writes StmtPreparePacket. */
+export function encodeStmtPreparePacket(w: Writer, v: StmtPreparePacketInput, _ctx: Context): void {
+  w.u8(22);
+  w.bytes(textToBytes(v.query));
+}
+
+/** StmtPreparePacket's encoder input from its JSON form in the dump. */
+export function StmtPreparePacketFromJson(j: unknown, path: string): StmtPreparePacketInput {
+  const o = jObject(j, path);
+  const v = {} as StmtPreparePacketInput;
+  v.query = jText(o.query, `${path}.query`);
+  return v;
+}
+
+/** StmtPreparePacket's member names as JSON bytes, `"name":`. */
+export const StmtPreparePacket$jsonKeys = [jsonKey('query')];
+
+/** Writes StmtPreparePacket's members in its JSON form. */
+export function writeStmtPreparePacketJson(w: JsonBytes, v: StmtPreparePacket, start: number): void {
+  if (v.query !== undefined) {
+    w.member(StmtPreparePacket$jsonKeys[0], start);
+    w.value(v.query);
+  }
+}
+
+/** COM_STMT_PREPARE's answer (sql/sql_prepare.cc send_prep_stmt). */
+export interface StmtPrepareOkPacket {
+  statementId: number;
+  /** The result's columns (0 when they are told only with each execution's result). */
+  columnCount: number;
+  paramCount: number;
+  warningCount: number;
+}
+
+/** What `encodeStmtPrepareOkPacket` takes: the decoded value. */
+export type StmtPrepareOkPacketInput = StmtPrepareOkPacket;
+
+/** Reads StmtPrepareOkPacket. */
+export function decodeStmtPrepareOkPacket(r: Reader, _ctx: Context): StmtPrepareOkPacket {
+  r.need(12, 'StmtPrepareOkPacket.status');
+  checkConst(r.u8(), 0, r, 'StmtPrepareOkPacket.status');
+  const statementId = r.u32();
+  const columnCount = r.u16();
+  const paramCount = r.u16();
+  checkConst(r.u8(), 0, r, 'StmtPrepareOkPacket.filler');
+  const warningCount = r.u16();
+  return { statementId, columnCount, paramCount, warningCount };
+}
+
+/** Writes StmtPrepareOkPacket. */
+export function encodeStmtPrepareOkPacket(w: Writer, v: StmtPrepareOkPacketInput, _ctx: Context): void {
+  w.u8(0);
+  w.u32(v.statementId);
+  w.u16(v.columnCount);
+  w.u16(v.paramCount);
+  w.u8(0);
+  w.u16(v.warningCount);
+}
+
+/** StmtPrepareOkPacket's encoder input from its JSON form in the dump. */
+export function StmtPrepareOkPacketFromJson(j: unknown, path: string): StmtPrepareOkPacketInput {
+  const o = jObject(j, path);
+  const v = {} as StmtPrepareOkPacketInput;
+  v.statementId = jNum(o.statementId, `${path}.statementId`);
+  v.columnCount = jNum(o.columnCount, `${path}.columnCount`);
+  v.paramCount = jNum(o.paramCount, `${path}.paramCount`);
+  v.warningCount = jNum(o.warningCount, `${path}.warningCount`);
+  return v;
+}
+
+/** StmtPrepareOkPacket's member names as JSON bytes, `"name":`. */
+export const StmtPrepareOkPacket$jsonKeys = [jsonKey('statementId'), jsonKey('columnCount'), jsonKey('paramCount'), jsonKey('warningCount')];
+
+/** Writes StmtPrepareOkPacket's members in its JSON form. */
+export function writeStmtPrepareOkPacketJson(w: JsonBytes, v: StmtPrepareOkPacket, start: number): void {
+  if (v.statementId !== undefined) {
+    w.member(StmtPrepareOkPacket$jsonKeys[0], start);
+    w.number(v.statementId);
+  }
+  if (v.columnCount !== undefined) {
+    w.member(StmtPrepareOkPacket$jsonKeys[1], start);
+    w.number(v.columnCount);
+  }
+  if (v.paramCount !== undefined) {
+    w.member(StmtPrepareOkPacket$jsonKeys[2], start);
+    w.number(v.paramCount);
+  }
+  if (v.warningCount !== undefined) {
+    w.member(StmtPrepareOkPacket$jsonKeys[3], start);
+    w.number(v.warningCount);
+  }
+}
+
+/**
+ * Protocol::ColumnDefinition41 (sql/protocol.cc, Protocol::send_result_set_metadata): one column of a
+ * result set, or one parameter of a prepared statement after its StmtPrepareOkPacket.
+ */
+export interface ColumnDefinitionPacket {
+  catalogLength: number;
+  /** Always def. */
+  catalog: Text;
+  schemaLength: number;
+  schema: Text;
+  tableLength: number;
+  table: Text;
+  orgTableLength: number;
+  orgTable: Text;
+  nameLength: number;
+  name: Text;
+  orgNameLength: number;
+  orgName: Text;
+  /** The collation id. */
+  characterSet: number;
+  columnLength: number;
+  /** A ColumnType code. */
+  columnType: number;
+  flags: number;
+  decimals: number;
+}
+
+/** What `encodeColumnDefinitionPacket` takes: derived fields may be left out, they are computed. */
+export interface ColumnDefinitionPacketInput {
+  catalogLength?: number;
+  catalog: Text;
+  schemaLength?: number;
+  schema: Text;
+  tableLength?: number;
+  table: Text;
+  orgTableLength?: number;
+  orgTable: Text;
+  nameLength?: number;
+  name: Text;
+  orgNameLength?: number;
+  orgName: Text;
+  characterSet: number;
+  columnLength: number;
+  columnType: number;
+  flags: number;
+  decimals: number;
+}
+
+/** Reads ColumnDefinitionPacket. */
+export function decodeColumnDefinitionPacket(r: Reader, _ctx: Context): ColumnDefinitionPacket {
+  const catalogLength = r.packed('ColumnDefinitionPacket.catalogLength');
+  const catalog = bytesToText(r.bytes(catalogLength, 'ColumnDefinitionPacket.catalog'));
+  const schemaLength = r.packed('ColumnDefinitionPacket.schemaLength');
+  const schema = bytesToText(r.bytes(schemaLength, 'ColumnDefinitionPacket.schema'));
+  const tableLength = r.packed('ColumnDefinitionPacket.tableLength');
+  const table = bytesToText(r.bytes(tableLength, 'ColumnDefinitionPacket.table'));
+  const orgTableLength = r.packed('ColumnDefinitionPacket.orgTableLength');
+  const orgTable = bytesToText(r.bytes(orgTableLength, 'ColumnDefinitionPacket.orgTable'));
+  const nameLength = r.packed('ColumnDefinitionPacket.nameLength');
+  const name = bytesToText(r.bytes(nameLength, 'ColumnDefinitionPacket.name'));
+  const orgNameLength = r.packed('ColumnDefinitionPacket.orgNameLength');
+  const orgName = bytesToText(r.bytes(orgNameLength, 'ColumnDefinitionPacket.orgName'));
+  r.need(13, 'ColumnDefinitionPacket.fixedLength');
+  checkConst(r.u8(), 12, r, 'ColumnDefinitionPacket.fixedLength');
+  const characterSet = r.u16();
+  const columnLength = r.u32();
+  const columnType = r.u8();
+  const flags = r.u16();
+  const decimals = r.u8();
+  checkConst(r.u16(), 0, r, 'ColumnDefinitionPacket.filler');
+  return { catalogLength, catalog, schemaLength, schema, tableLength, table, orgTableLength, orgTable, nameLength, name, orgNameLength, orgName, characterSet, columnLength, columnType, flags, decimals };
+}
+
+/** Writes ColumnDefinitionPacket. */
+export function encodeColumnDefinitionPacket(w: Writer, v: ColumnDefinitionPacketInput, _ctx: Context): void {
+  const catalog$bytes = textToBytes(v.catalog);
+  const catalogLength = catalog$bytes.length;
+  const schema$bytes = textToBytes(v.schema);
+  const schemaLength = schema$bytes.length;
+  const table$bytes = textToBytes(v.table);
+  const tableLength = table$bytes.length;
+  const orgTable$bytes = textToBytes(v.orgTable);
+  const orgTableLength = orgTable$bytes.length;
+  const name$bytes = textToBytes(v.name);
+  const nameLength = name$bytes.length;
+  const orgName$bytes = textToBytes(v.orgName);
+  const orgNameLength = orgName$bytes.length;
+  w.packed(catalogLength, 'ColumnDefinitionPacket.catalogLength');
+  w.bytes(catalog$bytes);
+  w.packed(schemaLength, 'ColumnDefinitionPacket.schemaLength');
+  w.bytes(schema$bytes);
+  w.packed(tableLength, 'ColumnDefinitionPacket.tableLength');
+  w.bytes(table$bytes);
+  w.packed(orgTableLength, 'ColumnDefinitionPacket.orgTableLength');
+  w.bytes(orgTable$bytes);
+  w.packed(nameLength, 'ColumnDefinitionPacket.nameLength');
+  w.bytes(name$bytes);
+  w.packed(orgNameLength, 'ColumnDefinitionPacket.orgNameLength');
+  w.bytes(orgName$bytes);
+  w.u8(12);
+  w.u16(v.characterSet);
+  w.u32(v.columnLength);
+  w.u8(v.columnType);
+  w.u16(v.flags);
+  w.u8(v.decimals);
+  w.u16(0);
+}
+
+/** ColumnDefinitionPacket's encoder input from its JSON form in the dump. */
+export function ColumnDefinitionPacketFromJson(j: unknown, path: string): ColumnDefinitionPacketInput {
+  const o = jObject(j, path);
+  const v = {} as ColumnDefinitionPacketInput;
+  if (o.catalogLength !== undefined) {
+    v.catalogLength = jNum(o.catalogLength, `${path}.catalogLength`);
+  }
+  v.catalog = jText(o.catalog, `${path}.catalog`);
+  if (o.schemaLength !== undefined) {
+    v.schemaLength = jNum(o.schemaLength, `${path}.schemaLength`);
+  }
+  v.schema = jText(o.schema, `${path}.schema`);
+  if (o.tableLength !== undefined) {
+    v.tableLength = jNum(o.tableLength, `${path}.tableLength`);
+  }
+  v.table = jText(o.table, `${path}.table`);
+  if (o.orgTableLength !== undefined) {
+    v.orgTableLength = jNum(o.orgTableLength, `${path}.orgTableLength`);
+  }
+  v.orgTable = jText(o.orgTable, `${path}.orgTable`);
+  if (o.nameLength !== undefined) {
+    v.nameLength = jNum(o.nameLength, `${path}.nameLength`);
+  }
+  v.name = jText(o.name, `${path}.name`);
+  if (o.orgNameLength !== undefined) {
+    v.orgNameLength = jNum(o.orgNameLength, `${path}.orgNameLength`);
+  }
+  v.orgName = jText(o.orgName, `${path}.orgName`);
+  v.characterSet = jNum(o.characterSet, `${path}.characterSet`);
+  v.columnLength = jNum(o.columnLength, `${path}.columnLength`);
+  v.columnType = jNum(o.columnType, `${path}.columnType`);
+  v.flags = jNum(o.flags, `${path}.flags`);
+  v.decimals = jNum(o.decimals, `${path}.decimals`);
+  return v;
+}
+
+/** ColumnDefinitionPacket's member names as JSON bytes, `"name":`. */
+export const ColumnDefinitionPacket$jsonKeys = [jsonKey('catalogLength'), jsonKey('catalog'), jsonKey('schemaLength'), jsonKey('schema'), jsonKey('tableLength'), jsonKey('table'), jsonKey('orgTableLength'), jsonKey('orgTable'), jsonKey('nameLength'), jsonKey('name'), jsonKey('orgNameLength'), jsonKey('orgName'), jsonKey('characterSet'), jsonKey('columnLength'), jsonKey('columnType'), jsonKey('flags'), jsonKey('decimals')];
+
+/** Writes ColumnDefinitionPacket's members in its JSON form. */
+export function writeColumnDefinitionPacketJson(w: JsonBytes, v: ColumnDefinitionPacket, start: number): void {
+  if (v.catalogLength !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[0], start);
+    w.number(v.catalogLength);
+  }
+  if (v.catalog !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[1], start);
+    w.value(v.catalog);
+  }
+  if (v.schemaLength !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[2], start);
+    w.number(v.schemaLength);
+  }
+  if (v.schema !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[3], start);
+    w.value(v.schema);
+  }
+  if (v.tableLength !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[4], start);
+    w.number(v.tableLength);
+  }
+  if (v.table !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[5], start);
+    w.value(v.table);
+  }
+  if (v.orgTableLength !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[6], start);
+    w.number(v.orgTableLength);
+  }
+  if (v.orgTable !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[7], start);
+    w.value(v.orgTable);
+  }
+  if (v.nameLength !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[8], start);
+    w.number(v.nameLength);
+  }
+  if (v.name !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[9], start);
+    w.value(v.name);
+  }
+  if (v.orgNameLength !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[10], start);
+    w.number(v.orgNameLength);
+  }
+  if (v.orgName !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[11], start);
+    w.value(v.orgName);
+  }
+  if (v.characterSet !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[12], start);
+    w.number(v.characterSet);
+  }
+  if (v.columnLength !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[13], start);
+    w.number(v.columnLength);
+  }
+  if (v.columnType !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[14], start);
+    w.number(v.columnType);
+  }
+  if (v.flags !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[15], start);
+    w.number(v.flags);
+  }
+  if (v.decimals !== undefined) {
+    w.member(ColumnDefinitionPacket$jsonKeys[16], start);
+    w.number(v.decimals);
+  }
+}
+
+/**
+ * COM_STMT_EXECUTE of a prepared statement. Its parameters' layout depends on the statement's
+ * parameter count: a NULL bitmap of (count + 7) / 8 bytes, a byte that is 1 when the types follow,
+ * then the types (a type code and a flags byte each), then each non-NULL value in the binary protocol
+ * (a string type's as a length-encoded string).
+ */
+export interface StmtExecutePacket {
+  statementId: number;
+  /** The cursor type (0: none). */
+  flags: number;
+  /** Always 1. */
+  iterationCount: number;
+  parameters: Uint8Array;
+}
+
+/** What `encodeStmtExecutePacket` takes: the decoded value. */
+export type StmtExecutePacketInput = StmtExecutePacket;
+
+/** Reads StmtExecutePacket. */
+export function decodeStmtExecutePacket(r: Reader, _ctx: Context): StmtExecutePacket {
+  r.need(10, 'StmtExecutePacket.command');
+  checkConst(r.u8(), 23, r, 'StmtExecutePacket.command');
+  const statementId = r.u32();
+  const flags = r.u8();
+  const iterationCount = r.u32();
+  const parameters = r.rest();
+  return { statementId, flags, iterationCount, parameters };
+}
+
+/** Writes StmtExecutePacket. */
+export function encodeStmtExecutePacket(w: Writer, v: StmtExecutePacketInput, _ctx: Context): void {
+  w.u8(23);
+  w.u32(v.statementId);
+  w.u8(v.flags);
+  w.u32(v.iterationCount);
+  w.bytes(v.parameters);
+}
+
+/** StmtExecutePacket's encoder input from its JSON form in the dump. */
+export function StmtExecutePacketFromJson(j: unknown, path: string): StmtExecutePacketInput {
+  const o = jObject(j, path);
+  const v = {} as StmtExecutePacketInput;
+  v.statementId = jNum(o.statementId, `${path}.statementId`);
+  v.flags = jNum(o.flags, `${path}.flags`);
+  v.iterationCount = jNum(o.iterationCount, `${path}.iterationCount`);
+  v.parameters = jBytes(o.parameters, `${path}.parameters`);
+  return v;
+}
+
+/** StmtExecutePacket's member names as JSON bytes, `"name":`. */
+export const StmtExecutePacket$jsonKeys = [jsonKey('statementId'), jsonKey('flags'), jsonKey('iterationCount'), jsonKey('parameters')];
+
+/** Writes StmtExecutePacket's members in its JSON form. */
+export function writeStmtExecutePacketJson(w: JsonBytes, v: StmtExecutePacket, start: number): void {
+  if (v.statementId !== undefined) {
+    w.member(StmtExecutePacket$jsonKeys[0], start);
+    w.number(v.statementId);
+  }
+  if (v.flags !== undefined) {
+    w.member(StmtExecutePacket$jsonKeys[1], start);
+    w.number(v.flags);
+  }
+  if (v.iterationCount !== undefined) {
+    w.member(StmtExecutePacket$jsonKeys[2], start);
+    w.number(v.iterationCount);
+  }
+  if (v.parameters !== undefined) {
+    w.member(StmtExecutePacket$jsonKeys[3], start);
+    w.hex(v.parameters);
+  }
+}
+
+/** COM_STMT_CLOSE, which the server does not answer. */
+export interface StmtClosePacket {
+  statementId: number;
+}
+
+/** What `encodeStmtClosePacket` takes: the decoded value. */
+export type StmtClosePacketInput = StmtClosePacket;
+
+/** Reads StmtClosePacket. */
+export function decodeStmtClosePacket(r: Reader, _ctx: Context): StmtClosePacket {
+  r.need(5, 'StmtClosePacket.command');
+  checkConst(r.u8(), 25, r, 'StmtClosePacket.command');
+  const statementId = r.u32();
+  return { statementId };
+}
+
+/** Writes StmtClosePacket. */
+export function encodeStmtClosePacket(w: Writer, v: StmtClosePacketInput, _ctx: Context): void {
+  w.u8(25);
+  w.u32(v.statementId);
+}
+
+/** StmtClosePacket's encoder input from its JSON form in the dump. */
+export function StmtClosePacketFromJson(j: unknown, path: string): StmtClosePacketInput {
+  const o = jObject(j, path);
+  const v = {} as StmtClosePacketInput;
+  v.statementId = jNum(o.statementId, `${path}.statementId`);
+  return v;
+}
+
+/** StmtClosePacket's member names as JSON bytes, `"name":`. */
+export const StmtClosePacket$jsonKeys = [jsonKey('statementId')];
+
+/** Writes StmtClosePacket's members in its JSON form. */
+export function writeStmtClosePacketJson(w: JsonBytes, v: StmtClosePacket, start: number): void {
+  if (v.statementId !== undefined) {
+    w.member(StmtClosePacket$jsonKeys[0], start);
+    w.number(v.statementId);
+  }
+}
+
+/**
+ * What a client that wants TLS sends in place of its handshake response (sql/sql_acl.cc
+ * parse_client_handshake_packet: a packet of 32 bytes with CLIENT_SSL set); the TLS handshake follows
+ * on the socket, then the handshake response (sequence 2) over TLS.
+ */
+export interface SslRequestPacket {
+  /** ClientCapabilities bits; CLIENT_SSL among them. */
+  capabilities: number;
+  maxPacketSize: number;
+  characterSet: number;
+  filler: Uint8Array;
+}
+
+/** What `encodeSslRequestPacket` takes: the decoded value. */
+export type SslRequestPacketInput = SslRequestPacket;
+
+/** Reads SslRequestPacket. */
+export function decodeSslRequestPacket(r: Reader, _ctx: Context): SslRequestPacket {
+  r.need(9, 'SslRequestPacket.capabilities');
+  const capabilities = r.u32();
+  const maxPacketSize = r.u32();
+  const characterSet = r.u8();
+  const filler = r.bytes(23, 'SslRequestPacket.filler');
+  return { capabilities, maxPacketSize, characterSet, filler };
+}
+
+/** Writes SslRequestPacket. */
+export function encodeSslRequestPacket(w: Writer, v: SslRequestPacketInput, _ctx: Context): void {
+  w.u32(v.capabilities);
+  w.u32(v.maxPacketSize);
+  w.u8(v.characterSet);
+  w.fixed(v.filler, 23, 'SslRequestPacket.filler');
+}
+
+/** SslRequestPacket's encoder input from its JSON form in the dump. */
+export function SslRequestPacketFromJson(j: unknown, path: string): SslRequestPacketInput {
+  const o = jObject(j, path);
+  const v = {} as SslRequestPacketInput;
+  v.capabilities = jNum(o.capabilities, `${path}.capabilities`);
+  v.maxPacketSize = jNum(o.maxPacketSize, `${path}.maxPacketSize`);
+  v.characterSet = jNum(o.characterSet, `${path}.characterSet`);
+  v.filler = jBytes(o.filler, `${path}.filler`);
+  return v;
+}
+
+/** SslRequestPacket's member names as JSON bytes, `"name":`. */
+export const SslRequestPacket$jsonKeys = [jsonKey('capabilities'), jsonKey('maxPacketSize'), jsonKey('characterSet'), jsonKey('filler')];
+
+/** Writes SslRequestPacket's members in its JSON form. */
+export function writeSslRequestPacketJson(w: JsonBytes, v: SslRequestPacket, start: number): void {
+  if (v.capabilities !== undefined) {
+    w.member(SslRequestPacket$jsonKeys[0], start);
+    w.number(v.capabilities);
+  }
+  if (v.maxPacketSize !== undefined) {
+    w.member(SslRequestPacket$jsonKeys[1], start);
+    w.number(v.maxPacketSize);
+  }
+  if (v.characterSet !== undefined) {
+    w.member(SslRequestPacket$jsonKeys[2], start);
+    w.number(v.characterSet);
+  }
+  if (v.filler !== undefined) {
+    w.member(SslRequestPacket$jsonKeys[3], start);
+    w.hex(v.filler);
   }
 }
 

@@ -1,9 +1,12 @@
 /**
  * A dump's events as the source sends them, undecoded: each with the file it belongs to and its offset
  * there, and marked when the file does not hold it there (BinlogEvent.notInFile). The source says which
- * are its file's: an event of the file carries its end offset as log_pos; one it makes up (the ROTATE
- * that names the file a dump starts in, MariaDB's GTID_LIST of the replica's start state) carries
- * LOG_EVENT_ARTIFICIAL_F, and the file's FORMAT_DESCRIPTION resent before a start past it, log_pos 0.
+ * are its file's: one it makes up (the ROTATE that names the file a dump starts in, MariaDB's GTID_LIST
+ * of the replica's position) carries LOG_EVENT_ARTIFICIAL_F, the fake ROTATE also timestamp 0 and
+ * log_pos 0 (sql_repl.cc's fake_event_header: "so that slave could distinguish between real and fake
+ * Rotate events"), and the file's FORMAT_DESCRIPTION resent before a start past it, log_pos 0. Any other
+ * event is the file's: it carries its end offset as log_pos, or 0 where the server wrote 0 (MariaDB
+ * 11.8's QUERY events inside a transaction), and is then where the one before it ended.
  */
 import type { Context } from '../generated/context.js';
 import { decodeRotateEvent } from '../generated/control.js';
@@ -44,12 +47,7 @@ export async function* liveFrames(dump: Dump, untilFile: boolean): AsyncGenerato
     if (bytes.length < EVENT_HEADER_LENGTH) throw new ConnectionError(`the server sent an event of ${bytes.length} bytes, shorter than its header`);
     const typeCode = bytes[EventHeaderOffsets.typeCode]!;
     const logPos = u32(bytes, EventHeaderOffsets.logPos);
-    const flags = bytes[EventHeaderOffsets.flags]! | (bytes[EventHeaderOffsets.flags + 1]! << 8);
-    const notInFile: NotInFile | undefined = HEARTBEATS.has(typeCode)
-      ? 'heartbeat'
-      : (flags & EventFlags.LOG_EVENT_ARTIFICIAL_F) !== 0 || logPos === 0
-        ? 'artificial'
-        : undefined;
+    const notInFile: NotInFile | undefined = HEARTBEATS.has(typeCode) ? 'heartbeat' : madeUp(bytes, typeCode, logPos) ? 'artificial' : undefined;
     const rotate = typeCode === EventTypes.ROTATE_EVENT ? rotation(bytes, dump.start.checksums) : undefined;
     if (notInFile) {
       // The fake ROTATE names the file the next events are in, and where in it they start.
@@ -57,13 +55,22 @@ export async function* liveFrames(dump: Dump, untilFile: boolean): AsyncGenerato
       yield { file, pos: cursor, bytes, typeCode, notInFile };
       continue;
     }
-    yield { file, pos: logPos - bytes.length, bytes, typeCode };
-    cursor = logPos;
+    const end = logPos === 0 ? cursor + bytes.length : logPos;
+    yield { file, pos: end - bytes.length, bytes, typeCode };
+    cursor = end;
     if (rotate) {
       if (untilFile) return;
       ({ file, position: cursor } = rotate);
     }
   }
+}
+
+/** Whether the source made the event up: flagged so, or one of the two it sends with log_pos 0 (a FORMAT_DESCRIPTION is the file's first event, which never ends at 0). */
+function madeUp(bytes: Uint8Array, typeCode: number, logPos: number): boolean {
+  const flags = bytes[EventHeaderOffsets.flags]! | (bytes[EventHeaderOffsets.flags + 1]! << 8);
+  if ((flags & EventFlags.LOG_EVENT_ARTIFICIAL_F) !== 0) return true;
+  if (logPos !== 0) return false;
+  return typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT || (typeCode === EventTypes.ROTATE_EVENT && u32(bytes, EventHeaderOffsets.timestamp) === 0);
 }
 
 /** The next file and offset a ROTATE names, read by the schema's decoder. */

@@ -95,8 +95,47 @@ export class MysqlGtidSet implements GtidState {
     return (this.sids.get(tag ? `${hex}:${tag}` : hex) ?? []).some(([start, end]) => gno >= start && gno < end);
   }
 
+  /** Adds every transaction of `other`. */
+  addSet(other: MysqlGtidSet): this {
+    for (const [key, ivs] of other.sids) for (const [start, end] of ivs) this.addKeyRange(key, start, end);
+    return this;
+  }
+
+  /** The transactions of this set that `other` does not have. */
+  minus(other: MysqlGtidSet): MysqlGtidSet {
+    const out = new MysqlGtidSet();
+    for (const [key, ivs] of this.sids) {
+      const holes = other.sids.get(key) ?? [];
+      for (const [start, end] of ivs) {
+        let from = start;
+        for (const [hs, he] of holes) {
+          if (he <= from || hs >= end) continue;
+          if (hs > from) out.addKeyRange(key, from, hs);
+          from = he > from ? he : from;
+        }
+        if (from < end) out.addKeyRange(key, from, end);
+      }
+    }
+    return out;
+  }
+
+  /** The transactions of this set whose source (UUID and tag) `other` has any of. */
+  sourcesOf(other: MysqlGtidSet): MysqlGtidSet {
+    const out = new MysqlGtidSet();
+    for (const [key, ivs] of this.sids) if (other.sids.has(key)) for (const [start, end] of ivs) out.addKeyRange(key, start, end);
+    return out;
+  }
+
+  get empty(): boolean {
+    return this.sids.size === 0;
+  }
+
   private addRange(uuid: string, tag: string, start: bigint, end: bigint): void {
-    const key = tag ? `${uuid.toLowerCase().replace(/-/g, '')}:${tag}` : uuid.toLowerCase().replace(/-/g, '');
+    const hex = uuid.toLowerCase().replace(/-/g, '');
+    this.addKeyRange(tag ? `${hex}:${tag}` : hex, start, end);
+  }
+
+  private addKeyRange(key: string, start: bigint, end: bigint): void {
     const list = this.sids.get(key) ?? [];
     list.push([start, end]);
     list.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));

@@ -9,17 +9,17 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
-import { ChecksumAlg } from '../generated/control.js';
+import { ChecksumAlg, FormatDescriptionEventOffsets } from '../generated/control.js';
 import { CHECKSUM_LENGTH, EventFlags, EventHeaderOffsets } from '../generated/header.js';
 import { encodeBinlogPacket } from '../generated/replication.js';
-import { EventTransactions, EventTypeNames, EventTypes } from '../generated/events.js';
 import { EventEncoder, type BinlogEventInput, type FramedEvent } from '../runtime/events/event-codec.js';
-import type { MysqlGtidSet } from '../replication/gtid.js';
 import { eventCrc } from '../runtime/events/format-state.js';
 import { packet } from '../replication/packets.js';
 import { LogFrames, logFormat, type LogFormat } from './frames.js';
-import type { LogPlace } from './gtids.js';
+import type { Gtid, LogPlace } from './gtids.js';
 import type { ServedLog, ServedLogs } from './logs.js';
+import type { Skipper } from './skip.js';
+import { ReplicaEvents } from './compat.js';
 
 /** What a replica asked for, once the start is found. */
 export interface DumpRequest {
@@ -32,8 +32,13 @@ export interface DumpRequest {
   heartbeatMs: number;
   /** The server id the made-up events carry (the source's). */
   serverId: number;
-  /** MySQL's GTID start (COM_BINLOG_DUMP_GTID): the transactions the replica has, not sent. */
-  has?: MysqlGtidSet;
+  /** The replica's @mariadb_slave_capability (0 when it set none), and whether it asked for ANNOTATE_ROWS. */
+  capability: number;
+  annotate: boolean;
+  /** A GTID start: what of each binlog the replica has, not sent. */
+  skip?: (frames: LogFrames) => Skipper;
+  /** A MariaDB GTID start: whether the replica's position is still ahead (its temporary tables are then kept: the FORMAT_DESCRIPTION says no `created`). */
+  ahead?: () => boolean;
 }
 
 /** Where a dump's packets go. */
@@ -60,25 +65,35 @@ export async function sendDump(logs: ServedLogs, request: DumpRequest, sink: Pac
     if (!format) throw new DumpError(`${log.name} is too short to hold its FORMAT_DESCRIPTION_EVENT`);
     const made = new MadeEvents(format, request);
     await sink.send(made.packet(made.rotate(log.name, pos)));
-    await sink.send(made.packet(made.formatDescription(pos > 4)));
+    await sink.send(made.packet(made.formatDescription(pos > 4, pos > 4 || (request.ahead?.() ?? false))));
     const frames = new LogFrames(log, pos === 4 ? 4 + format.bytes.length : pos);
-    const next = await sendLog(logs, index, frames, made, request, sink);
+    const replica = new ReplicaEvents(format, request.capability, request.annotate);
+    const next = await sendLog(logs, index, { frames, made, replica }, request, sink);
     if (next === undefined) return;
     index = next;
     pos = 4;
   }
 }
 
+/** One binlog being sent: its frames, the events made up under its FORMAT_DESCRIPTION, and the replica's view of its events. */
+interface LogSend {
+  frames: LogFrames;
+  made: MadeEvents;
+  replica: ReplicaEvents;
+}
+
 /** The events of one binlog; the index of the next binlog to go on with, or undefined when the dump ends. */
-async function sendLog(logs: ServedLogs, index: number, frames: LogFrames, made: MadeEvents, request: DumpRequest, sink: PacketSink): Promise<number | undefined> {
+async function sendLog(logs: ServedLogs, index: number, { frames, made, replica }: LogSend, request: DumpRequest, sink: PacketSink): Promise<number | undefined> {
   let idleSince = Date.now();
-  const skip = request.has && transactionsIn(request.has, frames);
+  const skip = request.skip?.(frames);
   for (;;) {
     if (sink.gone.aborted) return undefined;
     const frame = await nextFrame(frames);
-    if (frame && skip?.(frame)) continue;
     if (frame) {
-      await sink.send(made.packet(made.asSent(frame.bytes)));
+      const sent = skip?.skips(frame) ? undefined : asReplicaGets(replica, frame, frames);
+      if (sent) await sink.send(made.packet(made.asSent(sent)));
+      const told = skip?.told();
+      if (told) await sink.send(made.packet(made.gtidList(told, frames.pos)));
       idleSince = Date.now();
       continue;
     }
@@ -97,21 +112,12 @@ async function sendLog(logs: ServedLogs, index: number, frames: LogFrames, made:
   }
 }
 
-const GTID_CODES: ReadonlySet<number> = new Set([EventTypes.GTID_LOG_EVENT, EventTypes.GTID_TAGGED_LOG_EVENT]);
-
-/**
- * Whether each frame belongs to a transaction of `set`: from a GTID event of the set to the next GTID
- * (or anonymous GTID) event, the events outside any transaction (ROTATE, STOP, PREVIOUS_GTIDS…) sent.
- */
-function transactionsIn(set: MysqlGtidSet, frames: LogFrames): (frame: FramedEvent) => boolean {
-  let skipping = false;
-  return (frame) => {
-    const name = EventTypeNames[frame.typeCode] ?? '';
-    if (GTID_CODES.has(frame.typeCode)) skipping = set.has(frames.decode(frame) as unknown as { type: string } & Record<string, unknown>);
-    else if (frame.typeCode === EventTypes.ANONYMOUS_GTID_LOG_EVENT) skipping = false;
-    else if (EventTransactions[name] === 'outside') return false;
-    return skipping;
-  };
+function asReplicaGets(replica: ReplicaEvents, frame: FramedEvent, frames: LogFrames): Uint8Array | undefined {
+  try {
+    return replica.of(frame, frames);
+  } catch (e) {
+    throw new DumpError(`${frames.log.name}, at ${frame.pos}: ${(e as Error).message}`);
+  }
 }
 
 async function nextFrame(frames: LogFrames) {
@@ -157,6 +163,12 @@ class MadeEvents {
     return this.made({ type: 'HEARTBEAT_LOG_EVENT', logFile: log.name } as Partial<BinlogEventInput>, pos);
   }
 
+  /** MariaDB's fake GTID_LIST: the GTIDs a GTID dump has read, sent where the replica's position is reached (log_pos: the end of the last event read). */
+  gtidList(gtids: Gtid[], pos: number): Uint8Array {
+    const list = gtids.map((g) => ({ domainId: g.domain, serverId: g.server, seqNo: g.seq }));
+    return this.made({ type: 'GTID_LIST_EVENT', countAndFlags: list.length, gtids: list } as Partial<BinlogEventInput>, pos);
+  }
+
   private made(body: Partial<BinlogEventInput>, logPos = 0): Uint8Array {
     const header = { timestamp: 0, serverId: this.request.serverId, flags: EventFlags.LOG_EVENT_ARTIFICIAL_F, logPos };
     return this.encoder.encode({ ...body, header } as BinlogEventInput, 0);
@@ -164,14 +176,17 @@ class MadeEvents {
 
   /**
    * The binlog's FORMAT_DESCRIPTION as sent: without the in-use flag, resent (log_pos 0) before a later
-   * start, and for a replica without checksums its algorithm none. A checksum-aware server's
-   * FORMAT_DESCRIPTION keeps its CRC32 even then (as in a binlog_checksum=NONE file); its CRC is that
-   * of its bytes without the in-use flag, computed again for what changed.
+   * start, without its `created` time when the replica has been here before (a created time has a
+   * replica drop its temporary tables), and for a replica without checksums its algorithm none. A
+   * checksum-aware server's FORMAT_DESCRIPTION keeps its CRC32 even then (as in a binlog_checksum=NONE
+   * file); its CRC is that of its bytes without the in-use flag, computed again for what changed.
    */
-  formatDescription(resent: boolean): Uint8Array {
+  formatDescription(resent: boolean, returning: boolean): Uint8Array {
     const bytes = this.format.bytes.slice();
     bytes[EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F;
     if (resent) bytes.fill(0, EventHeaderOffsets.logPos, EventHeaderOffsets.logPos + 4);
+    const created = EventHeaderOffsets.end + FormatDescriptionEventOffsets.createTimestamp;
+    if (returning) bytes.fill(0, created, created + 4);
     if (!this.format.checksums) return bytes;
     const crcAt = bytes.length - CHECKSUM_LENGTH;
     if (!this.request.checksums) bytes[crcAt - 1] = ChecksumAlg.BINLOG_CHECKSUM_ALG_OFF;

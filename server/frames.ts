@@ -5,7 +5,7 @@
  */
 import { EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC, EventHeaderOffsets } from '../generated/header.js';
-import { EventDecoder, type BinlogEvent, type FramedEvent } from '../runtime/events/event-codec.js';
+import { EventDecoder, type BinlogEvent, type DecodeOptions, type FramedEvent } from '../runtime/events/event-codec.js';
 import { Framer } from '../runtime/io/stream.js';
 import type { ServedLog } from './logs.js';
 
@@ -79,5 +79,20 @@ export class LogFrames {
   /** The offset after the last frame handed out (where a dump stands). */
   get pos(): number {
     return Math.max(this.framer.pos, this.from);
+  }
+}
+
+/** The events of the logs with these type codes, in order, each decoded (under its binlog's FORMAT_DESCRIPTION), with the decoder that read it. */
+export async function* eventsOf(
+  logs: ServedLog[],
+  codes: ReadonlySet<number>,
+  options: DecodeOptions = {},
+): AsyncGenerator<{ place: { log: number; pos: number }; event: BinlogEvent; decoder: EventDecoder }> {
+  for (let i = 0; i < logs.length; i++) {
+    const frames = new LogFrames(logs[i]!, 4);
+    const decoder = new EventDecoder({ ...options, verifyChecksum: false });
+    for (let f; (f = await frames.next()); ) {
+      if (f.typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT || codes.has(f.typeCode)) yield { place: { log: i, pos: f.pos }, event: decoder.decode(f.bytes, f.pos), decoder };
+    }
   }
 }

@@ -143,18 +143,20 @@ export function eventLogs(events: AsyncIterable<BinlogEventInput>, options: Enco
   void (async () => {
     let encoder: BinlogEncoder | undefined;
     let log: MemoryLog | undefined;
+    // The binlog a ROTATE names, begun when an event comes for it (until then a dump waits at the ROTATE).
+    let next: string | undefined;
     for await (const e of events) {
       if (stopped) return;
       if (e.notInFile !== undefined) continue;
-      if (!log) logs.push((log = new MemoryLog(e.file ?? DEFAULT_LOG_NAME)));
+      if (!log) logs.push((log = new MemoryLog(next ?? e.file ?? DEFAULT_LOG_NAME)));
       encoder ??= new BinlogEncoder(options);
       for (const b of encoder.push({ ...e, header: { ...e.header, logPos: null } })) log.append(b);
       if (e.type === 'ROTATE_EVENT') {
         for (const b of encoder.end()) log.append(b);
-        const next = (e as { nextFile?: unknown }).nextFile;
+        const named = (e as { nextFile?: unknown }).nextFile;
         log = undefined;
         encoder = undefined;
-        if (typeof next === 'string') logs.push((log = new MemoryLog(next)));
+        next = typeof named === 'string' ? named : undefined;
       }
     }
     if (encoder && log) for (const b of encoder.end()) log.append(b);

@@ -2,10 +2,12 @@
  * The statements replicas and CDC clients send a source before they ask for its binlog, answered:
  * SELECTs of functions and variables (UNIX_TIMESTAMP(), VERSION(), @@server_id, @master_binlog_checksum,
  * BINLOG_GTID_POS()…), `SET` of user and session variables, SHOW VARIABLES, SHOW MASTER STATUS,
- * SHOW BINARY LOGS and SHOW SLAVE HOSTS. Anything else is refused with an error that quotes it: a client learns at once what
+ * SHOW BINARY LOGS and SHOW SLAVE HOSTS, and SELECTs of a table's INFORMATION_SCHEMA.COLUMNS (what CDC
+ * clients ask before decoding its rows); each also as a prepared statement, its ? bound. Anything else is refused with an error that quotes it: a client learns at once what
  * this server does not do, rather than read an answer made up for it.
  */
 import { ServerErrorCode } from '../generated/replication.js';
+import type { ColumnRow } from './columns.js';
 
 /** A result set: column names and rows of text (null: NULL). */
 export interface ResultSet {
@@ -40,6 +42,8 @@ export interface QueryContext {
   replicas(): { serverId: number; host: string; port: number; masterId: number }[];
   /** MariaDB's BINLOG_GTID_POS(file, offset): the GTID state there, null for a file not served. */
   gtidAt(file: string, pos: number): Promise<string | null>;
+  /** A table's INFORMATION_SCHEMA.COLUMNS rows, in order, or why they cannot be told. */
+  columns(schema: string, table: string): Promise<ColumnRow[] | string>;
 }
 
 interface Token {
@@ -50,7 +54,7 @@ interface Token {
   end: number;
 }
 
-const TOKEN = /\s*(?:(@@[A-Za-z0-9_.$]+)|(@[A-Za-z0-9_.$]+|@`[^`]*`)|('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")|(\d+(?:\.\d+)?)|([A-Za-z_$][A-Za-z0-9_$]*|`[^`]*`)|(:=|[(),=*;.]))/y;
+const TOKEN = /\s*(?:(@@[A-Za-z0-9_.$]+)|(@[A-Za-z0-9_.$]+|@`[^`]*`)|('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")|(\d+(?:\.\d+)?)|([A-Za-z_$][A-Za-z0-9_$]*|`[^`]*`)|(:=|[(),=*;.?]))/y;
 
 function tokens(sql: string): Token[] {
   const out: Token[] = [];
@@ -139,6 +143,12 @@ class Tokens {
     if (this.take().text.toUpperCase() !== text) throw unknown(this.sql);
   }
 
+  /** Whether the statement (from here) selects FROM INFORMATION_SCHEMA.COLUMNS. */
+  fromInformationSchemaColumns(): boolean {
+    const i = this.list.findIndex((t, k) => k >= this.i && t.text.toUpperCase() === 'FROM');
+    return i >= 0 && this.list[i + 1]?.text.toUpperCase() === 'INFORMATION_SCHEMA' && this.list[i + 2]?.text === '.' && this.list[i + 3]?.text.toUpperCase() === 'COLUMNS';
+  }
+
   get done(): boolean {
     return this.i >= this.list.length;
   }
@@ -148,7 +158,27 @@ class Tokens {
   }
 }
 
+/** The number of ? in a statement (a prepared statement's parameters). */
+export function placeholders(sql: string): number {
+  return tokens(sql).filter((t) => t.text === '?').length;
+}
+
+/** The statement with each ? replaced by its value as a string literal (or NULL). */
+export function bound(sql: string, values: (string | null)[]): string {
+  const marks = tokens(sql).filter((t) => t.text === '?');
+  if (marks.length !== values.length) throw new QueryError(ServerErrorCode.ER_WRONG_ARGUMENTS, 'HY000', `the statement has ${marks.length} parameters, the execution gave ${values.length}`);
+  let out = '';
+  let at = 0;
+  marks.forEach((m, i) => {
+    const v = values[i]!;
+    out += sql.slice(at, m.start) + (v === null ? 'NULL' : `'${v.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`);
+    at = m.end;
+  });
+  return out + sql.slice(at);
+}
+
 async function select(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
+  if (t.fromInformationSchemaColumns()) return selectColumns(t, ctx);
   const columns: string[] = [];
   const row: (string | null)[] = [];
   do {
@@ -163,6 +193,42 @@ async function select(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
   if (t.accept('LIMIT')) t.take();
   t.end();
   return { columns, rows: [row] };
+}
+
+/**
+ * SELECT name, … FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = '…' AND TABLE_NAME = '…'
+ * [ORDER BY ORDINAL_POSITION]: the table's columns as the served binlogs tell them.
+ */
+async function selectColumns(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
+  const wanted: string[] = [];
+  do {
+    const c = t.take();
+    if (c.kind !== 'word') throw unknown(t.sql);
+    wanted.push(identifier(c.text));
+  } while (t.peek()?.text === ',' && t.take());
+  for (const w of ['FROM', 'INFORMATION_SCHEMA', '.', 'COLUMNS', 'WHERE']) t.expect(w);
+  const where = new Map<string, string>();
+  do {
+    const name = identifier(t.take().text).toUpperCase();
+    t.expect('=');
+    const value = t.take();
+    if (value.kind !== 'string') throw unknown(t.sql);
+    where.set(name, unquote(value.text));
+  } while (t.accept('AND'));
+  if (t.accept('ORDER', 'BY')) t.expect('ORDINAL_POSITION');
+  t.end();
+  const schema = where.get('TABLE_SCHEMA');
+  const table = where.get('TABLE_NAME');
+  if (schema === undefined || table === undefined || where.size !== 2) throw unknown(t.sql);
+  const rows = await ctx.columns(schema, table);
+  if (typeof rows === 'string') throw new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', `binlog serve cannot answer this statement: ${rows}`);
+  const known = Object.keys(rows[0] ?? {});
+  const keys = wanted.map((w) => {
+    const key = w.toUpperCase();
+    if (rows.length && !known.includes(key)) throw new QueryError(ServerErrorCode.ER_BAD_FIELD_ERROR, '42S22', `Unknown column '${w}' in 'field list' (binlog serve knows ${known.join(', ')})`);
+    return key;
+  });
+  return { columns: wanted, rows: rows.map((r) => keys.map((k) => r[k] ?? null)) };
 }
 
 function identifier(text: string): string {

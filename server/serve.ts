@@ -4,12 +4,15 @@
  * id, binlog_checksum) comes from the first binlog's FORMAT_DESCRIPTION unless given.
  */
 import { randomUUID } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
+import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
 import { text } from '../replication/packets.js';
 import { logFormat, UnservableError, type LogFormat } from './frames.js';
+import { tableColumns } from './columns.js';
 import { gtidStateAt } from './gtids.js';
 import { eventLogs, fileLogs, type ServedLogs } from './logs.js';
 import type { QueryContext } from './queries.js';
@@ -34,6 +37,8 @@ export interface ServeOptions extends EncodeOptions {
   version?: string;
   /** Told of what goes wrong with a connection, and of events that could not be encoded (default: stderr). */
   log?: (message: string) => void;
+  /** A PEM certificate and its key: TLS is offered (CLIENT_SSL), for clients that ask for it (default: none). */
+  tls?: { cert: string | Uint8Array; key: string | Uint8Array };
   /** Milliseconds to wait for events to make the first binlog's FORMAT_DESCRIPTION (default 10 000). */
   firstEventTimeout?: number;
 }
@@ -68,8 +73,9 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
     // MariaDB 10 and later give old clients a 5.5.5- prefix, which MariaDB's clients take off.
     handshakeVersion: /mariadb/i.test(version) && !version.startsWith('5.5.5-') ? `5.5.5-${version}` : version,
     account: options.user !== undefined ? { user: options.user, password: options.password ?? '' } : undefined,
-    queries: queryContext(logs, { version, serverId, checksums: format.checksums }),
+    queries: queryContext(logs, { version, serverId, checksums: format.checksums }, options.tableDefinitions),
     replicas: new Map(),
+    tls: options.tls && createSecureContext({ cert: Buffer.from(options.tls.cert), key: Buffer.from(options.tls.key) }),
     log,
   };
   const sockets = new Set<Socket>();
@@ -119,7 +125,7 @@ function serverVersion(format: LogFormat): string {
 }
 
 /** The server's variables, as replicas and clients ask for them, and its binlogs. */
-function queryContext(logs: ServedLogs, id: { version: string; serverId: number; checksums: boolean }): Omit<QueryContext, 'user' | 'replicas'> {
+function queryContext(logs: ServedLogs, id: { version: string; serverId: number; checksums: boolean }, definitions: TableDefinitions | undefined): Omit<QueryContext, 'user' | 'replicas'> {
   const mariadb = /mariadb/i.test(id.version);
   const uuid = randomUUID();
   const gtidAtEnd = async () => {
@@ -178,5 +184,6 @@ function queryContext(logs: ServedLogs, id: { version: string; serverId: number;
       const index = list.findIndex((l) => l.name === file);
       return index < 0 ? null : gtidStateAt(list, { log: index, pos });
     },
+    columns: async (schema, table) => tableColumns(await logs.list(), schema, table, definitions),
   };
 }

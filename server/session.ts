@@ -10,6 +10,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import {
   BinlogDumpFlags,
   ClientCapabilities,
@@ -20,18 +21,21 @@ import {
   decodeQueryPacket,
   decodeRegisterSlavePacket,
   encodeBinlogPacket,
+  MariadbSlaveCapability,
   ServerErrorCode,
   type RegisterSlavePacket,
 } from '../generated/replication.js';
 import type { Context } from '../generated/context.js';
-import { ColumnType } from '../generated/rows.js';
 import { Reader } from '../runtime/core/reader.js';
 import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
 import { outgoing, packet, text } from '../replication/packets.js';
 import { DumpError, sendDump, type DumpRequest, type PacketSink } from './dump.js';
-import { gtidStart, type LogPlace } from './gtids.js';
+import { gtidStart, mysqlGtidStart, type LogPlace } from './gtids.js';
+import { MariadbSkipper, mysqlSkipper } from './skip.js';
 import type { ServedLogs } from './logs.js';
-import { answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
+import { answer, type Answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
+import { binaryRow, PreparedStatements, textColumn, UTF8_GENERAL_CI } from './statements.js';
+import { acceptTls, type TlsConnection } from './tls.js';
 
 /** What every session of one server shares. */
 export interface ServerState {
@@ -46,6 +50,8 @@ export interface ServerState {
   queries: Omit<QueryContext, 'user' | 'replicas'>;
   /** The replicas registered now (COM_REGISTER_SLAVE), by connection. */
   replicas: Map<number, RegisterSlavePacket>;
+  /** The certificate and key TLS is offered with (none: no TLS). */
+  tls?: SecureContext;
   /** Told of each connection's failure that is not the client's going away. */
   log(message: string): void;
 }
@@ -54,7 +60,8 @@ export interface ServerState {
 interface ServerConnection {
   stream: Socket;
   sequenceId: number;
-  serverHandshake(args: object): void;
+  serverHandshake(args: object): { next: Parameters<typeof acceptTls>[1]['next'] };
+  packetParser: TlsConnection['packetParser'];
   writePacket(p: ReturnType<typeof outgoing>): void;
   writeOk(): void;
   writeColumns(columns: object[]): void;
@@ -71,9 +78,8 @@ interface CommandPacket {
 }
 
 const OUTSIDE_ANY_BINLOG = {} as Context;
-const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0);
-/** utf8mb3_general_ci: the connection's character set the handshake names. */
-const UTF8_GENERAL_CI = 33;
+/** What the handshake offers: every capability of the schema's, TLS only with a certificate. */
+const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0) & ~ClientCapabilities.CLIENT_SSL;
 
 let nextConnectionId = 1;
 
@@ -92,13 +98,13 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
     state.replicas.delete(id);
   });
   conn.on('error', () => gone.abort());
-  conn.serverHandshake({
+  const handshake = conn.serverHandshake({
     protocolVersion: 10,
     serverVersion: state.handshakeVersion,
     connectionId: id,
     statusFlags: ServerStatus.SERVER_STATUS_AUTOCOMMIT,
     characterSet: UTF8_GENERAL_CI,
-    capabilityFlags: CAPABILITIES,
+    capabilityFlags: CAPABILITIES | (state.tls ? ClientCapabilities.CLIENT_SSL : 0),
     authCallback: (params: { user: string; authPluginData1: Buffer; authPluginData2: Buffer; authToken: Buffer }, done: (e: null, refused?: { message: string; code: number }) => void) => {
       const refused = state.account && !admits(state.account, params);
       done(null, refused ? { message: `Access denied for user '${params.user}' (binlog serve)`, code: ServerErrorCode.ER_ACCESS_DENIED_ERROR } : undefined);
@@ -106,8 +112,11 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
       conn.sequenceId = 0;
     },
   });
+  if (state.tls) acceptTls(conn, handshake, state.tls);
   conn.on('query', () => {});
   conn.on('stmt_prepare', () => {});
+  conn.on('stmt_execute', () => {});
+  const statements = new PreparedStatements();
   const sink: PacketSink = { send: (p) => send(conn, p, gone.signal), gone: gone.signal };
   // One command at a time, as a server reads them: an answer that takes a while (a GTID lookup) is not
   // overtaken by the next command's; each payload copied, as it is read after the event.
@@ -115,7 +124,7 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
   conn.on('packet', (p: CommandPacket, _known: boolean, code: number) => {
     const payload = new Uint8Array(p.buffer.buffer, p.buffer.byteOffset + p.start + 4, p.end - p.start - 4).slice();
     previous = previous
-      .then(() => command(code, payload, conn, state, context, sink, id))
+      .then(() => command(code, payload, conn, state, context, sink, id, statements))
       .catch((e: unknown) => {
         state.log(`connection ${id}: ${(e as Error).message}`);
         conn.close();
@@ -134,7 +143,7 @@ function admits(account: { user: string; password: string }, p: { user: string; 
   return p.authToken.length === expected.length && timingSafeEqual(p.authToken, expected);
 }
 
-async function command(code: number, payload: Uint8Array, conn: ServerConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number): Promise<void> {
+async function command(code: number, payload: Uint8Array, conn: ServerConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number, statements: PreparedStatements): Promise<void> {
   if (code === Command.COM_QUIT || code === Command.COM_PING || code === Command.COM_INIT_DB) return; // mysql2 has answered
   // The answer's packets are numbered from 1, after the command's 0.
   conn.sequenceId = 1;
@@ -150,8 +159,20 @@ async function command(code: number, payload: Uint8Array, conn: ServerConnection
     case Command.COM_BINLOG_DUMP:
     case Command.COM_BINLOG_DUMP_GTID:
       return dump(code, r, state, context, sink, conn);
-    case Command.COM_STMT_PREPARE:
-      reply(conn, new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', 'binlog serve does not prepare statements'));
+    case Command.COM_STMT_PREPARE: {
+      const prepared = statements.prepare(payload);
+      if (prepared instanceof QueryError) reply(conn, prepared);
+      else {
+        for (const p of prepared.packets) conn.writePacket(outgoing(p));
+        if (prepared.params) conn.writeEof();
+      }
+      break;
+    }
+    case Command.COM_STMT_EXECUTE:
+      reply(conn, await statements.execute(payload, context), true);
+      break;
+    case Command.COM_STMT_CLOSE:
+      statements.close(payload);
       break;
     default:
       reply(conn, new QueryError(ServerErrorCode.ER_UNKNOWN_COM_ERROR, '08S01', `binlog serve does not know command 0x${code.toString(16).padStart(2, '0')}`));
@@ -159,15 +180,19 @@ async function command(code: number, payload: Uint8Array, conn: ServerConnection
   conn.sequenceId = 0;
 }
 
-function reply(conn: ServerConnection, a: Awaited<ReturnType<typeof answer>>): void {
+/** An answer: rows in the text protocol, or the binary one (a prepared statement's). */
+function reply(conn: ServerConnection, a: Answer, binary = false): void {
   if (a === 'ok') conn.writeOk();
   else if (a instanceof QueryError) conn.writePacket(outgoing(errPacket(a.code, a.sqlState, a.message)));
-  else resultSet(conn, a);
+  else resultSet(conn, a, binary);
 }
 
-function resultSet(conn: ServerConnection, rs: ResultSet): void {
-  conn.writeColumns(rs.columns.map((name) => ({ catalog: 'def', schema: '', table: '', orgTable: '', name, orgName: name, characterSet: UTF8_GENERAL_CI, columnLength: 1024, columnType: ColumnType.VAR_STRING, flags: 0, decimals: 31 })));
-  for (const row of rs.rows) conn.writeTextRow(row);
+function resultSet(conn: ServerConnection, rs: ResultSet, binary: boolean): void {
+  conn.writeColumns(rs.columns.map(textColumn));
+  for (const row of rs.rows) {
+    if (binary) conn.writePacket(outgoing(binaryRow(row)));
+    else conn.writeTextRow(row);
+  }
   conn.writeEof();
 }
 
@@ -186,15 +211,23 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
     // MySQL's GTID start: from the first binlog, the transactions of the replica's set left out.
     const has = 'gtids' in asked && asked.gtids ? MysqlGtidSet.fromEncoded(asked.gtids) : undefined;
     const connectState = user.get('slave_connect_state');
-    const start = code === Command.COM_BINLOG_DUMP && connectState != null ? await byGtid(state.logs, connectState) : await byPosition(state.logs, has ? '' : cString(text(asked.file)), has ? 4 : Number(asked.position));
-    if (!start) throw new DumpError('the served binlogs hold no events yet');
+    const start =
+      code === Command.COM_BINLOG_DUMP && connectState != null
+        ? await byGtid(state.logs, connectState)
+        : has
+          ? await byGtidSet(state.logs, has)
+          : { place: await byPosition(state.logs, cString(text(asked.file)), Number(asked.position)), skips: {} };
+    if (!start.place) throw new DumpError('the served binlogs hold no events yet');
     const request: DumpRequest = {
-      start,
+      start: start.place,
       nonBlock: (asked.flags & BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK) !== 0,
       checksums: checksum === 'CRC32',
       heartbeatMs: Math.round(heartbeatNs / 1e6),
       serverId: state.serverId,
-      has,
+      capability: Number(user.get('mariadb_slave_capability') ?? MariadbSlaveCapability.MARIA_SLAVE_CAPABILITY_UNKNOWN) || 0,
+      // COM_BINLOG_DUMP_GTID's 0x2 is MySQL's BINLOG_THROUGH_POSITION.
+      annotate: code === Command.COM_BINLOG_DUMP && (asked.flags & BinlogDumpFlags.BINLOG_SEND_ANNOTATE_ROWS_EVENT) !== 0,
+      ...start.skips,
     };
     await sendDump(state.logs, request, sink);
   } catch (e) {
@@ -222,7 +255,17 @@ async function byPosition(logs: ServedLogs, file: string, position: number): Pro
   return { log: index, pos: position };
 }
 
-async function byGtid(logs: ServedLogs, connectState: string): Promise<LogPlace | undefined> {
+/** MySQL's GTID start: the binlog to send from its beginning, the transactions of the set left out. */
+async function byGtidSet(logs: ServedLogs, has: MysqlGtidSet): Promise<{ place?: LogPlace; skips: Pick<DumpRequest, 'skip' | 'ahead'> }> {
+  const list = await logs.list();
+  if (list.length === 0) return { skips: {} };
+  const found = await mysqlGtidStart(list, has);
+  if (typeof found === 'string') throw new DumpError(found);
+  return { place: { log: found.log, pos: 4 }, skips: { skip: (f) => mysqlSkipper(has, f), ahead: () => found.ahead } };
+}
+
+/** A MariaDB GTID start: the binlog to send from its beginning, and what of it to leave out. */
+async function byGtid(logs: ServedLogs, connectState: string): Promise<{ place?: LogPlace; skips: Pick<DumpRequest, 'skip' | 'ahead'> }> {
   let gtids: MariadbGtidState;
   try {
     gtids = new MariadbGtidState(connectState);
@@ -230,10 +273,14 @@ async function byGtid(logs: ServedLogs, connectState: string): Promise<LogPlace 
     throw new DumpError((e as Error).message);
   }
   const list = await logs.list();
+  if (list.length === 0) return { skips: {} };
   const found = await gtidStart(list, gtids);
   if (typeof found === 'string') throw new DumpError(found);
-  // Nothing after the state yet: from the end of the last binlog, where new events come.
-  return found ?? (list.length ? { log: list.length - 1, pos: await list.at(-1)!.size() } : undefined);
+  const seen = new Map<number, Map<number, bigint>>();
+  return {
+    place: { log: found.log, pos: 4 },
+    skips: { skip: (f) => new MariadbSkipper(f, found.skip, seen), ahead: () => found.skip.size > 0 },
+  };
 }
 
 /** Writes a packet, waiting while the socket's buffer is full (a slow replica holds back only its own dump). */

@@ -1,14 +1,16 @@
 /**
  * `binlog serve` on the command line (the built CLI): `binlog dump -R` against it writes the lines of
- * `binlog dump` of the served file; `--from-jsonl -` serves a dump piped in; usage errors are sentences.
+ * `binlog dump` of the served file (a synthetic one, and a MariaDB 11.8 one whose QUERY events inside
+ * transactions have log_pos 0); `--from-jsonl -` serves a dump piped in; usage errors are sentences.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BinlogWriter } from '../builder/index.js';
 import { runBinlog } from './support/cli.js';
+import { describeWithFixtures, fixtures } from './support/fixtures.js';
 
 const root = join(import.meta.dirname, '..');
 const WAIT_MS = 30_000;
@@ -90,5 +92,21 @@ describe('binlog serve', () => {
     expect(missing.stderr).toMatch(/nosuch\.000001/);
     expect(missing.stderr).not.toMatch(/\n\s+at /);
     expect(await binlog(['serve', '--port=0', '--from-jsonl', '-'], '')).toMatchObject({ status: 1, stderr: 'binlog: -: there is no binlog to serve\n' });
+  });
+});
+
+describeWithFixtures('binlog serve of a MariaDB 11.8 binlog', () => {
+  it('is read by dump -R as dump reads the file, its events with log_pos 0 in place', async () => {
+    const path = fixtures().find((f) => f.name.endsWith('domain_id_0__mariadb-repl-bin.000007'))!.path;
+    const local = await binlog(['dump', path]);
+    expect(local.stdout.match(/"logPos":0,/g)).toHaveLength(252);
+    const { child, port } = await serving([path]);
+    try {
+      const remote = await binlog(['dump', '-R', '--host=127.0.0.1', `--port=${port}`, '--user=cdc', '--to-last-log', basename(path)]);
+      expect(remote.stderr).toBe('');
+      expect(remote.stdout.split('\n').filter((l) => !notInFile(l))).toEqual(local.stdout.split('\n'));
+    } finally {
+      await stop(child);
+    }
   });
 });

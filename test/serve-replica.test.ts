@@ -4,12 +4,13 @@
  * primary's tables; bad starts leave our error in its Last_IO_Error.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Wire } from '../replication/wire.js';
 import { serveBinlog, type BinlogServer } from '../server/serve.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
+import { caughtUp as replicaCaughtUp, ioError, slaveStatus } from './support/replica.js';
 
 const TIMEOUT = 180_000;
-const WAIT_MS = 60_000;
+const TABLES = ['shop.item', 'shop.log'];
+const caughtUp = (primary: MariadbServer, replica: MariadbServer) => replicaCaughtUp(primary, replica, TABLES);
 
 const SCHEMA = `
   CREATE DATABASE shop;
@@ -28,47 +29,6 @@ function work(seed: number): string {
     INSERT INTO shop.log (what) VALUES ('seed ${seed}');
     COMMIT;
   `;
-}
-
-/** SHOW SLAVE STATUS as name → value. */
-async function slaveStatus(replica: MariadbServer): Promise<Record<string, unknown>> {
-  // The test client prints no column names: mysql2 gives them.
-  const wire = await Wire.open({ socketPath: replica.socket, user: 'root' });
-  try {
-    return (await wire.query('SHOW SLAVE STATUS'))[0] ?? {};
-  } finally {
-    wire.close();
-  }
-}
-
-async function checksums(server: MariadbServer): Promise<(string | null)[][]> {
-  return server.query('CHECKSUM TABLE shop.item, shop.log EXTENDED');
-}
-
-/** Waits until the replica's tables are the primary's (or fails with its status). */
-async function caughtUp(primary: MariadbServer, replica: MariadbServer): Promise<void> {
-  const want = await checksums(primary);
-  const until = Date.now() + WAIT_MS;
-  for (;;) {
-    const got = await checksums(replica).catch(() => []);
-    if (JSON.stringify(got) === JSON.stringify(want)) return;
-    if (Date.now() > until) {
-      const s = await slaveStatus(replica);
-      throw new Error(`the replica did not catch up: IO ${s.Slave_IO_Running} '${s.Last_IO_Error}', SQL ${s.Slave_SQL_Running} '${s.Last_SQL_Error}'`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** Waits until the replica's IO thread stops on an error, which is returned. */
-async function ioError(replica: MariadbServer): Promise<string> {
-  const until = Date.now() + WAIT_MS;
-  for (;;) {
-    const s = await slaveStatus(replica);
-    if (s.Last_IO_Error) return String(s.Last_IO_Error);
-    if (Date.now() > until) throw new Error(`no IO error: IO ${s.Slave_IO_Running}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describeWithServer('a real MariaDB replica of serveBinlog', () => {

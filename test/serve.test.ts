@@ -9,7 +9,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventFlags } from '../generated/header.js';
 import { ServerError } from '../runtime/core/errors.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
-import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import type { BinlogEvent, BinlogEventInput } from '../runtime/events/event-codec.js';
+import { MysqlGtidSet } from '../replication/gtid.js';
 import { decodeBinlog, frameBinlog, Framer, readBinlog } from '../runtime/io/stream.js';
 import { BinlogDumpFlags, encodeBinlogDumpPacket, encodeRegisterSlavePacket } from '../generated/replication.js';
 import { packet } from '../replication/packets.js';
@@ -102,7 +103,12 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
     const [g] = gtids;
     const events = await live({ ...at(), gtid: `${g!.domainId}-${g!.header.serverId}-${g!.seqNo}`, until: 'logs' });
     const lines = await fileLines([mariadb]);
-    expect(inFile(events)).toEqual(lines.slice(lines.findIndex((l) => JSON.parse(l).pos === gtids[1]!.pos)));
+    const at_ = (pos: bigint | number) => lines.findIndex((l) => JSON.parse(l).pos === Number(pos));
+    // From the binlog's start (MariaDB's GTID start), the first transaction left out; the
+    // FORMAT_DESCRIPTION without its created time, which would have the replica drop its temporary tables.
+    const sent = inFile(events);
+    expect(sent.slice(1)).toEqual([...lines.slice(1, at_(g!.pos)), ...lines.slice(at_(gtids[1]!.pos))]);
+    expect(events.find((e) => e.type === 'FORMAT_DESCRIPTION_EVENT')).toMatchObject({ pos: 4, createTimestamp: 0 });
     await expect(live({ ...at(), gtid: '0-1-999999999', until: 'logs' })).rejects.toThrow(/GTID 0-1-999999999, which is in none of the served binlogs/);
   });
 
@@ -116,8 +122,36 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
       const first = decodeBinlog(readFileSync(path)).find((e) => e.type === 'GTID_LOG_EVENT') as BinlogEvent & { sid: Uint8Array; gno: bigint };
       const uuid = Buffer.from(first.sid).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
       const events = await live({ ...at(gtidServer), gtid: `${uuid}:${first.gno}`, until: 'logs' });
-      // The first transaction, from its GTID event to the next one, is not sent; the rest is.
-      expect(inFile(events)).toEqual([...lines.slice(0, gtids[0]), ...lines.slice(gtids[1])]);
+      // The first transaction, from its GTID event to the next one, is not sent; the rest is. The
+      // FORMAT_DESCRIPTION says no created time, the binlog's first transaction being the replica's.
+      expect(inFile(events).slice(1)).toEqual([...lines.slice(1, gtids[0]), ...lines.slice(gtids[1])]);
+      expect(events.find((e) => e.type === 'FORMAT_DESCRIPTION_EVENT')).toMatchObject({ pos: 4, createTimestamp: 0 });
+    } finally {
+      await gtidServer.close();
+    }
+  });
+
+  it('refuses a MySQL GTID set ahead of the served binlogs, or without what came before them, in MySQL words', async () => {
+    const path = named('tests__events__5.7__33_35_gtid_prev_gtid__log.bin');
+    const source = '80549ecc-d2f2-11ea-b790-0242ac130002';
+    const other = '3e11fa47-71ca-11e1-9e33-c80aa9429562';
+    // The binlog as if 5 transactions of another source had come before it (its PREVIOUS_GTIDS says so).
+    const before = new MysqlGtidSet(`${other}:1-5`);
+    async function* events() {
+      for (const e of decodeBinlog(readFileSync(path), { file: basename(path) })) {
+        yield (e.type === 'PREVIOUS_GTIDS_LOG_EVENT' ? { ...e, ...before.encoded() } : e) as BinlogEventInput;
+      }
+    }
+    const gtidServer = await serveBinlog({ events: events() }, { log: (m) => console.log(m) });
+    try {
+      const dump = (gtid: string) => live({ ...at(gtidServer), gtid, until: 'logs' });
+      await expect(dump(`${other}:1-5,${source}:1-4`)).rejects.toThrow(/Slave has more GTIDs than the master has, using the master's SERVER_UUID\..*the replica has 80549ecc-d2f2-11ea-b790-0242ac130002:4, which the served binlogs/);
+      await expect(dump(`${other}:1-6`)).rejects.toThrow(/the replica has 3e11fa47-71ca-11e1-9e33-c80aa9429562:6,/);
+      await expect(dump(`${source}:1`)).rejects.toThrow(/The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires\..*lacks 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5/);
+      await expect(dump(`${other}:1-3:5,${source}:1`)).rejects.toThrow(/lacks 3e11fa47-71ca-11e1-9e33-c80aa9429562:4,/);
+      // A source the binlogs do not have is another primary's: not refused.
+      const events = await dump(`${other}:1-5,${source}:1-2,aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee:1-100`);
+      expect(events.filter((e) => e.type === 'GTID_LOG_EVENT').map((e) => (e as BinlogEvent & { gno: bigint }).gno)).toEqual([3n]);
     } finally {
       await gtidServer.close();
     }
