@@ -57,14 +57,17 @@ export interface RemoteValues {
   'retry-timeout'?: string;
 }
 
-/** The connection and dump the options ask for; a bad value is a usage error (`usage` makes it). */
-export async function remoteOptions(values: RemoteValues, logName: string | undefined, startPosition: number | undefined, usage: (m: string) => Error): Promise<LiveOptions> {
+/**
+ * The connection and dump the options ask for; a bad value is a usage error (`usage` makes it). Without
+ * `startNeeded` (a caller with a start of its own) neither LOGNAME nor --start-gtid is required.
+ */
+export async function remoteOptions(values: RemoteValues, logName: string | undefined, startPosition: number | undefined, usage: (m: string) => Error, startNeeded = true): Promise<LiveOptions> {
   const number = (v: string | undefined, option: string) => {
     if (v === undefined) return undefined;
     if (!/^\d+(\.\d+)?$/.test(v)) throw usage(`${option} takes a number`);
     return Number(v);
   };
-  if (logName === undefined && values['start-gtid'] === undefined) throw usage('--read-from-remote-server needs LOGNAME, the binlog file to read (or --start-gtid)');
+  if (startNeeded && logName === undefined && values['start-gtid'] === undefined) throw usage('--read-from-remote-server needs LOGNAME, the binlog file to read (or --start-gtid)');
   if (values['to-last-log'] && values['stop-never']) throw usage('--to-last-log and --stop-never exclude each other');
   const retries = ['retry-count', 'retry-delay', 'retry-timeout'] as const;
   const retry = retries.find((r) => values[r] !== undefined);

@@ -3,6 +3,8 @@
  * (sinks/stream.ts), with a status line on a terminal and `--stats` JSON lines for monitoring.
  */
 import { parseArgs } from 'node:util';
+import type { Checkpoint } from '../replication/checkpoint.js';
+import type { LiveOptions } from '../replication/client.js';
 import { natsSink } from '../sinks/nats.js';
 import { BinlogStreamer, type StreamStats } from '../sinks/stream.js';
 import { EXIT, reportFailure, UsageError } from './options.js';
@@ -10,12 +12,13 @@ import { clock, StatusLine } from './progress.js';
 import { REMOTE_OPTIONS, remoteOptions, withPasswordPrompt } from './remote.js';
 
 export const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md describes the messages):
-  binlog stream -R [connection options] LOGNAME --to=nats://HOST:PORT [options]
+  binlog stream -R [connection options] [LOGNAME] --to=nats://HOST:PORT [options]
   Each row change a message on PREFIX.<db>.<table>, a Debezium-shaped change record whose Nats-Msg-Id
   names the change (server id, GTID or file:pos, index), so that JetStream drops a resend. The
   checkpoint is kept in the KV bucket binlog-checkpoints, written once the messages before it are
-  acknowledged; a start resumes from it (LOGNAME, --start-position and --start-gtid say where to
-  begin when it holds none). A lost broker is waited for; the stream goes on from the checkpoint.
+  acknowledged; a start resumes from it. LOGNAME, --start-position and --start-gtid say where to
+  begin when it holds none; without them the stream begins at the end of the server's current binlog.
+  A lost broker is waited for; the stream goes on from the checkpoint.
   The connection options are dump -R's (--reconnect too: give it, or a lost server ends the stream).
   --to=nats://HOST:PORT      The NATS server (required).
   --stream=NAME              The JetStream stream (default binlog), created when missing, on PREFIX.>.
@@ -61,7 +64,7 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
   const start = values['start-position'] === undefined ? undefined : count(values['start-position'], '--start-position');
   let live;
   try {
-    live = await remoteOptions({ ...values, 'to-last-log': false }, positionals[0], start, (m) => new UsageError(m));
+    live = await remoteOptions({ ...values, 'to-last-log': false }, positionals[0], start, (m) => new UsageError(m), false);
   } catch (e) {
     if (e instanceof RangeError) throw new UsageError(e.message);
     throw e;
@@ -75,6 +78,7 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
     ddl: values.ddl,
     inFlight: count(values['in-flight'], '--in-flight'),
     sinkLost: (e) => process.stderr.write(`binlog: ${e.message}; trying again from the checkpoint\n`),
+    resumed: (c) => process.stderr.write(`binlog: ${startSentence(c, live)}\n`),
   });
   const stats = count(values.stats, '--stats');
   return run(streamer, stats, values.progress ?? process.stderr.isTTY === true);
@@ -99,6 +103,14 @@ async function run(streamer: BinlogStreamer, statsSeconds: number | undefined, p
     if (statsSeconds !== undefined) statsLine();
     process.off('SIGINT', stop).off('SIGTERM', stop);
   }
+}
+
+/** Where the stream begins, said once it is known. */
+function startSentence(c: Checkpoint | undefined, live: LiveOptions): string {
+  if (c) return `resuming from the checkpoint ${c.file ? `${c.file}:${c.position}` : ''}${c.file && c.gtid ? ', ' : ''}${c.gtid ? `GTID ${c.gtid}` : ''}`;
+  if (live.gtid !== undefined) return `no checkpoint yet: starting after GTID ${live.gtid}`;
+  if (live.file !== undefined) return `no checkpoint yet: starting at ${live.file}:${live.position ?? 4}`;
+  return "no checkpoint yet and no LOGNAME: starting at the end of the server's current binlog";
 }
 
 /** The status line: transactions acknowledged and their rate, messages, the lag, losses. */

@@ -38,16 +38,15 @@ export function natsSink(options: NatsSinkOptions): OpenSink {
       const js = jetstream(nc, { timeout: o.timeout });
       const kv = await new Kvm(js).create(o.bucket);
       const key = `${o.stream}.${o.prefix}`.replace(/[^-/_=.a-zA-Z0-9]/g, '_');
-      const lost = nc.closed().then((e) => Promise.reject(e ?? new Error('the connection to the NATS server closed')));
-      lost.catch(() => {});
+      const loss = new Loss(nc.closed());
       const sink: Sink = {
-        publish: (m: SinkMessage) => Promise.race([js.publish(m.subject, m.body, { msgID: m.id }).then((ack) => ({ duplicate: ack.duplicate })), lost]),
+        publish: (m: SinkMessage) => loss.guard(js.publish(m.subject, m.body, { msgID: m.id }).then((ack) => ({ duplicate: ack.duplicate }))),
         readCheckpoint: async () => {
           const entry = await kv.get(key);
           return entry && entry.length > 0 ? (entry.json() as Checkpoint) : undefined;
         },
         writeCheckpoint: async (c: Checkpoint) => {
-          await Promise.race([kv.put(key, JSON.stringify(c)), lost]);
+          await loss.guard(kv.put(key, JSON.stringify(c)));
         },
         close: () => nc.close(),
       };
@@ -57,6 +56,31 @@ export function natsSink(options: NatsSinkOptions): OpenSink {
       throw e;
     }
   };
+}
+
+/**
+ * Rejects what is pending when the connection closes. One reaction on the close for all of them, not one
+ * per publish as a race with the close would leave until it came: a long stream's memory stays flat.
+ */
+class Loss {
+  private readonly pending = new Set<(e: Error) => void>();
+  private lost: Error | undefined;
+
+  constructor(closed: Promise<void | Error>) {
+    void closed.then((e) => {
+      this.lost = e ?? new Error('the connection to the NATS server closed');
+      for (const reject of this.pending) reject(this.lost);
+      this.pending.clear();
+    });
+  }
+
+  guard<T>(p: Promise<T>): Promise<T> {
+    if (this.lost) return Promise.reject(this.lost);
+    return new Promise<T>((resolve, reject) => {
+      this.pending.add(reject);
+      p.then(resolve, reject).finally(() => this.pending.delete(reject));
+    });
+  }
 }
 
 /** The stream, added with `subjects` when there is none of that name. */

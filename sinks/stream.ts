@@ -10,6 +10,7 @@ import { ConnectionError } from '../runtime/core/errors.js';
 import type { Checkpoint } from '../replication/checkpoint.js';
 import { connectBinlog, type BinlogStream, type LiveOptions } from '../replication/client.js';
 import { Backoff, type ReconnectOptions } from '../replication/reconnect.js';
+import { Lag } from './lag.js';
 import { ChangeMessages } from './record.js';
 import type { OpenSink, Sink } from './sink.js';
 import { AckWindow } from './window.js';
@@ -26,6 +27,8 @@ export interface StreamOptions {
   inFlight?: number;
   /** How to open the sink again once lost (default: every 0.2 s doubling to 5 s, 1000 attempts in a row). */
   sinkRetry?: ReconnectOptions;
+  /** Told once, on the first opening of the sink, of the checkpoint it holds (undefined: none; the start is the options'). */
+  resumed?: (checkpoint: Checkpoint | undefined) => void;
   /** Told of each loss of the sink (why), before it is opened again. */
   sinkLost?: (e: Error) => void;
 }
@@ -40,7 +43,7 @@ export interface StreamStats {
   inFlight: number;
   /** The checkpoint written last (or resumed from). */
   checkpoint: Checkpoint | undefined;
-  /** Seconds between the newest event read and the newest acknowledged transaction's. */
+  /** Seconds the acknowledged changes are behind the server's newest event (sinks/lag.ts says how it is measured). */
   lagSeconds: number;
   /** How often the sink was lost and opened again, and the dump reconnected (its own, sink losses apart). */
   sinkLosses: number;
@@ -72,8 +75,8 @@ export class BinlogStreamer {
   private binlog: BinlogStream | undefined;
   private window: AckWindow | undefined;
   private stopping = false;
-  private readTime = 0;
-  private ackedTime = 0;
+  private readonly lag = new Lag();
+  private opened = false;
   private readonly backoff: Backoff;
 
   constructor(private readonly options: StreamOptions) {
@@ -88,8 +91,12 @@ export class BinlogStreamer {
       try {
         const opened = (sink = await sinkSide(this.options.sink()));
         this.backoff.started();
-        resume ??= await sinkSide(opened.readCheckpoint());
-        this.stats.checkpoint ??= resume;
+        if (!this.opened) {
+          resume = await sinkSide(opened.readCheckpoint());
+          this.opened = true;
+          this.stats.checkpoint = resume;
+          this.options.resumed?.(resume);
+        }
         await this.pump(opened, resume);
         return;
       } catch (e) {
@@ -121,7 +128,7 @@ export class BinlogStreamer {
       this.options.inFlight ?? DEFAULT_IN_FLIGHT,
       (c, at, n) => {
         this.stats.transactions += n;
-        this.ackedTime = at;
+        this.lag.acknowledged(at);
         writer.write(c);
       },
       () => binlog.close(), // the dump waits no longer for events that cannot be sent
@@ -131,7 +138,8 @@ export class BinlogStreamer {
     try {
       let checkpoint = binlog.checkpoint;
       for await (const e of binlog) {
-        this.readTime = Math.max(this.readTime, e.header.timestamp);
+        if (e.notInFile === 'heartbeat') this.lag.heartbeat();
+        else if (!e.notInFile) this.lag.read(e.header.timestamp);
         for (const m of messages.of(e, checkpoint)) {
           this.stats.published++;
           await window.add(sink.publish(m));
@@ -159,7 +167,7 @@ export class BinlogStreamer {
     const w = this.window;
     if (w) Object.assign(this.stats, { inFlight: w.inFlight, duplicates: w.duplicates });
     this.stats.acknowledged = this.stats.published - (w?.inFlight ?? 0);
-    this.stats.lagSeconds = Math.max(0, this.readTime - this.ackedTime);
+    this.stats.lagSeconds = this.lag.seconds(w?.waiting ?? false);
     return { ...this.stats };
   }
 }

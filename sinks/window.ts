@@ -29,6 +29,11 @@ export class AckWindow {
     return this.sent - this.acked;
   }
 
+  /** Whether messages, or a transaction read, wait for acknowledgements. */
+  get waiting(): boolean {
+    return this.inFlight > 0 || this.marks.length > 0;
+  }
+
   /** Counts one publish in; waits while the window is full. */
   async add(publish: Promise<{ duplicate: boolean }>): Promise<void> {
     const n = this.sent++;

@@ -136,8 +136,10 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     const stats: Record<string, unknown>[] = [];
     let reader: ChildProcess | undefined;
     let exited: Promise<number | null> = Promise.resolve(null);
+    let starts = 0;
+    // The first start names the binlog; the restarts name nothing and resume from the checkpoint.
     const startReader = () => {
-      const args = ['stream', '-R', '--socket', server.socket, '--user', 'root', 'binlog.000001', `--to=${nats.url}`, '--ddl', '--stats=0.2', '--reconnect', '--retry-delay=0.1', '--heartbeat-period=1', '--in-flight=500'];
+      const args = ['stream', '-R', '--socket', server.socket, '--user', 'root', ...(starts++ === 0 ? ['binlog.000001'] : []), `--to=${nats.url}`, '--ddl', '--stats=0.2', '--reconnect', '--retry-delay=0.1', '--heartbeat-period=1', '--in-flight=500'];
       const child = (reader = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
       let stderr = '';
       child.stderr!.setEncoding('utf8').on('data', (d: string) => {
@@ -172,7 +174,8 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     startReader();
     // The rounds after which the reader is SIGKILLed, a random moment into the next one, and started again.
     const killAfter = new Set<number>();
-    while (killAfter.size < Math.min(READER_KILLS, ROUNDS - 1)) killAfter.add(Math.floor(Math.random() * (ROUNDS - 1)));
+    // From round 1 on: by then a checkpoint is written (the wait below), which a restart needs.
+    while (killAfter.size < Math.min(READER_KILLS, ROUNDS - 2)) killAfter.add(1 + Math.floor(Math.random() * (ROUNDS - 2)));
     const kills: Promise<void>[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       await server.sql(round(r), 'w');
@@ -187,6 +190,8 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     // The end: once the marker's transaction is acknowledged, the checkpoint written is the server's GTID position.
     const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
     await until(() => (stats.at(-1)?.checkpoint as Checkpoint | undefined)?.gtid === end);
+    // Everything acknowledged and a heartbeat since (the server has nothing newer): no lag.
+    await until(() => stats.at(-1)?.lagSeconds === 0 && stats.at(-1)?.inFlight === 0);
     reader!.kill('SIGTERM');
     expect(await exited).toBe(0);
 
@@ -224,6 +229,37 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     process.stderr.write(`stream: ${rows.length} row changes, ${messages.length} messages; ${killAfter.size} SIGKILLs; duplicates dropped ${resent}; last run's stats ${JSON.stringify(last)}\n`);
   }, TIMEOUT);
 
+  it('a start without LOGNAME begins at the end of the server\'s binlog, and a restart without it resumes from the checkpoint', async () => {
+    await server.sql('CREATE TABLE w.now (id INT PRIMARY KEY)', 'w');
+    await server.sql('INSERT INTO w.now VALUES (1)', 'w'); // before the first start: not streamed
+    const start = async (expected: RegExp) => {
+      const args = ['stream', '-R', '--socket', server.socket, '--user', 'root', `--to=${nats.url}`, '--stream=fresh', '--subject-prefix=fresh', '--heartbeat-period=1', '--stats=0.1'];
+      const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let last: Record<string, unknown> = {};
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => d.split('\n').filter(Boolean).forEach((l) => (last = JSON.parse(l) as Record<string, unknown>)));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      await until(() => stderr.includes('\n'));
+      expect(stderr).toMatch(expected);
+      return { stop: async () => (child.kill('SIGTERM'), exited), stats: () => last };
+    };
+    const first = await start(/^binlog: no checkpoint yet and no LOGNAME: starting at the end of the server's current binlog\n/);
+    // Where it began is a checkpoint as soon as the dump has started: a restart before any change resumes there.
+    await until(() => first.stats().checkpoint !== undefined);
+    await server.sql('INSERT INTO w.now VALUES (2), (3)', 'w');
+    const [[pos2]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+    await until(() => (first.stats().checkpoint as Checkpoint | undefined)?.gtid === pos2);
+    expect(await first.stop()).toBe(0);
+    await server.sql('INSERT INTO w.now VALUES (4)', 'w'); // while no reader runs
+    const second = await start(/^binlog: resuming from the checkpoint binlog\.\d+:\d+, GTID /);
+    const [[pos4]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+    await until(() => (second.stats().checkpoint as Checkpoint | undefined)?.gtid === pos4);
+    expect(await second.stop()).toBe(0);
+    const ids = (await readAll(nats.url, 'fresh')).filter((m) => m.body.op).map((m) => m.body.after!.id);
+    expect(ids).toEqual([2, 3, 4]);
+  }, TIMEOUT);
+
   it('a broker that does not acknowledge holds the reader at the in-flight limit; no checkpoint passes an unacknowledged message', async () => {
     const [start] = await server.query('SHOW MASTER STATUS');
     await server.sql('CREATE TABLE w.bp (id INT PRIMARY KEY); INSERT INTO w.bp SELECT seq FROM seq_1_to_50;', 'w');
@@ -244,6 +280,10 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     // The reader waits: what is in flight is the limit, whatever else the binlog holds.
     await sleep(500);
     expect(pending.length).toBe(10);
+    // and the lag grows while nothing is acknowledged: at least the time held, in the server's whole seconds.
+    const heldLag = streamer.snapshot().lagSeconds;
+    await sleep(1500);
+    expect(streamer.snapshot().lagSeconds).toBeGreaterThanOrEqual(heldLag + 1);
     const release = (n: number) => pending.slice(acked, acked + n).forEach((p) => p.ack());
     release(5);
     await until(() => pending.length >= 15);
