@@ -34,6 +34,11 @@ function cachedKey(name: string): Uint8Array {
   return k;
 }
 
+/** A value that writes its own JSON, as toJsonLine would write its toJSON() (a lazy row: runtime/rows/lazy.ts). */
+export interface WritesJson {
+  writeJson(w: JsonBytes): void;
+}
+
 export class JsonBytes {
   buf: Buffer;
   pos = 0;
@@ -149,6 +154,40 @@ export class JsonBytes {
     this.buf[this.pos++] = QUOTE;
   }
 
+  /**
+   * UTF-8 bytes as the JSON string of the text they decode to (what `string` writes of the reader's
+   * text), copied byte by byte with JSON's escapes, no JS string made: false, with nothing written, where
+   * they are not strict UTF-8 (the reader's text is then the bytes themselves).
+   */
+  utf8(src: Uint8Array, start: number, end: number): boolean {
+    this.room((end - start) * 6 + 2);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    for (let i = start; i < end; ) {
+      const c = src[i]!;
+      if (c >= 0x80) {
+        const n = sequenceLength(src, i, end);
+        if (n === 0) return false;
+        for (const stop = i + n; i < stop; ) buf[p++] = src[i++]!;
+        continue;
+      }
+      if (c === QUOTE || c === BACKSLASH) {
+        buf[p++] = BACKSLASH;
+        buf[p++] = c;
+      } else if (c < 0x20) {
+        buf[p++] = BACKSLASH;
+        const short = SHORT_ESCAPES[c];
+        if (short !== undefined) buf[p++] = short;
+        else p = unicodeEscape(buf, p, c);
+      } else buf[p++] = c;
+      i++;
+    }
+    buf[p++] = QUOTE;
+    this.pos = p;
+    return true;
+  }
+
   private escaped(s: string): void {
     const buf = this.buf;
     let p = this.pos;
@@ -208,6 +247,9 @@ export class JsonBytes {
         if ((k === 'before' || k === 'after') && typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
           this.member(cachedKey(k), start);
           this.image(v as Record<string, unknown>, names, keys);
+        } else if ((k === 'before' || k === 'after') && typeof (v as Partial<WritesJson> | undefined)?.writeJson === 'function') {
+          this.member(cachedKey(k), start);
+          (v as WritesJson).writeJson(this);
         } else this.entry(k, v, start);
       }
       this.byte(0x7d);
@@ -288,6 +330,24 @@ export class JsonBytes {
     if (this.pos !== start) this.byte(0x2c);
     this.raw(key);
   }
+}
+
+/**
+ * The length of the UTF-8 sequence of a code point from U+0080 that starts at `src[i]`, or 0 where it is
+ * not one (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, cut short): the
+ * WHATWG decoder's rules, which the reader's strict TextDecoder follows.
+ */
+function sequenceLength(src: Uint8Array, i: number, end: number): number {
+  const c = src[i]!;
+  const n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (n === 0 || i + n > end) return 0;
+  const second = src[i + 1]!;
+  // The second byte's range is narrower after E0 (no overlong), ED (no surrogate), F0 (no overlong), F4 (≤ U+10FFFF).
+  const low = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+  const high = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+  if (second < low || second > high) return 0;
+  for (let k = 2; k < n; k++) if ((src[i + k]! & 0xc0) !== 0x80) return 0;
+  return n;
 }
 
 function unicodeEscape(buf: Buffer, p: number, c: number): number {

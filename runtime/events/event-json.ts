@@ -8,6 +8,8 @@ import { writeEventBodyJson, type EventBody } from '../../generated/events.js';
 import { writeEventHeaderJson } from '../../generated/header.js';
 import { JsonBytes, jsonKey } from '../core/json-bytes.js';
 import type { BinlogEvent } from './event-codec.js';
+import { BinlogError } from '../core/errors.js';
+import { eagerRows, LazyRow, type LazyRowChange } from '../rows/lazy.js';
 
 const FILE = jsonKey('file');
 const POS = jsonKey('pos');
@@ -24,6 +26,41 @@ export function writeEventJson(w: JsonBytes, e: BinlogEvent): boolean {
   w.value(e);
   return false;
 }
+
+/**
+ * The event's line as the dump writes it: under lazy rows (each cell written from its bytes), the line
+ * of the eager decode, which keeps an event's images as bytes where one of its values does not read; the
+ * event as it was written, so that the dump can count those.
+ */
+export function writeDumpEvent(w: JsonBytes, e: BinlogEvent): BinlogEvent {
+  const line = w.pos;
+  try {
+    writeEventJson(w, e);
+    return e;
+  } catch (err) {
+    const eager = err instanceof BinlogError ? eagerEvent(e) : e;
+    if (eager === e) throw err;
+    w.pos = line;
+    writeEventJson(w, eager);
+    return eager;
+  }
+}
+
+/** An event as the eager decode gives it: its lazy rows, and those of the events inside it, materialized or kept as bytes. */
+function eagerEvent(e: BinlogEvent): BinlogEvent {
+  const { rows, events } = e as { rows?: unknown; events?: BinlogEvent[] };
+  if (Array.isArray(events)) {
+    const inner = events.map(eagerEvent);
+    return inner.some((x, i) => x !== events[i]) ? { ...e, events: inner } : e;
+  }
+  if (!Array.isArray(rows) || !rows.some(isLazy)) return e;
+  const eager = eagerRows(rows as LazyRowChange[]);
+  if ('rows' in eager) return { ...e, rows: eager.rows } as BinlogEvent;
+  const { rows: _, ...rest } = e as BinlogEvent & { rows: unknown };
+  return { ...rest, rowImagesUndecoded: eager.undecoded, rowImages: eager.bytes } as unknown as BinlogEvent;
+}
+
+const isLazy = (c: LazyRowChange) => c.before instanceof LazyRow || c.after instanceof LazyRow;
 
 /** Writes the event's members that the writers know; false when the event has others (what was written is then dropped). */
 function writeKnownEvent(w: JsonBytes, e: BinlogEvent): boolean {
