@@ -245,9 +245,9 @@ async function dump(args: string[]): Promise<number> {
   const selection = new EventSelection(filter);
   let skipped = 0;
   let undecoded = 0;
-  // Lazy rows: each cell's JSON is written from its bytes (DumpLines), none decoded into a row object first.
+  // Rows are written as JSON from their bytes (DumpLines), none decoded into a row object first.
   const options: ReadOptions = {
-    rows: 'lazy',
+    rows: 'json',
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
     filter: selection,

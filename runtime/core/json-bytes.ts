@@ -5,6 +5,8 @@
  * their numbers as ASCII digits; `value` writes anything else as `toJsonLine` would.
  */
 
+import { isUtf8 } from 'node:buffer';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
@@ -34,7 +36,7 @@ function cachedKey(name: string): Uint8Array {
   return k;
 }
 
-/** A value that writes its own JSON, as toJsonLine would write its toJSON() (a lazy row: runtime/rows/lazy.ts). */
+/** Rows that write their own JSON, as `rows` would write their decoded changes (the dump's: runtime/rows/json-rows.ts). */
 export interface WritesJson {
   writeJson(w: JsonBytes): void;
 }
@@ -70,8 +72,7 @@ export class JsonBytes {
 
   raw(bytes: Uint8Array): void {
     this.room(bytes.length);
-    this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
+    this.pos = copy(bytes, 0, bytes.length, this.buf, this.pos);
   }
 
   /** ASCII text as it is (digits, a number's text). */
@@ -156,32 +157,39 @@ export class JsonBytes {
 
   /**
    * UTF-8 bytes as the JSON string of the text they decode to (what `string` writes of the reader's
-   * text), copied byte by byte with JSON's escapes, no JS string made: false, with nothing written, where
-   * they are not strict UTF-8 (the reader's text is then the bytes themselves).
+   * text), copied with JSON's escapes, no JS string made: false, with nothing written, where they are
+   * not strict UTF-8 (the reader's text is then the bytes themselves). Bytes from 0x80 are copied as they
+   * are: in valid UTF-8 they are whole characters, which JSON.stringify leaves unescaped.
    */
   utf8(src: Uint8Array, start: number, end: number): boolean {
-    this.room((end - start) * 6 + 2);
+    let ascii = true;
+    let plain = true;
+    for (let i = start; i < end; i++) {
+      const c = src[i]!;
+      if (c >= 0x80) ascii = false;
+      else if (c < 0x20 || c === QUOTE || c === BACKSLASH) plain = false;
+    }
+    // The native check (simdutf) follows the WHATWG decoder's rules, as the reader's strict TextDecoder does.
+    if (!ascii && !isUtf8(src.subarray(start, end))) return false;
+    const n = end - start;
+    this.room(plain ? n + 2 : n * 6 + 2);
     const buf = this.buf;
     let p = this.pos;
     buf[p++] = QUOTE;
-    for (let i = start; i < end; ) {
-      const c = src[i]!;
-      if (c >= 0x80) {
-        const n = sequenceLength(src, i, end);
-        if (n === 0) return false;
-        for (const stop = i + n; i < stop; ) buf[p++] = src[i++]!;
-        continue;
+    if (plain) p = copy(src, start, end, buf, p);
+    else {
+      for (let i = start; i < end; i++) {
+        const c = src[i]!;
+        if (c === QUOTE || c === BACKSLASH) {
+          buf[p++] = BACKSLASH;
+          buf[p++] = c;
+        } else if (c < 0x20) {
+          buf[p++] = BACKSLASH;
+          const short = SHORT_ESCAPES[c];
+          if (short !== undefined) buf[p++] = short;
+          else p = unicodeEscape(buf, p, c);
+        } else buf[p++] = c;
       }
-      if (c === QUOTE || c === BACKSLASH) {
-        buf[p++] = BACKSLASH;
-        buf[p++] = c;
-      } else if (c < 0x20) {
-        buf[p++] = BACKSLASH;
-        const short = SHORT_ESCAPES[c];
-        if (short !== undefined) buf[p++] = short;
-        else p = unicodeEscape(buf, p, c);
-      } else buf[p++] = c;
-      i++;
     }
     buf[p++] = QUOTE;
     this.pos = p;
@@ -229,7 +237,8 @@ export class JsonBytes {
    * images share their columns; a name that differs from the last image's at its place is looked up
    * again), anything else of a change as a value.
    */
-  rows(changes: readonly object[]): void {
+  rows(changes: readonly object[] | WritesJson): void {
+    if (!Array.isArray(changes)) return (changes as WritesJson).writeJson(this);
     const names: string[] = [];
     const keys: Uint8Array[] = [];
     this.byte(0x5b);
@@ -247,9 +256,6 @@ export class JsonBytes {
         if ((k === 'before' || k === 'after') && typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
           this.member(cachedKey(k), start);
           this.image(v as Record<string, unknown>, names, keys);
-        } else if ((k === 'before' || k === 'after') && typeof (v as Partial<WritesJson> | undefined)?.writeJson === 'function') {
-          this.member(cachedKey(k), start);
-          (v as WritesJson).writeJson(this);
         } else this.entry(k, v, start);
       }
       this.byte(0x7d);
@@ -332,22 +338,14 @@ export class JsonBytes {
   }
 }
 
-/**
- * The length of the UTF-8 sequence of a code point from U+0080 that starts at `src[i]`, or 0 where it is
- * not one (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, cut short): the
- * WHATWG decoder's rules, which the reader's strict TextDecoder follows.
- */
-function sequenceLength(src: Uint8Array, i: number, end: number): number {
-  const c = src[i]!;
-  const n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-  if (n === 0 || i + n > end) return 0;
-  const second = src[i + 1]!;
-  // The second byte's range is narrower after E0 (no overlong), ED (no surrogate), F0 (no overlong), F4 (≤ U+10FFFF).
-  const low = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
-  const high = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
-  if (second < low || second > high) return 0;
-  for (let k = 2; k < n; k++) if ((src[i + k]! & 0xc0) !== 0x80) return 0;
-  return n;
+/** Copies src[start, end) to dst at p; returns the end. Short runs by a loop, which beats set()'s call for them. */
+function copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, p: number): number {
+  if (end - start > 16) {
+    dst.set(src.subarray(start, end), p);
+    return p + end - start;
+  }
+  for (let i = start; i < end; i++) dst[p++] = src[i]!;
+  return p;
 }
 
 function unicodeEscape(buf: Buffer, p: number, c: number): number {

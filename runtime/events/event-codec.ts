@@ -123,11 +123,12 @@ export interface DecodeOptions extends TableKnowledge {
   /**
    * 'lazy': each row image a LazyRow (runtime/rows/lazy.ts), a view whose cells are decoded when read,
    * the events then typed LazyBinlogEvent; 'eager' (the default): every cell decoded into the row object.
+   * 'json' is the dump's (binlog dump): rows that only writeDumpEvent writes, as JSON from their bytes.
    */
   rows?: RowForm;
 }
 
-export type RowForm = 'eager' | 'lazy';
+export type RowForm = 'eager' | 'lazy' | 'json';
 
 /** An event as the readers give it under `rows: 'lazy'`: each change's images LazyRow views. */
 export type LazyBinlogEvent = WithLazyRows<BinlogEvent>;

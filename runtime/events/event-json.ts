@@ -9,7 +9,7 @@ import { writeEventHeaderJson } from '../../generated/header.js';
 import { JsonBytes, jsonKey } from '../core/json-bytes.js';
 import type { BinlogEvent } from './event-codec.js';
 import { BinlogError } from '../core/errors.js';
-import { eagerRows, LazyRow, type LazyRowChange } from '../rows/lazy.js';
+import { JsonRows, NotInOnePass } from '../rows/json-rows.js';
 
 const FILE = jsonKey('file');
 const POS = jsonKey('pos');
@@ -28,9 +28,10 @@ export function writeEventJson(w: JsonBytes, e: BinlogEvent): boolean {
 }
 
 /**
- * The event's line as the dump writes it: under lazy rows (each cell written from its bytes), the line
- * of the eager decode, which keeps an event's images as bytes where one of its values does not read; the
- * event as it was written, so that the dump can count those.
+ * The event's line as the dump writes it. Decoded with `rows: 'json'`, its rows are written from their
+ * bytes in one pass; where that pass cannot give the eager decode's line (json-rows.ts), the line is the
+ * eager decode's, written again from the start. Returns the event as written, so that the dump can count
+ * the events whose images were kept as bytes.
  */
 export function writeDumpEvent(w: JsonBytes, e: BinlogEvent): BinlogEvent {
   const line = w.pos;
@@ -38,7 +39,7 @@ export function writeDumpEvent(w: JsonBytes, e: BinlogEvent): BinlogEvent {
     writeEventJson(w, e);
     return e;
   } catch (err) {
-    const eager = err instanceof BinlogError ? eagerEvent(e) : e;
+    const eager = err instanceof BinlogError || err instanceof NotInOnePass ? eagerEvent(e) : e;
     if (eager === e) throw err;
     w.pos = line;
     writeEventJson(w, eager);
@@ -46,21 +47,17 @@ export function writeDumpEvent(w: JsonBytes, e: BinlogEvent): BinlogEvent {
   }
 }
 
-/** An event as the eager decode gives it: its lazy rows, and those of the events inside it, materialized or kept as bytes. */
+/** An event as the eager decode gives it: its JsonRows, and those of the events inside it, decoded (or kept as bytes, as the eager decode keeps them). */
 function eagerEvent(e: BinlogEvent): BinlogEvent {
   const { rows, events } = e as { rows?: unknown; events?: BinlogEvent[] };
   if (Array.isArray(events)) {
     const inner = events.map(eagerEvent);
     return inner.some((x, i) => x !== events[i]) ? { ...e, events: inner } : e;
   }
-  if (!Array.isArray(rows) || !rows.some(isLazy)) return e;
-  const eager = eagerRows(rows as LazyRowChange[]);
-  if ('rows' in eager) return { ...e, rows: eager.rows } as BinlogEvent;
-  const { rows: _, ...rest } = e as BinlogEvent & { rows: unknown };
-  return { ...rest, rowImagesUndecoded: eager.undecoded, rowImages: eager.bytes } as unknown as BinlogEvent;
+  if (!(rows instanceof JsonRows)) return e;
+  const split = rows.eager();
+  return { ...e, rows: split.rows, rowImagesUndecoded: split.undecoded, rowImages: split.bytes } as BinlogEvent;
 }
-
-const isLazy = (c: LazyRowChange) => c.before instanceof LazyRow || c.after instanceof LazyRow;
 
 /** Writes the event's members that the writers know; false when the event has others (what was written is then dropped). */
 function writeKnownEvent(w: JsonBytes, e: BinlogEvent): boolean {

@@ -271,14 +271,9 @@ export function orBytes<T>(r: Reader, split: () => T): { rows: T; undecoded?: un
   } catch (e) {
     if (!(e instanceof BinlogError) || e instanceof UnknownTableError) throw e;
     r.pos = start;
-    return { undecoded: undecodedNote(e), bytes: r.rest() };
+    const where = e.schemaPath ? ` (${e.schemaPath})` : '';
+    return { undecoded: `the row images do not split into rows: ${e.problem}${where}; kept as bytes`, bytes: r.rest() };
   }
-}
-
-/** Why row images are kept as bytes: the error that stopped their split. */
-export function undecodedNote(e: BinlogError): string {
-  const where = e.schemaPath ? ` (${e.schemaPath})` : '';
-  return `the row images do not split into rows: ${e.problem}${where}; kept as bytes`;
 }
 
 /** A change as its images split: with the JSON columns whose after value is a diff, and where that image starts. */

@@ -18,9 +18,7 @@ import type { Reader } from '../core/reader.js';
 import type { CellValue, Row, RowChange } from '../core/values.js';
 import type { TableRegistry } from '../tables/registry.js';
 import type { TableInfo } from '../values/column.js';
-import { decodeRows, layout, nullBitmap, table, undecodedNote, type Image } from './images.js';
-import { BinlogError } from '../core/errors.js';
-import type { JsonBytes } from '../core/json-bytes.js';
+import { decodeRows, layout, nullBitmap, table, type Image } from './images.js';
 
 const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
@@ -55,9 +53,6 @@ interface Images {
   img: Image;
   columns: Columns;
   offsets: number[];
-  /** Where the event's images start and end in `r.buf`: the bytes the eager decode keeps when a value does not read. */
-  start: number;
-  end: number;
 }
 
 /**
@@ -122,22 +117,6 @@ export class LazyRow {
     return this.materialize();
   }
 
-  /** The row's JSON, as its materialized row would be written, each cell written from its bytes (the dump's way). */
-  writeJson(w: JsonBytes): void {
-    const { img } = this.images ?? {};
-    if (this.decoded || !img!.json) return w.value(this.materialize());
-    const { r, offsets } = this.images!;
-    const nulls = offsets[this.at]!;
-    r.pos = nulls + ((img!.columns.length + 7) >>> 3);
-    img!.json(r, nulls, img!.jsons, w, img!.keys);
-  }
-
-  /** @internal The bytes of the event's row images, from the first: what the eager decode keeps of them when a value does not read. */
-  imageBytes(): Uint8Array | undefined {
-    const images = this.images;
-    return images && images.r.buf.subarray(images.start, images.end);
-  }
-
   private position(column: string | number): number {
     const { byName, byIndex } = this.columns;
     return (typeof column === 'number' ? byIndex[column] : byName.get(column)) ?? -1;
@@ -171,9 +150,8 @@ export function splitLazyRows(
     return decodeRows(r, tables, tableId, columns, columnsAfter, images, path).map((c) => viewsOf(c, t));
   }
   const offsets: number[] = [];
-  const [start, end] = [r.pos, r.end];
-  const befores: Images = { r, img: before, columns: columnsOf(before), offsets, start, end };
-  const afters: Images = before === after ? befores : { r, img: after, columns: columnsOf(after), offsets, start, end };
+  const befores: Images = { r, img: before, columns: columnsOf(before), offsets };
+  const afters: Images = before === after ? befores : { r, img: after, columns: columnsOf(after), offsets };
   const out: LazyRowChange[] = [];
   while (r.pos < r.end) {
     const change: LazyRowChange = {};
@@ -182,21 +160,6 @@ export function splitLazyRows(
     out.push(change);
   }
   return out;
-}
-
-/**
- * The changes of an event as the eager decode gives them: their rows, or where a value does not read, the
- * note and the images' bytes that the eager decode keeps instead (orBytes) — what a lazy event's
- * JSON must then be.
- */
-export function eagerRows(changes: readonly LazyRowChange[]): { rows: RowChange[] } | { undecoded: string; bytes: Uint8Array } {
-  try {
-    return { rows: changes.map((c) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, v instanceof LazyRow ? v.materialize() : v])) as RowChange) };
-  } catch (e) {
-    if (!(e instanceof BinlogError)) throw e;
-    const first = changes[0]!;
-    return { undecoded: undecodedNote(e), bytes: (first.before ?? first.after)!.imageBytes()! };
-  }
 }
 
 /** A change decoded at once, its images as views (its keys in their order, as the JSON form shows them). */

@@ -45,8 +45,8 @@ export function expectSameJson<T>(values: Iterable<T>, where: string, write: Wri
 }
 
 /**
- * Every event of a binlog written three ways: as the dump writes it (decoded with lazy rows, each cell's
- * JSON from its bytes), by the generated writers from the eager decode, and as JsonBytes.value does;
+ * Every event of a binlog written three ways: as the dump writes it (decoded with `rows: 'json'`, each
+ * cell's JSON from its bytes), by the generated writers from the eager decode, and as JsonBytes.value does;
  * each against toJsonLine of the eager decode. Returns how many events there were, and how many the
  * generated writers wrote.
  */
@@ -57,14 +57,14 @@ export function expectSameEventJson(bytes: Uint8Array, where: string): { events:
     if (writeEventJson(w, e)) generated++;
   });
   expectSameJson(events, where);
-  const lazy = dumpedEvents(bytes, 'lazy');
-  expect(lazy.length, `${where}: events decoded with lazy rows`).toBe(events.length);
+  const dumped = dumpedEvents(bytes, 'json');
+  expect(dumped.length, `${where}: events decoded with the dump's rows`).toBe(events.length);
   const w = new JsonBytes(1 << 12);
-  lazy.forEach((e, i) => {
+  dumped.forEach((e, i) => {
     writeDumpEvent(w, e);
     const written = w.take().toString('utf8');
     const reference = toJsonLine(events[i]);
-    if (written !== reference) expect.fail(`${where}: event ${i} with lazy rows written as\n${written.slice(0, 2000)}\nnot as toJsonLine writes its eager decode:\n${reference.slice(0, 2000)}`);
+    if (written !== reference) expect.fail(`${where}: event ${i} with the dump's rows written as\n${written.slice(0, 2000)}\nnot as toJsonLine writes its eager decode:\n${reference.slice(0, 2000)}`);
   });
   return { events: events.length, generated };
 }
