@@ -180,15 +180,8 @@ export class JsonBytes {
     else {
       for (let i = start; i < end; i++) {
         const c = src[i]!;
-        if (c === QUOTE || c === BACKSLASH) {
-          buf[p++] = BACKSLASH;
-          buf[p++] = c;
-        } else if (c < 0x20) {
-          buf[p++] = BACKSLASH;
-          const short = SHORT_ESCAPES[c];
-          if (short !== undefined) buf[p++] = short;
-          else p = unicodeEscape(buf, p, c);
-        } else buf[p++] = c;
+        if (c < 0x80) p = asciiEscaped(buf, p, c);
+        else buf[p++] = c;
       }
     }
     buf[p++] = QUOTE;
@@ -201,15 +194,8 @@ export class JsonBytes {
     let p = this.pos;
     for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i);
-      if (c >= 0x20 && c < 0x80) {
-        if (c === QUOTE || c === BACKSLASH) buf[p++] = BACKSLASH;
-        buf[p++] = c;
-      } else if (c < 0x20) {
-        buf[p++] = BACKSLASH;
-        const short = SHORT_ESCAPES[c];
-        if (short !== undefined) buf[p++] = short;
-        else p = unicodeEscape(buf, p, c);
-      } else if (c < 0x800) {
+      if (c < 0x80) p = asciiEscaped(buf, p, c);
+      else if (c < 0x800) {
         buf[p++] = 0xc0 | (c >> 6);
         buf[p++] = 0x80 | (c & 63);
       } else if (c < 0xd800 || c > 0xdfff) {
@@ -345,6 +331,20 @@ function copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, p: n
     return p + end - start;
   }
   for (let i = start; i < end; i++) dst[p++] = src[i]!;
+  return p;
+}
+
+/** An ASCII character as JSON.stringify writes it: a quote, a backslash and the controls escaped. */
+function asciiEscaped(buf: Buffer, p: number, c: number): number {
+  if (c >= 0x20) {
+    if (c === QUOTE || c === BACKSLASH) buf[p++] = BACKSLASH;
+    buf[p++] = c;
+    return p;
+  }
+  buf[p++] = BACKSLASH;
+  const short = SHORT_ESCAPES[c];
+  if (short !== undefined) buf[p++] = short;
+  else p = unicodeEscape(buf, p, c);
   return p;
 }
 

@@ -25,7 +25,7 @@ import { versionAtLeast } from '../core/schema-helpers.js';
 import { textToBytes } from '../core/writer.js';
 import { InvalidValueError } from '../core/errors.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../tables/definitions.js';
-import type { RowForm } from './event-codec.js';
+import type { RowForm } from '../rows/row-tables.js';
 import { TableRegistry } from '../tables/registry.js';
 import type { HintFn } from '../values/column.js';
 import { RegistryRowTables } from '../rows/row-tables.js';

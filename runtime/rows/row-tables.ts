@@ -13,7 +13,9 @@ import { encodeRows, orBytes, splitRows } from './images.js';
 import { splitLazyRows, viewsOf } from './lazy.js';
 import { decodeOldRows, encodeOldRows } from './v0.js';
 import { JsonRows } from './json-rows.js';
-import type { RowForm } from '../events/event-codec.js';
+
+/** How rows events' rows are given (DecodeOptions `rows`): decoded, lazy views, or the dump's JsonRows. */
+export type RowForm = 'eager' | 'lazy' | 'json';
 
 /**
  * Under `lazy` (ReadOptions `rows: 'lazy'`) the rows are LazyRow views (lazy.ts), which the generated
