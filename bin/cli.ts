@@ -245,7 +245,9 @@ async function dump(args: string[]): Promise<number> {
   const selection = new EventSelection(filter);
   let skipped = 0;
   let undecoded = 0;
+  // Rows are written as JSON from their bytes (DumpLines), none decoded into a row object first.
   const options: ReadOptions = {
+    rows: 'json',
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
     filter: selection,
@@ -278,8 +280,7 @@ async function dump(args: string[]): Promise<number> {
   for (const file of positionals) {
     try {
       for await (const event of values.follow ? followBinlog(file, options) : readBinlog(file === '-' ? process.stdin : file, options)) {
-        await out.event(event);
-        if (keptImages(event)) undecoded++;
+        if (keptImages(await out.event(event))) undecoded++;
         written++;
         if (values.follow) await out.flush();
       }
@@ -310,8 +311,7 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
   let undecoded = 0;
   try {
     for await (const event of connectBinlog({ ...read, ...live })) {
-      await out.event(event);
-      if (keptImages(event)) undecoded++;
+      if (keptImages(await out.event(event))) undecoded++;
       // Waiting for new events: what came so far is out.
       if (live.until === 'never') await out.flush();
     }

@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { JsonBytes } from '../runtime/core/json-bytes.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
-import { writeEventJson } from '../runtime/events/event-json.js';
+import { writeDumpEvent } from '../runtime/events/event-json.js';
 
 /** Lines are written out once this many bytes wait. */
 const BATCH = 1 << 16;
@@ -22,14 +22,23 @@ export class DumpLines {
     private readonly form: OutputForm = { array: false, pretty: false },
   ) {}
 
-  async event(e: BinlogEvent): Promise<void> {
+  /** Writes an event; returns it as written (under lazy rows, its eager form where a value did not read: writeDumpEvent). */
+  async event(e: BinlogEvent): Promise<BinlogEvent> {
     // An array's elements are "[\n" e1 ",\n" e2 … "]\n": the comma is known before the next element.
     if (this.form.array) this.w.ascii(this.written === 0 ? '[\n' : ',\n');
-    if (this.form.pretty) this.w.raw(Buffer.from(JSON.stringify(JSON.parse(eventText(e)), null, 2)));
-    else writeEventJson(this.w, e);
+    const written = this.form.pretty ? this.pretty(e) : writeDumpEvent(this.w, e);
     if (!this.form.array) this.w.byte(0x0a);
     this.written++;
     if (this.w.pos > BATCH) await this.flush();
+    return written;
+  }
+
+  /** An event's line re-indented (--pretty: the rare, slow path); the event as written. */
+  private pretty(e: BinlogEvent): BinlogEvent {
+    const line = new JsonBytes();
+    const written = writeDumpEvent(line, e);
+    this.w.raw(Buffer.from(JSON.stringify(JSON.parse(line.take().toString('utf8')), null, 2)));
+    return written;
   }
 
   /** The last lines out, and the array closed. */
@@ -42,11 +51,4 @@ export class DumpLines {
     if (this.w.pos === 0) return;
     if (!this.stream.write(this.w.take())) await once(this.stream, 'drain');
   }
-}
-
-/** An event's line as text, for --pretty's re-indenting (the rare, slow path). */
-function eventText(e: BinlogEvent): string {
-  const w = new JsonBytes();
-  writeEventJson(w, e);
-  return w.take().toString('utf8');
 }

@@ -890,6 +890,12 @@ export function varcharCell(h: Pick<CellHelpers, 'columnText'>): CellCodec {
       const text = columnText(c, width, path);
       return text.write;
     },
+    json(c, path) {
+      const maxLength = c.meta.maxLength as number;
+      const width = (maxLength > STRING_SHORT_MAX ? 2 : 1);
+      const text = columnText(c, width, path);
+      return text.json;
+    },
   };
 }
 
@@ -954,6 +960,11 @@ export function blobCell(h: Pick<CellHelpers, 'columnText'>): CellCodec {
       const packLength = c.meta.packLength as number;
       const text = columnText(c, packLength, path);
       return text.write;
+    },
+    json(c, path) {
+      const packLength = c.meta.packLength as number;
+      const text = columnText(c, packLength, path);
+      return text.json;
     },
   };
 }

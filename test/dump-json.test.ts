@@ -11,7 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import { decodeBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { JsonBytes } from '../runtime/core/json-bytes.js';
-import { expectSameEventJson, expectSameJson, jsonDisagreement } from './support/dump-json.js';
+import { dumpedEvents, expectSameEventJson, expectSameJson, jsonDisagreement } from './support/dump-json.js';
+import { writeDumpEvent } from '../runtime/events/event-json.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { crc32 } from 'node:zlib';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 import { fuzzCorpus } from './fuzz/corpus.js';
 import { mutants } from './fuzz/fuzz.js';
@@ -67,6 +70,62 @@ describe('JSON written as bytes', () => {
   it('grows past its buffer for one long line', () => {
     const long = { query: 'x'.repeat(100_000), rows: Array.from({ length: 5000 }, (_, i) => ({ id: i, v: `é${i}` })) };
     expectSameJson([long], 'one long value');
+  });
+
+  describe("the dump's rows, written from their bytes in one pass", () => {
+    const sample = new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'sample.bin')));
+    const writeRows = decodeBinlog(sample).find((e) => e.type === 'WRITE_ROWS_EVENT_V1')!;
+    // The first row of sample.people's INSERT: its null bitmap after the post-header (6 + 2), the column count and the columns-present bitmap.
+    const nulls = writeRows.pos + 19 + 6 + 2 + 1 + 1;
+    /** The sample with the first row's bytes changed, and its event's CRC32 made right again. */
+    const forged = (edit: (b: Uint8Array) => void): Uint8Array => {
+      const b = Uint8Array.from(sample);
+      edit(b);
+      const end = writeRows.pos + writeRows.header.eventSize - 4;
+      new DataView(b.buffer).setUint32(end, crc32(b.subarray(writeRows.pos, end)), true);
+      return b;
+    };
+    /** The event at the row event's place, decoded eagerly, and its line as the dump writes it. */
+    const lines = (b: Uint8Array) => {
+      const at = (events: BinlogEvent[]) => events.find((e) => e.pos === writeRows.pos)!;
+      const w = new JsonBytes();
+      const written = writeDumpEvent(w, at(dumpedEvents(b, 'json')));
+      return { eager: at(dumpedEvents(b)), line: w.take().toString('utf8'), written };
+    };
+
+    it("a value that does not read: the eager decode's line, its images kept as bytes", () => {
+      // born, a DATE after id (4), name (1 + 3) and score (3): 1815-12-10, forged to month 15.
+      const born = nulls + 1 + 4 + 4 + 3;
+      const b = forged((b) => {
+        expect(b[born]! | (b[born + 1]! << 8) | (b[born + 2]! << 16)).toBe(10 + 12 * 32 + 1815 * 512);
+        const v = 10 + 15 * 32 + 1815 * 512;
+        [b[born], b[born + 1], b[born + 2]] = [v & 0xff, (v >> 8) & 0xff, v >> 16];
+      });
+      const { eager, line, written } = lines(b);
+      expect((eager as { rowImagesUndecoded?: string }).rowImagesUndecoded).toMatch(/^the row images do not split into rows: .*born/);
+      expect(line).toBe(toJsonLine(eager));
+      expect((written as { rowImagesUndecoded?: string }).rowImagesUndecoded).toBe((eager as { rowImagesUndecoded?: string }).rowImagesUndecoded);
+    });
+
+    it("unused null-bitmap bits a server would not leave: the eager decode's line, nullSpare first", () => {
+      // Five columns: the bitmap's top three bits are unused, and servers set them.
+      const b = forged((b) => {
+        expect(b[nulls]! >> 5).toBe(7);
+        b[nulls]! &= 0x1f;
+      });
+      const { eager, line } = lines(b);
+      expect((eager as { rows: object[] }).rows[0]).toHaveProperty('nullSpare', { after: 0 });
+      expect(line).toBe(toJsonLine(eager));
+    });
+
+    it('text that is not UTF-8, and text that needs escapes', () => {
+      // name 'Ada' (after its length byte) forged to bytes that are not UTF-8, then to a quote, a backslash and a newline.
+      const name = nulls + 1 + 4 + 1;
+      for (const bytes of [[0xc3, 0x28, 0x41], [0x22, 0x5c, 0x0a], [0xed, 0xa0, 0x80], [0xef, 0xbb, 0xbf]]) {
+        const { eager, line } = lines(forged((b) => b.set(bytes, name)));
+        expect(line).toBe(toJsonLine(eager));
+      }
+    });
   });
 
   it('fuzzed binlogs: every event that decodes', () => {

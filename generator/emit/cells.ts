@@ -91,6 +91,7 @@ function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
       method('reader', withFactory(c, readerBody(m, c, x), x)),
       method('skipper', withFactory(c, skipperBody(c, x), x)),
       method('writer', withFactory(c, writerBody(m, c, x), x)),
+      ...jsonMethod(c, x),
     ].join(',\n')},\n};`,
   });
 }
@@ -112,7 +113,7 @@ function withFactory(c: IrCell, body: string, x: (e: Expr) => string): string {
 }
 
 /** A codec method over the column `c`, named `_c` where its body never reads it. */
-function method(name: 'reader' | 'skipper' | 'writer', body: string): string {
+function method(name: 'reader' | 'skipper' | 'writer' | 'json', body: string): string {
   return `${name}(${/\bc\./.test(body) ? 'c' : '_c'}, path) {\n${body}\n}`;
 }
 
@@ -151,6 +152,12 @@ function plainText(c: IrCell): Extract<IrCellPart, { kind: 'text' }> | undefined
   const reads = d.value.kind === 'id' && d.value.name === p!.name && !d.lets.length && !d.checks.length;
   const writes = e.fields.kind === 'id' && e.gives[0] === p!.name && !e.lets.length && !e.checks.length;
   return reads && writes ? p : undefined;
+}
+
+/** A cell that is its text and nothing more writes its JSON from the bytes, as its text codec does; any other, its reader's value (none made here). */
+function jsonMethod(c: IrCell, x: (e: Expr) => string): string[] {
+  const text = plainText(c);
+  return text ? [method('json', withFactory(c, `return ${x(text.codec)}.json;`, x))] : [];
 }
 
 function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {

@@ -5,6 +5,8 @@
  * their numbers as ASCII digits; `value` writes anything else as `toJsonLine` would.
  */
 
+import { isUtf8 } from 'node:buffer';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
@@ -32,6 +34,11 @@ function cachedKey(name: string): Uint8Array {
     if (KEYS.size < KEYS_MAX) KEYS.set(name, k);
   }
   return k;
+}
+
+/** Rows that write their own JSON, as `rows` would write their decoded changes (the dump's: runtime/rows/json-rows.ts). */
+export interface WritesJson {
+  writeJson(w: JsonBytes): void;
 }
 
 export class JsonBytes {
@@ -65,8 +72,7 @@ export class JsonBytes {
 
   raw(bytes: Uint8Array): void {
     this.room(bytes.length);
-    this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
+    this.pos = copy(bytes, 0, bytes.length, this.buf, this.pos);
   }
 
   /** ASCII text as it is (digits, a number's text). */
@@ -149,20 +155,47 @@ export class JsonBytes {
     this.buf[this.pos++] = QUOTE;
   }
 
+  /**
+   * UTF-8 bytes as the JSON string of the text they decode to (what `string` writes of the reader's
+   * text), copied with JSON's escapes, no JS string made: false, with nothing written, where they are
+   * not strict UTF-8 (the reader's text is then the bytes themselves). Bytes from 0x80 are copied as they
+   * are: in valid UTF-8 they are whole characters, which JSON.stringify leaves unescaped.
+   */
+  utf8(src: Uint8Array, start: number, end: number): boolean {
+    let ascii = true;
+    let plain = true;
+    for (let i = start; i < end; i++) {
+      const c = src[i]!;
+      if (c >= 0x80) ascii = false;
+      else if (c < 0x20 || c === QUOTE || c === BACKSLASH) plain = false;
+    }
+    // The native check (simdutf) follows the WHATWG decoder's rules, as the reader's strict TextDecoder does.
+    if (!ascii && !isUtf8(src.subarray(start, end))) return false;
+    const n = end - start;
+    this.room(plain ? n + 2 : n * 6 + 2);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    if (plain) p = copy(src, start, end, buf, p);
+    else {
+      for (let i = start; i < end; i++) {
+        const c = src[i]!;
+        if (c < 0x80) p = asciiEscaped(buf, p, c);
+        else buf[p++] = c;
+      }
+    }
+    buf[p++] = QUOTE;
+    this.pos = p;
+    return true;
+  }
+
   private escaped(s: string): void {
     const buf = this.buf;
     let p = this.pos;
     for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i);
-      if (c >= 0x20 && c < 0x80) {
-        if (c === QUOTE || c === BACKSLASH) buf[p++] = BACKSLASH;
-        buf[p++] = c;
-      } else if (c < 0x20) {
-        buf[p++] = BACKSLASH;
-        const short = SHORT_ESCAPES[c];
-        if (short !== undefined) buf[p++] = short;
-        else p = unicodeEscape(buf, p, c);
-      } else if (c < 0x800) {
+      if (c < 0x80) p = asciiEscaped(buf, p, c);
+      else if (c < 0x800) {
         buf[p++] = 0xc0 | (c >> 6);
         buf[p++] = 0x80 | (c & 63);
       } else if (c < 0xd800 || c > 0xdfff) {
@@ -190,7 +223,8 @@ export class JsonBytes {
    * images share their columns; a name that differs from the last image's at its place is looked up
    * again), anything else of a change as a value.
    */
-  rows(changes: readonly object[]): void {
+  rows(changes: readonly object[] | WritesJson): void {
+    if (!Array.isArray(changes)) return (changes as WritesJson).writeJson(this);
     const names: string[] = [];
     const keys: Uint8Array[] = [];
     this.byte(0x5b);
@@ -288,6 +322,30 @@ export class JsonBytes {
     if (this.pos !== start) this.byte(0x2c);
     this.raw(key);
   }
+}
+
+/** Copies src[start, end) to dst at p; returns the end. Short runs by a loop, which beats set()'s call for them. */
+function copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, p: number): number {
+  if (end - start > 16) {
+    dst.set(src.subarray(start, end), p);
+    return p + end - start;
+  }
+  for (let i = start; i < end; i++) dst[p++] = src[i]!;
+  return p;
+}
+
+/** An ASCII character as JSON.stringify writes it: a quote, a backslash and the controls escaped. */
+function asciiEscaped(buf: Buffer, p: number, c: number): number {
+  if (c >= 0x20) {
+    if (c === QUOTE || c === BACKSLASH) buf[p++] = BACKSLASH;
+    buf[p++] = c;
+    return p;
+  }
+  buf[p++] = BACKSLASH;
+  const short = SHORT_ESCAPES[c];
+  if (short !== undefined) buf[p++] = short;
+  else p = unicodeEscape(buf, p, c);
+  return p;
 }
 
 function unicodeEscape(buf: Buffer, p: number, c: number): number {

@@ -27,6 +27,7 @@ import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, F
 import { Reader, type Text } from '../core/reader.js';
 import type { RowChange } from '../core/values.js';
 import type { LazyRowChange } from '../rows/lazy.js';
+import type { RowForm } from '../rows/row-tables.js';
 import { textToBytes, Writer } from '../core/writer.js';
 
 /** The type of an event that START_ENCRYPTION made unreadable without the key. */
@@ -123,11 +124,12 @@ export interface DecodeOptions extends TableKnowledge {
   /**
    * 'lazy': each row image a LazyRow (runtime/rows/lazy.ts), a view whose cells are decoded when read,
    * the events then typed LazyBinlogEvent; 'eager' (the default): every cell decoded into the row object.
+   * 'json' is the dump's (binlog dump): rows that only writeDumpEvent writes, as JSON from their bytes.
    */
   rows?: RowForm;
 }
 
-export type RowForm = 'eager' | 'lazy';
+export type { RowForm };
 
 /** An event as the readers give it under `rows: 'lazy'`: each change's images LazyRow views. */
 export type LazyBinlogEvent = WithLazyRows<BinlogEvent>;

@@ -8,6 +8,8 @@ import { writeEventBodyJson, type EventBody } from '../../generated/events.js';
 import { writeEventHeaderJson } from '../../generated/header.js';
 import { JsonBytes, jsonKey } from '../core/json-bytes.js';
 import type { BinlogEvent } from './event-codec.js';
+import { BinlogError } from '../core/errors.js';
+import { JsonRows, NotInOnePass } from '../rows/json-rows.js';
 
 const FILE = jsonKey('file');
 const POS = jsonKey('pos');
@@ -23,6 +25,38 @@ export function writeEventJson(w: JsonBytes, e: BinlogEvent): boolean {
   w.pos = line;
   w.value(e);
   return false;
+}
+
+/**
+ * The event's line as the dump writes it. Decoded with `rows: 'json'`, its rows are written from their
+ * bytes in one pass; where that pass cannot give the eager decode's line (json-rows.ts), the line is the
+ * eager decode's, written again from the start. Returns the event as written, so that the dump can count
+ * the events whose images were kept as bytes.
+ */
+export function writeDumpEvent(w: JsonBytes, e: BinlogEvent): BinlogEvent {
+  const line = w.pos;
+  try {
+    writeEventJson(w, e);
+    return e;
+  } catch (err) {
+    const eager = err instanceof BinlogError || err instanceof NotInOnePass ? eagerEvent(e) : e;
+    if (eager === e) throw err;
+    w.pos = line;
+    writeEventJson(w, eager);
+    return eager;
+  }
+}
+
+/** An event as the eager decode gives it: its JsonRows, and those of the events inside it, decoded (or kept as bytes, as the eager decode keeps them). */
+function eagerEvent(e: BinlogEvent): BinlogEvent {
+  const { rows, events } = e as { rows?: unknown; events?: BinlogEvent[] };
+  if (Array.isArray(events)) {
+    const inner = events.map(eagerEvent);
+    return inner.some((x, i) => x !== events[i]) ? { ...e, events: inner } : e;
+  }
+  if (!(rows instanceof JsonRows)) return e;
+  const split = rows.eager();
+  return { ...e, rows: split.rows, rowImagesUndecoded: split.undecoded, rowImages: split.bytes } as BinlogEvent;
 }
 
 /** Writes the event's members that the writers know; false when the event has others (what was written is then dropped). */

@@ -25,6 +25,7 @@ import { versionAtLeast } from '../core/schema-helpers.js';
 import { textToBytes } from '../core/writer.js';
 import { InvalidValueError } from '../core/errors.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../tables/definitions.js';
+import type { RowForm } from '../rows/row-tables.js';
 import { TableRegistry } from '../tables/registry.js';
 import type { HintFn } from '../values/column.js';
 import { RegistryRowTables } from '../rows/row-tables.js';
@@ -57,9 +58,9 @@ export class FormatState {
   encrypted = false;
 
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
-  constructor(knowledge: TableKnowledge = {}, rows: 'eager' | 'lazy' = 'eager') {
+  constructor(knowledge: TableKnowledge = {}, rows: RowForm = 'eager') {
     this.tables = new TableRegistry(knowledge.columnHints, resolveTableDefinitions(knowledge.tableDefinitions));
-    this.ctx = { tables: new RegistryRowTables(this.tables, rows === 'lazy'), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
+    this.ctx = { tables: new RegistryRowTables(this.tables, rows), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
 
   /** One context object, refilled for each event: decoders only read it, and only during their event. */

@@ -15,7 +15,8 @@ import type { Writer } from '../core/writer.js';
 import type { Row, RowChange, RowChangeInput } from '../core/values.js';
 import type { RowsSplit } from '../core/tables.js';
 import type { Column, TableInfo } from '../values/column.js';
-import type { CellReader, CellSkipper, CellWriter } from '../values/cell-codec.js';
+import type { CellJsonWriter, CellReader, CellSkipper, CellWriter } from '../values/cell-codec.js';
+import { jsonKey, type JsonBytes } from '../core/json-bytes.js';
 import { jsonDiffCodec } from '../values/json-cells.js';
 
 /** Where the rows find their table: the registry, or one table read with other layouts (fractions.ts). */
@@ -30,6 +31,9 @@ export interface Image extends Shape {
   cells: CellReader[];
   skippers: CellSkipper[];
   writers: CellWriter[];
+  /** Each value's JSON writer, and the bytes of `"name":` before it (`,"name":` after the first). */
+  jsons: CellJsonWriter[];
+  keys: Uint8Array[];
   paths: string[];
 }
 
@@ -47,6 +51,12 @@ interface Shape {
    * offset in `r.buf` (-1 for a NULL) onto `offsets`: lazy rows (lazy.ts).
    */
   skip: (r: Reader, nulls: number, skippers: CellSkipper[], offsets: number[]) => void;
+  /**
+   * Writes the JSON object of an image whose null bitmap starts at `r.buf[nulls]` and whose values start
+   * at `r.pos`, as the row `read` makes would be written; undefined where the object's keys would not be
+   * in column order (names that are array indexes come first in a JS object).
+   */
+  json: ((r: Reader, nulls: number, jsons: CellJsonWriter[], w: JsonBytes, keys: Uint8Array[]) => void) | undefined;
 }
 
 /** At most this many shapes are kept (a hostile input could name any number of column lists). */
@@ -77,15 +87,25 @@ function shape(names: string[]): Shape {
       );
     });
     const skips = names.map((_, k) => `if (b[${bit(k)}) offsets.push(-1);\nelse (offsets.push(r.pos), skippers[${k}](r));`);
+    const jsons = names.map((_, k) => `w.raw(keys[${k}]);\nif (b[${bit(k)}) w.ascii('null');\nelse jsons[${k}](r, w);`);
     made = {
       read: new Function('r', 'nulls', 'cells', `const b = r.buf;\nreturn {${reads.join(',\n')}};`) as Shape['read'],
       skip: new Function('r', 'nulls', 'skippers', 'offsets', `const b = r.buf;\n${skips.join('\n')}`) as Shape['skip'],
       write: new Function('w', 'row', 'nulls', 'writers', `let v;\n${writes.join('\n')}\nreturn -1;`) as Shape['write'],
+      json: inColumnOrder(names)
+        ? (new Function('r', 'nulls', 'jsons', 'w', 'keys', `const b = r.buf;\nw.byte(0x7b);\n${jsons.join('\n')}\nw.byte(0x7d);`) as Shape['json'])
+        : undefined,
     };
     if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
     SHAPES.set(key, made);
   }
   return made;
+}
+
+/** Whether an object with these keys, in this order, keeps them in it (integer-like keys would move first). */
+function inColumnOrder(names: string[]): boolean {
+  const keys = Object.keys(Object.fromEntries(names.map((name) => [name, 0])));
+  return keys.every((k, i) => k === names[i]);
 }
 
 /** The present columns of an image, each with its codec, prepared once per row event. */
@@ -101,7 +121,17 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   const paths = names.map((name) => `${path}.${name}`);
   const writers = columns.map((c, k) => codecs[k]!.writer(c, paths[k]!));
   const skippers = columns.map((c, k) => codecs[k]!.skipper(c, paths[k]!));
-  return { columns, cells: columns.map((c, k) => codecs[k]!.reader(c, paths[k]!)), skippers, writers, paths, ...shape(names) };
+  const cells = columns.map((c, k) => codecs[k]!.reader(c, paths[k]!));
+  const jsons = columns.map((c, k) => codecs[k]!.json?.(c, paths[k]!) ?? valueJson(cells[k]!));
+  const keys = names.map((name, k) => (k ? Buffer.concat([COMMA, jsonKey(name)]) : jsonKey(name)));
+  return { columns, cells, skippers, writers, jsons, keys, paths, ...shape(names) };
+}
+
+const COMMA = Buffer.of(0x2c);
+
+/** A cell's JSON through its reader: the value it gives, written as the dump writes values. */
+function valueJson(read: CellReader): CellJsonWriter {
+  return (r, w) => w.value(read(r));
 }
 
 export function table(tables: TableLookup, tableId: number, offset: number, path: string): TableInfo {

@@ -12,17 +12,22 @@ import { type Digits, encodeWithDigits, FractionInference, hasUnsized } from './
 import { encodeRows, orBytes, splitRows } from './images.js';
 import { splitLazyRows, viewsOf } from './lazy.js';
 import { decodeOldRows, encodeOldRows } from './v0.js';
+import { JsonRows } from './json-rows.js';
+
+/** How rows events' rows are given (DecodeOptions `rows`): decoded, lazy views, or the dump's JsonRows. */
+export type RowForm = 'eager' | 'lazy' | 'json';
 
 /**
  * Under `lazy` (ReadOptions `rows: 'lazy'`) the rows are LazyRow views (lazy.ts), which the generated
- * codecs pass on as they are: the readers' types say what the events then hold (LazyBinlogEvent).
+ * codecs pass on as they are: the readers' types say what the events then hold (LazyBinlogEvent). Under
+ * `json` (the dump's) they are JsonRows (json-rows.ts), kept to be written as JSON from their bytes.
  */
 export class RegistryRowTables implements RowTables {
   private readonly fractions = new FractionInference();
 
   constructor(
     private readonly registry: TableRegistry,
-    private readonly lazy = false,
+    private readonly form: RowForm = 'eager',
   ) {}
 
   name(tableId: number): string {
@@ -40,9 +45,11 @@ export class RegistryRowTables implements RowTables {
     if (t && this.registry.unloggedFractions && !(images & RowImages.JSON_DIFFS) && hasUnsized(t) && !this.hasDefinition(tableId)) {
       // The inference reads every value: its rows are decoded, then given as views.
       const split = this.fractions.split(r, t, this.registry.name(tableId), columns, columnsAfter, images, path);
-      return this.lazy && split.rows ? { ...split, rows: split.rows.map((c) => viewsOf(c, t)) as unknown as RowChange[] } : split;
+      return this.form === 'lazy' && split.rows ? { ...split, rows: split.rows.map((c) => viewsOf(c, t)) as unknown as RowChange[] } : split;
     }
-    if (!this.lazy) return splitRows(r, this.registry, tableId, columns, columnsAfter, images, path);
+    const json = this.form === 'json' && t ? JsonRows.over(r, t, columns, columnsAfter, images, path) : undefined;
+    if (json) return { rows: json as unknown as RowChange[] };
+    if (this.form !== 'lazy') return splitRows(r, this.registry, tableId, columns, columnsAfter, images, path);
     const split = orBytes(r, () => splitLazyRows(r, this.registry, tableId, columns, columnsAfter, images, path));
     return split.rows ? { rows: split.rows as unknown as RowChange[] } : split;
   }
@@ -55,7 +62,7 @@ export class RegistryRowTables implements RowTables {
 
   decodeOldRows(r: Reader, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[] {
     const rows = decodeOldRows(r, this.registry, tableId, columns, images, path);
-    if (!this.lazy) return rows;
+    if (this.form !== 'lazy') return rows;
     const t = this.registry.get(tableId)!;
     return rows.map((change) => viewsOf(change, t)) as unknown as OldRowChange[];
   }

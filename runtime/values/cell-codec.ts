@@ -10,7 +10,7 @@ import type { Column } from './column.js';
 
 /** A cell codec of the runtime's (the variable-length types), given the whole column. */
 export type CellCodec = CoreCellCodec<Column>;
-export type { CellReader, CellSkipper, CellWriter } from '../core/values.js';
+export type { CellJsonWriter, CellReader, CellSkipper, CellWriter } from '../core/values.js';
 
 /** A number from the column's TABLE_MAP metadata. */
 export const num = (c: Column, key: string) => c.meta[key] as number;

@@ -6,7 +6,7 @@
 import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from '../core/compression.js';
 import type { Reader, Text } from '../core/reader.js';
-import type { CellValue, CompressedCell, TextCodec } from '../core/values.js';
+import type { CellJsonWriter, CellReader, CellValue, CompressedCell, TextCodec } from '../core/values.js';
 import type { Column } from './column.js';
 import { expect, isTextValue } from './cell-codec.js';
 
@@ -88,6 +88,21 @@ function storedWriter(c: Column, width: number, path: string): TextCodec['write'
   return (w, v) => (typeof v === 'string' ? w.prefixedUtf8(v, width, path) : stored(w, v));
 }
 
+/**
+ * Writes a value's JSON after its `width`-byte length: UTF-8 text escaped from the bytes where they are
+ * (JsonBytes.utf8), bytes where they are not UTF-8, as the reader gives them; other charsets and
+ * compressed columns as their reader's value.
+ */
+function storedJson(c: Column, width: number, path: string, read: CellReader): CellJsonWriter {
+  if (!isUtf8(c) || isCompressed(c)) return (r, w) => w.value(read(r));
+  return (r, w) => {
+    const n = r.lengthBefore(width, path);
+    const at = r.pos;
+    r.pos += r.length(n, path);
+    if (!w.utf8(r.buf, at, r.pos)) w.hex(r.buf.subarray(at, r.pos));
+  };
+}
+
 /** Steps over a value after its `width`-byte length, with the reader's checks of that length. */
 function storedSkipper(width: number, path: string): TextCodec['skip'] {
   return (r) => {
@@ -97,7 +112,8 @@ function storedSkipper(width: number, path: string): TextCodec['skip'] {
 }
 
 export function columnText(column: Column, width: number, path: string): TextCodec {
-  return { read: storedReader(column, width, path), skip: storedSkipper(width, path), write: storedWriter(column, width, path) };
+  const read = storedReader(column, width, path);
+  return { read, skip: storedSkipper(width, path), write: storedWriter(column, width, path), json: storedJson(column, width, path, read) };
 }
 
 export function zeroPadded(v: CellValue, length: number): CellValue {

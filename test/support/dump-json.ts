@@ -6,15 +6,15 @@
 import { expect } from 'vitest';
 import { JsonBytes } from '../../runtime/core/json-bytes.js';
 import { toJsonLine } from '../../runtime/core/json-form.js';
-import type { BinlogEvent } from '../../runtime/events/event-codec.js';
-import { writeEventJson } from '../../runtime/events/event-json.js';
+import type { BinlogEvent, RowForm } from '../../runtime/events/event-codec.js';
+import { writeDumpEvent, writeEventJson } from '../../runtime/events/event-json.js';
 import { decodeBinlog } from '../../runtime/io/stream.js';
 
-/** Every event a binlog gives when undecodable events are kept as their bytes; those before a framing error. */
-export function dumpedEvents(bytes: Uint8Array): BinlogEvent[] {
+/** Every event a binlog gives when undecodable events are kept as their bytes, its rows eager or lazy; those before a framing error. */
+export function dumpedEvents(bytes: Uint8Array, rows: RowForm = 'eager'): BinlogEvent[] {
   const out: BinlogEvent[] = [];
   try {
-    for (const e of decodeBinlog(bytes, { onError: () => 'skip' })) out.push(e);
+    for (const e of decodeBinlog(bytes, { onError: () => 'skip', rows })) out.push(e as BinlogEvent);
   } catch {
     // A framing error ends the file: the events before it are out.
   }
@@ -45,8 +45,10 @@ export function expectSameJson<T>(values: Iterable<T>, where: string, write: Wri
 }
 
 /**
- * Every event of a binlog written both ways: as the dump writes it (the generated writers), and as
- * JsonBytes.value does. Returns how many events there were, and how many the generated writers wrote.
+ * Every event of a binlog written three ways: as the dump writes it (decoded with `rows: 'json'`, each
+ * cell's JSON from its bytes), by the generated writers from the eager decode, and as JsonBytes.value does;
+ * each against toJsonLine of the eager decode. Returns how many events there were, and how many the
+ * generated writers wrote.
  */
 export function expectSameEventJson(bytes: Uint8Array, where: string): { events: number; generated: number } {
   const events = dumpedEvents(bytes);
@@ -55,5 +57,14 @@ export function expectSameEventJson(bytes: Uint8Array, where: string): { events:
     if (writeEventJson(w, e)) generated++;
   });
   expectSameJson(events, where);
+  const dumped = dumpedEvents(bytes, 'json');
+  expect(dumped.length, `${where}: events decoded with the dump's rows`).toBe(events.length);
+  const w = new JsonBytes(1 << 12);
+  dumped.forEach((e, i) => {
+    writeDumpEvent(w, e);
+    const written = w.take().toString('utf8');
+    const reference = toJsonLine(events[i]);
+    if (written !== reference) expect.fail(`${where}: event ${i} with the dump's rows written as\n${written.slice(0, 2000)}\nnot as toJsonLine writes its eager decode:\n${reference.slice(0, 2000)}`);
+  });
   return { events: events.length, generated };
 }

@@ -1,0 +1,107 @@
+/**
+ * The dump's rows (DecodeOptions `rows: 'json'`): a rows event's images left where they are, then written
+ * as JSON in one pass over their bytes, each value by its cell's JSON writer (UTF-8 text escaped from the
+ * bytes, other values as their reader gives them) under names encoded once per layout: no row object, no
+ * text made into a JS string and encoded back.
+ *
+ * The line must be the eager decode's, byte for byte. Where one pass cannot know it (a value that does not
+ * read, after which the eager decode keeps the images as bytes; unused null-bitmap bits a server would
+ * not leave, which the eager change records before its image), `writeJson` throws, and `eager()` gives
+ * what the eager decode gives for the same bytes (runtime/events/event-json.ts's writeDumpEvent).
+ */
+import { RowImages } from '../../generated/rows.js';
+import { BinlogError } from '../core/errors.js';
+import { jsonKey, type JsonBytes, type WritesJson } from '../core/json-bytes.js';
+import { Reader } from '../core/reader.js';
+import type { RowsSplit } from '../core/tables.js';
+import type { RowChange } from '../core/values.js';
+import type { TableInfo } from '../values/column.js';
+import { layout, nullBitmap, splitRows, type Image, type Layout } from './images.js';
+
+const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
+const BEFORE_KEY = jsonKey('before');
+const AFTER_KEY = Buffer.concat([Buffer.of(0x2c), jsonKey('after')]);
+
+/** A change's unused null-bitmap bits, where nullBitmap records them: one object, emptied after each image. */
+const spare: Pick<RowChange, 'nullSpare'> = {};
+
+/** Thrown where one pass cannot write the eager decode's line; the writer then takes `eager()`. */
+export class NotInOnePass extends Error {}
+
+export class JsonRows implements WritesJson {
+  private constructor(
+    private readonly r: Reader,
+    private readonly start: number,
+    private readonly t: TableInfo,
+    private readonly images: number,
+    private readonly layout: Layout,
+    private readonly columns: boolean[],
+    private readonly columnsAfter: boolean[] | undefined,
+    private readonly path: string,
+  ) {}
+
+  /**
+   * The rows at `r`, read to its end, to be written later; undefined where one pass would not give the
+   * eager line anyway (JSON diffs, a layout that does not fit the table, images of no columns, names a JS
+   * object would reorder), which are then decoded eagerly.
+   */
+  static over(r: Reader, t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): JsonRows | undefined {
+    if (images & JSON_DIFFS) return undefined;
+    let made: Layout;
+    try {
+      made = layout(t, columns, columnsAfter, images, r, path);
+    } catch (e) {
+      if (e instanceof BinlogError) return undefined;
+      throw e;
+    }
+    const { before, after } = made;
+    if (!before.json || !after.json || (before.columns.length === 0 && after.columns.length === 0)) return undefined;
+    const rows = new JsonRows(r, r.pos, t, images, made, columns, columnsAfter, path);
+    r.pos = r.end;
+    return rows;
+  }
+
+  /** The changes as JsonBytes.rows writes the eager decode's. */
+  writeJson(w: JsonBytes): void {
+    const { images, path } = this;
+    const { before, after } = this.layout;
+    const r = this.reader();
+    w.byte(0x5b);
+    for (let n = 0; r.pos < r.end; n++) {
+      if (n) w.byte(0x2c);
+      w.byte(0x7b);
+      if (images & BEFORE) {
+        w.raw(BEFORE_KEY);
+        image(r, before, w, `${path}.before`);
+      }
+      if (images & AFTER) {
+        w.raw(images & BEFORE ? AFTER_KEY : AFTER_KEY.subarray(1));
+        image(r, after, w, `${path}.after`);
+      }
+      w.byte(0x7d);
+    }
+    w.byte(0x5d);
+  }
+
+  /** What the eager decode gives for these bytes: the rows, or why they stay bytes, and the bytes. */
+  eager(): RowsSplit {
+    const t = this.t;
+    return splitRows(this.reader(), { get: () => t }, 0, this.columns, this.columnsAfter, this.images, this.path);
+  }
+
+  /** A reader of the images alone, from their start (the event's reader is the decoder's, which moves on). */
+  private reader(): Reader {
+    const { r } = this;
+    return new Reader(r.buf, this.start, r.end, r.base, r.dv);
+  }
+}
+
+/** One image's JSON object: its null bitmap, then each present column's value or null. */
+function image(r: Reader, img: Image, w: JsonBytes, path: string): void {
+  const nulls = nullBitmap(r, img, spare, 'before', path);
+  if (spare.nullSpare) {
+    spare.nullSpare = undefined;
+    throw new NotInOnePass('unused null-bitmap bits are set');
+  }
+  img.json!(r, nulls, img.jsons, w, img.keys);
+}
