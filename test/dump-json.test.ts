@@ -67,6 +67,37 @@ describe('JSON written as bytes', () => {
     }
   });
 
+  it("UTF-8 text from its bytes: what the strict decoder's text writes, or refused where it refuses", () => {
+    const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    const expectSame = (bytes: Uint8Array) => {
+      let text: string | undefined;
+      try {
+        text = strict.decode(bytes);
+      } catch {
+        text = undefined;
+      }
+      const w = new JsonBytes(8);
+      w.byte(0x2a);
+      const wrote = w.utf8(bytes, 0, bytes.length);
+      const expected = text === undefined ? '*' : `*${JSON.stringify(text)}`;
+      expect([wrote, w.take().toString('utf8')], Buffer.from(bytes).toString('hex')).toEqual([text !== undefined, expected]);
+    };
+    // Every one- and two-byte sequence, then each lead byte with every second byte before one and two continuations,
+    // and random sequences around the boundaries of the well-formed table.
+    for (let a = 0; a < 256; a++) {
+      expectSame(Uint8Array.of(a));
+      for (let b = 0; b < 256; b++) {
+        expectSame(Uint8Array.of(a, b));
+        expectSame(Uint8Array.of(0x41, a, b, 0x80, 0x22));
+        expectSame(Uint8Array.of(0x41, a, b, 0x80, 0x80, 0x22));
+      }
+    }
+    let seed = 20261204;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8;
+    const near = [0x00, 0x1f, 0x22, 0x5c, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff];
+    for (let i = 0; i < 50_000; i++) expectSame(Uint8Array.from({ length: 1 + (next() % 7) }, () => (next() % 2 ? near[next() % near.length]! : next() & 0xff)));
+  });
+
   it('grows past its buffer for one long line', () => {
     const long = { query: 'x'.repeat(100_000), rows: Array.from({ length: 5000 }, (_, i) => ({ id: i, v: `é${i}` })) };
     expectSameJson([long], 'one long value');

@@ -16,7 +16,7 @@ const VALUES = join(import.meta.dirname, '..', 'runtime', 'values');
 
 /** The text 'YYYY-MM-DD hh:mm:ss.ffffff': its character positions and lengths, and ASCII. */
 const DATETIME_TEXT = ['1', '2', '3', '4', '5', '7', '8', '11', '13', '14', '16', '17', '19', '20'];
-const ASCII = { '0x30': "'0'", '0x2d': "'-'", '0x20': "' '", '0x3a': "':'", '0x2e': "'.'" };
+const ASCII = { '0x30': "'0'", '0x2d': "'-'", '0x20': "' '", '0x3a': "':'", '0x2e': "'.'", '0x22': 'a JSON string\'s quote' };
 
 /** Per helper module, the number literals it may hold and why. */
 const HELPERS: Record<string, Record<string, string>> = {
@@ -33,6 +33,7 @@ const HELPERS: Record<string, Record<string, string>> = {
     '31': 'the most days a month has',
     '23': 'the last hour of a day',
     '59': 'the last minute of an hour and second of a minute',
+    '28': "the bytes of a datetime's text as a JSON string, its quotes with it",
   },
   'numbers.ts': {
     '0': 'zero',

@@ -60,12 +60,14 @@ export function emitHelpers(sf: SourceFile, m: Module, name: string, doc: string
     name,
     isExported: true,
     docs: [doc],
-    methods: externs.map((x) => ({
-      name: x.name,
-      docs: docs(x.doc),
-      parameters: x.args.map(([arg, t]) => ({ name: arg, type: TS_TYPE[t] })),
-      returnType: TS_TYPE[x.returns],
-    })),
+    methods: externs.flatMap((x) => {
+      const parameters = x.args.map(([arg, t]) => ({ name: arg, type: TS_TYPE[t] }));
+      const made = { name: x.name, docs: docs(x.doc), parameters, returnType: TS_TYPE[x.returns] };
+      if (!x.json) return [made];
+      m.rtType('JsonBytes');
+      const json = { name: x.json, docs: [`Writes what ${x.name} gives as the dump's JSON, into \`w\`.`], parameters: [{ name: 'w', type: 'JsonBytes' }, ...parameters], returnType: 'void' };
+      return [made, json];
+    }),
   });
 }
 
@@ -91,7 +93,7 @@ function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
       method('reader', withFactory(c, readerBody(m, c, x), x)),
       method('skipper', withFactory(c, skipperBody(c, x), x)),
       method('writer', withFactory(c, writerBody(m, c, x), x)),
-      ...jsonMethod(c, x),
+      jsonMethod(m, c, x),
     ].join(',\n')},\n};`,
   });
 }
@@ -154,24 +156,38 @@ function plainText(c: IrCell): Extract<IrCellPart, { kind: 'text' }> | undefined
   return reads && writes ? p : undefined;
 }
 
-/** A cell that is its text and nothing more writes its JSON from the bytes, as its text codec does; any other, its reader's value (none made here). */
-function jsonMethod(c: IrCell, x: (e: Expr) => string): string[] {
+/**
+ * The cell's JSON writer: a cell that is its text and nothing more writes it from the bytes, as its text
+ * codec does; any other reads as its reader does, then writes the value through its extern's JSON writer
+ * where it has one (no value made), else as the dump writes values.
+ */
+function jsonMethod(m: Module, c: IrCell, x: (e: Expr) => string): string {
   const text = plainText(c);
-  return text ? [method('json', withFactory(c, `return ${x(text.codec)}.json;`, x))] : [];
+  return method('json', withFactory(c, text ? `return ${x(text.codec)}.json;` : readingBody(m, c, x, 'json'), x));
+}
+
+/** The value's JSON written into `w`: by its extern's JSON writer, which takes the writer first, or as a value. */
+function jsonWrite(c: IrCell, x: (e: Expr) => string): string {
+  const call = c.decode.json;
+  return call ? x({ ...call, args: [{ kind: 'id', name: 'w' }, ...call.args] }) : `w.value(${x(c.decode.value)})`;
 }
 
 function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
   const text = plainText(c);
-  if (text) return `return ${x(text.codec)}.read;`;
+  return text ? `return ${x(text.codec)}.read;` : readingBody(m, c, x, 'value');
+}
+
+/** The parts read and checked, then the value returned, or its JSON written (which keeps no last value: it makes none). */
+function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: 'value' | 'json'): string {
   const out = new Lines();
   const sizes = c.parts.map((p) => partSize(p, x));
   const fixed = sizes.every((s) => /^\d+$/.test(s));
   const size = fixed ? String(sizes.reduce((n, s) => n + Number(s), 0)) : 'size$';
   if (!fixed) out.line(`const size$ = ${sizes.map((s) => (/^[\w$.]+$/.test(s) ? s : `(${s})`)).join(' + ')};`);
-  const memo = c.decode.memo;
+  const memo = c.decode.memo && gives === 'value';
   if (memo) out.line(`let ${[...c.parts.map((p) => `${p.name}$memo: number | bigint = -1`), 'value$memo: CellValue = null'].join(', ')};`);
   if (memo) m.rtType('CellValue');
-  out.open('return (r) => {');
+  out.open(gives === 'json' ? 'return (r, w) => {' : 'return (r) => {');
   if (usesName(c.decode, 'cellOffset')) out.line('const cellOffset = r.offset;');
   if (size !== '0') out.line(`r.need(${size}, path);`);
   for (const p of c.parts) out.line(`const ${p.name} = ${readPart(p, x)};`);
@@ -188,7 +204,8 @@ function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
     out.line(`const value = ${x(c.decode.value)};`);
     out.line(`${[...c.parts.map((p) => `${p.name}$memo = ${p.name}`), 'value$memo = value'].join(';\n')};`);
     out.line('return value;');
-  } else out.line(`return ${x(c.decode.value)};`);
+  } else if (gives === 'json') out.line(`${jsonWrite(c, x)};`);
+  else out.line(`return ${x(c.decode.value)};`);
   out.close('};');
   return out.text();
 }

@@ -21,9 +21,23 @@ export function resolveExterns(pass: Pass, files: SchemaFile[]): void {
       if (pass.ir.externs.some((e) => e.name === name)) pass.fail({ file, path: ['externs', name] }, [], `extern '${name}' is defined twice`);
       // Each cell's factory is named `<cell>Cell`, and takes the externs into its own scope.
       if (name.endsWith('Cell')) pass.fail({ file, path: ['externs', name] }, [], `an extern's name may not end in 'Cell', as the cells' factories do`);
-      pass.ir.externs.push({ name, module: file.module, doc: x.doc, args: Object.entries(x.args), returns: x.returns });
+      pass.ir.externs.push({ name, module: file.module, doc: x.doc, args: Object.entries(x.args), returns: x.returns, json: x.json });
     }
   }
+  for (const x of pass.ir.externs) {
+    // A JSON writer is a helper of the same interface: its name is no extern's and no factory's.
+    if (x.json && (x.json.endsWith('Cell') || pass.ir.externs.some((e) => e.name === x.json))) {
+      const file = files.find((f) => f.module === x.module)!;
+      pass.fail({ file, path: ['externs', x.name, 'json'] }, [], `'${x.json}' names an extern or ends in 'Cell': a JSON writer's name is its own`);
+    }
+  }
+}
+
+/** The call of the JSON writer of the extern whose result the value is, where it has one. */
+function jsonWriterCall(pass: Pass, value: Expr): Extract<Expr, { kind: 'call' }> | undefined {
+  if (value.kind !== 'call') return undefined;
+  const json = pass.ir.externs.find((e) => e.name === value.fn)?.json;
+  return json ? { kind: 'call', fn: json, args: value.args } : undefined;
 }
 
 export function resolveCells(pass: Pass, files: SchemaFile[]): void {
@@ -131,13 +145,11 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
     decoding.define(p.name, ['layout']);
     if (p.kind === 'fixed') p.bits.forEach((b) => decoding.define(b.name, ['layout']));
   }
-  const decode = {
-    lets: decoding.lets(raw.decode.let, ['decode', 'let']),
-    checks: [] as IrCheck[],
-    value: decoding.expr(raw.decode.value, ['decode', 'value']),
-    memo: raw.decode.memo === true,
-  };
-  decode.checks = decoding.checks(raw.decode.checks, ['decode', 'checks']);
+  const decodeLets = decoding.lets(raw.decode.let, ['decode', 'let']);
+  const value = decoding.expr(raw.decode.value, ['decode', 'value']);
+  const json = jsonWriterCall(pass, value);
+  if (json) decoding.calls.add(json.fn);
+  const decode = { lets: decodeLets, checks: decoding.checks(raw.decode.checks, ['decode', 'checks']), value, memo: raw.decode.memo === true, json };
 
   ENCODE_INPUTS.forEach((n) => encoding.names.add(n));
   const fields = encoding.expr(raw.encode.fields, ['encode', 'fields']);

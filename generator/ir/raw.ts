@@ -85,6 +85,7 @@ export interface RawExtern {
   doc: string;
   args: Record<string, ExternType>;
   returns: ExternType;
+  json?: string;
 }
 
 export interface RawJsonbValue {

@@ -185,6 +185,8 @@ export interface IrExtern {
   doc: string;
   args: [string, ExternType][];
   returns: ExternType;
+  /** The helper that writes its result's JSON from the same arguments, after the JSON writer. */
+  json?: string;
 }
 
 /** Where a cell parameter comes from. */
@@ -230,7 +232,8 @@ export interface IrCell {
   params: IrCellParam[];
   lets: [string, Expr][];
   parts: IrCellPart[];
-  decode: { lets: [string, Expr][]; checks: IrCheck[]; value: Expr; memo: boolean };
+  /** `json`: where the value is the result of an extern with a JSON writer, that writer's call (same arguments). */
+  decode: { lets: [string, Expr][]; checks: IrCheck[]; value: Expr; memo: boolean; json?: Extract<Expr, { kind: 'call' }> };
   encode: { fields: Expr; gives: string[]; lets: [string, Expr][]; checks: IrCheck[]; memo: boolean };
   /** Every extern its code calls, for the factory to take from the helpers. */
   calls: string[];

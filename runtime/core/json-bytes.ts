@@ -5,8 +5,6 @@
  * their numbers as ASCII digits; `value` writes anything else as `toJsonLine` would.
  */
 
-import { isUtf8 } from 'node:buffer';
-
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
@@ -25,6 +23,13 @@ export function jsonKey(name: string): Uint8Array {
   w.string(name);
   w.byte(0x3a);
   return w.take();
+}
+
+/** The bytes of a value's JSON, for values written often (an ENUM's member names). */
+export function jsonValue(v: unknown): Uint8Array {
+  const w = new JsonBytes(64);
+  w.value(v);
+  return w.buf.subarray(0, w.pos);
 }
 
 function cachedKey(name: string): Uint8Array {
@@ -79,6 +84,17 @@ export class JsonBytes {
   ascii(s: string): void {
     this.room(s.length);
     for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
+  }
+
+  /** Text of ASCII characters JSON leaves as they are (digits, signs, separators), quoted: no escape looked for. */
+  quotedAscii(s: string): void {
+    this.room(s.length + 2);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
+    buf[p++] = QUOTE;
+    this.pos = p;
   }
 
   /** A JSON number as toJsonLine writes it: -0 as "-0", NaN and the infinities as null. */
@@ -157,32 +173,26 @@ export class JsonBytes {
 
   /**
    * UTF-8 bytes as the JSON string of the text they decode to (what `string` writes of the reader's
-   * text), copied with JSON's escapes, no JS string made: false, with nothing written, where they are
-   * not strict UTF-8 (the reader's text is then the bytes themselves). Bytes from 0x80 are copied as they
-   * are: in valid UTF-8 they are whole characters, which JSON.stringify leaves unescaped.
+   * text), copied with JSON's escapes in one pass, no JS string made: false, with nothing written, where
+   * they are not strict UTF-8 (the reader's text is then the bytes themselves). A well-formed sequence
+   * from 0x80 is a whole character, which JSON.stringify leaves unescaped, and is copied as it is.
    */
   utf8(src: Uint8Array, start: number, end: number): boolean {
-    let ascii = true;
-    let plain = true;
-    for (let i = start; i < end; i++) {
-      const c = src[i]!;
-      if (c >= 0x80) ascii = false;
-      else if (c < 0x20 || c === QUOTE || c === BACKSLASH) plain = false;
-    }
-    // The native check (simdutf) follows the WHATWG decoder's rules, as the reader's strict TextDecoder does.
-    if (!ascii && !isUtf8(src.subarray(start, end))) return false;
-    const n = end - start;
-    this.room(plain ? n + 2 : n * 6 + 2);
+    this.room((end - start) * 6 + 2);
     const buf = this.buf;
     let p = this.pos;
     buf[p++] = QUOTE;
-    if (plain) p = copy(src, start, end, buf, p);
-    else {
-      for (let i = start; i < end; i++) {
-        const c = src[i]!;
-        if (c < 0x80) p = asciiEscaped(buf, p, c);
-        else buf[p++] = c;
+    for (let i = start; i < end; ) {
+      const c = src[i]!;
+      if (c >= 0x80) {
+        const n = sequenceLength(src, i, end);
+        if (n === 0) return false;
+        for (const last = i + n; i < last; i++) buf[p++] = src[i]!;
+        continue;
       }
+      if (c >= 0x20 && c !== QUOTE && c !== BACKSLASH) buf[p++] = c;
+      else p = asciiEscaped(buf, p, c);
+      i++;
     }
     buf[p++] = QUOTE;
     this.pos = p;
@@ -332,6 +342,21 @@ function copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, p: n
   }
   for (let i = start; i < end; i++) dst[p++] = src[i]!;
   return p;
+}
+
+/**
+ * The length of the well-formed UTF-8 sequence that starts at src[i] (a byte from 0x80), or 0: the
+ * Unicode standard's table of well-formed byte sequences (no overlong forms, no surrogates, nothing past
+ * U+10FFFF), which the reader's strict TextDecoder keeps to.
+ */
+function sequenceLength(src: Uint8Array, i: number, end: number): number {
+  const c = src[i]!;
+  const next = (k: number, low = 0x80, high = 0xbf) => i + k < end && src[i + k]! >= low && src[i + k]! <= high;
+  if (c < 0xc2) return 0;
+  if (c < 0xe0) return next(1) ? 2 : 0;
+  if (c < 0xf0) return next(1, c === 0xe0 ? 0xa0 : 0x80, c === 0xed ? 0x9f : 0xbf) && next(2) ? 3 : 0;
+  if (c < 0xf5) return next(1, c === 0xf0 ? 0x90 : 0x80, c === 0xf4 ? 0x8f : 0xbf) && next(2) && next(3) ? 4 : 0;
+  return 0;
 }
 
 /** An ASCII character as JSON.stringify writes it: a quote, a backslash and the controls escaped. */

@@ -31,9 +31,8 @@ export interface Image extends Shape {
   cells: CellReader[];
   skippers: CellSkipper[];
   writers: CellWriter[];
-  /** Each value's JSON writer, and the bytes of `"name":` before it (`,"name":` after the first). */
+  /** Each value's JSON writer. */
   jsons: CellJsonWriter[];
-  keys: Uint8Array[];
   paths: string[];
 }
 
@@ -56,7 +55,7 @@ interface Shape {
    * at `r.pos`, as the row `read` makes would be written; undefined where the object's keys would not be
    * in column order (names that are array indexes come first in a JS object).
    */
-  json: ((r: Reader, nulls: number, jsons: CellJsonWriter[], w: JsonBytes, keys: Uint8Array[]) => void) | undefined;
+  json: ((r: Reader, nulls: number, jsons: CellJsonWriter[], w: JsonBytes) => void) | undefined;
 }
 
 /** At most this many shapes are kept (a hostile input could name any number of column lists). */
@@ -67,7 +66,7 @@ const SHAPES = new Map<string, Shape>();
  * The code for rows with these column names: the reader builds each row as one object literal (one
  * hidden class for every row of the shape, no key-by-key stores), both read and write each cell at a call
  * site and a property access of its own, which stay monomorphic. The names go in as JSON string
- * literals, never as code.
+ * literals, never as code, and the JSON writer's as the numbers of their bytes, `{` or `,` before each.
  */
 function shape(names: string[]): Shape {
   const key = JSON.stringify(names);
@@ -87,13 +86,16 @@ function shape(names: string[]): Shape {
       );
     });
     const skips = names.map((_, k) => `if (b[${bit(k)}) offsets.push(-1);\nelse (offsets.push(r.pos), skippers[${k}](r));`);
-    const jsons = names.map((_, k) => `w.raw(keys[${k}]);\nif (b[${bit(k)}) w.ascii('null');\nelse jsons[${k}](r, w);`);
+    const jsons = names.map((name, k) => {
+      const key = k ? Buffer.concat([COMMA, jsonKey(name)]) : Buffer.concat([OPEN, jsonKey(name)]);
+      return `${literal(key)}\nif (b[${bit(k)}) ${literal(NULL)}\nelse jsons[${k}](r, w);`;
+    });
     made = {
       read: new Function('r', 'nulls', 'cells', `const b = r.buf;\nreturn {${reads.join(',\n')}};`) as Shape['read'],
       skip: new Function('r', 'nulls', 'skippers', 'offsets', `const b = r.buf;\n${skips.join('\n')}`) as Shape['skip'],
       write: new Function('w', 'row', 'nulls', 'writers', `let v;\n${writes.join('\n')}\nreturn -1;`) as Shape['write'],
       json: inColumnOrder(names)
-        ? (new Function('r', 'nulls', 'jsons', 'w', 'keys', `const b = r.buf;\nw.byte(0x7b);\n${jsons.join('\n')}\nw.byte(0x7d);`) as Shape['json'])
+        ? (new Function('r', 'nulls', 'jsons', 'w', `const b = r.buf;\nlet o, p;\n${names.length ? '' : literal(OPEN)}\n${jsons.join('\n')}\n${literal(CLOSE)}`) as Shape['json'])
         : undefined,
     };
     if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
@@ -123,11 +125,17 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   const skippers = columns.map((c, k) => codecs[k]!.skipper(c, paths[k]!));
   const cells = columns.map((c, k) => codecs[k]!.reader(c, paths[k]!));
   const jsons = columns.map((c, k) => codecs[k]!.json?.(c, paths[k]!) ?? valueJson(cells[k]!));
-  const keys = names.map((name, k) => (k ? Buffer.concat([COMMA, jsonKey(name)]) : jsonKey(name)));
-  return { columns, cells, skippers, writers, jsons, keys, paths, ...shape(names) };
+  return { columns, cells, skippers, writers, jsons, paths, ...shape(names) };
 }
 
 const COMMA = Buffer.of(0x2c);
+const [OPEN, CLOSE, NULL] = [Buffer.of(0x7b), Buffer.of(0x7d), Buffer.from('null')];
+
+/** Code that writes these bytes into the JsonBytes `w`, each a store of its own (a name's bytes as numbers, never as code). */
+function literal(bytes: Uint8Array): string {
+  const stores = Array.from(bytes, (v, i) => `o[p + ${i}] = ${v};`).join(' ');
+  return `{ w.room(${bytes.length}); o = w.buf; p = w.pos; ${stores} w.pos = p + ${bytes.length}; }`;
+}
 
 /** A cell's JSON through its reader: the value it gives, written as the dump writes values. */
 function valueJson(read: CellReader): CellJsonWriter {

@@ -103,5 +103,5 @@ function image(r: Reader, img: Image, w: JsonBytes, path: string): void {
     spare.nullSpare = undefined;
     throw new NotInOnePass('unused null-bitmap bits are set');
   }
-  img.json!(r, nulls, img.jsons, w, img.keys);
+  img.json!(r, nulls, img.jsons, w);
 }

@@ -20,7 +20,7 @@ import type { CellCodec } from './cell-codec.js';
 import { Writer } from '../core/writer.js';
 import type { Column } from './column.js';
 import { decimalSize, decodeDecimal, encodeDecimal } from './decimal.js';
-import { dateFields, dateText, datetimeFields, datetimeText, timeFields, timeText } from './temporal.js';
+import { dateFields, dateJson, dateText, datetimeFields, datetimeJson, datetimeText, timeFields, timeJson, timeText } from './temporal.js';
 
 export { isJsonObject, compareJsonKeys as compareKeys };
 
@@ -71,9 +71,9 @@ function decimalValue(data: Uint8Array): JsonTree {
 
 /** The cells of JsonbCustomData's codecs, given the temporal helpers they take. */
 const CELLS: Record<string, CellCodec> = {
-  packedDate: packedDateCell({ dateText, dateFields }),
-  packedTime: packedTimeCell({ timeText, timeFields }),
-  packedDatetime: packedDatetimeCell({ datetimeText, datetimeFields }),
+  packedDate: packedDateCell({ dateText, dateJson, dateFields }),
+  packedTime: packedTimeCell({ timeText, timeJson, timeFields }),
+  packedDatetime: packedDatetimeCell({ datetimeText, datetimeJson, datetimeFields }),
 };
 
 /** The JsonbCustomData cell of a temporal custom type, and its column, made on first use. */

@@ -3,6 +3,7 @@
  * The bytes they take are the schema's.
  */
 import { EncodeError } from '../core/errors.js';
+import { jsonValue, type JsonBytes } from '../core/json-bytes.js';
 import { sameBytes, type Text } from '../core/reader.js';
 import type { CellValue } from '../core/values.js';
 import { expect, isBig, isTextValue } from './cell-codec.js';
@@ -18,6 +19,18 @@ export function bitsOf(v: CellValue, bits: number, path: string): bigint {
 export function memberName(index: number, members: Text[]): CellValue {
   const name = index > 0 ? members[index - 1] : undefined;
   return name === undefined ? index : name;
+}
+
+/** Each column's member names as JSON, by its members array (made once per TABLE_MAP). */
+const MEMBER_JSON = new WeakMap<Text[], Uint8Array[]>();
+
+/** memberName's value as JSON, written into `w`: a member's name from its bytes made once per column. */
+export function memberJson(w: JsonBytes, index: number, members: Text[]): void {
+  let names = MEMBER_JSON.get(members);
+  if (!names) MEMBER_JSON.set(members, (names = members.map(jsonValue)));
+  const name = index > 0 ? names[index - 1] : undefined;
+  if (name === undefined) w.integer(index);
+  else w.raw(name);
 }
 
 /** Each member name's 1-based index, the first where names repeat (as findIndex gives it). */

@@ -6,19 +6,23 @@
 import { cellCodecs, type CellHelpers } from '../../generated/cells.js';
 import { EncodeError } from '../core/errors.js';
 import type { Column } from './column.js';
-import { bitsOf, memberIndex, memberIndexes, memberList, memberMask, memberName } from './bits-and-sets.js';
+import { bitsOf, memberIndex, memberIndexes, memberJson, memberList, memberMask, memberName } from './bits-and-sets.js';
 import { bad, type CellCodec } from './cell-codec.js';
 import { newdecimal } from './decimal.js';
 import { jsonDocument, jsonStored } from './json-cells.js';
 import { bothReadings, float32Bytes, float32s, integerOf, numberOf, shortestFloat32 } from './numbers.js';
 import { byteLength, columnText, zeroPadded, zerosTrimmed } from './strings.js';
-import { dateFields, dateText, datetimeFields, datetimeText, fraction, timeFields, timeText, utcSeconds, utcText } from './temporal.js';
+import { dateFields, dateJson, dateText, datetimeFields, datetimeJson, datetimeText, fraction, timeFields, timeJson, timeText, utcJson, utcSeconds, utcText } from './temporal.js';
 
 const HELPERS: CellHelpers = {
   dateText,
   timeText,
   datetimeText,
   utcText,
+  dateJson,
+  timeJson,
+  datetimeJson,
+  utcJson,
   utcSeconds,
   dateFields,
   timeFields,
@@ -30,6 +34,7 @@ const HELPERS: CellHelpers = {
   bothReadings,
   bitsOf,
   memberName,
+  memberJson,
   memberIndexes,
   memberIndex,
   memberList,

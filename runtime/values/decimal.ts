@@ -10,8 +10,9 @@ import {
   DECIMAL_SIGN_BIT,
 } from '../../generated/cells.js';
 import { EncodeError, InvalidValueError } from '../core/errors.js';
-import { beUint } from '../core/reader.js';
+import { beUint, type Reader } from '../core/reader.js';
 import { type CellCodec, expect, isString, num } from './cell-codec.js';
+import type { Column } from './column.js';
 import { allDigits, pad, ZEROS } from './digits.js';
 
 const [GROUP, WHOLE, PARTIAL] = [DECIMAL_GROUP_DIGITS, DECIMAL_GROUP_BYTES, DECIMAL_PARTIAL_BYTES];
@@ -194,20 +195,28 @@ function writeDecimal(out: Uint8Array, start: number, value: string, precision: 
   out[start]! ^= SIGN;
 }
 
+/** A column's DECIMAL reader: its text from decimal2bin's bytes, whose digits a group of them may not hold refused. */
+function decimalReader(c: Column, path: string): (r: Reader) => string {
+  const [p, s] = [num(c, 'precision'), num(c, 'scale')];
+  const [size, { decode }] = [decimalSize(p, s), decimalForm(p, s)];
+  return (r) => {
+    const at = r.pos;
+    r.pos += r.length(size, path);
+    try {
+      return decode(r.buf, at);
+    } catch (e) {
+      if (e instanceof RangeError) throw new InvalidValueError(e.message, { offset: r.base + at, schemaPath: path });
+      throw e;
+    }
+  };
+}
+
 export const newdecimal: CellCodec = {
-  reader(c, path) {
-    const [p, s] = [num(c, 'precision'), num(c, 'scale')];
-    const [size, { decode }] = [decimalSize(p, s), decimalForm(p, s)];
-    return (r) => {
-      const at = r.pos;
-      r.pos += r.length(size, path);
-      try {
-        return decode(r.buf, at);
-      } catch (e) {
-        if (e instanceof RangeError) throw new InvalidValueError(e.message, { offset: r.base + at, schemaPath: path });
-        throw e;
-      }
-    };
+  reader: decimalReader,
+  // Its text is a sign, digits and a point, which JSON writes as they are.
+  json(c, path) {
+    const read = decimalReader(c, path);
+    return (r, w) => w.quotedAscii(read(r));
   },
   skipper(c, path) {
     const size = decimalSize(num(c, 'precision'), num(c, 'scale'));

@@ -4,6 +4,7 @@
  * in the stored bytes is the schema's; here is only the text, its sign and its fraction digits.
  */
 import { EncodeError } from '../core/errors.js';
+import type { JsonBytes } from '../core/json-bytes.js';
 import type { CellValue } from '../core/values.js';
 import { expect, isString } from './cell-codec.js';
 import { digitsAt, pad } from './digits.js';
@@ -15,6 +16,9 @@ const four = (n: number) => (n < 10000 ? TWO[Math.floor(n / 100)]! + TWO[n % 100
 /** The ASCII codes of the tens and the units of 0 … 99. */
 const TENS = Array.from({ length: 100 }, (_, i) => 0x30 + Math.floor(i / 10));
 const UNITS = Array.from({ length: 100 }, (_, i) => 0x30 + (i % 10));
+/** The bytes of a datetime's JSON string: its 26 characters and two quotes. */
+const DATETIME_JSON = 28;
+const QUOTE = 0x22;
 
 /** '.f' of `fsp` digits of the microseconds (none for 0 digits). */
 export const fraction = (micro: number, fsp: number) => (fsp === 0 ? '' : `.${pad(Math.floor(micro / 10 ** (6 - fsp)), fsp)}`);
@@ -41,6 +45,52 @@ export function datetimeText(y: number, mo: number, d: number, h: number, mi: nu
   );
   return fsp === 6 ? text : text.slice(0, fsp ? 20 + fsp : 19);
 }
+
+/**
+ * datetimeText's text as a JSON string, written into `w` with no string made: the fraction written whole,
+ * then cut to `fsp` digits by the closing quote.
+ */
+export function datetimeJson(w: JsonBytes, y: number, mo: number, d: number, h: number, mi: number, s: number, micro: number, fsp: number): void {
+  if (y >= 10000) return w.quotedAscii(datetimeText(y, mo, d, h, mi, s, micro, fsp));
+  w.room(DATETIME_JSON);
+  const b = w.buf;
+  let p = w.pos;
+  b[p++] = QUOTE;
+  p = pairAt(b, p, (y / 100) | 0);
+  p = pairAt(b, p, y % 100);
+  b[p++] = 0x2d;
+  p = pairAt(b, p, mo);
+  b[p++] = 0x2d;
+  p = pairAt(b, p, d);
+  b[p++] = 0x20;
+  p = pairAt(b, p, h);
+  b[p++] = 0x3a;
+  p = pairAt(b, p, mi);
+  b[p++] = 0x3a;
+  p = pairAt(b, p, s);
+  if (fsp) {
+    const point = p;
+    b[p++] = 0x2e;
+    p = pairAt(b, p, (micro / 10000) | 0);
+    p = pairAt(b, p, ((micro / 100) | 0) % 100);
+    pairAt(b, p, micro % 100);
+    p = point + 1 + fsp;
+  }
+  b[p++] = QUOTE;
+  w.pos = p;
+}
+
+/** The two digits of n (0 … 99) at p; returns the end. */
+function pairAt(b: Uint8Array, p: number, n: number): number {
+  b[p] = TENS[n]!;
+  b[p + 1] = UNITS[n]!;
+  return p + 2;
+}
+
+// The other temporal texts' JSON strings: they are ASCII, which JSON writes as it is.
+export const dateJson = (w: JsonBytes, y: number, mo: number, d: number) => w.quotedAscii(dateText(y, mo, d));
+export const timeJson = (w: JsonBytes, negative: boolean, h: number, mi: number, s: number, micro: number, fsp: number) => w.quotedAscii(timeText(negative, h, mi, s, micro, fsp));
+export const utcJson = (w: JsonBytes, seconds: number, micro: number, fsp: number) => w.quotedAscii(utcText(seconds, micro, fsp));
 
 /** UTC text of seconds since 1970; 0 seconds (with no fraction) is the zero date, which it stands for. */
 export function utcText(seconds: number, micro: number, fsp: number): string {
