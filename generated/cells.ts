@@ -173,7 +173,7 @@ export function intCell(h: Pick<CellHelpers, 'bothReadings' | 'integerOf'>): Cel
       const size$ = bytes;
       return (r, w) => {
         r.need(size$, path);
-        const n = r.intLe(bytes, !unsigned);
+        const n = r.intLeSafe(bytes, !unsigned);
         w.value((known || (n >= 0) ? n : bothReadings(n, bytes)));
       };
     },

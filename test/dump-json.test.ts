@@ -15,6 +15,7 @@ import { dumpedEvents, expectSameEventJson, expectSameJson, jsonDisagreement } f
 import { writeDumpEvent } from '../runtime/events/event-json.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { crc32 } from 'node:zlib';
+import { BinlogWriter } from '../builder/binlog-writer.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 import { fuzzCorpus } from './fuzz/corpus.js';
 import { mutants } from './fuzz/fuzz.js';
@@ -157,6 +158,21 @@ describe('JSON written as bytes', () => {
         expect(line).toBe(toJsonLine(eager));
       }
     });
+  });
+
+  it('integers of every width, with and without their signedness, at the edges of exact numbers', () => {
+    const edges = [0n, 1n, -1n, 127n, -128n, 2n ** 31n, -(2n ** 31n), 2n ** 32n - 1n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) + 1n, -(2n ** 53n), -(2n ** 53n) - 1n];
+    const bigints = [...edges, 2n ** 63n - 1n, -(2n ** 63n), -(2n ** 32n), 2n ** 32n, -(2n ** 32n) - 1n];
+    const unsignedBigints = [0n, 1n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n - 2n ** 32n];
+    for (const rowMetadata of ['FULL', 'NO_LOG'] as const) {
+      const w = new BinlogWriter({ rowMetadata });
+      const signed = w.createTable({ schema: 's', name: 'i', columns: [{ name: 'b', type: 'bigint' }, { name: 'n', type: 'int' }, { name: 't', type: 'tinyint' }] });
+      const unsigned = w.createTable({ schema: 's', name: 'u', columns: [{ name: 'b', type: 'bigint unsigned' }, { name: 'n', type: 'int unsigned' }] });
+      const fits = (v: bigint, bits: number) => (v >= -(2n ** BigInt(bits - 1)) && v < 2n ** BigInt(bits - 1) ? v : 0n);
+      w.insert(signed, bigints.map((b) => ({ b, n: Number(fits(b, 32)), t: Number(fits(b, 8)) }))).commit();
+      w.insert(unsigned, unsignedBigints.map((b) => ({ b, n: b < 2n ** 32n ? Number(b) : 7 }))).commit();
+      expect(expectSameEventJson(w.toBytes(), `integers, row metadata ${rowMetadata}`).events).toBeGreaterThan(5);
+    }
   });
 
   it('fuzzed binlogs: every event that decodes', () => {

@@ -177,8 +177,11 @@ function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
   return text ? `return ${x(text.codec)}.read;` : readingBody(m, c, x, 'value');
 }
 
+/** What a reading body ends in: the value returned, or its JSON written. */
+type Gives = 'value' | 'json';
+
 /** The parts read and checked, then the value returned, or its JSON written (which keeps no last value: it makes none). */
-function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: 'value' | 'json'): string {
+function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: Gives): string {
   const out = new Lines();
   const sizes = c.parts.map((p) => partSize(p, x));
   const fixed = sizes.every((s) => /^\d+$/.test(s));
@@ -190,7 +193,7 @@ function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: 'value
   out.open(gives === 'json' ? 'return (r, w) => {' : 'return (r) => {');
   if (usesName(c.decode, 'cellOffset')) out.line('const cellOffset = r.offset;');
   if (size !== '0') out.line(`r.need(${size}, path);`);
-  for (const p of c.parts) out.line(`const ${p.name} = ${readPart(p, x)};`);
+  for (const p of c.parts) out.line(`const ${p.name} = ${readPart(p, x, gives)};`);
   if (memo) out.line(`if (${c.parts.map((p) => `${p.name} === ${p.name}$memo`).join(' && ')}) return value$memo;`);
   for (const p of c.parts) {
     if (p.kind !== 'fixed') continue;
@@ -238,7 +241,7 @@ function usesName(decode: IrCell['decode'], name: string): boolean {
   return exprs.some((e) => identifiers(e).includes(name));
 }
 
-function readPart(p: IrCellPart, x: (e: Expr) => string): string {
+function readPart(p: IrCellPart, x: (e: Expr) => string, gives: Gives): string {
   switch (p.kind) {
     case 'fixed':
       return `r.${fixedMethod(p)}()`;
@@ -247,7 +250,8 @@ function readPart(p: IrCellPart, x: (e: Expr) => string): string {
     case 'bigint':
       return `r.${p.be ? 'bigBe' : 'bigLe'}(${x(p.bytes)})`;
     case 'int':
-      return `r.intLe(${x(p.bytes)}, ${x(p.signed)})`;
+      // JSON writes a safe integer alike as a number or a bigint: its writer makes no bigint for one.
+      return `r.${gives === 'json' ? 'intLeSafe' : 'intLe'}(${x(p.bytes)}, ${x(p.signed)})`;
     case 'float':
       return `${x(p.bytes)} === 4 ? r.f32() : r.f64()`;
     case 'bytes':

@@ -447,7 +447,20 @@ export class Reader {
     return signed && v >= HALF[n]! ? v - 2 * HALF[n]! : v;
   }
 
-  /** An unsigned little-endian integer of `n` bytes (1 to 6), `n` known only at run time. */
+  /**
+   * intLe, but an 8-byte value that is a safe integer as a number, which JSON writes as it writes the
+   * bigint (the cells' JSON writers): no bigint made for most values.
+   */
+  intLeSafe(n: number, signed: boolean): number | bigint {
+    if (n !== 8) return this.intLe(n, signed);
+    const high = signed ? this.dv.getInt32(this.pos + 4, true) : this.dv.getUint32(this.pos + 4, true);
+    // |high| below 2^21: the value is within ±(2^53 - 1).
+    if (high <= -0x200000 || high >= 0x200000) return this.intLe(n, signed);
+    const v = high * 0x100000000 + this.dv.getUint32(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
   /** A value's length before it, little-endian in `width` bytes (1 to 6): the 1- and 2-byte lengths of strings without a loop. */
   lengthBefore(width: number, path: string): number {
     if (width === 1 && this.pos < this.end) return this.buf[this.pos++]!;
@@ -455,6 +468,7 @@ export class Reader {
     return this.uint(width, path);
   }
 
+  /** An unsigned little-endian integer of `n` bytes (1 to 6), `n` known only at run time. */
   uint(n: number, path: string): number {
     if (n < 1 || n > 6) throw new InvalidValueError(`an integer of ${n} bytes`, { offset: this.offset, schemaPath: path });
     this.need(n, path);

@@ -59,9 +59,15 @@ export function integerOf(v: CellValue, bytes: number, unsigned: boolean, known:
   return big ? b - span(bytes) : Number(b - span(bytes));
 }
 
-/** Both readings of a `bytes`-byte integer whose signed reading is n (< 0), for a column of unknown signedness. */
+/**
+ * Both readings of a `bytes`-byte integer whose signed reading is n (< 0), for a column of unknown
+ * signedness; an unsigned reading beyond a number's exact integers as a bigint (the JSON writer reads a
+ * safe 8-byte n as a number).
+ */
 export function bothReadings(n: number | bigint, bytes: number): EitherSignCell {
-  return { signed: n, unsigned: typeof n === 'bigint' ? n + span(bytes) : n + Number(span(bytes)) };
+  if (typeof n === 'bigint') return { signed: n, unsigned: n + span(bytes) };
+  const unsigned = n + Number(span(bytes));
+  return { signed: n, unsigned: Number.isSafeInteger(unsigned) ? unsigned : BigInt(n) + span(bytes) };
 }
 
 /** Little-endian IEEE 754 float32 values, each its shortest decimal. */
