@@ -40,13 +40,13 @@ export function natsSink(options: NatsSinkOptions): OpenSink {
       const key = `${o.stream}.${o.prefix}`.replace(/[^-/_=.a-zA-Z0-9]/g, '_');
       const loss = new Loss(nc.closed());
       const sink: Sink = {
-        publish: (m: SinkMessage) => loss.guard(js.publish(m.subject, m.body, { msgID: m.id }).then((ack) => ({ duplicate: ack.duplicate }))),
+        publish: (m: SinkMessage) => loss.guard(() => js.publish(m.subject, m.body, { msgID: m.id }).then((ack) => ({ duplicate: ack.duplicate }))),
         readCheckpoint: async () => {
           const entry = await kv.get(key);
           return entry && entry.length > 0 ? (entry.json() as Checkpoint) : undefined;
         },
         writeCheckpoint: async (c: Checkpoint) => {
-          await loss.guard(kv.put(key, JSON.stringify(c)));
+          await loss.guard(() => kv.put(key, JSON.stringify(c)));
         },
         close: () => nc.close(),
       };
@@ -74,11 +74,17 @@ class Loss {
     });
   }
 
-  guard<T>(p: Promise<T>): Promise<T> {
+  /**
+   * What `send` starts, rejected if the connection closes first. Once it has closed nothing is sent: the
+   * client's own rejection of a send on a closed connection would have no handler, and end the process.
+   */
+  guard<T>(send: () => Promise<T>): Promise<T> {
     if (this.lost) return Promise.reject(this.lost);
     return new Promise<T>((resolve, reject) => {
       this.pending.add(reject);
-      p.then(resolve, reject).finally(() => this.pending.delete(reject));
+      send()
+        .then(resolve, reject)
+        .finally(() => this.pending.delete(reject));
     });
   }
 }

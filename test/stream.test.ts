@@ -15,6 +15,7 @@ import type { Checkpoint } from '../replication/checkpoint.js';
 import type { ChangeRecord, DdlRecord } from '../sinks/record.js';
 import type { Sink, SinkMessage } from '../sinks/sink.js';
 import { BinlogStreamer } from '../sinks/stream.js';
+import { natsSink } from '../sinks/nats.js';
 import { startMariadb, type MariadbServer } from './support/mariadb.js';
 import { describeWithNats, startNats, type NatsServer } from './support/nats.js';
 
@@ -299,5 +300,29 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     const end = written.at(-1)!;
     expect(end.checkpoint.position).toBe(Number(status![1]));
     for (const w of written) expect(w.acked).toBe(w.published);
+  }, TIMEOUT);
+});
+
+describeWithNats('the NATS sink, when its broker is gone', () => {
+  it('a publish rejects with the loss, sends nothing, and leaves no rejection unhandled (which would end the reader)', async () => {
+    const nats = await startNats();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const sink = await natsSink({ url: nats.url, timeout: 2000 })();
+      const message = (id: string): SinkMessage => ({ subject: 'binlog.t.x', id, body: new TextEncoder().encode(id) });
+      expect(await sink.publish(message('before'))).toEqual({ duplicate: false });
+      await nats.stop();
+      // Publishing on, as the streamer does until its window sees the failure: the first rejections may be the client's own.
+      let n = 0;
+      for (let lost = false; !lost; n++) lost = await sink.publish(message(`after ${n}`)).then(() => false, (e: Error) => /closed/.test(e.message));
+      for (let i = 0; i < 20; i++) await expect(sink.publish(message(`lost ${i}`))).rejects.toThrow(/closed/);
+      await expect(sink.writeCheckpoint({ file: 'binlog.000001', position: 4, gtid: '' } as Checkpoint)).rejects.toThrow(/closed/);
+      await sleep(200);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   }, TIMEOUT);
 });
