@@ -138,6 +138,13 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     let reader: ChildProcess | undefined;
     let exited: Promise<number | null> = Promise.resolve(null);
     let starts = 0;
+    /** Why a reader ended that was not killed: the test fails then, rather than wait on a reader that is gone. */
+    let crashed: string | undefined;
+    const untilRead = (ready: () => boolean) =>
+      until(() => {
+        if (crashed !== undefined) throw new Error(`binlog stream ended by itself: ${crashed}`);
+        return ready();
+      });
     // The first start names the binlog; the restarts name nothing and resume from the checkpoint.
     const startReader = () => {
       const args = ['stream', '-R', '--socket', server.socket, '--user', 'root', ...(starts++ === 0 ? ['binlog.000001'] : []), `--to=${nats.url}`, '--ddl', '--stats=0.2', '--reconnect', '--retry-delay=0.1', '--heartbeat-period=1', '--in-flight=500'];
@@ -153,7 +160,7 @@ describeWithNats('binlog stream into NATS JetStream', () => {
       });
       exited = new Promise((resolve) =>
         child.on('close', (code, signal) => {
-          if (signal !== 'SIGKILL' && code !== 0) process.stderr.write(`binlog stream exited ${code}: ${stderr}\n`);
+          if (signal !== 'SIGKILL' && code !== 0) crashed = `exit ${code}: ${stderr}`;
           resolve(code);
         }),
       );
@@ -181,7 +188,7 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     for (let r = 0; r < ROUNDS; r++) {
       await server.sql(round(r), 'w');
       // The writer keeps a round or so ahead of the reader, so that the kills fall all through the workload.
-      await until(() => acknowledgedSeq() >= DDL_TRANSACTIONS + ROUND_TRANSACTIONS * (r - 1));
+      await untilRead(() => acknowledgedSeq() >= DDL_TRANSACTIONS + ROUND_TRANSACTIONS * (r - 1));
       if (killAfter.has(r)) kills.push(sleep(Math.random() * 300).then(killReader));
       if (r === Math.floor(ROUNDS / 3)) await nats.restart();
       if (r === Math.floor(ROUNDS / 2)) await killDumpThread();
@@ -190,9 +197,9 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     await server.sql(`INSERT INTO w.b VALUES (${MARKER}, 'end', 0)`);
     // The end: once the marker's transaction is acknowledged, the checkpoint written is the server's GTID position.
     const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
-    await until(() => (stats.at(-1)?.checkpoint as Checkpoint | undefined)?.gtid === end);
+    await untilRead(() => (stats.at(-1)?.checkpoint as Checkpoint | undefined)?.gtid === end);
     // Everything acknowledged and a heartbeat since (the server has nothing newer): no lag.
-    await until(() => stats.at(-1)?.lagSeconds === 0 && stats.at(-1)?.inFlight === 0);
+    await untilRead(() => stats.at(-1)?.lagSeconds === 0 && stats.at(-1)?.inFlight === 0);
     reader!.kill('SIGTERM');
     expect(await exited).toBe(0);
 
