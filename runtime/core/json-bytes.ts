@@ -148,15 +148,15 @@ export class JsonBytes {
     }
   }
 
-  /** Bytes as {"hex":"…"}. */
-  hex(b: Uint8Array): void {
-    this.room(b.length * 2 + 10);
+  /** Bytes (b[start, end)) as {"hex":"…"}. */
+  hex(b: Uint8Array, start = 0, end = b.length): void {
+    this.room((end - start) * 2 + 10);
     this.ascii('{"hex":"');
     const buf = this.buf;
     let p = this.pos;
-    for (let i = 0; i < b.length; i++) {
-      buf[p++] = HEX[b[i] >> 4];
-      buf[p++] = HEX[b[i] & 15];
+    for (let i = start; i < end; i++) {
+      buf[p++] = HEX[b[i]! >> 4]!;
+      buf[p++] = HEX[b[i]! & 15]!;
     }
     this.pos = p;
     this.ascii('"}');

@@ -89,31 +89,34 @@ function storedWriter(c: Column, width: number, path: string): TextCodec['write'
 }
 
 /**
- * Writes a value's JSON after its `width`-byte length: UTF-8 text escaped from the bytes where they are
- * (JsonBytes.utf8), bytes where they are not UTF-8, as the reader gives them; other charsets and
- * compressed columns as their reader's value.
+ * Writes a value's JSON after its `width`-byte length, from the bytes where they are: UTF-8 text escaped
+ * (JsonBytes.utf8), or as bytes where it is not UTF-8, as the reader gives it; a binary value's hex.
+ * Other charsets and compressed columns as their reader's value.
  */
 function storedJson(c: Column, width: number, path: string, read: CellReader): CellJsonWriter {
-  if (!isUtf8(c) || isCompressed(c)) return (r, w) => w.value(read(r));
-  return (r, w) => {
-    const n = r.lengthBefore(width, path);
-    const at = r.pos;
-    r.pos += r.length(n, path);
-    if (!w.utf8(r.buf, at, r.pos)) w.hex(r.buf.subarray(at, r.pos));
-  };
+  if (isCompressed(c)) return (r, w) => w.value(read(r));
+  if (isUtf8(c)) {
+    return (r, w) => {
+      const at = stepped(r, width, path);
+      if (!w.utf8(r.buf, at, r.pos)) w.hex(r.buf, at, r.pos);
+    };
+  }
+  if (!isText(c.charset)) return (r, w) => w.hex(r.buf, stepped(r, width, path), r.pos);
+  return (r, w) => w.value(read(r));
 }
 
-/** Steps over a value after its `width`-byte length, with the reader's checks of that length. */
-function storedSkipper(width: number, path: string): TextCodec['skip'] {
-  return (r) => {
-    const n = r.lengthBefore(width, path);
-    r.pos += r.length(n, path);
-  };
+/** Steps over a value after its `width`-byte length, with the reader's checks of that length; returns where its bytes start. */
+function stepped(r: Reader, width: number, path: string): number {
+  const n = r.lengthBefore(width, path);
+  const at = r.pos;
+  r.pos += r.length(n, path);
+  return at;
 }
 
 export function columnText(column: Column, width: number, path: string): TextCodec {
   const read = storedReader(column, width, path);
-  return { read, skip: storedSkipper(width, path), write: storedWriter(column, width, path), json: storedJson(column, width, path, read) };
+  const skip: TextCodec['skip'] = (r) => void stepped(r, width, path);
+  return { read, skip, write: storedWriter(column, width, path), json: storedJson(column, width, path, read) };
 }
 
 export function zeroPadded(v: CellValue, length: number): CellValue {
