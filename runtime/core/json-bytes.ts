@@ -13,6 +13,20 @@ const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x
 /** Strings from this length on are checked by one regular expression and, when nothing needs escaping, copied by Buffer.write. */
 const LONG_STRING = 24;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** The ASCII codes of the tens and the units of 0 … 99. */
+const TENS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + Math.floor(i / 10));
+const UNITS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + (i % 10));
+
+/** What a byte of UTF-8 text is to JSON: an ASCII character as it is, one escaped, or a byte of a longer sequence. */
+const [PLAIN, ESCAPED, SEQUENCE] = [0, 1, 2];
+const BYTE_KIND = Uint8Array.from({ length: 256 }, (_, c) => (c >= 0x80 ? SEQUENCE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPED : PLAIN));
+
+/** How many decimal digits a 32-bit unsigned integer has. */
+function digitCount(x: number): number {
+  if (x < 1e5) return x < 10 ? 1 : x < 100 ? 2 : x < 1e3 ? 3 : x < 1e4 ? 4 : 5;
+  return x < 1e6 ? 6 : x < 1e7 ? 7 : x < 1e8 ? 8 : x < 1e9 ? 9 : 10;
+}
+
 /** Field names met so far, each as the bytes of `"name":`; bounded, as a dump's row names are. */
 const KEYS = new Map<string, Uint8Array>();
 const KEYS_MAX = 4096;
@@ -83,7 +97,10 @@ export class JsonBytes {
   /** ASCII text as it is (digits, a number's text). */
   ascii(s: string): void {
     this.room(s.length);
-    for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
+    this.pos = p;
   }
 
   /** Text of ASCII characters JSON leaves as they are (digits, signs, separators), quoted: no escape looked for. */
@@ -121,19 +138,24 @@ export class JsonBytes {
     this.digits(low, 8);
   }
 
-  /** A 32-bit unsigned integer's digits, at least `width` of them (zeros first). */
+  /** A 32-bit unsigned integer's digits, at least `width` of them (zeros first): two digits per division. */
   private digits(x: number, width: number): void {
-    let count = 1;
-    for (let t = x; t >= 10; t = (t / 10) | 0) count++;
-    if (count < width) count = width;
     const buf = this.buf;
-    let p = this.pos + count;
+    const start = this.pos;
+    let p = start + Math.max(width, digitCount(x));
     this.pos = p;
-    for (let k = 0; k < count; k++) {
-      const q = (x / 10) | 0;
-      buf[--p] = 0x30 + x - q * 10;
+    for (; x >= 100; ) {
+      const q = (x / 100) >>> 0;
+      const pair = x - q * 100;
+      buf[--p] = UNITS[pair]!;
+      buf[--p] = TENS[pair]!;
       x = q;
     }
+    if (x >= 10) {
+      buf[--p] = UNITS[x]!;
+      buf[--p] = TENS[x]!;
+    } else buf[--p] = 0x30 + x;
+    while (p > start) buf[--p] = 0x30;
   }
 
   /** A 64-bit integer: a number when it is safe, else its decimal string. */
@@ -184,15 +206,18 @@ export class JsonBytes {
     buf[p++] = QUOTE;
     for (let i = start; i < end; ) {
       const c = src[i]!;
-      if (c >= 0x80) {
+      const kind = BYTE_KIND[c]!;
+      if (kind === PLAIN) {
+        buf[p++] = c;
+        i++;
+      } else if (kind === ESCAPED) {
+        p = asciiEscaped(buf, p, c);
+        i++;
+      } else {
         const n = sequenceLength(src, i, end);
         if (n === 0) return false;
         for (const last = i + n; i < last; i++) buf[p++] = src[i]!;
-        continue;
       }
-      if (c >= 0x20 && c !== QUOTE && c !== BACKSLASH) buf[p++] = c;
-      else p = asciiEscaped(buf, p, c);
-      i++;
     }
     buf[p++] = QUOTE;
     this.pos = p;
