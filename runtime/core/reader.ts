@@ -14,9 +14,18 @@ const PACKED_MIN: Record<number, bigint> = { 2: 0xfbn, 3: 0x1_0000n, 8: 0x100_00
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/**
+ * Node's UTF-8 decoding of b[start, end): Buffer's own utf8Slice, which toString('utf8', …) calls after
+ * checking its arguments (ours are in range), where this Node has it.
+ */
+const utf8Slice: (b: Buffer, start: number, end: number) => string =
+  typeof (Buffer.prototype as { utf8Slice?: unknown }).utf8Slice === 'function'
+    ? (b, start, end) => (b as Buffer & { utf8Slice(start: number, end: number): string }).utf8Slice(start, end)
+    : (b, start, end) => b.toString('utf8', start, end);
+
 /** Text of `b[start..end)` when it is valid UTF-8 (which then re-encodes to the same bytes), else undefined. */
 function utf8Text(b: Buffer, start: number, end: number): string | undefined {
-  const text = b.toString('utf8', start, end);
+  const text = utf8Slice(b, start, end);
   // Node's slice marks invalid bytes with U+FFFD; only then (or for a real U+FFFD, or a BOM) does the
   // strict decoder decide.
   if (!text.includes('\uFFFD') && text.charCodeAt(0) !== 0xfeff) return text;
