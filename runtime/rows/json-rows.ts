@@ -66,17 +66,18 @@ export class JsonRows implements WritesJson {
     const { images, path } = this;
     const { before, after } = this.layout;
     const r = this.reader();
+    const [beforePath, afterPath, afterKey] = [`${path}.before`, `${path}.after`, images & BEFORE ? AFTER_KEY : AFTER_KEY.subarray(1)];
     w.byte(0x5b);
     for (let n = 0; r.pos < r.end; n++) {
       if (n) w.byte(0x2c);
       w.byte(0x7b);
       if (images & BEFORE) {
         w.raw(BEFORE_KEY);
-        image(r, before, w, `${path}.before`);
+        image(r, before, w, beforePath);
       }
       if (images & AFTER) {
-        w.raw(images & BEFORE ? AFTER_KEY : AFTER_KEY.subarray(1));
-        image(r, after, w, `${path}.after`);
+        w.raw(afterKey);
+        image(r, after, w, afterPath);
       }
       w.byte(0x7d);
     }
