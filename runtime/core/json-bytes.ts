@@ -14,8 +14,15 @@ const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x
 const LONG_STRING = 24;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** The ASCII codes of the tens and the units of 0 … 99. */
-const TENS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + Math.floor(i / 10));
-const UNITS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + (i % 10));
+export const TENS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + Math.floor(i / 10));
+export const UNITS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + (i % 10));
+
+/** The two digits of n (0 … 99) at b[p]; returns the end. */
+export function pairAt(b: Uint8Array, p: number, n: number): number {
+  b[p] = TENS[n]!;
+  b[p + 1] = UNITS[n]!;
+  return p + 2;
+}
 
 /** What a byte of UTF-8 text is to JSON: an ASCII character as it is, one escaped, or a byte of a longer sequence. */
 const [PLAIN, ESCAPED, SEQUENCE] = [0, 1, 2];
@@ -97,21 +104,17 @@ export class JsonBytes {
   /** ASCII text as it is (digits, a number's text). */
   ascii(s: string): void {
     this.room(s.length);
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
-    this.pos = p;
+    this.pos = asciiAt(this.buf, this.pos, s);
   }
 
   /** Text of ASCII characters JSON leaves as they are (digits, signs, separators), quoted: no escape looked for. */
   quotedAscii(s: string): void {
     this.room(s.length + 2);
     const buf = this.buf;
-    let p = this.pos;
-    buf[p++] = QUOTE;
-    for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
-    buf[p++] = QUOTE;
-    this.pos = p;
+    buf[this.pos] = QUOTE;
+    const end = asciiAt(buf, this.pos + 1, s);
+    buf[end] = QUOTE;
+    this.pos = end + 1;
   }
 
   /** A JSON number as toJsonLine writes it: -0 as "-0", NaN and the infinities as null. */
@@ -144,17 +147,13 @@ export class JsonBytes {
     const start = this.pos;
     let p = start + Math.max(width, digitCount(x));
     this.pos = p;
-    for (; x >= 100; ) {
+    while (x >= 100) {
       const q = (x / 100) >>> 0;
-      const pair = x - q * 100;
-      buf[--p] = UNITS[pair]!;
-      buf[--p] = TENS[pair]!;
+      pairAt(buf, (p -= 2), x - q * 100);
       x = q;
     }
-    if (x >= 10) {
-      buf[--p] = UNITS[x]!;
-      buf[--p] = TENS[x]!;
-    } else buf[--p] = 0x30 + x;
+    if (x >= 10) pairAt(buf, (p -= 2), x);
+    else buf[--p] = 0x30 + x;
     while (p > start) buf[--p] = 0x30;
   }
 
@@ -357,6 +356,12 @@ export class JsonBytes {
     if (this.pos !== start) this.byte(0x2c);
     this.raw(key);
   }
+}
+
+/** ASCII text's codes at buf[p]; returns the end. */
+function asciiAt(buf: Uint8Array, p: number, s: string): number {
+  for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
+  return p;
 }
 
 /** Copies src[start, end) to dst at p; returns the end. Short runs by a loop, which beats set()'s call for them. */

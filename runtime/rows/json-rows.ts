@@ -73,11 +73,11 @@ export class JsonRows implements WritesJson {
       w.byte(0x7b);
       if (images & BEFORE) {
         w.raw(BEFORE_KEY);
-        image(r, before, w, beforePath);
+        image(r, before, w, 'before', beforePath);
       }
       if (images & AFTER) {
         w.raw(afterKey);
-        image(r, after, w, afterPath);
+        image(r, after, w, 'after', afterPath);
       }
       w.byte(0x7d);
     }
@@ -98,8 +98,8 @@ export class JsonRows implements WritesJson {
 }
 
 /** One image's JSON object: its null bitmap, then each present column's value or null. */
-function image(r: Reader, img: Image, w: JsonBytes, path: string): void {
-  const nulls = nullBitmap(r, img, spare, 'before', path);
+function image(r: Reader, img: Image, w: JsonBytes, name: 'before' | 'after', path: string): void {
+  const nulls = nullBitmap(r, img, spare, name, path);
   if (spare.nullSpare) {
     spare.nullSpare = undefined;
     throw new NotInOnePass('unused null-bitmap bits are set');

@@ -4,7 +4,7 @@
  * in the stored bytes is the schema's; here is only the text, its sign and its fraction digits.
  */
 import { EncodeError } from '../core/errors.js';
-import type { JsonBytes } from '../core/json-bytes.js';
+import { pairAt, TENS, UNITS, type JsonBytes } from '../core/json-bytes.js';
 import type { CellValue } from '../core/values.js';
 import { expect, isString } from './cell-codec.js';
 import { digitsAt, pad } from './digits.js';
@@ -13,9 +13,6 @@ import { digitsAt, pad } from './digits.js';
 const TWO = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : `${i}`));
 const two = (n: number) => (n < 100 ? TWO[n]! : String(n));
 const four = (n: number) => (n < 10000 ? TWO[Math.floor(n / 100)]! + TWO[n % 100]! : String(n));
-/** The ASCII codes of the tens and the units of 0 … 99. */
-const TENS = Array.from({ length: 100 }, (_, i) => 0x30 + Math.floor(i / 10));
-const UNITS = Array.from({ length: 100 }, (_, i) => 0x30 + (i % 10));
 /** The bytes of a datetime's JSON string: its 26 characters and two quotes. */
 const DATETIME_JSON = 28;
 const QUOTE = 0x22;
@@ -78,13 +75,6 @@ export function datetimeJson(w: JsonBytes, y: number, mo: number, d: number, h: 
   }
   b[p++] = QUOTE;
   w.pos = p;
-}
-
-/** The two digits of n (0 … 99) at p; returns the end. */
-function pairAt(b: Uint8Array, p: number, n: number): number {
-  b[p] = TENS[n]!;
-  b[p + 1] = UNITS[n]!;
-  return p + 2;
 }
 
 // The other temporal texts' JSON strings: they are ASCII, which JSON writes as it is.
