@@ -24,13 +24,14 @@ export function resolveExterns(pass: Pass, files: SchemaFile[]): void {
       pass.ir.externs.push({ name, module: file.module, doc: x.doc, args: Object.entries(x.args), returns: x.returns, json: x.json });
     }
   }
-  for (const x of pass.ir.externs) {
-    // A JSON writer is a helper of the same interface: its name is no extern's and no factory's.
-    if (x.json && (x.json.endsWith('Cell') || pass.ir.externs.some((e) => e.name === x.json))) {
+  pass.ir.externs.forEach((x, i) => {
+    // A JSON writer is a helper of the same interface: its name is no extern's, no earlier writer's and no factory's.
+    const taken = pass.ir.externs.some((e, k) => e.name === x.json || (k < i && e.json === x.json));
+    if (x.json && (x.json.endsWith('Cell') || taken)) {
       const file = files.find((f) => f.module === x.module)!;
-      pass.fail({ file, path: ['externs', x.name, 'json'] }, [], `'${x.json}' names an extern or ends in 'Cell': a JSON writer's name is its own`);
+      pass.fail({ file, path: ['externs', x.name, 'json'] }, [], `'${x.json}' names an extern or another's JSON writer, or ends in 'Cell': a JSON writer's name is its own`);
     }
-  }
+  });
 }
 
 /** The call of the JSON writer of the extern whose result the value is, where it has one. */
