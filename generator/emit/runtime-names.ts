@@ -21,6 +21,7 @@ export const RUNTIME = {
   noCase: 'core/schema-helpers',
   absentTarget: 'core/schema-helpers',
   sizeWithItself: 'core/schema-helpers',
+  placedAt: 'core/schema-helpers',
   inflate: 'core/compression',
   deflate: 'core/compression',
   rangeMap: 'core/schema-helpers',

@@ -9,6 +9,7 @@ import { lowerKey, lowerSizedList } from './lower.js';
 import { newPass, type Pass } from './pass.js';
 import { rawFile } from './raw.js';
 import { resolveStruct, type Hooks } from './resolve.js';
+import { resolveRowImages } from './row-images.js';
 import { checkElements } from './sizes.js';
 import type { Ir } from './types.js';
 
@@ -26,6 +27,7 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
   resolveExterns(pass, files);
   resolveCells(pass, files);
   resolveBinaryJson(pass, files);
+  resolveRowImages(pass, files);
   return { ir: pass.ir, errors: pass.errors };
 }
 

@@ -109,6 +109,14 @@ export interface RawBinaryJson {
   dataLength: { bitsPerByte: number; maxBytes: number };
 }
 
+export interface RawRowImages {
+  doc?: string;
+  images: string;
+  change: { part: 'before' | 'options' | 'after'; if: string; doc?: string }[];
+  options: { struct: string; field: string; known: string };
+  nulls: { order: 'lsb' | 'msb'; spare: 'set' | 'clear' };
+}
+
 export interface RawFile {
   doc?: string;
   context?: Record<string, { type: ParamType; doc?: string }>;
@@ -121,6 +129,7 @@ export interface RawFile {
   externs?: Record<string, RawExtern>;
   cells?: Record<string, RawCell>;
   binaryJson?: RawBinaryJson;
+  rowImages?: RawRowImages;
 }
 
 export function rawFile(file: SchemaFile): RawFile {

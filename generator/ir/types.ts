@@ -265,6 +265,19 @@ export interface IrBinaryJson {
   dataLength: { bitsPerByte: number; maxBytes: number };
 }
 
+/** The row images of a v1/v2 rows event (the `rowImages` section). */
+export interface IrRowImages {
+  module: string;
+  doc?: string;
+  /** The flags of the event's images. */
+  images: string;
+  /** A change's parts in the order they are stored, each with the images bit it is present under. */
+  parts: { part: 'before' | 'options' | 'after'; flag: string; bit: number }[];
+  /** The value options' struct, its field of bits, and the bits the reader knows (`known` flags). */
+  options: { struct: string; field: string; known: string; mask: number };
+  nulls: { msb: boolean; spareSet: boolean };
+}
+
 export interface Ir {
   structs: Map<string, IrStruct>;
   enums: Map<string, IrEnum>;
@@ -279,6 +292,7 @@ export interface Ir {
   externs: IrExtern[];
   cells: IrCell[];
   binaryJson?: IrBinaryJson;
+  rowImages?: IrRowImages;
   /** Names used by an event body may not be any of these: the event object keeps them for itself. */
   reservedEventKeys: string[];
 }

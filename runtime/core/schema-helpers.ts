@@ -1,5 +1,5 @@
 /** Small helpers the generated codecs call; each keeps one check out of every generated function. */
-import { EncodeError, InvalidValueError, SchemaCheckError } from './errors.js';
+import { BinlogError, EncodeError, InvalidValueError, SchemaCheckError } from './errors.js';
 import { varintWidth, type Reader } from './reader.js';
 
 /** The enum's name for a code, or the code itself when the enum has none. */
@@ -72,4 +72,13 @@ export function sizeWithItself(n: number): number {
   let size = n + 1;
   while (n + varintWidth(BigInt(size)) !== size) size = n + varintWidth(BigInt(size));
   return size;
+}
+
+/** `f`'s value; an error it throws at `from` (a struct read or written for a larger one) is placed at `to`. */
+export function placedAt<T>(f: () => T, from: string, to: string): T {
+  try {
+    return f();
+  } catch (e) {
+    throw e instanceof BinlogError ? e.rebased(from, to) : e;
+  }
 }

@@ -17,7 +17,7 @@
  * most two fits looked for: past that the images stay bytes, the reason saying so.
  */
 import { FRACTION_STEP } from '../../generated/cells.js';
-import { RowImages } from '../../generated/rows.js';
+import { nullBitMask, nullBitmapBytes, nullByte, walkRowChange } from '../../generated/rows.js';
 import { BinlogError, EncodeError } from '../core/errors.js';
 import type { Reader } from '../core/reader.js';
 import type { RowChangeInput } from '../core/values.js';
@@ -146,7 +146,14 @@ class Search {
     images: number,
   ) {
     const present = (bits: boolean[]) => t.columns.filter((_, i) => bits[i]).map((c) => slot(c, 'RowsEvent.rows'));
-    this.images = [...(images & RowImages.BEFORE ? [present(columns)] : []), ...(images & RowImages.AFTER ? [present(columnsAfter)] : [])];
+    this.images = [];
+    walkRowChange(undefined, images, this.images, {
+      image: (_, list, image) => list.push(present(image === 'before' ? columns : columnsAfter)),
+      // MySQL's partial JSON updates are never MariaDB's (row-tables.ts infers no digits for them).
+      options: () => {
+        throw new Error('no fraction digits are inferred for rows with value options');
+      },
+    });
     this.digits = t.columns.map(() => -1);
     this.end = r.end;
     // Images of no columns take no bytes, and would never end (splitRows refuses them).
@@ -176,7 +183,7 @@ class Search {
       if (k < 0) {
         if (image === 0 && pos === this.end) return this.record();
         nulls = pos;
-        pos += (slots.length + 7) >>> 3;
+        pos += nullBitmapBytes(slots.length);
         if (pos > this.end) return;
         k = 0;
       }
@@ -186,7 +193,7 @@ class Search {
         continue;
       }
       const s = slots[k]!;
-      if (buf[nulls + (k >>> 3)]! & (1 << (k & 7))) {
+      if (buf[nulls + nullByte(k)]! & nullBitMask(k)) {
         k++;
         continue;
       }

@@ -1,11 +1,26 @@
 /**
- * Row images. Each row of a row event is a before image, an after image, or both (UPDATE); each image is
- * a null bitmap over the columns present in it (one bit per present column, least significant first),
- * then the values of its present non-NULL columns in column order, each as its column's codec says.
- * A column absent from an image (MINIMAL and NOBLOB row images) is absent from the row object.
+ * Row images, as schemas/rows.yaml's rowImages lays them out: each change's parts by the generated
+ * walkRowChange, each image a null bitmap then the values of its present non-NULL columns, each by its
+ * column's cell codec, read and written by code compiled per list of column names. A column absent from
+ * an image (MINIMAL and NOBLOB row images) is absent from the row object.
  */
 import type { Context } from '../../generated/context.js';
-import { ColumnType, decodePartialJsonOptions, encodePartialJsonOptions, RowImages, ValueOptions } from '../../generated/rows.js';
+import {
+  ColumnType,
+  decodeRowOptions,
+  encodeRowOptions,
+  nullBitMask,
+  nullBitmapBytes,
+  nullByte,
+  nullSpareOf,
+  RowImages,
+  type RowChangeSteps,
+  type RowImageName,
+  rowImagePaths,
+  serverNullSpare,
+  setNullSpare,
+  walkRowChange,
+} from '../../generated/rows.js';
 import { cellCodec } from '../values/cells.js';
 import { BinlogError, EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
 import { addResultingJson, checkResultingJson } from './json-diff.js';
@@ -72,7 +87,7 @@ function shape(names: string[]): Shape {
   const key = JSON.stringify(names);
   let made = SHAPES.get(key);
   if (!made) {
-    const bit = (k: number) => `nulls + ${k >>> 3}] & ${1 << (k & 7)}`;
+    const bit = (k: number) => `nulls + ${nullByte(k)}] & ${nullBitMask(k)}`;
     const reads = names.map((name, k) => {
       // In a literal, a plain "__proto__" key would set the prototype; a computed one is a property.
       const prop = name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
@@ -148,31 +163,28 @@ export function table(tables: TableLookup, tableId: number, offset: number, path
   return t;
 }
 
-/** The unused bits of an n-bit null bitmap as servers leave them: all set. */
-const fullSpare = (n: number) => (n & 7 ? 0xff >>> (n & 7) : 0);
-
-function readImage(r: Reader, img: Image, change: RowChange, image: 'before' | 'after', path: string): Row {
+function readImage(r: Reader, img: Image, change: RowChange, image: RowImageName, path: string): Row {
   return img.read(r, nullBitmap(r, img, change, image, path), img.cells);
 }
 
 /** Steps over an image's null bitmap, keeping its unused bits where servers would not leave them; where it starts. */
-export function nullBitmap(r: Reader, img: Image, change: Pick<RowChange, 'nullSpare'>, image: 'before' | 'after', path: string): number {
+export function nullBitmap(r: Reader, img: Image, change: Pick<RowChange, 'nullSpare'>, image: RowImageName, path: string): number {
   const n = img.columns.length;
   const nulls = r.pos;
-  r.pos += r.length((n + 7) >>> 3, path);
-  const spare = n & 7 ? r.buf[r.pos - 1]! >>> (n & 7) : 0;
-  if (spare !== fullSpare(n)) (change.nullSpare ??= {})[image] = spare;
+  r.pos += r.length(nullBitmapBytes(n), path);
+  const spare = nullSpareOf(r.buf[r.pos - 1]!, n);
+  if (spare !== serverNullSpare(n)) (change.nullSpare ??= {})[image] = spare;
   return nulls;
 }
 
 /** Writes one image of a change of the rows at `rows`, whose cells' errors name `rows.column`: they are placed in the image. */
-function writeImage(w: Writer, change: RowChange, image: 'before' | 'after', img: Image, rows: string): void {
+function writeImage(w: Writer, change: RowChangeInput, image: RowImageName, img: Image, rows: string): void {
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', `${rows}.${image}`);
   const { columns } = img;
   const n = columns.length;
-  const at = w.reserve((n + 7) >>> 3);
-  if (n & 7) w.buf[at + (n >>> 3)] = ((change.nullSpare?.[image] ?? fullSpare(n)) << (n & 7)) & 0xff;
+  const at = w.reserve(nullBitmapBytes(n));
+  setNullSpare(w.buf, at, n, change.nullSpare?.[image] ?? serverNullSpare(n));
   let missing: number;
   try {
     missing = img.write(w, row, at, img.writers);
@@ -300,22 +312,45 @@ function splitImages(
   images: number,
   path: string,
 ): SplitChange[] {
-  const { before, after, jsonColumns } = layout(table(tables, tableId, r.offset, path), columns, columnsAfter, images, r, path);
-  if (before.columns.length === 0 && after.columns.length === 0 && r.pos < r.end) {
+  const made = layout(table(tables, tableId, r.offset, path), columns, columnsAfter, images, r, path);
+  if (made.before.columns.length === 0 && made.after.columns.length === 0 && r.pos < r.end) {
     // Images of no columns take no bytes: the rows would never end.
     throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
   }
+  const steps = new ReadSteps(made, path);
   const out: SplitChange[] = [];
   while (r.pos < r.end) {
-    const change: RowChange = {};
-    if (images & BEFORE) change.before = readImage(r, before, change, 'before', `${path}.before`);
-    if (images & JSON_DIFFS) readPartialFlags(r, change, jsonColumns.length, path);
-    const diffs = partialColumns(jsonColumns, change);
-    const afterAt = r.offset;
-    if (images & AFTER) change.after = readImage(r, diffs ? withDiffs(after, diffs) : after, change, 'after', `${path}.after`);
-    out.push({ change, diffs, afterAt });
+    const split: SplitChange = { change: {}, diffs: undefined, afterAt: -1 };
+    walkRowChange(r, images, split, steps);
+    out.push(split);
   }
   return out;
+}
+
+/** The eager decode's steps: each image read into a row of the change, the value options into the change. */
+class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
+  private readonly paths: Record<RowImageName, string>;
+
+  constructor(
+    private readonly layout: Layout,
+    private readonly path: string,
+  ) {
+    this.paths = rowImagePaths(path);
+  }
+
+  /** An after image's JSON columns may hold diffs, as the value options before it say. */
+  image(r: Reader, split: SplitChange, image: RowImageName): void {
+    const { change } = split;
+    const diffs = image === 'after' ? partialColumns(this.layout.jsonColumns, change) : undefined;
+    if (image === 'after') Object.assign(split, { diffs, afterAt: r.offset });
+    change[image] = readImage(r, diffs ? withDiffs(this.layout.after, diffs) : this.layout[image], change, image, this.paths[image]);
+  }
+
+  options(r: Reader, split: SplitChange): void {
+    const { jsonOptions, partialJson } = decodeRowOptions(r, NO_CONTEXT, this.layout.jsonColumns.length, this.path);
+    split.change.jsonOptions = jsonOptions;
+    if (partialJson) split.change.partialJson = partialJson;
+  }
 }
 
 /** The changes, each JSON diff's resulting document added beside it. */
@@ -326,33 +361,11 @@ function withDocuments(split: SplitChange[], path: string): RowChange[] {
   });
 }
 
-/** PartialJsonOptions reads nothing of the stream's context. */
+/** The value options read nothing of the stream's context. */
 const NO_CONTEXT = {} as Context;
 
-/** An error of the generated PartialJsonOptions codec, placed at the rows. */
-function atRows<T>(f: () => T, path: string): T {
-  try {
-    return f();
-  } catch (e) {
-    throw e instanceof BinlogError ? e.rebased('PartialJsonOptions', path) : e;
-  }
-}
-
-/** PARTIAL_UPDATE_ROWS' value_options and partial-JSON bitmap (rows.yaml PartialJsonOptions); a bit MySQL does not know is refused. */
-function readPartialFlags(r: Reader, change: RowChange, jsonCount: number, path: string): void {
-  const { jsonOptions, partialJson } = atRows(() => decodePartialJsonOptions(r, NO_CONTEXT, jsonCount), path);
-  if (jsonOptions !== (jsonOptions & ValueOptions.PARTIAL_JSON_UPDATES)) throw new InvalidValueError(`value_options ${jsonOptions}`, { offset: r.offset, schemaPath: `${path}.jsonOptions` });
-  change.jsonOptions = jsonOptions;
-  if (partialJson) change.partialJson = partialJson;
-}
-
-function writePartialFlags(w: Writer, change: RowChange, jsonCount: number, path: string): void {
-  const options = { jsonOptions: change.jsonOptions ?? 0, partialJson: change.partialJson ?? [] };
-  atRows(() => encodePartialJsonOptions(w, options, NO_CONTEXT, jsonCount), path);
-}
-
 /** The JSON columns whose after-image value is a diff, if any. */
-function partialColumns(jsonColumns: Column[], change: RowChange): Set<Column> | undefined {
+function partialColumns(jsonColumns: Column[], change: RowChangeInput): Set<Column> | undefined {
   if (!change.partialJson) return undefined;
   return new Set(jsonColumns.filter((_, i) => change.partialJson![i]));
 }
@@ -379,18 +392,33 @@ export function encodeRows(
 ): void {
   const t = tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
-  const { before, after, jsonColumns } = layout(t, columns, columnsAfter, images, undefined, path);
+  const steps = new WriteSteps(layout(t, columns, columnsAfter, images, undefined, path), path);
   rows.forEach((change, i) => {
     try {
-      if (images & BEFORE) writeImage(w, change, 'before', before, path);
-      if (images & JSON_DIFFS) writePartialFlags(w, change, jsonColumns.length, path);
-      const diffs = partialColumns(jsonColumns, change);
-      if (diffs) checkResultingJson(change, diffs, `${path}.after`);
-      if (images & AFTER) writeImage(w, change, 'after', diffs ? withDiffs(after, diffs) : after, path);
+      walkRowChange(w, images, change, steps);
     } catch (e) {
       // The paths name the change's parts: placed at the change.
       throw e instanceof BinlogError ? e.rebased(path, `${path}[${i}]`) : e;
     }
   });
+}
+
+/** The encoder's steps: each image written from its row, the value options from the change. */
+class WriteSteps implements RowChangeSteps<Writer, RowChangeInput> {
+  constructor(
+    private readonly layout: Layout,
+    private readonly path: string,
+  ) {}
+
+  image(w: Writer, change: RowChangeInput, image: RowImageName): void {
+    const diffs = image === 'after' ? partialColumns(this.layout.jsonColumns, change) : undefined;
+    if (diffs) checkResultingJson(change, diffs, `${this.path}.after`);
+    writeImage(w, change, image, diffs ? withDiffs(this.layout.after, diffs) : this.layout[image], this.path);
+  }
+
+  options(w: Writer, change: RowChangeInput): void {
+    const options = { jsonOptions: change.jsonOptions ?? 0, partialJson: change.partialJson ?? [] };
+    encodeRowOptions(w, options, NO_CONTEXT, this.layout.jsonColumns.length, this.path);
+  }
 }
 

@@ -9,7 +9,7 @@
  * not leave, which the eager change records before its image), `writeJson` throws, and `eager()` gives
  * what the eager decode gives for the same bytes (runtime/events/event-json.ts's writeDumpEvent).
  */
-import { RowImages } from '../../generated/rows.js';
+import { RowImages, type RowChangeSteps, type RowImageName, rowImagePaths, walkRowChange } from '../../generated/rows.js';
 import { BinlogError } from '../core/errors.js';
 import { jsonKey, type JsonBytes, type WritesJson } from '../core/json-bytes.js';
 import { Reader } from '../core/reader.js';
@@ -18,9 +18,11 @@ import type { RowChange } from '../core/values.js';
 import type { TableInfo } from '../values/column.js';
 import { layout, nullBitmap, splitRows, type Image, type Layout } from './images.js';
 
-const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
-const BEFORE_KEY = jsonKey('before');
-const AFTER_KEY = Buffer.concat([Buffer.of(0x2c), jsonKey('after')]);
+const { JSON_DIFFS } = RowImages;
+
+/** Each image's key, `"name":`, and after a comma. */
+const KEYS = { before: jsonKey('before'), after: jsonKey('after') };
+const LATER_KEYS = { before: Buffer.concat([Buffer.of(0x2c), KEYS.before]), after: Buffer.concat([Buffer.of(0x2c), KEYS.after]) };
 
 /** A change's unused null-bitmap bits, where nullBitmap records them: one object, emptied after each image. */
 const spare: Pick<RowChange, 'nullSpare'> = {};
@@ -63,22 +65,14 @@ export class JsonRows implements WritesJson {
 
   /** The changes as JsonBytes.rows writes the eager decode's. */
   writeJson(w: JsonBytes): void {
-    const { images, path } = this;
-    const { before, after } = this.layout;
     const r = this.reader();
-    const [beforePath, afterPath, afterKey] = [`${path}.before`, `${path}.after`, images & BEFORE ? AFTER_KEY : AFTER_KEY.subarray(1)];
+    const steps = new JsonSteps(this.layout, this.path);
     w.byte(0x5b);
     for (let n = 0; r.pos < r.end; n++) {
       if (n) w.byte(0x2c);
       w.byte(0x7b);
-      if (images & BEFORE) {
-        w.raw(BEFORE_KEY);
-        image(r, before, w, 'before', beforePath);
-      }
-      if (images & AFTER) {
-        w.raw(afterKey);
-        image(r, after, w, 'after', afterPath);
-      }
+      steps.first = true;
+      walkRowChange(r, this.images, w, steps);
       w.byte(0x7d);
     }
     w.byte(0x5d);
@@ -97,12 +91,33 @@ export class JsonRows implements WritesJson {
   }
 }
 
-/** One image's JSON object: its null bitmap, then each present column's value or null. */
-function image(r: Reader, img: Image, w: JsonBytes, name: 'before' | 'after', path: string): void {
-  const nulls = nullBitmap(r, img, spare, name, path);
-  if (spare.nullSpare) {
-    spare.nullSpare = undefined;
-    throw new NotInOnePass('unused null-bitmap bits are set');
+/** The dump's steps: each image's JSON object under its name, after a comma but for the change's first. */
+class JsonSteps implements RowChangeSteps<Reader, JsonBytes> {
+  first = true;
+  private readonly paths: Record<RowImageName, string>;
+
+  constructor(
+    private readonly layout: Layout,
+    path: string,
+  ) {
+    this.paths = rowImagePaths(path);
   }
-  img.json!(r, nulls, img.jsons, w);
+
+  /** The image's null bitmap, then each present column's value or null. */
+  image(r: Reader, w: JsonBytes, name: RowImageName): void {
+    w.raw(this.first ? KEYS[name] : LATER_KEYS[name]);
+    this.first = false;
+    const img: Image = this.layout[name];
+    const nulls = nullBitmap(r, img, spare, name, this.paths[name]);
+    if (spare.nullSpare) {
+      spare.nullSpare = undefined;
+      throw new NotInOnePass('unused null-bitmap bits are set');
+    }
+    img.json!(r, nulls, img.jsons, w);
+  }
+
+  /** Changes with value options are decoded eagerly (JsonRows.over). */
+  options(): void {
+    throw new NotInOnePass('value options');
+  }
 }

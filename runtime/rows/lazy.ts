@@ -13,14 +13,14 @@
  * were (the readers never reuse them). Changes whose after image holds JSON diffs (PARTIAL_UPDATE_ROWS)
  * and rows v0 are decoded at once, and given as views of their decoded values.
  */
-import { RowImages } from '../../generated/rows.js';
+import { nullBitmapBytes, RowImages, type RowChangeSteps, type RowImageName, rowImagePaths, walkRowChange } from '../../generated/rows.js';
 import type { Reader } from '../core/reader.js';
 import type { CellValue, Row, RowChange } from '../core/values.js';
 import type { TableRegistry } from '../tables/registry.js';
 import type { TableInfo } from '../values/column.js';
 import { decodeRows, layout, nullBitmap, table, type Image } from './images.js';
 
-const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
+const { JSON_DIFFS } = RowImages;
 
 /** A row change under `rows: 'lazy'`: its images as views. */
 export type LazyRowChange<C extends RowChange = RowChange> = Omit<C, 'before' | 'after'> & { before?: LazyRow; after?: LazyRow };
@@ -109,7 +109,7 @@ export class LazyRow {
     if (this.decoded) return this.decoded;
     const { r, img, offsets } = this.images!;
     const nulls = offsets[this.at]!;
-    r.pos = nulls + ((img.columns.length + 7) >>> 3);
+    r.pos = nulls + nullBitmapBytes(img.columns.length);
     return img.read(r, nulls, img.cells);
   }
 
@@ -123,14 +123,27 @@ export class LazyRow {
   }
 }
 
-/** One image of a change: its null bitmap read, its values stepped over and their offsets kept. */
-function lazyImage(images: Images, change: LazyRowChange, image: 'before' | 'after', path: string): LazyRow {
-  const { r, img, offsets } = images;
-  const at = offsets.length;
-  const nulls = nullBitmap(r, img, change, image, path);
-  offsets.push(nulls);
-  img.skip(r, nulls, img.skippers, offsets);
-  return LazyRow.over(images, at);
+/** The lazy split's steps: each image's null bitmap read, its values stepped over and their offsets kept. */
+class SkipSteps implements RowChangeSteps<Reader, LazyRowChange> {
+  constructor(
+    private readonly images: Record<RowImageName, Images>,
+    private readonly paths: Record<RowImageName, string>,
+  ) {}
+
+  image(r: Reader, change: LazyRowChange, image: RowImageName): void {
+    const images = this.images[image];
+    const { img, offsets } = images;
+    const at = offsets.length;
+    const nulls = nullBitmap(r, img, change, image, this.paths[image]);
+    offsets.push(nulls);
+    img.skip(r, nulls, img.skippers, offsets);
+    change[image] = LazyRow.over(images, at);
+  }
+
+  /** Changes with value options are decoded at once (splitLazyRows). */
+  options(): void {
+    throw new Error('lazy rows step over no value options');
+  }
 }
 
 /** Rows v1/v2 as lazy views: decodeRows's images, split without decoding their values. */
@@ -152,11 +165,11 @@ export function splitLazyRows(
   const offsets: number[] = [];
   const befores: Images = { r, img: before, columns: columnsOf(before), offsets };
   const afters: Images = before === after ? befores : { r, img: after, columns: columnsOf(after), offsets };
+  const steps = new SkipSteps({ before: befores, after: afters }, rowImagePaths(path));
   const out: LazyRowChange[] = [];
   while (r.pos < r.end) {
     const change: LazyRowChange = {};
-    if (images & BEFORE) change.before = lazyImage(befores, change, 'before', `${path}.before`);
-    if (images & AFTER) change.after = lazyImage(afters, change, 'after', `${path}.after`);
+    walkRowChange(r, images, change, steps);
     out.push(change);
   }
   return out;

@@ -9,7 +9,7 @@
  * are the v1 row-image forms of the same types (sql/field.cc), so the cell codecs of runtime/values/cells.ts
  * read them, with the pre-5.6 temporal types the TABLE_MAP names.
  */
-import { RowImages } from '../../generated/rows.js';
+import { type RowChangeSteps, type RowImageName, walkRowChange } from '../../generated/rows.js';
 import { cellColumn } from '../tables/sqltypes.js';
 import { cellCodec } from '../values/cells.js';
 import { BinlogError, EncodeError, InvalidValueError } from '../core/errors.js';
@@ -20,8 +20,6 @@ import { Writer } from '../core/writer.js';
 import type { CellValue, OldRowChange, Row } from '../core/values.js';
 import type { Column, TableInfo } from '../values/column.js';
 import type { CellCodec, CellReader, CellWriter } from '../values/cell-codec.js';
-
-type Image = 'before' | 'after';
 
 /** A column of the table as its v0 images hold it. */
 interface OldColumn {
@@ -45,9 +43,6 @@ interface OldLayout {
   /** The bits of the null bytes every record sets: the reserved first bit and the unused last ones. */
   alwaysSet: Uint8Array;
 }
-
-/** The image bits of schemas/rows.yaml's RowImages. */
-const { BEFORE, AFTER } = RowImages;
 
 const layouts = new WeakMap<TableInfo, OldLayout>();
 
@@ -117,7 +112,7 @@ function presentColumns(layout: OldLayout, present: boolean[], problem: (p: stri
   return layout.columns.filter((_, i) => present[i]);
 }
 
-function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: Image, path: string): Row {
+function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: RowImageName, path: string): Row {
   const at = r.offset;
   const nullBytes = r.bytes(layout.nullBytes, `${path}.nullBytes`);
   for (let k = 0; k < layout.nullBytes * 8; k++) {
@@ -169,17 +164,22 @@ export function decodeOldRows(r: Reader, tables: TableRegistry, tableId: number,
   const out: OldRowChange[] = [];
   // Each image has at least its null bytes, or a present column: an image of neither would never end.
   if (layout.nullBytes === 0 && present.length === 0 && r.pos < r.end) throw problem('row images of no bytes, with bytes after them');
+  const steps: RowChangeSteps<Reader, OldRowChange> = {
+    image: (r, change, image) => void (change[image] = readImage(r, layout, present, change, image, `${path}.${image}`)),
+    options: () => {
+      throw problem('rows v0 have no value options');
+    },
+  };
   while (r.pos < r.end) {
     const change: OldRowChange = {};
-    if (images & BEFORE) change.before = readImage(r, layout, present, change, 'before', `${path}.before`);
-    if (images & AFTER) change.after = readImage(r, layout, present, change, 'after', `${path}.after`);
+    walkRowChange(r, images, change, steps);
     out.push(change);
   }
   return out;
 }
 
 /** Writes one image of a change of the rows at `rows`, whose cells' errors name `rows.column`: they are placed in the image. */
-function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: Image, rows: string): void {
+function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: RowImageName, rows: string): void {
   const path = `${rows}.${image}`;
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', path);
@@ -226,10 +226,15 @@ export function encodeOldRows(w: Writer, rows: OldRowChange[], tables: TableRegi
   const problem = (p: string) => new EncodeError(p, path);
   const layout = layoutOf(tables, tableId, problem, path);
   const present = presentColumns(layout, columns, problem);
+  const steps: RowChangeSteps<Writer, OldRowChange> = {
+    image: (w, change, image) => writeImage(w, layout, present, change, image, path),
+    options: () => {
+      throw problem('rows v0 have no value options');
+    },
+  };
   rows.forEach((change, i) => {
     try {
-      if (images & BEFORE) writeImage(w, layout, present, change, 'before', path);
-      if (images & AFTER) writeImage(w, layout, present, change, 'after', path);
+      walkRowChange(w, images, change, steps);
     } catch (e) {
       // The paths name the change's parts: placed at the change.
       throw e instanceof BinlogError ? e.rebased(path, `${path}[${i}]`) : e;

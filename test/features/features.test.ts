@@ -26,6 +26,18 @@ import {
   encodeSizedKeys,
   encodeStrings,
   type CompositeInput,
+  decodeRowOptions,
+  encodeRowOptions,
+  Images,
+  nullBitMask,
+  nullBitmapBytes,
+  nullByte,
+  nullSpareOf,
+  setNullSpare,
+  type RowChangeSteps,
+  rowImagePaths,
+  serverNullSpare,
+  walkRowChange,
 } from './generated/features.js';
 
 const ctx: Context = { version: 2 };
@@ -315,3 +327,45 @@ describe('covers: which columns a list entry is about', () => {
   });
 });
 
+
+describe('rowImages: a row change laid out as the section says', () => {
+  /** Steps that record the parts a walk takes, in order. */
+  const recorder: RowChangeSteps<undefined, string[]> = { image: (_, seen, image) => seen.push(image), options: (_, seen) => seen.push('options') };
+  const walk = (images: number) => {
+    const seen: string[] = [];
+    walkRowChange(undefined, images, seen, recorder);
+    return seen;
+  };
+  it('takes the parts in the order stored, each where the images have its bit', () => {
+    expect(walk(Images.OLD | Images.NEW | Images.OPTS)).toEqual(['after', 'before', 'options']);
+    expect(walk(Images.OLD)).toEqual(['before']);
+    expect(walk(Images.NEW | Images.OPTS)).toEqual(['after', 'options']);
+    expect(rowImagePaths('E.rows')).toEqual({ before: 'E.rows.before', after: 'E.rows.after' });
+  });
+  it('numbers the null bits most significant first; the unused ones are the low bits, written clear', () => {
+    expect([nullBitmapBytes(0), nullBitmapBytes(8), nullBitmapBytes(9)]).toEqual([0, 1, 2]);
+    expect([nullByte(7), nullByte(8), nullBitMask(0), nullBitMask(7), nullBitMask(9)]).toEqual([0, 1, 0x80, 0x01, 0x40]);
+    // Three columns: 111 then the five unused bits 00101.
+    expect([nullSpareOf(0b1110_0101, 3), serverNullSpare(3)]).toEqual([0b0_0101, 0]);
+    const buf = Uint8Array.of(0xaa, 0xff, 0xff);
+    setNullSpare(buf, 1, 11, 0b1_0101);
+    expect([...buf]).toEqual([0xaa, 0xff, 0b0001_0101]);
+    // Whole bytes have no unused bits: nothing is stored.
+    setNullSpare(buf, 1, 8, 0xff);
+    expect(nullSpareOf(0xff, 8)).toBe(0);
+    expect([...buf]).toEqual([0xaa, 0xff, 0b0001_0101]);
+  });
+  it('reads the options with the struct, placed at the rows, refusing a bit the known flags do not name', () => {
+    expect(decodeRowOptions(new Reader(hex('05 02')), ctx, 2, 'E.rows')).toEqual({ opts: 5, marks: [false, true] });
+    const unknown = fails(() => decodeRowOptions(new Reader(hex('02')), ctx, 2, 'E.rows'));
+    expect([unknown.problem, unknown.schemaPath]).toEqual(['opts 2 has a bit Opts does not name', 'E.rows.opts']);
+    expect(fails(() => decodeRowOptions(new Reader(hex('01')), ctx, 2, 'E.rows')).schemaPath).toBe('E.rows.marks');
+  });
+  it('writes the options, refusing the same bits', () => {
+    const w = new Writer(1);
+    encodeRowOptions(w, { opts: 1, marks: [true] }, ctx, 1, 'E.rows');
+    expect(toHex(w.finish())).toBe('0101');
+    const refused = fails(() => encodeRowOptions(new Writer(1), { opts: 8 }, ctx, 1, 'E.rows'));
+    expect([refused.problem, refused.schemaPath]).toEqual(['opts 8 has a bit Opts does not name', 'E.rows.opts']);
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RowImages, type TableMapEvent } from '../../generated/rows.js';
-import { InvalidValueError, LengthError } from '../../runtime/core/errors.js';
+import { EncodeError, InvalidValueError, LengthError } from '../../runtime/core/errors.js';
 import { Reader } from '../../runtime/core/reader.js';
 import { Writer } from '../../runtime/core/writer.js';
 import { decodeRows, encodeRows } from '../../runtime/rows/images.js';
@@ -48,9 +48,16 @@ describe('PARTIAL_UPDATE_ROWS: rows.yaml PartialJsonOptions', () => {
 
   it('refuses value_options with a bit MySQL does not know, also past 32 bits, after reading them', () => {
     const two = caught(InvalidValueError, () => read(`${before} 02 ${after}`));
-    expect([two.problem, two.offset, two.schemaPath]).toEqual(['value_options 2', BASE + 9, 'T.rows.jsonOptions']);
+    expect([two.problem, two.offset, two.schemaPath]).toEqual(['jsonOptions 2 has a bit ValueOptions does not name', BASE + 9, 'T.rows.jsonOptions']);
     const wide = caught(InvalidValueError, () => read(`${before} fe 00 00 00 00 01 00 00 00 ${after}`));
-    expect([wide.problem, wide.schemaPath]).toEqual([`value_options ${2 ** 32}`, 'T.rows.jsonOptions']);
+    expect([wide.problem, wide.schemaPath]).toEqual([`jsonOptions ${2 ** 32} has a bit ValueOptions does not name`, 'T.rows.jsonOptions']);
+  });
+
+  it('refuses to write value_options with a bit MySQL does not know, naming the change', () => {
+    const [change] = read(`${before} 00 ${after}`);
+    const w = new Writer();
+    const e = caught(EncodeError, () => encodeRows(w, [{ ...change!, jsonOptions: 2 }], tables, 7, both, both, RowImages.PARTIAL_JSON, 'T.rows'));
+    expect([e.problem, e.schemaPath]).toEqual(['jsonOptions 2 has a bit ValueOptions does not name', 'T.rows[0].jsonOptions']);
   });
 
   it('says a partial-JSON bitmap cut short at the rows path', () => {

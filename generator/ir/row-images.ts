@@ -1,0 +1,54 @@
+/**
+ * The `rowImages` section: a row change's parts, each under a flag of the event's images, the value
+ * options' struct and the bits a reader knows, and the null bitmap's bit order and unused bits. A change
+ * has each part once; the options struct takes the table's count of JSON columns and has the field named.
+ */
+import type { SchemaFile } from '../load.js';
+import type { Origin, Pass } from './pass.js';
+import { rawFile, type RawRowImages } from './raw.js';
+import type { IrRowImages } from './types.js';
+
+const PARTS = ['before', 'options', 'after'] as const;
+
+export function resolveRowImages(pass: Pass, files: SchemaFile[]): void {
+  for (const file of files) {
+    const raw = rawFile(file).rowImages;
+    if (!raw) continue;
+    const o: Origin = { file, path: ['rowImages'] };
+    if (pass.ir.rowImages) pass.fail(o, [], 'rowImages is defined twice: one row image layout per schema set');
+    else pass.ir.rowImages = resolve(pass, o, raw, file.module);
+  }
+}
+
+function resolve(pass: Pass, o: Origin, raw: RawRowImages, module: string): IrRowImages | undefined {
+  const images = flagsOf(pass, o, ['images'], raw.images);
+  const known = flagsOf(pass, o, ['options', 'known'], raw.options.known);
+  checkOptions(pass, o, raw.options);
+  const parts = raw.change.map(({ part, if: flag }, i) => {
+    const bit = images?.values.find(([name]) => name === flag)?.[1];
+    if (images && bit === undefined) pass.fail(o, ['change', i, 'if'], `'${flag}' is not a ${raw.images} name`);
+    return { part, flag, bit: bit ?? 0 };
+  });
+  for (const part of PARTS) {
+    const n = parts.filter((p) => p.part === part).length;
+    if (n !== 1) pass.fail(o, ['change'], `a change has its ${part} part ${n ? `${n} times` : 'nowhere'}: once, where it is stored`);
+  }
+  if (!images || !known) return undefined;
+  const mask = known.values.reduce((m, [, bit]) => m | bit, 0);
+  return { module, doc: raw.doc, images: raw.images, parts, options: { ...raw.options, mask }, nulls: { msb: raw.nulls.order === 'msb', spareSet: raw.nulls.spare === 'set' } };
+}
+
+function flagsOf(pass: Pass, o: Origin, at: string[], name: string) {
+  const flags = pass.ir.flags.get(name);
+  if (!flags) pass.fail(o, at, `unknown flags '${name}'`);
+  return flags;
+}
+
+/** The options struct is read with the table's count of JSON columns, and holds the bits in the field named. */
+function checkOptions(pass: Pass, o: Origin, raw: RawRowImages['options']): void {
+  const s = pass.ir.structs.get(raw.struct);
+  if (!s) return pass.fail(o, ['options', 'struct'], `unknown struct '${raw.struct}'`);
+  if (s.params.length !== 1 || s.params[0]!.type !== 'number') pass.fail(o, ['options', 'struct'], `${raw.struct} takes one number, the table's count of JSON columns`);
+  const f = s.fields.find((x) => x.name === raw.field);
+  if (!f || f.cond || !(f.type.kind === 'int' || f.type.kind === 'packed') || f.type.big) pass.fail(o, ['options', 'field'], `${raw.struct} has no unconditional number field '${raw.field}'`);
+}
