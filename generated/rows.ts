@@ -2479,15 +2479,20 @@ export function serverNullSpare(n: number): number {
   return n & 7 ? 0xff >>> (n & 7) : 0;
 }
 
+/** The columns a row's value options have a bit for (rowImages.options.covers), in column order. */
+export function rowOptionColumns<C extends { realType: number }>(columns: readonly C[]): C[] {
+  return columns.filter((c) => c.realType === 245 /* ColumnType.JSON */);
+}
+
 /** Reads a row's value options (rowImages.options: PartialJsonOptions), placed at `path`; a bit ValueOptions does not name is refused. */
-export function decodeRowOptions(r: Reader, ctx: Context, jsonColumns: number, path: string): PartialJsonOptions {
-  const v = placedAt(() => decodePartialJsonOptions(r, ctx, jsonColumns), 'PartialJsonOptions', path);
+export function decodeRowOptions(r: Reader, ctx: Context, covered: number, path: string): PartialJsonOptions {
+  const v = placedAt(() => decodePartialJsonOptions(r, ctx, covered), 'PartialJsonOptions', path);
   if (v.jsonOptions !== (v.jsonOptions & 1 /* ValueOptions */)) throw new InvalidValueError(`jsonOptions ${v.jsonOptions} has a bit ValueOptions does not name`, { offset: r.offset, schemaPath: `${path}.jsonOptions` });
   return v;
 }
 
 /** Writes a row's value options (rowImages.options: PartialJsonOptions), placed at `path`; a bit ValueOptions does not name is refused. */
-export function encodeRowOptions(w: Writer, v: PartialJsonOptionsInput, ctx: Context, jsonColumns: number, path: string): void {
+export function encodeRowOptions(w: Writer, v: PartialJsonOptionsInput, ctx: Context, covered: number, path: string): void {
   if (v.jsonOptions !== (v.jsonOptions & 1 /* ValueOptions */)) throw new EncodeError(`jsonOptions ${v.jsonOptions} has a bit ValueOptions does not name`, `${path}.jsonOptions`);
-  placedAt(() => encodePartialJsonOptions(w, v, ctx, jsonColumns), 'PartialJsonOptions', path);
+  placedAt(() => encodePartialJsonOptions(w, v, ctx, covered), 'PartialJsonOptions', path);
 }

@@ -10,21 +10,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { STILL_FACTS } from './format-modules.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
 /** Code points of the servers' charsets, not rules of the format. */
 const CHARSET_TABLES = ['charset-tables.yaml', 'multibyte-charsets.yaml'];
 
-/** Runtime modules whose code states rules of the binlog's bytes that no schema states yet. */
-const RULE_MODULES = [
-  'rows/images.ts', // the row image layout (null bitmap, images per event, value_options) and its specialised code
-  'rows/v0.ts', // rows v0's record layout
-  'rows/fractions.ts', // MariaDB's fraction digits, inferred from the images
-  'rows/json-diff.ts', // how a replica applies JSON diffs
-  'values/binary-json.ts', // Json_decimal's precision and scale
-  'values/charsets.ts', // the charsets beyond the schema's tables
-];
+/** Runtime modules whose code states rules of the binlog's bytes that no schema states yet (format-modules.ts). */
+const RULE_MODULES = Object.keys(STILL_FACTS);
 
 /** Modules of the framing and state around the events, which the wide count adds. */
 const WIDE_MODULES = [

@@ -87,7 +87,18 @@ function emitOptions(sf: SourceFile, m: Module, ri: IrRowImages): void {
   const { struct, field, known, mask } = ri.options;
   const unknown = `v.${field} !== (v.${field} & ${mask} /* ${known} */)`;
   const problem = `\`${field} \${v.${field}} has a bit ${known} does not name\``;
-  const params = [{ name: 'jsonColumns', type: 'number' }, { name: 'path', type: 'string' }];
+  const params = [{ name: 'covered', type: 'number' }, { name: 'path', type: 'string' }];
+  const { enum: types, codes } = ri.options.covers;
+  const test = codes.map(([name, code]) => `c.realType === ${code} /* ${types}.${name} */`).join(' || ');
+  sf.addFunction({
+    name: 'rowOptionColumns',
+    isExported: true,
+    typeParameters: ['C extends { realType: number }'],
+    docs: [`The columns a row's value options have a bit for (rowImages.options.covers), in column order.`],
+    parameters: [{ name: 'columns', type: 'readonly C[]' }],
+    returnType: 'C[]',
+    statements: `return columns.filter((c) => ${test});`,
+  });
   sf.addFunction({
     name: 'decodeRowOptions',
     isExported: true,
@@ -95,7 +106,7 @@ function emitOptions(sf: SourceFile, m: Module, ri: IrRowImages): void {
     parameters: [{ name: 'r', type: m.rtType('Reader') }, { name: 'ctx', type: m.context() }, ...params],
     returnType: m.structType(struct, false),
     statements: [
-      `const v = ${m.rt('placedAt')}(() => ${m.structFn('decode', struct)}(r, ctx, jsonColumns), ${q(struct)}, path);`,
+      `const v = ${m.rt('placedAt')}(() => ${m.structFn('decode', struct)}(r, ctx, covered), ${q(struct)}, path);`,
       `if (${unknown}) throw new ${m.rt('InvalidValueError')}(${problem}, { offset: r.offset, schemaPath: \`\${path}.${field}\` });`,
       'return v;',
     ].join('\n'),
@@ -108,7 +119,7 @@ function emitOptions(sf: SourceFile, m: Module, ri: IrRowImages): void {
     returnType: 'void',
     statements: [
       `if (${unknown}) throw new ${m.rt('EncodeError')}(${problem}, \`\${path}.${field}\`);`,
-      `${m.rt('placedAt')}(() => ${m.structFn('encode', struct)}(w, v, ctx, jsonColumns), ${q(struct)}, path);`,
+      `${m.rt('placedAt')}(() => ${m.structFn('encode', struct)}(w, v, ctx, covered), ${q(struct)}, path);`,
     ].join('\n'),
   });
 }

@@ -113,7 +113,7 @@ export interface RawRowImages {
   doc?: string;
   images: string;
   change: { part: 'before' | 'options' | 'after'; if: string; doc?: string }[];
-  options: { struct: string; field: string; known: string };
+  options: { struct: string; field: string; known: string; covers: string[] };
   nulls: { order: 'lsb' | 'msb'; spare: 'set' | 'clear' };
 }
 

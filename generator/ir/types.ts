@@ -273,8 +273,8 @@ export interface IrRowImages {
   images: string;
   /** A change's parts in the order they are stored, each with the images bit it is present under. */
   parts: { part: 'before' | 'options' | 'after'; flag: string; bit: number }[];
-  /** The value options' struct, its field of bits, and the bits the reader knows (`known` flags). */
-  options: { struct: string; field: string; known: string; mask: number };
+  /** The value options' struct, its field of bits, the bits the reader knows (`known` flags), and the column types it has a bit for. */
+  options: { struct: string; field: string; known: string; mask: number; covers: { enum: string; codes: [name: string, code: number][] } };
   nulls: { msb: boolean; spareSet: boolean };
 }
 

@@ -6,7 +6,6 @@
  */
 import type { Context } from '../../generated/context.js';
 import {
-  ColumnType,
   decodeRowOptions,
   encodeRowOptions,
   nullBitMask,
@@ -14,6 +13,7 @@ import {
   nullByte,
   nullSpareOf,
   RowImages,
+  rowOptionColumns,
   type RowChangeSteps,
   type RowImageName,
   rowImagePaths,
@@ -243,7 +243,7 @@ export function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[]
   // that keep their last value (values/strings.ts, values/temporal.ts) give the before image's back for each column left alone.
   const sameColumns = !columnsAfter || bits(columnsAfter) === bits(columns);
   const after = images & BEFORE && images & AFTER && !sameColumns ? presentColumns(t, columnsAfter, r, path) : before;
-  const jsonColumns = images & JSON_DIFFS ? t.columns.filter((c) => c.realType === ColumnType.JSON) : [];
+  const jsonColumns = images & JSON_DIFFS ? rowOptionColumns(t.columns) : [];
   const made = { before, after, jsonColumns };
   if (!layouts) LAYOUTS.set(t, (layouts = new Map()));
   if (layouts.size >= MAX_LAYOUTS) layouts.clear();

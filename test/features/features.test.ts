@@ -36,6 +36,7 @@ import {
   setNullSpare,
   type RowChangeSteps,
   rowImagePaths,
+  rowOptionColumns,
   serverNullSpare,
   walkRowChange,
 } from './generated/features.js';
@@ -360,6 +361,10 @@ describe('rowImages: a row change laid out as the section says', () => {
     const unknown = fails(() => decodeRowOptions(new Reader(hex('02')), ctx, 2, 'E.rows'));
     expect([unknown.problem, unknown.schemaPath]).toEqual(['opts 2 has a bit Opts does not name', 'E.rows.opts']);
     expect(fails(() => decodeRowOptions(new Reader(hex('01')), ctx, 2, 'E.rows')).schemaPath).toBe('E.rows.marks');
+  });
+  it('gives the options a bit for each column of the types they cover, in column order', () => {
+    const columns = [Kind.LIST, Kind.NUMBER, Kind.TEXT, Kind.SHAPE, Kind.LIST].map((realType, i) => ({ realType, i }));
+    expect(rowOptionColumns(columns).map((c) => c.i)).toEqual([0, 2, 4]);
   });
   it('writes the options, refusing the same bits', () => {
     const w = new Writer(1);

@@ -1971,15 +1971,20 @@ export function serverNullSpare(_n: number): number {
   return 0;
 }
 
+/** The columns a row's value options have a bit for (rowImages.options.covers), in column order. */
+export function rowOptionColumns<C extends { realType: number }>(columns: readonly C[]): C[] {
+  return columns.filter((c) => c.realType === 2 /* Kind.TEXT */ || c.realType === 4 /* Kind.LIST */);
+}
+
 /** Reads a row's value options (rowImages.options: ImageOptions), placed at `path`; a bit Opts does not name is refused. */
-export function decodeRowOptions(r: Reader, ctx: Context, jsonColumns: number, path: string): ImageOptions {
-  const v = placedAt(() => decodeImageOptions(r, ctx, jsonColumns), 'ImageOptions', path);
+export function decodeRowOptions(r: Reader, ctx: Context, covered: number, path: string): ImageOptions {
+  const v = placedAt(() => decodeImageOptions(r, ctx, covered), 'ImageOptions', path);
   if (v.opts !== (v.opts & 5 /* Opts */)) throw new InvalidValueError(`opts ${v.opts} has a bit Opts does not name`, { offset: r.offset, schemaPath: `${path}.opts` });
   return v;
 }
 
 /** Writes a row's value options (rowImages.options: ImageOptions), placed at `path`; a bit Opts does not name is refused. */
-export function encodeRowOptions(w: Writer, v: ImageOptionsInput, ctx: Context, jsonColumns: number, path: string): void {
+export function encodeRowOptions(w: Writer, v: ImageOptionsInput, ctx: Context, covered: number, path: string): void {
   if (v.opts !== (v.opts & 5 /* Opts */)) throw new EncodeError(`opts ${v.opts} has a bit Opts does not name`, `${path}.opts`);
-  placedAt(() => encodeImageOptions(w, v, ctx, jsonColumns), 'ImageOptions', path);
+  placedAt(() => encodeImageOptions(w, v, ctx, covered), 'ImageOptions', path);
 }
