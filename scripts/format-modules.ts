@@ -79,7 +79,6 @@ export const HELPERS: Record<string, Record<string, string>> = {
   'rows/images.ts': {
     '0': 'zero',
     '1': 'one',
-    ...JSON_PUNCTUATION,
     '256': 'the most per-layout codes kept (a bound on memory, not a fact)',
     '64': "the most layouts kept per table (a bound on memory, not a fact)",
   },

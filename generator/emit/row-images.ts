@@ -1,9 +1,10 @@
 /**
  * The `rowImages` section as TypeScript: the walk over a row change's parts that every path (decode,
- * lazy views, the dump's JSON, encode) takes with its own steps, the null bitmap's bit arithmetic, and
- * the value options read and written with their known bits checked.
+ * lazy views, the dump's JSON, encode) takes with its own steps, the null bitmap's bit arithmetic, the
+ * value options read and written with their known bits checked, and the compiler of an image's code for
+ * one list of present columns.
  */
-import type { SourceFile } from 'ts-morph';
+import { type SourceFile, VariableDeclarationKind } from 'ts-morph';
 import type { IrRowImages } from '../ir/types.js';
 import type { Module } from './module.js';
 import { docs, q } from './print.js';
@@ -12,6 +13,7 @@ export function emitRowImages(sf: SourceFile, m: Module, ri: IrRowImages): void 
   emitWalk(sf, ri);
   emitNulls(sf, ri);
   emitOptions(sf, m, ri);
+  emitImageCompiler(sf, m);
 }
 
 function emitWalk(sf: SourceFile, ri: IrRowImages): void {
@@ -121,5 +123,74 @@ function emitOptions(sf: SourceFile, m: Module, ri: IrRowImages): void {
       `if (${unknown}) throw new ${m.rt('EncodeError')}(${problem}, \`\${path}.${field}\`);`,
       `${m.rt('placedAt')}(() => ${m.structFn('encode', struct)}(w, v, ctx, covered), ${q(struct)}, path);`,
     ].join('\n'),
+  });
+}
+
+/**
+ * `compileRowImage`: image ::= null-bitmap value*, as code specialised for one list of present columns.
+ * The list comes from a TABLE_MAP, so the code is made at run time, once per list (the caller caches it);
+ * what it says of the image is the null-bitmap helpers' above. The emitted body builds source text: its
+ * lines are single-quoted here, so that their template literals are the emitted code's own.
+ */
+function emitImageCompiler(sf: SourceFile, m: Module): void {
+  const [Reader, Writer, JsonBytes, Row] = [m.rtType('Reader'), m.rtType('Writer'), m.rtType('JsonBytes'), m.rtType('Row')];
+  const [cell, skipper, writer, json] = [m.rtType('CellReader'), m.rtType('CellSkipper'), m.rtType('CellWriter'), m.rtType('CellJsonWriter')];
+  sf.addInterface({
+    name: 'RowImageCode',
+    isExported: true,
+    docs: ["An image's code for one list of present columns (compileRowImage); each takes the offset of the image's null bitmap."],
+    properties: [
+      { name: 'read', type: `(r: ${Reader}, nulls: number, cells: ${cell}[]) => ${Row}`, docs: ['The values after the null bitmap at `r.buf[nulls]`, as one row object.'] },
+      {
+        name: 'write',
+        type: `(w: ${Writer}, row: ${Row}, nulls: number, writers: ${writer}[]) => number`,
+        docs: ["Writes a row's values after its null bitmap at `w.buf[nulls]`, setting its nulls' bits; the index of the first column without a value, or -1."],
+      },
+      {
+        name: 'skip',
+        type: `(r: ${Reader}, nulls: number, skippers: ${skipper}[], offsets: number[]) => void`,
+        docs: ["Steps over the values, pushing each one's offset in `r.buf` (-1 for a NULL) onto `offsets`: lazy rows."],
+      },
+      {
+        name: 'json',
+        type: `((r: ${Reader}, nulls: number, jsons: ${json}[], w: ${JsonBytes}) => void) | undefined`,
+        docs: ["Writes the image's JSON object as `read`'s row would be written; undefined where an object would not keep the names' order."],
+      },
+    ],
+  });
+  const [stores, keepsOrder, key] = [m.rt('jsonStoresCode'), m.rt('keepsKeyOrder'), m.rt('jsonKey')];
+  const body = [
+    "// A set bit is a NULL, which has no value in the image.",
+    "const bit = (k: number) => `nulls + ${nullByte(k)}] & ${nullBitMask(k)}`;",
+    "// In a literal, a plain \"__proto__\" key would set the prototype; a computed one is a property.",
+    "const prop = (name: string) => (name === '__proto__' ? '[\"__proto__\"]' : JSON.stringify(name));",
+    "const reads = names.map((name, k) => `${prop(name)}: b[${bit(k)} ? null : cells[${k}](r)`);",
+    "const writes = names.map((name, k) => {",
+    "  const n = JSON.stringify(name);",
+    "  return `v = row[${n}];\\nif (v === undefined && !(${n} in row)) return ${k};\\nif (v === null) w.buf[${bit(k).replace('&', '|=')};\\nelse writers[${k}](w, v);`;",
+    "});",
+    "const skips = names.map((_, k) => `if (b[${bit(k)}) offsets.push(-1);\\nelse (offsets.push(r.pos), skippers[${k}](r));`);",
+    `const member = (k: number) => ${stores}(Buffer.concat([Buffer.of(k ? 0x2c : 0x7b), ${key}(names[k]!)]));`,
+    `const jsons = names.map((_, k) => \`\${member(k)}\\nif (b[\${bit(k)}) \${${stores}(NULL_BYTES)}\\nelse jsons[\${k}](r, w);\`);`,
+    `const [open, close] = [${stores}(Buffer.of(0x7b)), ${stores}(Buffer.of(0x7d))];`,
+    'return {',
+    "  read: new Function('r', 'nulls', 'cells', `const b = r.buf;\\nreturn {${reads.join(',\\n')}};`) as RowImageCode['read'],",
+    "  skip: new Function('r', 'nulls', 'skippers', 'offsets', `const b = r.buf;\\n${skips.join('\\n')}`) as RowImageCode['skip'],",
+    "  write: new Function('w', 'row', 'nulls', 'writers', `let v;\\n${writes.join('\\n')}\\nreturn -1;`) as RowImageCode['write'],",
+    `  json: ${keepsOrder}(names)`,
+    "    ? (new Function('r', 'nulls', 'jsons', 'w', `const b = r.buf;\\nlet o, p;\\n${names.length ? '' : open}\\n${jsons.join('\\n')}\\n${close}`) as RowImageCode['json'])",
+    '    : undefined,',
+    '};',
+  ];
+  sf.addVariableStatement({ declarations: [{ name: 'NULL_BYTES', initializer: "Buffer.from('null')" }], declarationKind: VariableDeclarationKind.Const, docs: ['JSON null.'] });
+  sf.addFunction({
+    name: 'compileRowImage',
+    isExported: true,
+    docs: [
+      'rowImages: an image\'s code for one list of present columns. The reader builds each row as one object literal (one hidden class for every row of the list) and reads each cell at a call site of its own, which stays monomorphic. The names go in as JSON string literals, never as code; the JSON writer\'s as the numbers of their bytes.',
+    ],
+    parameters: [{ name: 'names', type: 'readonly string[]' }],
+    returnType: 'RowImageCode',
+    statements: body.join('\n'),
   });
 }

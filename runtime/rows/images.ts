@@ -6,13 +6,13 @@
  */
 import type { Context } from '../../generated/context.js';
 import {
+  compileRowImage,
   decodeRowOptions,
   encodeRowOptions,
-  nullBitMask,
   nullBitmapBytes,
-  nullByte,
   nullSpareOf,
   RowImages,
+  type RowImageCode,
   rowOptionColumns,
   type RowChangeSteps,
   type RowImageName,
@@ -31,7 +31,6 @@ import type { Row, RowChange, RowChangeInput } from '../core/values.js';
 import type { RowsSplit } from '../core/tables.js';
 import type { Column, TableInfo } from '../values/column.js';
 import type { CellJsonWriter, CellReader, CellSkipper, CellWriter } from '../values/cell-codec.js';
-import { jsonKey, type JsonBytes } from '../core/json-bytes.js';
 import { jsonDiffCodec } from '../values/json-cells.js';
 
 /** Where the rows find their table: the registry, or one table read with other layouts (fractions.ts). */
@@ -41,7 +40,7 @@ export type TableLookup = Pick<TableRegistry, 'get'>;
 const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
 /** The present columns of an image, each with its value reader, skipper and writer and the schema path its errors name. */
-export interface Image extends Shape {
+export interface Image extends RowImageCode {
   columns: Column[];
   cells: CellReader[];
   skippers: CellSkipper[];
@@ -51,78 +50,20 @@ export interface Image extends Shape {
   paths: string[];
 }
 
-/** The code for rows of one list of column names, made once per list (`shape`). */
-interface Shape {
-  /** The values of an image whose null bitmap starts at `r.buf[nulls]`, as one row object. */
-  read: (r: Reader, nulls: number, cells: CellReader[]) => Row;
-  /**
-   * Writes a row's values after its null bitmap at `w.buf[nulls]` (setting the bits of its nulls); returns
-   * the index of the first column without a value, or -1.
-   */
-  write: (w: Writer, row: Row, nulls: number, writers: CellWriter[]) => number;
-  /**
-   * Steps over the values of an image whose null bitmap starts at `r.buf[nulls]`, pushing each value's
-   * offset in `r.buf` (-1 for a NULL) onto `offsets`: lazy rows (lazy.ts).
-   */
-  skip: (r: Reader, nulls: number, skippers: CellSkipper[], offsets: number[]) => void;
-  /**
-   * Writes the JSON object of an image whose null bitmap starts at `r.buf[nulls]` and whose values start
-   * at `r.pos`, as the row `read` makes would be written; undefined where the object's keys would not be
-   * in column order (names that are array indexes come first in a JS object).
-   */
-  json: ((r: Reader, nulls: number, jsons: CellJsonWriter[], w: JsonBytes) => void) | undefined;
-}
-
-/** At most this many shapes are kept (a hostile input could name any number of column lists). */
+/** At most this many lists' code is kept (a hostile input could name any number of column lists). */
 const MAX_SHAPES = 256;
-const SHAPES = new Map<string, Shape>();
+const SHAPES = new Map<string, RowImageCode>();
 
-/**
- * The code for rows with these column names: the reader builds each row as one object literal (one
- * hidden class for every row of the shape, no key-by-key stores), both read and write each cell at a call
- * site and a property access of its own, which stay monomorphic. The names go in as JSON string
- * literals, never as code, and the JSON writer's as the numbers of their bytes, `{` or `,` before each.
- */
-function shape(names: string[]): Shape {
+/** The code for images of these present columns (generated compileRowImage), made once per list of names. */
+function shape(names: string[]): RowImageCode {
   const key = JSON.stringify(names);
   let made = SHAPES.get(key);
   if (!made) {
-    const bit = (k: number) => `nulls + ${nullByte(k)}] & ${nullBitMask(k)}`;
-    const reads = names.map((name, k) => {
-      // In a literal, a plain "__proto__" key would set the prototype; a computed one is a property.
-      const prop = name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
-      return `${prop}: b[${bit(k)} ? null : cells[${k}](r)`;
-    });
-    const writes = names.map((name, k) => {
-      const n = JSON.stringify(name);
-      return (
-        `v = row[${n}];\nif (v === undefined && !(${n} in row)) return ${k};\n` +
-        `if (v === null) w.buf[${bit(k).replace('&', '|=')};\nelse writers[${k}](w, v);`
-      );
-    });
-    const skips = names.map((_, k) => `if (b[${bit(k)}) offsets.push(-1);\nelse (offsets.push(r.pos), skippers[${k}](r));`);
-    const jsons = names.map((name, k) => {
-      const key = k ? Buffer.concat([COMMA, jsonKey(name)]) : Buffer.concat([OPEN, jsonKey(name)]);
-      return `${literal(key)}\nif (b[${bit(k)}) ${literal(NULL)}\nelse jsons[${k}](r, w);`;
-    });
-    made = {
-      read: new Function('r', 'nulls', 'cells', `const b = r.buf;\nreturn {${reads.join(',\n')}};`) as Shape['read'],
-      skip: new Function('r', 'nulls', 'skippers', 'offsets', `const b = r.buf;\n${skips.join('\n')}`) as Shape['skip'],
-      write: new Function('w', 'row', 'nulls', 'writers', `let v;\n${writes.join('\n')}\nreturn -1;`) as Shape['write'],
-      json: inColumnOrder(names)
-        ? (new Function('r', 'nulls', 'jsons', 'w', `const b = r.buf;\nlet o, p;\n${names.length ? '' : literal(OPEN)}\n${jsons.join('\n')}\n${literal(CLOSE)}`) as Shape['json'])
-        : undefined,
-    };
+    made = compileRowImage(names);
     if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
     SHAPES.set(key, made);
   }
   return made;
-}
-
-/** Whether an object with these keys, in this order, keeps them in it (integer-like keys would move first). */
-function inColumnOrder(names: string[]): boolean {
-  const keys = Object.keys(Object.fromEntries(names.map((name) => [name, 0])));
-  return keys.every((k, i) => k === names[i]);
 }
 
 /** The present columns of an image, each with its codec, prepared once per row event. */
@@ -141,15 +82,6 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   const cells = columns.map((c, k) => codecs[k]!.reader(c, paths[k]!));
   const jsons = columns.map((c, k) => codecs[k]!.json?.(c, paths[k]!) ?? valueJson(cells[k]!));
   return { columns, cells, skippers, writers, jsons, paths, ...shape(names) };
-}
-
-const COMMA = Buffer.of(0x2c);
-const [OPEN, CLOSE, NULL] = [Buffer.of(0x7b), Buffer.of(0x7d), Buffer.from('null')];
-
-/** Code that writes these bytes into the JsonBytes `w`, each a store of its own (a name's bytes as numbers, never as code). */
-function literal(bytes: Uint8Array): string {
-  const stores = Array.from(bytes, (v, i) => `o[p + ${i}] = ${v};`).join(' ');
-  return `{ w.room(${bytes.length}); o = w.buf; p = w.pos; ${stores} w.pos = p + ${bytes.length}; }`;
 }
 
 /** A cell's JSON through its reader: the value it gives, written as the dump writes values. */

@@ -36,6 +36,7 @@ import {
   setNullSpare,
   type RowChangeSteps,
   rowImagePaths,
+  compileRowImage,
   rowOptionColumns,
   serverNullSpare,
   walkRowChange,
@@ -365,6 +366,28 @@ describe('rowImages: a row change laid out as the section says', () => {
   it('gives the options a bit for each column of the types they cover, in column order', () => {
     const columns = [Kind.LIST, Kind.NUMBER, Kind.TEXT, Kind.SHAPE, Kind.LIST].map((realType, i) => ({ realType, i }));
     expect(rowOptionColumns(columns).map((c) => c.i)).toEqual([0, 2, 4]);
+  });
+  it("compiles an image's code for a list of columns, with the section's null bits (most significant first)", () => {
+    // Three columns, the second NULL (bit 0x40 of the first byte), each value one byte.
+    const code = compileRowImage(['a', '1', 'c']);
+    const byte = (r: Reader) => r.buf[r.pos++]!;
+    const bytes = hex('40 0a 0c');
+    const r0 = new Reader(bytes);
+    r0.pos = 1;
+    expect(code.read(r0, 0, [byte, byte, byte])).toEqual({ a: 10, 1: null, c: 12 });
+    const offsets: number[] = [];
+    const r = new Reader(bytes);
+    r.pos = 1;
+    code.skip(r, 0, [(x) => void x.pos++, (x) => void x.pos++, (x) => void x.pos++], offsets);
+    expect(offsets).toEqual([1, -1, 2]);
+    const w = new Writer(4);
+    const at = w.reserve(1);
+    const u8 = (x: Writer, v: unknown) => x.u8(v as number);
+    expect(code.write(w, { a: 10, 1: null, c: 12 }, at, [u8, u8, u8])).toBe(-1);
+    expect(toHex(w.finish())).toBe('400a0c');
+    expect(code.write(new Writer(4), { a: 10, 1: null }, 0, [u8, u8, u8])).toBe(2);
+    // '1' would come first among an object's keys: no JSON writer keeps the columns' order.
+    expect(code.json).toBeUndefined();
   });
   it('writes the options, refusing the same bits', () => {
     const w = new Writer(1);
