@@ -7,6 +7,7 @@
 import { type SourceFile, VariableDeclarationKind } from 'ts-morph';
 import type { IrRowImages } from '../ir/types.js';
 import type { Module } from './module.js';
+import type { RuntimeType } from './runtime-names.js';
 import { docs, q } from './print.js';
 
 export function emitRowImages(sf: SourceFile, m: Module, ri: IrRowImages): void {
@@ -132,31 +133,40 @@ function emitOptions(sf: SourceFile, m: Module, ri: IrRowImages): void {
  * what it says of the image is the null-bitmap helpers' above. The emitted body builds source text: its
  * lines are single-quoted here, so that their template literals are the emitted code's own.
  */
+/** RowImageCode's functions: each one's parameters (the names rowImageSource's bodies use), result and doc. */
+const IMAGE_CODE = {
+  read: { params: ['r: Reader', 'nulls: number', 'cells: CellReader[]'], returns: 'Row', doc: 'The values after the null bitmap at `r.buf[nulls]`, as one row object.' },
+  skip: {
+    params: ['r: Reader', 'nulls: number', 'skippers: CellSkipper[]', 'offsets: number[]'],
+    returns: 'void',
+    doc: "Steps over the values, pushing each one's offset in `r.buf` (-1 for a NULL) onto `offsets`: lazy rows.",
+  },
+  write: {
+    params: ['w: Writer', 'row: Row', 'nulls: number', 'writers: CellWriter[]'],
+    returns: 'number',
+    doc: "Writes a row's values after its null bitmap at `w.buf[nulls]`, setting its nulls' bits; the index of the first column without a value, or -1.",
+  },
+  json: {
+    params: ['r: Reader', 'nulls: number', 'jsons: CellJsonWriter[]', 'w: JsonBytes'],
+    returns: 'void',
+    doc: "Writes the image's JSON object as `read`'s row would be written; undefined where an object would not keep the names' order.",
+  },
+} as const;
+
+/** A parameter's or result's type, its runtime types imported. */
+function typed(m: Module, text: string): string {
+  return text.replace(/\b(Reader|Writer|JsonBytes|Row|CellReader|CellSkipper|CellWriter|CellJsonWriter)\b/g, (name) => m.rtType(name as RuntimeType));
+}
+
 function emitImageCompiler(sf: SourceFile, m: Module): void {
-  const [Reader, Writer, JsonBytes, Row] = [m.rtType('Reader'), m.rtType('Writer'), m.rtType('JsonBytes'), m.rtType('Row')];
-  const [cell, skipper, writer, json] = [m.rtType('CellReader'), m.rtType('CellSkipper'), m.rtType('CellWriter'), m.rtType('CellJsonWriter')];
   sf.addInterface({
     name: 'RowImageCode',
     isExported: true,
-    docs: ["An image's code for one list of present columns (compileRowImage); each takes the offset of the image's null bitmap."],
-    properties: [
-      { name: 'read', type: `(r: ${Reader}, nulls: number, cells: ${cell}[]) => ${Row}`, docs: ['The values after the null bitmap at `r.buf[nulls]`, as one row object.'] },
-      {
-        name: 'write',
-        type: `(w: ${Writer}, row: ${Row}, nulls: number, writers: ${writer}[]) => number`,
-        docs: ["Writes a row's values after its null bitmap at `w.buf[nulls]`, setting its nulls' bits; the index of the first column without a value, or -1."],
-      },
-      {
-        name: 'skip',
-        type: `(r: ${Reader}, nulls: number, skippers: ${skipper}[], offsets: number[]) => void`,
-        docs: ["Steps over the values, pushing each one's offset in `r.buf` (-1 for a NULL) onto `offsets`: lazy rows."],
-      },
-      {
-        name: 'json',
-        type: `((r: ${Reader}, nulls: number, jsons: ${json}[], w: ${JsonBytes}) => void) | undefined`,
-        docs: ["Writes the image's JSON object as `read`'s row would be written; undefined where an object would not keep the names' order."],
-      },
-    ],
+    docs: ["An image's code for one list of present columns (compiled from rowImageSource's bodies); each takes the offset of the image's null bitmap."],
+    properties: Object.entries(IMAGE_CODE).map(([name, { params, returns, doc }]) => {
+      const fn = `(${params.map((p) => typed(m, p)).join(', ')}) => ${typed(m, returns)}`;
+      return { name, type: name === 'json' ? `(${fn}) | undefined` : fn, docs: [doc] };
+    }),
   });
   const [stores, keepsOrder, key] = [m.rt('jsonStoresCode'), m.rt('keepsKeyOrder'), m.rt('jsonKey')];
   const body = [
@@ -174,23 +184,34 @@ function emitImageCompiler(sf: SourceFile, m: Module): void {
     `const jsons = names.map((_, k) => \`\${member(k)}\\nif (b[\${bit(k)}) \${${stores}(NULL_BYTES)}\\nelse jsons[\${k}](r, w);\`);`,
     `const [open, close] = [${stores}(Buffer.of(0x7b)), ${stores}(Buffer.of(0x7d))];`,
     'return {',
-    "  read: new Function('r', 'nulls', 'cells', `const b = r.buf;\\nreturn {${reads.join(',\\n')}};`) as RowImageCode['read'],",
-    "  skip: new Function('r', 'nulls', 'skippers', 'offsets', `const b = r.buf;\\n${skips.join('\\n')}`) as RowImageCode['skip'],",
-    "  write: new Function('w', 'row', 'nulls', 'writers', `let v;\\n${writes.join('\\n')}\\nreturn -1;`) as RowImageCode['write'],",
-    `  json: ${keepsOrder}(names)`,
-    "    ? (new Function('r', 'nulls', 'jsons', 'w', `const b = r.buf;\\nlet o, p;\\n${names.length ? '' : open}\\n${jsons.join('\\n')}\\n${close}`) as RowImageCode['json'])",
-    '    : undefined,',
+    "  read: `const b = r.buf;\\nreturn {${reads.join(',\\n')}};`,",
+    "  skip: `const b = r.buf;\\n${skips.join('\\n')}`,",
+    "  write: `let v;\\n${writes.join('\\n')}\\nreturn -1;`,",
+    `  json: ${keepsOrder}(names) ? \`const b = r.buf;\\nlet o, p;\\n\${names.length ? '' : open}\\n\${jsons.join('\\n')}\\n\${close}\` : undefined,`,
     '};',
   ];
+  const params = Object.entries(IMAGE_CODE).map(([name, { params }]) => `${name}: [${params.map((p) => q(p.split(':')[0]!)).join(', ')}],`);
+  sf.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    declarations: [{ name: 'ROW_IMAGE_PARAMS', initializer: `{\n${params.join('\n')}\n} as const` }],
+    docs: ["The parameters of each of RowImageCode's functions, which rowImageSource's bodies use."],
+  });
+  sf.addTypeAlias({
+    name: 'RowImageSource',
+    isExported: true,
+    docs: ["The bodies of RowImageCode's functions (no JSON writer's where an object would not keep the names' order)."],
+    type: "Record<Exclude<keyof RowImageCode, 'json'>, string> & { json: string | undefined }",
+  });
   sf.addVariableStatement({ declarations: [{ name: 'NULL_BYTES', initializer: "Buffer.from('null')" }], declarationKind: VariableDeclarationKind.Const, docs: ['JSON null.'] });
   sf.addFunction({
-    name: 'compileRowImage',
+    name: 'rowImageSource',
     isExported: true,
     docs: [
-      'rowImages: an image\'s code for one list of present columns. The reader builds each row as one object literal (one hidden class for every row of the list) and reads each cell at a call site of its own, which stays monomorphic. The names go in as JSON string literals, never as code; the JSON writer\'s as the numbers of their bytes.',
+      "rowImages: the bodies of an image's code for one list of present columns (RowImageCode's, whose parameters ROW_IMAGE_PARAMS names), compiled by the runtime. The reader builds each row as one object literal (one hidden class for every row of the list) and reads each cell at a call site of its own, which stays monomorphic. The names go in as JSON string literals, never as code; the JSON writer's as the numbers of their bytes; no JSON writer where an object would not keep the names' order.",
     ],
     parameters: [{ name: 'names', type: 'readonly string[]' }],
-    returnType: 'RowImageCode',
+    returnType: 'RowImageSource',
     statements: body.join('\n'),
   });
 }

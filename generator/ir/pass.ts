@@ -1,5 +1,6 @@
 /** What every pass over the schemas shares: the IR built so far, where each struct came from, and the errors. */
 import { schemaError, type SchemaError, type SchemaFile, type YamlPath } from '../load.js';
+import { rawFile, type RawFile } from './raw.js';
 import { RESERVED_EVENT_KEYS, type Ir } from './types.js';
 
 /** Where a struct or field came from, for errors. */
@@ -38,4 +39,24 @@ export function newPass(files: SchemaFile[]): Pass {
 /** The origin of something at `path` below `o`. */
 export function below(o: Origin, ...path: YamlPath): Origin {
   return { file: o.file, path: [...o.path, ...path] };
+}
+
+/** The sections a schema set has at most once, each resolved into the IR's member of its name. */
+type SingleSection = 'binaryJson' | 'rowImages';
+
+/** A section a schema set has at most once: resolved in the file that has it, refused in a second one. */
+export function resolveOnce<K extends SingleSection>(
+  pass: Pass,
+  files: SchemaFile[],
+  key: K,
+  why: string,
+  resolve: (o: Origin, raw: NonNullable<RawFile[K]>, module: string) => Ir[K],
+): void {
+  for (const file of files) {
+    const raw = rawFile(file)[key];
+    if (!raw) continue;
+    const o: Origin = { file, path: [key] };
+    if (pass.ir[key]) pass.fail(o, [], `${key} is defined twice: ${why}`);
+    else pass.ir[key] = resolve(o, raw as NonNullable<RawFile[K]>, file.module);
+  }
 }

@@ -4,20 +4,14 @@
  * has each part once; the options struct takes the count of the columns it covers and has the field named.
  */
 import type { SchemaFile } from '../load.js';
-import type { Origin, Pass } from './pass.js';
-import { rawFile, type RawRowImages } from './raw.js';
+import { resolveOnce, type Origin, type Pass } from './pass.js';
+import type { RawRowImages } from './raw.js';
 import type { IrRowImages } from './types.js';
 
 const PARTS = ['before', 'options', 'after'] as const;
 
 export function resolveRowImages(pass: Pass, files: SchemaFile[]): void {
-  for (const file of files) {
-    const raw = rawFile(file).rowImages;
-    if (!raw) continue;
-    const o: Origin = { file, path: ['rowImages'] };
-    if (pass.ir.rowImages) pass.fail(o, [], 'rowImages is defined twice: one row image layout per schema set');
-    else pass.ir.rowImages = resolve(pass, o, raw, file.module);
-  }
+  resolveOnce(pass, files, 'rowImages', 'one row image layout per schema set', (o, raw, module) => resolve(pass, o, raw, module));
 }
 
 function resolve(pass: Pass, o: Origin, raw: RawRowImages, module: string): IrRowImages | undefined {

@@ -6,13 +6,15 @@
  */
 import type { Context } from '../../generated/context.js';
 import {
-  compileRowImage,
   decodeRowOptions,
   encodeRowOptions,
   nullBitmapBytes,
   nullSpareOf,
   RowImages,
   type RowImageCode,
+  type RowImageSource,
+  ROW_IMAGE_PARAMS,
+  rowImageSource,
   rowOptionColumns,
   type RowChangeSteps,
   type RowImageName,
@@ -54,16 +56,21 @@ export interface Image extends RowImageCode {
 const MAX_SHAPES = 256;
 const SHAPES = new Map<string, RowImageCode>();
 
-/** The code for images of these present columns (generated compileRowImage), made once per list of names. */
+/** The code for images of these present columns (generated rowImageSource's), compiled once per list of names. */
 function shape(names: string[]): RowImageCode {
   const key = JSON.stringify(names);
   let made = SHAPES.get(key);
   if (!made) {
-    made = compileRowImage(names);
+    made = compile(rowImageSource(names));
     if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
     SHAPES.set(key, made);
   }
   return made;
+}
+
+function compile(source: RowImageSource): RowImageCode {
+  const fn = <K extends keyof RowImageCode>(k: K, body: string) => new Function(...ROW_IMAGE_PARAMS[k], body) as RowImageCode[K];
+  return { read: fn('read', source.read), skip: fn('skip', source.skip), write: fn('write', source.write), json: source.json === undefined ? undefined : fn('json', source.json) };
 }
 
 /** The present columns of an image, each with its codec, prepared once per row event. */

@@ -36,7 +36,9 @@ import {
   setNullSpare,
   type RowChangeSteps,
   rowImagePaths,
-  compileRowImage,
+  ROW_IMAGE_PARAMS,
+  type RowImageCode,
+  rowImageSource,
   rowOptionColumns,
   serverNullSpare,
   walkRowChange,
@@ -367,9 +369,11 @@ describe('rowImages: a row change laid out as the section says', () => {
     const columns = [Kind.LIST, Kind.NUMBER, Kind.TEXT, Kind.SHAPE, Kind.LIST].map((realType, i) => ({ realType, i }));
     expect(rowOptionColumns(columns).map((c) => c.i)).toEqual([0, 2, 4]);
   });
-  it("compiles an image's code for a list of columns, with the section's null bits (most significant first)", () => {
+  it("gives the code of an image for a list of columns, with the section's null bits (most significant first)", () => {
     // Three columns, the second NULL (bit 0x40 of the first byte), each value one byte.
-    const code = compileRowImage(['a', '1', 'c']);
+    const source = rowImageSource(['a', '1', 'c']);
+    const compiled = <K extends 'read' | 'skip' | 'write'>(k: K) => new Function(...ROW_IMAGE_PARAMS[k], source[k]) as RowImageCode[K];
+    const code = { read: compiled('read'), skip: compiled('skip'), write: compiled('write') };
     const byte = (r: Reader) => r.buf[r.pos++]!;
     const bytes = hex('40 0a 0c');
     const r0 = new Reader(bytes);
@@ -387,7 +391,7 @@ describe('rowImages: a row change laid out as the section says', () => {
     expect(toHex(w.finish())).toBe('400a0c');
     expect(code.write(new Writer(4), { a: 10, 1: null }, 0, [u8, u8, u8])).toBe(2);
     // '1' would come first among an object's keys: no JSON writer keeps the columns' order.
-    expect(code.json).toBeUndefined();
+    expect(source.json).toBeUndefined();
   });
   it('writes the options, refusing the same bits', () => {
     const w = new Writer(1);

@@ -1990,23 +1990,34 @@ export function encodeRowOptions(w: Writer, v: ImageOptionsInput, ctx: Context, 
   placedAt(() => encodeImageOptions(w, v, ctx, covered), 'ImageOptions', path);
 }
 
-/** An image's code for one list of present columns (compileRowImage); each takes the offset of the image's null bitmap. */
+/** An image's code for one list of present columns (compiled from rowImageSource's bodies); each takes the offset of the image's null bitmap. */
 export interface RowImageCode {
   /** The values after the null bitmap at `r.buf[nulls]`, as one row object. */
   read: (r: Reader, nulls: number, cells: CellReader[]) => Row;
-  /** Writes a row's values after its null bitmap at `w.buf[nulls]`, setting its nulls' bits; the index of the first column without a value, or -1. */
-  write: (w: Writer, row: Row, nulls: number, writers: CellWriter[]) => number;
   /** Steps over the values, pushing each one's offset in `r.buf` (-1 for a NULL) onto `offsets`: lazy rows. */
   skip: (r: Reader, nulls: number, skippers: CellSkipper[], offsets: number[]) => void;
+  /** Writes a row's values after its null bitmap at `w.buf[nulls]`, setting its nulls' bits; the index of the first column without a value, or -1. */
+  write: (w: Writer, row: Row, nulls: number, writers: CellWriter[]) => number;
   /** Writes the image's JSON object as `read`'s row would be written; undefined where an object would not keep the names' order. */
   json: ((r: Reader, nulls: number, jsons: CellJsonWriter[], w: JsonBytes) => void) | undefined;
 }
 
+/** The parameters of each of RowImageCode's functions, which rowImageSource's bodies use. */
+export const ROW_IMAGE_PARAMS = {
+  read: ['r', 'nulls', 'cells'],
+  skip: ['r', 'nulls', 'skippers', 'offsets'],
+  write: ['w', 'row', 'nulls', 'writers'],
+  json: ['r', 'nulls', 'jsons', 'w'],
+} as const;
+
+/** The bodies of RowImageCode's functions (no JSON writer's where an object would not keep the names' order). */
+export type RowImageSource = Record<Exclude<keyof RowImageCode, 'json'>, string> & { json: string | undefined };
+
 /** JSON null. */
 const NULL_BYTES = Buffer.from('null');
 
-/** rowImages: an image's code for one list of present columns. The reader builds each row as one object literal (one hidden class for every row of the list) and reads each cell at a call site of its own, which stays monomorphic. The names go in as JSON string literals, never as code; the JSON writer's as the numbers of their bytes. */
-export function compileRowImage(names: readonly string[]): RowImageCode {
+/** rowImages: the bodies of an image's code for one list of present columns (RowImageCode's, whose parameters ROW_IMAGE_PARAMS names), compiled by the runtime. The reader builds each row as one object literal (one hidden class for every row of the list) and reads each cell at a call site of its own, which stays monomorphic. The names go in as JSON string literals, never as code; the JSON writer's as the numbers of their bytes; no JSON writer where an object would not keep the names' order. */
+export function rowImageSource(names: readonly string[]): RowImageSource {
   // A set bit is a NULL, which has no value in the image.
   const bit = (k: number) => `nulls + ${nullByte(k)}] & ${nullBitMask(k)}`;
   // In a literal, a plain "__proto__" key would set the prototype; a computed one is a property.
@@ -2021,11 +2032,9 @@ export function compileRowImage(names: readonly string[]): RowImageCode {
   const jsons = names.map((_, k) => `${member(k)}\nif (b[${bit(k)}) ${jsonStoresCode(NULL_BYTES)}\nelse jsons[${k}](r, w);`);
   const [open, close] = [jsonStoresCode(Buffer.of(0x7b)), jsonStoresCode(Buffer.of(0x7d))];
   return {
-    read: new Function('r', 'nulls', 'cells', `const b = r.buf;\nreturn {${reads.join(',\n')}};`) as RowImageCode['read'],
-    skip: new Function('r', 'nulls', 'skippers', 'offsets', `const b = r.buf;\n${skips.join('\n')}`) as RowImageCode['skip'],
-    write: new Function('w', 'row', 'nulls', 'writers', `let v;\n${writes.join('\n')}\nreturn -1;`) as RowImageCode['write'],
-    json: keepsKeyOrder(names)
-      ? (new Function('r', 'nulls', 'jsons', 'w', `const b = r.buf;\nlet o, p;\n${names.length ? '' : open}\n${jsons.join('\n')}\n${close}`) as RowImageCode['json'])
-      : undefined,
+    read: `const b = r.buf;\nreturn {${reads.join(',\n')}};`,
+    skip: `const b = r.buf;\n${skips.join('\n')}`,
+    write: `let v;\n${writes.join('\n')}\nreturn -1;`,
+    json: keepsKeyOrder(names) ? `const b = r.buf;\nlet o, p;\n${names.length ? '' : open}\n${jsons.join('\n')}\n${close}` : undefined,
   };
 }
