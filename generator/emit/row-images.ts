@@ -127,12 +127,6 @@ function emitOptions(sf: SourceFile, m: Module, ri: IrRowImages): void {
   });
 }
 
-/**
- * `compileRowImage`: image ::= null-bitmap value*, as code specialised for one list of present columns.
- * The list comes from a TABLE_MAP, so the code is made at run time, once per list (the caller caches it);
- * what it says of the image is the null-bitmap helpers' above. The emitted body builds source text: its
- * lines are single-quoted here, so that their template literals are the emitted code's own.
- */
 /** RowImageCode's functions: each one's parameters (the names rowImageSource's bodies use), result and doc. */
 const IMAGE_CODE = {
   read: { params: ['r: Reader', 'nulls: number', 'cells: CellReader[]'], returns: 'Row', doc: 'The values after the null bitmap at `r.buf[nulls]`, as one row object.' },
@@ -158,6 +152,12 @@ function typed(m: Module, text: string): string {
   return text.replace(/\b(Reader|Writer|JsonBytes|Row|CellReader|CellSkipper|CellWriter|CellJsonWriter)\b/g, (name) => m.rtType(name as RuntimeType));
 }
 
+/**
+ * image ::= null-bitmap value*, as code specialised for one list of present columns: `rowImageSource`
+ * gives its functions' bodies, which the runtime compiles (runtime/rows/images.ts), since the list comes
+ * from a TABLE_MAP; what they say of the image is the null-bitmap helpers' above. The emitted body builds
+ * source text: its lines are quoted here, so that their template literals are the emitted code's own.
+ */
 function emitImageCompiler(sf: SourceFile, m: Module): void {
   sf.addInterface({
     name: 'RowImageCode',
