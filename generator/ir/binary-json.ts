@@ -4,21 +4,15 @@
  * entries it sits in, and the encoder finds the one type it writes for each kind of JSON value.
  */
 import type { SchemaFile } from '../load.js';
-import type { Origin, Pass } from './pass.js';
-import { rawFile, type RawBinaryJson, type RawJsonbValue, type RawJsonbWidth } from './raw.js';
+import { type Origin, type Pass, resolveSection } from './pass.js';
+import type { RawBinaryJson, RawJsonbValue, RawJsonbWidth } from './raw.js';
 import type { IrBinaryJson, IrEnum, IrJsonbValue, JsonbWidth } from './types.js';
 
 const WIDTHS: Record<string, number> = { u8: 1, u16: 2, u32: 4 };
 const JSON_LITERALS = [null, true, false];
 
 export function resolveBinaryJson(pass: Pass, files: SchemaFile[]): void {
-  for (const file of files) {
-    const raw = rawFile(file).binaryJson;
-    if (!raw) continue;
-    const o: Origin = { file, path: ['binaryJson'] };
-    if (pass.ir.binaryJson) pass.fail(o, [], 'binaryJson is defined twice: one binary JSON per schema set');
-    else pass.ir.binaryJson = resolve(pass, o, raw, file.module);
-  }
+  resolveSection(pass, files, 'binaryJson', 'binary JSON', (o, raw, module) => resolve(pass, o, raw, module));
 }
 
 function resolve(pass: Pass, o: Origin, raw: RawBinaryJson, module: string): IrBinaryJson | undefined {

@@ -1,5 +1,6 @@
 /** What every pass over the schemas shares: the IR built so far, where each struct came from, and the errors. */
 import { schemaError, type SchemaError, type SchemaFile, type YamlPath } from '../load.js';
+import { rawFile, type RawFile } from './raw.js';
 import { RESERVED_EVENT_KEYS, type Ir } from './types.js';
 
 /** Where a struct or field came from, for errors. */
@@ -38,4 +39,21 @@ export function newPass(files: SchemaFile[]): Pass {
 /** The origin of something at `path` below `o`. */
 export function below(o: Origin, ...path: YamlPath): Origin {
   return { file: o.file, path: [...o.path, ...path] };
+}
+
+/** A section a schema set has at most once (the code emitted from it is the set's only one): resolved where it is, a second one refused. */
+export function resolveSection<K extends 'binaryJson' | 'rowImages' | 'oldRowImages'>(
+  pass: Pass,
+  files: SchemaFile[],
+  key: K,
+  what: string,
+  resolve: (o: Origin, raw: NonNullable<RawFile[K]>, module: string) => Ir[K],
+): void {
+  for (const file of files) {
+    const raw = rawFile(file)[key];
+    if (!raw) continue;
+    const o: Origin = { file, path: [key] };
+    if (pass.ir[key]) pass.fail(o, [], `${key} is defined twice: one ${what} per schema set`);
+    else pass.ir[key] = resolve(o, raw, file.module);
+  }
 }

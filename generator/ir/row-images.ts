@@ -4,20 +4,14 @@
  * has each part once; the options struct takes the table's count of JSON columns and has the field named.
  */
 import type { SchemaFile } from '../load.js';
-import type { Origin, Pass } from './pass.js';
-import { rawFile, type RawRowImages } from './raw.js';
+import { type Origin, type Pass, resolveSection } from './pass.js';
+import type { RawRowImages } from './raw.js';
 import type { IrRowImages } from './types.js';
 
 const PARTS = ['before', 'options', 'after'] as const;
 
 export function resolveRowImages(pass: Pass, files: SchemaFile[]): void {
-  for (const file of files) {
-    const raw = rawFile(file).rowImages;
-    if (!raw) continue;
-    const o: Origin = { file, path: ['rowImages'] };
-    if (pass.ir.rowImages) pass.fail(o, [], 'rowImages is defined twice: one row image layout per schema set');
-    else pass.ir.rowImages = resolve(pass, o, raw, file.module);
-  }
+  resolveSection(pass, files, 'rowImages', 'row image layout', (o, raw, module) => resolve(pass, o, raw, module));
 }
 
 function resolve(pass: Pass, o: Origin, raw: RawRowImages, module: string): IrRowImages | undefined {
