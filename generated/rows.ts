@@ -2300,7 +2300,7 @@ export interface OldRowsEvent {
   /**
    * The row changes, as v1's, when the caller gave the table's definition: its columns name the
    * values, say which may be NULL and how long each packed value is; its engine and row format say
-   * where the null bits are (runtime/rows/v0.ts). A change keeps nullValues (what NULL columns were
+   * where the null bits are (oldRowImages). A change keeps nullValues (what NULL columns were
    * written as, when not their empty value) and nullBytes (null bytes its row does not explain), so
    * that encoding gives the same bytes. A definition the bytes do not fit is an error.
    */
@@ -2439,7 +2439,7 @@ export interface RowChangeSteps<S, C> {
  * present in it, a bit per column in column order, then the value of each present column whose bit is
  * clear, in column order, as its column's cell says (cells.yaml, columns.yaml). A column absent from
  * an image (MINIMAL and NOBLOB row images) has neither a bit nor a value. Rows v0 lay their images
- * out otherwise (runtime/rows/v0.ts), in the same parts.
+ * out otherwise (oldRowImages, below), in the same parts.
  *
  * One change's parts, in the order they are stored, each where the event's `images` have its bit.
  */
@@ -2544,4 +2544,122 @@ export function rowImageSource(names: readonly string[]): RowImageSource {
     write: `let v;\n${writes.join('\n')}\nreturn -1;`,
     json: keepsKeyOrder(names) ? `const b = r.buf;\nlet o, p;\n${names.length ? '' : open}\n${jsons.join('\n')}\n${close}` : undefined,
   };
+}
+
+/** oldRowImages.table: what a table's definition says that its rows v0 images' layout reads. */
+export interface OldRowTable {
+  /** HA_OPTION_PACK_RECORD: the record is packed */
+  packRecord: boolean;
+  /** HA_CAN_BIT_FIELD: the engine keeps a BIT column's odd bits in the null bytes */
+  bitsInNullBytes: boolean;
+}
+
+/** oldRowImages.column: what a column's definition says that its rows v0 images' layout reads. */
+export interface OldRowColumn {
+  /** the column may be NULL */
+  nullable: boolean;
+  /** its SqlTypes kind (sqltypes.yaml) */
+  kind: string;
+  /** a BIT(n)'s n */
+  bits?: number;
+  /** the most bytes a string column's value holds */
+  maxBytes?: number;
+  /** the bytes of its empty value's Field::pack form: a string's length prefix alone */
+  packedEmpty: number;
+}
+
+/** oldRowImages.nullBytes: the mask of bit k in its byte, k / 8 (least significant bit first). */
+function oldNullMask(k: number): number {
+  return 1 << (k & 7);
+}
+
+/** oldRowImages.nullBytes: whether bit k of the null bytes is set. */
+export function oldNullBit(bytes: Uint8Array, k: number): boolean {
+  return (bytes[k >>> 3]! & oldNullMask(k)) !== 0;
+}
+
+/** oldRowImages.nullBytes: sets the `count` bits from bit `at`. */
+function setOldNullSpan(bytes: Uint8Array, at: number, count: number): void {
+  for (let k = at; k < at + count; k++) bytes[k >>> 3]! |= oldNullMask(k);
+}
+
+/** oldRowImages.nullBytes: sets the `count` bits from bit `at` that are set in `value`, its least significant bit at `at`. */
+function setOldNullBits(bytes: Uint8Array, at: number, count: number, value: number): void {
+  for (let k = 0; k < count; k++) if ((value >> k) & 1) setOldNullSpan(bytes, at + k, 1);
+}
+
+/** oldRowImages.nullBytes: the first bit set in `mask` where the null bytes `a` and `b` differ. */
+export function oldBitDiffering(mask: Uint8Array, a: Uint8Array, b: Uint8Array): number | undefined {
+  for (let k = 0; k < mask.length * 8; k++) if (oldNullBit(mask, k) && oldNullBit(a, k) !== oldNullBit(b, k)) return k;
+  return undefined;
+}
+
+/** Where a column's bits are in the null bytes (oldRowImages.nullBytes.columns). */
+export interface OldColumnBits {
+  /** Its null bit, when it has one (holds: isNull). */
+  nullBit?: number;
+  /** The bits holding its packed form's first byte, its low `count` bits from bit `at` (holds: firstPackedByte). */
+  firstPackedByte?: { at: number; count: number };
+}
+
+/** A table's null bytes, as its rows v0 images copy them. */
+export interface OldNullBytes {
+  /** How many there are. */
+  bytes: number;
+  /** Each column's bits, in column order. */
+  columns: OldColumnBits[];
+  /** The bits every record sets: the record's own and the unused last ones. */
+  alwaysSet: Uint8Array;
+}
+
+/**
+ * The row images of PRE_GA_WRITE, UPDATE and DELETE_ROWS, as MySQL 5.1.0 to 5.1.17 wrote them
+ * (sql/rpl_record_old.cc pack_row_old, unpack_row_old). An image is a copy of the record's null bytes,
+ * then every present column in its Field::pack form (the forms cells.yaml reads), a NULL column as the
+ * value the table's default record holds (Field::reset, columns.yaml's empty). Where the null bytes keep
+ * each bit is the table's own layout (sql/table.cc open_binary_frm, sql/unireg.cc make_empty_rec), which
+ * only its definition says (runtime/tables/definitions.ts).
+ *
+ * The null bytes of a table with these columns: the record's bits first, then each column's in column order.
+ */
+export function oldNullBytesLayout(table: OldRowTable, columns: readonly OldRowColumn[]): OldNullBytes {
+  let bit = 0;
+  if (!table.packRecord) bit += 1; // deleteMark
+  const recordBits = bit;
+  const placed = columns.map((column): OldColumnBits => {
+    const c: OldColumnBits = {};
+    if (column.nullable) {
+      c.nullBit = bit;
+      bit += 1;
+    }
+    if ((column.kind === "bit") && table.bitsInNullBytes) {
+      const count = column.bits! % 8;
+      if (count) c.firstPackedByte = { at: bit, count };
+      bit += count;
+    }
+    return c;
+  });
+  const bytes = (bit + 7) >>> 3;
+  const alwaysSet = new Uint8Array(bytes);
+  setOldNullSpan(alwaysSet, 0, recordBits);
+  setOldNullSpan(alwaysSet, bit, bytes * 8 - bit);
+  return { bytes, columns: placed, alwaysSet };
+}
+
+/** oldRowImages.nullBytes: sets a column's bits in a row's null bytes: its null bit when it is NULL, and its packed form's first byte's bits. */
+export function setOldColumnBits(bytes: Uint8Array, c: OldColumnBits, isNull: boolean, packed: Uint8Array): void {
+  if (isNull && c.nullBit !== undefined) setOldNullSpan(bytes, c.nullBit, 1);
+  if (c.firstPackedByte) setOldNullBits(bytes, c.firstPackedByte.at, c.firstPackedByte.count, packed[0]!);
+}
+
+/** oldRowImages.nullBytes: the bits a row of these columns decides: the ones every record sets and the columns' null bits. */
+export function oldDecidedBits(layout: OldNullBytes, columns: readonly OldColumnBits[]): Uint8Array {
+  const out = layout.alwaysSet.slice();
+  for (const c of columns) if (c.nullBit !== undefined) setOldNullSpan(out, c.nullBit, 1);
+  return out;
+}
+
+/** oldRowImages.longest: the most bytes the column's packed form has, where the section says. */
+export function oldLongestPacked(column: OldRowColumn): number | undefined {
+  return (column.kind === "char") || (column.kind === "varchar") ? column.packedEmpty + column.maxBytes! : undefined;
 }

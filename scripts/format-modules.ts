@@ -92,6 +92,12 @@ export const HELPERS: Record<string, Record<string, string>> = {
     '16': "a scratch writer's first size",
     '4096': 'the most choices one search tries (a bound on time, not a fact)',
   },
+  // Rows v0's null bytes are rows.yaml's oldRowImages (generated oldNullBytesLayout and its bit helpers).
+  'rows/v0.ts': {
+    '0': 'zero: images of no null bytes',
+    '8': "a scratch writer's room beyond the value it rewrites",
+    '16': "a scratch writer's first size",
+  },
   // Applying a diff to its document (what REPLACE, INSERT and REMOVE do, and MySQL's JSON path
   // syntax); the diffs' bytes are rows.yaml's JsonDiffs.
   'rows/json-diff.ts': { '0': 'zero', '1': 'one', '10': 'decimal digits of an array index' },
@@ -100,7 +106,6 @@ export const HELPERS: Record<string, Record<string, string>> = {
 /** Modules that still hold facts of the format, with what those facts are. */
 export const STILL_FACTS: Record<string, string> = {
   'values/binary-json.ts': "binary JSON's Json_decimal custom data: its precision and scale bytes before decimal2bin's (the grammar is schemas/json-binary.yaml's, the packed temporals cells.yaml's)",
-  'rows/v0.ts': "rows v0's null bytes: the reserved bit, the nullable columns' bits, BIT's odd bits, the unused bits set",
 };
 
 /** The folders under runtime/ whose every module is a helper or named as still holding facts. */

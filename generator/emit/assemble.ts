@@ -13,6 +13,7 @@ import { importCalls } from './expressions.js';
 import { emitEntryFromJson, emitEventBodyFromJson, emitFromJson } from './json.js';
 import { emitEntryListJsonWriter, emitEventBodyJsonWriter, emitJsonWriter } from './json-writers.js';
 import { addImports, Module } from './module.js';
+import { emitOldRowImages } from './old-row-images.js';
 import { emitRowImages } from './row-images.js';
 import { HEADER, newProject, type EmittedFile } from './print.js';
 import { emitConstants, emitCovers, emitEntryUnion, emitEnums, emitEventSets, emitEventTypes, emitInterfaces, emitLookup, emitOffsets } from './types.js';
@@ -36,6 +37,7 @@ export function emit(ir: Ir, sourceOf: (module: string) => string, runtimeDir = 
     emitCells(sf, m, ir.cells.filter((c) => c.module === module), ir.externs.filter((x) => x.module === module));
     if (ir.binaryJson?.module === module) emitBinaryJson(sf, m, ir.binaryJson, ir.externs.filter((x) => x.module === module));
     if (ir.rowImages?.module === module) emitRowImages(sf, m, ir.rowImages);
+    if (ir.oldRowImages?.module === module) emitOldRowImages(sf, ir.oldRowImages);
     addImports(sf, m, runtimeDir);
     sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
     out.push({ path: `${module}.ts`, text: HEADER(sourceOf(module)) + sf.getFullText() });

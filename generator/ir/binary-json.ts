@@ -4,15 +4,15 @@
  * entries it sits in, and the encoder finds the one type it writes for each kind of JSON value.
  */
 import type { SchemaFile } from '../load.js';
-import { resolveOnce, type Origin, type Pass } from './pass.js';
-import { type RawBinaryJson, type RawJsonbValue, type RawJsonbWidth } from './raw.js';
+import { type Origin, type Pass, resolveSection } from './pass.js';
+import type { RawBinaryJson, RawJsonbValue, RawJsonbWidth } from './raw.js';
 import type { IrBinaryJson, IrEnum, IrJsonbValue, JsonbWidth } from './types.js';
 
 const WIDTHS: Record<string, number> = { u8: 1, u16: 2, u32: 4 };
 const JSON_LITERALS = [null, true, false];
 
 export function resolveBinaryJson(pass: Pass, files: SchemaFile[]): void {
-  resolveOnce(pass, files, 'binaryJson', 'one binary JSON per schema set', (o, raw, module) => resolve(pass, o, raw, module));
+  resolveSection(pass, files, 'binaryJson', 'binary JSON', (o, raw, module) => resolve(pass, o, raw, module));
 }
 
 function resolve(pass: Pass, o: Origin, raw: RawBinaryJson, module: string): IrBinaryJson | undefined {

@@ -6,6 +6,7 @@ import { checkDerived, checkRest } from './checks.js';
 import { declareNames, resolveLookups } from './declare.js';
 import { resolveEvents } from './events.js';
 import { lowerKey, lowerSizedList } from './lower.js';
+import { resolveOldRowImages } from './old-row-images.js';
 import { newPass, type Pass } from './pass.js';
 import { rawFile } from './raw.js';
 import { resolveStruct, type Hooks } from './resolve.js';
@@ -28,6 +29,7 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
   resolveCells(pass, files);
   resolveBinaryJson(pass, files);
   resolveRowImages(pass, files);
+  resolveOldRowImages(pass, files);
   return { ir: pass.ir, errors: pass.errors };
 }
 

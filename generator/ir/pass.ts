@@ -41,22 +41,19 @@ export function below(o: Origin, ...path: YamlPath): Origin {
   return { file: o.file, path: [...o.path, ...path] };
 }
 
-/** The sections a schema set has at most once, each resolved into the IR's member of its name. */
-type SingleSection = 'binaryJson' | 'rowImages';
-
-/** A section a schema set has at most once: resolved in the file that has it, refused in a second one. */
-export function resolveOnce<K extends SingleSection>(
+/** A section a schema set has at most once (the code emitted from it is the set's only one): resolved where it is, a second one refused. */
+export function resolveSection<K extends 'binaryJson' | 'rowImages' | 'oldRowImages'>(
   pass: Pass,
   files: SchemaFile[],
   key: K,
-  why: string,
+  what: string,
   resolve: (o: Origin, raw: NonNullable<RawFile[K]>, module: string) => Ir[K],
 ): void {
   for (const file of files) {
     const raw = rawFile(file)[key];
     if (!raw) continue;
     const o: Origin = { file, path: [key] };
-    if (pass.ir[key]) pass.fail(o, [], `${key} is defined twice: ${why}`);
-    else pass.ir[key] = resolve(o, raw as NonNullable<RawFile[K]>, file.module);
+    if (pass.ir[key]) pass.fail(o, [], `${key} is defined twice: one ${what} per schema set`);
+    else pass.ir[key] = resolve(o, raw, file.module);
   }
 }

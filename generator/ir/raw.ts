@@ -117,6 +117,26 @@ export interface RawRowImages {
   nulls: { order: 'lsb' | 'msb'; spare: 'set' | 'clear' };
 }
 
+/** A fact the old row images' layout reads: of the table, or of each column. */
+export interface RawOldFact {
+  type: 'boolean' | 'number' | 'string';
+  optional?: boolean;
+  doc?: string;
+}
+
+export interface RawOldRowImages {
+  doc?: string;
+  table: Record<string, RawOldFact>;
+  column: Record<string, RawOldFact>;
+  nullBytes: {
+    order: 'lsb' | 'msb';
+    record: { name: string; if: string | boolean; count: string | number; doc?: string }[];
+    columns: { holds: 'isNull' | 'firstPackedByte'; if: string | boolean; count: string | number; doc?: string }[];
+    spare: 'set' | 'clear';
+  };
+  longest: { if: string | boolean; bytes: string | number };
+}
+
 export interface RawFile {
   doc?: string;
   context?: Record<string, { type: ParamType; doc?: string }>;
@@ -130,6 +150,7 @@ export interface RawFile {
   cells?: Record<string, RawCell>;
   binaryJson?: RawBinaryJson;
   rowImages?: RawRowImages;
+  oldRowImages?: RawOldRowImages;
 }
 
 export function rawFile(file: SchemaFile): RawFile {

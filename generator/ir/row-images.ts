@@ -4,14 +4,14 @@
  * has each part once; the options struct takes the count of the columns it covers and has the field named.
  */
 import type { SchemaFile } from '../load.js';
-import { resolveOnce, type Origin, type Pass } from './pass.js';
+import { type Origin, type Pass, resolveSection } from './pass.js';
 import type { RawRowImages } from './raw.js';
 import type { IrRowImages } from './types.js';
 
 const PARTS = ['before', 'options', 'after'] as const;
 
 export function resolveRowImages(pass: Pass, files: SchemaFile[]): void {
-  resolveOnce(pass, files, 'rowImages', 'one row image layout per schema set', (o, raw, module) => resolve(pass, o, raw, module));
+  resolveSection(pass, files, 'rowImages', 'row image layout', (o, raw, module) => resolve(pass, o, raw, module));
 }
 
 function resolve(pass: Pass, o: Origin, raw: RawRowImages, module: string): IrRowImages | undefined {

@@ -278,6 +278,36 @@ export interface IrRowImages {
   nulls: { msb: boolean; spareSet: boolean };
 }
 
+/** A fact of the table or of a column that the old row images' layout reads. */
+export interface IrOldFact {
+  name: string;
+  type: 'boolean' | 'number' | 'string';
+  optional: boolean;
+  doc?: string;
+}
+
+/** Bits of the null bytes given out when `cond` holds, `count` of them. */
+export interface IrOldBits {
+  cond: Expr;
+  count: Expr;
+}
+
+/** The row images of a rows v0 event (the `oldRowImages` section): where the null bytes keep each bit. */
+export interface IrOldRowImages {
+  module: string;
+  doc?: string;
+  table: IrOldFact[];
+  column: IrOldFact[];
+  msb: boolean;
+  spareSet: boolean;
+  /** The record's own bits, set in every record, before any column's. */
+  record: (IrOldBits & { name: string })[];
+  /** Each column's bits, in this order: its null bit, or the bits holding its packed form's first byte. */
+  columns: (IrOldBits & { holds: 'isNull' | 'firstPackedByte' })[];
+  /** The most bytes a column's packed form has, for the columns `cond` holds of. */
+  longest: { cond: Expr; bytes: Expr };
+}
+
 export interface Ir {
   structs: Map<string, IrStruct>;
   enums: Map<string, IrEnum>;
@@ -293,6 +323,7 @@ export interface Ir {
   cells: IrCell[];
   binaryJson?: IrBinaryJson;
   rowImages?: IrRowImages;
+  oldRowImages?: IrOldRowImages;
   /** Names used by an event body may not be any of these: the event object keeps them for itself. */
   reservedEventKeys: string[];
 }

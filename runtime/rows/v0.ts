@@ -2,14 +2,24 @@
  * Rows v0 (PRE_GA_WRITE/UPDATE/DELETE_ROWS, MySQL 5.1.0 to 5.1.17), decoded with the caller's table
  * definition (runtime/tables/definitions.ts). MySQL 5.1's pack_row_old (sql/rpl_record_old.cc) writes each image
  * as a copy of the record's null bytes, then every present column in its Field::pack form, a NULL column
- * as the value the table's default record holds. The null bytes (table->s->null_bytes of them) start
- * with a reserved bit when the record is not packed, then give each nullable column a bit in column
- * order, a BIT(n) column its n % 8 odd bits after that when the engine keeps them there, and set their
- * unused last bits (sql/table.cc open_binary_frm, sql/unireg.cc make_empty_rec). The Field::pack forms
- * are the v1 row-image forms of the same types (sql/field.cc), so the cell codecs of runtime/values/cells.ts
- * read them, with the pre-5.6 temporal types the TABLE_MAP names.
+ * as the value the table's default record holds. Which bit of the null bytes is which, and how long a
+ * packed string may be, is schemas/rows.yaml's oldRowImages section, whose generated layout this file
+ * takes per table. The Field::pack forms are the v1 row-image forms of the same types (sql/field.cc), so
+ * the cell codecs of runtime/values/cells.ts read them, with the pre-5.6 temporal types the TABLE_MAP names.
  */
-import { type RowChangeSteps, type RowImageName, walkRowChange } from '../../generated/rows.js';
+import {
+  oldBitDiffering,
+  type OldColumnBits,
+  oldDecidedBits,
+  oldLongestPacked,
+  oldNullBit,
+  type OldNullBytes,
+  oldNullBytesLayout,
+  type RowChangeSteps,
+  type RowImageName,
+  setOldColumnBits,
+  walkRowChange,
+} from '../../generated/rows.js';
 import { cellColumn } from '../tables/sqltypes.js';
 import { cellCodec } from '../values/cells.js';
 import { BinlogError, EncodeError, InvalidValueError } from '../core/errors.js';
@@ -19,6 +29,7 @@ import type { TableRegistry } from '../tables/registry.js';
 import { Writer } from '../core/writer.js';
 import type { CellValue, OldRowChange, Row } from '../core/values.js';
 import type { Column, TableInfo } from '../values/column.js';
+import type { BuiltColumn } from '../tables/table-types.js';
 import type { CellCodec, CellReader, CellWriter } from '../values/cell-codec.js';
 
 /** A column of the table as its v0 images hold it. */
@@ -27,21 +38,17 @@ interface OldColumn {
   read: CellReader;
   write: CellWriter;
   path: string;
-  /** Its bit in the null bytes, when it may be NULL. */
-  nullBit?: number;
-  /** Where its odd bits are in the null bytes, and how many, for a BIT column whose engine keeps them there. */
-  oddBits?: [at: number, count: number];
   /** Its Field::pack form when Field::reset() left it: what a NULL column writes unless it has a default. */
   empty: Uint8Array;
-  /** The most bytes a CHAR or VARCHAR value packs to (its length prefix and its maximum byte length). */
+  /** Where its bits are in the null bytes: its null bit when it may be NULL, and any bits of its packed form. */
+  bits: OldColumnBits;
+  /** The most bytes its value packs to, where the schema says (CHAR, VARCHAR). */
   longest?: number;
 }
 
 interface OldLayout {
   columns: OldColumn[];
-  nullBytes: number;
-  /** The bits of the null bytes every record sets: the reserved first bit and the unused last ones. */
-  alwaysSet: Uint8Array;
+  nullBytes: OldNullBytes;
 }
 
 const layouts = new WeakMap<TableInfo, OldLayout>();
@@ -58,27 +65,18 @@ function layoutOf(tables: TableRegistry, tableId: number, problem: (p: string) =
 
 /** The definition's columns are the TABLE_MAP's (the registry checked them, runtime/tables/defined-columns.ts). */
 function buildLayout(t: TableInfo, def: TableDefinition, path: string): OldLayout {
-  let bit = def.packRecord ? 0 : 1;
-  const columns = def.table.columns.map((b, i): OldColumn => {
-    // The TABLE_MAP's type: a TIME, DATETIME or TIMESTAMP without fraction is logged as its pre-5.6 type.
-    const column = cellColumn(b, t.columns[i]!.type);
-    const codec = cellCodec(column);
-    const at = `${path}.${b.name}`;
-    const c: OldColumn = { column, read: codec.reader(column, at), write: codec.writer(column, at), path: at, empty: emptyForm(column, codec) };
-    // The empty value packs to its length's bytes alone (schemas/cells.yaml's width).
-    if (b.kind === 'char' || b.kind === 'varchar') c.longest = c.empty.length + b.maxBytes!;
-    if (b.nullable) c.nullBit = bit++;
-    if (b.kind === 'bit' && def.bitsInNullBytes && b.bits! & 7) {
-      c.oddBits = [bit, b.bits! & 7];
-      bit += b.bits! & 7;
-    }
-    return c;
-  });
-  const nullBytes = (bit + 7) >>> 3;
-  const alwaysSet = new Uint8Array(nullBytes);
-  if (!def.packRecord) alwaysSet[0] = 1;
-  for (let k = bit; k < nullBytes * 8; k++) alwaysSet[k >>> 3]! |= 1 << (k & 7);
-  return { columns, nullBytes, alwaysSet };
+  const cells = def.table.columns.map((b, i) => cellOf(b, t.columns[i]!.type, `${path}.${b.name}`));
+  const facts = def.table.columns.map((b, i) => ({ ...b, packedEmpty: cells[i]!.empty.length }));
+  const nullBytes = oldNullBytesLayout(def, facts);
+  const columns = cells.map((c, i): OldColumn => ({ ...c, bits: nullBytes.columns[i]!, longest: oldLongestPacked(facts[i]!) }));
+  return { columns, nullBytes };
+}
+
+/** A column's cell codec, under the TABLE_MAP's type: a TIME, DATETIME or TIMESTAMP without fraction is logged as its pre-5.6 type. */
+function cellOf(b: BuiltColumn, logged: number, path: string): Omit<OldColumn, 'bits' | 'longest'> {
+  const column = cellColumn(b, logged);
+  const codec = cellCodec(column);
+  return { column, read: codec.reader(column, path), write: codec.writer(column, path), path, empty: emptyForm(column, codec) };
 }
 
 function emptyForm(c: Column, codec: CellCodec): Uint8Array {
@@ -88,22 +86,10 @@ function emptyForm(c: Column, codec: CellCodec): Uint8Array {
   return w.view().slice();
 }
 
-const hasBit = (bytes: Uint8Array, k: number) => (bytes[k >>> 3]! >> (k & 7)) & 1;
-
-function setBits(bytes: Uint8Array, at: number, count: number, value: number): void {
-  for (let k = 0; k < count; k++) if ((value >> k) & 1) bytes[(at + k) >>> 3]! |= 1 << ((at + k) & 7);
-}
-
-/** The odd bits a BIT column's packed value starts with (Field_bit::pack writes them first). */
-const oddBitsOf = (packed: Uint8Array) => packed[0]!;
-
-/** The null bytes a row gives: the fixed bits, the present columns' null bits and BIT odd bits. */
+/** The null bytes a row gives: the bits every record sets, and the present columns' bits. */
 function nullBytesOf(layout: OldLayout, present: OldColumn[], isNull: (c: OldColumn) => boolean, packed: (c: OldColumn) => Uint8Array): Uint8Array {
-  const out = layout.alwaysSet.slice();
-  for (const c of present) {
-    if (c.nullBit !== undefined && isNull(c)) setBits(out, c.nullBit, 1, 1);
-    if (c.oddBits) setBits(out, c.oddBits[0], c.oddBits[1], oddBitsOf(packed(c)));
-  }
+  const out = layout.nullBytes.alwaysSet.slice();
+  for (const c of present) setOldColumnBits(out, c.bits, isNull(c), packed(c));
   return out;
 }
 
@@ -114,12 +100,12 @@ function presentColumns(layout: OldLayout, present: boolean[], problem: (p: stri
 
 function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: RowImageName, path: string): Row {
   const at = r.offset;
-  const nullBytes = r.bytes(layout.nullBytes, `${path}.nullBytes`);
-  for (let k = 0; k < layout.nullBytes * 8; k++) {
-    if (hasBit(layout.alwaysSet, k) && !hasBit(nullBytes, k)) {
-      // Every record sets these bits: a clear one means the definition places the null bits elsewhere.
-      throw new InvalidValueError(`null bit ${k} is clear where every record of the defined table sets it: the definition does not fit`, { offset: at, schemaPath: `${path}.nullBytes` });
-    }
+  const { alwaysSet } = layout.nullBytes;
+  const nullBytes = r.bytes(layout.nullBytes.bytes, `${path}.nullBytes`);
+  const clear = oldBitDiffering(alwaysSet, alwaysSet, nullBytes);
+  if (clear !== undefined) {
+    // Every record sets these bits: a clear one means the definition places the null bits elsewhere.
+    throw new InvalidValueError(`null bit ${clear} is clear where every record of the defined table sets it: the definition does not fit`, { offset: at, schemaPath: `${path}.nullBytes` });
   }
   const row: Row = {};
   const packed = new Map<OldColumn, Uint8Array>();
@@ -128,7 +114,7 @@ function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: O
     const v = c.read(r);
     packed.set(c, r.buf.subarray(start, r.pos));
     checkFits(c, v, packed.get(c)!, r.base + start);
-    const isNull = c.nullBit !== undefined && hasBit(nullBytes, c.nullBit) === 1;
+    const isNull = c.bits.nullBit !== undefined && oldNullBit(nullBytes, c.bits.nullBit);
     row[c.column.name] = isNull ? null : v;
     if (isNull && !sameBytes(packed.get(c)!, c.empty)) ((change.nullValues ??= {})[image] ??= {})[c.column.name] = v;
   }
@@ -163,7 +149,7 @@ export function decodeOldRows(r: Reader, tables: TableRegistry, tableId: number,
   const present = presentColumns(layout, columns, problem);
   const out: OldRowChange[] = [];
   // Each image has at least its null bytes, or a present column: an image of neither would never end.
-  if (layout.nullBytes === 0 && present.length === 0 && r.pos < r.end) throw problem('row images of no bytes, with bytes after them');
+  if (layout.nullBytes.bytes === 0 && present.length === 0 && r.pos < r.end) throw problem('row images of no bytes, with bytes after them');
   const steps: RowChangeSteps<Reader, OldRowChange> = {
     image: (r, change, image) => void (change[image] = readImage(r, layout, present, change, image, `${path}.${image}`)),
     options: () => {
@@ -186,13 +172,13 @@ function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: 
   for (const name of Object.keys(row)) {
     if (!present.some((c) => c.column.name === name)) throw new EncodeError(`column '${name}' is not present in this image`, path);
   }
-  const at = w.reserve(layout.nullBytes);
+  const at = w.reserve(layout.nullBytes.bytes);
   const packed = new Map<OldColumn, Uint8Array>();
   for (const c of present) {
     if (!(c.column.name in row)) throw new EncodeError(`column '${c.column.name}' is present in the image but has no value`, path);
     let v: CellValue = row[c.column.name]!;
     if (v === null) {
-      if (c.nullBit === undefined) throw new EncodeError(`column '${c.column.name}' is NOT NULL in the definition`, `${path}.${c.column.name}`);
+      if (c.bits.nullBit === undefined) throw new EncodeError(`column '${c.column.name}' is NOT NULL in the definition`, `${path}.${c.column.name}`);
       v = change.nullValues?.[image]?.[c.column.name] ?? null;
     }
     const start = w.view().length;
@@ -213,12 +199,9 @@ function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: 
 /** Kept null bytes, checked: as many as the table has, with the fixed bits and the row's NULLs as the row gives them. */
 function keptNullBytes(kept: Uint8Array | undefined, expected: Uint8Array, layout: OldLayout, present: OldColumn[], path: string): Uint8Array | undefined {
   if (!kept) return undefined;
-  if (kept.length !== layout.nullBytes) throw new EncodeError(`${kept.length} null bytes, where the table has ${layout.nullBytes}`, path);
-  const decided = layout.alwaysSet.slice();
-  for (const c of present) if (c.nullBit !== undefined) setBits(decided, c.nullBit, 1, 1);
-  for (let k = 0; k < layout.nullBytes * 8; k++) {
-    if (hasBit(decided, k) && hasBit(kept, k) !== hasBit(expected, k)) throw new EncodeError(`null bit ${k} disagrees with the row`, path);
-  }
+  if (kept.length !== layout.nullBytes.bytes) throw new EncodeError(`${kept.length} null bytes, where the table has ${layout.nullBytes.bytes}`, path);
+  const disagreeing = oldBitDiffering(oldDecidedBits(layout.nullBytes, present.map((c) => c.bits)), kept, expected);
+  if (disagreeing !== undefined) throw new EncodeError(`null bit ${disagreeing} disagrees with the row`, path);
   return kept;
 }
 

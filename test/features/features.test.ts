@@ -42,6 +42,13 @@ import {
   rowOptionColumns,
   serverNullSpare,
   walkRowChange,
+  oldBitDiffering,
+  oldDecidedBits,
+  oldLongestPacked,
+  oldNullBit,
+  oldNullBytesLayout,
+  type OldRowColumn,
+  setOldColumnBits,
 } from './generated/features.js';
 
 const ctx: Context = { version: 2 };
@@ -399,5 +406,46 @@ describe('rowImages: a row change laid out as the section says', () => {
     expect(toHex(w.finish())).toBe('0101');
     const refused = fails(() => encodeRowOptions(new Writer(1), { opts: 8 }, ctx, 1, 'E.rows'));
     expect([refused.problem, refused.schemaPath]).toEqual(['opts 8 has a bit Opts does not name', 'E.rows.opts']);
+  });
+});
+
+describe('oldRowImages: null bytes laid out as the section says', () => {
+  const columns: OldRowColumn[] = [
+    { maybeNull: true, kind: 'text', prefix: 1, size: 10 },
+    { maybeNull: false, kind: 'flag', width: 7, prefix: 0 },
+    { maybeNull: true, kind: 'flag', width: 4, prefix: 0 },
+    { maybeNull: true, kind: 'int', prefix: 0 },
+    { maybeNull: true, kind: 'int', prefix: 0 },
+  ];
+  const layout = oldNullBytesLayout({ flagged: true, wide: true }, columns);
+  it("gives out the record's bits, then each column's packed bits before its null bit; a count of 0 gives none", () => {
+    expect(layout.columns).toEqual([{ nullBit: 2 }, { firstPackedByte: { at: 3, count: 3 } }, { nullBit: 6 }, { nullBit: 7 }, { nullBit: 8 }]);
+    // Nine bits in two bytes: the two record bits set, most significant first; the unused ones clear.
+    expect([layout.bytes, toHex(layout.alwaysSet)]).toEqual([2, 'c000']);
+  });
+  it("reads the table's facts: no record bits, no packed bits", () => {
+    const plain = oldNullBytesLayout({ flagged: false, wide: false }, columns);
+    expect([plain.bytes, toHex(plain.alwaysSet), plain.columns]).toEqual([1, '00', [{ nullBit: 0 }, {}, { nullBit: 1 }, { nullBit: 2 }, { nullBit: 3 }]]);
+    expect(oldNullBytesLayout({ flagged: false, wide: false }, []).bytes).toBe(0);
+  });
+  it("sets a row's bits: a NULL column's null bit, and the packed bits' low bits of the first byte", () => {
+    const row = layout.alwaysSet.slice();
+    setOldColumnBits(row, layout.columns[1]!, false, Uint8Array.of(0b1111_1101, 0xff));
+    setOldColumnBits(row, layout.columns[3]!, false, Uint8Array.of());
+    setOldColumnBits(row, layout.columns[4]!, true, Uint8Array.of());
+    // Bits 3 and 5 (0b101 from bit 3), and bit 8.
+    expect(toHex(row)).toBe('d480');
+    expect([oldNullBit(row, 8), oldNullBit(row, 7)]).toEqual([true, false]);
+  });
+  it('finds the first decided bit two rows disagree on', () => {
+    const decided = oldDecidedBits(layout, layout.columns);
+    expect(toHex(decided)).toBe('e380');
+    expect(oldBitDiffering(decided, hex('d480'), hex('f480'))).toBe(2);
+    // Bit 3 is a packed bit, which no row decides.
+    expect(oldBitDiffering(decided, hex('d480'), hex('c480'))).toBeUndefined();
+    expect(oldBitDiffering(layout.alwaysSet, layout.alwaysSet, hex('4000'))).toBe(0);
+  });
+  it('gives the longest packed form where the section says', () => {
+    expect(columns.map(oldLongestPacked)).toEqual([12, undefined, undefined, undefined, undefined]);
   });
 });

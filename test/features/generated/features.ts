@@ -2038,3 +2038,108 @@ export function rowImageSource(names: readonly string[]): RowImageSource {
     json: keepsKeyOrder(names) ? `const b = r.buf;\nlet o, p;\n${names.length ? '' : open}\n${jsons.join('\n')}\n${close}` : undefined,
   };
 }
+
+/** oldRowImages.table: what a table's definition says that its rows v0 images' layout reads. */
+export interface OldRowTable {
+  flagged: boolean;
+  /** the flag columns keep bits in the null bytes */
+  wide: boolean;
+}
+
+/** oldRowImages.column: what a column's definition says that its rows v0 images' layout reads. */
+export interface OldRowColumn {
+  maybeNull: boolean;
+  kind: string;
+  width?: number;
+  prefix: number;
+  size?: number;
+}
+
+/** oldRowImages.nullBytes: the mask of bit k in its byte, k / 8 (most significant bit first). */
+function oldNullMask(k: number): number {
+  return 0x80 >>> (k & 7);
+}
+
+/** oldRowImages.nullBytes: whether bit k of the null bytes is set. */
+export function oldNullBit(bytes: Uint8Array, k: number): boolean {
+  return (bytes[k >>> 3]! & oldNullMask(k)) !== 0;
+}
+
+/** oldRowImages.nullBytes: sets the `count` bits from bit `at`. */
+function setOldNullSpan(bytes: Uint8Array, at: number, count: number): void {
+  for (let k = at; k < at + count; k++) bytes[k >>> 3]! |= oldNullMask(k);
+}
+
+/** oldRowImages.nullBytes: sets the `count` bits from bit `at` that are set in `value`, its least significant bit at `at`. */
+function setOldNullBits(bytes: Uint8Array, at: number, count: number, value: number): void {
+  for (let k = 0; k < count; k++) if ((value >> k) & 1) setOldNullSpan(bytes, at + k, 1);
+}
+
+/** oldRowImages.nullBytes: the first bit set in `mask` where the null bytes `a` and `b` differ. */
+export function oldBitDiffering(mask: Uint8Array, a: Uint8Array, b: Uint8Array): number | undefined {
+  for (let k = 0; k < mask.length * 8; k++) if (oldNullBit(mask, k) && oldNullBit(a, k) !== oldNullBit(b, k)) return k;
+  return undefined;
+}
+
+/** Where a column's bits are in the null bytes (oldRowImages.nullBytes.columns). */
+export interface OldColumnBits {
+  /** Its null bit, when it has one (holds: isNull). */
+  nullBit?: number;
+  /** The bits holding its packed form's first byte, its low `count` bits from bit `at` (holds: firstPackedByte). */
+  firstPackedByte?: { at: number; count: number };
+}
+
+/** A table's null bytes, as its rows v0 images copy them. */
+export interface OldNullBytes {
+  /** How many there are. */
+  bytes: number;
+  /** Each column's bits, in column order. */
+  columns: OldColumnBits[];
+  /** The bits every record sets: the record's own. */
+  alwaysSet: Uint8Array;
+}
+
+/**
+ * Rows v0 images.
+ * The null bytes of a table with these columns: the record's bits first, then each column's in column order.
+ */
+export function oldNullBytesLayout(table: OldRowTable, columns: readonly OldRowColumn[]): OldNullBytes {
+  let bit = 0;
+  if (table.flagged) bit += 2; // marks
+  const recordBits = bit;
+  const placed = columns.map((column): OldColumnBits => {
+    const c: OldColumnBits = {};
+    if ((column.kind === "flag") && table.wide) {
+      const count = column.width! % 4;
+      if (count) c.firstPackedByte = { at: bit, count };
+      bit += count;
+    }
+    if (column.maybeNull) {
+      c.nullBit = bit;
+      bit += 1;
+    }
+    return c;
+  });
+  const bytes = (bit + 7) >>> 3;
+  const alwaysSet = new Uint8Array(bytes);
+  setOldNullSpan(alwaysSet, 0, recordBits);
+  return { bytes, columns: placed, alwaysSet };
+}
+
+/** oldRowImages.nullBytes: sets a column's bits in a row's null bytes: its null bit when it is NULL, and its packed form's first byte's bits. */
+export function setOldColumnBits(bytes: Uint8Array, c: OldColumnBits, isNull: boolean, packed: Uint8Array): void {
+  if (isNull && c.nullBit !== undefined) setOldNullSpan(bytes, c.nullBit, 1);
+  if (c.firstPackedByte) setOldNullBits(bytes, c.firstPackedByte.at, c.firstPackedByte.count, packed[0]!);
+}
+
+/** oldRowImages.nullBytes: the bits a row of these columns decides: the ones every record sets and the columns' null bits. */
+export function oldDecidedBits(layout: OldNullBytes, columns: readonly OldColumnBits[]): Uint8Array {
+  const out = layout.alwaysSet.slice();
+  for (const c of columns) if (c.nullBit !== undefined) setOldNullSpan(out, c.nullBit, 1);
+  return out;
+}
+
+/** oldRowImages.longest: the most bytes the column's packed form has, where the section says. */
+export function oldLongestPacked(column: OldRowColumn): number | undefined {
+  return column.kind === "text" ? (column.prefix * 2) + column.size! : undefined;
+}
