@@ -2,6 +2,7 @@
 import { EncodeError, InvalidValueError } from '../runtime/core/errors.js';
 import type { JsonBytes } from '../runtime/core/json-bytes.js';
 import type { Text } from '../runtime/core/reader.js';
+import { cellWith } from '../runtime/core/schema-helpers.js';
 import type { CellCodec, CellColumn, CellValue, TextCodec } from '../runtime/core/values.js';
 
 /**
@@ -129,6 +130,15 @@ export interface CellHelpers {
   jsonDocument(stored: Uint8Array, offset: number, path: string): CellValue;
   /** A {json} cell's binary JSON bytes, its stored bytes where they still hold its document (JSON). */
   jsonStored(value: CellValue, path: string): Uint8Array;
+  /** The bytes of decimal2bin's form of DECIMAL(precision, scale), its digit groups as the DECIMAL_* constants say (binary JSON's DECIMAL). */
+  decimalSize(precision: number, scale: number): number;
+  /**
+   * decimal2bin's bytes of DECIMAL(precision, scale) as '[-]digits[.digits]', exactly `scale` fraction
+   * digits; a digit group of more digits than it holds is refused, as bin2decimal refuses it (binary JSON's DECIMAL).
+   */
+  decimalText(bytes: Uint8Array, precision: number, scale: number): string;
+  /** A value that must be a decimal string that fits DECIMAL(precision, scale), as decimal2bin's bytes (binary JSON's DECIMAL). */
+  decimalBytes(value: CellValue, precision: number, scale: number, path: string): Uint8Array;
 }
 
 /**
@@ -1266,6 +1276,60 @@ export function jsonCell(h: Pick<CellHelpers, 'jsonDocument' | 'jsonStored'>): C
   };
 }
 
+/**
+ * The custom data of binary JSON's DECIMAL (json-binary.yaml JsonbCustomData), a Json_decimal as
+ * json_binary.cc stores it (Json_decimal::get_binary): its precision and its scale, a byte each, then
+ * exactly decimal2bin's bytes for them. The value is the number's text, which does not say the
+ * precision, carried with the precision and scale.
+ */
+export function jsonDecimalCell(h: Pick<CellHelpers, 'decimalBytes' | 'decimalSize' | 'decimalText'>): CellCodec {
+  const { decimalBytes, decimalSize, decimalText } = h;
+  return {
+    reader(_c, path) {
+      return (r) => {
+        r.need(2, path);
+        const precision = r.u8();
+        const scale = r.u8();
+        if (scale > precision) throw new InvalidValueError(`DECIMAL(${precision},${scale}) has more fraction digits than digits`, { offset: r.offset, schemaPath: path });
+        const digits = r.bytes(decimalSize(precision, scale), path);
+        return { value: decimalText(digits, precision, scale), with: { precision, scale } };
+      };
+    },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(1 + 1, path);
+        const precision = r.u8();
+        const scale = r.u8();
+        r.pos += r.length(decimalSize(precision, scale), path);
+      };
+    },
+    writer(_c, path) {
+      return (w, given$) => {
+        const with$ = cellWith(given$, ['precision', 'scale'], path);
+        const value = with$.value;
+        const precision = with$.with.precision!;
+        const scale = with$.with.scale!;
+        const digits = decimalBytes(value, precision, scale, path);
+        if (!(precision >= 0 && precision <= 255)) throw new EncodeError(`precision ${precision} does not fit u8`, path);
+        if (!(scale >= 0 && scale <= 255)) throw new EncodeError(`scale ${scale} does not fit u8`, path);
+        w.u8(precision);
+        w.u8(scale);
+        w.fixed(digits, decimalSize(precision, scale), path);
+      };
+    },
+    json(_c, path) {
+      return (r, w) => {
+        r.need(2, path);
+        const precision = r.u8();
+        const scale = r.u8();
+        if (scale > precision) throw new InvalidValueError(`DECIMAL(${precision},${scale}) has more fraction digits than digits`, { offset: r.offset, schemaPath: path });
+        const digits = r.bytes(decimalSize(precision, scale), path);
+        w.value({ value: decimalText(digits, precision, scale), with: { precision, scale } });
+      };
+    },
+  };
+}
+
 /** The packed DATETIME (and TIMESTAMP) of binary JSON's custom data: never negative. */
 export function packedDatetimeCell(h: Pick<CellHelpers, 'datetimeFields' | 'datetimeJson' | 'datetimeText'>): CellCodec {
   const { datetimeFields, datetimeJson, datetimeText } = h;
@@ -1440,7 +1504,7 @@ export function packedTimeCell(h: Pick<CellHelpers, 'timeFields' | 'timeJson' | 
   };
 }
 
-export type CellName = 'int' | 'float' | 'year' | 'date' | 'time' | 'datetime' | 'timestamp' | 'timestamp2' | 'datetime2' | 'time2' | 'timestampHires' | 'datetimeHires' | 'timeHires' | 'bit' | 'enum' | 'set' | 'varchar' | 'string' | 'blob' | 'vector' | 'json' | 'packedDatetime' | 'packedDate' | 'packedTime';
+export type CellName = 'int' | 'float' | 'year' | 'date' | 'time' | 'datetime' | 'timestamp' | 'timestamp2' | 'datetime2' | 'time2' | 'timestampHires' | 'datetimeHires' | 'timeHires' | 'bit' | 'enum' | 'set' | 'varchar' | 'string' | 'blob' | 'vector' | 'json' | 'jsonDecimal' | 'packedDatetime' | 'packedDate' | 'packedTime';
 
 /** Every cell, by the `codec` name the CellLayouts table gives it. */
 export function cellCodecs(h: CellHelpers): Record<CellName, CellCodec> {
@@ -1466,6 +1530,7 @@ export function cellCodecs(h: CellHelpers): Record<CellName, CellCodec> {
     blob: blobCell(h),
     vector: vectorCell(h),
     json: jsonCell(h),
+    jsonDecimal: jsonDecimalCell(h),
     packedDatetime: packedDatetimeCell(h),
     packedDate: packedDateCell(h),
     packedTime: packedTimeCell(h),

@@ -3,13 +3,15 @@ import { InvalidValueError } from '../runtime/core/errors.js';
 import type { JsonTree } from '../runtime/core/values.js';
 
 /**
- * The cell of schemas/cells.yaml that holds each temporal custom type's data: MySQL's packed longlong
- * (json_binary.cc serializes Json_datetime with TIME_to_longlong_packed; a DATE is a DATETIME whose
- * time is zero, a TIMESTAMP a DATETIME).
+ * The cell of schemas/cells.yaml that holds the data of each custom type the document shows as a
+ * value: DECIMAL's is a Json_decimal (its precision and scale, then decimal2bin's bytes); the
+ * temporals' are MySQL's packed longlong (json_binary.cc serializes Json_datetime with
+ * TIME_to_longlong_packed; a DATE is a DATETIME whose time is zero, a TIMESTAMP a DATETIME).
  *
  * Keyed by ColumnType code.
  */
 export const JsonbCustomData = {
+  /* NEWDECIMAL */ 246: { codec: "jsonDecimal" },
   /* DATE */ 10: { codec: "packedDate" },
   /* TIME */ 11: { codec: "packedTime" },
   /* DATETIME */ 12: { codec: "packedDatetime" },
@@ -59,9 +61,9 @@ export const JsonbTypeNames: Readonly<Record<number, JsonbTypeName>> = {
 /** What binary JSON takes from the runtime (the schema's `externs`): custom data's values, no fact of the grammar. */
 export interface BinaryJsonHelpers {
   /**
-   * The document's value of the data of custom type `type`, written under `tag` ({"$decimal": "1.50",
-   * precision, scale} for Json_decimal's precision, scale and decimal2bin bytes; {"$date": "…"} and the
-   * like for the JsonbCustomData cell's value); null where the data is not of that form (binaryJson OPAQUE `as`).
+   * The document's value of the data of custom type `type`: its JsonbCustomData cell's value written
+   * under `tag`, the numbers the value carries beside it ({"$date": "…"}; {"$decimal": "1.50",
+   * "precision": 3, "scale": 2}); null where the data is not of that form (binaryJson OPAQUE `as`).
    */
   customValue(tag: string, type: number, data: Uint8Array): JsonTree;
   /** The custom data of custom type `type` of a value written under `tag`, the inverse of customValue (binaryJson OPAQUE `as`). */

@@ -57,6 +57,8 @@ export const HELPERS: Record<string, Record<string, string>> = {
   'values/cells.ts': {},
   'values/cell-codec.ts': {},
   'values/column.ts': {},
+  // Each custom type's data is its JsonbCustomData cell's (json-binary.yaml, cells.yaml jsonDecimal and the packed temporals).
+  'values/binary-json.ts': { '0': 'zero: an empty blob (what NULL leaves); the index of the stand-in column a custom type is read as' },
   // The JSON column's blob is cells.yaml's, the diffs' layout rows.yaml's JsonDiffs: documents and text are left here.
   'values/json-cells.ts': { '0': 'zero: an empty blob (what NULL leaves), bytes read from their start' },
   // Charset conversion, which issue 13 leaves to TypeScript: the servers' tables are schemas/charset-tables.yaml's
@@ -103,10 +105,8 @@ export const HELPERS: Record<string, Record<string, string>> = {
   'rows/json-diff.ts': { '0': 'zero', '1': 'one', '10': 'decimal digits of an array index' },
 };
 
-/** Modules that still hold facts of the format, with what those facts are. */
-export const STILL_FACTS: Record<string, string> = {
-  'values/binary-json.ts': "binary JSON's Json_decimal custom data: its precision and scale bytes before decimal2bin's (the grammar is schemas/json-binary.yaml's, the packed temporals cells.yaml's)",
-};
+/** Modules that still hold facts of the format, with what those facts are: none since 2026-12-05. */
+export const STILL_FACTS: Record<string, string> = {};
 
 /** The folders under runtime/ whose every module is a helper or named as still holding facts. */
 export const VALUE_FOLDERS = ['values', 'rows'];

@@ -139,7 +139,7 @@ function paramSource(p: IrCell['params'][number]): string {
 /** The bytes a part spans, as code over the factory's names; a bytes or text part checks its own (`r.uint`, `r.bytes`). */
 function partSize(p: IrCellPart, x: (e: Expr) => string): string {
   if (p.kind === 'fixed') return String(p.int.width);
-  return p.kind === 'bytes' || p.kind === 'text' ? '0' : x(p.bytes);
+  return p.kind === 'bytes' || p.kind === 'sized' || p.kind === 'text' ? '0' : x(p.bytes);
 }
 
 /**
@@ -169,7 +169,13 @@ function jsonMethod(m: Module, c: IrCell, x: (e: Expr) => string): string {
 /** The value's JSON written into `w`: by its extern's JSON writer, which takes the writer first, or as a value. */
 function jsonWrite(c: IrCell, x: (e: Expr) => string): string {
   const call = c.decode.json;
-  return call ? x({ ...call, args: [{ kind: 'id', name: 'w' }, ...call.args] }) : `w.value(${x(c.decode.value)})`;
+  return call ? x({ ...call, args: [{ kind: 'id', name: 'w' }, ...call.args] }) : `w.value(${decodedValue(c, x)})`;
+}
+
+/** The decoded value, with the numbers it carries where it carries any (a WithCell). */
+function decodedValue(c: IrCell, x: (e: Expr) => string): string {
+  const value = x(c.decode.value);
+  return c.decode.with.length ? `{ value: ${value}, with: { ${c.decode.with.join(', ')} } }` : value;
 }
 
 function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
@@ -193,7 +199,12 @@ function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: Gives)
   out.open(gives === 'json' ? 'return (r, w) => {' : 'return (r) => {');
   if (usesName(c.decode, 'cellOffset')) out.line('const cellOffset = r.offset;');
   if (size !== '0') out.line(`r.need(${size}, path);`);
-  for (const p of c.parts) out.line(`const ${p.name} = ${readPart(p, x, gives)};`);
+  const checks = [...c.decode.checks];
+  c.parts.forEach((p, i) => {
+    // A part sized by the parts before it is read once the checks of those alone have passed.
+    if (p.kind === 'sized') for (const check of takeChecksBefore(c, i, checks)) out.line(`if (${x(check.cond)}) throw ${invalid(m, message(check, x))};`);
+    out.line(`const ${p.name} = ${readPart(p, x, gives)};`);
+  });
   if (memo) out.line(`if (${c.parts.map((p) => `${p.name} === ${p.name}$memo`).join(' && ')}) return value$memo;`);
   for (const p of c.parts) {
     if (p.kind !== 'fixed') continue;
@@ -202,15 +213,23 @@ function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: Gives)
     for (const b of p.bits) readBits(m, out, p.name, width, b);
   }
   for (const [n, e] of c.decode.lets) out.line(`const ${n} = ${x(e)};`);
-  for (const check of c.decode.checks) out.line(`if (${x(check.cond)}) throw ${invalid(m, message(check, x))};`);
+  for (const check of checks) out.line(`if (${x(check.cond)}) throw ${invalid(m, message(check, x))};`);
   if (memo) {
     out.line(`const value = ${x(c.decode.value)};`);
     out.line(`${[...c.parts.map((p) => `${p.name}$memo = ${p.name}`), 'value$memo = value'].join(';\n')};`);
     out.line('return value;');
   } else if (gives === 'json') out.line(`${jsonWrite(c, x)};`);
-  else out.line(`return ${x(c.decode.value)};`);
+  else out.line(`return ${decodedValue(c, x)};`);
   out.close('};');
   return out.text();
+}
+
+/** The checks (taken out of `checks`) that read none of part `i`, the parts after it, the bit fields and the decode lets. */
+function takeChecksBefore(c: IrCell, i: number, checks: IrCheck[]): IrCheck[] {
+  const later = new Set([...c.parts.slice(i).map((p) => p.name), ...c.parts.flatMap((p) => (p.kind === 'fixed' ? p.bits.map((b) => b.name) : [])), ...c.decode.lets.map(([n]) => n)]);
+  const early = checks.filter((k) => [k.cond, ...k.values].every((e) => identifiers(e).every((id) => !later.has(id))));
+  early.forEach((k) => checks.splice(checks.indexOf(k), 1));
+  return early;
 }
 
 /**
@@ -223,12 +242,16 @@ function skipperBody(c: IrCell, x: (e: Expr) => string): string {
   const out = new Lines();
   const sizes = c.parts.map((p) => partSize(p, x));
   const fixed = sizes.filter((s) => s !== '0');
+  // The parts a later part's size reads are read, not stepped over.
+  const sizing = new Set(c.parts.flatMap((p) => (p.kind === 'sized' ? identifiers(p.size) : [])));
   out.open('return (r) => {');
   if (fixed.length) out.line(`r.need(${fixed.map((s) => (/^[\w$.]+$/.test(s) ? s : `(${s})`)).join(' + ')}, path);`);
   c.parts.forEach((p, i) => {
     // The length first: `r.pos += …` would take r.pos before the length moved it.
     if (p.kind === 'bytes') out.line(`const ${p.name} = r.lengthBefore(${x(p.prefix)}, path);\nr.pos += r.length(${p.name}, path);`);
+    else if (p.kind === 'sized') out.line(`r.pos += r.length(${x(p.size)}, path);`);
     else if (p.kind === 'text') out.line(`${x(p.codec)}.skip(r);`);
+    else if (sizing.has(p.name)) out.line(`const ${p.name} = ${readPart(p, x, 'value')};`);
     else out.line(`r.pos += ${/^[\w$.]+$/.test(sizes[i]!) ? sizes[i] : `(${sizes[i]})`};`);
   });
   out.close('};');
@@ -256,6 +279,8 @@ function readPart(p: IrCellPart, x: (e: Expr) => string, gives: Gives): string {
       return `${x(p.bytes)} === 4 ? r.f32() : r.f64()`;
     case 'bytes':
       return `r.bytes(r.lengthBefore(${x(p.prefix)}, path), path)`;
+    case 'sized':
+      return `r.bytes(${x(p.size)}, path)`;
     case 'text':
       return `${x(p.codec)}.read(r)`;
   }
@@ -301,7 +326,13 @@ function writerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
     out.line(`let value$memo: CellValue | undefined;`);
     out.line(`let ${c.parts.map((p) => `${p.name}$memo = ${p.kind === 'bigint' ? '0n' : '0'}`).join(', ')};`);
   }
-  out.open('return (w, value) => {');
+  const carried = c.decode.with;
+  out.open(carried.length ? 'return (w, given$) => {' : 'return (w, value) => {');
+  if (carried.length) {
+    out.line(`const with$ = ${m.rt('cellWith')}(given$, [${carried.map(q).join(', ')}], path);`);
+    out.line('const value = with$.value;');
+    carried.forEach((n) => out.line(`const ${n} = with$.with.${n}!;`));
+  }
   if (memo) out.open('if (value !== value$memo) {');
   const gives = c.encode.gives;
   if (gives.length === 1) out.line(`const ${gives[0]} = ${x(c.encode.fields)};`);
@@ -366,6 +397,8 @@ function writePart(p: IrCellPart, x: (e: Expr) => string, v: string): string {
       return `if (${x(p.bytes)} === 4) w.f32(${v});\nelse w.f64(${v});`;
     case 'bytes':
       return `w.prefixed(${v}, ${x(p.prefix)}, path);`;
+    case 'sized':
+      return `w.fixed(${v}, ${x(p.size)}, path);`;
     case 'text':
       return `${x(p.codec)}.write(w, ${v});`;
   }

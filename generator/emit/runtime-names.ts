@@ -22,6 +22,7 @@ export const RUNTIME = {
   absentTarget: 'core/schema-helpers',
   sizeWithItself: 'core/schema-helpers',
   placedAt: 'core/schema-helpers',
+  cellWith: 'core/schema-helpers',
   inflate: 'core/compression',
   deflate: 'core/compression',
   rangeMap: 'core/schema-helpers',

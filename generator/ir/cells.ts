@@ -134,8 +134,15 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
     return cellParam(n, p);
   });
   const lets = factory.lets(raw.let, ['let']);
-  const parts = raw.layout.map((p, i) => cellPart(pass, o, i, p, factory));
-  const sized = parts.findIndex((p) => p.kind === 'bytes' || p.kind === 'text');
+  // A bytes part's `size` is reckoned per value, so it may read the parts before it too.
+  const layout = new CellScope(pass, o);
+  factory.names.forEach((n) => layout.names.add(n));
+  const parts = raw.layout.map((p, i) => {
+    const part = cellPart(pass, o, i, p, factory, layout);
+    layout.names.add(part.name);
+    return part;
+  });
+  const sized = parts.findIndex((p) => p.kind === 'bytes' || p.kind === 'sized' || p.kind === 'text');
   if (sized >= 0 && sized < parts.length - 1) pass.fail(o, ['layout', sized], 'a bytes or text part is the last of its cell: what follows it would have no fixed place');
 
   const decoding = new CellScope(pass, o);
@@ -148,11 +155,14 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
   }
   const decodeLets = decoding.lets(raw.decode.let, ['decode', 'let']);
   const value = decoding.expr(raw.decode.value, ['decode', 'value']);
-  const json = jsonWriterCall(pass, value);
+  const carried = carriedParts(pass, o, raw, parts);
+  // A value carried with numbers is written as a whole, not by its extern's JSON writer.
+  const json = carried.length ? undefined : jsonWriterCall(pass, value);
   if (json) decoding.calls.add(json.fn);
-  const decode = { lets: decodeLets, checks: decoding.checks(raw.decode.checks, ['decode', 'checks']), value, memo: raw.decode.memo === true, json };
+  const decode = { lets: decodeLets, checks: decoding.checks(raw.decode.checks, ['decode', 'checks']), value, with: carried, memo: raw.decode.memo === true, json };
 
   ENCODE_INPUTS.forEach((n) => encoding.names.add(n));
+  carried.forEach((n, i) => encoding.define(n, ['decode', 'with', i]));
   const fields = encoding.expr(raw.encode.fields, ['encode', 'fields']);
   const asItIs = fields.kind === 'id' && fields.name === 'value' && raw.encode.gives.length === 1;
   if (fields.kind !== 'call' && !asItIs) pass.fail(o, ['encode', 'fields'], 'is not a call of an extern, nor `value` given as one name');
@@ -169,7 +179,7 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
     if (!encoding.names.has(stored)) pass.fail(o, ['encode'], `nothing gives '${stored}', which the layout stores`);
   }
   if (sized >= 0 && (decode.memo || encode.memo)) pass.fail(o, [decode.memo ? 'decode' : 'encode', 'memo'], 'a cell with a bytes or text part keeps no last value: its parts are not numbers to compare');
-  const used = new Set([...factory.calls, ...decoding.calls, ...encoding.calls]);
+  const used = new Set([...factory.calls, ...layout.calls, ...decoding.calls, ...encoding.calls]);
   return { name, doc: raw.doc, module, params, lets, parts, decode, encode, calls: [...used].sort() };
 }
 
@@ -184,8 +194,23 @@ function storedNames(parts: IrCellPart[]): string[] {
   return parts.flatMap((p) => (p.kind === 'fixed' && p.bits.length ? p.bits.filter((b) => b.constValue === undefined).map((b) => b.name) : [p.name]));
 }
 
-/** A stored part; its sizes are reckoned once per column, so they read only the params and lets. */
-function cellPart(pass: Pass, o: Origin, i: number, raw: RawCellPart, factory: CellScope): IrCellPart {
+/** The parts `with` names: each one the cell reads as a number, which the value does not say. */
+function carriedParts(pass: Pass, o: Origin, raw: RawCell, parts: IrCellPart[]): string[] {
+  const names = raw.decode.with ?? [];
+  if (names.length && (raw.decode.memo || raw.encode.memo)) pass.fail(o, [raw.decode.memo ? 'decode' : 'encode', 'memo'], 'a value carried `with` numbers keeps no last value: the value alone is not what to compare');
+  return names.filter((n, i) => {
+    const p = parts.find((q) => q.name === n);
+    const numeric = p && ((p.kind === 'fixed' && !p.int.big && !p.bits.length) || p.kind === 'uint');
+    if (!numeric) pass.fail(o, ['decode', 'with', i], `'${n}' is no part of this cell read as a number (a fixed integer of up to 6 bytes without bit fields, or a uint)`);
+    return numeric;
+  });
+}
+
+/**
+ * A stored part; its sizes are reckoned once per column, so they read only the params and lets, but a
+ * bytes part's `size`, reckoned per value (`layout`: the params, the lets and the parts before it).
+ */
+function cellPart(pass: Pass, o: Origin, i: number, raw: RawCellPart, factory: CellScope, layout: CellScope): IrCellPart {
   const expr = (key: 'bytes' | 'signed' | 'prefix' | 'codec') => factory.expr(raw[key] ?? 0, ['layout', i, key]);
   switch (raw.type) {
     case 'uint':
@@ -196,7 +221,10 @@ function cellPart(pass: Pass, o: Origin, i: number, raw: RawCellPart, factory: C
     case 'float':
       return { name: raw.name, kind: 'float', bytes: expr('bytes') };
     case 'bytes':
-      return { name: raw.name, kind: 'bytes', prefix: expr('prefix') };
+      if ((raw.prefix === undefined) === (raw.size === undefined)) {
+        pass.fail(o, ['layout', i], 'a bytes part has `prefix` (the bytes of its length, stored before it) or `size` (its length, from what precedes it): one of them');
+      }
+      return raw.size === undefined ? { name: raw.name, kind: 'bytes', prefix: expr('prefix') } : { name: raw.name, kind: 'sized', size: layout.expr(raw.size, ['layout', i, 'size']) };
     case 'text':
       return { name: raw.name, kind: 'text', codec: expr('codec') };
     default: {

@@ -66,6 +66,7 @@ export interface RawCellPart {
   order?: 'big' | 'little';
   signed?: string | boolean;
   prefix?: string | number;
+  size?: string | number;
   codec?: string;
 }
 
@@ -77,7 +78,7 @@ export interface RawCell {
   params?: Record<string, string | { from: string; default: number }>;
   let?: RawLets;
   layout: RawCellPart[];
-  decode: { let?: RawLets; checks?: RawChecks; value: string | number | boolean; memo?: boolean };
+  decode: { let?: RawLets; checks?: RawChecks; value: string | number | boolean; with?: string[]; memo?: boolean };
   encode: { fields: string; gives: string[]; let?: RawLets; checks?: RawChecks; memo?: boolean };
 }
 

@@ -214,6 +214,8 @@ export type IrCellPart = { name: string } & (
   | { kind: 'float'; bytes: Expr }
   /** A little-endian length of `prefix` bytes, then that many bytes. */
   | { kind: 'bytes'; prefix: Expr }
+  /** Exactly `size` bytes, reckoned per value: it may read the parts before it. */
+  | { kind: 'sized'; size: Expr }
   /** A value and its length before it, as the column's text codec reads and writes them. */
   | { kind: 'text'; codec: Expr }
 );
@@ -232,8 +234,11 @@ export interface IrCell {
   params: IrCellParam[];
   lets: [string, Expr][];
   parts: IrCellPart[];
-  /** `json`: where the value is the result of an extern with a JSON writer, that writer's call (same arguments). */
-  decode: { lets: [string, Expr][]; checks: IrCheck[]; value: Expr; memo: boolean; json?: Extract<Expr, { kind: 'call' }> };
+  /**
+   * `json`: where the value is the result of an extern with a JSON writer, that writer's call (same
+   * arguments); `with`: the numeric parts the value carries (a WithCell), which encode takes from it.
+   */
+  decode: { lets: [string, Expr][]; checks: IrCheck[]; value: Expr; with: string[]; memo: boolean; json?: Extract<Expr, { kind: 'call' }> };
   encode: { fields: Expr; gives: string[]; lets: [string, Expr][]; checks: IrCheck[]; memo: boolean };
   /** Every extern its code calls, for the factory to take from the helpers. */
   calls: string[];

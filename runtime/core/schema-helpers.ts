@@ -1,6 +1,7 @@
 /** Small helpers the generated codecs call; each keeps one check out of every generated function. */
 import { BinlogError, EncodeError, InvalidValueError, SchemaCheckError } from './errors.js';
 import { varintWidth, type Reader } from './reader.js';
+import type { CellValue, WithCell } from './values.js';
 
 /** The enum's name for a code, or the code itself when the enum has none. */
 export function enumName<N extends string>(names: Readonly<Record<number, N>>, code: number): N | number {
@@ -81,4 +82,17 @@ export function placedAt<T>(f: () => T, from: string, to: string): T {
   } catch (e) {
     throw e instanceof BinlogError ? e.rebased(from, to) : e;
   }
+}
+
+/** A value given with the numbers `names` (a cell's `with`), each checked to be an integer. */
+export function cellWith(v: CellValue, names: readonly string[], path: string): WithCell {
+  const given = isWithCell(v) && names.every((n) => Number.isSafeInteger(v.with[n])) ? v : undefined;
+  if (!given) throw new EncodeError(`expected {value, with: {${names.join(', ')}}}, the numbers integers`, path);
+  return given;
+}
+
+/** A value that carries numbers with it (a cell's `with`). */
+export function isWithCell(v: CellValue): v is WithCell {
+  // Arrays have a `with` method, not numbers.
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'value' in v && 'with' in v && typeof v.with === 'object' && v.with !== null;
 }

@@ -58,7 +58,16 @@ export interface EitherSignCell {
   unsigned: number | bigint;
 }
 
-export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell | EitherSignCell;
+/**
+ * A value with numbers of its cell that it does not say itself, by name (a cell's `with`): binary JSON's
+ * Json_decimal, its text with its precision and scale.
+ */
+export interface WithCell {
+  value: CellValue;
+  with: Readonly<Record<string, number>>;
+}
+
+export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell | EitherSignCell | WithCell;
 
 /** What a cell codec reads of a column: its metadata, its CellLayouts entry, what the optional metadata says. */
 export interface CellColumn {

@@ -11,15 +11,16 @@
  * small or large container form are the server's canonical choices (the smallest that fits); a
  * document stored otherwise is kept with its bytes (see runtime/values/json-cells.ts).
  */
-import { packedDateCell, packedDatetimeCell, packedTimeCell } from '../../generated/cells.js';
+import { jsonDecimalCell, packedDateCell, packedDatetimeCell, packedTimeCell } from '../../generated/cells.js';
 import { binaryJson, compareJsonKeys, isJsonObject, JsonbCustomData } from '../../generated/json-binary.js';
 import { BinlogError } from '../core/errors.js';
 import { Reader } from '../core/reader.js';
-import type { CellReader, JsonTree } from '../core/values.js';
+import { isWithCell } from '../core/schema-helpers.js';
+import type { CellReader, CellValue, JsonTree } from '../core/values.js';
 import type { CellCodec } from './cell-codec.js';
 import { Writer } from '../core/writer.js';
 import type { Column } from './column.js';
-import { decimalSize, decodeDecimal, encodeDecimal } from './decimal.js';
+import { decimalBytes, decimalSize, decodeDecimal } from './decimal.js';
 import { dateFields, dateJson, dateText, datetimeFields, datetimeJson, datetimeText, timeFields, timeJson, timeText } from './temporal.js';
 
 export { isJsonObject, compareJsonKeys as compareKeys };
@@ -36,13 +37,12 @@ export const encodeJsonb = codec.encode;
 
 /** OPAQUE `as`: the value of the custom data of `type` written under `tag`, or null where the data is not of its form. */
 function customValue(tag: string, type: number, data: Uint8Array): JsonTree {
-  if (tag === '$decimal') return decimalValue(data);
-  const cell = temporalCell(type);
+  const cell = customCell(type);
   if (!cell) return null;
   const r = new Reader(data);
   try {
-    const text = cell.read(r);
-    return r.pos === data.length ? { [tag]: text as string } : null;
+    const value = cell.read(r);
+    return r.pos === data.length ? shown(tag, value) : null;
   } catch (e) {
     if (e instanceof BinlogError) return null;
     throw e;
@@ -51,43 +51,43 @@ function customValue(tag: string, type: number, data: Uint8Array): JsonTree {
 
 /** OPAQUE `as`: the custom data of `type` of a value written under `tag`. */
 function customData(tag: string, type: number, v: JsonTree, path: string): Uint8Array {
-  const o = v as { [key: string]: JsonTree };
-  if (tag === '$decimal') {
-    const [precision, scale] = [o.precision as number, o.scale as number];
-    return Uint8Array.from([precision, scale, ...encodeDecimal(o.$decimal as string, precision, scale, '$decimal')]);
-  }
-  const { codec, column } = temporalCell(type)!;
+  const { codec, column } = customCell(type)!;
   const w = new Writer();
-  codec.writer(column, path)(w, o[tag] as string);
+  codec.writer(column, path)(w, given(tag, v as { [key: string]: JsonTree }));
   return w.finish();
 }
 
-/** Json_decimal's data: its precision, its scale and exactly decimal2bin's bytes for them. */
-function decimalValue(data: Uint8Array): JsonTree {
-  if (!(data.length >= 2 && data[1]! <= data[0]! && data.length === 2 + decimalSize(data[0]!, data[1]!))) return null;
-  const [precision, scale] = [data[0]!, data[1]!];
-  return { $decimal: decodeDecimal(data.subarray(2), precision, scale), precision, scale };
+/** A cell's value as the document shows it: under its tag, the numbers it carries (a WithCell) beside it. */
+function shown(tag: string, value: CellValue): JsonTree {
+  return isWithCell(value) ? { [tag]: value.value as JsonTree, ...value.with } : { [tag]: value as JsonTree };
 }
 
-/** The cells of JsonbCustomData's codecs, given the temporal helpers they take. */
+/** The cell's value of what the document shows under `tag`, the inverse of `shown`. */
+function given(tag: string, o: { [key: string]: JsonTree }): CellValue {
+  const { [tag]: value, ...beside } = o;
+  return Object.keys(beside).length ? { value: value as CellValue, with: beside as Record<string, number> } : (value as CellValue);
+}
+
+/** The cells of JsonbCustomData's codecs, given the helpers they take. */
 const CELLS: Record<string, CellCodec> = {
+  jsonDecimal: jsonDecimalCell({ decimalSize, decimalText: decodeDecimal, decimalBytes }),
   packedDate: packedDateCell({ dateText, dateJson, dateFields }),
   packedTime: packedTimeCell({ timeText, timeJson, timeFields }),
   packedDatetime: packedDatetimeCell({ datetimeText, datetimeJson, datetimeFields }),
 };
 
-/** The JsonbCustomData cell of a temporal custom type, and its column, made on first use. */
-const TEMPORALS = new Map<number, { column: Column; codec: CellCodec; read: CellReader }>();
+/** The JsonbCustomData cell of a custom type, and its column, made on first use. */
+const CUSTOM = new Map<number, { column: Column; codec: CellCodec; read: CellReader }>();
 
-function temporalCell(type: number): { column: Column; codec: CellCodec; read: CellReader } | undefined {
-  let cell = TEMPORALS.get(type);
+function customCell(type: number): { column: Column; codec: CellCodec; read: CellReader } | undefined {
+  let cell = CUSTOM.get(type);
   const layout = JsonbCustomData[type as keyof typeof JsonbCustomData];
   if (!cell && layout) {
     const column: Column = { index: 0, name: '', type, realType: type, layout: layout as unknown as Column['layout'], nullable: false, meta: {} };
     const codec = CELLS[layout.codec]!;
     // What the data does not read as is kept as it is: the reader's error names no path.
     cell = { column, codec, read: codec.reader(column, '$') };
-    TEMPORALS.set(type, cell);
+    CUSTOM.set(type, cell);
   }
   return cell;
 }

@@ -8,7 +8,7 @@ import { EncodeError } from '../core/errors.js';
 import type { Column } from './column.js';
 import { bitsOf, memberIndex, memberIndexes, memberJson, memberList, memberMask, memberName } from './bits-and-sets.js';
 import { bad, type CellCodec } from './cell-codec.js';
-import { newdecimal } from './decimal.js';
+import { decimalBytes, decimalSize, decodeDecimal, newdecimal } from './decimal.js';
 import { jsonDocument, jsonStored } from './json-cells.js';
 import { bothReadings, float32Bytes, float32s, integerOf, numberOf, shortestFloat32 } from './numbers.js';
 import { byteLength, columnText, zeroPadded, zerosTrimmed } from './strings.js';
@@ -48,6 +48,9 @@ const HELPERS: CellHelpers = {
   float32Bytes,
   jsonDocument,
   jsonStored,
+  decimalSize,
+  decimalText: decodeDecimal,
+  decimalBytes,
 };
 
 const nothing: CellCodec = {

@@ -11,6 +11,7 @@ import {
 } from '../../generated/cells.js';
 import { EncodeError, InvalidValueError } from '../core/errors.js';
 import { beUint, type Reader } from '../core/reader.js';
+import type { CellValue } from '../core/values.js';
 import { type CellCodec, expect, isString, num } from './cell-codec.js';
 import type { Column } from './column.js';
 import { allDigits, pad, ZEROS } from './digits.js';
@@ -154,9 +155,10 @@ export function decodeDecimal(bytes: Uint8Array, precision: number, scale: numbe
   return decimalForm(precision, scale).decode(bytes, at);
 }
 
-export function encodeDecimal(value: string, precision: number, scale: number, path: string): Uint8Array {
+/** A value that must be a decimal string → decimal2bin's bytes (binary JSON's DECIMAL). */
+export function decimalBytes(v: CellValue, precision: number, scale: number, path: string): Uint8Array {
   const out = new Uint8Array(decimalSize(precision, scale));
-  writeDecimal(out, 0, value, precision, scale, path);
+  writeDecimal(out, 0, expect(v, isString, 'a decimal string', path), precision, scale, path);
   return out;
 }
 

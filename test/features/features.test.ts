@@ -3,7 +3,7 @@
  * test/features/schemas/features.yaml. Expected bytes are written out by hand from the schema.
  */
 import { describe, expect, it } from 'vitest';
-import { BinlogError } from '../../runtime/core/errors.js';
+import { BinlogError, LengthError } from '../../runtime/core/errors.js';
 import { Reader } from '../../runtime/core/reader.js';
 import { Writer } from '../../runtime/core/writer.js';
 import type { Context } from './generated/context.js';
@@ -49,7 +49,9 @@ import {
   oldNullBytesLayout,
   type OldRowColumn,
   setOldColumnBits,
+  countedCell,
 } from './generated/features.js';
+import type { CellColumn } from '../../runtime/core/values.js';
 
 const ctx: Context = { version: 2 };
 const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
@@ -447,5 +449,39 @@ describe('oldRowImages: null bytes laid out as the section says', () => {
   });
   it('gives the longest packed form where the section says', () => {
     expect(columns.map(oldLongestPacked)).toEqual([12, undefined, undefined, undefined, undefined]);
+  });
+});
+
+describe('cells: a part sized by the parts before it, a value carried with numbers', () => {
+  const counted = countedCell({ hexOf: toHex, bytesOf: (v) => hex(v as string) });
+  const column: CellColumn = { type: 0, meta: {}, layout: {} };
+  const read = (s: string) => {
+    const r = new Reader(hex(s));
+    return [counted.reader(column, 'c')(r), r.pos];
+  };
+  it('reads count * unit bytes after the count and the unit, and carries them with the value', () => {
+    expect(read('02 03 a1a2a3 b1b2b3 ff')).toEqual([{ value: 'a1a2a3b1b2b3', with: { count: 2, unit: 3 } }, 8]);
+    expect(read('00 07')).toEqual([{ value: '', with: { count: 0, unit: 7 } }, 2]);
+  });
+  it('refuses bytes short of the size, and checks the parts the size reads before reading it', () => {
+    expect(fails(() => read('02 03 a1a2a3 b1b2'))).toBeInstanceOf(LengthError);
+    // A count over 4 with no bytes after it: the check's error, not the length's.
+    expect(fails(() => read('05 01')).problem).toBe('a count of 5');
+  });
+  it('steps over a value by its count and unit', () => {
+    const r = new Reader(hex('02 02 a1a2 b1b2 ff'));
+    counted.skipper(column, 'c')(r);
+    expect(r.pos).toBe(6);
+  });
+  it('writes the numbers the value carries before its bytes, which must be their size', () => {
+    const write = (v: unknown) => {
+      const w = new Writer(1);
+      counted.writer(column, 'c')(w, v as never);
+      return toHex(w.finish());
+    };
+    expect(write({ value: 'a1a2a3b1b2b3', with: { count: 2, unit: 3 } })).toBe('0203a1a2a3b1b2b3');
+    expect(fails(() => write({ value: 'a1a2', with: { count: 2, unit: 3 } })).problem).toMatch(/expected 6 bytes, got 2/);
+    expect(fails(() => write('a1a2')).problem).toMatch(/expected \{value, with: \{count, unit\}\}/);
+    expect(fails(() => write({ value: '', with: { count: 0.5, unit: 3 } })).problem).toMatch(/integers/);
   });
 });

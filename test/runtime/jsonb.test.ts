@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJsonb, encodeJsonb } from '../../runtime/values/binary-json.js';
-import type { JsonTree } from '../../runtime/core/values.js';
+import { jsonDecimalCell } from '../../generated/cells.js';
+import { Reader } from '../../runtime/core/reader.js';
+import type { CellColumn, JsonTree } from '../../runtime/core/values.js';
+import { decimalBytes, decimalSize, decodeDecimal } from '../../runtime/values/decimal.js';
 
 describe('binary JSON objects', () => {
   it('a key named __proto__ decodes as a key, and encodes back', () => {
@@ -25,14 +28,56 @@ describe('binary JSON opaque decimals', () => {
     expect(Buffer.from(encodeJsonb(tree, '$'))).toEqual(bytes);
   });
 
+  it('reads and writes a document holding one, byte for byte', () => {
+    // {"d": …}: a small object of 1 member in 23 bytes, its key at 11, its value (OPAQUE) at 12.
+    const bytes = Buffer.from('00 0100 1700 0b00 0100 0f0c00 64 f609 0e04810dfb38d204d2'.replace(/ /g, ''), 'hex');
+    const tree = decodeJsonb(bytes, 0, '$');
+    expect(tree).toEqual({ d: { $decimal: '1234567890.1234', precision: 14, scale: 4 } });
+    expect(Buffer.from(encodeJsonb(tree, '$'))).toEqual(bytes);
+  });
+
+  it.each([
+    ['-0.0012', 14, 4, '0e047fffffffffff f3'],
+    ['0', 1, 0, '010080'],
+    ['-0.9', 1, 1, '0101 76'],
+  ] as const)('%s as DECIMAL(%i,%i) is %s, both ways', (text, precision, scale, data) => {
+    const bytes = opaque(data.replace(/ /g, ''));
+    expect(decodeJsonb(bytes, 0, '$')).toEqual({ $decimal: text, precision, scale });
+    expect(Buffer.from(encodeJsonb({ $decimal: text, precision, scale }, '$'))).toEqual(bytes);
+  });
+
   it.each([
     ['too few bytes for DECIMAL(14,4)', '0e04810dfb'],
+    ['one byte short of DECIMAL(14,4)', '0e04810dfb38d204'],
+    ['one byte past DECIMAL(14,4)', '0e04810dfb38d204d200'],
+    ['a precision and no scale', '0e'],
+    ['no data', ''],
     ['a scale above the precision', '0205810d'],
+    ['the precision and the scale swapped', '040e810dfb38d204d2'],
   ])('keeps %s opaque, byte for byte', (_, data) => {
     const bytes = opaque(data);
     const tree = decodeJsonb(bytes, 0, '$');
     expect(tree).toEqual({ $opaque: 246, hex: data });
     expect(Buffer.from(encodeJsonb(tree, '$'))).toEqual(bytes);
+  });
+});
+
+describe('binary JSON decimals refused', () => {
+  it("refuses, in the schema's cell, a scale above the precision before sizing the digits by them", () => {
+    const cell = jsonDecimalCell({ decimalSize, decimalText: decodeDecimal, decimalBytes });
+    const column: CellColumn = { type: 246, meta: {}, layout: {} };
+    expect(() => cell.reader(column, '$')(new Reader(Buffer.from('0205810d', 'hex')))).toThrow(/DECIMAL\(2,5\) has more fraction digits than digits/);
+  });
+
+  it('refuses data of the right size whose digit group holds more digits than it may, as today', () => {
+    // DECIMAL(1,1): one byte, the digit 10 once its sign bit is taken off.
+    expect(() => decodeJsonb(Buffer.from('0ff603' + '01018a', 'hex'), 0, '$')).toThrow(/DECIMAL digit group 10 has more than 1 digits/);
+  });
+
+  it('refuses to write a decimal without its precision and scale, or one that does not fit them', () => {
+    expect(() => encodeJsonb({ d: { $decimal: '1.5' } }, '$')).toThrow(/precision, scale/);
+    expect(() => encodeJsonb({ $decimal: '123.45', precision: 4, scale: 2 }, '$')).toThrow(/does not fit DECIMAL\(4,2\)/);
+    expect(() => encodeJsonb({ $decimal: '1', precision: 300, scale: 0 }, '$')).toThrow(/precision 300 does not fit u8/);
   });
 });
 

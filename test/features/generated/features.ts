@@ -4,9 +4,9 @@ import { type JsonBytes, jsonKey, jsonStoresCode, keepsKeyOrder } from '../../..
 import { jArray, jBig, jBits, jBytes, jEnum, jFloat, jNum, jObject, jText } from '../../../runtime/core/json-form.js';
 import { type KeyedEntry, jKeyOrder, keyedOrder, lastKeyed, readKeyed, writeKeyed } from '../../../runtime/core/keyed-fields.js';
 import { type Reader, type Text, bytesToText } from '../../../runtime/core/reader.js';
-import { checkConst, checkDerived, enumCode, enumName, placedAt, required, sizeWithItself } from '../../../runtime/core/schema-helpers.js';
+import { cellWith, checkConst, checkDerived, enumCode, enumName, placedAt, required, sizeWithItself } from '../../../runtime/core/schema-helpers.js';
 import type { ColumnCover } from '../../../runtime/core/tables.js';
-import type { CellJsonWriter, CellReader, CellSkipper, CellWriter, Row } from '../../../runtime/core/values.js';
+import type { CellCodec, CellJsonWriter, CellReader, CellSkipper, CellValue, CellWriter, Row } from '../../../runtime/core/values.js';
 import { Writer, textToBytes } from '../../../runtime/core/writer.js';
 import type { Context } from './context.js';
 
@@ -1916,6 +1916,72 @@ export function writeColumnsMetadataOtherJson(w: JsonBytes, v: ColumnsMetadataOt
     w.member(ColumnsMetadataOther$jsonKeys[1], start);
     w.number(v.value);
   }
+}
+
+/** What the cells take from the runtime (the schema's `externs`): text and values to fields and back, no fact of the format. */
+export interface CellHelpers {
+  /** The bytes as hex. */
+  hexOf(bytes: Uint8Array): string;
+  /** A hex string's bytes. */
+  bytesOf(value: CellValue, path: string): Uint8Array;
+}
+
+/** A count, a unit, then count * unit bytes, shown as hex with the count and the unit. */
+export function countedCell(h: Pick<CellHelpers, 'bytesOf' | 'hexOf'>): CellCodec {
+  const { bytesOf, hexOf } = h;
+  return {
+    reader(_c, path) {
+      return (r) => {
+        r.need(2, path);
+        const count = r.u8();
+        const unit = r.u8();
+        if (count > 4) throw new InvalidValueError(`a count of ${count}`, { offset: r.offset, schemaPath: path });
+        const data = r.bytes(count * unit, path);
+        return { value: hexOf(data), with: { count, unit } };
+      };
+    },
+    skipper(_c, path) {
+      return (r) => {
+        r.need(1 + 1, path);
+        const count = r.u8();
+        const unit = r.u8();
+        r.pos += r.length(count * unit, path);
+      };
+    },
+    writer(_c, path) {
+      return (w, given$) => {
+        const with$ = cellWith(given$, ['count', 'unit'], path);
+        const value = with$.value;
+        const count = with$.with.count!;
+        const unit = with$.with.unit!;
+        const data = bytesOf(value, path);
+        if (!(count >= 0 && count <= 255)) throw new EncodeError(`count ${count} does not fit u8`, path);
+        if (!(unit >= 0 && unit <= 255)) throw new EncodeError(`unit ${unit} does not fit u8`, path);
+        w.u8(count);
+        w.u8(unit);
+        w.fixed(data, count * unit, path);
+      };
+    },
+    json(_c, path) {
+      return (r, w) => {
+        r.need(2, path);
+        const count = r.u8();
+        const unit = r.u8();
+        if (count > 4) throw new InvalidValueError(`a count of ${count}`, { offset: r.offset, schemaPath: path });
+        const data = r.bytes(count * unit, path);
+        w.value({ value: hexOf(data), with: { count, unit } });
+      };
+    },
+  };
+}
+
+export type CellName = 'counted';
+
+/** Every cell, by the `codec` name the CellLayouts table gives it. */
+export function cellCodecs(h: CellHelpers): Record<CellName, CellCodec> {
+  return {
+    counted: countedCell(h),
+  };
 }
 
 /** A change's images, by the keys a change holds them under. */
