@@ -2426,10 +2426,16 @@ export function rowImagePaths(path: string): Record<RowImageName, string> {
   return { before: `${path}.before`, after: `${path}.after` };
 }
 
-/** A row change's parts as one path takes them (rowImages.change): it reads, steps over or writes an image or the value options, from or to `s`. */
+/** A row change's parts as one path takes them (rowImages.change), a method each: it reads, steps over or writes that part, from or to `s`. (A method per image lets a hot path store each image under its own name.) */
 export interface RowChangeSteps<S, C> {
-  image(s: S, change: C, image: RowImageName): void;
+  before(s: S, change: C): void;
   options(s: S, change: C): void;
+  after(s: S, change: C): void;
+}
+
+/** RowChangeSteps from one function for every image, given its name, and one for the value options. */
+export function stepsByImage<S, C>(image: (s: S, change: C, image: RowImageName) => void, options: (s: S, change: C) => void): RowChangeSteps<S, C> {
+  return { before: (s, change) => image(s, change, 'before'), options, after: (s, change) => image(s, change, 'after') };
 }
 
 /**
@@ -2444,9 +2450,9 @@ export interface RowChangeSteps<S, C> {
  * One change's parts, in the order they are stored, each where the event's `images` have its bit.
  */
 export function walkRowChange<S, C>(s: S, images: number, change: C, steps: RowChangeSteps<S, C>): void {
-  if (images & 1 /* RowImages.BEFORE */) steps.image(s, change, 'before');
+  if (images & 1 /* RowImages.BEFORE */) steps.before(s, change);
   if (images & 4 /* RowImages.JSON_DIFFS */) steps.options(s, change);
-  if (images & 2 /* RowImages.AFTER */) steps.image(s, change, 'after');
+  if (images & 2 /* RowImages.AFTER */) steps.after(s, change);
 }
 
 /** rowImages.nulls: the bytes of an image's null bitmap over `n` present columns. */

@@ -28,20 +28,29 @@ function emitWalk(sf: SourceFile, ri: IrRowImages): void {
     returnType: 'Record<RowImageName, string>',
     statements: `return { ${images.map((i) => `${i}: \`\${path}.${i}\``).join(', ')} };`,
   });
+  const sc = [{ name: 's', type: 'S' }, { name: 'change', type: 'C' }];
   sf.addInterface({
     name: 'RowChangeSteps',
     isExported: true,
     typeParameters: ['S', 'C'],
-    docs: ["A row change's parts as one path takes them (rowImages.change): it reads, steps over or writes an image or the value options, from or to `s`."],
-    methods: [
-      { name: 'image', parameters: [{ name: 's', type: 'S' }, { name: 'change', type: 'C' }, { name: 'image', type: 'RowImageName' }], returnType: 'void' },
-      { name: 'options', parameters: [{ name: 's', type: 'S' }, { name: 'change', type: 'C' }], returnType: 'void' },
+    docs: [
+      "A row change's parts as one path takes them (rowImages.change), a method each: it reads, steps over or writes that part, from or to `s`. (A method per image lets a hot path store each image under its own name.)",
     ],
+    methods: ri.parts.map(({ part }) => ({ name: part, parameters: sc, returnType: 'void' })),
   });
-  const steps = ri.parts.map(({ part, flag, bit }) => {
-    const call = part === 'options' ? 'steps.options(s, change)' : `steps.image(s, change, ${q(part)})`;
-    return `if (images & ${bit} /* ${ri.images}.${flag} */) ${call};`;
+  sf.addFunction({
+    name: 'stepsByImage',
+    isExported: true,
+    typeParameters: ['S', 'C'],
+    docs: ['RowChangeSteps from one function for every image, given its name, and one for the value options.'],
+    parameters: [
+      { name: 'image', type: '(s: S, change: C, image: RowImageName) => void' },
+      { name: 'options', type: '(s: S, change: C) => void' },
+    ],
+    returnType: 'RowChangeSteps<S, C>',
+    statements: `return { ${ri.parts.map(({ part }) => (part === 'options' ? 'options' : `${part}: (s, change) => image(s, change, ${q(part)})`)).join(', ')} };`,
   });
+  const steps = ri.parts.map(({ part, flag, bit }) => `if (images & ${bit} /* ${ri.images}.${flag} */) steps.${part}(s, change);`);
   sf.addFunction({
     name: 'walkRowChange',
     isExported: true,

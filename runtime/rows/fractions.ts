@@ -148,11 +148,12 @@ class Search {
     const present = (bits: boolean[]) => t.columns.filter((_, i) => bits[i]).map((c) => slot(c, 'RowsEvent.rows'));
     this.images = [];
     walkRowChange(undefined, images, this.images, {
-      image: (_, list, image) => list.push(present(image === 'before' ? columns : columnsAfter)),
+      before: (_, list) => list.push(present(columns)),
       // MySQL's partial JSON updates are never MariaDB's (row-tables.ts infers no digits for them).
       options: () => {
         throw new Error('no fraction digits are inferred for rows with value options');
       },
+      after: (_, list) => list.push(present(columnsAfter)),
     });
     this.digits = t.columns.map(() => -1);
     this.end = r.end;

@@ -277,12 +277,17 @@ class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
     this.paths = rowImagePaths(path);
   }
 
+  before(r: Reader, split: SplitChange): void {
+    split.change.before = readImage(r, this.layout.before, split.change, 'before', this.paths.before);
+  }
+
   /** An after image's JSON columns may hold diffs, as the value options before it say. */
-  image(r: Reader, split: SplitChange, image: RowImageName): void {
+  after(r: Reader, split: SplitChange): void {
     const { change } = split;
-    const diffs = image === 'after' ? partialColumns(this.layout.jsonColumns, change) : undefined;
-    if (image === 'after') Object.assign(split, { diffs, afterAt: r.offset });
-    change[image] = readImage(r, diffs ? withDiffs(this.layout.after, diffs) : this.layout[image], change, image, this.paths[image]);
+    const diffs = partialColumns(this.layout.jsonColumns, change);
+    split.diffs = diffs;
+    split.afterAt = r.offset;
+    change.after = readImage(r, diffs ? withDiffs(this.layout.after, diffs) : this.layout.after, change, 'after', this.paths.after);
   }
 
   options(r: Reader, split: SplitChange): void {
@@ -349,10 +354,14 @@ class WriteSteps implements RowChangeSteps<Writer, RowChangeInput> {
     private readonly path: string,
   ) {}
 
-  image(w: Writer, change: RowChangeInput, image: RowImageName): void {
-    const diffs = image === 'after' ? partialColumns(this.layout.jsonColumns, change) : undefined;
+  before(w: Writer, change: RowChangeInput): void {
+    writeImage(w, change, 'before', this.layout.before, this.path);
+  }
+
+  after(w: Writer, change: RowChangeInput): void {
+    const diffs = partialColumns(this.layout.jsonColumns, change);
     if (diffs) checkResultingJson(change, diffs, `${this.path}.after`);
-    writeImage(w, change, image, diffs ? withDiffs(this.layout.after, diffs) : this.layout[image], this.path);
+    writeImage(w, change, 'after', diffs ? withDiffs(this.layout.after, diffs) : this.layout.after, this.path);
   }
 
   options(w: Writer, change: RowChangeInput): void {

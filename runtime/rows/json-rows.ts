@@ -103,12 +103,20 @@ class JsonSteps implements RowChangeSteps<Reader, JsonBytes> {
     this.paths = rowImagePaths(path);
   }
 
+  before(r: Reader, w: JsonBytes): void {
+    w.raw(this.first ? KEYS.before : LATER_KEYS.before);
+    this.image(r, w, this.layout.before, 'before', this.paths.before);
+  }
+
+  after(r: Reader, w: JsonBytes): void {
+    w.raw(this.first ? KEYS.after : LATER_KEYS.after);
+    this.image(r, w, this.layout.after, 'after', this.paths.after);
+  }
+
   /** The image's null bitmap, then each present column's value or null. */
-  image(r: Reader, w: JsonBytes, name: RowImageName): void {
-    w.raw(this.first ? KEYS[name] : LATER_KEYS[name]);
+  private image(r: Reader, w: JsonBytes, img: Image, name: RowImageName, path: string): void {
     this.first = false;
-    const img: Image = this.layout[name];
-    const nulls = nullBitmap(r, img, spare, name, this.paths[name]);
+    const nulls = nullBitmap(r, img, spare, name, path);
     if (spare.nullSpare) {
       spare.nullSpare = undefined;
       throw new NotInOnePass('unused null-bitmap bits are set');

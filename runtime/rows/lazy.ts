@@ -130,14 +130,23 @@ class SkipSteps implements RowChangeSteps<Reader, LazyRowChange> {
     private readonly paths: Record<RowImageName, string>,
   ) {}
 
-  image(r: Reader, change: LazyRowChange, image: RowImageName): void {
+  before(r: Reader, change: LazyRowChange): void {
+    change.before = this.image(r, change, 'before');
+  }
+
+  after(r: Reader, change: LazyRowChange): void {
+    change.after = this.image(r, change, 'after');
+  }
+
+  /** The image's view, its null bitmap read and its values stepped over. */
+  private image(r: Reader, change: LazyRowChange, image: RowImageName): LazyRow {
     const images = this.images[image];
     const { img, offsets } = images;
     const at = offsets.length;
     const nulls = nullBitmap(r, img, change, image, this.paths[image]);
     offsets.push(nulls);
     img.skip(r, nulls, img.skippers, offsets);
-    change[image] = LazyRow.over(images, at);
+    return LazyRow.over(images, at);
   }
 
   /** Changes with value options are decoded at once (splitLazyRows). */

@@ -15,9 +15,9 @@ import {
   oldNullBit,
   type OldNullBytes,
   oldNullBytesLayout,
-  type RowChangeSteps,
   type RowImageName,
   setOldColumnBits,
+  stepsByImage,
   walkRowChange,
 } from '../../generated/rows.js';
 import { cellColumn } from '../tables/sqltypes.js';
@@ -150,12 +150,12 @@ export function decodeOldRows(r: Reader, tables: TableRegistry, tableId: number,
   const out: OldRowChange[] = [];
   // Each image has at least its null bytes, or a present column: an image of neither would never end.
   if (layout.nullBytes.bytes === 0 && present.length === 0 && r.pos < r.end) throw problem('row images of no bytes, with bytes after them');
-  const steps: RowChangeSteps<Reader, OldRowChange> = {
-    image: (r, change, image) => void (change[image] = readImage(r, layout, present, change, image, `${path}.${image}`)),
-    options: () => {
+  const steps = stepsByImage<Reader, OldRowChange>(
+    (r, change, image) => void (change[image] = readImage(r, layout, present, change, image, `${path}.${image}`)),
+    () => {
       throw problem('rows v0 have no value options');
     },
-  };
+  );
   while (r.pos < r.end) {
     const change: OldRowChange = {};
     walkRowChange(r, images, change, steps);
@@ -209,12 +209,12 @@ export function encodeOldRows(w: Writer, rows: OldRowChange[], tables: TableRegi
   const problem = (p: string) => new EncodeError(p, path);
   const layout = layoutOf(tables, tableId, problem, path);
   const present = presentColumns(layout, columns, problem);
-  const steps: RowChangeSteps<Writer, OldRowChange> = {
-    image: (w, change, image) => writeImage(w, layout, present, change, image, path),
-    options: () => {
+  const steps = stepsByImage<Writer, OldRowChange>(
+    (w, change, image) => writeImage(w, layout, present, change, image, path),
+    () => {
       throw problem('rows v0 have no value options');
     },
-  };
+  );
   rows.forEach((change, i) => {
     try {
       walkRowChange(w, images, change, steps);

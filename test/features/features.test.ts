@@ -42,6 +42,7 @@ import {
   rowOptionColumns,
   serverNullSpare,
   walkRowChange,
+  stepsByImage,
   oldBitDiffering,
   oldDecidedBits,
   oldLongestPacked,
@@ -343,7 +344,10 @@ describe('covers: which columns a list entry is about', () => {
 
 describe('rowImages: a row change laid out as the section says', () => {
   /** Steps that record the parts a walk takes, in order. */
-  const recorder: RowChangeSteps<undefined, string[]> = { image: (_, seen, image) => seen.push(image), options: (_, seen) => seen.push('options') };
+  const recorder: RowChangeSteps<undefined, string[]> = stepsByImage(
+    (_, seen, image) => seen.push(image),
+    (_, seen) => seen.push('options'),
+  );
   const walk = (images: number) => {
     const seen: string[] = [];
     walkRowChange(undefined, images, seen, recorder);

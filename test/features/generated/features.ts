@@ -1992,10 +1992,16 @@ export function rowImagePaths(path: string): Record<RowImageName, string> {
   return { after: `${path}.after`, before: `${path}.before` };
 }
 
-/** A row change's parts as one path takes them (rowImages.change): it reads, steps over or writes an image or the value options, from or to `s`. */
+/** A row change's parts as one path takes them (rowImages.change), a method each: it reads, steps over or writes that part, from or to `s`. (A method per image lets a hot path store each image under its own name.) */
 export interface RowChangeSteps<S, C> {
-  image(s: S, change: C, image: RowImageName): void;
+  after(s: S, change: C): void;
+  before(s: S, change: C): void;
   options(s: S, change: C): void;
+}
+
+/** RowChangeSteps from one function for every image, given its name, and one for the value options. */
+export function stepsByImage<S, C>(image: (s: S, change: C, image: RowImageName) => void, options: (s: S, change: C) => void): RowChangeSteps<S, C> {
+  return { after: (s, change) => image(s, change, 'after'), before: (s, change) => image(s, change, 'before'), options };
 }
 
 /**
@@ -2003,8 +2009,8 @@ export interface RowChangeSteps<S, C> {
  * One change's parts, in the order they are stored, each where the event's `images` have its bit.
  */
 export function walkRowChange<S, C>(s: S, images: number, change: C, steps: RowChangeSteps<S, C>): void {
-  if (images & 2 /* Images.NEW */) steps.image(s, change, 'after');
-  if (images & 1 /* Images.OLD */) steps.image(s, change, 'before');
+  if (images & 2 /* Images.NEW */) steps.after(s, change);
+  if (images & 1 /* Images.OLD */) steps.before(s, change);
   if (images & 4 /* Images.OPTS */) steps.options(s, change);
 }
 
