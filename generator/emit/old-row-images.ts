@@ -6,7 +6,7 @@
 import type { SourceFile } from 'ts-morph';
 import { compileExpr, type Expr } from '../expr.js';
 import type { IrOldFact, IrOldRowImages } from '../ir/types.js';
-import { docs } from './print.js';
+import { addSmallFunctions, bitMaskExpr, docs, type SmallFunction } from './print.js';
 
 export function emitOldRowImages(sf: SourceFile, ri: IrOldRowImages): void {
   emitFacts(sf, 'OldRowTable', "oldRowImages.table: what a table's definition says that its rows v0 images' layout reads.", ri.table);
@@ -42,9 +42,9 @@ function emitBitArithmetic(sf: SourceFile, ri: IrOldRowImages): void {
     docs: [`oldRowImages.nullBytes: the mask of bit k in its byte, k / 8 (${order}).`],
     parameters: [{ name: 'k', type: 'number' }],
     returnType: 'number',
-    statements: ri.msb ? 'return 0x80 >>> (k & 7);' : 'return 1 << (k & 7);',
+    statements: `return ${bitMaskExpr(ri.msb)};`,
   });
-  const fns: [string, string, string, string, string][] = [
+  const fns: SmallFunction[] = [
     ['oldNullBit', 'bytes: Uint8Array, k: number', 'boolean', 'Whether bit k of the null bytes is set.', 'return (bytes[k >>> 3]! & oldNullMask(k)) !== 0;'],
     ['setOldNullSpan', 'bytes: Uint8Array, at: number, count: number', 'void', 'Sets the `count` bits from bit `at`.', 'for (let k = at; k < at + count; k++) bytes[k >>> 3]! |= oldNullMask(k);'],
     [
@@ -62,16 +62,7 @@ function emitBitArithmetic(sf: SourceFile, ri: IrOldRowImages): void {
       'for (let k = 0; k < mask.length * 8; k++) if (oldNullBit(mask, k) && oldNullBit(a, k) !== oldNullBit(b, k)) return k;\nreturn undefined;',
     ],
   ];
-  for (const [name, params, returnType, doc, body] of fns) {
-    sf.addFunction({
-      name,
-      isExported: name === 'oldNullBit' || name === 'oldBitDiffering',
-      docs: [`oldRowImages.nullBytes: ${doc[0]!.toLowerCase()}${doc.slice(1)}`],
-      parameters: params.split(', ').map((p) => ({ name: p.split(': ')[0]!, type: p.split(': ')[1]! })),
-      returnType,
-      statements: body,
-    });
-  }
+  addSmallFunctions(sf, 'oldRowImages.nullBytes', fns, (name) => name === 'oldNullBit' || name === 'oldBitDiffering');
 }
 
 /** The layout's types and the function that gives out the bits, the record's then each column's. */

@@ -63,3 +63,25 @@ export class Lines {
     return this.out.join('\n');
   }
 }
+
+/** A small emitted function: its name, its parameters (`name: type, …`), its result, its doc and its body. */
+export type SmallFunction = [name: string, params: string, returnType: string, doc: string, body: string];
+
+/** Adds small functions of one schema section, each doc under the section's name (`rowImages.nulls: …`). */
+export function addSmallFunctions(sf: SourceFile, section: string, fns: SmallFunction[], exported: (name: string) => boolean = () => true): void {
+  for (const [name, params, returnType, doc, body] of fns) {
+    sf.addFunction({
+      name,
+      isExported: exported(name),
+      docs: [`${section}: ${doc[0]!.toLowerCase()}${doc.slice(1)}`],
+      parameters: params.split(', ').map((p) => ({ name: p.split(': ')[0]!, type: p.split(': ')[1]! })),
+      returnType,
+      statements: body,
+    });
+  }
+}
+
+/** The expression of bit `k`'s mask in its byte, most or least significant bit first. */
+export function bitMaskExpr(msb: boolean, k = 'k'): string {
+  return msb ? `0x80 >>> (${k} & 7)` : `1 << (${k} & 7)`;
+}

@@ -8,7 +8,7 @@ import { type SourceFile, VariableDeclarationKind } from 'ts-morph';
 import type { IrRowImages } from '../ir/types.js';
 import type { Module } from './module.js';
 import type { RuntimeType } from './runtime-names.js';
-import { docs, q } from './print.js';
+import { addSmallFunctions, bitMaskExpr, docs, q, type SmallFunction } from './print.js';
 
 export function emitRowImages(sf: SourceFile, m: Module, ri: IrRowImages): void {
   emitWalk(sf, ri);
@@ -66,10 +66,10 @@ function emitWalk(sf: SourceFile, ri: IrRowImages): void {
 function emitNulls(sf: SourceFile, ri: IrRowImages): void {
   const { msb, spareSet } = ri.nulls;
   const order = msb ? 'most significant bit first' : 'least significant bit first';
-  const fns: [string, string, string, string, string][] = [
+  const fns: SmallFunction[] = [
     ['nullBitmapBytes', 'n: number', 'number', "The bytes of an image's null bitmap over `n` present columns.", 'return (n + 7) >>> 3;'],
     ['nullByte', 'k: number', 'number', "The byte of the bitmap holding the image's k-th present column's bit.", 'return k >>> 3;'],
-    ['nullBitMask', 'k: number', 'number', `The mask of the image's k-th present column's bit in its byte (${order}).`, msb ? 'return 0x80 >>> (k & 7);' : 'return 1 << (k & 7);'],
+    ['nullBitMask', 'k: number', 'number', `The mask of the image's k-th present column's bit in its byte (${order}).`, `return ${bitMaskExpr(msb)};`],
     ['nullSpareOf', 'last: number, n: number', 'number', "The unused bits of an n-column null bitmap's last byte, as a number.", msb ? 'return n & 7 ? last & (0xff >>> (n & 7)) : 0;' : 'return n & 7 ? last >>> (n & 7) : 0;'],
     [
       'setNullSpare',
@@ -82,16 +82,7 @@ function emitNulls(sf: SourceFile, ri: IrRowImages): void {
       ? ['serverNullSpare', 'n: number', 'number', 'The unused bits servers write (all set), as nullSpareOf gives them.', 'return n & 7 ? 0xff >>> (n & 7) : 0;']
       : ['serverNullSpare', '_n: number', 'number', 'The unused bits servers write (all clear), as nullSpareOf gives them.', 'return 0;'],
   ];
-  for (const [name, params, returnType, doc, body] of fns) {
-    sf.addFunction({
-      name,
-      isExported: true,
-      docs: [`rowImages.nulls: ${doc[0]!.toLowerCase()}${doc.slice(1)}`],
-      parameters: params.split(', ').map((p) => ({ name: p.split(': ')[0]!, type: p.split(': ')[1]! })),
-      returnType,
-      statements: body,
-    });
-  }
+  addSmallFunctions(sf, 'rowImages.nulls', fns);
 }
 
 /** The value options read and written as the options struct says, a bit the `known` flags do not name refused. */

@@ -23,6 +23,7 @@ import {
   setNullSpare,
   walkRowChange,
 } from '../../generated/rows.js';
+import { placedAt } from '../core/schema-helpers.js';
 import { cellCodec } from '../values/cells.js';
 import { BinlogError, EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
 import { addResultingJson, checkResultingJson } from './json-diff.js';
@@ -68,6 +69,7 @@ function shape(names: string[]): RowImageCode {
   return made;
 }
 
+/** The functions of an image's code, from their bodies. */
 function compile(source: RowImageSource): RowImageCode {
   const fn = <K extends keyof RowImageCode>(k: K, body: string) => new Function(...ROW_IMAGE_PARAMS[k], body) as RowImageCode[K];
   return { read: fn('read', source.read), skip: fn('skip', source.skip), write: fn('write', source.write), json: source.json === undefined ? undefined : fn('json', source.json) };
@@ -124,12 +126,7 @@ function writeImage(w: Writer, change: RowChangeInput, image: RowImageName, img:
   const n = columns.length;
   const at = w.reserve(nullBitmapBytes(n));
   setNullSpare(w.buf, at, n, change.nullSpare?.[image] ?? serverNullSpare(n));
-  let missing: number;
-  try {
-    missing = img.write(w, row, at, img.writers);
-  } catch (e) {
-    throw e instanceof BinlogError ? e.rebased(rows, `${rows}.${image}`) : e;
-  }
+  const missing = placedAt(() => img.write(w, row, at, img.writers), rows, `${rows}.${image}`);
   if (missing >= 0) throw new EncodeError(`column '${columns[missing]!.name}' is present in the image but has no value`, `${rows}.${image}`);
   // Every present column has its value (checked above), so any more keys are columns not in the image.
   if (ownKeyCount(row) !== n) {
@@ -337,14 +334,8 @@ export function encodeRows(
   const t = tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
   const steps = new WriteSteps(layout(t, columns, columnsAfter, images, undefined, path), path);
-  rows.forEach((change, i) => {
-    try {
-      walkRowChange(w, images, change, steps);
-    } catch (e) {
-      // The paths name the change's parts: placed at the change.
-      throw e instanceof BinlogError ? e.rebased(path, `${path}[${i}]`) : e;
-    }
-  });
+  // The paths name the change's parts: placed at the change.
+  rows.forEach((change, i) => placedAt(() => walkRowChange(w, images, change, steps), path, `${path}[${i}]`));
 }
 
 /** The encoder's steps: each image written from its row, the value options from the change. */

@@ -21,8 +21,9 @@ import {
   walkRowChange,
 } from '../../generated/rows.js';
 import { cellColumn } from '../tables/sqltypes.js';
+import { placedAt } from '../core/schema-helpers.js';
 import { cellCodec } from '../values/cells.js';
-import { BinlogError, EncodeError, InvalidValueError } from '../core/errors.js';
+import { EncodeError, InvalidValueError } from '../core/errors.js';
 import { type Reader, sameBytes } from '../core/reader.js';
 import type { TableDefinition } from '../tables/definitions.js';
 import type { TableRegistry } from '../tables/registry.js';
@@ -184,11 +185,7 @@ function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: 
     const start = w.view().length;
     if (v === null) w.bytes(c.empty);
     else {
-      try {
-        c.write(w, v);
-      } catch (e) {
-        throw e instanceof BinlogError ? e.rebased(rows, path) : e;
-      }
+      placedAt(() => c.write(w, v), rows, path);
     }
     packed.set(c, w.view().slice(start));
   }
@@ -215,13 +212,7 @@ export function encodeOldRows(w: Writer, rows: OldRowChange[], tables: TableRegi
       throw problem('rows v0 have no value options');
     },
   );
-  rows.forEach((change, i) => {
-    try {
-      walkRowChange(w, images, change, steps);
-    } catch (e) {
-      // The paths name the change's parts: placed at the change.
-      throw e instanceof BinlogError ? e.rebased(path, `${path}[${i}]`) : e;
-    }
-  });
+  // The paths name the change's parts: placed at the change.
+  rows.forEach((change, i) => placedAt(() => walkRowChange(w, images, change, steps), path, `${path}[${i}]`));
 }
 
