@@ -5,6 +5,8 @@
  * their numbers as ASCII digits; `value` writes anything else as `toJsonLine` would.
  */
 
+import { DOUBLE_TEXT_MAX, digitCount, pairAt, writeDouble } from './double-text.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
@@ -13,26 +15,10 @@ const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x
 /** Strings from this length on are checked by one regular expression and, when nothing needs escaping, copied by Buffer.write. */
 const LONG_STRING = 24;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-/** The ASCII codes of the tens and the units of 0 … 99. */
-export const TENS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + Math.floor(i / 10));
-export const UNITS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + (i % 10));
-
-/** The two digits of n (0 … 99) at b[p]; returns the end. */
-export function pairAt(b: Uint8Array, p: number, n: number): number {
-  b[p] = TENS[n]!;
-  b[p + 1] = UNITS[n]!;
-  return p + 2;
-}
 
 /** What a byte of UTF-8 text is to JSON: an ASCII character as it is, one escaped, or a byte of a longer sequence. */
 const [PLAIN, ESCAPED, SEQUENCE] = [0, 1, 2];
 const BYTE_KIND = Uint8Array.from({ length: 256 }, (_, c) => (c >= 0x80 ? SEQUENCE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPED : PLAIN));
-
-/** How many decimal digits a 32-bit unsigned integer has. */
-function digitCount(x: number): number {
-  if (x < 1e5) return x < 10 ? 1 : x < 100 ? 2 : x < 1e3 ? 3 : x < 1e4 ? 4 : 5;
-  return x < 1e6 ? 6 : x < 1e7 ? 7 : x < 1e8 ? 8 : x < 1e9 ? 9 : 10;
-}
 
 /** Field names met so far, each as the bytes of `"name":`; bounded, as a dump's row names are. */
 const KEYS = new Map<string, Uint8Array>();
@@ -132,11 +118,17 @@ export class JsonBytes {
     this.pos = end + 1;
   }
 
-  /** A JSON number as toJsonLine writes it: -0 as "-0", NaN and the infinities as null. */
+  /**
+   * A JSON number as toJsonLine writes it: -0 as "-0", NaN and the infinities as null, any other double as
+   * String writes it, by writeDouble (no string made).
+   */
   number(n: number): void {
     if (Number.isSafeInteger(n) && n !== 0) this.integer(n);
     else if (Object.is(n, -0)) this.ascii('"-0"');
-    else this.ascii(Number.isFinite(n) ? String(n) : 'null');
+    else if (Number.isFinite(n)) {
+      this.room(DOUBLE_TEXT_MAX);
+      this.pos = writeDouble(this.buf, this.pos, n);
+    } else this.ascii('null');
   }
 
   /** A safe integer's digits, without its string: in 32-bit integer steps, a double's % being slow. */

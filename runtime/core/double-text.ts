@@ -1,0 +1,312 @@
+/**
+ * A double's text as String(x) gives it (ECMAScript's Number::toString: the shortest digits that read
+ * back as x, the closest of them to x, the even one on a tie), written as ASCII bytes with no string
+ * made: String(x) of a non-integer costs a runtime call and a string, which the dump pays on every
+ * DOUBLE and FLOAT cell.
+ *
+ * The digits are those of Schubfach (R. Giulietti, "The Schubfach way to render doubles", 2020), done
+ * here in the arithmetic JS has: with x = c·2^q, k chosen so that 10^k is at most x's rounding
+ * interval's width, v = 4·x·10^-k and its interval's ends vl, vr in the same scale decide between
+ * s = floor(x·10^-k), s + 1 and the multiples of 10 around s (one digit shorter). 10^-k is a 144-bit
+ * overestimate (six 24-bit limbs, made on first use of each k), the products exact in doubles (a limb
+ * product is below 2^48). Only v's product is made whole: vl and vr lie within 24 of v, so their
+ * products are v's minus or plus the table entry times a power of two, and only their low limbs matter.
+ */
+
+/** The ASCII codes of the tens and the units of 0 … 99. */
+export const TENS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + Math.floor(i / 10));
+export const UNITS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + (i % 10));
+
+/** The two digits of n (0 … 99) at b[p]; returns the end. */
+export function pairAt(b: Uint8Array, p: number, n: number): number {
+  b[p] = TENS[n]!;
+  b[p + 1] = UNITS[n]!;
+  return p + 2;
+}
+
+/** The longest text writeDouble writes: `-1.2345678901234567e-308`. */
+export const DOUBLE_TEXT_MAX = 24;
+
+const LIMB = 16777216; // 2^24
+const INV_LIMB = 1 / LIMB;
+const LOG10_2 = Math.log10(2);
+const LOG10_3_4 = Math.log10(0.75);
+
+/** The doubles' bits, read through a shared buffer (the high word's index follows the platform's byte order). */
+const BITS = new Float64Array(1);
+const WORDS = new Uint32Array(BITS.buffer);
+BITS[0] = 1;
+const HIGH = WORDS[1] === 0x3ff00000 ? 1 : 0;
+const LOW = 1 - HIGH;
+
+/**
+ * g(e) = floor(10^e·2^m) + 1 in [2^143, 2^144) for e = -k (from -292 to 324, all a double's k), as six
+ * 24-bit limbs, low first, with m: filled on first use (a dump meets a handful of k), so that importing
+ * costs nothing but the arrays.
+ */
+const E_MIN = -292;
+const E_COUNT = 324 - E_MIN + 1;
+const G = new Float64Array(E_COUNT * 6);
+const G_SHIFT = new Int16Array(E_COUNT);
+const G_MADE = new Uint8Array(E_COUNT);
+
+/** Fills g's entry for 10^e (BigInt: once per e, off the hot path). */
+function makePower(e: number): void {
+  const i = e - E_MIN;
+  const ten = 10n ** BigInt(Math.abs(e));
+  const bits = ten.toString(2).length;
+  let g: bigint;
+  let m: number;
+  if (e >= 0) {
+    m = 144 - bits;
+    g = (m >= 0 ? ten << BigInt(m) : ten >> BigInt(-m)) + 1n;
+  } else {
+    m = 143 + bits;
+    g = (1n << BigInt(m)) / ten + 1n;
+  }
+  for (let j = 0; j < 6; j++) G[i * 6 + j] = Number((g >> BigInt(24 * j)) & 0xffffffn);
+  G_SHIFT[i] = m;
+  G_MADE[i] = 1;
+}
+
+/**
+ * x's text at buf[p] (room for DOUBLE_TEXT_MAX bytes needed); returns the end. Any finite double, -0 as
+ * "0" as String writes it; NaN and the infinities as String writes them.
+ */
+export function writeDouble(buf: Uint8Array, p: number, x: number): number {
+  if (x !== x || x === Infinity || x === -Infinity) return asciiAt(buf, p, String(x));
+  if (x < 0) {
+    buf[p++] = 0x2d;
+    x = -x;
+  }
+  if (x === 0) {
+    buf[p] = 0x30;
+    return p + 1;
+  }
+  BITS[0] = x;
+  const high = WORDS[HIGH]!;
+  const low = WORDS[LOW]!;
+  const biased = high >>> 20;
+  // x = c·2^q, c = chi·2^32 + low.
+  let chi = high & 0xfffff;
+  let q = -1074;
+  if (biased !== 0) {
+    chi |= 0x100000;
+    q = biased - 1075;
+  }
+  // A power of two above the least normal has a lower neighbour half as far as its upper one.
+  const irregular = chi === 0x100000 && low === 0 && biased > 1;
+  const k = Math.floor(q * LOG10_2 + (irregular ? LOG10_3_4 : 0));
+  const e = -k - E_MIN;
+  if (G_MADE[e] === 0) makePower(-k);
+  const h = 144 + q - G_SHIFT[e]!; // 1 … 4: v·2^144 = (4c·2^h)·g
+  const sh = h + 2;
+
+  // 4c·2^h in 24-bit limbs (below 2^59): c's words shifted with 32-bit operations, each limb masked.
+  const a0 = (low << sh) & 0xffffff;
+  const a1 = ((low >>> (24 - sh)) | (chi << (8 + sh))) & 0xffffff;
+  const a2 = chi >>> (16 - sh);
+  const gi = e * 6;
+  const g0 = G[gi]!, g1 = G[gi + 1]!, g2 = G[gi + 2]!, g3 = G[gi + 3]!, g4 = G[gi + 4]!, g5 = G[gi + 5]!;
+  // The product's columns (each below 2^50, exact); limbs 6 up are v's integer part, 0 … 5 its fraction.
+  const c0 = a0 * g0;
+  const c1 = a0 * g1 + a1 * g0;
+  const c2 = a0 * g2 + a1 * g1 + a2 * g0;
+  const c3 = a0 * g3 + a1 * g2 + a2 * g1;
+  const c4 = a0 * g4 + a1 * g3 + a2 * g2;
+  const c5 = a0 * g5 + a1 * g4 + a2 * g3;
+  const c6 = a1 * g5 + a2 * g4;
+
+  // vr and vl: the interval's ends, 2·2^h·g (or 2^h·g below a power of two) away in the product.
+  const up = 2 << h;
+  const down = irregular ? 1 << h : up;
+  let t = Math.floor(c0 * INV_LIMB);
+  let tl = Math.floor((c0 - down * g0) * INV_LIMB);
+  let tr = Math.floor((c0 + up * g0) * INV_LIMB);
+  t = Math.floor((c1 + t) * INV_LIMB);
+  tl = Math.floor((c1 - down * g1 + tl) * INV_LIMB);
+  tr = Math.floor((c1 + up * g1 + tr) * INV_LIMB);
+  t = Math.floor((c2 + t) * INV_LIMB);
+  tl = Math.floor((c2 - down * g2 + tl) * INV_LIMB);
+  tr = Math.floor((c2 + up * g2 + tr) * INV_LIMB);
+  // From 2^-72 up, the fraction (limbs 3 … 5) says whether the value is a whole number: the paper shows
+  // a fraction that is not 0 is at least about 2^-63, and the table's overestimate adds less than 2^-85.
+  let f = c3 + t;
+  t = Math.floor(f * INV_LIMB);
+  let sticky = f - t * LIMB;
+  f = c3 - down * g3 + tl;
+  tl = Math.floor(f * INV_LIMB);
+  let stickyL = f - tl * LIMB;
+  f = c3 + up * g3 + tr;
+  tr = Math.floor(f * INV_LIMB);
+  let stickyR = f - tr * LIMB;
+  f = c4 + t;
+  t = Math.floor(f * INV_LIMB);
+  sticky += f - t * LIMB;
+  f = c4 - down * g4 + tl;
+  tl = Math.floor(f * INV_LIMB);
+  stickyL += f - tl * LIMB;
+  f = c4 + up * g4 + tr;
+  tr = Math.floor(f * INV_LIMB);
+  stickyR += f - tr * LIMB;
+  f = c5 + t;
+  t = Math.floor(f * INV_LIMB);
+  sticky += f - t * LIMB;
+  f = c5 - down * g5 + tl;
+  tl = Math.floor(f * INV_LIMB);
+  stickyL += f - tl * LIMB;
+  f = c5 + up * g5 + tr;
+  tr = Math.floor(f * INV_LIMB);
+  stickyR += f - tr * LIMB;
+  // v's integer part: limb 6 (its low bits place s·4 against vl and vr), limbs 7 and 8 (the rest of s).
+  f = c6 + t;
+  t = Math.floor(f * INV_LIMB);
+  const v6 = f - t * LIMB;
+  const v6l = c6 + tl - Math.floor((c6 + tl) * INV_LIMB) * LIMB;
+  const v6r = c6 + tr - Math.floor((c6 + tr) * INV_LIMB) * LIMB;
+  f = a2 * g5 + t;
+  t = Math.floor(f * INV_LIMB);
+  const v7 = f - t * LIMB;
+
+  // Rounded to odd, each end less 4s: a small number (vl, vr lie within 24 of v), from the low limbs alone.
+  const low2 = v6 & 3;
+  const out = low & 1; // an odd c's interval is open: its ends do not read back as x
+  const vb = low2 | (sticky !== 0 ? 1 : 0);
+  const vl = (wrapped(v6l - v6) + low2) | (stickyL !== 0 ? 1 : 0);
+  const vr = (wrapped(v6r - v6) + low2) | (stickyR !== 0 ? 1 : 0);
+
+  // s = floor(v / 4) as s1·10^8 + s0 (s < 2^57: its high part above 2^22 first, then the rest).
+  const above = v7 + t * LIMB;
+  const qa = Math.floor(above / 1e8);
+  const r = (above - qa * 1e8) * 4194304 + (v6 >>> 2);
+  const qr = Math.floor(r / 1e8);
+  let s1 = (qa * 4194304 + qr) | 0; // below 10^9: s < 10·2^53
+  let s0 = (r - qr * 1e8) | 0;
+
+  const units = s0 % 10;
+  // One digit fewer: the multiple of 10 below s or the one above, if exactly one of them is inside.
+  const belowIn = vl + out <= -4 * units;
+  const aboveIn = 4 * (10 - units) + out <= vr;
+  let add: number;
+  if (belowIn !== aboveIn) add = belowIn ? -units : 10 - units;
+  else {
+    const sIn = vl + out <= 0;
+    const nextIn = 4 + out <= vr;
+    // Both in: the closer; on a tie (v exactly halfway) the even one.
+    if (sIn !== nextIn) add = sIn ? 0 : 1;
+    else add = vb > 2 || (vb === 2 && (units & 1) === 1) ? 1 : 0;
+  }
+  s0 += add;
+  if (s0 >= 1e8) {
+    s0 -= 1e8;
+    s1++;
+  }
+  return placeDigits(buf, p, s1, s0, k);
+}
+
+/** A difference of two 24-bit limbs taken modulo 2^24, as the small signed number it is. */
+function wrapped(d: number): number {
+  return d > 8388608 ? d - LIMB : d < -8388608 ? d + LIMB : d;
+}
+
+/**
+ * (s1·10^8 + s0)·10^k as Number::toString writes it: its digits without trailing zeros, in the fixed form
+ * for 10^-7 <= x < 10^21, else with an exponent. The digits are written once, where most of them stay,
+ * and the few before the point moved up one place to make room for it.
+ */
+function placeDigits(buf: Uint8Array, p: number, s1: number, s0: number, k: number): number {
+  const length = s1 > 0 ? 8 + digitCount(s1) : digitCount(s0);
+  // The decimal point's place after the first digit (Number::toString's n).
+  const point = length + k;
+  if (point <= 0 && point > -6) {
+    buf[p++] = 0x30;
+    buf[p++] = 0x2e;
+    for (let i = point; i < 0; i++) buf[p++] = 0x30;
+    return withoutZeros(buf, writeDigits(buf, p, length, s1, s0));
+  }
+  const end = withoutZeros(buf, writeDigits(buf, p + 1, length, s1, s0));
+  const count = end - p - 1;
+  if (point > 0 && point <= 21) {
+    if (count <= point) {
+      moveDown(buf, p, count);
+      for (let i = p + count; i < p + point; i++) buf[i] = 0x30;
+      return p + point;
+    }
+    moveDown(buf, p, point);
+    buf[p + point] = 0x2e;
+    return end;
+  }
+  buf[p] = buf[p + 1]!;
+  if (count > 1) {
+    buf[p + 1] = 0x2e;
+    p = end;
+  } else p++;
+  buf[p++] = 0x65;
+  let exponent = point - 1;
+  if (exponent < 0) {
+    buf[p++] = 0x2d;
+    exponent = -exponent;
+  } else buf[p++] = 0x2b;
+  if (exponent >= 100) {
+    const hundreds = (exponent / 100) | 0;
+    buf[p++] = 0x30 + hundreds;
+    return pairAt(buf, p, exponent - hundreds * 100);
+  }
+  if (exponent >= 10) return pairAt(buf, p, exponent);
+  buf[p] = 0x30 + exponent;
+  return p + 1;
+}
+
+/** How many decimal digits a 32-bit unsigned integer has. */
+export function digitCount(x: number): number {
+  if (x < 1e5) return x < 10 ? 1 : x < 100 ? 2 : x < 1e3 ? 3 : x < 1e4 ? 4 : 5;
+  return x < 1e6 ? 6 : x < 1e7 ? 7 : x < 1e8 ? 8 : x < 1e9 ? 9 : 10;
+}
+
+/** The `length` digits of s1·10^8 + s0 at buf[p] (s1 = 0, or s0 is its 8 last digits); returns the end. */
+function writeDigits(buf: Uint8Array, p: number, length: number, s1: number, s0: number): number {
+  const end = p + length;
+  if (s1 === 0) {
+    digitsBefore(buf, end, s0);
+    return end;
+  }
+  // The last eight as two halves of four, two pairs each: four divisions that do not wait on each other.
+  const high = (s0 / 10000) | 0;
+  const low = s0 - high * 10000;
+  const highPair = (high / 100) | 0;
+  const lowPair = (low / 100) | 0;
+  pairAt(buf, end - 8, highPair);
+  pairAt(buf, end - 6, high - highPair * 100);
+  pairAt(buf, end - 4, lowPair);
+  pairAt(buf, end - 2, low - lowPair * 100);
+  digitsBefore(buf, end - 8, s1);
+  return end;
+}
+
+/** n's digits (0 < n < 2^31) ending before buf[end], two per division. */
+function digitsBefore(buf: Uint8Array, end: number, n: number): void {
+  while (n >= 100) {
+    const q = (n / 100) | 0;
+    pairAt(buf, (end -= 2), n - q * 100);
+    n = q;
+  }
+  if (n >= 10) pairAt(buf, end - 2, n);
+  else buf[end - 1] = 0x30 + n;
+}
+
+/** The end of the digits ending at `end` without their trailing zeros (the first digit is not 0). */
+function withoutZeros(buf: Uint8Array, end: number): number {
+  while (buf[end - 1] === 0x30) end--;
+  return end;
+}
+
+/** The n digits at buf[p + 1] moved to buf[p], for the decimal point after them. */
+function moveDown(buf: Uint8Array, p: number, n: number): void {
+  for (let i = p; i < p + n; i++) buf[i] = buf[i + 1]!;
+}
+
+/** ASCII text's codes at buf[p]; returns the end. */
+function asciiAt(buf: Uint8Array, p: number, s: string): number {
+  for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
+  return p;
+}
