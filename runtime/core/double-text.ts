@@ -5,12 +5,14 @@
  * DOUBLE and FLOAT cell.
  *
  * The digits are those of Schubfach (R. Giulietti, "The Schubfach way to render doubles", 2020), done
- * here in the arithmetic JS has: with x = c·2^q, k chosen so that 10^k is at most x's rounding
- * interval's width, v = 4·x·10^-k and its interval's ends vl, vr in the same scale decide between
- * s = floor(x·10^-k), s + 1 and the multiples of 10 around s (one digit shorter). 10^-k is a 144-bit
- * overestimate (six 24-bit limbs, made on first use of each k), the products exact in doubles (a limb
- * product is below 2^48). Only v's product is made whole: vl and vr lie within 24 of v, so their
- * products are v's minus or plus the table entry times a power of two, and only their low limbs matter.
+ * here in the arithmetic JS has: with x = c·2^q and k chosen so that 10^k is at most the width of x's
+ * rounding interval, v = 4·x·10^-k and the interval's ends vl, vr in the same scale, each rounded to odd,
+ * decide between s = floor(x·10^-k), s + 1 and the multiples of 10 around s (one digit shorter).
+ * 10^-k is a 144-bit overestimate (six 24-bit limbs, made on first use of each k) and v's product with
+ * it is exact in doubles (a limb product is below 2^48, a column's sum below 2^50). vl and vr lie within
+ * 24 of v: they are v's fraction less or plus a multiple of the table entry, in doubles, and made exactly
+ * only when that lands near a whole number (rare but for large integers, where it is exact).
+ * String(x) is the reference: test/double-text.test.ts and `bench/double-text.ts --check=N` compare them.
  */
 
 /** The ASCII codes of the tens and the units of 0 … 99. */
@@ -31,6 +33,7 @@ const LIMB = 16777216; // 2^24
 const INV_LIMB = 1 / LIMB;
 const LOG10_2 = Math.log10(2);
 const LOG10_3_4 = Math.log10(0.75);
+const LOG2_10 = Math.log2(10);
 
 /** The doubles' bits, read through a shared buffer (the high word's index follows the platform's byte order). */
 const BITS = new Float64Array(1);
@@ -49,12 +52,17 @@ const E_COUNT = 324 - E_MIN + 1;
 const G = new Float64Array(E_COUNT * 6);
 const G_SHIFT = new Int16Array(E_COUNT);
 const G_MADE = new Uint8Array(E_COUNT);
+/** g/2^144 as a double, for the interval's ends in the common case. */
+const G_VALUE = new Float64Array(E_COUNT);
+/** How near a whole number a fraction computed within 2^-46 may be before it is made again exactly. */
+const NEAR_WHOLE = 2 ** -40;
 
 /** Fills g's entry for 10^e (BigInt: once per e, off the hot path). */
 function makePower(e: number): void {
   const i = e - E_MIN;
   const ten = 10n ** BigInt(Math.abs(e));
-  const bits = ten.toString(2).length;
+  // 10^|e|'s bit length (e·log2(10) is never within 10^-4 of a whole number here, far beyond the double's error).
+  const bits = Math.floor(Math.abs(e) * LOG2_10) + 1;
   let g: bigint;
   let m: number;
   if (e >= 0) {
@@ -65,6 +73,7 @@ function makePower(e: number): void {
     g = (1n << BigInt(m)) / ten + 1n;
   }
   for (let j = 0; j < 6; j++) G[i * 6 + j] = Number((g >> BigInt(24 * j)) & 0xffffffn);
+  G_VALUE[i] = Number(g) * 2 ** -144;
   G_SHIFT[i] = m;
   G_MADE[i] = 1;
 }
@@ -117,91 +126,106 @@ export function writeDouble(buf: Uint8Array, p: number, x: number): number {
   const c5 = a0 * g5 + a1 * g4 + a2 * g3;
   const c6 = a1 * g5 + a2 * g4;
 
-  // vr and vl: the interval's ends, 2·2^h·g (or 2^h·g below a power of two) away in the product.
-  const up = 2 << h;
-  const down = irregular ? 1 << h : up;
+  // v's limbs: 0 … 5 its fraction, from 6 up its integer part.
   let t = Math.floor(c0 * INV_LIMB);
-  let tl = Math.floor((c0 - down * g0) * INV_LIMB);
-  let tr = Math.floor((c0 + up * g0) * INV_LIMB);
   t = Math.floor((c1 + t) * INV_LIMB);
-  tl = Math.floor((c1 - down * g1 + tl) * INV_LIMB);
-  tr = Math.floor((c1 + up * g1 + tr) * INV_LIMB);
   t = Math.floor((c2 + t) * INV_LIMB);
-  tl = Math.floor((c2 - down * g2 + tl) * INV_LIMB);
-  tr = Math.floor((c2 + up * g2 + tr) * INV_LIMB);
-  // From 2^-72 up, the fraction (limbs 3 … 5) says whether the value is a whole number: the paper shows
-  // a fraction that is not 0 is at least about 2^-63, and the table's overestimate adds less than 2^-85.
   let f = c3 + t;
   t = Math.floor(f * INV_LIMB);
-  let sticky = f - t * LIMB;
-  f = c3 - down * g3 + tl;
-  tl = Math.floor(f * INV_LIMB);
-  let stickyL = f - tl * LIMB;
-  f = c3 + up * g3 + tr;
-  tr = Math.floor(f * INV_LIMB);
-  let stickyR = f - tr * LIMB;
+  const v3 = f - t * LIMB;
   f = c4 + t;
   t = Math.floor(f * INV_LIMB);
-  sticky += f - t * LIMB;
-  f = c4 - down * g4 + tl;
-  tl = Math.floor(f * INV_LIMB);
-  stickyL += f - tl * LIMB;
-  f = c4 + up * g4 + tr;
-  tr = Math.floor(f * INV_LIMB);
-  stickyR += f - tr * LIMB;
+  const v4 = f - t * LIMB;
   f = c5 + t;
   t = Math.floor(f * INV_LIMB);
-  sticky += f - t * LIMB;
-  f = c5 - down * g5 + tl;
-  tl = Math.floor(f * INV_LIMB);
-  stickyL += f - tl * LIMB;
-  f = c5 + up * g5 + tr;
-  tr = Math.floor(f * INV_LIMB);
-  stickyR += f - tr * LIMB;
-  // v's integer part: limb 6 (its low bits place s·4 against vl and vr), limbs 7 and 8 (the rest of s).
+  const v5 = f - t * LIMB;
   f = c6 + t;
   t = Math.floor(f * INV_LIMB);
   const v6 = f - t * LIMB;
-  const v6l = c6 + tl - Math.floor((c6 + tl) * INV_LIMB) * LIMB;
-  const v6r = c6 + tr - Math.floor((c6 + tr) * INV_LIMB) * LIMB;
   f = a2 * g5 + t;
   t = Math.floor(f * INV_LIMB);
   const v7 = f - t * LIMB;
 
-  // Rounded to odd, each end less 4s: a small number (vl, vr lie within 24 of v), from the low limbs alone.
+  // Rounded to odd (the low bit set where the fraction is not 0), less 4s: v, and the interval's ends vl
+  // and vr, which lie within 24 of v (2·2^h·g away in the product, 2^h·g for vl below a power of two).
+  // From 2^-72 up, the fraction says whether a value is a whole number: the paper shows a fraction that
+  // is not 0 is at least about 2^-63, and the table's overestimate adds less than 2^-85.
   const low2 = v6 & 3;
-  const out = low & 1; // an odd c's interval is open: its ends do not read back as x
-  const vb = low2 | (sticky !== 0 ? 1 : 0);
-  const vl = (wrapped(v6l - v6) + low2) | (stickyL !== 0 ? 1 : 0);
-  const vr = (wrapped(v6r - v6) + low2) | (stickyR !== 0 ? 1 : 0);
-
-  // s = floor(v / 4) as s1·10^8 + s0 (s < 2^57: its high part above 2^22 first, then the rest).
-  const above = v7 + t * LIMB;
-  const qa = Math.floor(above / 1e8);
-  const r = (above - qa * 1e8) * 4194304 + (v6 >>> 2);
-  const qr = Math.floor(r / 1e8);
-  let s1 = (qa * 4194304 + qr) | 0; // below 10^9: s < 10·2^53
-  let s0 = (r - qr * 1e8) | 0;
-
-  const units = s0 % 10;
-  // One digit fewer: the multiple of 10 below s or the one above, if exactly one of them is inside.
-  const belowIn = vl + out <= -4 * units;
-  const aboveIn = 4 * (10 - units) + out <= vr;
-  let add: number;
-  if (belowIn !== aboveIn) add = belowIn ? -units : 10 - units;
-  else {
-    const sIn = vl + out <= 0;
-    const nextIn = 4 + out <= vr;
-    // Both in: the closer; on a tie (v exactly halfway) the even one.
-    if (sIn !== nextIn) add = sIn ? 0 : 1;
-    else add = vb > 2 || (vb === 2 && (units & 1) === 1) ? 1 : 0;
+  const vb = low2 | (v3 + v4 + v5 !== 0 ? 1 : 0);
+  const up = 2 << h;
+  const down = irregular ? 1 << h : up;
+  // The ends from v's fraction and g in doubles (both within 2^-46): exact unless one is near a whole number.
+  const fraction = (v5 + v4 * INV_LIMB) * INV_LIMB;
+  const lower = fraction - down * G_VALUE[e]!;
+  const upper = fraction + up * G_VALUE[e]!;
+  const lowerWhole = Math.floor(lower);
+  const upperWhole = Math.floor(upper);
+  let vl: number;
+  let vr: number;
+  if (awayFromWhole(lower - lowerWhole) && awayFromWhole(upper - upperWhole)) {
+    vl = (low2 + lowerWhole) | 1;
+    vr = (low2 + upperWhole) | 1;
+  } else {
+    vl = exactEnd(a0, a1, a2, gi, -down, v6);
+    vr = exactEnd(a0, a1, a2, gi, up, v6);
   }
+
+  // s = floor(v / 4) as s1·10^8 + s0: s1 from s in a double (within 8), s0 from s's low 32 bits, then
+  // both put right (s < 10·2^53, so s1 < 10^9).
+  const s2 = (v6 >>> 2) | ((v7 & 1023) << 22);
+  let s1 = Math.floor(((v7 + t * LIMB) * 4194304 + (v6 >>> 2)) * 1e-8) | 0;
+  let s0 = (s2 - Math.imul(s1, 100000000)) | 0;
+  if (s0 < 0) {
+    s0 += 100000000;
+    s1--;
+  } else if (s0 >= 100000000) {
+    s0 -= 100000000;
+    s1++;
+  }
+
+  const out = low & 1; // an odd c's interval is open: its ends do not read back as x
+  const units = s0 % 10;
+  // The choice without branches (which of s and s + 1 is taken is as good as random): each test "a <= b"
+  // of small integers as the sign bit of a - b - 1, 1 where it holds.
+  // s or s + 1: where only one is inside, that one; where both are, the closer, on a tie the even one.
+  const sIn = (vl + out - 1) >>> 31;
+  const nextIn = (3 + out - vr) >>> 31;
+  const closer = (2 - vb - (units & 1)) >>> 31;
+  const next = sIn ^ nextIn ? nextIn : closer;
+  // One digit fewer, where exactly one of the multiples of 10 around s is inside: that one.
+  const belowIn = (vl + out + 4 * units - 1) >>> 31;
+  const aboveIn = (39 - 4 * units + out - vr) >>> 31;
+  const add = belowIn ^ aboveIn ? aboveIn * 10 - units : next;
   s0 += add;
   if (s0 >= 1e8) {
     s0 -= 1e8;
     s1++;
   }
   return placeDigits(buf, p, s1, s0, k);
+}
+
+/** Whether a fraction (0 <= f < 1) computed within 2^-46 is surely not a whole number's. */
+function awayFromWhole(f: number): boolean {
+  return f > NEAR_WHOLE && f < 1 - NEAR_WHOLE;
+}
+
+/**
+ * An end of x's interval, (floor(w) - 4s) | (w not whole), w = v + m·g/2^144, from the product made again
+ * limb by limb, exactly: for the few ends near a whole number, where the doubles cannot tell.
+ */
+function exactEnd(a0: number, a1: number, a2: number, gi: number, m: number, v6: number): number {
+  const a = [a0, a1, a2];
+  let carry = 0;
+  let fraction = 0;
+  let limb = 0;
+  for (let i = 0; i <= 6; i++) {
+    let column = carry + (i < 6 ? m * G[gi + i]! : 0);
+    for (let j = Math.max(0, i - 5); j <= Math.min(2, i); j++) column += a[j]! * G[gi + i - j]!;
+    carry = Math.floor(column * INV_LIMB);
+    limb = column - carry * LIMB;
+    if (i >= 3 && i <= 5) fraction += limb;
+  }
+  return (wrapped(limb - v6) + (v6 & 3)) | (fraction !== 0 ? 1 : 0);
 }
 
 /** A difference of two 24-bit limbs taken modulo 2^24, as the small signed number it is. */
@@ -211,8 +235,8 @@ function wrapped(d: number): number {
 
 /**
  * (s1·10^8 + s0)·10^k as Number::toString writes it: its digits without trailing zeros, in the fixed form
- * for 10^-7 <= x < 10^21, else with an exponent. The digits are written once, where most of them stay,
- * and the few before the point moved up one place to make room for it.
+ * for 10^-7 <= x < 10^21, else with an exponent. The digits are written once, one place on, where most
+ * of them stay; those before the point are moved one place back to make room for it.
  */
 function placeDigits(buf: Uint8Array, p: number, s1: number, s0: number, k: number): number {
   const length = s1 > 0 ? 8 + digitCount(s1) : digitCount(s0);
