@@ -120,6 +120,7 @@ describe('writeDouble', () => {
   });
 
   it('writes no more than DOUBLE_TEXT_MAX bytes', () => {
-    expect(writeDouble(buf, 0, -1.2345678901234567e-308)).toBe(DOUBLE_TEXT_MAX);
+    expect(writeDouble(buf, 0, -1.2345678901234567e-6)).toBe(DOUBLE_TEXT_MAX);
+    expect(writeDouble(buf, 0, -1.2345678901234567e-308)).toBe(DOUBLE_TEXT_MAX - 1);
   });
 });

@@ -26,8 +26,8 @@ export function pairAt(b: Uint8Array, p: number, n: number): number {
   return p + 2;
 }
 
-/** The longest text writeDouble writes: `-1.2345678901234567e-308`. */
-export const DOUBLE_TEXT_MAX = 24;
+/** The longest text writeDouble writes: `-0.0000012345678901234567` (`-1.2345678901234567e-308` is one shorter). */
+export const DOUBLE_TEXT_MAX = 25;
 
 const LIMB = 16777216; // 2^24
 const INV_LIMB = 1 / LIMB;
