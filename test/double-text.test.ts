@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DOUBLE_TEXT_MAX, writeDouble } from '../runtime/core/double-text.js';
+import { JsonBytes } from '../runtime/core/json-bytes.js';
 
 const buf = Buffer.alloc(64);
 const written = (x: number) => buf.toString('latin1', 0, writeDouble(buf, 0, x));
@@ -117,6 +118,18 @@ describe('writeDouble', () => {
       }
     };
     expect(mismatches(values())).toEqual([]);
+  });
+
+  it('is what JsonBytes.number writes, its buffer growing to make room', () => {
+    const values = [-1.2345678901234567e-6, 0.1, -1.2345678901234567e-308, 740.2857142857143, 1e21, 2 ** 60, 5e-324, 123];
+    for (let capacity = 1; capacity < 40; capacity++) {
+      const w = new JsonBytes(capacity);
+      values.forEach((x, i) => {
+        if (i) w.byte(0x2c);
+        w.number(x);
+      });
+      expect(w.take().toString('latin1')).toBe(values.map(String).join(','));
+    }
   });
 
   it('writes no more than DOUBLE_TEXT_MAX bytes', () => {
