@@ -330,7 +330,7 @@ function moveDown(buf: Uint8Array, p: number, n: number): void {
 }
 
 /** ASCII text's codes at buf[p]; returns the end. */
-function asciiAt(buf: Uint8Array, p: number, s: string): number {
+export function asciiAt(buf: Uint8Array, p: number, s: string): number {
   for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
   return p;
 }

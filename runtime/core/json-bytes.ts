@@ -5,7 +5,7 @@
  * their numbers as ASCII digits; `value` writes anything else as `toJsonLine` would.
  */
 
-import { DOUBLE_TEXT_MAX, digitCount, pairAt, writeDouble } from './double-text.js';
+import { asciiAt, DOUBLE_TEXT_MAX, digitCount, pairAt, writeDouble } from './double-text.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -363,12 +363,6 @@ export class JsonBytes {
     if (this.pos !== start) this.byte(0x2c);
     this.raw(key);
   }
-}
-
-/** ASCII text's codes at buf[p]; returns the end. */
-function asciiAt(buf: Uint8Array, p: number, s: string): number {
-  for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
-  return p;
 }
 
 /** Copies src[start, end) to dst at p; returns the end. Short runs by a loop, which beats set()'s call for them. */
