@@ -1,6 +1,6 @@
 /**
- * What the commands share of their command lines: exit statuses, the dump's filters, table definitions,
- * and how a failure is said.
+ * What the commands share of their command lines: the dump's filters, table definitions, parsing, and how
+ * a failure is said (the options themselves and the exit statuses are usage.ts's).
  */
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';

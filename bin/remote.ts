@@ -1,6 +1,7 @@
 /**
- * `binlog dump --read-from-remote-server` (-R): the options mariadb-binlog names for it, the password
- * (given, MYSQL_PWD, or asked for), and `--raw`'s archive of the server's files.
+ * `binlog dump --read-from-remote-server` (-R): the connection from the options mariadb-binlog names for it
+ * (usage.ts's REMOTE_OPTIONS), the password (given, MYSQL_PWD, or asked for), and `--raw`'s archive of the
+ * server's files.
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
