@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { findMariadb } from '../test/support/mariadb.js';
 import { DATA_DIR, ensureBinlog, type DataSource } from './data.js';
@@ -97,7 +98,36 @@ function alternate(commands: { name: string; argv: string[] }[], runs: number): 
   return out;
 }
 
-const KINDS = ['frame', 'decode', 'lazy', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog', 'dump', 'live'] as const;
+/**
+ * Start-up (issue 16), in fresh processes: `import` of the library (dist/index.js: its time, and the RSS
+ * after it), and the command's wall time and peak RSS for `--version` and for `dump` of the bundled
+ * sample (the compiled CLI: npm run build first), taking turns, beside bare `node -e 0`.
+ */
+function startup(runs: number): string[] {
+  log(`run: start-up × ${runs}`);
+  const root = path.join(import.meta.dirname, '..');
+  const lib = pathToFileURL(path.join(root, 'dist', 'index.js')).href;
+  const timed = `const t = performance.now(); await import(${JSON.stringify(lib)}); console.log(JSON.stringify({ ms: performance.now() - t, rss: process.memoryUsage.rss() }))`;
+  const imports = Array.from({ length: runs }, () => JSON.parse(spawnSync(process.execPath, ['--input-type=module', '-e', timed], { encoding: 'utf8' }).stdout) as { ms: number; rss: number });
+  const binlog = path.join(root, 'bin', 'binlog');
+  const runsOf = alternate(
+    [
+      { name: 'node -e 0', argv: [process.execPath, '-e', '0'] },
+      { name: 'binlog --version', argv: [process.execPath, binlog, '--version'] },
+      { name: 'binlog dump test/fixtures/sample.bin', argv: [process.execPath, binlog, 'dump', path.join(root, 'test', 'fixtures', 'sample.bin')] },
+    ],
+    runs,
+  );
+  const ms = (secs: number[]) => `${(median(secs) * 1000).toFixed(0)} ms (${(Math.min(...secs) * 1000).toFixed(0)}–${(Math.max(...secs) * 1000).toFixed(0)})`;
+  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+  return [
+    `start-up, median (min–max) of ${runs}:`,
+    `  import of the library (dist/index.js)   ${ms(imports.map((i) => i.ms / 1000))}, RSS after it ${mb(Math.max(...imports.map((i) => i.rss)))}`,
+    ...runsOf.map((r) => `  ${r.kind.padEnd(38)}  ${ms(r.secs)} wall, peak RSS ${TIME ? mb(r.rssPeak ?? 0) : 'not measured (no /usr/bin/time)'}`),
+  ];
+}
+
+const KINDS = ['frame', 'decode', 'lazy', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog', 'dump', 'live', 'startup'] as const;
 type Kind = (typeof KINDS)[number];
 const ONLY = (arg('only') ?? process.env.BENCH_ONLY)?.split(',') ?? [...KINDS];
 
@@ -108,6 +138,11 @@ async function main(): Promise<void> {
         `(or BENCH_MB, BENCH_RUNS, BENCH_DATA, BENCH_ONLY, BENCH_PROFILE=1); KIND is ${KINDS.join(', ')}`,
     );
   }
+  const start = ONLY.includes('startup') ? startup(RUNS) : [];
+  if (ONLY.every((k) => k === 'startup')) {
+    process.stdout.write(start.join('\n') + '\n');
+    return;
+  }
   const bin = findMariadb();
   if (!bin) {
     throw new Error(
@@ -116,8 +151,8 @@ async function main(): Promise<void> {
     );
   }
   const live = ONLY.includes('live') ? await liveBench(LIVE_ROWS, RUNS, log) : [];
-  if (ONLY.every((k) => k === 'live')) {
-    process.stdout.write(live.join('\n') + '\n');
+  if (ONLY.every((k) => k === 'live' || k === 'startup')) {
+    process.stdout.write([...live, ...start].join('\n') + '\n');
     return;
   }
   const file = await ensureBinlog(MB, DATA, log);
@@ -126,7 +161,7 @@ async function main(): Promise<void> {
 
   const r: Partial<Record<Kind, Result>> = {};
   for (const kind of KINDS) {
-    if (!ONLY.includes(kind) || kind === 'live' || kind === 'dump') continue;
+    if (!ONLY.includes(kind) || kind === 'live' || kind === 'dump' || kind === 'startup') continue;
     r[kind] = kind === 'mariadb-binlog' ? { kind, secs: mariadbBinlog(bin.binlogTool, file, RUNS) } : await measure(script, kind, file, RUNS);
   }
   // The CLI end to end (the compiled one: npm run build first) against the C++ tool's same job, rows decoded.
@@ -208,6 +243,10 @@ async function main(): Promise<void> {
   p();
   if (live.length) {
     live.forEach((l) => p(l));
+    p();
+  }
+  if (start.length) {
+    start.forEach((l) => p(l));
     p();
   }
   if (cxx) p(`reference: ${spawnSync(bin.binlogTool, ['--version'], { encoding: 'utf8' }).stdout.trim()}`);

@@ -1,6 +1,6 @@
 /**
- * What the commands share of their command lines: exit statuses, the dump's filters, table definitions,
- * and how a failure is said.
+ * What the commands share of their command lines: the dump's filters, table definitions, parsing, and how
+ * a failure is said (the options themselves and the exit statuses are usage.ts's).
  */
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -12,19 +12,7 @@ import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-co
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
 import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
-
-export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6, undecoded: 7 } as const;
-
-
-/** A command line that cannot be run: said with a pointer to --help, exit status 2. */
-export class UsageError extends Error {}
-
-
-export const TABLE_DEF_OPTIONS = {
-  'table-def': { type: 'string', multiple: true },
-  'table-defs': { type: 'string' },
-  'schema-file': { type: 'string', multiple: true },
-} as const;
+import { EXIT, UsageError } from './usage.js';
 
 /**
  * The definitions --schema-file, --table-defs and --table-def give, checked: a bad --table-def or
@@ -116,7 +104,6 @@ function datetime(v: string | undefined, option: string): number | undefined {
   if (Number.isNaN(t)) throw new UsageError(`${option} takes 'YYYY-MM-DD HH:MM:SS'`);
   return Math.floor(t / 1000);
 }
-
 
 /** Where a command writes a binlog (-o): `stream`, then `commit()` once all is written, or `abandon()`. */
 export interface Output {
@@ -228,18 +215,6 @@ function editDistance(a: string, b: string): number {
   }
   return prev[b.length]!;
 }
-
-/** The dump's filters (their help is dump's). */
-export const FILTER_OPTIONS = {
-  'start-position': { type: 'string' },
-  'stop-position': { type: 'string' },
-  'start-datetime': { type: 'string' },
-  'stop-datetime': { type: 'string' },
-  database: { type: 'string', multiple: true },
-  table: { type: 'string', multiple: true },
-  'case-insensitive-names': { type: 'boolean' },
-  'max-transaction-size': { type: 'string' },
-} as const;
 
 type FilterValues = { 'start-position'?: string; 'stop-position'?: string; 'start-datetime'?: string; 'stop-datetime'?: string; database?: string[]; table?: string[]; 'case-insensitive-names'?: boolean; 'max-transaction-size'?: string };
 

@@ -1,6 +1,7 @@
 /**
- * `binlog dump --read-from-remote-server` (-R): the options mariadb-binlog names for it, the password
- * (given, MYSQL_PWD, or asked for), and `--raw`'s archive of the server's files.
+ * `binlog dump --read-from-remote-server` (-R): the connection from the options mariadb-binlog names for it
+ * (usage.ts's REMOTE_OPTIONS), the password (given, MYSQL_PWD, or asked for), and `--raw`'s archive of the
+ * server's files.
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -9,27 +10,6 @@ import { EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC } from '../generated/header.js';
 import type { LiveFrame } from '../replication/frames.js';
 import type { LiveOptions } from '../replication/client.js';
-
-export const REMOTE_OPTIONS = {
-  'read-from-remote-server': { type: 'boolean', short: 'R' },
-  host: { type: 'string' },
-  port: { type: 'string' },
-  socket: { type: 'string' },
-  user: { type: 'string' },
-  password: { type: 'string' },
-  'server-id': { type: 'string' },
-  'start-gtid': { type: 'string' },
-  'to-last-log': { type: 'boolean' },
-  'stop-never': { type: 'boolean' },
-  'heartbeat-period': { type: 'string' },
-  reconnect: { type: 'boolean' },
-  'use-information-schema': { type: 'boolean' },
-  'retry-count': { type: 'string' },
-  'retry-delay': { type: 'string' },
-  'retry-timeout': { type: 'string' },
-  raw: { type: 'boolean' },
-  'result-file': { type: 'string' },
-} as const;
 
 /** What stands for `--password` given without a value, which parseArgs cannot take: asked for. */
 const ASK = '\u0000ask';

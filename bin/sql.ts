@@ -8,42 +8,9 @@ import { EventSelection } from '../runtime/io/filter.js';
 import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
-import { REMOTE_OPTIONS, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
-import { EXIT, eventFilter, FILTER_OPTIONS, openOutput, parseCommand, reportFailure, sayUnmatched, TABLE_DEF_OPTIONS, tableDefinitions, UsageError, write } from './options.js';
-
-export const SQL_HELP = `Options for sql (and dump's filters, in binlog dump --help, and the table definitions below):
-  --flashback                The SQL that undoes the changes: each one inverted (an INSERT's row
-                             deleted, a DELETE's row inserted, an UPDATE's columns set back), the
-                             statements and transactions last to first. Statements (DDL) are refused.
-  --rows-only                Leave statements (DDL, statement-format changes) out.
-  --primary-key-only         WHERE clauses of the primary key's columns alone, where it is known (the
-                             TABLE_MAP's full metadata, or a definition), instead of the whole image.
-  -R, --read-from-remote-server and dump's options for it (but --raw): the events of a running
-                             server's binlog from LOGNAME (or --start-gtid) on, as dump -R reads
-                             them; for flashback too.
-sql writes each transaction after a '-- file:pos, time, GTID' comment, its row changes as INSERT,
-UPDATE ... WHERE <the row's before image> LIMIT 1 and DELETE ... WHERE ... LIMIT 1, its statements
-after their USE and the SETs of the session they were logged in (sql_mode, charsets, time_zone,
-auto_increment) where it changes, between DELIMITER lines when they hold a ';'. Values are literals the server reads back exactly (strings as their bytes in the
-column's character set, TIMESTAMPs in UTC under SET time_zone). The columns need names: a TABLE_MAP
-with binlog_row_metadata=FULL, or a definition (--schema-file); a table without is an error (exit 1),
-as is an integer of unknown signedness or a change the flashback cannot undo.
-
-Options for flashback:
-  -o, --output UNDO.bin      The undo binlog to write (required; - for standard output): every rows
-                             event reversed, the transactions last to first, without their GTIDs (the
-                             server applying it gives each its own), for 'mariadb-binlog UNDO.bin |
-                             mariadb'. It is written only when every event could be undone: statements (DDL),
-                             statement-format events, and images without the columns the undo writes
-                             (binlog_row_image=MINIMAL or NOBLOB) are refused, naming the event.
-`;
-
-/** dump's --read-from-remote-server options, but --raw's: the events come as they do for dump. */
-const { raw: _raw, 'result-file': _resultFile, ...LIVE_OPTIONS } = REMOTE_OPTIONS;
-
-const READ_OPTIONS = { ...FILTER_OPTIONS, ...TABLE_DEF_OPTIONS, ...LIVE_OPTIONS, 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-export const SQL_OPTIONS = { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } } as const;
-export const FLASHBACK_OPTIONS = { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } as const;
+import { remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
+import { eventFilter, openOutput, parseCommand, reportFailure, sayUnmatched, tableDefinitions, write } from './options.js';
+import { EXIT, FLASHBACK_OPTIONS, SQL_OPTIONS, UsageError } from './usage.js';
 
 type ReadValues = Parameters<typeof eventFilter>[0] & Parameters<typeof tableDefinitions>[0] & RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 

@@ -5,45 +5,11 @@
 import { parseArgs } from 'node:util';
 import type { Checkpoint } from '../replication/checkpoint.js';
 import type { LiveOptions } from '../replication/client.js';
-import { natsSink } from '../sinks/nats.js';
 import { BinlogStreamer, type StreamStats } from '../sinks/stream.js';
-import { EXIT, reportFailure, UsageError } from './options.js';
+import { reportFailure } from './options.js';
 import { clock, StatusLine } from './progress.js';
-import { REMOTE_OPTIONS, remoteOptions, withPasswordPrompt } from './remote.js';
-
-export const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md describes the messages):
-  binlog stream -R [connection options] [LOGNAME] --to=nats://HOST:PORT [options]
-  Each row change a message on PREFIX.<db>.<table>, a Debezium-shaped change record whose Nats-Msg-Id
-  names the change (server id, GTID or file:pos, index), so that JetStream drops a resend. The
-  checkpoint is kept in the KV bucket binlog-checkpoints, written once the messages before it are
-  acknowledged; a start resumes from it. LOGNAME, --start-position and --start-gtid say where to
-  begin when it holds none; without them the stream begins at the end of the server's current binlog.
-  A lost broker is waited for; the stream goes on from the checkpoint.
-  The connection options are dump -R's (--reconnect too: give it, or a lost server ends the stream).
-  --to=nats://HOST:PORT      The NATS server (required).
-  --stream=NAME              The JetStream stream (default binlog), created when missing, on PREFIX.>.
-  --subject-prefix=P         The subjects' first token (default binlog).
-  --ddl                      Publish statements too (DDL; not BEGIN, COMMIT, XA): on PREFIX._ddl.
-  --in-flight=N              Messages published and not yet acknowledged, at most (default 1000): a
-                             slow or stopped broker holds the reading there.
-  --to-last-log              End at the end of the server's last binlog (by default: wait for more).
-  --stats=S                  Every S seconds, and at the end, one JSON line of counts on stdout.
-  --progress                 The status line on stderr (by default when stderr is a terminal).
-SIGINT or SIGTERM end it once what was read is acknowledged and its checkpoint written.
-`;
-
-export const STREAM_OPTIONS = {
-  ...REMOTE_OPTIONS,
-  'start-position': { type: 'string' },
-  to: { type: 'string' },
-  stream: { type: 'string' },
-  'subject-prefix': { type: 'string' },
-  ddl: { type: 'boolean' },
-  'in-flight': { type: 'string' },
-  stats: { type: 'string' },
-  progress: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+import { remoteOptions, withPasswordPrompt } from './remote.js';
+import { EXIT, STREAM_OPTIONS, UsageError } from './usage.js';
 
 export async function streamCommand(args: string[], help: string): Promise<number> {
   const { values, positionals } = parseArgs({ args: withPasswordPrompt(args), allowPositionals: true, options: STREAM_OPTIONS });
@@ -71,6 +37,8 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
   }
   const prefix = values['subject-prefix'] ?? 'binlog';
   if (!/^[^.*>\s]+(\.[^.*>\s]+)*$/.test(prefix)) throw new UsageError(`--subject-prefix '${prefix}' is not a NATS subject (tokens between dots, no '*', '>' or spaces)`);
+  // NATS's client is loaded once the command line is known good (not for --help or a usage error).
+  const { natsSink } = await import('../sinks/nats.js');
   const streamer = new BinlogStreamer({
     live: { ...live, until: values['to-last-log'] ? 'logs' : 'never' },
     sink: natsSink({ url: values.to, stream: values.stream, prefix }),

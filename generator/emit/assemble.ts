@@ -28,7 +28,7 @@ export function emit(ir: Ir, sourceOf: (module: string) => string, runtimeDir = 
   for (const module of ir.modules) {
     const m = new Module(module, ir);
     const sf = project.createSourceFile(`${module}.ts`, '', { overwrite: true });
-    emitConstants(sf, ir.constants.filter((c) => c.module === module));
+    emitConstants(sf, m, ir.constants.filter((c) => c.module === module));
     for (const l of ir.lookups) if (l.module === module) emitLookup(sf, m, l);
     emitEnums(sf, [...ir.enums.values()].filter((e) => e.module === module), true);
     emitEnums(sf, [...ir.flags.values()].filter((e) => e.module === module), false);

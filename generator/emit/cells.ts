@@ -8,6 +8,7 @@ import { compileExpr, identifiers, type Expr } from '../expr.js';
 import type { ExternType, IrBitField, IrCell, IrCellPart, IrCheck, IrExtern } from '../ir/types.js';
 import type { Module } from './module.js';
 import { docs, Lines, q } from './print.js';
+import { constantValue } from './types.js';
 
 const TS_TYPE: Record<ExternType, string> = {
   number: 'number',
@@ -78,7 +79,7 @@ function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
     if (id === 'column') return 'c';
     const bare = id.replace(/\[\]$/, '');
     const constant = m.ir.constants.find((k) => k.name === bare);
-    return constant ? m.use(bare, constant.module, false) : bare;
+    return constant ? constantValue(constant, m.use(bare, constant.module, false)) : bare;
   };
   const x = (e: Expr) => compileExpr(e, name);
   const uses = c.calls.length ? `const { ${c.calls.join(', ')} } = h;\n` : '';

@@ -26,6 +26,7 @@ export const RUNTIME = {
   inflate: 'core/compression',
   deflate: 'core/compression',
   rangeMap: 'core/schema-helpers',
+  builtOnFirstUse: 'core/schema-helpers',
   tableName: 'core/tables',
   hasTableDefinition: 'core/tables',
   rowsFromJson: 'core/row-json',

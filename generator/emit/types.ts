@@ -4,7 +4,7 @@
  */
 import type { SourceFile } from 'ts-morph';
 import { fixedSize } from '../ir/sizes.js';
-import { COVER_SERVERS, type Ir, type IrEntryList, type IrEnum, type IrStruct } from '../ir/types.js';
+import { COVER_SERVERS, type Ir, type IrConstant, type IrEntryList, type IrEnum, type IrStruct } from '../ir/types.js';
 import { eventsWithBody } from './events.js';
 import { companions, fieldType, hasDistinctInput, inputFields, keptFields, mayBeAbsent } from './fields.js';
 import type { Module } from './module.js';
@@ -17,8 +17,28 @@ function typedArray(values: number[]): string {
   return `${type}.of(${values.map((b) => `0x${b.toString(16).toUpperCase().padStart(digits, '0')}`).join(', ')})`;
 }
 
-export function emitConstants(sf: SourceFile, constants: Ir['constants']): void {
-  for (const c of constants) addConst(sf, c.name, Array.isArray(c.value) ? typedArray(c.value) : JSON.stringify(c.value), docs(c.doc));
+/** The most values an array constant holds as a value; a larger one is a table built on its first use. */
+const EAGER_VALUES = 1024;
+
+/**
+ * Whether a constant is emitted as a function that builds it on its first call (and gives that same array
+ * after): the multi-byte charsets' code tables, whose literals would otherwise run at every import.
+ */
+export function builtOnFirstUse(c: IrConstant): boolean {
+  return Array.isArray(c.value) && c.value.length > EAGER_VALUES;
+}
+
+/** A constant's name as an expression of its value: a table built on first use is called. */
+export function constantValue(c: IrConstant, name: string): string {
+  return builtOnFirstUse(c) ? `${name}()` : name;
+}
+
+export function emitConstants(sf: SourceFile, m: Module, constants: Ir['constants']): void {
+  for (const c of constants) {
+    if (!Array.isArray(c.value)) addConst(sf, c.name, JSON.stringify(c.value), docs(c.doc));
+    else if (builtOnFirstUse(c)) addConst(sf, c.name, `${m.rt('builtOnFirstUse')}(() => ${typedArray(c.value)})`, docs(c.doc));
+    else addConst(sf, c.name, typedArray(c.value), docs(c.doc));
+  }
 }
 
 export function emitLookup(sf: SourceFile, m: Module, l: Ir['lookups'][number]): void {

@@ -62,6 +62,15 @@ export function rangeMap<V>(ranges: readonly (readonly [number, number, V])[]): 
   return map;
 }
 
+/**
+ * A value built on its first use and kept (a generated table of many values: its literal is in the
+ * function's body, which a module's import only pre-parses, so the table costs nothing until read).
+ */
+export function builtOnFirstUse<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
 /** Whether bit n of an integer is set, for numbers and bigints alike (a schema's `bit(field, n)`). */
 export function bit(v: number | bigint | undefined, n: number): boolean {
   if (v === undefined) return false;

@@ -17,13 +17,13 @@ import { BinlogError, EncodeError, InternalError } from '../core/errors.js';
 import { varintWidth } from '../core/reader.js';
 import { packedWidth } from '../core/writer.js';
 import { EventEncoder, moveEvent, type BinlogEventInput } from './event-codec.js';
+import { ASSUMED_FORMAT } from './assumed-format.js';
 import { FormatState, type TableKnowledge } from './format-state.js';
 import { PayloadGatherer, type Sourced } from './flat-payloads.js';
 
 type Gtid = BinlogEventInput & { transactionLength?: bigint | number | null };
 
-/** What a binlog without a FORMAT_DESCRIPTION_EVENT is read as, and written as when `assumeFormat` allows it. */
-export const ASSUMED_FORMAT = 'binlog v4, 19-byte event headers, no checksums';
+export { ASSUMED_FORMAT };
 
 export interface EncodeOptions extends TableKnowledge {
   /**

@@ -5,13 +5,26 @@
  * schemas/multibyte-charsets.yaml); iconv-lite does the rest, in both directions, in the encodings
  * schemas/charsets.yaml names.
  */
-import iconv from 'iconv-lite';
+import { createRequire } from 'node:module';
 import * as singleByteTables from '../../generated/charset-tables.js';
 import * as charsetFacts from '../../generated/charsets.js';
 import * as multiByteTables from '../../generated/multibyte-charsets.js';
 import { EncodeError } from '../core/errors.js';
 import { bytesToText, type Text } from '../core/reader.js';
 import { textToBytes } from '../core/writer.js';
+
+/**
+ * iconv-lite, loaded on its first use: only the character sets without a table here need it, and a
+ * CommonJS package can be required synchronously from the decoder that first meets one.
+ */
+let iconvLite: typeof import('iconv-lite') | undefined;
+function iconv(): typeof import('iconv-lite') {
+  if (iconvLite === undefined) {
+    const require = createRequire(import.meta.url);
+    iconvLite = require('iconv-lite') as typeof import('iconv-lite');
+  }
+  return iconvLite;
+}
 
 /**
  * The iconv-lite codec of each character set schemas/charsets.yaml gives an ENCODING_ of (the wide ones,
@@ -83,7 +96,15 @@ function* multiBytePairs(segments: ArrayLike<number>): Generator<readonly [numbe
   }
 }
 
-const MULTI_BYTE_TABLES: Record<string, ArrayLike<number>> = multiByteTables;
+/** A generated table: its values, or (a large one, built on first use) the function that gives them. */
+type Table = ArrayLike<number> | (() => ArrayLike<number>);
+const MULTI_BYTE_TABLES: Record<string, Table> = multiByteTables;
+
+function valuesOf(table: Table): ArrayLike<number>;
+function valuesOf(table: Table | undefined): ArrayLike<number> | undefined;
+function valuesOf(table: Table | undefined): ArrayLike<number> | undefined {
+  return typeof table === 'function' ? table() : table;
+}
 
 /** How to build each table-driven character set's codes, by its MySQL name. */
 const TABLES = new Map<string, () => Codes>([
@@ -94,7 +115,7 @@ const TABLES = new Map<string, () => Codes>([
     .filter(([name]) => name.startsWith('CODES_'))
     .map(([name, segments]) => {
       const charset = name.slice('CODES_'.length);
-      return [charset.toLowerCase(), () => buildCodes(multiBytePairs(segments), MULTI_BYTE_TABLES[`DECODE_ONLY_${charset}`])] as const;
+      return [charset.toLowerCase(), () => buildCodes(multiBytePairs(valuesOf(segments)), valuesOf(MULTI_BYTE_TABLES[`DECODE_ONLY_${charset}`]))] as const;
     }),
 ]);
 
@@ -187,7 +208,7 @@ export function utf8mb3Text(text: Text, bytes: Uint8Array): Text {
 function decodeIconv(bytes: Uint8Array, charset: string): string | undefined {
   const codec = CODECS.get(charset);
   if (codec === undefined) return undefined;
-  const text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false });
+  const text = iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false });
   // iconv-lite writes U+FFFD for a sequence it does not know: not text the server means, keep the bytes.
   if (text.includes('\uFFFD')) return undefined;
   const back = iconvBytes(text, charset, codec);
@@ -197,7 +218,7 @@ function decodeIconv(bytes: Uint8Array, charset: string): string | undefined {
 /** iconv-lite's bytes of a text; undefined for characters beyond U+FFFF in ucs2, which has none. */
 function iconvBytes(value: string, charset: string, codec: string): Uint8Array | undefined {
   if (charset === 'ucs2' && beyondBmp(value)) return undefined;
-  const b = iconv.encode(value, codec, { addBOM: false });
+  const b = iconv().encode(value, codec, { addBOM: false });
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
@@ -227,7 +248,7 @@ export function encodableText(value: string, charset: string, path = ''): Uint8A
   if (codec !== undefined) {
     const bytes = iconvBytes(value, charset, codec);
     // iconv-lite writes '?' for a character it cannot encode: only reading the bytes back tells.
-    return bytes !== undefined && iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false }) === value ? bytes : undefined;
+    return bytes !== undefined && iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false }) === value ? bytes : undefined;
   }
   if (charset === 'utf8mb3' && beyondBmp(value)) return undefined;
   // 'binary' takes a string as its UTF-8; a charset with no table here only ASCII, the same in all of them.
