@@ -68,7 +68,8 @@ class Loss {
 
   constructor(closed: Promise<void | Error>) {
     void closed.then((e) => {
-      this.lost = e ?? new Error('the connection to the NATS server closed');
+      // Said the same whatever the client's reason, which comes after it.
+      this.lost = new Error(`the connection to the NATS server closed${e ? ` (${e.message})` : ''}`, { cause: e });
       for (const reject of this.pending) reject(this.lost);
       this.pending.clear();
     });

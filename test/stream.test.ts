@@ -321,9 +321,15 @@ describeWithNats('the NATS sink, when its broker is gone', () => {
       const message = (id: string): SinkMessage => ({ subject: 'binlog.t.x', id, body: new TextEncoder().encode(id) });
       expect(await sink.publish(message('before'))).toEqual({ duplicate: false });
       await nats.stop();
-      // Publishing on, as the streamer does until its window sees the failure: the first rejections may be the client's own.
-      let n = 0;
-      for (let lost = false; !lost; n++) lost = await sink.publish(message(`after ${n}`)).then(() => false, (e: Error) => /closed/.test(e.message));
+      // Publishing on, as the streamer does until its window sees the failure: the first rejections may be the
+      // client's own. Each try after a turn of the event loop, and a bounded number of them: a loop of
+      // promises alone would hold the event loop, and the test's timeout with it, for ever.
+      let lost = false;
+      for (let n = 0; !lost && n < 10_000; n++) {
+        await new Promise((r) => setImmediate(r));
+        lost = await sink.publish(message(`after ${n}`)).then(() => false, (e: Error) => /closed/.test(e.message));
+      }
+      expect(lost).toBe(true);
       for (let i = 0; i < 20; i++) await expect(sink.publish(message(`lost ${i}`))).rejects.toThrow(/closed/);
       await expect(sink.writeCheckpoint({ file: 'binlog.000001', position: 4, gtid: '' } as Checkpoint)).rejects.toThrow(/closed/);
       await sleep(200);
