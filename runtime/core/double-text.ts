@@ -15,16 +15,7 @@
  * String(x) is the reference: test/double-text.test.ts and `bench/double-text.ts --check=N` compare them.
  */
 
-/** The ASCII codes of the tens and the units of 0 … 99. */
-export const TENS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + Math.floor(i / 10));
-export const UNITS = Uint8Array.from({ length: 100 }, (_, i) => 0x30 + (i % 10));
-
-/** The two digits of n (0 … 99) at b[p]; returns the end. */
-export function pairAt(b: Uint8Array, p: number, n: number): number {
-  b[p] = TENS[n]!;
-  b[p + 1] = UNITS[n]!;
-  return p + 2;
-}
+import { asciiAt, digitCount, digitsBefore, eightDigitsBefore, pairAt } from './ascii-digits.js';
 
 /** The longest text writeDouble writes: `-0.0000012345678901234567` (`-1.2345678901234567e-308` is one shorter). */
 export const DOUBLE_TEXT_MAX = 25;
@@ -281,12 +272,6 @@ function placeDigits(buf: Uint8Array, p: number, s1: number, s0: number, k: numb
   return p + 1;
 }
 
-/** How many decimal digits a 32-bit unsigned integer has. */
-export function digitCount(x: number): number {
-  if (x < 1e5) return x < 10 ? 1 : x < 100 ? 2 : x < 1e3 ? 3 : x < 1e4 ? 4 : 5;
-  return x < 1e6 ? 6 : x < 1e7 ? 7 : x < 1e8 ? 8 : x < 1e9 ? 9 : 10;
-}
-
 /** The `length` digits of s1·10^8 + s0 at buf[p] (s1 = 0, or s0 is its 8 last digits); returns the end. */
 function writeDigits(buf: Uint8Array, p: number, length: number, s1: number, s0: number): number {
   const end = p + length;
@@ -294,28 +279,9 @@ function writeDigits(buf: Uint8Array, p: number, length: number, s1: number, s0:
     digitsBefore(buf, end, s0);
     return end;
   }
-  // The last eight as two halves of four, two pairs each: four divisions that do not wait on each other.
-  const high = (s0 / 10000) | 0;
-  const low = s0 - high * 10000;
-  const highPair = (high / 100) | 0;
-  const lowPair = (low / 100) | 0;
-  pairAt(buf, end - 8, highPair);
-  pairAt(buf, end - 6, high - highPair * 100);
-  pairAt(buf, end - 4, lowPair);
-  pairAt(buf, end - 2, low - lowPair * 100);
+  eightDigitsBefore(buf, end, s0);
   digitsBefore(buf, end - 8, s1);
   return end;
-}
-
-/** n's digits (0 < n < 2^31) ending before buf[end], two per division. */
-function digitsBefore(buf: Uint8Array, end: number, n: number): void {
-  while (n >= 100) {
-    const q = (n / 100) | 0;
-    pairAt(buf, (end -= 2), n - q * 100);
-    n = q;
-  }
-  if (n >= 10) pairAt(buf, end - 2, n);
-  else buf[end - 1] = 0x30 + n;
 }
 
 /** The end of the digits ending at `end` without their trailing zeros (the first digit is not 0). */
@@ -327,10 +293,4 @@ function withoutZeros(buf: Uint8Array, end: number): number {
 /** The n digits at buf[p + 1] moved to buf[p], for the decimal point after them. */
 function moveDown(buf: Uint8Array, p: number, n: number): void {
   for (let i = p; i < p + n; i++) buf[i] = buf[i + 1]!;
-}
-
-/** ASCII text's codes at buf[p]; returns the end. */
-export function asciiAt(buf: Uint8Array, p: number, s: string): number {
-  for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
-  return p;
 }

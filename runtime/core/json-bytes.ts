@@ -5,7 +5,8 @@
  * their numbers as ASCII digits; `value` writes anything else as `toJsonLine` would.
  */
 
-import { asciiAt, DOUBLE_TEXT_MAX, digitCount, pairAt, writeDouble } from './double-text.js';
+import { asciiAt, digitCount, digitsBefore, eightDigitsBefore } from './ascii-digits.js';
+import { DOUBLE_TEXT_MAX, writeDouble } from './double-text.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -138,30 +139,19 @@ export class JsonBytes {
       this.buf[this.pos++] = 0x2d;
       n = -n;
     }
-    if (n <= 0x7fffffff) return this.digits(n, 1);
+    if (n <= 0x7fffffff) {
+      this.pos += digitCount(n);
+      digitsBefore(this.buf, this.pos, n);
+      return;
+    }
     // Above 2^31: the digits above the last 8, then those 8 (n < 2^53, so the high part fits too).
     let high = Math.floor(n / 1e8);
     let low = n - high * 1e8;
     if (low < 0) (high--, (low += 1e8));
     else if (low >= 1e8) (high++, (low -= 1e8));
-    this.digits(high, 1);
-    this.digits(low, 8);
-  }
-
-  /** A 32-bit unsigned integer's digits, at least `width` of them (zeros first): two digits per division. */
-  private digits(x: number, width: number): void {
-    const buf = this.buf;
-    const start = this.pos;
-    let p = start + Math.max(width, digitCount(x));
-    this.pos = p;
-    while (x >= 100) {
-      const q = (x / 100) >>> 0;
-      pairAt(buf, (p -= 2), x - q * 100);
-      x = q;
-    }
-    if (x >= 10) pairAt(buf, (p -= 2), x);
-    else buf[--p] = 0x30 + x;
-    while (p > start) buf[--p] = 0x30;
+    this.pos += digitCount(high) + 8;
+    eightDigitsBefore(this.buf, this.pos, low);
+    digitsBefore(this.buf, this.pos - 8, high);
   }
 
   /** A 64-bit integer: a number when it is safe, else its decimal string. */

@@ -4,7 +4,7 @@
  * in the stored bytes is the schema's; here is only the text, its sign and its fraction digits.
  */
 import { EncodeError } from '../core/errors.js';
-import { pairAt, TENS, UNITS } from '../core/double-text.js';
+import { pairAt, TENS, UNITS } from '../core/ascii-digits.js';
 import type { JsonBytes } from '../core/json-bytes.js';
 import type { CellValue } from '../core/values.js';
 import { expect, isString } from './cell-codec.js';
