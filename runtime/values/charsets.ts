@@ -10,6 +10,7 @@ import * as singleByteTables from '../../generated/charset-tables.js';
 import * as charsetFacts from '../../generated/charsets.js';
 import * as multiByteTables from '../../generated/multibyte-charsets.js';
 import { EncodeError } from '../core/errors.js';
+import { builtOnFirstUse } from '../core/schema-helpers.js';
 import { bytesToText, type Text } from '../core/reader.js';
 import { textToBytes } from '../core/writer.js';
 
@@ -17,14 +18,7 @@ import { textToBytes } from '../core/writer.js';
  * iconv-lite, loaded on its first use: only the character sets without a table here need it, and a
  * CommonJS package can be required synchronously from the decoder that first meets one.
  */
-let iconvLite: typeof import('iconv-lite') | undefined;
-function iconv(): typeof import('iconv-lite') {
-  if (iconvLite === undefined) {
-    const require = createRequire(import.meta.url);
-    iconvLite = require('iconv-lite') as typeof import('iconv-lite');
-  }
-  return iconvLite;
-}
+const iconv = builtOnFirstUse(() => createRequire(import.meta.url)('iconv-lite') as typeof import('iconv-lite'));
 
 /**
  * The iconv-lite codec of each character set schemas/charsets.yaml gives an ENCODING_ of (the wide ones,
