@@ -18,7 +18,8 @@ import { textToBytes } from '../core/writer.js';
  * iconv-lite, loaded on its first use: only the character sets without a table here need it, and a
  * CommonJS package can be required synchronously from the decoder that first meets one.
  */
-const iconv = builtOnFirstUse(() => createRequire(import.meta.url)('iconv-lite') as typeof import('iconv-lite'));
+const require = createRequire(import.meta.url);
+const iconv = builtOnFirstUse(() => require('iconv-lite') as typeof import('iconv-lite'));
 
 /**
  * The iconv-lite codec of each character set schemas/charsets.yaml gives an ENCODING_ of (the wide ones,
