@@ -8,9 +8,11 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { completionScript } from './completion.js';
 import { COMMAND_HELP, HELP } from './help.js';
+import { PasswordPromptInterrupted } from './secrets.js';
 import { DUMP_OPTIONS, ENCODE_OPTIONS, EXIT, FLASHBACK_OPTIONS, SERVE_OPTIONS, SQL_OPTIONS, STREAM_OPTIONS, UsageError } from './usage.js';
 
 export { EXIT };
+export { hidePasswordFromPs } from './secrets.js';
 
 export async function main(argv: string[]): Promise<number> {
   try {
@@ -33,6 +35,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
+    // Ctrl-C at the prompt ends the command as SIGINT would have, had the terminal not been in raw mode.
+    if (e instanceof PasswordPromptInterrupted) return (process.stderr.write(`binlog: ${e.message}\n`), EXIT.interrupted);
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`binlog: ${(e as Error).message}\nRun 'binlog --help' for usage.\n`);
       return EXIT.usage;

@@ -11,7 +11,8 @@ import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { DumpLines, type OutputForm } from './dump-lines.js';
 import { eventFilter, parseCommand, reportFailure, sayUnmatched, tableDefinitions } from './options.js';
 import { Progress } from './progress.js';
-import { RawArchive, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
+import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
+import { withPasswordPrompt } from './secrets.js';
 import { DUMP_OPTIONS, EXIT, UsageError } from './usage.js';
 
 /** `binlog dump [options] FILE...` (or `-`, or -R LOGNAME); the exit status. */

@@ -74,7 +74,9 @@ const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-bi
   --host=H --port=P          TCP (default localhost:3306); --socket=S, a unix socket instead.
   --user=U --password[=PW]   The account (it needs REPLICATION SLAVE; REPLICATION CLIENT, or MariaDB's
                              BINLOG MONITOR, for a GTID start's position). --password without a value
-                             asks for it; MYSQL_PWD is taken when neither is given.
+                             asks for it; MYSQL_PWD is taken when neither is given. ps shows a given
+                             password masked.
+  --password-file=FILE       The password from FILE's first line, so that it is on no command line.
   --server-id=N              The replica's server id (default 65535): unique among the server's
                              replicas, and not the server's own.
   --start-gtid=SET           Start after a GTID state: MariaDB's 0-1-100,1-2-7 or a MySQL GTID set.
@@ -153,7 +155,8 @@ the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error
 4 events were skipped (--on-error=skip), 5 a --database or --table named nothing that was read, 6 the
 server refused (its words are quoted: a wrong password, a missing privilege, log_bin off, an unknown
 or purged binlog or GTID, a position inside an event) or the connection failed or was lost, 7 every
-event was read but some row events kept their images as bytes (rowImagesUndecoded says why).
+event was read but some row events kept their images as bytes (rowImagesUndecoded says why), 130
+Ctrl-C at the password prompt.
 `;
 
 const SQL_HELP = `Options for sql (and dump's filters, in binlog dump --help, and the table definitions below):
@@ -186,8 +189,10 @@ Options for flashback:
 const SERVE_HELP = `Options for serve (binlog serve [options] FILE|DIR... or --from-jsonl FILE|-):
   --port=N                   TCP port (default 3306; 0: any free one, said on standard error).
   --host=H                   The address to listen on (default 127.0.0.1: this machine only).
-  --user=U --password=PW     The account replicas must give (mysql_native_password); without
-                             --user any account is let in.
+  --user=U --password[=PW]   The account replicas must give (mysql_native_password); without
+                             --user any account is let in. --password without a value asks for it;
+                             --password-file=FILE reads its first line; MYSQL_PWD is taken when
+                             none of them is given.
   --server-id=N              The source's server id (default: the first binlog's, whose events carry
                              it); replicas must have another.
   --ssl-cert=PEM --ssl-key=PEM

@@ -1,6 +1,6 @@
 /**
  * `binlog dump --read-from-remote-server` (-R): the connection from the options mariadb-binlog names for it
- * (usage.ts's REMOTE_OPTIONS), the password (given, MYSQL_PWD, or asked for), and `--raw`'s archive of the
+ * (usage.ts's REMOTE_OPTIONS), the password (secrets.ts finds it), and `--raw`'s archive of the
  * server's files.
  */
 import { once } from 'node:events';
@@ -10,21 +10,13 @@ import { EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC } from '../generated/header.js';
 import type { LiveFrame } from '../replication/frames.js';
 import type { LiveOptions } from '../replication/client.js';
+import { givenPassword, type PasswordValues } from './secrets.js';
 
-/** What stands for `--password` given without a value, which parseArgs cannot take: asked for. */
-const ASK = '\u0000ask';
-
-/** The arguments with a bare --password (no value: mariadb-binlog then asks for it) made parseable. */
-export function withPasswordPrompt(args: string[]): string[] {
-  return args.map((a) => (a === '--password' ? `--password=${ASK}` : a));
-}
-
-export interface RemoteValues {
+export interface RemoteValues extends PasswordValues {
   host?: string;
   port?: string;
   socket?: string;
   user?: string;
-  password?: string;
   'server-id'?: string;
   'start-gtid'?: string;
   'to-last-log'?: boolean;
@@ -52,7 +44,7 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
   const retries = ['retry-count', 'retry-delay', 'retry-timeout'] as const;
   const retry = retries.find((r) => values[r] !== undefined);
   if (retry && !values.reconnect) throw usage(`--${retry} is for --reconnect`);
-  const password = values.password === ASK ? await askPassword() : (values.password ?? process.env.MYSQL_PWD);
+  const password = await givenPassword(values);
   return {
     host: values.host,
     port: number(values.port, '--port'),
@@ -71,28 +63,6 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     // As mariadb-binlog: the named log only, unless told to go on to the last one, or never stop.
     until: values['stop-never'] ? 'never' : values['to-last-log'] ? 'logs' : 'file',
   };
-}
-
-/** Reads a password from the terminal without echoing it (a line of standard input when it is no terminal). */
-async function askPassword(): Promise<string> {
-  const input = process.stdin;
-  process.stderr.write('Enter password: ');
-  const raw = input.isTTY === true;
-  if (raw) input.setRawMode(true);
-  let typed = '';
-  try {
-    for await (const chunk of input) {
-      const text = String(chunk);
-      const end = text.search(/[\r\n\u0004]/);
-      typed += end < 0 ? text : text.slice(0, end);
-      if (end >= 0) break;
-    }
-  } finally {
-    if (raw) input.setRawMode(false);
-    input.pause();
-    process.stderr.write('\n');
-  }
-  return typed;
 }
 
 /** What a file being archived is named until it is whole: PREFIX + its name + this. */

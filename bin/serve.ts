@@ -6,10 +6,11 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { serveBinlog, UnservableError, type ServeOptions, type ServedBinlogs } from '../server/serve.js';
 import { jsonLineEvents, parseCommand, reportFailure, tableDefinitions } from './options.js';
+import { givenPassword, withPasswordPrompt } from './secrets.js';
 import { EXIT, SERVE_OPTIONS, UsageError } from './usage.js';
 
 export async function serveCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseCommand(args, SERVE_OPTIONS);
+  const { values, positionals } = parseCommand(withPasswordPrompt(args), SERVE_OPTIONS);
   if (values.help) {
     process.stdout.write(help);
     return EXIT.ok;
@@ -17,13 +18,16 @@ export async function serveCommand(args: string[], help: string): Promise<number
   const jsonl = values['from-jsonl'];
   if (jsonl === undefined && positionals.length === 0) throw new UsageError('serve needs binlog FILEs or folders (or --from-jsonl FILE)');
   if (jsonl !== undefined && positionals.length > 0) throw new UsageError('serve takes either FILEs or --from-jsonl, not both');
-  if (values.password !== undefined && values.user === undefined) throw new UsageError('--password is for --user');
+  const password = values.user === undefined ? undefined : await givenPassword(values);
+  if (values.user === undefined && (values.password ?? values['password-file']) !== undefined) {
+    throw new UsageError('--password and --password-file are for --user');
+  }
   if ((values['ssl-cert'] === undefined) !== (values['ssl-key'] === undefined)) throw new UsageError('--ssl-cert and --ssl-key go together');
   const options: ServeOptions = {
     port: number(values.port, '--port') ?? 3306,
     host: values.host,
     user: values.user,
-    password: values.password,
+    password,
     serverId: number(values['server-id'], '--server-id'),
     follow: values.follow,
     tls: values['ssl-cert'] !== undefined ? { cert: readFileSync(values['ssl-cert']), key: readFileSync(values['ssl-key']!) } : undefined,

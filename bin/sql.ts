@@ -8,7 +8,8 @@ import { EventSelection } from '../runtime/io/filter.js';
 import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
-import { remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
+import { remoteOptions, type RemoteValues } from './remote.js';
+import { withPasswordPrompt } from './secrets.js';
 import { eventFilter, openOutput, parseCommand, reportFailure, sayUnmatched, tableDefinitions, write } from './options.js';
 import { EXIT, FLASHBACK_OPTIONS, SQL_OPTIONS, UsageError } from './usage.js';
 

@@ -8,7 +8,8 @@ import type { LiveOptions } from '../replication/client.js';
 import { BinlogStreamer, type StreamStats } from '../sinks/stream.js';
 import { reportFailure } from './options.js';
 import { clock, StatusLine } from './progress.js';
-import { remoteOptions, withPasswordPrompt } from './remote.js';
+import { remoteOptions } from './remote.js';
+import { withPasswordPrompt } from './secrets.js';
 import { EXIT, STREAM_OPTIONS, UsageError } from './usage.js';
 
 export async function streamCommand(args: string[], help: string): Promise<number> {

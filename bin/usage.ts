@@ -4,7 +4,7 @@
  */
 
 /** The exit statuses (help.ts's EXIT_HELP says what each means). */
-export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6, undecoded: 7 } as const;
+export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6, undecoded: 7, interrupted: 130 } as const;
 
 /** A command line that cannot be run: said with a pointer to --help, exit status 2. */
 export class UsageError extends Error {}
@@ -36,6 +36,7 @@ export const REMOTE_OPTIONS = {
   socket: { type: 'string' },
   user: { type: 'string' },
   password: { type: 'string' },
+  'password-file': { type: 'string' },
   'server-id': { type: 'string' },
   'start-gtid': { type: 'string' },
   'to-last-log': { type: 'boolean' },
@@ -78,6 +79,7 @@ export const SERVE_OPTIONS = {
   host: { type: 'string' },
   user: { type: 'string' },
   password: { type: 'string' },
+  'password-file': { type: 'string' },
   'server-id': { type: 'string' },
   'ssl-cert': { type: 'string' },
   'ssl-key': { type: 'string' },
