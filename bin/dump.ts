@@ -73,7 +73,9 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
         if (values.follow) await out.flush();
       }
     } catch (e) {
-      return finish(reportFailure(e, file));
+      // The events before the fault are written out before the fault is said, whatever the fault is.
+      await finish(EXIT.ok);
+      return reportFailure(e, file);
     }
     if (selection.stopped) break;
     read += selection.position;

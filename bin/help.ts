@@ -155,7 +155,8 @@ the event and the cause. Exit status: 0 success, 1 invalid binlog, 2 usage error
 4 events were skipped (--on-error=skip), 5 a --database or --table named nothing that was read, 6 the
 server refused (its words are quoted: a wrong password, a missing privilege, log_bin off, an unknown
 or purged binlog or GTID, a position inside an event) or the connection failed or was lost, 7 every
-event was read but some row events kept their images as bytes (rowImagesUndecoded says why), 130
+event was read but some row events kept their images as bytes (rowImagesUndecoded says why), 70 an
+internal error (a fault of binlog's own, said in a sentence; BINLOG_DEBUG=1 shows its stack), 130
 Ctrl-C at the password prompt.
 `;
 

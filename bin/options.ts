@@ -164,7 +164,18 @@ export function reportFailure(e: unknown, file: string): number {
     process.stderr.write(`binlog: ${file}: ${FILE_ERRORS[err.code] ?? err.message}\n`);
     return EXIT.io;
   }
-  throw e;
+  return internalError(e, file);
+}
+
+/**
+ * A failure no typed error describes is a fault of binlog's own: it is said as a sentence that asks for a
+ * report, and the stack, which a report needs, is shown when BINLOG_DEBUG is set.
+ */
+function internalError(e: unknown, file: string): number {
+  const message = e instanceof Error ? e.message : String(e);
+  process.stderr.write(`binlog: ${file}: an internal error stopped the command (please report it): ${message}\n`);
+  if (process.env.BINLOG_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+  return EXIT.internal;
 }
 
 /** Node's file errors in words; the others keep Node's message. */

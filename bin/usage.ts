@@ -4,7 +4,7 @@
  */
 
 /** The exit statuses (help.ts's EXIT_HELP says what each means). */
-export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6, undecoded: 7, interrupted: 130 } as const;
+export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6, undecoded: 7, internal: 70, interrupted: 130 } as const;
 
 /** A command line that cannot be run: said with a pointer to --help, exit status 2. */
 export class UsageError extends Error {}

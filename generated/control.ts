@@ -132,16 +132,16 @@ export function decodeFormatDescriptionEvent(r: Reader, ctx: Context): FormatDes
 
 /** Writes FormatDescriptionEvent. */
 export function encodeFormatDescriptionEvent(w: Writer, v: FormatDescriptionEventInput, ctx: Context): void {
-  w.u16(v.binlogVersion);
+  w.u16(v.binlogVersion, 'FormatDescriptionEvent.binlogVersion');
   w.padded(v.serverVersion, 50, 'FormatDescriptionEvent.serverVersion');
-  w.u32(v.createTimestamp);
-  w.u8(v.headerLength);
+  w.u32(v.createTimestamp, 'FormatDescriptionEvent.createTimestamp');
+  w.u8(v.headerLength, 'FormatDescriptionEvent.headerLength');
   for (let i = 0; i < v.postHeaderLengths.length; i++) {
     const postHeaderLengths$e = v.postHeaderLengths[i]!;
-    w.u8(postHeaderLengths$e);
+    w.u8(postHeaderLengths$e, 'FormatDescriptionEvent.postHeaderLengths');
   }
   if (ctx.hasChecksum) {
-    w.u8(enumCode(ChecksumAlg, required(v.checksumAlg, 'FormatDescriptionEvent.checksumAlg'), 'FormatDescriptionEvent.checksumAlg'));
+    w.u8(enumCode(ChecksumAlg, required(v.checksumAlg, 'FormatDescriptionEvent.checksumAlg'), 'FormatDescriptionEvent.checksumAlg'), 'FormatDescriptionEvent.checksumAlg');
   }
 }
 
@@ -216,9 +216,9 @@ export function decodeStartEventV3(r: Reader, _ctx: Context): StartEventV3 {
 
 /** Writes StartEventV3. */
 export function encodeStartEventV3(w: Writer, v: StartEventV3Input, _ctx: Context): void {
-  w.u16(v.binlogVersion);
+  w.u16(v.binlogVersion, 'StartEventV3.binlogVersion');
   w.padded(v.serverVersion, 50, 'StartEventV3.serverVersion');
-  w.u32(v.createTimestamp);
+  w.u32(v.createTimestamp, 'StartEventV3.createTimestamp');
 }
 
 /** StartEventV3's encoder input from its JSON form in the dump. */
@@ -275,7 +275,7 @@ export function decodeRotateEvent(r: Reader, ctx: Context): RotateEvent {
 /** Writes RotateEvent. */
 export function encodeRotateEvent(w: Writer, v: RotateEventInput, ctx: Context): void {
   if (ctx.binlogVersion > 1) {
-    w.u64(required(v.position, 'RotateEvent.position'));
+    w.u64(required(v.position, 'RotateEvent.position'), 'RotateEvent.position');
   }
   w.bytes(textToBytes(v.nextFile));
 }
@@ -358,8 +358,8 @@ export function decodeIntvarEvent(r: Reader, _ctx: Context): IntvarEvent {
 
 /** Writes IntvarEvent. */
 export function encodeIntvarEvent(w: Writer, v: IntvarEventInput, _ctx: Context): void {
-  w.u8(enumCode(IntvarType, v.kind, 'IntvarEvent.kind'));
-  w.u64(v.value);
+  w.u8(enumCode(IntvarType, v.kind, 'IntvarEvent.kind'), 'IntvarEvent.kind');
+  w.u64(v.value, 'IntvarEvent.value');
 }
 
 /** IntvarEvent's encoder input from its JSON form in the dump. */
@@ -405,8 +405,8 @@ export function decodeRandEvent(r: Reader, _ctx: Context): RandEvent {
 
 /** Writes RandEvent. */
 export function encodeRandEvent(w: Writer, v: RandEventInput, _ctx: Context): void {
-  w.u64(v.seed1);
-  w.u64(v.seed2);
+  w.u64(v.seed1, 'RandEvent.seed1');
+  w.u64(v.seed2, 'RandEvent.seed2');
 }
 
 /** RandEvent's encoder input from its JSON form in the dump. */
@@ -528,14 +528,14 @@ export function encodeUserVarEvent(w: Writer, v: UserVarEventInput, ctx: Context
   const nameLength = name$bytes.length;
   const valueType$code = v.valueType === undefined ? undefined : enumCode(ItemResult, v.valueType, 'UserVarEvent.valueType');
   let valueLength$at = 0;
-  w.u32(nameLength);
+  w.u32(nameLength, 'UserVarEvent.nameLength');
   w.bytes(name$bytes);
-  w.u8(v.isNull);
+  w.u8(v.isNull, 'UserVarEvent.isNull');
   if (v.isNull === 0) {
-    w.u8(valueType$code!);
+    w.u8(valueType$code!, 'UserVarEvent.valueType');
   }
   if (v.isNull === 0) {
-    w.u32(required(v.charset, 'UserVarEvent.charset'));
+    w.u32(required(v.charset, 'UserVarEvent.charset'), 'UserVarEvent.charset');
   }
   if (v.isNull === 0) {
     valueLength$at = w.reserve(4);
@@ -552,10 +552,10 @@ export function encodeUserVarEvent(w: Writer, v: UserVarEventInput, ctx: Context
     w.patchU32(valueLength$at, w.pos - value$start);
   }
   if (v.flags !== undefined) {
-    w.u8(v.flags);
+    w.u8(v.flags, 'UserVarEvent.flags');
   }
   if (v.dataTypeChunk !== undefined) {
-    w.u8(v.dataTypeChunk);
+    w.u8(v.dataTypeChunk, 'UserVarEvent.dataTypeChunk');
   }
   if ((v.dataTypeChunk ?? 0) === 2) {
     w.prefixed(textToBytes(required(v.dataTypeName, 'UserVarEvent.dataTypeName')), 1, 'UserVarEvent.dataTypeName');
@@ -743,7 +743,7 @@ export function decodeUserVarInt(r: Reader, _ctx: Context): UserVarInt {
 
 /** Writes UserVarInt. */
 export function encodeUserVarInt(w: Writer, v: UserVarIntInput, _ctx: Context): void {
-  w.i64(v.int);
+  w.i64(v.int, 'UserVarInt.int');
 }
 
 /** UserVarInt's encoder input from its JSON form in the dump. */
@@ -786,8 +786,8 @@ export function decodeUserVarDecimal(r: Reader, _ctx: Context): UserVarDecimal {
 
 /** Writes UserVarDecimal. */
 export function encodeUserVarDecimal(w: Writer, v: UserVarDecimalInput, _ctx: Context): void {
-  w.u8(v.precision);
-  w.u8(v.scale);
+  w.u8(v.precision, 'UserVarDecimal.precision');
+  w.u8(v.scale, 'UserVarDecimal.scale');
   w.bytes(v.decimal);
 }
 
@@ -837,7 +837,7 @@ export function decodeXidEvent(r: Reader, _ctx: Context): XidEvent {
 
 /** Writes XidEvent. */
 export function encodeXidEvent(w: Writer, v: XidEventInput, _ctx: Context): void {
-  w.u64(v.xid);
+  w.u64(v.xid, 'XidEvent.xid');
 }
 
 /** XidEvent's encoder input from its JSON form in the dump. */
@@ -879,7 +879,7 @@ export function decodeIncidentEvent(r: Reader, _ctx: Context): IncidentEvent {
 
 /** Writes IncidentEvent. */
 export function encodeIncidentEvent(w: Writer, v: IncidentEventInput, _ctx: Context): void {
-  w.u16(enumCode(Incident, v.incident, 'IncidentEvent.incident'));
+  w.u16(enumCode(Incident, v.incident, 'IncidentEvent.incident'), 'IncidentEvent.incident');
   w.prefixed(textToBytes(v.message), 1, 'IncidentEvent.message');
 }
 
@@ -975,8 +975,8 @@ export function decodeSlaveEvent(r: Reader, _ctx: Context): SlaveEvent {
 
 /** Writes SlaveEvent. */
 export function encodeSlaveEvent(w: Writer, v: SlaveEventInput, _ctx: Context): void {
-  w.u64(v.masterPosition);
-  w.u16(v.masterPort);
+  w.u64(v.masterPosition, 'SlaveEvent.masterPosition');
+  w.u16(v.masterPort, 'SlaveEvent.masterPort');
   w.cstring(v.masterHost, 'SlaveEvent.masterHost');
   w.bytes(textToBytes(v.masterLog));
 }

@@ -74,12 +74,12 @@ export function encodeTransactionContextEvent(w: Writer, v: TransactionContextEv
   let snapshotVersionLength$at = 0;
   const writeSetCount = v.writeSet.length;
   const readSetCount = v.readSet.length;
-  w.u8(serverUuidLength);
-  w.u32(v.threadId);
-  w.u8(v.gtidSpecified);
+  w.u8(serverUuidLength, 'TransactionContextEvent.serverUuidLength');
+  w.u32(v.threadId, 'TransactionContextEvent.threadId');
+  w.u8(v.gtidSpecified, 'TransactionContextEvent.gtidSpecified');
   snapshotVersionLength$at = w.reserve(4);
-  w.u32(writeSetCount);
-  w.u32(readSetCount);
+  w.u32(writeSetCount, 'TransactionContextEvent.writeSetCount');
+  w.u32(readSetCount, 'TransactionContextEvent.readSetCount');
   w.bytes(serverUuid$bytes);
   const snapshotVersion$start = w.pos;
   encodePreviousGtidsEvent(w, v.snapshotVersion, ctx);
@@ -193,7 +193,7 @@ export function decodeDataSetItem(r: Reader, _ctx: Context): DataSetItem {
 export function encodeDataSetItem(w: Writer, v: DataSetItemInput, _ctx: Context): void {
   const hash$bytes = textToBytes(v.hash);
   const length = hash$bytes.length;
-  w.u16(length);
+  w.u16(length, 'DataSetItem.length');
   w.bytes(hash$bytes);
 }
 
@@ -259,8 +259,8 @@ export function decodeViewChangeEvent(r: Reader, ctx: Context): ViewChangeEvent 
 export function encodeViewChangeEvent(w: Writer, v: ViewChangeEventInput, ctx: Context): void {
   const certInfoCount = v.certInfo.length;
   w.padded(v.viewId, 40, 'ViewChangeEvent.viewId');
-  w.i64(v.seqNumber);
-  w.u32(certInfoCount);
+  w.i64(v.seqNumber, 'ViewChangeEvent.seqNumber');
+  w.u32(certInfoCount, 'ViewChangeEvent.certInfoCount');
   for (let i = 0; i < v.certInfo.length; i++) {
     const certInfo$e = v.certInfo[i]!;
     encodeCertInfoEntry(w, certInfo$e, ctx);
@@ -338,9 +338,9 @@ export function encodeCertInfoEntry(w: Writer, v: CertInfoEntryInput, _ctx: Cont
   const keyLength = key$bytes.length;
   const value$bytes = v.value;
   const valueLength = value$bytes.length;
-  w.u16(keyLength);
+  w.u16(keyLength, 'CertInfoEntry.keyLength');
   w.bytes(key$bytes);
-  w.u32(valueLength);
+  w.u32(valueLength, 'CertInfoEntry.valueLength');
   w.bytes(value$bytes);
 }
 

@@ -139,15 +139,15 @@ export function decodeEventHeader(r: Reader, ctx: Context): EventHeader {
 
 /** Writes EventHeader. */
 export function encodeEventHeader(w: Writer, v: EventHeaderInput, ctx: Context): void {
-  w.u32(v.timestamp);
-  w.u8(v.typeCode);
-  w.u32(v.serverId);
-  w.u32(v.eventSize ?? 0);
+  w.u32(v.timestamp, 'EventHeader.timestamp');
+  w.u8(v.typeCode, 'EventHeader.typeCode');
+  w.u32(v.serverId, 'EventHeader.serverId');
+  w.u32(v.eventSize ?? 0, 'EventHeader.eventSize');
   if (ctx.binlogVersion > 1) {
-    w.u32(required(v.logPos, 'EventHeader.logPos'));
+    w.u32(required(v.logPos, 'EventHeader.logPos'), 'EventHeader.logPos');
   }
   if (ctx.binlogVersion > 1) {
-    w.u16(required(v.flags, 'EventHeader.flags'));
+    w.u16(required(v.flags, 'EventHeader.flags'), 'EventHeader.flags');
   }
   if (ctx.headerLength > 19) {
     w.fixed(required(v.extra, 'EventHeader.extra'), ctx.headerLength - 19, 'EventHeader.extra');

@@ -156,14 +156,14 @@ export function encodeLoadEvent(w: Writer, v: LoadEventInput, ctx: Context, oldF
   const schema$bytes = textToBytes(v.schema);
   const schemaLength = schema$bytes.length;
   const fieldCount = v.fieldNames.length;
-  w.u32(v.threadId);
-  w.u32(v.execTime);
-  w.u32(v.skipLines);
-  w.u8(tableNameLength);
-  w.u8(schemaLength);
-  w.u32(fieldCount);
+  w.u32(v.threadId, 'LoadEvent.threadId');
+  w.u32(v.execTime, 'LoadEvent.execTime');
+  w.u32(v.skipLines, 'LoadEvent.skipLines');
+  w.u8(tableNameLength, 'LoadEvent.tableNameLength');
+  w.u8(schemaLength, 'LoadEvent.schemaLength');
+  w.u32(fieldCount, 'LoadEvent.fieldCount');
   if (createFile) {
-    w.u32(required(v.fileId, 'LoadEvent.fileId'));
+    w.u32(required(v.fileId, 'LoadEvent.fileId'), 'LoadEvent.fileId');
   }
   if (!oldForm) {
     encodeSqlEx(w, required(v.clauses, 'LoadEvent.clauses'), ctx);
@@ -174,16 +174,16 @@ export function encodeLoadEvent(w: Writer, v: LoadEventInput, ctx: Context, oldF
   if (v.fieldLengths.length !== (fieldCount)) throw new EncodeError('wrong number of elements', 'LoadEvent.fieldLengths');
   for (let i = 0; i < v.fieldLengths.length; i++) {
     const fieldLengths$e = v.fieldLengths[i]!;
-    w.u8(fieldLengths$e);
+    w.u8(fieldLengths$e, 'LoadEvent.fieldLengths');
   }
   for (let i = 0; i < v.fieldNames.length; i++) {
     const fieldNames$e = v.fieldNames[i]!;
     encodeLoadField(w, fieldNames$e, ctx, v.fieldLengths[i]!);
   }
   w.bytes(tableName$bytes);
-  w.u8(0);
+  w.u8(0, 'LoadEvent.tableNameTerminator');
   w.bytes(schema$bytes);
-  w.u8(0);
+  w.u8(0, 'LoadEvent.schemaTerminator');
   if (!createFile) {
     w.bytes(textToBytes(required(v.fileName, 'LoadEvent.fileName')));
   }
@@ -330,7 +330,7 @@ export function decodeLoadField(r: Reader, _ctx: Context, length: number): LoadF
 /** Writes LoadField. */
 export function encodeLoadField(w: Writer, v: LoadFieldInput, _ctx: Context, length: number): void {
   w.fixed(textToBytes(v.name), length, 'LoadField.name');
-  w.u8(0);
+  w.u8(0, 'LoadField.terminator');
 }
 
 /** LoadField's encoder input from its JSON form in the dump. */
@@ -390,7 +390,7 @@ export function encodeSqlEx(w: Writer, v: SqlExInput, _ctx: Context): void {
   w.prefixed(textToBytes(v.lineTerminator), 1, 'SqlEx.lineTerminator');
   w.prefixed(textToBytes(v.lineStart), 1, 'SqlEx.lineStart');
   w.prefixed(textToBytes(v.escapedBy), 1, 'SqlEx.escapedBy');
-  w.u8(v.optFlags);
+  w.u8(v.optFlags, 'SqlEx.optFlags');
 }
 
 /** SqlEx's encoder input from its JSON form in the dump. */
@@ -471,13 +471,13 @@ export function decodeSqlExOld(r: Reader, _ctx: Context): SqlExOld {
 
 /** Writes SqlExOld. */
 export function encodeSqlExOld(w: Writer, v: SqlExOldInput, _ctx: Context): void {
-  w.u8(v.fieldTerminator);
-  w.u8(v.enclosedBy);
-  w.u8(v.lineTerminator);
-  w.u8(v.lineStart);
-  w.u8(v.escapedBy);
-  w.u8(v.optFlags);
-  w.u8(v.emptyFlags);
+  w.u8(v.fieldTerminator, 'SqlExOld.fieldTerminator');
+  w.u8(v.enclosedBy, 'SqlExOld.enclosedBy');
+  w.u8(v.lineTerminator, 'SqlExOld.lineTerminator');
+  w.u8(v.lineStart, 'SqlExOld.lineStart');
+  w.u8(v.escapedBy, 'SqlExOld.escapedBy');
+  w.u8(v.optFlags, 'SqlExOld.optFlags');
+  w.u8(v.emptyFlags, 'SqlExOld.emptyFlags');
 }
 
 /** SqlExOld's encoder input from its JSON form in the dump. */
@@ -552,7 +552,7 @@ export function decodeFileBlockEvent(r: Reader, _ctx: Context): FileBlockEvent {
 
 /** Writes FileBlockEvent. */
 export function encodeFileBlockEvent(w: Writer, v: FileBlockEventInput, _ctx: Context): void {
-  w.u32(v.fileId);
+  w.u32(v.fileId, 'FileBlockEvent.fileId');
   w.bytes(v.data);
 }
 
@@ -600,7 +600,7 @@ export function decodeFileEvent(r: Reader, _ctx: Context): FileEvent {
 
 /** Writes FileEvent. */
 export function encodeFileEvent(w: Writer, v: FileEventInput, _ctx: Context): void {
-  w.u32(v.fileId);
+  w.u32(v.fileId, 'FileEvent.fileId');
 }
 
 /** FileEvent's encoder input from its JSON form in the dump. */

@@ -96,7 +96,7 @@ export function decodeBinlogCheckpointEvent(r: Reader, _ctx: Context): BinlogChe
 export function encodeBinlogCheckpointEvent(w: Writer, v: BinlogCheckpointEventInput, _ctx: Context): void {
   const checkpointFile$bytes = textToBytes(v.checkpointFile);
   const fileLength = checkpointFile$bytes.length;
-  w.u32(fileLength);
+  w.u32(fileLength, 'BinlogCheckpointEvent.fileLength');
   w.bytes(checkpointFile$bytes);
 }
 
@@ -217,35 +217,35 @@ export function decodeGtidEvent(r: Reader, _ctx: Context): GtidEvent {
 
 /** Writes GtidEvent. */
 export function encodeGtidEvent(w: Writer, v: GtidEventInput, _ctx: Context): void {
-  w.u64(v.seqNo);
-  w.u32(v.domainId);
-  w.u8(v.flags);
+  w.u64(v.seqNo, 'GtidEvent.seqNo');
+  w.u32(v.domainId, 'GtidEvent.domainId');
+  w.u8(v.flags, 'GtidEvent.flags');
   if (v.flags & 2 /* GtidFlags.FL_GROUP_COMMIT_ID */) {
-    w.u64(required(v.commitId, 'GtidEvent.commitId'));
+    w.u64(required(v.commitId, 'GtidEvent.commitId'), 'GtidEvent.commitId');
   }
   if (v.flags & (64 /* GtidFlags.FL_PREPARED_XA */ | 128 /* GtidFlags.FL_COMPLETED_XA */)) {
-    w.u32(required(v.xaFormatId, 'GtidEvent.xaFormatId'));
+    w.u32(required(v.xaFormatId, 'GtidEvent.xaFormatId'), 'GtidEvent.xaFormatId');
   }
   if (v.flags & (64 /* GtidFlags.FL_PREPARED_XA */ | 128 /* GtidFlags.FL_COMPLETED_XA */)) {
-    w.u8(required(v.xaGtridLength, 'GtidEvent.xaGtridLength'));
+    w.u8(required(v.xaGtridLength, 'GtidEvent.xaGtridLength'), 'GtidEvent.xaGtridLength');
   }
   if (v.flags & (64 /* GtidFlags.FL_PREPARED_XA */ | 128 /* GtidFlags.FL_COMPLETED_XA */)) {
-    w.u8(required(v.xaBqualLength, 'GtidEvent.xaBqualLength'));
+    w.u8(required(v.xaBqualLength, 'GtidEvent.xaBqualLength'), 'GtidEvent.xaBqualLength');
   }
   if (v.flags & (64 /* GtidFlags.FL_PREPARED_XA */ | 128 /* GtidFlags.FL_COMPLETED_XA */)) {
     w.fixed(required(v.xaData, 'GtidEvent.xaData'), (v.xaGtridLength ?? 0) + (v.xaBqualLength ?? 0), 'GtidEvent.xaData');
   }
   if (v.flagsExtra !== undefined) {
-    w.u8(v.flagsExtra);
+    w.u8(v.flagsExtra, 'GtidEvent.flagsExtra');
   }
   if ((v.flagsExtra ?? 0) & 1 /* GtidExtraFlags.FL_EXTRA_MULTI_ENGINE_E1 */) {
-    w.u8(required(v.extraEngines, 'GtidEvent.extraEngines'));
+    w.u8(required(v.extraEngines, 'GtidEvent.extraEngines'), 'GtidEvent.extraEngines');
   }
   if ((v.flagsExtra ?? 0) & (4 /* GtidExtraFlags.FL_COMMIT_ALTER_E1 */ | 8 /* GtidExtraFlags.FL_ROLLBACK_ALTER_E1 */)) {
-    w.u64(required(v.startAlterId, 'GtidEvent.startAlterId'));
+    w.u64(required(v.startAlterId, 'GtidEvent.startAlterId'), 'GtidEvent.startAlterId');
   }
   if ((v.flagsExtra ?? 0) & 16 /* GtidExtraFlags.FL_EXTRA_THREAD_ID */) {
-    w.u32(required(v.threadId, 'GtidEvent.threadId'));
+    w.u32(required(v.threadId, 'GtidEvent.threadId'), 'GtidEvent.threadId');
   }
   if (v.padding !== undefined) {
     w.bytes(v.padding);
@@ -385,7 +385,7 @@ export function decodeGtidListEvent(r: Reader, ctx: Context): GtidListEvent {
 
 /** Writes GtidListEvent. */
 export function encodeGtidListEvent(w: Writer, v: GtidListEventInput, ctx: Context): void {
-  w.u32(v.countAndFlags);
+  w.u32(v.countAndFlags, 'GtidListEvent.countAndFlags');
   if (v.gtids.length !== (v.countAndFlags & 0xFFFFFFF)) throw new EncodeError('wrong number of elements', 'GtidListEvent.gtids');
   for (let i = 0; i < v.gtids.length; i++) {
     const gtids$e = v.gtids[i]!;
@@ -449,9 +449,9 @@ export function decodeGtidListEntry(r: Reader, _ctx: Context): GtidListEntry {
 
 /** Writes GtidListEntry. */
 export function encodeGtidListEntry(w: Writer, v: GtidListEntryInput, _ctx: Context): void {
-  w.u32(v.domainId);
-  w.u32(v.serverId);
-  w.u64(v.seqNo);
+  w.u32(v.domainId, 'GtidListEntry.domainId');
+  w.u32(v.serverId, 'GtidListEntry.serverId');
+  w.u64(v.seqNo, 'GtidListEntry.seqNo');
 }
 
 /** GtidListEntry's encoder input from its JSON form in the dump. */
@@ -507,8 +507,8 @@ export function decodeStartEncryptionEvent(r: Reader, _ctx: Context): StartEncry
 
 /** Writes StartEncryptionEvent. */
 export function encodeStartEncryptionEvent(w: Writer, v: StartEncryptionEventInput, _ctx: Context): void {
-  w.u8(v.scheme);
-  w.u32(v.keyVersion);
+  w.u8(v.scheme, 'StartEncryptionEvent.scheme');
+  w.u32(v.keyVersion, 'StartEncryptionEvent.keyVersion');
   w.fixed(v.nonce, 12, 'StartEncryptionEvent.nonce');
 }
 
@@ -578,11 +578,11 @@ export function decodePartialRowDataEvent(r: Reader, _ctx: Context): PartialRowD
 
 /** Writes PartialRowDataEvent. */
 export function encodePartialRowDataEvent(w: Writer, v: PartialRowDataEventInput, _ctx: Context): void {
-  w.u32(v.totalFragments);
-  w.u32(v.sequenceNumber);
-  w.u8(v.flags);
+  w.u32(v.totalFragments, 'PartialRowDataEvent.totalFragments');
+  w.u32(v.sequenceNumber, 'PartialRowDataEvent.sequenceNumber');
+  w.u8(v.flags, 'PartialRowDataEvent.flags');
   if (v.flags & 1 /* PartialRowDataFlags.FL_ORIG_EVENT_SIZE */) {
-    w.u64(required(v.originalSize, 'PartialRowDataEvent.originalSize'));
+    w.u64(required(v.originalSize, 'PartialRowDataEvent.originalSize'), 'PartialRowDataEvent.originalSize');
   }
   w.bytes(v.chunk);
 }

@@ -99,35 +99,35 @@ export function decodeMysqlGtidEvent(r: Reader, _ctx: Context): MysqlGtidEvent {
 
 /** Writes MysqlGtidEvent. */
 export function encodeMysqlGtidEvent(w: Writer, v: MysqlGtidEventInput, _ctx: Context): void {
-  w.u8(v.flags);
+  w.u8(v.flags, 'MysqlGtidEvent.flags');
   w.fixed(v.sid, 16, 'MysqlGtidEvent.sid');
-  w.i64(v.gno);
+  w.i64(v.gno, 'MysqlGtidEvent.gno');
   if (v.clockType !== undefined) {
-    w.u8(v.clockType);
+    w.u8(v.clockType, 'MysqlGtidEvent.clockType');
   }
   if ((v.clockType ?? 0) === 2) {
-    w.i64(required(v.lastCommitted, 'MysqlGtidEvent.lastCommitted'));
+    w.i64(required(v.lastCommitted, 'MysqlGtidEvent.lastCommitted'), 'MysqlGtidEvent.lastCommitted');
   }
   if ((v.clockType ?? 0) === 2) {
-    w.i64(required(v.sequenceNumber, 'MysqlGtidEvent.sequenceNumber'));
+    w.i64(required(v.sequenceNumber, 'MysqlGtidEvent.sequenceNumber'), 'MysqlGtidEvent.sequenceNumber');
   }
   if (v.immediateCommitTimestamp !== undefined) {
-    w.u56(v.immediateCommitTimestamp);
+    w.u56(v.immediateCommitTimestamp, 'MysqlGtidEvent.immediateCommitTimestamp');
   }
   if (bit((v.immediateCommitTimestamp ?? 0), 55)) {
-    w.u56(required(v.originalCommitTimestamp, 'MysqlGtidEvent.originalCommitTimestamp'));
+    w.u56(required(v.originalCommitTimestamp, 'MysqlGtidEvent.originalCommitTimestamp'), 'MysqlGtidEvent.originalCommitTimestamp');
   }
   if (v.transactionLength !== undefined) {
     w.packed(v.transactionLength, 'MysqlGtidEvent.transactionLength');
   }
   if (v.immediateServerVersion !== undefined) {
-    w.u32(v.immediateServerVersion);
+    w.u32(v.immediateServerVersion, 'MysqlGtidEvent.immediateServerVersion');
   }
   if (bit((v.immediateServerVersion ?? 0), 31)) {
-    w.u32(required(v.originalServerVersion, 'MysqlGtidEvent.originalServerVersion'));
+    w.u32(required(v.originalServerVersion, 'MysqlGtidEvent.originalServerVersion'), 'MysqlGtidEvent.originalServerVersion');
   }
   if (v.commitGroupTicket !== undefined) {
-    w.u64(v.commitGroupTicket);
+    w.u64(v.commitGroupTicket, 'MysqlGtidEvent.commitGroupTicket');
   }
 }
 
@@ -563,9 +563,9 @@ export function decodePreviousGtidsEvent(r: Reader, ctx: Context): PreviousGtids
 
 /** Writes PreviousGtidsEvent. */
 export function encodePreviousGtidsEvent(w: Writer, v: PreviousGtidsEventInput, ctx: Context): void {
-  w.u8(v.countLow);
-  w.u48(v.countHigh);
-  w.u8(v.format);
+  w.u8(v.countLow, 'PreviousGtidsEvent.countLow');
+  w.u48(v.countHigh, 'PreviousGtidsEvent.countHigh');
+  w.u8(v.format, 'PreviousGtidsEvent.format');
   if (v.sids.length !== ((v.format === 1 ? v.countHigh : v.countLow + (v.countHigh * 256)))) throw new EncodeError('wrong number of elements', 'PreviousGtidsEvent.sids');
   for (let i = 0; i < v.sids.length; i++) {
     const sids$e = v.sids[i]!;
@@ -652,8 +652,8 @@ export function encodeGtidSetSid(w: Writer, v: GtidSetSidInput, ctx: Context, ta
   if (tagged) {
     w.prefixed(textToBytes(required(v.tag, 'GtidSetSid.tag')), -1, 'GtidSetSid.tag');
   }
-  w.u32(intervalCount);
-  w.u32(0);
+  w.u32(intervalCount, 'GtidSetSid.intervalCount');
+  w.u32(0, 'GtidSetSid.intervalCountHigh');
   for (let i = 0; i < v.intervals.length; i++) {
     const intervals$e = v.intervals[i]!;
     encodeGtidInterval(w, intervals$e, ctx);
@@ -720,8 +720,8 @@ export function decodeGtidInterval(r: Reader, _ctx: Context): GtidInterval {
 
 /** Writes GtidInterval. */
 export function encodeGtidInterval(w: Writer, v: GtidIntervalInput, _ctx: Context): void {
-  w.i64(v.start);
-  w.i64(v.end);
+  w.i64(v.start, 'GtidInterval.start');
+  w.i64(v.end, 'GtidInterval.end');
 }
 
 /** GtidInterval's encoder input from its JSON form in the dump. */
@@ -774,10 +774,10 @@ export function decodeXaPrepareEvent(r: Reader, _ctx: Context): XaPrepareEvent {
 
 /** Writes XaPrepareEvent. */
 export function encodeXaPrepareEvent(w: Writer, v: XaPrepareEventInput, _ctx: Context): void {
-  w.u8(v.onePhase);
-  w.u32(v.formatId);
-  w.u32(v.gtridLength);
-  w.u32(v.bqualLength);
+  w.u8(v.onePhase, 'XaPrepareEvent.onePhase');
+  w.u32(v.formatId, 'XaPrepareEvent.formatId');
+  w.u32(v.gtridLength, 'XaPrepareEvent.gtridLength');
+  w.u32(v.bqualLength, 'XaPrepareEvent.bqualLength');
   w.fixed(v.data, v.gtridLength + v.bqualLength, 'XaPrepareEvent.data');
 }
 
@@ -840,7 +840,7 @@ export function decodeRowsQueryEvent(r: Reader, _ctx: Context): RowsQueryEvent {
 
 /** Writes RowsQueryEvent. */
 export function encodeRowsQueryEvent(w: Writer, v: RowsQueryEventInput, _ctx: Context): void {
-  w.u8(v.length);
+  w.u8(v.length, 'RowsQueryEvent.length');
   w.bytes(textToBytes(v.query));
 }
 

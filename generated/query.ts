@@ -126,24 +126,24 @@ export function encodeQueryEvent(w: Writer, v: QueryEventInput, ctx: Context, co
   const schema$bytes = textToBytes(v.schema);
   const schemaLength = schema$bytes.length;
   let statusVarsLength$at = 0;
-  w.u32(v.threadId);
-  w.u32(v.execTime);
-  w.u8(schemaLength);
-  w.u16(v.errorCode);
+  w.u32(v.threadId, 'QueryEvent.threadId');
+  w.u32(v.execTime, 'QueryEvent.execTime');
+  w.u8(schemaLength, 'QueryEvent.schemaLength');
+  w.u16(v.errorCode, 'QueryEvent.errorCode');
   if (ctx.postHeaderLength >= 13) {
     statusVarsLength$at = w.reserve(2);
   }
   if (executeLoad) {
-    w.u32(required(v.fileId, 'QueryEvent.fileId'));
+    w.u32(required(v.fileId, 'QueryEvent.fileId'), 'QueryEvent.fileId');
   }
   if (executeLoad) {
-    w.u32(required(v.fileNameStart, 'QueryEvent.fileNameStart'));
+    w.u32(required(v.fileNameStart, 'QueryEvent.fileNameStart'), 'QueryEvent.fileNameStart');
   }
   if (executeLoad) {
-    w.u32(required(v.fileNameEnd, 'QueryEvent.fileNameEnd'));
+    w.u32(required(v.fileNameEnd, 'QueryEvent.fileNameEnd'), 'QueryEvent.fileNameEnd');
   }
   if (executeLoad) {
-    w.u8(enumCode(LoadDupHandling, required(v.duplicates, 'QueryEvent.duplicates'), 'QueryEvent.duplicates'));
+    w.u8(enumCode(LoadDupHandling, required(v.duplicates, 'QueryEvent.duplicates'), 'QueryEvent.duplicates'), 'QueryEvent.duplicates');
   }
   if (ctx.postHeaderLength > ((executeLoad ? 26 : 13))) {
     w.fixed(required(v.postHeaderExtra, 'QueryEvent.postHeaderExtra'), ctx.postHeaderLength - ((executeLoad ? 26 : 13)), 'QueryEvent.postHeaderExtra');
@@ -154,7 +154,7 @@ export function encodeQueryEvent(w: Writer, v: QueryEventInput, ctx: Context, co
     w.patchU16(statusVarsLength$at, w.pos - statusVars$start);
   }
   w.bytes(schema$bytes);
-  w.u8(0);
+  w.u8(0, 'QueryEvent.schemaTerminator');
   if (compressed) {
     const query$plain = new Writer();
     query$plain.bytes(textToBytes(v.query));
@@ -431,7 +431,7 @@ export function decodeQueryEventStatusVarsQFlags2Code(r: Reader, _ctx: Context):
 
 /** Writes QueryEventStatusVarsQFlags2Code. */
 export function encodeQueryEventStatusVarsQFlags2Code(w: Writer, v: QueryEventStatusVarsQFlags2CodeInput, _ctx: Context): void {
-  w.u32(v.flags2);
+  w.u32(v.flags2, 'QueryEventStatusVarsQFlags2Code.flags2');
 }
 
 /** QueryEventStatusVarsQFlags2Code's encoder input from its JSON form in the dump. */
@@ -471,7 +471,7 @@ export function decodeQueryEventStatusVarsQSqlModeCode(r: Reader, _ctx: Context)
 
 /** Writes QueryEventStatusVarsQSqlModeCode. */
 export function encodeQueryEventStatusVarsQSqlModeCode(w: Writer, v: QueryEventStatusVarsQSqlModeCodeInput, _ctx: Context): void {
-  w.u64(v.sqlMode);
+  w.u64(v.sqlMode, 'QueryEventStatusVarsQSqlModeCode.sqlMode');
 }
 
 /** QueryEventStatusVarsQSqlModeCode's encoder input from its JSON form in the dump. */
@@ -514,7 +514,7 @@ export function decodeQueryEventStatusVarsQCatalogCode(r: Reader, _ctx: Context)
 /** Writes QueryEventStatusVarsQCatalogCode. */
 export function encodeQueryEventStatusVarsQCatalogCode(w: Writer, v: QueryEventStatusVarsQCatalogCodeInput, _ctx: Context): void {
   w.prefixed(textToBytes(v.catalog), 1, 'QueryEventStatusVarsQCatalogCode.catalog');
-  w.u8(0);
+  w.u8(0, 'QueryEventStatusVarsQCatalogCode.terminator');
 }
 
 /** QueryEventStatusVarsQCatalogCode's encoder input from its JSON form in the dump. */
@@ -558,8 +558,8 @@ export function decodeQueryEventStatusVarsQAutoIncrement(r: Reader, _ctx: Contex
 
 /** Writes QueryEventStatusVarsQAutoIncrement. */
 export function encodeQueryEventStatusVarsQAutoIncrement(w: Writer, v: QueryEventStatusVarsQAutoIncrementInput, _ctx: Context): void {
-  w.u16(v.increment);
-  w.u16(v.offset);
+  w.u16(v.increment, 'QueryEventStatusVarsQAutoIncrement.increment');
+  w.u16(v.offset, 'QueryEventStatusVarsQAutoIncrement.offset');
 }
 
 /** QueryEventStatusVarsQAutoIncrement's encoder input from its JSON form in the dump. */
@@ -608,9 +608,9 @@ export function decodeQueryEventStatusVarsQCharsetCode(r: Reader, _ctx: Context)
 
 /** Writes QueryEventStatusVarsQCharsetCode. */
 export function encodeQueryEventStatusVarsQCharsetCode(w: Writer, v: QueryEventStatusVarsQCharsetCodeInput, _ctx: Context): void {
-  w.u16(v.characterSetClient);
-  w.u16(v.collationConnection);
-  w.u16(v.collationServer);
+  w.u16(v.characterSetClient, 'QueryEventStatusVarsQCharsetCode.characterSetClient');
+  w.u16(v.collationConnection, 'QueryEventStatusVarsQCharsetCode.collationConnection');
+  w.u16(v.collationServer, 'QueryEventStatusVarsQCharsetCode.collationServer');
 }
 
 /** QueryEventStatusVarsQCharsetCode's encoder input from its JSON form in the dump. */
@@ -738,7 +738,7 @@ export function decodeQueryEventStatusVarsQLcTimeNamesCode(r: Reader, _ctx: Cont
 
 /** Writes QueryEventStatusVarsQLcTimeNamesCode. */
 export function encodeQueryEventStatusVarsQLcTimeNamesCode(w: Writer, v: QueryEventStatusVarsQLcTimeNamesCodeInput, _ctx: Context): void {
-  w.u16(v.lcTimeNames);
+  w.u16(v.lcTimeNames, 'QueryEventStatusVarsQLcTimeNamesCode.lcTimeNames');
 }
 
 /** QueryEventStatusVarsQLcTimeNamesCode's encoder input from its JSON form in the dump. */
@@ -778,7 +778,7 @@ export function decodeQueryEventStatusVarsQCharsetDatabaseCode(r: Reader, _ctx: 
 
 /** Writes QueryEventStatusVarsQCharsetDatabaseCode. */
 export function encodeQueryEventStatusVarsQCharsetDatabaseCode(w: Writer, v: QueryEventStatusVarsQCharsetDatabaseCodeInput, _ctx: Context): void {
-  w.u16(v.collationDatabase);
+  w.u16(v.collationDatabase, 'QueryEventStatusVarsQCharsetDatabaseCode.collationDatabase');
 }
 
 /** QueryEventStatusVarsQCharsetDatabaseCode's encoder input from its JSON form in the dump. */
@@ -819,7 +819,7 @@ export function decodeQueryEventStatusVarsQTableMapForUpdateCode(r: Reader, _ctx
 
 /** Writes QueryEventStatusVarsQTableMapForUpdateCode. */
 export function encodeQueryEventStatusVarsQTableMapForUpdateCode(w: Writer, v: QueryEventStatusVarsQTableMapForUpdateCodeInput, _ctx: Context): void {
-  w.u64(v.tableMap);
+  w.u64(v.tableMap, 'QueryEventStatusVarsQTableMapForUpdateCode.tableMap');
 }
 
 /** QueryEventStatusVarsQTableMapForUpdateCode's encoder input from its JSON form in the dump. */
@@ -859,7 +859,7 @@ export function decodeQueryEventStatusVarsQMasterDataWrittenCode(r: Reader, _ctx
 
 /** Writes QueryEventStatusVarsQMasterDataWrittenCode. */
 export function encodeQueryEventStatusVarsQMasterDataWrittenCode(w: Writer, v: QueryEventStatusVarsQMasterDataWrittenCodeInput, _ctx: Context): void {
-  w.u32(v.masterDataWritten);
+  w.u32(v.masterDataWritten, 'QueryEventStatusVarsQMasterDataWrittenCode.masterDataWritten');
 }
 
 /** QueryEventStatusVarsQMasterDataWrittenCode's encoder input from its JSON form in the dump. */
@@ -954,7 +954,7 @@ export function decodeQueryEventStatusVarsQUpdatedDbNames(r: Reader, _ctx: Conte
 
 /** Writes QueryEventStatusVarsQUpdatedDbNames. */
 export function encodeQueryEventStatusVarsQUpdatedDbNames(w: Writer, v: QueryEventStatusVarsQUpdatedDbNamesInput, _ctx: Context): void {
-  w.u8(v.count);
+  w.u8(v.count, 'QueryEventStatusVarsQUpdatedDbNames.count');
   if (v.names.length !== ((v.count === 254 ? 0 : v.count))) throw new EncodeError('wrong number of elements', 'QueryEventStatusVarsQUpdatedDbNames.names');
   for (let i = 0; i < v.names.length; i++) {
     const names$e = v.names[i]!;
@@ -1006,7 +1006,7 @@ export function decodeQueryEventStatusVarsQMicroseconds(r: Reader, _ctx: Context
 
 /** Writes QueryEventStatusVarsQMicroseconds. */
 export function encodeQueryEventStatusVarsQMicroseconds(w: Writer, v: QueryEventStatusVarsQMicrosecondsInput, _ctx: Context): void {
-  w.u24(v.microseconds);
+  w.u24(v.microseconds, 'QueryEventStatusVarsQMicroseconds.microseconds');
 }
 
 /** QueryEventStatusVarsQMicroseconds's encoder input from its JSON form in the dump. */
@@ -1046,7 +1046,7 @@ export function decodeQueryEventStatusVarsQExplicitDefaultsForTimestamp(r: Reade
 
 /** Writes QueryEventStatusVarsQExplicitDefaultsForTimestamp. */
 export function encodeQueryEventStatusVarsQExplicitDefaultsForTimestamp(w: Writer, v: QueryEventStatusVarsQExplicitDefaultsForTimestampInput, _ctx: Context): void {
-  w.u8(v.explicitDefaultsForTimestamp);
+  w.u8(v.explicitDefaultsForTimestamp, 'QueryEventStatusVarsQExplicitDefaultsForTimestamp.explicitDefaultsForTimestamp');
 }
 
 /** QueryEventStatusVarsQExplicitDefaultsForTimestamp's encoder input from its JSON form in the dump. */
@@ -1086,7 +1086,7 @@ export function decodeQueryEventStatusVarsQDdlLoggedWithXid(r: Reader, _ctx: Con
 
 /** Writes QueryEventStatusVarsQDdlLoggedWithXid. */
 export function encodeQueryEventStatusVarsQDdlLoggedWithXid(w: Writer, v: QueryEventStatusVarsQDdlLoggedWithXidInput, _ctx: Context): void {
-  w.u64(v.ddlXid);
+  w.u64(v.ddlXid, 'QueryEventStatusVarsQDdlLoggedWithXid.ddlXid');
 }
 
 /** QueryEventStatusVarsQDdlLoggedWithXid's encoder input from its JSON form in the dump. */
@@ -1126,7 +1126,7 @@ export function decodeQueryEventStatusVarsQDefaultCollationForUtf8mb4(r: Reader,
 
 /** Writes QueryEventStatusVarsQDefaultCollationForUtf8mb4. */
 export function encodeQueryEventStatusVarsQDefaultCollationForUtf8mb4(w: Writer, v: QueryEventStatusVarsQDefaultCollationForUtf8mb4Input, _ctx: Context): void {
-  w.u16(v.defaultCollationForUtf8mb4);
+  w.u16(v.defaultCollationForUtf8mb4, 'QueryEventStatusVarsQDefaultCollationForUtf8mb4.defaultCollationForUtf8mb4');
 }
 
 /** QueryEventStatusVarsQDefaultCollationForUtf8mb4's encoder input from its JSON form in the dump. */
@@ -1166,7 +1166,7 @@ export function decodeQueryEventStatusVarsQSqlRequirePrimaryKey(r: Reader, _ctx:
 
 /** Writes QueryEventStatusVarsQSqlRequirePrimaryKey. */
 export function encodeQueryEventStatusVarsQSqlRequirePrimaryKey(w: Writer, v: QueryEventStatusVarsQSqlRequirePrimaryKeyInput, _ctx: Context): void {
-  w.u8(v.sqlRequirePrimaryKey);
+  w.u8(v.sqlRequirePrimaryKey, 'QueryEventStatusVarsQSqlRequirePrimaryKey.sqlRequirePrimaryKey');
 }
 
 /** QueryEventStatusVarsQSqlRequirePrimaryKey's encoder input from its JSON form in the dump. */
@@ -1206,7 +1206,7 @@ export function decodeQueryEventStatusVarsQDefaultTableEncryption(r: Reader, _ct
 
 /** Writes QueryEventStatusVarsQDefaultTableEncryption. */
 export function encodeQueryEventStatusVarsQDefaultTableEncryption(w: Writer, v: QueryEventStatusVarsQDefaultTableEncryptionInput, _ctx: Context): void {
-  w.u8(v.defaultTableEncryption);
+  w.u8(v.defaultTableEncryption, 'QueryEventStatusVarsQDefaultTableEncryption.defaultTableEncryption');
 }
 
 /** QueryEventStatusVarsQDefaultTableEncryption's encoder input from its JSON form in the dump. */
@@ -1247,7 +1247,7 @@ export function decodeQueryEventStatusVarsQEnableCascadeTriggers(r: Reader, _ctx
 
 /** Writes QueryEventStatusVarsQEnableCascadeTriggers. */
 export function encodeQueryEventStatusVarsQEnableCascadeTriggers(w: Writer, v: QueryEventStatusVarsQEnableCascadeTriggersInput, _ctx: Context): void {
-  w.u8(v.enableCascadeTriggers);
+  w.u8(v.enableCascadeTriggers, 'QueryEventStatusVarsQEnableCascadeTriggers.enableCascadeTriggers');
 }
 
 /** QueryEventStatusVarsQEnableCascadeTriggers's encoder input from its JSON form in the dump. */
@@ -1288,7 +1288,7 @@ export function decodeQueryEventStatusVarsQHrnow(r: Reader, _ctx: Context): Quer
 
 /** Writes QueryEventStatusVarsQHrnow. */
 export function encodeQueryEventStatusVarsQHrnow(w: Writer, v: QueryEventStatusVarsQHrnowInput, _ctx: Context): void {
-  w.u24(v.microseconds);
+  w.u24(v.microseconds, 'QueryEventStatusVarsQHrnow.microseconds');
 }
 
 /** QueryEventStatusVarsQHrnow's encoder input from its JSON form in the dump. */
@@ -1329,7 +1329,7 @@ export function decodeQueryEventStatusVarsQXid(r: Reader, _ctx: Context): QueryE
 
 /** Writes QueryEventStatusVarsQXid. */
 export function encodeQueryEventStatusVarsQXid(w: Writer, v: QueryEventStatusVarsQXidInput, _ctx: Context): void {
-  w.u64(v.xid);
+  w.u64(v.xid, 'QueryEventStatusVarsQXid.xid');
 }
 
 /** QueryEventStatusVarsQXid's encoder input from its JSON form in the dump. */
@@ -1378,9 +1378,9 @@ export function decodeQueryEventStatusVarsQGtidFlags3(r: Reader, _ctx: Context):
 
 /** Writes QueryEventStatusVarsQGtidFlags3. */
 export function encodeQueryEventStatusVarsQGtidFlags3(w: Writer, v: QueryEventStatusVarsQGtidFlags3Input, _ctx: Context): void {
-  w.u8(v.flagsExtra);
+  w.u8(v.flagsExtra, 'QueryEventStatusVarsQGtidFlags3.flagsExtra');
   if (v.flagsExtra & (4 /* GtidExtraFlags.FL_COMMIT_ALTER_E1 */ | 8 /* GtidExtraFlags.FL_ROLLBACK_ALTER_E1 */)) {
-    w.u64(required(v.startAlterId, 'QueryEventStatusVarsQGtidFlags3.startAlterId'));
+    w.u64(required(v.startAlterId, 'QueryEventStatusVarsQGtidFlags3.startAlterId'), 'QueryEventStatusVarsQGtidFlags3.startAlterId');
   }
 }
 
@@ -1441,7 +1441,7 @@ export function decodeQueryEventStatusVarsQCharacterSetCollations(r: Reader, ctx
 /** Writes QueryEventStatusVarsQCharacterSetCollations. */
 export function encodeQueryEventStatusVarsQCharacterSetCollations(w: Writer, v: QueryEventStatusVarsQCharacterSetCollationsInput, ctx: Context): void {
   const count = v.map.length;
-  w.u8(count);
+  w.u8(count, 'QueryEventStatusVarsQCharacterSetCollations.count');
   for (let i = 0; i < v.map.length; i++) {
     const map$e = v.map[i]!;
     encodeCharsetCollation(w, map$e, ctx);
@@ -1536,8 +1536,8 @@ export function decodeCharsetCollation(r: Reader, _ctx: Context): CharsetCollati
 
 /** Writes CharsetCollation. */
 export function encodeCharsetCollation(w: Writer, v: CharsetCollationInput, _ctx: Context): void {
-  w.u16(v.charset);
-  w.u16(v.collation);
+  w.u16(v.charset, 'CharsetCollation.charset');
+  w.u16(v.collation, 'CharsetCollation.collation');
 }
 
 /** CharsetCollation's encoder input from its JSON form in the dump. */

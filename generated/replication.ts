@@ -168,7 +168,7 @@ export function decodeQueryPacket(r: Reader, _ctx: Context): QueryPacket {
 
 /** Writes QueryPacket. */
 export function encodeQueryPacket(w: Writer, v: QueryPacketInput, _ctx: Context): void {
-  w.u8(3);
+  w.u8(3, 'QueryPacket.command');
   w.bytes(textToBytes(v.query));
 }
 
@@ -213,7 +213,7 @@ export function decodeStmtPreparePacket(r: Reader, _ctx: Context): StmtPreparePa
 
 /** Writes StmtPreparePacket. */
 export function encodeStmtPreparePacket(w: Writer, v: StmtPreparePacketInput, _ctx: Context): void {
-  w.u8(22);
+  w.u8(22, 'StmtPreparePacket.command');
   w.bytes(textToBytes(v.query));
 }
 
@@ -262,12 +262,12 @@ export function decodeStmtPrepareOkPacket(r: Reader, _ctx: Context): StmtPrepare
 
 /** Writes StmtPrepareOkPacket. */
 export function encodeStmtPrepareOkPacket(w: Writer, v: StmtPrepareOkPacketInput, _ctx: Context): void {
-  w.u8(0);
-  w.u32(v.statementId);
-  w.u16(v.columnCount);
-  w.u16(v.paramCount);
-  w.u8(0);
-  w.u16(v.warningCount);
+  w.u8(0, 'StmtPrepareOkPacket.status');
+  w.u32(v.statementId, 'StmtPrepareOkPacket.statementId');
+  w.u16(v.columnCount, 'StmtPrepareOkPacket.columnCount');
+  w.u16(v.paramCount, 'StmtPrepareOkPacket.paramCount');
+  w.u8(0, 'StmtPrepareOkPacket.filler');
+  w.u16(v.warningCount, 'StmtPrepareOkPacket.warningCount');
 }
 
 /** StmtPrepareOkPacket's encoder input from its JSON form in the dump. */
@@ -403,13 +403,13 @@ export function encodeColumnDefinitionPacket(w: Writer, v: ColumnDefinitionPacke
   w.bytes(name$bytes);
   w.packed(orgNameLength, 'ColumnDefinitionPacket.orgNameLength');
   w.bytes(orgName$bytes);
-  w.u8(12);
-  w.u16(v.characterSet);
-  w.u32(v.columnLength);
-  w.u8(v.columnType);
-  w.u16(v.flags);
-  w.u8(v.decimals);
-  w.u16(0);
+  w.u8(12, 'ColumnDefinitionPacket.fixedLength');
+  w.u16(v.characterSet, 'ColumnDefinitionPacket.characterSet');
+  w.u32(v.columnLength, 'ColumnDefinitionPacket.columnLength');
+  w.u8(v.columnType, 'ColumnDefinitionPacket.columnType');
+  w.u16(v.flags, 'ColumnDefinitionPacket.flags');
+  w.u8(v.decimals, 'ColumnDefinitionPacket.decimals');
+  w.u16(0, 'ColumnDefinitionPacket.filler');
 }
 
 /** ColumnDefinitionPacket's encoder input from its JSON form in the dump. */
@@ -554,10 +554,10 @@ export function decodeStmtExecutePacket(r: Reader, _ctx: Context): StmtExecutePa
 
 /** Writes StmtExecutePacket. */
 export function encodeStmtExecutePacket(w: Writer, v: StmtExecutePacketInput, _ctx: Context): void {
-  w.u8(23);
-  w.u32(v.statementId);
-  w.u8(v.flags);
-  w.u32(v.iterationCount);
+  w.u8(23, 'StmtExecutePacket.command');
+  w.u32(v.statementId, 'StmtExecutePacket.statementId');
+  w.u8(v.flags, 'StmtExecutePacket.flags');
+  w.u32(v.iterationCount, 'StmtExecutePacket.iterationCount');
   w.bytes(v.parameters);
 }
 
@@ -613,8 +613,8 @@ export function decodeStmtClosePacket(r: Reader, _ctx: Context): StmtClosePacket
 
 /** Writes StmtClosePacket. */
 export function encodeStmtClosePacket(w: Writer, v: StmtClosePacketInput, _ctx: Context): void {
-  w.u8(25);
-  w.u32(v.statementId);
+  w.u8(25, 'StmtClosePacket.command');
+  w.u32(v.statementId, 'StmtClosePacket.statementId');
 }
 
 /** StmtClosePacket's encoder input from its JSON form in the dump. */
@@ -664,9 +664,9 @@ export function decodeSslRequestPacket(r: Reader, _ctx: Context): SslRequestPack
 
 /** Writes SslRequestPacket. */
 export function encodeSslRequestPacket(w: Writer, v: SslRequestPacketInput, _ctx: Context): void {
-  w.u32(v.capabilities);
-  w.u32(v.maxPacketSize);
-  w.u8(v.characterSet);
+  w.u32(v.capabilities, 'SslRequestPacket.capabilities');
+  w.u32(v.maxPacketSize, 'SslRequestPacket.maxPacketSize');
+  w.u8(v.characterSet, 'SslRequestPacket.characterSet');
   w.fixed(v.filler, 23, 'SslRequestPacket.filler');
 }
 
@@ -745,14 +745,14 @@ export function decodeRegisterSlavePacket(r: Reader, _ctx: Context): RegisterSla
 
 /** Writes RegisterSlavePacket. */
 export function encodeRegisterSlavePacket(w: Writer, v: RegisterSlavePacketInput, _ctx: Context): void {
-  w.u8(21);
-  w.u32(v.serverId);
+  w.u8(21, 'RegisterSlavePacket.command');
+  w.u32(v.serverId, 'RegisterSlavePacket.serverId');
   w.prefixed(textToBytes(v.host), 1, 'RegisterSlavePacket.host');
   w.prefixed(textToBytes(v.user), 1, 'RegisterSlavePacket.user');
   w.prefixed(textToBytes(v.password), 1, 'RegisterSlavePacket.password');
-  w.u16(v.port);
-  w.u32(v.replicationRank);
-  w.u32(v.masterId);
+  w.u16(v.port, 'RegisterSlavePacket.port');
+  w.u32(v.replicationRank, 'RegisterSlavePacket.replicationRank');
+  w.u32(v.masterId, 'RegisterSlavePacket.masterId');
 }
 
 /** RegisterSlavePacket's encoder input from its JSON form in the dump. */
@@ -836,10 +836,10 @@ export function decodeBinlogDumpPacket(r: Reader, _ctx: Context): BinlogDumpPack
 
 /** Writes BinlogDumpPacket. */
 export function encodeBinlogDumpPacket(w: Writer, v: BinlogDumpPacketInput, _ctx: Context): void {
-  w.u8(18);
-  w.u32(v.position);
-  w.u16(v.flags);
-  w.u32(v.serverId);
+  w.u8(18, 'BinlogDumpPacket.command');
+  w.u32(v.position, 'BinlogDumpPacket.position');
+  w.u16(v.flags, 'BinlogDumpPacket.flags');
+  w.u32(v.serverId, 'BinlogDumpPacket.serverId');
   w.bytes(textToBytes(v.file));
 }
 
@@ -938,12 +938,12 @@ export function encodeBinlogDumpGtidPacket(w: Writer, v: BinlogDumpGtidPacketInp
   const file$bytes = textToBytes(v.file);
   const fileLength = file$bytes.length;
   let gtidsSize$at = 0;
-  w.u8(30);
-  w.u16(v.flags);
-  w.u32(v.serverId);
-  w.u32(fileLength);
+  w.u8(30, 'BinlogDumpGtidPacket.command');
+  w.u16(v.flags, 'BinlogDumpGtidPacket.flags');
+  w.u32(v.serverId, 'BinlogDumpGtidPacket.serverId');
+  w.u32(fileLength, 'BinlogDumpGtidPacket.fileLength');
   w.bytes(file$bytes);
-  w.u64(v.position);
+  w.u64(v.position, 'BinlogDumpGtidPacket.position');
   if (v.flags & 4 /* BinlogDumpFlags.BINLOG_THROUGH_GTID */) {
     gtidsSize$at = w.reserve(4);
   }
@@ -1041,7 +1041,7 @@ export function decodeBinlogPacket(r: Reader, ctx: Context): BinlogPacket {
 /** Writes BinlogPacket. */
 export function encodeBinlogPacket(w: Writer, v: BinlogPacketInput, ctx: Context): void {
   const status$code = enumCode(BinlogPacketStatus, v.status, 'BinlogPacket.status');
-  w.u8(status$code);
+  w.u8(status$code, 'BinlogPacket.status');
   switch (status$code) {
     case 0: encodeBinlogEventPacket(w, v.body as BinlogEventPacketInput, ctx); break;
     case 254: encodeEofPacket(w, v.body as EofPacketInput, ctx); break;
@@ -1141,8 +1141,8 @@ export function decodeEofPacket(r: Reader, _ctx: Context): EofPacket {
 
 /** Writes EofPacket. */
 export function encodeEofPacket(w: Writer, v: EofPacketInput, _ctx: Context): void {
-  w.u16(v.warnings);
-  w.u16(v.statusFlags);
+  w.u16(v.warnings, 'EofPacket.warnings');
+  w.u16(v.statusFlags, 'EofPacket.statusFlags');
 }
 
 /** EofPacket's encoder input from its JSON form in the dump. */
@@ -1193,8 +1193,8 @@ export function decodeErrPacket(r: Reader, _ctx: Context): ErrPacket {
 
 /** Writes ErrPacket. */
 export function encodeErrPacket(w: Writer, v: ErrPacketInput, _ctx: Context): void {
-  w.u16(v.errorCode);
-  w.u8(35);
+  w.u16(v.errorCode, 'ErrPacket.errorCode');
+  w.u8(35, 'ErrPacket.sqlStateMarker');
   w.fixed(textToBytes(v.sqlState), 5, 'ErrPacket.sqlState');
   w.bytes(textToBytes(v.message));
 }

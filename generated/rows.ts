@@ -300,14 +300,14 @@ export function encodeTableMapEvent(w: Writer, v: TableMapEventInput, ctx: Conte
     }
   }
   w.uint(v.tableId, (ctx.postHeaderLength === 6 ? 4 : 6), 'TableMapEvent.tableId');
-  w.u16(v.flags);
+  w.u16(v.flags, 'TableMapEvent.flags');
   w.prefixed(textToBytes(v.schemaName), 1, 'TableMapEvent.schemaName');
-  w.u8(0);
+  w.u8(0, 'TableMapEvent.schemaNameTerminator');
   w.prefixed(textToBytes(v.tableName), 1, 'TableMapEvent.tableName');
-  w.u8(0);
+  w.u8(0, 'TableMapEvent.tableNameTerminator');
   w.packed(columnCount, 'TableMapEvent.columnCount');
   for (let i = 0; i < v.columnTypes.length; i++) {
-    w.u8(columnTypes$code[i]!);
+    w.u8(columnTypes$code[i]!, 'TableMapEvent.columnTypes');
   }
   if (v.columnMetadata !== undefined) {
     w.packed(columnMetadata$w.pos, 'TableMapEvent.metadataLength');
@@ -1186,7 +1186,7 @@ export function decodePackLengthMeta(r: Reader, _ctx: Context): PackLengthMeta {
 
 /** Writes PackLengthMeta. */
 export function encodePackLengthMeta(w: Writer, v: PackLengthMetaInput, _ctx: Context): void {
-  w.u8(v.packLength);
+  w.u8(v.packLength, 'PackLengthMeta.packLength');
 }
 
 /** PackLengthMeta's encoder input from its JSON form in the dump. */
@@ -1225,7 +1225,7 @@ export function decodeMaxLengthMeta(r: Reader, _ctx: Context): MaxLengthMeta {
 
 /** Writes MaxLengthMeta. */
 export function encodeMaxLengthMeta(w: Writer, v: MaxLengthMetaInput, _ctx: Context): void {
-  w.u16(v.maxLength);
+  w.u16(v.maxLength, 'MaxLengthMeta.maxLength');
 }
 
 /** MaxLengthMeta's encoder input from its JSON form in the dump. */
@@ -1292,8 +1292,8 @@ export function encodeStringMeta(w: Writer, v: StringMetaInput, _ctx: Context): 
   if (realType$again !== realType$code) throw new EncodeError(`realType ${realType$code} cannot be stored: it would read back as ${realType$again}`, 'StringMeta.realType');
   const maxLength$again = (((typeByte & 0xff) & 0x30) !== 0x30 ? (lengthByte & 0xff) | ((((typeByte & 0xff) & 0x30) ^ 0x30) << 4) : (lengthByte & 0xff));
   if (maxLength$again !== maxLength) throw new EncodeError(`maxLength ${maxLength} cannot be stored: it would read back as ${maxLength$again}`, 'StringMeta.maxLength');
-  w.u8(typeByte);
-  w.u8(lengthByte);
+  w.u8(typeByte, 'StringMeta.typeByte');
+  w.u8(lengthByte, 'StringMeta.lengthByte');
 }
 
 /** StringMeta's encoder input from its JSON form in the dump. */
@@ -1352,8 +1352,8 @@ export function decodeDecimalMeta(r: Reader, _ctx: Context): DecimalMeta {
 
 /** Writes DecimalMeta. */
 export function encodeDecimalMeta(w: Writer, v: DecimalMetaInput, _ctx: Context): void {
-  w.u8(v.precision);
-  w.u8(v.scale);
+  w.u8(v.precision, 'DecimalMeta.precision');
+  w.u8(v.scale, 'DecimalMeta.scale');
 }
 
 /** DecimalMeta's encoder input from its JSON form in the dump. */
@@ -1404,8 +1404,8 @@ export function decodeBitMeta(r: Reader, _ctx: Context): BitMeta {
 
 /** Writes BitMeta. */
 export function encodeBitMeta(w: Writer, v: BitMetaInput, _ctx: Context): void {
-  w.u8(v.bitsInLastByte);
-  w.u8(v.wholeBytes);
+  w.u8(v.bitsInLastByte, 'BitMeta.bitsInLastByte');
+  w.u8(v.wholeBytes, 'BitMeta.wholeBytes');
 }
 
 /** BitMeta's encoder input from its JSON form in the dump. */
@@ -1453,7 +1453,7 @@ export function decodeFspMeta(r: Reader, _ctx: Context): FspMeta {
 
 /** Writes FspMeta. */
 export function encodeFspMeta(w: Writer, v: FspMetaInput, _ctx: Context): void {
-  w.u8(v.fsp);
+  w.u8(v.fsp, 'FspMeta.fsp');
 }
 
 /** FspMeta's encoder input from its JSON form in the dump. */
@@ -1815,7 +1815,7 @@ export function decodeJsonDiff(r: Reader, _ctx: Context): JsonDiff {
 /** Writes JsonDiff. */
 export function encodeJsonDiff(w: Writer, v: JsonDiffInput, _ctx: Context): void {
   const op$code = enumCode(JsonDiffOperation, v.op, 'JsonDiff.op');
-  w.u8(op$code);
+  w.u8(op$code, 'JsonDiff.op');
   w.prefixed(v.path, 0, 'JsonDiff.path');
   if (op$code !== 2 /* JsonDiffOperation.REMOVE */) {
     w.prefixed(required(v.value, 'JsonDiff.value'), 0, 'JsonDiff.value');
@@ -1966,7 +1966,7 @@ export function decodeRowsEvent(r: Reader, ctx: Context, images: number, version
 export function encodeRowsEvent(w: Writer, v: RowsEventInput, ctx: Context, images: number, version: number, compressed: boolean): void {
   let extraInfoLength$at = 0;
   w.uint(v.tableId, (ctx.postHeaderLength === 6 ? 4 : 6), 'RowsEvent.tableId');
-  w.u16(v.flags);
+  w.u16(v.flags, 'RowsEvent.flags');
   if (version === 2) {
     extraInfoLength$at = w.reserve(2);
   }
@@ -2170,7 +2170,7 @@ export function decodeRowsEventExtraInfoNdb(r: Reader, _ctx: Context): RowsEvent
 export function encodeRowsEventExtraInfoNdb(w: Writer, v: RowsEventExtraInfoNdbInput, _ctx: Context): void {
   let length$at = 0;
   length$at = w.reserve(1);
-  w.u8(v.format);
+  w.u8(v.format, 'RowsEventExtraInfoNdb.format');
   const data$start = w.pos;
   w.bytes(v.data);
   w.patchU8(length$at, w.pos - data$start + 2);
@@ -2232,9 +2232,9 @@ export function decodeRowsEventExtraInfoPart(r: Reader, _ctx: Context): RowsEven
 
 /** Writes RowsEventExtraInfoPart. */
 export function encodeRowsEventExtraInfoPart(w: Writer, v: RowsEventExtraInfoPartInput, _ctx: Context): void {
-  w.u16(v.partitionId);
+  w.u16(v.partitionId, 'RowsEventExtraInfoPart.partitionId');
   if (v.sourcePartitionId !== undefined) {
-    w.u16(v.sourcePartitionId);
+    w.u16(v.sourcePartitionId, 'RowsEventExtraInfoPart.sourcePartitionId');
   }
 }
 
@@ -2346,7 +2346,7 @@ export function decodeOldRowsEvent(r: Reader, ctx: Context, images: number): Old
 /** Writes OldRowsEvent. */
 export function encodeOldRowsEvent(w: Writer, v: OldRowsEventInput, ctx: Context, images: number): void {
   w.uint(v.tableId, (ctx.postHeaderLength === 6 ? 4 : 6), 'OldRowsEvent.tableId');
-  w.u16(v.flags);
+  w.u16(v.flags, 'OldRowsEvent.flags');
   w.packed(v.columnCount, 'OldRowsEvent.columnCount');
   w.bitmap(v.columnsPresent, v.columnCount, 'OldRowsEvent.columnsPresent', false, v.columnsPresentSpare);
   if (!hasTableDefinition(ctx.tables, v.tableId)) {

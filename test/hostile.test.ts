@@ -212,3 +212,30 @@ describe('salvage: skipping what cannot be decoded', () => {
     expect(skipped.map((e) => e.kind)).toEqual(['checksum', 'unknown-table']);
   });
 });
+
+describe('an inflated header length under --on-error=skip (fuzzer case D2)', () => {
+  /** The sample with its FORMAT_DESCRIPTION saying every header is `length` bytes, its CRC32 made right. */
+  function withHeaderLength(length: number): Uint8Array {
+    const fde = events.findIndex((e) => e.type === 'FORMAT_DESCRIPTION_EVENT');
+    // The header length follows the binlog version (2 bytes), the server version (50) and a timestamp (4).
+    return withEvent(fde, (bytes) => void (bytes[19 + 2 + 50 + 4] = length));
+  }
+
+  it('keeps each event that cannot be read as bytes of its own, its checksum its own last four bytes', () => {
+    const skipped: BinlogError[] = [];
+    const smallest = Math.min(...events.map((e) => e.header.eventSize));
+    const bytes = withHeaderLength(smallest - 2);
+    // The sample lies inside a larger buffer whose bytes after it are not zero, so a read past it shows.
+    const padded = new Uint8Array(bytes.length + 16).fill(0xee);
+    padded.set(bytes);
+    const got = decodeBinlog(padded.subarray(0, bytes.length), { onError: (e) => (skipped.push(e), 'skip') });
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const e of got) {
+      const own = bytes.subarray(e.pos, e.pos + e.header.eventSize);
+      if (e.checksum !== undefined) {
+        expect(e.checksum).toBe(new DataView(own.buffer, own.byteOffset + own.length - 4).getUint32(0, true));
+      }
+    }
+    expect(got.at(-1)!.pos + got.at(-1)!.header.eventSize).toBe(bytes.length);
+  });
+});

@@ -239,8 +239,8 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
   const name = encodeName(m, s);
   switch (t.kind) {
     case 'int':
-      if (t.enum && usedInExpressions(s, f.name)) return `${writer}.${intMethod(t)}(${f.name}$code${f.cond ? '!' : ''});`;
-      return `${writer}.${intMethod(t)}(${t.enum ? enumCode(m, f, value) : value});`;
+      if (t.enum && usedInExpressions(s, f.name)) return `${writer}.${intMethod(t)}(${f.name}$code${f.cond ? '!' : ''}, ${q(f.path)});`;
+      return `${writer}.${intMethod(t)}(${t.enum ? enumCode(m, f, value) : value}, ${q(f.path)});`;
     case 'packed':
       return `${writer}.${packedMethod(t, true)}(${t.enum ? enumCode(m, f, value) : value}, ${q(f.path)});`;
     case 'float':

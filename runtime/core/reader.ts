@@ -479,7 +479,10 @@ export class Reader {
 
   /** An unsigned little-endian integer of `n` bytes (1 to 6), `n` known only at run time. */
   uint(n: number, path: string): number {
-    if (n < 1 || n > 6) throw new InvalidValueError(`an integer of ${n} bytes`, { offset: this.offset, schemaPath: path });
+    // The test is written so that a width the metadata did not give (undefined, NaN) fails it too.
+    if (!(n >= 1 && n <= 6)) {
+      throw new InvalidValueError(`an integer of ${n} bytes`, { offset: this.offset, schemaPath: path });
+    }
     this.need(n, path);
     return this.uintLe(n);
   }

@@ -33,6 +33,9 @@ export function packedWidth(v: number | bigint): number {
 /** BIGINT's ranges, made once rather than by bigint powers per value. */
 const INT64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
 const UINT64 = [0n, 2n ** 64n - 1n] as const;
+/** The 7-byte integers' ends, which MySQL's packed temporals and the 56-bit fields use. */
+const UINT56_MAX = 2n ** 56n - 1n;
+const INT56_MIN = -(2n ** 55n);
 
 /** 2^(8n) by n (0 to 6): the first value an unsigned integer of n bytes cannot hold. */
 const UINT_LIMIT = [1, 2 ** 8, 2 ** 16, 2 ** 24, 2 ** 32, 2 ** 40, 2 ** 48];
@@ -40,6 +43,19 @@ const UINT_LIMIT = [1, 2 ** 8, 2 ** 16, 2 ** 24, 2 ** 32, 2 ** 40, 2 ** 48];
 /** Refuses what an unsigned integer of `n` bytes (0 to 6) cannot hold. */
 function checkUint(v: number, n: number, path: string): void {
   if (!(v >= 0 && v < UINT_LIMIT[n]!) || !Number.isInteger(v)) throw new EncodeError(`${v} does not fit ${n} bytes`, path);
+}
+
+/**
+ * Refuses what `n` bytes (1 to 6) hold in neither reading, signed or unsigned: a signed field's writer
+ * also takes the same bits given as unsigned, which callers that mask values rely on.
+ */
+function checkBits(v: number, n: number, path: string | undefined): void {
+  if (!(v >= -UINT_LIMIT[n]! / 2 && v < UINT_LIMIT[n]!) || !Number.isInteger(v)) doesNotFit(v, n, path);
+}
+
+/** The error of a value too large for its field: what would otherwise be written is the value cut short. */
+function doesNotFit(v: number | bigint, n: number, path: string | undefined): never {
+  throw new EncodeError(`${v} does not fit ${n} bytes`, path ?? `an integer of ${n} bytes`);
 }
 
 export class Writer {
@@ -285,22 +301,29 @@ export class Writer {
     else for (let i = at; i < at + n; i++, v = Math.floor(v / 256)) b[i] = v % 256;
   }
 
-  u8(v: number): void {
+  // The fixed-width writers refuse a value their bytes cannot hold, rather than write it cut short; `path`
+  // names the field in the error. The masks test the range and that the value is an integer at once.
+  u8(v: number, path?: string): void {
+    if ((v & 0xff) !== v) doesNotFit(v, 1, path);
     this.ensure(1);
     this.buf[this.pos++] = v;
   }
-  i8(v: number): void {
+  i8(v: number, path?: string): void {
+    checkBits(v, 1, path);
     this.u8(v & 0xff);
   }
-  u16(v: number): void {
+  u16(v: number, path?: string): void {
+    if ((v & 0xffff) !== v) doesNotFit(v, 2, path);
     this.ensure(2);
     this.dv.setUint16(this.pos, v, true);
     this.pos += 2;
   }
-  i16(v: number): void {
+  i16(v: number, path?: string): void {
+    checkBits(v, 2, path);
     this.u16(v & 0xffff);
   }
-  u24(v: number): void {
+  u24(v: number, path?: string): void {
+    if ((v & 0xffffff) !== v) doesNotFit(v, 3, path);
     this.ensure(3);
     const b = this.buf;
     b[this.pos] = v;
@@ -308,101 +331,123 @@ export class Writer {
     b[this.pos + 2] = v >>> 16;
     this.pos += 3;
   }
-  i24(v: number): void {
+  i24(v: number, path?: string): void {
+    checkBits(v, 3, path);
     this.u24(v & 0xffffff);
   }
-  u32(v: number): void {
+  u32(v: number, path?: string): void {
+    if (v >>> 0 !== v) doesNotFit(v, 4, path);
     this.ensure(4);
-    this.dv.setUint32(this.pos, v >>> 0, true);
+    this.dv.setUint32(this.pos, v, true);
     this.pos += 4;
   }
-  i32(v: number): void {
+  i32(v: number, path?: string): void {
+    checkBits(v, 4, path);
     this.u32(v >>> 0);
   }
-  u40(v: number): void {
+  u40(v: number, path?: string): void {
+    checkUint(v, 5, path ?? 'an integer of 5 bytes');
     this.u32(v % 0x1_0000_0000);
     this.u8(Math.floor(v / 0x1_0000_0000));
   }
-  i40(v: number): void {
+  i40(v: number, path?: string): void {
+    checkBits(v, 5, path);
     this.u40(v < 0 ? v + 2 ** 40 : v);
   }
-  u48(v: number): void {
+  u48(v: number, path?: string): void {
+    checkUint(v, 6, path ?? 'an integer of 6 bytes');
     this.u32(v % 0x1_0000_0000);
     this.u16(Math.floor(v / 0x1_0000_0000));
   }
-  i48(v: number): void {
+  i48(v: number, path?: string): void {
+    checkBits(v, 6, path);
     this.u48(v < 0 ? v + 2 ** 48 : v);
   }
-  u56(v: bigint): void {
-    const u = BigInt.asUintN(56, v);
-    this.u32(Number(u & 0xffff_ffffn));
-    this.u24(Number(u >> 32n));
+  u56(v: bigint, path?: string): void {
+    if (v < 0n || v > UINT56_MAX) doesNotFit(v, 7, path);
+    this.u32(Number(v & 0xffff_ffffn));
+    this.u24(Number(v >> 32n));
   }
-  i56(v: bigint): void {
-    this.u56(v);
+  i56(v: bigint, path?: string): void {
+    if (v < INT56_MIN || v > UINT56_MAX) doesNotFit(v, 7, path);
+    this.u56(BigInt.asUintN(56, v));
   }
-  u64(v: bigint): void {
+  // The eight-byte writers take either reading, as BIGINT's cell is one layout for signed and unsigned
+  // columns; setBigUint64 stores a negative value as its two's complement.
+  u64(v: bigint, path?: string): void {
+    if (v < INT64[0] || v > UINT64[1]) doesNotFit(v, 8, path);
     this.ensure(8);
-    // setBigUint64 takes v modulo 2^64 itself: asUintN made a bigint per value.
     this.dv.setBigUint64(this.pos, v, true);
     this.pos += 8;
   }
-  i64(v: bigint): void {
-    this.u64(v);
+  i64(v: bigint, path?: string): void {
+    this.u64(v, path);
   }
 
-  u16be(v: number): void {
+  u16be(v: number, path?: string): void {
+    if ((v & 0xffff) !== v) doesNotFit(v, 2, path);
     this.ensure(2);
     this.dv.setUint16(this.pos, v, false);
     this.pos += 2;
   }
-  i16be(v: number): void {
+  i16be(v: number, path?: string): void {
+    checkBits(v, 2, path);
     this.u16be(v & 0xffff);
   }
-  u24be(v: number): void {
+  u24be(v: number, path?: string): void {
+    if ((v & 0xffffff) !== v) doesNotFit(v, 3, path);
     this.u8(v >>> 16);
     this.u16be(v & 0xffff);
   }
-  i24be(v: number): void {
+  i24be(v: number, path?: string): void {
+    checkBits(v, 3, path);
     this.u24be(v & 0xffffff);
   }
-  u32be(v: number): void {
+  u32be(v: number, path?: string): void {
+    if (v >>> 0 !== v) doesNotFit(v, 4, path);
     this.ensure(4);
-    this.dv.setUint32(this.pos, v >>> 0, false);
+    this.dv.setUint32(this.pos, v, false);
     this.pos += 4;
   }
-  i32be(v: number): void {
+  i32be(v: number, path?: string): void {
+    checkBits(v, 4, path);
     this.u32be(v >>> 0);
   }
-  u40be(v: number): void {
+  u40be(v: number, path?: string): void {
+    checkUint(v, 5, path ?? 'an integer of 5 bytes');
     this.u8(Math.floor(v / 0x1_0000_0000));
     this.u32be(v % 0x1_0000_0000);
   }
-  i40be(v: number): void {
+  i40be(v: number, path?: string): void {
+    checkBits(v, 5, path);
     this.u40be(v < 0 ? v + 2 ** 40 : v);
   }
-  u48be(v: number): void {
+  u48be(v: number, path?: string): void {
+    checkUint(v, 6, path ?? 'an integer of 6 bytes');
     this.u16be(Math.floor(v / 0x1_0000_0000));
     this.u32be(v % 0x1_0000_0000);
   }
-  i48be(v: number): void {
+  i48be(v: number, path?: string): void {
+    checkBits(v, 6, path);
     this.u48be(v < 0 ? v + 2 ** 48 : v);
   }
-  u56be(v: bigint): void {
-    const u = BigInt.asUintN(56, v);
-    this.u24be(Number(u >> 32n));
-    this.u32be(Number(u & 0xffff_ffffn));
+  u56be(v: bigint, path?: string): void {
+    if (v < 0n || v > UINT56_MAX) doesNotFit(v, 7, path);
+    this.u24be(Number(v >> 32n));
+    this.u32be(Number(v & 0xffff_ffffn));
   }
-  i56be(v: bigint): void {
-    this.u56be(v);
+  i56be(v: bigint, path?: string): void {
+    if (v < INT56_MIN || v > UINT56_MAX) doesNotFit(v, 7, path);
+    this.u56be(BigInt.asUintN(56, v));
   }
-  u64be(v: bigint): void {
+  u64be(v: bigint, path?: string): void {
+    if (v < INT64[0] || v > UINT64[1]) doesNotFit(v, 8, path);
     this.ensure(8);
-    this.dv.setBigUint64(this.pos, BigInt.asUintN(64, v), false);
+    this.dv.setBigUint64(this.pos, v, false);
     this.pos += 8;
   }
-  i64be(v: bigint): void {
-    this.u64be(v);
+  i64be(v: bigint, path?: string): void {
+    this.u64be(v, path);
   }
 
   f32(v: number): void {
@@ -416,13 +461,17 @@ export class Writer {
     this.pos += 8;
   }
 
-  patchU8(at: number, v: number): void {
+  // A patched value is refused as a written one is when its bytes cannot hold it.
+  patchU8(at: number, v: number, path?: string): void {
+    if ((v & 0xff) !== v) doesNotFit(v, 1, path);
     this.buf[at] = v;
   }
-  patchU16(at: number, v: number): void {
+  patchU16(at: number, v: number, path?: string): void {
+    if ((v & 0xffff) !== v) doesNotFit(v, 2, path);
     this.dv.setUint16(at, v, true);
   }
-  patchU32(at: number, v: number): void {
-    this.dv.setUint32(at, v >>> 0, true);
+  patchU32(at: number, v: number, path?: string): void {
+    if (v >>> 0 !== v) doesNotFit(v, 4, path);
+    this.dv.setUint32(at, v, true);
   }
 }

@@ -226,11 +226,14 @@ export class EventDecoder {
     const code = this.format.realCode(bytes[EventHeaderOffsets.typeCode]!);
     const ctx = this.format.context(code, code === FDE_CODE && checksumAware(fdeServerVersion(bytes, this.format.headerLength)));
     const headerEnd = Math.min(this.format.headerLength, bytes.length);
-    const bodyEnd = Math.max(headerEnd, bytes.length - (ctx.hasChecksum ? CHECKSUM_LENGTH : 0));
+    // A checksum is the event's last four bytes; where a forged header length reaches into them there is
+    // none to keep apart, and every byte after the header stays in the body, so that none is read twice.
+    const checksummed = ctx.hasChecksum && bytes.length - CHECKSUM_LENGTH >= headerEnd;
+    const bodyEnd = checksummed ? bytes.length - CHECKSUM_LENGTH : bytes.length;
     const header = decodeEventHeader(new Reader(bytes, 0, headerEnd, pos), ctx);
     const type = EventCodesWithBody.has(code) ? UNDECODED : eventTypeName(code);
     const event = { ...this.named(pos), header, type, raw: bytes.subarray(headerEnd, bodyEnd) } as BinlogEvent;
-    if (bodyEnd < bytes.length) event.checksum = new DataView(bytes.buffer, bytes.byteOffset + bodyEnd, 4).getUint32(0, true);
+    if (checksummed) event.checksum = new DataView(bytes.buffer, bytes.byteOffset + bodyEnd, 4).getUint32(0, true);
     return event;
   }
 
@@ -341,11 +344,13 @@ export class EventEncoder {
     if ('raw' in event) w.bytes(event.raw);
     else encodeEventBody(w, event as EventBodyInput, ctx);
     const size = w.pos + (ctx.hasChecksum ? CHECKSUM_LENGTH : 0);
-    w.patchU32(EventHeaderOffsets.eventSize, size);
+    w.patchU32(EventHeaderOffsets.eventSize, size, 'EventHeader.eventSize');
     const given = givenLogPos(event);
     this.placement.logPosComputed = given === undefined && ctx.headerLength > EventHeaderOffsets.logPos;
     this.placement.hasChecksum = ctx.hasChecksum;
-    if (ctx.headerLength > EventHeaderOffsets.logPos) w.patchU32(EventHeaderOffsets.logPos, given ?? offset + size);
+    if (ctx.headerLength > EventHeaderOffsets.logPos) {
+      w.patchU32(EventHeaderOffsets.logPos, given ?? offset + size, 'EventHeader.logPos');
+    }
     if (ctx.hasChecksum) w.u32(eventCrc(w.view(), w.pos, crc32));
     const bytes = w.finish();
     // After START_ENCRYPTION nothing changes the state any more: a decoder reads no later event.

@@ -36,6 +36,31 @@ describe('Writer: fixed-width integers', () => {
     });
     expect(out).toBe('01 02 03 04 05 06 fe ff ff ff ff ff ff ff ff ff');
   });
+
+  // Each of these was written cut short, in silence, until the fuzzer's case E3 (issue 41).
+  it.each([
+    ['u8(256)', (w: Writer) => w.u8(256, 'T.a'), '256 does not fit 1 bytes'],
+    ['u16(-1)', (w: Writer) => w.u16(-1, 'T.a'), '-1 does not fit 2 bytes'],
+    ['u24be(2^24)', (w: Writer) => w.u24be(2 ** 24, 'T.a'), '16777216 does not fit 3 bytes'],
+    ['u32(-1)', (w: Writer) => w.u32(-1, 'T.a'), '-1 does not fit 4 bytes'],
+    ['u32(2^40)', (w: Writer) => w.u32(2 ** 40, 'T.a'), '1099511627776 does not fit 4 bytes'],
+    ['u32(1.5)', (w: Writer) => w.u32(1.5, 'T.a'), '1.5 does not fit 4 bytes'],
+    ['i8(-129)', (w: Writer) => w.i8(-129, 'T.a'), '-129 does not fit 1 bytes'],
+    ['i32(2^32)', (w: Writer) => w.i32(2 ** 32, 'T.a'), '4294967296 does not fit 4 bytes'],
+    ['u48(2^48)', (w: Writer) => w.u48(2 ** 48, 'T.a'), '281474976710656 does not fit 6 bytes'],
+    ['u64(2^64)', (w: Writer) => w.u64(2n ** 64n, 'T.a'), '18446744073709551616 does not fit 8 bytes'],
+    ['i56(2^56)', (w: Writer) => w.i56(2n ** 56n, 'T.a'), '72057594037927936 does not fit 7 bytes'],
+    ['patchU32(2^32)', (w: Writer) => w.patchU32(w.reserve(4), 2 ** 32, 'T.a'), '4294967296 does not fit 4 bytes'],
+  ])('refuses %s with an EncodeError naming the field', (_, write, problem) => {
+    const e = caught(EncodeError, () => write(new Writer()));
+    expect([e.problem, e.schemaPath]).toEqual([problem, 'T.a']);
+  });
+
+  it('a signed writer takes the same bits given as unsigned, and the eight-byte ones either reading', () => {
+    expect(written((w) => (w.i8(255), w.i8(-1), w.i16(0xffff), w.u64(-1n)))).toBe(
+      'ff ff ff ff ff ff ff ff ff ff ff ff',
+    );
+  });
 });
 
 describe('Writer → Reader round trips of integers', () => {

@@ -85,7 +85,7 @@ export function decodeImageOptions(r: Reader, _ctx: Context, marked: number): Im
 
 /** Writes ImageOptions. */
 export function encodeImageOptions(w: Writer, v: ImageOptionsInput, _ctx: Context, marked: number): void {
-  w.u8(v.opts);
+  w.u8(v.opts, 'ImageOptions.opts');
   if (v.opts & 1 /* Opts.FIRST */) {
     w.bitmap(required(v.marks, 'ImageOptions.marks'), marked, 'ImageOptions.marks');
   }
@@ -180,26 +180,26 @@ export function decodeInts(r: Reader, _ctx: Context): Ints {
 
 /** Writes Ints. */
 export function encodeInts(w: Writer, v: IntsInput, _ctx: Context): void {
-  w.u8(v.u8);
-  w.u16(v.u16);
-  w.u24(v.u24);
-  w.u32(v.u32);
-  w.u40(v.u40);
-  w.u48(v.u48);
-  w.u56(v.u56);
-  w.u64(v.u64);
-  w.i8(v.i8);
-  w.i16(v.i16);
-  w.i24(v.i24);
-  w.i32(v.i32);
-  w.i40(v.i40);
-  w.i48(v.i48);
-  w.i56(v.i56);
-  w.i64(v.i64);
-  w.u16be(v.u16be);
-  w.i24be(v.i24be);
-  w.u48be(v.u48be);
-  w.i64be(v.i64be);
+  w.u8(v.u8, 'Ints.u8');
+  w.u16(v.u16, 'Ints.u16');
+  w.u24(v.u24, 'Ints.u24');
+  w.u32(v.u32, 'Ints.u32');
+  w.u40(v.u40, 'Ints.u40');
+  w.u48(v.u48, 'Ints.u48');
+  w.u56(v.u56, 'Ints.u56');
+  w.u64(v.u64, 'Ints.u64');
+  w.i8(v.i8, 'Ints.i8');
+  w.i16(v.i16, 'Ints.i16');
+  w.i24(v.i24, 'Ints.i24');
+  w.i32(v.i32, 'Ints.i32');
+  w.i40(v.i40, 'Ints.i40');
+  w.i48(v.i48, 'Ints.i48');
+  w.i56(v.i56, 'Ints.i56');
+  w.i64(v.i64, 'Ints.i64');
+  w.u16be(v.u16be, 'Ints.u16be');
+  w.i24be(v.i24be, 'Ints.i24be');
+  w.u48be(v.u48be, 'Ints.u48be');
+  w.i64be(v.i64be, 'Ints.i64be');
   w.f32(v.f32);
   w.f64(v.f64);
   w.packed(v.packed, 'Ints.packed');
@@ -382,7 +382,7 @@ export function decodeStrings(r: Reader, _ctx: Context): Strings {
 export function encodeStrings(w: Writer, v: StringsInput, _ctx: Context): void {
   const name$bytes = textToBytes(v.name);
   const nameLength = name$bytes.length;
-  w.u8(nameLength);
+  w.u8(nameLength, 'Strings.nameLength');
   w.bytes(name$bytes);
   w.prefixed(textToBytes(v.short), 1, 'Strings.short');
   w.prefixed(v.blob, 0, 'Strings.blob');
@@ -547,39 +547,39 @@ export function encodeComposite(w: Writer, v: CompositeInput, ctx: Context): voi
   let innerSize$at = 0;
   const total = count + v.bitCount;
   const color$code = enumCode(Color, v.color, 'Composite.color');
-  w.u16(count);
+  w.u16(count, 'Composite.count');
   for (let i = 0; i < v.points.length; i++) {
     const points$e = v.points[i]!;
     encodePoint(w, points$e, ctx);
   }
-  w.u8(v.bitCount);
+  w.u8(v.bitCount, 'Composite.bitCount');
   w.bitmap(v.bits, v.bitCount, 'Composite.bits');
   innerSize$at = w.reserve(2);
   const inner$start = w.pos;
   encodeInner(w, v.inner, ctx);
   w.patchU16(innerSize$at, w.pos - inner$start);
-  w.u8(total);
-  w.u8(170);
-  w.u8(v.flags);
+  w.u8(total, 'Composite.total');
+  w.u8(170, 'Composite.marker');
+  w.u8(v.flags, 'Composite.flags');
   if (v.flags & 1 /* Bits.HAS_EXTRA */) {
-    w.u32(required(v.extra, 'Composite.extra'));
+    w.u32(required(v.extra, 'Composite.extra'), 'Composite.extra');
   }
   if (v.flags & 2 /* Bits.HAS_NOTE */) {
     w.prefixed(textToBytes(required(v.note, 'Composite.note')), 1, 'Composite.note');
   }
-  w.u8(color$code);
+  w.u8(color$code, 'Composite.color');
   switch (color$code) {
     case 1: encodeCircle(w, v.shape as CircleInput, ctx); break;
     case 2: encodeSquare(w, v.shape as SquareInput, ctx); break;
     default: encodeOther(w, v.shape as OtherInput, ctx);
   }
   if (ctx.version >= 2) {
-    w.u16(required(v.versioned, 'Composite.versioned'));
+    w.u16(required(v.versioned, 'Composite.versioned'), 'Composite.versioned');
   }
   encodeScaled(w, v.scaled, ctx, count * 2);
   for (let i = 0; i < v.words.length; i++) {
     const words$e = v.words[i]!;
-    w.u16(words$e);
+    w.u16(words$e, 'Composite.words');
   }
 }
 
@@ -727,7 +727,7 @@ export function encodeFolded(w: Writer, v: FoldedInput, _ctx: Context): void {
   if (high$again !== high) throw new EncodeError(`high ${high} cannot be stored: it would read back as ${high$again}`, 'Folded.high');
   const low$again = (byte & 0xff) & 15;
   if (low$again !== low) throw new EncodeError(`low ${low} cannot be stored: it would read back as ${low$again}`, 'Folded.low');
-  w.u8(byte);
+  w.u8(byte, 'Folded.byte');
 }
 
 /** Folded's encoder input from its JSON form in the dump. */
@@ -779,8 +779,8 @@ export function decodePoint(r: Reader, _ctx: Context): Point {
 
 /** Writes Point. */
 export function encodePoint(w: Writer, v: PointInput, _ctx: Context): void {
-  w.i16(v.x);
-  w.i16(v.y);
+  w.i16(v.x, 'Point.x');
+  w.i16(v.y, 'Point.y');
 }
 
 /** Point's encoder input from its JSON form in the dump. */
@@ -860,7 +860,7 @@ export function decodeCircle(r: Reader, _ctx: Context): Circle {
 
 /** Writes Circle. */
 export function encodeCircle(w: Writer, v: CircleInput, _ctx: Context): void {
-  w.u8(v.radius);
+  w.u8(v.radius, 'Circle.radius');
 }
 
 /** Circle's encoder input from its JSON form in the dump. */
@@ -898,7 +898,7 @@ export function decodeSquare(r: Reader, _ctx: Context): Square {
 
 /** Writes Square. */
 export function encodeSquare(w: Writer, v: SquareInput, _ctx: Context): void {
-  w.u16(v.side);
+  w.u16(v.side, 'Square.side');
 }
 
 /** Square's encoder input from its JSON form in the dump. */
@@ -1185,7 +1185,7 @@ export function decodeListsTlvNumber(r: Reader, _ctx: Context): ListsTlvNumber {
 
 /** Writes ListsTlvNumber. */
 export function encodeListsTlvNumber(w: Writer, v: ListsTlvNumberInput, _ctx: Context): void {
-  w.u32(v.value);
+  w.u32(v.value, 'ListsTlvNumber.value');
 }
 
 /** ListsTlvNumber's encoder input from its JSON form in the dump. */
@@ -1272,7 +1272,7 @@ export function decodeListsTaggedShortCode(r: Reader, _ctx: Context): ListsTagge
 
 /** Writes ListsTaggedShortCode. */
 export function encodeListsTaggedShortCode(w: Writer, v: ListsTaggedShortCodeInput, _ctx: Context): void {
-  w.u16(v.short);
+  w.u16(v.short, 'ListsTaggedShortCode.short');
 }
 
 /** ListsTaggedShortCode's encoder input from its JSON form in the dump. */
@@ -1581,11 +1581,11 @@ export function decodeColumns(r: Reader, ctx: Context): Columns {
 
 /** Writes Columns. */
 export function encodeColumns(w: Writer, v: ColumnsInput, ctx: Context): void {
-  w.u8(v.count);
+  w.u8(v.count, 'Columns.count');
   if (v.kinds.length !== (v.count)) throw new EncodeError('wrong number of elements', 'Columns.kinds');
   for (let i = 0; i < v.kinds.length; i++) {
     const kinds$e = v.kinds[i]!;
-    w.u8(enumCode(Kind, kinds$e, 'Columns.kinds'));
+    w.u8(enumCode(Kind, kinds$e, 'Columns.kinds'), 'Columns.kinds');
   }
   encodeColumnsMetadataEntryList(w, v.metadata, ctx);
 }
@@ -1895,7 +1895,7 @@ export function decodeColumnsMetadataOther(r: Reader, _ctx: Context): ColumnsMet
 
 /** Writes ColumnsMetadataOther. */
 export function encodeColumnsMetadataOther(w: Writer, v: ColumnsMetadataOtherInput, _ctx: Context): void {
-  w.u8(v.value);
+  w.u8(v.value, 'ColumnsMetadataOther.value');
 }
 
 /** ColumnsMetadataOther's encoder input from its JSON form in the dump. */
