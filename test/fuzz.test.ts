@@ -1,11 +1,15 @@
 /**
- * A bounded fuzz run (fixed seed) over real binlogs: only typed errors, no hang, and anything that
- * decodes re-encodes exactly. And the fuzzer itself is tested: a bounds check taken out is caught.
+ * Bounded fuzz runs (fixed seeds) over real binlogs: only typed errors, no hang, and anything that decodes
+ * re-encodes exactly; the same mutants read as a stream in chunks give what the whole buffer gives; the
+ * dump's JSON lines, mutated, give bytes or a typed error in encode. And the fuzzer itself is tested: a
+ * bounds check taken out is caught.
  */
 import { describe, expect, it } from 'vitest';
 import { Reader } from '../runtime/core/reader.js';
 import { fuzzCorpus } from './fuzz/corpus.js';
+import { fuzzByteStream } from './fuzz/byte-stream.js';
 import { fuzz } from './fuzz/fuzz.js';
+import { fuzzJsonLines, jsonCorpus } from './fuzz/json-lines.js';
 
 const corpus = fuzzCorpus();
 
@@ -16,6 +20,20 @@ describe('fuzzing', () => {
     // The run reached both outcomes in quantity, so it exercised the decoders and not only the framer.
     expect(r.decoded).toBeGreaterThan(1000);
     expect(r.refused).toBeGreaterThan(1000);
+  }, 120_000);
+
+  it('5 000 mutants read as a stream in chunks of 1 to 64 bytes: the same events and errors as the buffer', async () => {
+    const r = await fuzzByteStream(corpus, 5000, 20261206);
+    expect(r.failures.map((f) => `case ${f.case} (${f.mutation}): ${f.problem}`)).toEqual([]);
+    expect(r.decoded).toBeGreaterThan(250);
+    expect(r.refused).toBeGreaterThan(250);
+  }, 120_000);
+
+  it("2 000 mutated dumps through encode's reading: bytes or typed errors only, no hang", () => {
+    const r = fuzzJsonLines(jsonCorpus(corpus), 2000, 20261206);
+    expect(r.failures.map((f) => `case ${f.case} (${f.mutation}): ${f.problem}`)).toEqual([]);
+    expect(r.decoded).toBeGreaterThan(100);
+    expect(r.refused).toBeGreaterThan(500);
   }, 120_000);
 
   it('catches a missing bounds check', () => {
