@@ -9,7 +9,7 @@ import { ColumnType } from '../generated/rows.js';
 import { decodeStmtClosePacket, decodeStmtExecutePacket, decodeStmtPreparePacket, encodeColumnDefinitionPacket, encodeStmtPrepareOkPacket, ServerErrorCode, type ColumnDefinitionPacketInput } from '../generated/replication.js';
 import { Reader } from '../runtime/core/reader.js';
 import { Writer } from '../runtime/core/writer.js';
-import { packet, text } from '../replication/packets.js';
+import { packet, text } from '../protocol/packets.js';
 import { answer, bound, placeholders, QueryError, type Answer, type QueryContext } from './queries.js';
 
 const OUTSIDE_ANY_BINLOG = {} as Context;

@@ -4,9 +4,9 @@
  * GTID start), its registration, and the dump command, whose answer is one packet per event.
  */
 import { BinlogDumpFlags, encodeBinlogDumpGtidPacket, encodeBinlogDumpPacket, encodeRegisterSlavePacket, MARIADB_SLAVE_CAPABILITY_GTID } from '../generated/replication.js';
+import { MariadbGtidState, MysqlGtidSet, type GtidState } from '../protocol/gtid-sets.js';
+import { packet } from '../protocol/packets.js';
 import { ServerError } from '../runtime/core/errors.js';
-import { MariadbGtidState, MysqlGtidSet, type GtidState } from './gtid.js';
-import { packet } from './packets.js';
 import type { PacketSource, QueueStats, Wire } from './wire.js';
 
 /** Where a dump starts and how far it goes. */

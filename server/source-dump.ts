@@ -14,9 +14,9 @@ import { CHECKSUM_LENGTH, EventFlags, EventHeaderOffsets } from '../generated/he
 import { encodeBinlogPacket } from '../generated/replication.js';
 import { EventEncoder, type BinlogEventInput, type FramedEvent } from '../runtime/events/event-codec.js';
 import { eventCrc } from '../runtime/events/format-state.js';
-import { packet } from '../replication/packets.js';
-import { LogFrames, logFormat, type LogFormat } from './frames.js';
-import type { Gtid, LogPlace } from './gtids.js';
+import { packet } from '../protocol/packets.js';
+import { LogFrames, logFormat, type LogFormat } from './source-frames.js';
+import type { Gtid, LogPlace } from './source-gtids.js';
 import type { ServedLog, ServedLogs } from './logs.js';
 import type { Skipper } from './skip.js';
 import { ReplicaEvents } from './compat.js';
