@@ -245,6 +245,8 @@ export async function listen(port: number, host: string, accept: (conn: ServedCo
   // mysql2 is loaded when a server starts, so that a program that only reads files never pays for it.
   const { createServer } = await import('mysql2');
   const server = createServer((conn) => {
+    // A client that goes away makes the connection emit an error, which must not crash the process.
+    conn.on('error', () => {});
     const served = new ServedConnection(beyondTypings<ServedInternals>(conn));
     const socket = served.socket;
     sockets.add(socket);
