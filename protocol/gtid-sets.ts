@@ -1,6 +1,7 @@
 /**
- * GTID states as a replica keeps them, in the text both servers read and print, grown by the GTID of
- * each transaction read:
+ * GTID states, in the text both servers read and print: a replica keeps one grown by the GTID of each
+ * transaction it reads, the binlog server finds where a replica's state starts it, and a sink names a
+ * transaction by its GTID.
  * - MariaDB: one GTID per replication domain, `domain-server-seq` joined by commas ('0-1-100,1-2-7',
  *   @@gtid_slave_pos's form): the last transaction of each domain.
  * - MySQL: a GTID set, each source UUID (and tag, MySQL 8.3 and later) with the intervals of transaction
@@ -11,7 +12,7 @@ import type { Text } from '../runtime/core/reader.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 
 export interface GtidState {
-  /** Adds one transaction's GTID when the event is a GTID event of this state's server kind; other events add nothing. */
+  /** Adds one transaction's GTID when the event is a GTID event of this state's kind; other events add nothing. */
   add(event: BinlogEvent): void;
   toString(): string;
 }
@@ -121,7 +122,9 @@ export class MysqlGtidSet implements GtidState {
   /** The transactions of this set whose source (UUID and tag) `other` has any of. */
   sourcesOf(other: MysqlGtidSet): MysqlGtidSet {
     const out = new MysqlGtidSet();
-    for (const [key, ivs] of this.sids) if (other.sids.has(key)) for (const [start, end] of ivs) out.addKeyRange(key, start, end);
+    for (const [key, ivs] of this.sids) {
+      if (other.sids.has(key)) for (const [start, end] of ivs) out.addKeyRange(key, start, end);
+    }
     return out;
   }
 
@@ -152,7 +155,8 @@ export class MysqlGtidSet implements GtidState {
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([key, ivs]) => {
         const [hex, tag] = key.split(':');
-        const uuid = `${hex!.slice(0, 8)}-${hex!.slice(8, 12)}-${hex!.slice(12, 16)}-${hex!.slice(16, 20)}-${hex!.slice(20)}`;
+        const h = hex!;
+        const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
         const ranges = ivs.map(([s, e]) => (e - s === 1n ? `${s}` : `${s}-${e - 1n}`)).join(':');
         return tag ? `${uuid}:${tag}:${ranges}` : `${uuid}:${ranges}`;
       })
@@ -171,11 +175,15 @@ export class MysqlGtidSet implements GtidState {
       };
     });
     const n = sids.length;
-    return tagged ? { countLow: 1, countHigh: n, format: 1, sids } : { countLow: n & 0xff, countHigh: Math.floor(n / 256), format: 0, sids };
+    if (tagged) return { countLow: 1, countHigh: n, format: 1, sids };
+    return { countLow: n & 0xff, countHigh: Math.floor(n / 256), format: 0, sids };
   }
 }
 
-/** The one GTID a transaction's GTID event names, as the states print it ('0-1-100', 'uuid:7', 'uuid:tag:7'); undefined for other events (and anonymous ones). */
+/**
+ * The one GTID a transaction's GTID event names, as the states print it ('0-1-100', 'uuid:7',
+ * 'uuid:tag:7'); undefined for other events, anonymous GTID events among them.
+ */
 export function gtidOf(e: BinlogEvent): string | undefined {
   if (e.type === 'GTID_EVENT') return `${e.domainId}-${e.header.serverId}-${e.seqNo}`;
   if (!mysqlGtid(e)) return undefined;

@@ -113,12 +113,15 @@ function outgoing(payload: Uint8Array): Mysql2OutgoingPacket {
   };
 }
 
-/** A packet's payload: a view of the socket's chunk (or of the buffer a long packet was joined into), which mysql2 never reuses. */
+/**
+ * A packet's payload: a view of the socket's chunk (or of the buffer a long packet was joined into),
+ * which mysql2 never reuses.
+ */
 function payloadOf(p: Mysql2Packet): Uint8Array {
   return p.buffer.subarray(p.offset, p.end);
 }
 
-// The client side.
+// The client's side of the adapter follows.
 
 export type { SslOptions };
 
@@ -148,8 +151,10 @@ export class ClientConnection {
 
   /** Connects and authenticates; a failure is a ServerError (the server refused) or a ConnectionError. */
   static async open(config: ClientConfig): Promise<ClientConnection> {
+    const { host, port, socketPath, user, password, ssl, connectTimeout } = config;
     const options: ConnectionOptions = {
-      ...config,
+      // Only these are passed, as a caller's object may hold more, which mysql2 warns of on stderr.
+      ...{ host, port, socketPath, user, password, ssl, connectTimeout },
       // Positions and ids past 2^53 come as exact strings, which are never rounded.
       supportBigNumbers: true,
       bigNumberStrings: true,
@@ -159,7 +164,9 @@ export class ClientConnection {
     const conn = createConnection(options);
     // A failure while no command waits (the server going away between commands) must not crash the process.
     conn.on('error', () => {});
-    await new Promise<void>((resolve, reject) => conn.connect((e) => (e ? reject(fromDriver(e, where(config))) : resolve())));
+    await new Promise<void>((resolve, reject) => {
+      conn.connect((e) => (e ? reject(fromDriver(e, where(config))) : resolve()));
+    });
     return new ClientConnection(conn);
   }
 
@@ -170,9 +177,12 @@ export class ClientConnection {
 
   /** Runs a statement; resolves with its rows (objects by column name), or none for an OK result. */
   query(sql: string): Promise<Record<string, unknown>[]> {
-    return new Promise((resolve, reject) =>
-      this.conn.query(sql, (e: QueryError | null, rows: unknown) => (e ? reject(fromDriver(e)) : resolve(Array.isArray(rows) ? rows : []))),
-    );
+    return new Promise((resolve, reject) => {
+      this.conn.query(sql, (e: QueryError | null, rows: unknown) => {
+        if (e) reject(fromDriver(e));
+        else resolve(Array.isArray(rows) ? rows : []);
+      });
+    });
   }
 
   /** Queues a command of ours behind any of mysql2's. */
@@ -220,7 +230,9 @@ function where(c: ClientConfig): string {
 function fromDriver(e: QueryError, at?: string): Error {
   // mysql2 sets sqlMessage on a server's error, which its typings leave out.
   const { sqlMessage } = beyondTypings<{ sqlMessage?: string }>(e);
-  if (typeof e.errno === 'number' && sqlMessage !== undefined) return new ServerError(e.errno, e.sqlState ?? 'HY000', sqlMessage);
+  if (typeof e.errno === 'number' && sqlMessage !== undefined) {
+    return new ServerError(e.errno, e.sqlState ?? 'HY000', sqlMessage);
+  }
   return lost(e, at);
 }
 
@@ -229,7 +241,7 @@ function lost(e: Error & { code?: string }, at?: string): ConnectionError {
   return new ConnectionError(at ? `cannot connect to ${at}: ${message}` : message);
 }
 
-// The server side.
+// The server's side of the adapter follows.
 
 /** A listening server: where it listens, and how to stop it. */
 export interface Listening {
@@ -372,7 +384,10 @@ export class ServedConnection {
     this.conn.writeEof();
   }
 
-  /** A result set's column count, its column definitions (the fields of schemas/replication.yaml's ColumnDefinitionPacket) and an EOF. */
+  /**
+   * A result set's column count, its column definitions (the fields of schemas/replication.yaml's
+   * ColumnDefinitionPacket) and an EOF.
+   */
   writeColumns(columns: object[]): void {
     this.conn.writeColumns(columns);
   }

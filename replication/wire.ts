@@ -60,7 +60,8 @@ export class Wire {
   private constructor(private readonly conn: ClientConnection) {}
 
   static async open(options: ConnectOptions): Promise<Wire> {
-    return new Wire(await ClientConnection.open({ ...options, connectTimeout: options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT }));
+    const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
+    return new Wire(await ClientConnection.open({ ...options, connectTimeout }));
   }
 
   /** The answer being read, the last command's. */
@@ -84,7 +85,8 @@ export class Wire {
 
   /** Sends a command and gives each packet that answers it, until `last` says one ends the answer. */
   stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true, options: StreamOptions = {}): PacketSource {
-    const queue = (this.answer = new PacketQueue(this.conn, options.silence, options.stats ?? { bytes: 0, peak: 0, pauses: 0 }));
+    const stats = options.stats ?? { bytes: 0, peak: 0, pauses: 0 };
+    const queue = (this.answer = new PacketQueue(this.conn, options.silence, stats));
     this.conn.send({
       payload,
       answered(packet) {
@@ -159,7 +161,9 @@ class PacketQueue implements PacketSource {
     await new Promise<void>((resolve) => {
       this.wake = resolve;
       const ms = this.silence;
-      if (ms !== undefined) timer = setTimeout(() => this.fail(new ConnectionError(`nothing came from the server for ${ms / 1000} s, twice its heartbeat period: the connection is taken as lost`)), ms);
+      if (ms === undefined) return;
+      const silent = `nothing came from the server for ${ms / 1000} s, twice its heartbeat period`;
+      timer = setTimeout(() => this.fail(new ConnectionError(`${silent}: the connection is taken as lost`)), ms);
     });
     clearTimeout(timer);
   }
@@ -183,7 +187,7 @@ class PacketQueue implements PacketSource {
         await this.arrival();
       }
     } finally {
-      // Left early (or failed): nothing more is wanted from the connection.
+      // A consumer that left early (or failed) wants nothing more from the connection, so it is closed.
       if (!this.ended || this.packets.length) this.close();
     }
   }

@@ -172,7 +172,7 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
   const checksum = String(user.get('master_binlog_checksum') ?? 'NONE').toUpperCase();
   const heartbeatNs = Number(user.get('master_heartbeat_period') ?? 0);
   try {
-    // MySQL's GTID start: from the first binlog, the transactions of the replica's set left out.
+    // A MySQL GTID start sends from the binlog it needs, with the transactions of the replica's set left out.
     const has = 'gtids' in asked && asked.gtids ? MysqlGtidSet.fromEncoded(asked.gtids) : undefined;
     const connectState = user.get('slave_connect_state');
     const start =

@@ -72,7 +72,8 @@ export class MariadbSkipper implements Skipper {
     if (e.type !== 'GTID_EVENT') return false;
     const g = { domain: e.domainId, server: e.header.serverId, seq: e.seqNo };
     const servers = this.seen.get(g.domain) ?? new Map<number, bigint>();
-    // Each domain's servers in the order of their last GTID, the domain's last one last (as a GTID_LIST holds them).
+    // Each domain keeps its servers in the order of their last GTID, the domain's last one last, as a
+    // GTID_LIST holds them.
     servers.delete(g.server);
     this.seen.set(g.domain, servers.set(g.server, g.seq));
     const wanted = this.pending.get(g.domain);

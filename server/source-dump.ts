@@ -97,8 +97,8 @@ async function sendLog(logs: ServedLogs, index: number, { frames, made, replica 
       idleSince = Date.now();
       continue;
     }
-    // The end of this binlog for now (after its ROTATE, or without one: its server never closed it):
-    // the next one, if there is one, else the end of the dump, or a wait for more.
+    // This binlog has ended for now (after its ROTATE, or without one when its server never closed it):
+    // the dump goes on with the next binlog if there is one, else it ends or waits for more.
     if ((await logs.list()).length > index + 1) return index + 1;
     if (request.nonBlock) {
       await sink.send(packet(encodeBinlogPacket, { status: 'BINLOG_PACKET_EOF', body: { warnings: 0, statusFlags: 0 } }));
@@ -124,7 +124,7 @@ async function nextFrame(frames: LogFrames) {
   try {
     return await frames.next();
   } catch (e) {
-    // A start inside an event, a damaged event: the replica is told why, in the framer's words.
+    // A start inside an event, or a damaged event, ends the dump, and the replica is told why in the framer's words.
     throw new DumpError(`${frames.log.name}: ${(e as Error).message}`);
   }
 }

@@ -17,7 +17,8 @@ const SSL_REQUEST_LENGTH = 32;
 /** Whether a client's reply to the greeting is an SSLRequest. */
 function isSslRequest(payload: Uint8Array): boolean {
   if (payload.length !== SSL_REQUEST_LENGTH) return false;
-  return (decodeSslRequestPacket(new Reader(payload), OUTSIDE_ANY_BINLOG).capabilities & ClientCapabilities.CLIENT_SSL) !== 0;
+  const request = decodeSslRequestPacket(new Reader(payload), OUTSIDE_ANY_BINLOG);
+  return (request.capabilities & ClientCapabilities.CLIENT_SSL) !== 0;
 }
 
 /**

@@ -10,10 +10,18 @@ import type { Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { createSecureContext } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createConnection, createServer } from 'mysql2';
 import { ClientCapabilities, Command, ServerStatus } from '../generated/replication.js';
-import { ClientConnection, listen, type Listening, type ServedConnection } from '../protocol/mysql2-adapter.js';
+import {
+  ClientConnection,
+  listen,
+  type Authentication,
+  type Listening,
+  type ServedConnection,
+  type TlsTakeover,
+} from '../protocol/mysql2-adapter.js';
 import { ConnectionError, ServerError } from '../runtime/core/errors.js';
 import { errPacket } from '../server/session.js';
 import { textColumn, UTF8_GENERAL_CI } from '../server/statements.js';
@@ -21,53 +29,77 @@ import { tlsTakeover } from '../server/tls.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0) & ~ClientCapabilities.CLIENT_SSL;
-const GREETING = { serverVersion: '8.0.40-adapter-test', connectionId: 7, statusFlags: ServerStatus.SERVER_STATUS_AUTOCOMMIT, characterSet: UTF8_GENERAL_CI };
+const GREETING = {
+  serverVersion: '8.0.40-adapter-test',
+  connectionId: 7,
+  statusFlags: ServerStatus.SERVER_STATUS_AUTOCOMMIT,
+  characterSet: UTF8_GENERAL_CI,
+};
 
-/** A member of a mysql2 object by name, whatever its typings say of it. */
-const member = (o: object, name: string): unknown => Reflect.get(o, name);
+type Owner = 'client' | 'server' | 'served' | 'handshake';
 
-/** Why the adapter needs each member, for the failure messages. */
-const WHY = (member: string, use: string) => `mysql2's ${member}, which protocol/mysql2-adapter.ts uses to ${use}`;
+/**
+ * Each member the adapter reaches beyond mysql2's typings: on the client connection, the Server, a
+ * served connection or its handshake command; its type; and what the adapter does with it.
+ */
+const MEMBERS: [Owner, string, 'function' | 'number', string][] = [
+  ['client', 'addCommand', 'function', 'queue the replication commands'],
+  ['client', '_resetSequenceId', 'function', "number a command's packets from 0"],
+  ['client', 'stream.destroy', 'function', 'close both halves of the socket'],
+  ['server', '_server.listen', 'function', 'listen'],
+  ['server', '_server.close', 'function', 'stop listening'],
+  ['served', 'stream.on', 'function', 'watch the socket close and drain'],
+  ['served', 'sequenceId', 'number', 'number the packets of an answer'],
+  ['served', 'packetParser.execute', 'function', 'feed the parser what TLS decrypts'],
+  ['served', 'packetParser.onPacket', 'function', 'make a parser for the TLS socket'],
+  ['served', 'packetParser.constructor', 'function', 'make a parser for the TLS socket'],
+  ['served', 'writePacket', 'function', 'write our packets'],
+  ['served', 'writeColumns', 'function', "write a result set's columns"],
+  ['served', 'writeTextRow', 'function', "write a result set's rows"],
+  ['served', 'close', 'function', 'end a dump'],
+  ['handshake', 'next', 'function', 'read an SSLRequest before the handshake response'],
+];
+
+/** A member by its dotted path, whatever the typings say of the objects on the way. */
+function memberAt(o: object, path: string): unknown {
+  const step = (v: unknown, key: string): unknown => (v == null ? undefined : Reflect.get(Object(v), key));
+  return path.split('.').reduce<unknown>(step, o);
+}
 
 describe('mysql2 as package.json pins it', () => {
   it('is one exact version, the one installed and locked', () => {
-    const wanted = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.mysql2;
+    const json = (file: string): unknown => JSON.parse(readFileSync(join(ROOT, file), 'utf8'));
+    const wanted = (json('package.json') as { dependencies: Record<string, string> }).dependencies.mysql2;
     const installed = (createRequire(import.meta.url)('mysql2/package.json') as { version: string }).version;
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dependencies?: Record<string, string> }> };
-    expect(wanted, 'package.json pins mysql2 exactly (no ^ or ~), so that an upgrade is a change this test checks').toMatch(/^\d+\.\d+\.\d+$/);
+    type Locked = { version?: string; dependencies?: Record<string, string> };
+    const lock = (json('package-lock.json') as { packages: Record<string, Locked> }).packages;
+    const pinned = 'package.json pins mysql2 exactly (no ^ or ~), so that an upgrade is a change this test checks';
+    expect(wanted, pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect(installed, 'the mysql2 installed is the one package.json pins: run npm ci').toBe(wanted);
-    expect(lock.packages['node_modules/mysql2']?.version).toBe(wanted);
-    expect(lock.packages['']?.dependencies?.mysql2).toBe(wanted);
+    expect(lock['node_modules/mysql2']?.version).toBe(wanted);
+    expect(lock['']?.dependencies?.mysql2).toBe(wanted);
   });
 });
 
 describe("mysql2's members beyond its typings", () => {
   it('are there on a client and a server connection, as the adapter reaches them', async () => {
-    const seen: Record<string, unknown> = {};
-    const server = createServer((conn) => {
+    const owners: Partial<Record<Owner, object>> = {};
+    const server = (owners.server = createServer((conn) => {
       conn.on('error', () => {});
-      for (const m of ['stream', 'packetParser', 'sequenceId', 'serverHandshake', 'writePacket', 'writeOk', 'writeEof', 'writeColumns', 'writeTextRow', 'close']) seen[`server.${m}`] = member(conn, m);
-      const handshake: object = conn.serverHandshake({ protocolVersion: 10, ...GREETING, capabilityFlags: CAPABILITIES });
-      seen['handshake.next'] = member(handshake, 'next');
-    });
-    const net = member(server, '_server') as NetServer;
-    expect(net?.listen, WHY('Server._server (a net.Server)', 'listen and to close')).toBeTypeOf('function');
+      owners.served = conn;
+      const greeting = { protocolVersion: 10, ...GREETING, capabilityFlags: CAPABILITIES };
+      owners.handshake = conn.serverHandshake(greeting) as object;
+    }));
+    const net = memberAt(server, '_server') as NetServer;
     await new Promise<void>((resolve) => net.listen(0, '127.0.0.1', resolve));
     const port = (net.address() as { port: number }).port;
-    const client = createConnection({ host: '127.0.0.1', port, user: 'u' });
+    const client = (owners.client = createConnection({ host: '127.0.0.1', port, user: 'u' }));
     await new Promise<void>((resolve, reject) => client.connect((e) => (e ? reject(e) : resolve())));
     try {
-      expect(member(client, 'addCommand'), WHY('Connection.addCommand', 'queue the replication commands')).toBeTypeOf('function');
-      expect(member(member(client, 'stream') as object, 'destroy'), WHY('Connection.stream (the socket)', 'close both halves of it')).toBeTypeOf('function');
-      expect(member(client, '_resetSequenceId'), WHY('Connection._resetSequenceId', "number a command's packets from 0")).toBeTypeOf('function');
-      expect((seen['server.stream'] as { on?: unknown })?.on, WHY("the server connection's stream (its socket)", 'watch it close and drain')).toBeTypeOf('function');
-      const parser = seen['server.packetParser'] as { execute?: unknown; onPacket?: unknown; constructor?: unknown };
-      expect(parser?.execute, WHY('packetParser.execute', 'feed it what TLS decrypts')).toBeTypeOf('function');
-      expect(parser?.onPacket, WHY('packetParser.onPacket', 'make a parser for the TLS socket')).toBeTypeOf('function');
-      expect(parser?.constructor, WHY("packetParser's constructor (onPacket, headerLength)", 'make a parser for the TLS socket')).toBeTypeOf('function');
-      expect(seen['server.sequenceId'], WHY('the server connection.sequenceId', 'number the packets of an answer')).toBeTypeOf('number');
-      expect(seen['handshake.next'], WHY("serverHandshake's command.next", "read an SSLRequest before the handshake response")).toBeTypeOf('function');
-      for (const m of ['serverHandshake', 'writePacket', 'writeOk', 'writeEof', 'writeColumns', 'writeTextRow', 'close']) expect(seen[`server.${m}`], WHY(`the server connection.${m}`, 'answer a client')).toBeTypeOf('function');
+      for (const [owner, path, type, use] of MEMBERS) {
+        const why = `mysql2's ${owner} ${path}, which protocol/mysql2-adapter.ts uses to ${use}`;
+        expect(typeof memberAt(owners[owner]!, path), why).toBe(type);
+      }
     } finally {
       client.destroy();
       await new Promise<void>((resolve) => net.close(() => resolve()));
@@ -104,7 +136,8 @@ describe('the adapter over mysql2, a client of it talking to a server of it', ()
 
   it('listens, greets, admits and refuses as the greeting says', async () => {
     listening = await listen(0, '127.0.0.1', (conn) => {
-      conn.greet({ ...GREETING, capabilityFlags: CAPABILITIES, refuses: (auth) => (auth.user === 'nobody' ? { message: `no ${auth.user}`, code: 1045 } : undefined) });
+      const refuses = (a: Authentication) => (a.user === 'nobody' ? { message: 'no nobody', code: 1045 } : undefined);
+      conn.greet({ ...GREETING, capabilityFlags: CAPABILITIES, refuses });
       conn.onClose(() => closed++);
       conn.onCommand((code, payload) => answer(conn, code, payload));
     });
@@ -121,13 +154,14 @@ describe('the adapter over mysql2, a client of it talking to a server of it', ()
       expect(await client.query('SELECT 1')).toEqual([{ one: '1', nothing: null }]);
       const failed = await client.query('SELECT 2').catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(ServerError);
-      expect(failed).toMatchObject({ errorCode: 1064, sqlState: '42000', message: expect.stringContaining("no 'SELECT 2' here") });
+      const message = expect.stringContaining("no 'SELECT 2' here");
+      expect(failed).toMatchObject({ errorCode: 1064, sqlState: '42000', message });
     } finally {
       client.destroy();
     }
   });
 
-  it("sends a command of ours on mysql2's queue, numbered from 0, and hands back each packet of its answer", async () => {
+  it("sends a command of ours on mysql2's queue, and hands back each packet of its answer", async () => {
     const client = await connected();
     try {
       const got: number[][] = [];
@@ -143,7 +177,8 @@ describe('the adapter over mysql2, a client of it talking to a server of it', ()
         }),
       );
       expect(got).toEqual([[1, 2, 3], [4], [0xfe, 0, 0, 2, 0]]);
-      expect(commands.at(-1)).toEqual({ code: Command.COM_REGISTER_SLAVE, payload: [Command.COM_REGISTER_SLAVE, 9, 8] });
+      const code = Command.COM_REGISTER_SLAVE;
+      expect(commands.at(-1)).toEqual({ code, payload: [code, 9, 8] });
       // The queue goes on after our command: mysql2's own query still gets its answer.
       expect(await client.query('SELECT 1')).toHaveLength(1);
     } finally {
@@ -154,7 +189,8 @@ describe('the adapter over mysql2, a client of it talking to a server of it', ()
   it('tells a command of ours that the connection was lost, as a ConnectionError', async () => {
     const client = await connected();
     try {
-      const failure = await new Promise<unknown>((resolve) => client.send({ payload: Uint8Array.of(Command.COM_BINLOG_DUMP), answered: () => true, failed: resolve }));
+      const payload = Uint8Array.of(Command.COM_BINLOG_DUMP);
+      const failure = await new Promise<unknown>((failed) => client.send({ payload, answered: () => true, failed }));
       expect(failure).toBeInstanceOf(ConnectionError);
     } finally {
       client.destroy();
@@ -176,13 +212,20 @@ describe('the TLS takeover of the handshake', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("answers a client's SSLRequest with TLS, and the handshake goes on over it", async () => {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    const cert = readFileSync(join(dir, 'cert.pem'));
-    const { createSecureContext } = await import('node:tls');
-    const tls = tlsTakeover(createSecureContext({ cert, key: readFileSync(join(dir, 'key.pem')) }));
+    const [key, out] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    const subject = ['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'];
+    const request = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', out, '-days', '1'];
+    execFileSync('openssl', [...request, ...subject], { stdio: 'ignore' });
+    const cert = readFileSync(out);
+    const tls = tlsTakeover(createSecureContext({ cert, key: readFileSync(key) }));
+    const watched: TlsTakeover = {
+      asks: tls.asks,
+      secure: (raw, already) => ((secured = true), tls.secure(raw, already)),
+    };
     let secured = false;
     const listening = await listen(0, '127.0.0.1', (conn) => {
-      conn.greet({ ...GREETING, capabilityFlags: CAPABILITIES | ClientCapabilities.CLIENT_SSL, refuses: () => undefined, tls: { asks: tls.asks, secure: (raw, already) => ((secured = true), tls.secure(raw, already)) } });
+      const capabilityFlags = CAPABILITIES | ClientCapabilities.CLIENT_SSL;
+      conn.greet({ ...GREETING, capabilityFlags, refuses: () => undefined, tls: watched });
       conn.onCommand((code) => {
         conn.numberFrom(1);
         if (code === Command.COM_QUERY) {
@@ -193,7 +236,9 @@ describe('the TLS takeover of the handshake', () => {
         conn.numberFrom(0);
       });
     });
-    const client = await ClientConnection.open({ host: '127.0.0.1', port: listening.port, user: 'cdc', ssl: { ca: cert.toString() }, connectTimeout: 5000 });
+    const ssl = { ca: cert.toString() };
+    const options = { host: '127.0.0.1', port: listening.port, user: 'cdc', ssl, connectTimeout: 5000 };
+    const client = await ClientConnection.open(options);
     try {
       expect(secured).toBe(true);
       expect(await client.query('SELECT 1')).toEqual([{ ok: 'yes' }]);
