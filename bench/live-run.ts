@@ -76,7 +76,7 @@ async function frames(): Promise<number> {
 
 /** The streamer from the binlog's start to its end; the messages acknowledged. */
 async function jetstream(): Promise<number> {
-  const streamer = new BinlogStreamer({ live: { socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 103, until: 'logs' }, sink: natsSink({ url: natsUrl!, stream: 'bench' }) });
+  const streamer = new BinlogStreamer({ binlog: (from) => connectBinlog({ socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 103, until: 'logs', ...from }), sink: natsSink({ url: natsUrl!, stream: 'bench' }) });
   await streamer.run();
   return streamer.snapshot().acknowledged;
 }

@@ -8,7 +8,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC } from '../generated/header.js';
-import type { LiveFrame } from '../replication/frames.js';
+import type { LiveFrame } from '../replication/replica-frames.js';
 import type { LiveOptions } from '../replication/client.js';
 import { givenPassword, type PasswordValues } from './secrets.js';
 

@@ -3,8 +3,8 @@
  * (sinks/stream.ts), with a status line on a terminal and `--stats` JSON lines for monitoring.
  */
 import { parseArgs } from 'node:util';
-import type { Checkpoint } from '../replication/checkpoint.js';
-import type { LiveOptions } from '../replication/client.js';
+import type { Checkpoint } from '../protocol/checkpoint.js';
+import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import { BinlogStreamer, type StreamStats } from '../sinks/stream.js';
 import { reportFailure } from './options.js';
 import { clock, StatusLine } from './progress.js';
@@ -41,7 +41,7 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
   // NATS's client is loaded once the command line is known good (not for --help or a usage error).
   const { natsSink } = await import('../sinks/nats.js');
   const streamer = new BinlogStreamer({
-    live: { ...live, until: values['to-last-log'] ? 'logs' : 'never' },
+    binlog: (from) => connectBinlog({ ...live, until: values['to-last-log'] ? 'logs' : 'never', ...from }),
     sink: natsSink({ url: values.to, stream: values.stream, prefix }),
     prefix,
     ddl: values.ddl,

@@ -7,12 +7,13 @@ import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { ConnectionError } from '../runtime/core/errors.js';
 import { Framer, inForm, selectionOf, type ReadOptions } from '../runtime/io/stream.js';
 import type { HintFn } from '../runtime/values/column.js';
-import { InformationSchemaColumns } from './columns.js';
-import { CheckpointTracker, type Checkpoint } from './checkpoint.js';
-import { startDump, type DumpOptions, type DumpStart } from './dump.js';
-import { liveFrames, type LiveFrame } from './frames.js';
-import { MariadbGtidState, MysqlGtidSet, type GtidState } from './gtid.js';
-import { Backoff, isTransient, type ReconnectOptions } from './reconnect.js';
+import { Backoff, isTransient, type ReconnectOptions } from '../protocol/backoff.js';
+import { resumeAt, type Checkpoint, type CheckpointedEvents } from '../protocol/checkpoint.js';
+import { MariadbGtidState, MysqlGtidSet, type GtidState } from '../protocol/gtid-sets.js';
+import { CheckpointTracker } from './checkpoint-tracker.js';
+import { InformationSchemaColumns } from './replica-columns.js';
+import { startDump, type DumpOptions, type DumpStart } from './replica-dump.js';
+import { liveFrames, type LiveFrame } from './replica-frames.js';
 import { Wire, type ConnectOptions, type QueueStats } from './wire.js';
 
 export interface LiveOptions extends ConnectOptions, DumpOptions, Omit<ReadOptions, 'file' | 'maxEventSize'> {
@@ -25,18 +26,18 @@ export interface LiveOptions extends ConnectOptions, DumpOptions, Omit<ReadOptio
   /**
    * 'information_schema': for tables whose TABLE_MAP has no column names (binlog_row_metadata NO_LOG or
    * MINIMAL), read names, signedness, charsets and ENUM/SET members from information_schema.COLUMNS
-   * over a second connection (replication/columns.ts says what it cannot know). `columnHints` given
+   * over a second connection (replication/replica-columns.ts says what it cannot know). `columnHints` given
    * as well come first.
    */
   columnNames?: 'information_schema';
 }
 
 /** A dump in progress: its events, and where to start the next one to go on after those handled. */
-export interface BinlogStream extends AsyncIterable<BinlogEvent> {
+export interface BinlogStream extends CheckpointedEvents {
   /**
    * Where to start again (`file`, `position`, or `gtid`) to get the transactions after those whose
    * events have been handed out: it moves when the last event of a transaction is handed out, so a
-   * consumer stores it once it has handled that event. Before the first event: the start.
+   * consumer stores it once it has handled that event. Before the first event, it is the start.
    */
   readonly checkpoint: Checkpoint;
   /** Where the dump started, as the source was asked, once connected (the first connection's). */
@@ -54,9 +55,9 @@ export interface BinlogStream extends AsyncIterable<BinlogEvent> {
  * and gives its events as they come. Events the source sends beside its file's carry `notInFile`; they
  * pass no filter and move no checkpoint.
  *
- * Reconnected, the dump starts again at the end of the last transaction read (filtered out or not) and
- * passes over the events already read before the loss: a transaction cut by the loss is handed out
- * once, the part before the loss as it came, the rest after the reconnect. Nothing is held for it.
+ * After a reconnect, the dump starts again at the end of the last transaction read (filtered out or not)
+ * and passes over the events already read before the loss. A transaction cut by the loss is so handed
+ * out once: the part before the loss as it came, the rest after the reconnect. Nothing is held for it.
  */
 export function connectBinlog(options: LiveOptions): BinlogStream {
   let trackers: Trackers | undefined;
@@ -82,14 +83,10 @@ export function connectBinlog(options: LiveOptions): BinlogStream {
  * binlog archiver writes. Each is decoded only as far as the frame needs (a ROTATE's next file).
  */
 export function connectBinlogFrames(options: ConnectOptions & DumpOptions & Pick<LiveOptions, 'reconnect'>): AsyncIterable<LiveFrame> & { close(): void } {
-  // Reconnected, an archive goes on right after the last frame handed out (written), mid-transaction or not.
+  // An archive writes frames, not transactions, so after a reconnect it goes on right after the last
+  // frame it was handed, even in the middle of a transaction.
   const dump: LiveDump = new LiveDump(options, () => dump.afterLast());
   return { [Symbol.asyncIterator]: () => dump.frames(() => {}), close: () => dump.close() };
-}
-
-/** Where a dump starts again: the checkpoint's file and position, or its GTID state before any file is known. */
-function resumeAt(c: Checkpoint): Pick<DumpOptions, 'file' | 'position' | 'gtid'> {
-  return c.file === '' ? { gtid: c.gtid, file: undefined, position: undefined } : { file: c.file, position: c.position, gtid: undefined };
 }
 
 /** A dump's frames, over as many connections as the reconnect options allow, each frame of a file once. */
@@ -116,7 +113,8 @@ class LiveDump {
     for (;;) {
       try {
         for await (const f of this.connection(this.start ? this.resume() : {}, started)) {
-          if (!f.notInFile && this.last && !isAfter(f, this.last)) continue; // read before the loss
+          // A frame at or before the last one handed out was read before the loss, and is not handed out twice.
+          if (!f.notInFile && this.last && !isAfter(f, this.last)) continue;
           if (!f.notInFile) this.last = f;
           yield f;
         }

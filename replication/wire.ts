@@ -1,18 +1,13 @@
 /**
- * The connection a replica holds, through mysql2: mysql2 connects (TCP or a unix socket, TLS) and
- * authenticates (every auth plugin it knows, mysql_native_password and caching_sha2_password among them);
- * this file sends the replication commands our schemas encode and hands back the packets that answer
- * them, whole (mysql2 joins an event longer than one packet).
- *
- * A command is queued on mysql2's own command queue, as its binlogDump and registerSlave commands are: an
- * object whose execute(packet, connection) mysql2 calls first without a packet (write the command), then
- * with each packet that answers it, until it returns true; and whose onResult(error) it calls when the
- * connection fails. That protocol, and writePacket's (an object with the packet's buffer, its 4 header
- * bytes first, which writeHeader fills), are the parts of mysql2 used here beyond its typings.
+ * The connection a replica holds: mysql2 connects (TCP or a unix socket, TLS) and authenticates (every
+ * auth plugin it knows, mysql_native_password and caching_sha2_password among them), through
+ * protocol/mysql2-adapter.ts; this file sends the replication commands our schemas encode and hands back
+ * the packets that answer them, whole (mysql2 joins an event longer than one packet), with the socket
+ * paused while the consumer is behind.
  */
-import type { Connection, ConnectionOptions, QueryError, SslOptions } from 'mysql2';
-import { ConnectionError, ServerError } from '../runtime/core/errors.js';
-import { errFrom, outgoing, type OutgoingPacket } from './packets.js';
+import { ClientConnection, type SslOptions } from '../protocol/mysql2-adapter.js';
+import { errFrom } from '../protocol/packets.js';
+import { ConnectionError } from '../runtime/core/errors.js';
 
 export interface ConnectOptions {
   /** TCP host (default localhost), unless `socketPath` is given. */
@@ -62,28 +57,11 @@ const DEFAULT_CONNECT_TIMEOUT = 10_000;
 
 /** A connection with the binlog reader's few needs: SQL, and raw commands whose answers are streamed. */
 export class Wire {
-  private constructor(private readonly conn: Connection) {}
+  private constructor(private readonly conn: ClientConnection) {}
 
   static async open(options: ConnectOptions): Promise<Wire> {
-    const config: ConnectionOptions = {
-      host: options.host,
-      port: options.port,
-      socketPath: options.socketPath,
-      user: options.user,
-      password: options.password,
-      ssl: options.ssl,
-      connectTimeout: options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT,
-      // Positions and ids past 2^53 as exact strings, never rounded.
-      supportBigNumbers: true,
-      bigNumberStrings: true,
-    };
-    // mysql2 is loaded when a connection is first made: a program that reads only files never pays for it.
-    const { createConnection } = await import('mysql2');
-    const conn = createConnection(config);
-    // A failure with no command waiting (the server going away between commands) must not crash.
-    conn.on('error', () => {});
-    await new Promise<void>((resolve, reject) => conn.connect((e) => (e ? reject(fromDriver(e, where(options))) : resolve())));
-    return new Wire(conn);
+    const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
+    return new Wire(await ClientConnection.open({ ...options, connectTimeout }));
   }
 
   /** The answer being read, the last command's. */
@@ -94,45 +72,30 @@ export class Wire {
     return this.conn.escape(value);
   }
 
-  /** Runs a statement; resolves with its rows (objects by column name), or its OK result. */
+  /** Runs a statement; resolves with its rows (objects by column name), or none for its OK result. */
   query(sql: string): Promise<Record<string, unknown>[]> {
-    return new Promise((resolve, reject) =>
-      this.conn.query(sql, (e: QueryError | null, rows: unknown) => (e ? reject(fromDriver(e)) : resolve(Array.isArray(rows) ? (rows as Record<string, unknown>[]) : []))),
-    );
+    return this.conn.query(sql);
   }
 
   /** Sends a command that the server answers with one OK (or ERR) packet. */
   async command(payload: Uint8Array): Promise<void> {
-    // The one packet: an ERR throws as it is read.
+    // The answer is one packet, and an ERR throws as it is read.
     for await (const _ of this.stream(payload)) return;
   }
 
   /** Sends a command and gives each packet that answers it, until `last` says one ends the answer. */
   stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true, options: StreamOptions = {}): PacketSource {
-    const queue = (this.answer = new PacketQueue(this.conn, options.silence, options.stats ?? { bytes: 0, peak: 0, pauses: 0 }));
-    const command = {
-      execute(packet: DriverPacket | undefined, connection: DriverConnection): boolean {
-        if (!packet) {
-          // A command's packets are numbered from 0 (mysql2's own commands reset the count the same way).
-          connection._resetSequenceId();
-          connection.writePacket(outgoing(payload));
-          return false;
-        }
-        // A view of the socket's chunk (or of the buffer a long packet was joined into), which the driver never reuses.
-        const bytes = packet.buffer.subarray(packet.offset, packet.end);
-        const done = bytes[0] === 0xff || last(bytes);
-        queue.push(bytes, done);
+    const stats = options.stats ?? { bytes: 0, peak: 0, pauses: 0 };
+    const queue = (this.answer = new PacketQueue(this.conn, options.silence, stats));
+    this.conn.send({
+      payload,
+      answered(packet) {
+        const done = packet[0] === 0xff || last(packet);
+        queue.push(packet, done);
         return done;
       },
-      onResult(e: Error & { code?: string }) {
-        queue.fail(lost(e));
-      },
-      // mysql2 emits these on commands; nothing listens.
-      emit: () => false,
-      on: () => command,
-      once: () => command,
-    };
-    (this.conn as unknown as { addCommand(cmd: unknown): void }).addCommand(command);
+      failed: (e) => queue.fail(e),
+    });
     return queue;
   }
 
@@ -140,21 +103,7 @@ export class Wire {
   close(): void {
     this.answer?.close();
     this.conn.destroy();
-    // mysql2's destroy only ends our half: a dump thread waiting for events never closes its own, and
-    // the socket would hold the process.
-    (this.conn as unknown as { stream?: { destroy(): void } }).stream?.destroy();
   }
-}
-
-interface DriverPacket {
-  buffer: Buffer;
-  offset: number;
-  end: number;
-}
-
-interface DriverConnection {
-  _resetSequenceId(): void;
-  writePacket(packet: OutgoingPacket): void;
 }
 
 /** Packets waiting for the consumer, the socket paused above QUEUE_HIGH_WATER bytes and resumed when drained. */
@@ -166,7 +115,7 @@ class PacketQueue implements PacketSource {
   private wake: (() => void) | undefined;
 
   constructor(
-    private readonly conn: Connection,
+    private readonly conn: ClientConnection,
     private readonly silence: number | undefined,
     private readonly stats: QueueStats,
   ) {
@@ -212,7 +161,9 @@ class PacketQueue implements PacketSource {
     await new Promise<void>((resolve) => {
       this.wake = resolve;
       const ms = this.silence;
-      if (ms !== undefined) timer = setTimeout(() => this.fail(new ConnectionError(`nothing came from the server for ${ms / 1000} s, twice its heartbeat period: the connection is taken as lost`)), ms);
+      if (ms === undefined) return;
+      const silent = `nothing came from the server for ${ms / 1000} s, twice its heartbeat period`;
+      timer = setTimeout(() => this.fail(new ConnectionError(`${silent}: the connection is taken as lost`)), ms);
     });
     clearTimeout(timer);
   }
@@ -236,25 +187,8 @@ class PacketQueue implements PacketSource {
         await this.arrival();
       }
     } finally {
-      // Left early (or failed): nothing more is wanted from the connection.
+      // A consumer that left early (or failed) wants nothing more from the connection, so it is closed.
       if (!this.ended || this.packets.length) this.close();
     }
   }
-}
-
-function where(o: ConnectOptions): string {
-  return o.socketPath ? `socket ${o.socketPath}` : `${o.host ?? 'localhost'}:${o.port ?? 3306}`;
-}
-
-/** mysql2's error as ours: the server's (it has an errno and a message) or the connection's. */
-function fromDriver(e: QueryError, at?: string): Error {
-  // mysql2 sets sqlMessage on a server's error, beyond its typings.
-  const { sqlMessage } = e as QueryError & { sqlMessage?: string };
-  if (typeof e.errno === 'number' && sqlMessage !== undefined) return new ServerError(e.errno, e.sqlState ?? 'HY000', sqlMessage);
-  return lost(e, at);
-}
-
-function lost(e: Error & { code?: string }, at?: string): ConnectionError {
-  const message = e.code === 'PROTOCOL_CONNECTION_LOST' ? 'the server closed the connection' : e.message;
-  return new ConnectionError(at ? `cannot connect to ${at}: ${message}` : message);
 }

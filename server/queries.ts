@@ -7,7 +7,7 @@
  * this server does not do, rather than read an answer made up for it.
  */
 import { ServerErrorCode } from '../generated/replication.js';
-import type { ColumnRow } from './columns.js';
+import type { ColumnRow } from './source-columns.js';
 
 /** A result set: column names and rows of text (null: NULL). */
 export interface ResultSet {

@@ -5,15 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
-import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listen } from '../protocol/mysql2-adapter.js';
 import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
 import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
-import { text } from '../replication/packets.js';
-import { logFormat, UnservableError, type LogFormat } from './frames.js';
-import { tableColumns } from './columns.js';
-import { gtidStateAt } from './gtids.js';
+import { text } from '../protocol/packets.js';
+import { logFormat, UnservableError, type LogFormat } from './source-frames.js';
+import { tableColumns } from './source-columns.js';
+import { gtidStateAt } from './source-gtids.js';
 import { eventLogs, fileLogs, type ServedLogs } from './logs.js';
 import type { QueryContext } from './queries.js';
 import { serveConnection, type ServerState } from './session.js';
@@ -78,28 +78,12 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
     tls: options.tls && createSecureContext({ cert: Buffer.from(options.tls.cert), key: Buffer.from(options.tls.key) }),
     log,
   };
-  const sockets = new Set<Socket>();
-  // mysql2 is loaded when a server starts: a program that only reads files never pays for it.
-  const { createServer } = await import('mysql2');
-  const server = createServer((conn) => {
-    const socket = (conn as unknown as { stream: Socket }).stream;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    serveConnection(conn as unknown as Parameters<typeof serveConnection>[0], state);
-  });
-  // mysql2's Server wraps a net.Server, which it keeps beyond its typings.
-  const net = (server as unknown as { _server: NetServer })._server;
-  await new Promise<void>((resolve, reject) => {
-    net.once('error', reject);
-    net.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const address = net.address() as AddressInfo;
+  const listening = await listen(options.port ?? 0, options.host ?? '127.0.0.1', (conn) => serveConnection(conn, state));
   return {
-    port: address.port,
-    host: address.address,
+    port: listening.port,
+    host: listening.host,
     async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => net.close(() => resolve()));
+      await listening.close();
       await logs.close();
     },
   };
@@ -119,9 +103,10 @@ async function firstFormat(logs: ServedLogs, timeout: number, failure: () => unk
   }
 }
 
+/** The version the first binlog's server wrote into its FORMAT_DESCRIPTION. */
 function serverVersion(format: LogFormat): string {
-  const v = (format.event as { serverVersion?: unknown }).serverVersion;
-  return typeof v === 'string' || v instanceof Uint8Array ? text(v) : 'binlog-serve';
+  const e = format.event;
+  return e.type === 'FORMAT_DESCRIPTION_EVENT' ? text(e.serverVersion) : 'binlog-serve';
 }
 
 /** The server's variables, as replicas and clients ask for them, and its binlogs. */

@@ -1,15 +1,11 @@
 /**
- * One client of the binlog server, over mysql2's server-side connection: mysql2 does the handshake
- * (mysql_native_password's scramble) and answers COM_PING, COM_QUIT and COM_INIT_DB; every other
- * command reaches this file as its raw packet (mysql2's 'packet' event, emitted for each command),
- * decoded by the codecs of schemas/replication.yaml: COM_QUERY, COM_REGISTER_SLAVE, COM_BINLOG_DUMP and
- * COM_BINLOG_DUMP_GTID. mysql2 would answer a query itself (an error) unless something listens to its
- * 'query' event, and takes a query that begins with SET for a prepared statement: both are listened to,
- * and ignored, so that the one answer comes from here.
+ * One client of the binlog server, over mysql2's server-side connection (protocol/mysql2-adapter.ts):
+ * mysql2 does the handshake (mysql_native_password's scramble) and answers COM_PING, COM_QUIT and
+ * COM_INIT_DB; every other command reaches this file as its raw payload, decoded by the codecs of
+ * schemas/replication.yaml: COM_QUERY, COM_REGISTER_SLAVE, COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID and
+ * the prepared statements' commands.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { once } from 'node:events';
-import type { Socket } from 'node:net';
 import type { SecureContext } from 'node:tls';
 import {
   BinlogDumpFlags,
@@ -25,17 +21,17 @@ import {
   ServerErrorCode,
   type RegisterSlavePacket,
 } from '../generated/replication.js';
-import type { Context } from '../generated/context.js';
+import { MariadbGtidState, MysqlGtidSet } from '../protocol/gtid-sets.js';
+import type { Authentication, ServedConnection } from '../protocol/mysql2-adapter.js';
+import { OUTSIDE_ANY_BINLOG, packet, text } from '../protocol/packets.js';
 import { Reader } from '../runtime/core/reader.js';
-import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
-import { outgoing, packet, text } from '../replication/packets.js';
-import { DumpError, sendDump, type DumpRequest, type PacketSink } from './dump.js';
-import { gtidStart, mysqlGtidStart, type LogPlace } from './gtids.js';
+import { DumpError, sendDump, type DumpRequest, type PacketSink } from './source-dump.js';
+import { gtidStart, mysqlGtidStart, type LogPlace } from './source-gtids.js';
 import { MariadbSkipper, mysqlSkipper } from './skip.js';
 import type { ServedLogs } from './logs.js';
 import { answer, type Answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
 import { binaryRow, PreparedStatements, textColumn, UTF8_GENERAL_CI } from './statements.js';
-import { acceptTls, type TlsConnection } from './tls.js';
+import { tlsTakeover } from './tls.js';
 
 /** What every session of one server shares. */
 export interface ServerState {
@@ -56,35 +52,13 @@ export interface ServerState {
   log(message: string): void;
 }
 
-/** The mysql2 server-side connection, the parts of it used beyond its typings. */
-interface ServerConnection {
-  stream: Socket;
-  sequenceId: number;
-  serverHandshake(args: object): { next: Parameters<typeof acceptTls>[1]['next'] };
-  packetParser: TlsConnection['packetParser'];
-  writePacket(p: ReturnType<typeof outgoing>): void;
-  writeOk(): void;
-  writeColumns(columns: object[]): void;
-  writeTextRow(row: (string | null)[]): void;
-  writeEof(): void;
-  on(event: string, listener: (...args: never[]) => void): void;
-  close(): void;
-}
-
-interface CommandPacket {
-  buffer: Buffer;
-  start: number;
-  end: number;
-}
-
-const OUTSIDE_ANY_BINLOG = {} as Context;
 /** What the handshake offers: every capability of the schema's, TLS only with a certificate. */
 const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0) & ~ClientCapabilities.CLIENT_SSL;
 
 let nextConnectionId = 1;
 
 /** Serves one connection until it closes. */
-export function serveConnection(conn: ServerConnection, state: ServerState): void {
+export function serveConnection(conn: ServedConnection, state: ServerState): void {
   const id = nextConnectionId++;
   const gone = new AbortController();
   const user = new Map<string, string | null>();
@@ -93,36 +67,25 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
     user,
     replicas: () => [...state.replicas.values()].map((r) => ({ serverId: r.serverId, host: text(r.host), port: r.port, masterId: r.masterId })),
   };
-  conn.stream.on('close', () => {
+  conn.onClose(() => {
     gone.abort();
     state.replicas.delete(id);
   });
-  conn.on('error', () => gone.abort());
-  const handshake = conn.serverHandshake({
-    protocolVersion: 10,
+  conn.greet({
     serverVersion: state.handshakeVersion,
     connectionId: id,
     statusFlags: ServerStatus.SERVER_STATUS_AUTOCOMMIT,
     characterSet: UTF8_GENERAL_CI,
     capabilityFlags: CAPABILITIES | (state.tls ? ClientCapabilities.CLIENT_SSL : 0),
-    authCallback: (params: { user: string; authPluginData1: Buffer; authPluginData2: Buffer; authToken: Buffer }, done: (e: null, refused?: { message: string; code: number }) => void) => {
-      const refused = state.account && !admits(state.account, params);
-      done(null, refused ? { message: `Access denied for user '${params.user}' (binlog serve)`, code: ServerErrorCode.ER_ACCESS_DENIED_ERROR } : undefined);
-      // mysql2 counts the OK it wrote on; the client's first command starts again from 0.
-      conn.sequenceId = 0;
-    },
+    refuses: (auth) => (state.account && !admits(state.account, auth) ? { message: `Access denied for user '${auth.user}' (binlog serve)`, code: ServerErrorCode.ER_ACCESS_DENIED_ERROR } : undefined),
+    tls: state.tls && tlsTakeover(state.tls),
   });
-  if (state.tls) acceptTls(conn, handshake, state.tls);
-  conn.on('query', () => {});
-  conn.on('stmt_prepare', () => {});
-  conn.on('stmt_execute', () => {});
   const statements = new PreparedStatements();
-  const sink: PacketSink = { send: (p) => send(conn, p, gone.signal), gone: gone.signal };
-  // One command at a time, as a server reads them: an answer that takes a while (a GTID lookup) is not
-  // overtaken by the next command's; each payload copied, as it is read after the event.
+  const sink: PacketSink = { send: (p) => conn.send(p, gone.signal), gone: gone.signal };
+  // Commands are answered one at a time, as a server reads them, so that an answer that takes a while
+  // (a GTID lookup) is not overtaken by the next command's.
   let previous = Promise.resolve();
-  conn.on('packet', (p: CommandPacket, _known: boolean, code: number) => {
-    const payload = new Uint8Array(p.buffer.buffer, p.buffer.byteOffset + p.start + 4, p.end - p.start - 4).slice();
+  conn.onCommand((code, payload) => {
     previous = previous
       .then(() => command(code, payload, conn, state, context, sink, id, statements))
       .catch((e: unknown) => {
@@ -133,7 +96,7 @@ export function serveConnection(conn: ServerConnection, state: ServerState): voi
 }
 
 /** mysql_native_password: the token is SHA1(pw) XOR SHA1(scramble + SHA1(SHA1(pw))). */
-function admits(account: { user: string; password: string }, p: { user: string; authPluginData1: Buffer; authPluginData2: Buffer; authToken: Buffer }): boolean {
+function admits(account: { user: string; password: string }, p: Authentication): boolean {
   if (p.user !== account.user) return false;
   if (account.password === '') return p.authToken.length === 0;
   const sha1 = (...b: Uint8Array[]) => b.reduce((h, x) => h.update(x), createHash('sha1')).digest();
@@ -143,10 +106,11 @@ function admits(account: { user: string; password: string }, p: { user: string; 
   return p.authToken.length === expected.length && timingSafeEqual(p.authToken, expected);
 }
 
-async function command(code: number, payload: Uint8Array, conn: ServerConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number, statements: PreparedStatements): Promise<void> {
-  if (code === Command.COM_QUIT || code === Command.COM_PING || code === Command.COM_INIT_DB) return; // mysql2 has answered
+async function command(code: number, payload: Uint8Array, conn: ServedConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number, statements: PreparedStatements): Promise<void> {
+  // mysql2 has answered these itself.
+  if (code === Command.COM_QUIT || code === Command.COM_PING || code === Command.COM_INIT_DB) return;
   // The answer's packets are numbered from 1, after the command's 0.
-  conn.sequenceId = 1;
+  conn.numberFrom(1);
   const r = new Reader(payload);
   switch (code) {
     case Command.COM_QUERY:
@@ -163,7 +127,7 @@ async function command(code: number, payload: Uint8Array, conn: ServerConnection
       const prepared = statements.prepare(payload);
       if (prepared instanceof QueryError) reply(conn, prepared);
       else {
-        for (const p of prepared.packets) conn.writePacket(outgoing(p));
+        for (const p of prepared.packets) conn.write(p);
         if (prepared.params) conn.writeEof();
       }
       break;
@@ -177,20 +141,20 @@ async function command(code: number, payload: Uint8Array, conn: ServerConnection
     default:
       reply(conn, new QueryError(ServerErrorCode.ER_UNKNOWN_COM_ERROR, '08S01', `binlog serve does not know command 0x${code.toString(16).padStart(2, '0')}`));
   }
-  conn.sequenceId = 0;
+  conn.numberFrom(0);
 }
 
 /** An answer: rows in the text protocol, or the binary one (a prepared statement's). */
-function reply(conn: ServerConnection, a: Answer, binary = false): void {
+function reply(conn: ServedConnection, a: Answer, binary = false): void {
   if (a === 'ok') conn.writeOk();
-  else if (a instanceof QueryError) conn.writePacket(outgoing(errPacket(a.code, a.sqlState, a.message)));
+  else if (a instanceof QueryError) conn.write(errPacket(a.code, a.sqlState, a.message));
   else resultSet(conn, a, binary);
 }
 
-function resultSet(conn: ServerConnection, rs: ResultSet, binary: boolean): void {
+function resultSet(conn: ServedConnection, rs: ResultSet, binary: boolean): void {
   conn.writeColumns(rs.columns.map(textColumn));
   for (const row of rs.rows) {
-    if (binary) conn.writePacket(outgoing(binaryRow(row)));
+    if (binary) conn.write(binaryRow(row));
     else conn.writeTextRow(row);
   }
   conn.writeEof();
@@ -202,13 +166,13 @@ export function errPacket(errorCode: number, sqlState: string, message: string):
 }
 
 /** COM_BINLOG_DUMP (MariaDB: from @slave_connect_state when set) or COM_BINLOG_DUMP_GTID: the dump, or the ERR that says why not. */
-async function dump(code: number, r: Reader, state: ServerState, context: QueryContext, sink: PacketSink, conn: ServerConnection): Promise<void> {
+async function dump(code: number, r: Reader, state: ServerState, context: QueryContext, sink: PacketSink, conn: ServedConnection): Promise<void> {
   const asked = code === Command.COM_BINLOG_DUMP ? decodeBinlogDumpPacket(r, OUTSIDE_ANY_BINLOG) : decodeBinlogDumpGtidPacket(r, OUTSIDE_ANY_BINLOG);
   const user = context.user;
   const checksum = String(user.get('master_binlog_checksum') ?? 'NONE').toUpperCase();
   const heartbeatNs = Number(user.get('master_heartbeat_period') ?? 0);
   try {
-    // MySQL's GTID start: from the first binlog, the transactions of the replica's set left out.
+    // A MySQL GTID start sends from the binlog it needs, with the transactions of the replica's set left out.
     const has = 'gtids' in asked && asked.gtids ? MysqlGtidSet.fromEncoded(asked.gtids) : undefined;
     const connectState = user.get('slave_connect_state');
     const start =
@@ -235,8 +199,8 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
     if (!(e instanceof DumpError)) state.log(`a dump ended: ${(e as Error).message}`);
     if (!sink.gone.aborted) await sink.send(errPacket(ServerErrorCode.ER_MASTER_FATAL_ERROR_READING_BINLOG, 'HY000', (e as Error).message));
   }
-  // A COM_QUIT may come before the connection is closed: it is numbered from 0.
-  conn.sequenceId = 0;
+  // A COM_QUIT may come before the connection is closed, and it is numbered from 0.
+  conn.numberFrom(0);
   conn.close();
 }
 
@@ -281,10 +245,4 @@ async function byGtid(logs: ServedLogs, connectState: string): Promise<{ place?:
     place: { log: found.log, pos: 4 },
     skips: { skip: (f) => new MariadbSkipper(f, found.skip, seen), ahead: () => found.skip.size > 0 },
   };
-}
-
-/** Writes a packet, waiting while the socket's buffer is full (a slow replica holds back only its own dump). */
-async function send(conn: ServerConnection, payload: Uint8Array, gone: AbortSignal): Promise<void> {
-  conn.writePacket(outgoing(payload));
-  if (conn.stream.writableNeedDrain) await once(conn.stream, 'drain', { signal: gone }).catch(() => {});
 }

@@ -10,11 +10,11 @@
  * Events outside any group (ROTATE, STOP, BINLOG_CHECKPOINT…) are always sent.
  */
 import { EventTransactions, EventTypeNames, EventTypes } from '../generated/events.js';
-import type { MysqlGtidSet } from '../replication/gtid.js';
+import type { MysqlGtidSet } from '../protocol/gtid-sets.js';
 import type { FramedEvent } from '../runtime/events/event-codec.js';
 import { Transactions } from '../runtime/io/transactions.js';
-import type { LogFrames } from './frames.js';
-import type { Gtid } from './gtids.js';
+import type { LogFrames } from './source-frames.js';
+import type { Gtid } from './source-gtids.js';
 
 /** Which frames of one binlog are left out. */
 export interface Skipper {
@@ -31,7 +31,7 @@ export function mysqlSkipper(set: MysqlGtidSet, frames: LogFrames): Skipper {
   let skipping = false;
   return {
     skips(frame) {
-      if (MYSQL_GTIDS.has(frame.typeCode)) skipping = set.has(frames.decode(frame) as unknown as { type: string } & Record<string, unknown>);
+      if (MYSQL_GTIDS.has(frame.typeCode)) skipping = set.has(frames.decode(frame));
       else if (frame.typeCode === EventTypes.ANONYMOUS_GTID_LOG_EVENT) skipping = false;
       else if (EventTransactions[EventTypeNames[frame.typeCode] ?? ''] === 'outside') return false;
       return skipping;
@@ -72,7 +72,8 @@ export class MariadbSkipper implements Skipper {
     if (e.type !== 'GTID_EVENT') return false;
     const g = { domain: e.domainId, server: e.header.serverId, seq: e.seqNo };
     const servers = this.seen.get(g.domain) ?? new Map<number, bigint>();
-    // Each domain's servers in the order of their last GTID, the domain's last one last (as a GTID_LIST holds them).
+    // Each domain keeps its servers in the order of their last GTID, the domain's last one last, as a
+    // GTID_LIST holds them.
     servers.delete(g.server);
     this.seen.set(g.domain, servers.set(g.server, g.seq));
     const wanted = this.pending.get(g.domain);

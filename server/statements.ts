@@ -4,15 +4,13 @@
  * kept as its text, and each execution answers it with its ? bound to the values given, as queries.ts
  * answers a statement; the rows go back in the binary protocol. The packets are schemas/replication.yaml's.
  */
-import type { Context } from '../generated/context.js';
 import { ColumnType } from '../generated/rows.js';
 import { decodeStmtClosePacket, decodeStmtExecutePacket, decodeStmtPreparePacket, encodeColumnDefinitionPacket, encodeStmtPrepareOkPacket, ServerErrorCode, type ColumnDefinitionPacketInput } from '../generated/replication.js';
 import { Reader } from '../runtime/core/reader.js';
 import { Writer } from '../runtime/core/writer.js';
-import { packet, text } from '../replication/packets.js';
+import { OUTSIDE_ANY_BINLOG, packet, text } from '../protocol/packets.js';
 import { answer, bound, placeholders, QueryError, type Answer, type QueryContext } from './queries.js';
 
-const OUTSIDE_ANY_BINLOG = {} as Context;
 /** utf8mb3_general_ci: the connection's character set (the handshake names it), that of every answer's text. */
 export const UTF8_GENERAL_CI = 33;
 

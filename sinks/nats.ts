@@ -8,7 +8,7 @@
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import type { Checkpoint } from '../replication/checkpoint.js';
+import type { Checkpoint } from '../protocol/checkpoint.js';
 import type { OpenSink, Sink, SinkMessage } from './sink.js';
 
 export interface NatsSinkOptions {

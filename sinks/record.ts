@@ -7,14 +7,13 @@
  * without a GTID (file:pos: the checkpoint it starts at), n counting the transaction's messages from 0:
  * the same change read again, after a restart from any checkpoint, has the same id and the same body.
  */
-import type { TableMapEvent } from '../generated/rows.js';
-import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import type { Checkpoint } from '../protocol/checkpoint.js';
+import { gtidOf } from '../protocol/gtid-sets.js';
+import { rowKind } from '../protocol/row-kinds.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import type { RowChange } from '../runtime/core/values.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { isStatement, textOf } from '../runtime/io/transactions.js';
-import type { Checkpoint } from '../replication/checkpoint.js';
-import { gtidOf } from '../replication/gtid.js';
-import { rowKind } from '../tools/sql.js';
 import type { SinkMessage } from './sink.js';
 
 /** Where a change comes from. */
@@ -65,16 +64,15 @@ export class ChangeMessages {
   /** The messages of `e`, which comes after `checkpoint` (the transaction's start, for its first event). */
   of(e: BinlogEvent, checkpoint: Checkpoint): SinkMessage[] {
     if (e.notInFile) return [];
-    const gtid = gtidOf(e as unknown as Parameters<typeof gtidOf>[0]);
+    const gtid = gtidOf(e);
     this.transaction ??= { key: `${checkpoint.file}:${checkpoint.position}`, serverId: e.header.serverId, gtid: null, n: 0 };
     if (gtid !== undefined) Object.assign(this.transaction, { key: gtid, gtid, serverId: e.header.serverId });
     if (e.type === 'TABLE_MAP_EVENT') {
-      const map = e as unknown as TableMapEvent;
-      this.tables.set(map.tableId, { db: String(textOf(map.schemaName)), table: String(textOf(map.tableName)) });
+      this.tables.set(e.tableId, { db: String(textOf(e.schemaName)), table: String(textOf(e.tableName)) });
       return [];
     }
     const kind = rowKind(e.type);
-    if (kind) return this.rows(e, OPS[kind]);
+    if (kind && 'tableId' in e) return this.rows(e, OPS[kind]);
     if (this.ddl && e.type === 'QUERY_EVENT' && isStatement(e)) return [this.statement(e)];
     return [];
   }
@@ -84,10 +82,11 @@ export class ChangeMessages {
     this.transaction = undefined;
   }
 
-  private rows(e: BinlogEvent, op: ChangeRecord['op']): SinkMessage[] {
-    const table = this.tables.get((e as unknown as { tableId: number }).tableId);
+  private rows(e: BinlogEvent & { tableId: number; rows?: readonly RowChange[] }, op: ChangeRecord['op']): SinkMessage[] {
+    const table = this.tables.get(e.tableId);
     if (!table) throw new Error(`the rows event at ${e.file}:${e.pos} has no TABLE_MAP before it`);
-    const rows = ((e as unknown as { rows?: RowChange[] }).rows ?? []) as RowChange[];
+    // A rows event whose images could not be split into rows has none, and so no messages.
+    const rows = e.rows ?? [];
     const subject = `${this.prefix}.${token(table.db)}.${token(table.table)}`;
     return rows.map((r, row) => {
       const record: ChangeRecord = { before: r.before ?? null, after: r.after ?? null, op, ts_ms: e.header.timestamp * 1000, source: this.source(e, table.db, table.table, row) };
@@ -95,10 +94,9 @@ export class ChangeMessages {
     });
   }
 
-  private statement(e: BinlogEvent): SinkMessage {
-    const q = e as unknown as { schema: unknown; query: unknown };
-    const db = textOf(q.schema) ?? '';
-    const record: DdlRecord = { databaseName: db, ddl: textOf(q.query) ?? '', ts_ms: e.header.timestamp * 1000, source: this.source(e, db, null, 0) };
+  private statement(e: Extract<BinlogEvent, { type: 'QUERY_EVENT' }>): SinkMessage {
+    const db = textOf(e.schema) ?? '';
+    const record: DdlRecord = { databaseName: db, ddl: textOf(e.query) ?? '', ts_ms: e.header.timestamp * 1000, source: this.source(e, db, null, 0) };
     return this.message(`${this.prefix}.${DDL_SUBJECT}`, record);
   }
 

@@ -4,7 +4,7 @@
  * (nats.ts) is the one shipped; a Kafka sink would be another `Sink` (an idempotent producer for the
  * ids, a compacted topic for the checkpoint).
  */
-import type { Checkpoint } from '../replication/checkpoint.js';
+import type { Checkpoint } from '../protocol/checkpoint.js';
 
 /** One change record on its way: where it goes, the id that makes a resend a duplicate, its body. */
 export interface SinkMessage {

@@ -6,18 +6,28 @@
  * with backoff, and the dump starts again from the newest acknowledged checkpoint, so that the broker
  * gets the changes again in order, those it has already dropped as duplicates.
  */
+import { Backoff, type ReconnectOptions } from '../protocol/backoff.js';
+import { resumeAt, type Checkpoint, type CheckpointedEvents, type ResumePoint } from '../protocol/checkpoint.js';
 import { ConnectionError } from '../runtime/core/errors.js';
-import type { Checkpoint } from '../replication/checkpoint.js';
-import { connectBinlog, type BinlogStream, type LiveOptions } from '../replication/client.js';
-import { Backoff, type ReconnectOptions } from '../replication/reconnect.js';
 import { Lag } from './lag.js';
 import { ChangeMessages } from './record.js';
 import type { OpenSink, Sink } from './sink.js';
 import { AckWindow } from './window.js';
 
+/**
+ * How the streamer asks for a dump: from a checkpoint's place (none: where the caller's options start
+ * when the sink holds no checkpoint), each TRANSACTION_PAYLOAD's events handed out after it, as the
+ * records are made from them.
+ */
+export type DumpFrom = Partial<ResumePoint> & { payloads: 'flat' };
+
 export interface StreamOptions {
-  /** The server, and where to start when the sink holds no checkpoint (file and position, or gtid). */
-  live: LiveOptions;
+  /**
+   * Opens a dump of the server, as asked (bin/stream.ts passes `(from) => connectBinlog({ ...live, ...from })`).
+   * The streamer knows no more of the replication client than this, so that the sinks and the client
+   * stay two capabilities apart.
+   */
+  binlog: (from: DumpFrom) => CheckpointedEvents;
   sink: OpenSink;
   /** The subjects' first token (default 'binlog'): rows on PREFIX.<db>.<table>, DDL on PREFIX._ddl. */
   prefix?: string;
@@ -69,10 +79,10 @@ async function sinkSide<T>(p: Promise<T>): Promise<T> {
   }
 }
 
-/** A stream from a server into a sink, until `stop()` (or, with `live.until`, the end of the binlog). */
+/** A stream from a server into a sink, until `stop()` (or the end of a dump that ends, as `until` asks). */
 export class BinlogStreamer {
   readonly stats: StreamStats = { transactions: 0, published: 0, acknowledged: 0, duplicates: 0, inFlight: 0, checkpoint: undefined, lagSeconds: 0, sinkLosses: 0, reconnects: 0 };
-  private binlog: BinlogStream | undefined;
+  private binlog: CheckpointedEvents | undefined;
   private window: AckWindow | undefined;
   private stopping = false;
   private readonly lag = new Lag();
@@ -122,7 +132,7 @@ export class BinlogStreamer {
 
   /** One dump into one sink, from `resume` (else where the options start). */
   private async pump(sink: Sink, resume: Checkpoint | undefined): Promise<void> {
-    const binlog = (this.binlog = connectBinlog({ ...this.options.live, ...startAt(resume), payloads: 'flat' }));
+    const binlog = (this.binlog = this.options.binlog({ ...(resume && resumeAt(resume)), payloads: 'flat' }));
     const writer = new CheckpointWriter(sink, (c) => (this.stats.checkpoint = c), () => binlog.close());
     const window = (this.window = new AckWindow(
       this.options.inFlight ?? DEFAULT_IN_FLIGHT,
@@ -170,12 +180,6 @@ export class BinlogStreamer {
     this.stats.lagSeconds = this.lag.seconds(w?.waiting ?? false);
     return { ...this.stats };
   }
-}
-
-/** Where the dump starts: after the checkpoint (by file and position, or its GTID state before any file), else as the options say. */
-function startAt(c: Checkpoint | undefined): Partial<LiveOptions> {
-  if (!c) return {};
-  return c.file === '' ? { gtid: c.gtid, file: undefined, position: undefined } : { file: c.file, position: c.position, gtid: undefined };
 }
 
 /** Writes the newest checkpoint given, one write at a time: those given meanwhile are passed over for the newest. */

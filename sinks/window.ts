@@ -3,7 +3,7 @@
  * reader at `add`, so nothing grows without bound), and the checkpoints that become durable once every
  * message before them is acknowledged, handed to `durable` in order.
  */
-import type { Checkpoint } from '../replication/checkpoint.js';
+import type { Checkpoint } from '../protocol/checkpoint.js';
 
 export class AckWindow {
   private sent = 0;

@@ -54,11 +54,11 @@ describe('binlog start-up', () => {
     expect(files.filter((f) => /^dist\/bin\/(dump|encode|sql|serve|stream|options|remote)\.js$/.test(f))).toEqual([]);
   });
 
-  it("dump FILE loads no package and none of the replication client, the server, the tools, the builder or the sinks", () => {
+  it("dump FILE loads no package and none of the protocol layer, the replication client, the server, the tools, the builder or the sinks", () => {
     const { code, files, packages } = loads(['dump', sample]);
     expect(code).toBe(0);
     expect(packages).toEqual([]);
-    expect(files.filter((f) => /^dist\/(replication|server|tools|builder|sinks)\//.test(f))).toEqual([]);
+    expect(files.filter((f) => /^dist\/(protocol|replication|server|tools|builder|sinks)\//.test(f))).toEqual([]);
     expect(files).toContain('dist/runtime/io/stream.js');
   });
 

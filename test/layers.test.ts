@@ -2,15 +2,26 @@
  * The layout is the architecture: docs/architecture.md's layer table, held against the source's imports.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importCircles, importGraph, importsOf, parseLayers, sourceFiles, unplacedFolders, upwardImports, type ImportGraph } from './support/layers.js';
+import {
+  importCircles,
+  importGraph,
+  importsOf,
+  packagesOf,
+  parseLayers,
+  siblingImports,
+  sourceFiles,
+  unplacedFolders,
+  upwardImports,
+  type ImportGraph,
+} from './support/layers.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const layers = parseLayers(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8'));
-/** Folders outside the layers: they may use any layer, and no layer uses them. */
 /** A file longer than this does more than one job (issue 12); a table of facts belongs in schemas/. */
 const MAX_LINES = 600;
+/** Folders outside the layers: they may use any layer, and no layer uses them. */
 const OUTSIDE = ['test', 'bench', 'scripts', 'generator', 'node_modules', 'dist', 'schemas', 'docs'];
 
 describe('the layers of docs/architecture.md', () => {
@@ -18,7 +29,7 @@ describe('the layers of docs/architecture.md', () => {
 
   it('are read from the table: core first, the entry points last', () => {
     expect(layers.map((l) => l.path).slice(0, 3)).toEqual(['runtime/core/', 'generated/', 'runtime/values/']);
-    expect(layers.at(-1)).toEqual({ rank: 9, path: 'index.ts' });
+    expect(layers.at(-1)).toEqual({ rank: 10, path: 'index.ts' });
     expect(graph.size).toBeGreaterThan(40);
   });
 
@@ -28,6 +39,24 @@ describe('the layers of docs/architecture.md', () => {
 
   it('are never imported upwards', () => {
     expect(upwardImports(layers, graph)).toEqual([]);
+  });
+
+  it('hold the capabilities side by side, above protocol/, none importing another', () => {
+    const capabilities = layers.filter((l) => l.rank === layers.find((c) => c.path === 'replication/')!.rank).map((l) => l.path);
+    expect(capabilities.sort()).toEqual(['builder/', 'replication/', 'server/', 'sinks/', 'tools/']);
+    expect(layers.find((l) => l.path === 'protocol/')!.rank).toBe(layers.find((l) => l.path === 'replication/')!.rank - 1);
+    expect(siblingImports(layers, graph)).toEqual([]);
+  });
+
+  it('name the files of protocol/ and the capabilities each once, so that a name says which side a file serves', () => {
+    const files = sourceFiles(ROOT, ['protocol/', 'builder/', 'replication/', 'server/', 'sinks/', 'tools/']);
+    const shared = files.filter((f, i) => files.findIndex((g) => basename(g) === basename(f)) !== i);
+    expect(shared).toEqual([]);
+  });
+
+  it('reach mysql2 only through protocol/mysql2-adapter.ts', () => {
+    const importers = sourceFiles(ROOT, layers.map((l) => l.path)).filter((f) => packagesOf(readFileSync(join(ROOT, f), 'utf8')).includes('mysql2'));
+    expect(importers).toEqual(['protocol/mysql2-adapter.ts']);
   });
 
   it('have no import circle, the generator included', () => {
@@ -60,6 +89,21 @@ describe('the layer check itself', () => {
       ['high/b.ts', []],
     ]);
     expect(upwardImports(made, graph)).toEqual(['low/a.ts imports high/b.ts: layer 1 (low/) may not import layer 2 (high/)']);
+  });
+
+  it('names both files and both folders of an import between two folders of one layer', () => {
+    const side: typeof layers = [...made, { rank: 2, path: 'side/' }];
+    const graph: ImportGraph = new Map([
+      ['high/a.ts', ['side/b.ts', 'low/c.ts']],
+      ['side/b.ts', ['low/c.ts']],
+      ['low/c.ts', []],
+    ]);
+    expect(siblingImports(side, graph)).toEqual(['high/a.ts imports side/b.ts: high/ and side/ are both of layer 2, and neither may import the other']);
+  });
+
+  it('reads the packages a file imports, built-ins and relative paths left out', () => {
+    const source = ["import type { Connection } from 'mysql2';", "const { createServer } = await import('mysql2');", "import { once } from 'node:events';", "import { a } from './a.js';", "export { k } from '@nats-io/kv';"].join('\n');
+    expect(packagesOf(source)).toEqual(['mysql2', '@nats-io/kv']);
   });
 
   it('names the import that closes a circle, and the way round', () => {

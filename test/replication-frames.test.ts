@@ -1,5 +1,5 @@
 /**
- * The replication client's framing of a dump (replication/frames.ts), fed the packets a source sends for
+ * The replication client's framing of a dump (replication/replica-frames.ts), fed the packets a source sends for
  * a real MariaDB 11.8 binlog whose QUERY events inside transactions carry log_pos 0: each of the file's
  * events is the file's, at its offset there; only what the source made up is marked.
  */
@@ -10,10 +10,10 @@ import { encodeBinlogPacket } from '../generated/replication.js';
 import { EventTypes } from '../generated/events.js';
 import { EventDecoder, EventEncoder, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import { frameBinlog } from '../runtime/io/stream.js';
-import type { Dump } from '../replication/dump.js';
-import { liveFrames, type LiveFrame } from '../replication/frames.js';
-import { MariadbGtidState } from '../replication/gtid.js';
-import { packet } from '../replication/packets.js';
+import type { Dump } from '../replication/replica-dump.js';
+import { liveFrames, type LiveFrame } from '../replication/replica-frames.js';
+import { MariadbGtidState } from '../protocol/gtid-sets.js';
+import { packet } from '../protocol/packets.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 
 const NAME = 'mariadb-repl-bin.000007';

@@ -11,7 +11,7 @@ import { EventTypes } from '../generated/events.js';
 import { BinlogDumpFlags, encodeBinlogDumpPacket } from '../generated/replication.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { decodeBinlog, frameBinlog, Framer } from '../runtime/io/stream.js';
-import { packet } from '../replication/packets.js';
+import { packet } from '../protocol/packets.js';
 import { Wire } from '../replication/wire.js';
 import { treatment } from '../server/compat.js';
 import { serveBinlog, type BinlogServer } from '../server/serve.js';

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { Checkpoint } from '../replication/checkpoint.js';
+import type { Checkpoint } from '../protocol/checkpoint.js';
+import { connectBinlog } from '../replication/client.js';
 import type { ChangeRecord, DdlRecord } from '../sinks/record.js';
 import type { Sink, SinkMessage } from '../sinks/sink.js';
 import { BinlogStreamer } from '../sinks/stream.js';
@@ -281,7 +282,7 @@ describeWithNats('binlog stream into NATS JetStream', () => {
       writeCheckpoint: async (checkpoint) => void written.push({ checkpoint, acked, published: pending.length }),
       close: async () => {},
     };
-    const streamer = new BinlogStreamer({ live: { socketPath: server.socket, user: 'root', file: String(start![0]), position: Number(start![1]), until: 'logs' }, sink: async () => sink, inFlight: 10 });
+    const streamer = new BinlogStreamer({ binlog: (from) => connectBinlog({ socketPath: server.socket, user: 'root', file: String(start![0]), position: Number(start![1]), until: 'logs', ...from }), sink: async () => sink, inFlight: 10 });
     const done = streamer.run();
     const bp = () => pending.filter((p) => p.message.subject === 'binlog.w.bp');
     await until(() => pending.length >= 10);

@@ -18,7 +18,8 @@ import { RowsFlags } from '../generated/rows.js';
 import type { BinlogEvent, BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { RowChange } from '../runtime/core/values.js';
 import { keywordOf, Transactions } from '../runtime/io/transactions.js';
-import { eventName, invert, notDecoded, rowKind, SqlContext, SqlError } from './sql.js';
+import { rowKind } from '../protocol/row-kinds.js';
+import { eventName, invert, notDecoded, SqlContext, SqlError } from './sql.js';
 import type { TableKnowledge } from '../runtime/events/format-state.js';
 
 type Rows = BinlogEvent & { tableId: number; flags: number; rows?: RowChange[]; columnsPresent: boolean[]; columnsPresentAfter?: boolean[] };
@@ -34,7 +35,7 @@ function anew(e: BinlogEvent): BinlogEventInput {
 
 /** The BEGIN a MariaDB GTID stands for, as a statement. */
 function begin(gtid: BinlogEvent): BinlogEventInput {
-  return { type: 'QUERY_EVENT', header: { timestamp: gtid.header.timestamp, serverId: gtid.header.serverId, flags: 0 }, threadId: 0, execTime: 0, errorCode: 0, statusVars: [], schema: '', query: 'BEGIN' } as unknown as BinlogEventInput;
+  return { type: 'QUERY_EVENT', header: { timestamp: gtid.header.timestamp, serverId: gtid.header.serverId, flags: 0 }, threadId: 0, execTime: 0, errorCode: 0, statusVars: [], schema: '', query: 'BEGIN' };
 }
 
 const REVERSED_TYPE: Record<string, string> = { WRITE: 'DELETE', DELETE: 'WRITE', UPDATE: 'UPDATE' };

@@ -6,7 +6,9 @@
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { Transactions } from '../runtime/io/transactions.js';
 import { ScriptSession, SCRIPT_HEADER, terminated } from './sql-session.js';
-import { rowKind, SqlContext, toSql, undoSql, type SqlOptions } from './sql.js';
+import { gtidOf } from '../protocol/gtid-sets.js';
+import { rowKind } from '../protocol/row-kinds.js';
+import { SqlContext, toSql, undoSql, type SqlOptions } from './sql.js';
 
 export { SCRIPT_HEADER };
 
@@ -26,18 +28,6 @@ function comment(e: BinlogEvent): string {
   return `-- ${e.file ? `${e.file}:` : 'pos '}${e.pos}, ${time}${gtid ? `, GTID ${gtid}` : ''}`;
 }
 
-function gtidOf(e: BinlogEvent): string | undefined {
-  if (e.type === 'GTID_EVENT') {
-    const g = e as unknown as { domainId: number; seqNo: number | bigint };
-    return `${g.domainId}-${e.header.serverId}-${g.seqNo}`;
-  }
-  if (e.type === 'GTID_LOG_EVENT') {
-    const g = e as unknown as { sid: Uint8Array; gno: number | bigint };
-    const h = Buffer.from(g.sid).toString('hex');
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}:${g.gno}`;
-  }
-  return undefined;
-}
 
 /** One transaction's statements and its comment, as it is printed. */
 interface Group {

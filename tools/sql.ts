@@ -4,7 +4,6 @@
  * inverted (undoSql). Columns are named by the TABLE_MAP's names (binlog_row_metadata=FULL) or the
  * caller's definitions; a table without names is refused, never written with positional guesses.
  */
-import type { FormatDescriptionEvent } from '../generated/control.js';
 import { GtidFlags } from '../generated/mariadb.js';
 import type { TableMapEvent } from '../generated/rows.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
@@ -15,6 +14,7 @@ import { resolveTableDefinitions, type TableDefinition } from '../runtime/tables
 import { TableRegistry } from '../runtime/tables/registry.js';
 import { placeholderName } from '../runtime/tables/defined-columns.js';
 import type { Column, Flavor, TableInfo } from '../runtime/values/column.js';
+import { rowKind, type RowKind } from '../protocol/row-kinds.js';
 import { SqlError, sqlLiteral } from './sql-literals.js';
 
 export { SqlError };
@@ -47,12 +47,11 @@ export class SqlContext {
   /** Takes in what an event says of those after it: the server's flavor, a table's columns. */
   observe(event: BinlogEvent): void {
     if (event.type === 'FORMAT_DESCRIPTION_EVENT') {
-      const version = textOf((event as unknown as FormatDescriptionEvent).serverVersion) ?? '';
+      const version = textOf(event.serverVersion) ?? '';
       this.tables.newFormat(/mariadb/i.test(version) ? 'mariadb' : 'mysql');
     } else if (event.type === 'TABLE_MAP_EVENT') {
-      const map = event as unknown as TableMapEvent;
-      this.tables.register(map);
-      this.keys.set(map.tableId, primaryKeyOf(map, this.tables.definition(map.tableId)));
+      this.tables.register(event);
+      this.keys.set(event.tableId, primaryKeyOf(event, this.tables.definition(event.tableId)));
     }
   }
 
@@ -68,15 +67,6 @@ function primaryKeyOf(map: TableMapEvent, definition: TableDefinition | undefine
     if (e.code === 'PRIMARY_KEY_WITH_PREFIX') return e.columns.map((k) => Number(k.column));
   }
   return [...(definition?.table.primaryKey ?? [])];
-}
-
-export type RowKind = 'write' | 'update' | 'delete';
-
-/** Which change a row event's rows are (undefined for other events). */
-export function rowKind(type: string): RowKind | undefined {
-  const m = /^(?:PRE_GA_)?(WRITE|UPDATE|DELETE|PARTIAL_UPDATE)_ROWS/.exec(type);
-  if (!m) return undefined;
-  return m[1] === 'WRITE' ? 'write' : m[1] === 'DELETE' ? 'delete' : 'update';
 }
 
 /** `event at FILE:POS`, as errors name an event. */

@@ -67,6 +67,31 @@ export function upwardImports(layers: Layer[], graph: ImportGraph): string[] {
   return problems;
 }
 
+/**
+ * Imports from one folder of a layer into another folder of the same layer (two capabilities), each
+ * naming both files and both folders: siblings share only what a layer below them holds.
+ */
+export function siblingImports(layers: Layer[], graph: ImportGraph): string[] {
+  const problems: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = layerOf(layers, file);
+    if (!from) continue;
+    for (const target of targets) {
+      const to = layerOf(layers, target);
+      if (to && to.rank === from.rank && to.path !== from.path) {
+        problems.push(`${file} imports ${target}: ${from.path} and ${to.path} are both of layer ${from.rank}, and neither may import the other`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** The packages a source file imports by name (static, type-only, re-exports and literal import() alike), node: built-ins left out. */
+export function packagesOf(source: string): string[] {
+  const names = [...source.matchAll(/(?:^|[\s;}])(?:import|export)\s[^'"]*?from\s*['"]([^.'"][^'"]*)['"]|import\s*\(\s*['"]([^.'"][^'"]*)['"]\s*\)/gm)].map((m) => (m[1] ?? m[2])!);
+  return [...new Set(names.filter((n) => !n.startsWith('node:')))];
+}
+
 /** Each circle of imports, as the file that closes it, the file it imports, and the whole way round. */
 export function importCircles(graph: ImportGraph): string[] {
   const problems: string[] = [];

@@ -59,7 +59,7 @@ export class InformationSchemaColumns {
       this.wire ??= await Wire.open(this.options);
       return (await this.wire.query(sql(this.wire))).map(hintsOf);
     } catch {
-      // The connection may have gone with the dump's (a restart): once more on a new one.
+      // The connection may have gone with the dump's (a restart), so the query is tried once more on a new one.
       this.close();
       this.wire = await Wire.open(this.options);
       return (await this.wire.query(sql(this.wire))).map(hintsOf);

@@ -6,8 +6,8 @@
  */
 import { EventTypes } from '../generated/events.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
-import { MariadbGtidState, MysqlGtidSet } from '../replication/gtid.js';
-import { eventsOf } from './frames.js';
+import { MariadbGtidState, MysqlGtidSet } from '../protocol/gtid-sets.js';
+import { eventsOf } from './source-frames.js';
 import type { ServedLog } from './logs.js';
 
 /** A place in the served binlogs: a log's index in the list, and an offset in it. */
@@ -152,7 +152,7 @@ export async function mysqlGtidStart(logs: ServedLog[], has: MysqlGtidSet): Prom
     if (e.type === 'PREVIOUS_GTIDS_LOG_EVENT') executed.addSet((before[place.log] ??= MysqlGtidSet.fromEncoded(e)));
     else if (e.type === 'GTID_LOG_EVENT' || e.type === 'GTID_TAGGED_LOG_EVENT') {
       first[place.log] ??= e;
-      executed.add(e as unknown as { type: string } & Record<string, unknown>);
+      executed.add(e);
     }
   }
   const names = logs.map((l) => l.name).join(', ');
@@ -163,6 +163,6 @@ export async function mysqlGtidStart(logs: ServedLog[], has: MysqlGtidSet): Prom
   // The first binlog qualifies: its PREVIOUS_GTIDS is in the set, as just checked.
   let log = logs.length - 1;
   while (log > 0 && !(before[log] ?? new MysqlGtidSet()).minus(has).empty) log--;
-  const opening = first[log] as unknown as ({ type: string } & Record<string, unknown>) | undefined;
+  const opening = first[log];
   return { log, ahead: opening !== undefined && has.has(opening) };
 }

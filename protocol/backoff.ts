@@ -44,7 +44,12 @@ export class Backoff {
 
   constructor(options: ReconnectOptions | true) {
     const o = options === true ? {} : options;
-    this.options = { retries: o.retries ?? DEFAULTS.retries, delay: o.delay ?? DEFAULTS.delay, maxDelay: o.maxDelay ?? DEFAULTS.maxDelay, giveUpAfter: o.giveUpAfter };
+    this.options = {
+      retries: o.retries ?? DEFAULTS.retries,
+      delay: o.delay ?? DEFAULTS.delay,
+      maxDelay: o.maxDelay ?? DEFAULTS.maxDelay,
+      giveUpAfter: o.giveUpAfter,
+    };
   }
 
   /** A dump started: the next loss starts counting afresh. */

@@ -4,9 +4,9 @@
  * GTID start), its registration, and the dump command, whose answer is one packet per event.
  */
 import { BinlogDumpFlags, encodeBinlogDumpGtidPacket, encodeBinlogDumpPacket, encodeRegisterSlavePacket, MARIADB_SLAVE_CAPABILITY_GTID } from '../generated/replication.js';
+import { MariadbGtidState, MysqlGtidSet, type GtidState } from '../protocol/gtid-sets.js';
+import { packet } from '../protocol/packets.js';
 import { ServerError } from '../runtime/core/errors.js';
-import { MariadbGtidState, MysqlGtidSet, type GtidState } from './gtid.js';
-import { packet } from './packets.js';
 import type { PacketSource, QueueStats, Wire } from './wire.js';
 
 /** Where a dump starts and how far it goes. */
@@ -70,7 +70,7 @@ export async function startDump(wire: Wire, options: DumpOptions, stats?: QueueS
   // Events then reach us as the file holds them, CRC32 included; without it the source strips them.
   await wire.query('SET @master_binlog_checksum = @@global.binlog_checksum');
   const heartbeat = options.heartbeatPeriod ?? DEFAULT_HEARTBEAT_SECONDS;
-  // In nanoseconds, as both servers take it.
+  // The period is given in nanoseconds, as both servers take it.
   await wire.query(`SET @master_heartbeat_period = ${BigInt(Math.round(heartbeat * 1e9))}`);
   if (flavor === 'mariadb') await mariadbSession(wire, options);
   const serverId = options.serverId ?? DEFAULT_SERVER_ID;
@@ -89,7 +89,7 @@ export async function startDump(wire: Wire, options: DumpOptions, stats?: QueueS
   }
   const { file, position } = options.gtid !== undefined ? { file: '', position: 4 } : await startPoint(wire, options);
   const gtid = await startState(wire, flavor, options, file, position);
-  // MariaDB sends ANNOTATE_ROWS only when asked: they are in the file.
+  // MariaDB sends ANNOTATE_ROWS only when asked, and they are asked for because the file holds them.
   const flags = nonBlock | (flavor === 'mariadb' ? BinlogDumpFlags.BINLOG_SEND_ANNOTATE_ROWS_EVENT : 0);
   const payload = packet(encodeBinlogDumpPacket, { position, flags, serverId, file });
   return { start: { flavor, file, position, checksums, gtid }, packets: wire.stream(payload, endsAnswer, streamed) };

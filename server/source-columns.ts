@@ -13,7 +13,7 @@ import { placeholderName } from '../runtime/tables/defined-columns.js';
 import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import { BINARY_COLLATION, collationName } from '../runtime/tables/sqltypes.js';
 import type { Column, TableInfo } from '../runtime/values/column.js';
-import { eventsOf } from './frames.js';
+import { eventsOf } from './source-frames.js';
 import type { ServedLog } from './logs.js';
 
 /** One row of INFORMATION_SCHEMA.COLUMNS, by column name (upper case). */

@@ -1,16 +1,19 @@
 /**
- * GTID states as a replica keeps them, in the text both servers read and print, grown by the GTID of
- * each transaction read:
+ * GTID states, in the text both servers read and print: a replica keeps one grown by the GTID of each
+ * transaction it reads, the binlog server finds where a replica's state starts it, and a sink names a
+ * transaction by its GTID.
  * - MariaDB: one GTID per replication domain, `domain-server-seq` joined by commas ('0-1-100,1-2-7',
  *   @@gtid_slave_pos's form): the last transaction of each domain.
  * - MySQL: a GTID set, each source UUID (and tag, MySQL 8.3 and later) with the intervals of transaction
  *   numbers it ran ('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:7,…:tag:1-3'), @@gtid_executed's form.
  */
 import type { PreviousGtidsEvent, PreviousGtidsEventInput } from '../generated/mysql.js';
+import type { Text } from '../runtime/core/reader.js';
+import type { BinlogEvent } from '../runtime/events/event-codec.js';
 
 export interface GtidState {
-  /** Adds one transaction's GTID, as its GTID event gives it. */
-  add(event: { type: string } & Record<string, unknown>): void;
+  /** Adds one transaction's GTID when the event is a GTID event of this state's kind; other events add nothing. */
+  add(event: BinlogEvent): void;
   toString(): string;
 }
 
@@ -26,10 +29,8 @@ export class MariadbGtidState implements GtidState {
     }
   }
 
-  add(e: { type: string } & Record<string, unknown>): void {
-    if (e.type !== 'GTID_EVENT') return;
-    const header = e.header as { serverId: number };
-    this.set(e.domainId as number, header.serverId, e.seqNo as bigint);
+  add(e: BinlogEvent): void {
+    if (e.type === 'GTID_EVENT') this.set(e.domainId, e.header.serverId, e.seqNo);
   }
 
   /** Records a domain's last GTID. */
@@ -71,10 +72,9 @@ export class MysqlGtidSet implements GtidState {
     }
   }
 
-  add(e: { type: string } & Record<string, unknown>): void {
-    if (e.type !== 'GTID_LOG_EVENT' && e.type !== 'GTID_TAGGED_LOG_EVENT') return;
-    const gno = BigInt(e.gno as bigint | number);
-    this.addRange(uuidText(e.sid as Uint8Array), typeof e.tag === 'string' ? e.tag : '', gno, gno + 1n);
+  add(e: BinlogEvent): void {
+    const gtid = mysqlGtid(e);
+    if (gtid) this.addRange(gtid.uuid, gtid.tag, gtid.gno, gtid.gno + 1n);
   }
 
   /** The set COM_BINLOG_DUMP_GTID carries (PREVIOUS_GTIDS's body, as decoded): `encoded()` read back. */
@@ -88,11 +88,11 @@ export class MysqlGtidSet implements GtidState {
   }
 
   /** Whether a transaction's GTID event (GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT) names one of the set. */
-  has(e: { type: string } & Record<string, unknown>): boolean {
-    const tag = typeof e.tag === 'string' ? e.tag.toLowerCase() : '';
-    const hex = uuidText(e.sid as Uint8Array);
-    const gno = BigInt(e.gno as bigint | number);
-    return (this.sids.get(tag ? `${hex}:${tag}` : hex) ?? []).some(([start, end]) => gno >= start && gno < end);
+  has(e: BinlogEvent): boolean {
+    const gtid = mysqlGtid(e);
+    if (!gtid) return false;
+    const { uuid, tag, gno } = gtid;
+    return (this.sids.get(tag ? `${uuid}:${tag}` : uuid) ?? []).some(([start, end]) => gno >= start && gno < end);
   }
 
   /** Adds every transaction of `other`. */
@@ -122,7 +122,9 @@ export class MysqlGtidSet implements GtidState {
   /** The transactions of this set whose source (UUID and tag) `other` has any of. */
   sourcesOf(other: MysqlGtidSet): MysqlGtidSet {
     const out = new MysqlGtidSet();
-    for (const [key, ivs] of this.sids) if (other.sids.has(key)) for (const [start, end] of ivs) out.addKeyRange(key, start, end);
+    for (const [key, ivs] of this.sids) {
+      if (other.sids.has(key)) for (const [start, end] of ivs) out.addKeyRange(key, start, end);
+    }
     return out;
   }
 
@@ -153,7 +155,8 @@ export class MysqlGtidSet implements GtidState {
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([key, ivs]) => {
         const [hex, tag] = key.split(':');
-        const uuid = `${hex!.slice(0, 8)}-${hex!.slice(8, 12)}-${hex!.slice(12, 16)}-${hex!.slice(16, 20)}-${hex!.slice(20)}`;
+        const h = hex!;
+        const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
         const ranges = ivs.map(([s, e]) => (e - s === 1n ? `${s}` : `${s}-${e - 1n}`)).join(':');
         return tag ? `${uuid}:${tag}:${ranges}` : `${uuid}:${ranges}`;
       })
@@ -172,17 +175,38 @@ export class MysqlGtidSet implements GtidState {
       };
     });
     const n = sids.length;
-    return tagged ? { countLow: 1, countHigh: n, format: 1, sids } : { countLow: n & 0xff, countHigh: Math.floor(n / 256), format: 0, sids };
+    if (tagged) return { countLow: 1, countHigh: n, format: 1, sids };
+    return { countLow: n & 0xff, countHigh: Math.floor(n / 256), format: 0, sids };
   }
 }
 
-/** The one GTID a transaction's GTID event names, as the states print it ('0-1-100', 'uuid:7', 'uuid:tag:7'); undefined for other events (and anonymous ones). */
-export function gtidOf(e: { type: string; header: { serverId: number } } & Record<string, unknown>): string | undefined {
-  if (e.type === 'GTID_EVENT') return `${e.domainId as number}-${e.header.serverId}-${e.seqNo as bigint}`;
-  if (e.type !== 'GTID_LOG_EVENT' && e.type !== 'GTID_TAGGED_LOG_EVENT') return undefined;
+/**
+ * The one GTID a transaction's GTID event names, as the states print it ('0-1-100', 'uuid:7',
+ * 'uuid:tag:7'); undefined for other events, anonymous GTID events among them.
+ */
+export function gtidOf(e: BinlogEvent): string | undefined {
+  if (e.type === 'GTID_EVENT') return `${e.domainId}-${e.header.serverId}-${e.seqNo}`;
+  if (!mysqlGtid(e)) return undefined;
   const set = new MysqlGtidSet();
   set.add(e);
   return set.toString();
+}
+
+/**
+ * The GTID of a MySQL GTID event: its UUID's hex digits, its tag in lower case ('' without one) and its
+ * transaction number. A tagged event that lacks its UUID or number names no GTID, so it gives none.
+ */
+function mysqlGtid(e: BinlogEvent): { uuid: string; tag: string; gno: bigint } | undefined {
+  if (e.type !== 'GTID_LOG_EVENT' && e.type !== 'GTID_TAGGED_LOG_EVENT') return undefined;
+  if (e.sid === undefined || e.gno === undefined) return undefined;
+  const tag = e.type === 'GTID_TAGGED_LOG_EVENT' ? tagText(e.tag) : '';
+  return { uuid: uuidText(e.sid), tag, gno: BigInt(e.gno) };
+}
+
+/** A tag as the sets key it: lower case, as MySQL compares tags; tags are ASCII names, so bytes read as latin1. */
+function tagText(tag: Text | undefined): string {
+  if (tag === undefined) return '';
+  return (typeof tag === 'string' ? tag : Buffer.from(tag).toString('latin1')).toLowerCase();
 }
 
 function uuidText(b: Uint8Array): string {

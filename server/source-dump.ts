@@ -14,9 +14,9 @@ import { CHECKSUM_LENGTH, EventFlags, EventHeaderOffsets } from '../generated/he
 import { encodeBinlogPacket } from '../generated/replication.js';
 import { EventEncoder, type BinlogEventInput, type FramedEvent } from '../runtime/events/event-codec.js';
 import { eventCrc } from '../runtime/events/format-state.js';
-import { packet } from '../replication/packets.js';
-import { LogFrames, logFormat, type LogFormat } from './frames.js';
-import type { Gtid, LogPlace } from './gtids.js';
+import { packet } from '../protocol/packets.js';
+import { LogFrames, logFormat, type LogFormat } from './source-frames.js';
+import type { Gtid, LogPlace } from './source-gtids.js';
 import type { ServedLog, ServedLogs } from './logs.js';
 import type { Skipper } from './skip.js';
 import { ReplicaEvents } from './compat.js';
@@ -97,8 +97,8 @@ async function sendLog(logs: ServedLogs, index: number, { frames, made, replica 
       idleSince = Date.now();
       continue;
     }
-    // The end of this binlog for now (after its ROTATE, or without one: its server never closed it):
-    // the next one, if there is one, else the end of the dump, or a wait for more.
+    // This binlog has ended for now (after its ROTATE, or without one when its server never closed it):
+    // the dump goes on with the next binlog if there is one, else it ends or waits for more.
     if ((await logs.list()).length > index + 1) return index + 1;
     if (request.nonBlock) {
       await sink.send(packet(encodeBinlogPacket, { status: 'BINLOG_PACKET_EOF', body: { warnings: 0, statusFlags: 0 } }));
@@ -124,7 +124,7 @@ async function nextFrame(frames: LogFrames) {
   try {
     return await frames.next();
   } catch (e) {
-    // A start inside an event, a damaged event: the replica is told why, in the framer's words.
+    // A start inside an event, or a damaged event, ends the dump, and the replica is told why in the framer's words.
     throw new DumpError(`${frames.log.name}: ${(e as Error).message}`);
   }
 }

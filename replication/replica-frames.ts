@@ -16,8 +16,8 @@ import type { BinlogEventPacket } from '../generated/replication.js';
 import { ConnectionError } from '../runtime/core/errors.js';
 import { Reader } from '../runtime/core/reader.js';
 import type { NotInFile } from '../runtime/events/event-codec.js';
-import type { Dump } from './dump.js';
-import { binlogPacket } from './packets.js';
+import { binlogPacket } from '../protocol/packets.js';
+import type { Dump } from './replica-dump.js';
 
 export interface LiveFrame {
   /** The binlog file the event is in (for one not in a file: the file the dump is in). */

@@ -1,41 +1,21 @@
-/** The replication packets of schemas/replication.yaml, written and read outside any binlog. */
+/**
+ * The packets of schemas/replication.yaml, written and read outside any binlog: what the replica and the
+ * source both send and read (a command's payload, a dump's packets, an ERR).
+ */
 import type { Context } from '../generated/context.js';
 import { decodeBinlogPacket, decodeErrPacket, type BinlogPacket } from '../generated/replication.js';
 import { ServerError } from '../runtime/core/errors.js';
 import { Reader, type Text } from '../runtime/core/reader.js';
 import { Writer } from '../runtime/core/writer.js';
 
-/** The packets read nothing of a binlog's context (no format, no tables). */
-const OUTSIDE_ANY_BINLOG = {} as Context;
+/** The packets read nothing of a binlog's context (no format, no tables), so an empty one serves them all. */
+export const OUTSIDE_ANY_BINLOG = {} as Context;
 
 /** A command's payload, as the schema's encoder writes it. */
 export function packet<T>(encode: (w: Writer, v: T, ctx: Context) => void, value: T): Uint8Array {
   const w = new Writer();
   encode(w, value, OUTSIDE_ANY_BINLOG);
   return w.finish();
-}
-
-/**
- * A payload as mysql2's writePacket takes it (beyond its typings): a buffer with room for the 4-byte
- * packet header first, which writeHeader fills with the length and the sequence number it is given.
- */
-export interface OutgoingPacket {
-  buffer: Buffer;
-  length(): number;
-  writeHeader(seq: number): void;
-}
-
-export function outgoing(payload: Uint8Array): OutgoingPacket {
-  const buffer = Buffer.alloc(4 + payload.length);
-  buffer.set(payload, 4);
-  return {
-    buffer,
-    length: () => buffer.length,
-    writeHeader(seq: number) {
-      buffer.writeUIntLE(payload.length, 0, 3);
-      buffer[3] = seq;
-    },
-  };
 }
 
 /** One packet of a dump: an event, the EOF or an ERR. */

@@ -1,0 +1,429 @@
+/**
+ * mysql2 behind one door. The replica (replication/wire.ts) and the source (server/) use mysql2 for what
+ * it does well, connecting and authenticating, and send and read the replication packets of
+ * schemas/replication.yaml themselves. That needs parts of mysql2 its typings leave out; they are all
+ * used here, and test/mysql2-adapter.test.ts checks each of them against the installed mysql2, which
+ * package.json pins to one exact version.
+ *
+ * The client side: a command of ours is queued on mysql2's own command queue, as its binlogDump and
+ * registerSlave commands are. mysql2 calls the command's execute(packet, connection) first without a
+ * packet (the command is written then, numbered from 0 by connection._resetSequenceId()), then with each
+ * packet that answers it until execute returns true, and calls onResult(error) when the connection fails.
+ * connection.writePacket takes an object with the packet's buffer, its 4 header bytes first, which
+ * writeHeader(sequenceId) fills. mysql2's destroy() ends only our half of the socket (connection.stream).
+ *
+ * The server side: mysql2's Server keeps its net.Server as _server; each connection does the handshake
+ * (serverHandshake, whose command's `next` reads the client's reply) and emits every command as a
+ * 'packet' event; its socket is connection.stream, read through connection.packetParser; sequenceId
+ * numbers the next packet written.
+ */
+import { once } from 'node:events';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { Connection, ConnectionOptions, QueryError, SslOptions } from 'mysql2';
+import { ConnectionError, ServerError } from '../runtime/core/errors.js';
+
+/** A packet as mysql2 hands it over: its payload is buffer[offset, end), after the 4 header bytes at start. */
+interface Mysql2Packet {
+  buffer: Buffer;
+  start: number;
+  offset: number;
+  end: number;
+}
+
+/** What mysql2 writes: a buffer whose first 4 bytes writeHeader fills with the length and sequence number. */
+interface Mysql2OutgoingPacket {
+  buffer: Buffer;
+  length(): number;
+  writeHeader(sequenceId: number): void;
+}
+
+/** The connection mysql2 passes to a command's execute. */
+interface Mysql2CommandConnection {
+  _resetSequenceId(): void;
+  writePacket(packet: Mysql2OutgoingPacket): void;
+}
+
+/** A command on mysql2's queue: mysql2 also emits events on it, which nothing here listens to. */
+interface Mysql2Command {
+  execute(packet: Mysql2Packet | undefined, connection: Mysql2CommandConnection): boolean;
+  onResult(e: Error & { code?: string }): void;
+  emit(): boolean;
+  on(): Mysql2Command;
+  once(): Mysql2Command;
+}
+
+/** The members of mysql2's client connection that its typings leave out. */
+interface ClientInternals {
+  addCommand(command: Mysql2Command): void;
+  stream?: { destroy(): void };
+}
+
+/** mysql2's packet parser: fed the socket's bytes, it calls onPacket with each whole packet. */
+interface Mysql2PacketParser {
+  execute(data: Buffer): void;
+  onPacket: unknown;
+  constructor: new (onPacket: unknown, packetHeaderLength: number) => Mysql2PacketParser;
+}
+
+/** The handshake command serverHandshake returns: `next` is the step that reads the client's reply. */
+interface Mysql2Handshake {
+  next: (this: unknown, packet: Mysql2Packet, connection: unknown) => unknown;
+}
+
+/** The members of mysql2's server-side connection beyond its typings, and those typed too loosely (any). */
+interface ServedInternals {
+  stream: Socket;
+  packetParser: Mysql2PacketParser;
+  sequenceId: number;
+  serverHandshake(args: object): Mysql2Handshake;
+  writePacket(packet: Mysql2OutgoingPacket): void;
+  writeOk(): void;
+  writeEof(): void;
+  writeColumns(columns: object[]): void;
+  writeTextRow(row: (string | null)[]): void;
+  on(event: string, listener: (...args: never[]) => void): void;
+  close(): void;
+}
+
+/** mysql2's Server keeps the net.Server it listens with. */
+interface ServerInternals {
+  _server: NetServer;
+}
+
+/**
+ * The one assertion mysql2's missing typings need: `value` is taken to have the members `X` declares,
+ * which its typings leave out. test/mysql2-adapter.test.ts checks that each one exists.
+ */
+function beyondTypings<X>(value: object): X {
+  return value as X;
+}
+
+/** A payload as mysql2's writePacket takes it. */
+function outgoing(payload: Uint8Array): Mysql2OutgoingPacket {
+  const buffer = Buffer.alloc(4 + payload.length);
+  buffer.set(payload, 4);
+  return {
+    buffer,
+    length: () => buffer.length,
+    writeHeader(sequenceId: number) {
+      buffer.writeUIntLE(payload.length, 0, 3);
+      buffer[3] = sequenceId;
+    },
+  };
+}
+
+/**
+ * A packet's payload: a view of the socket's chunk (or of the buffer a long packet was joined into),
+ * which mysql2 never reuses.
+ */
+function payloadOf(p: Mysql2Packet): Uint8Array {
+  return p.buffer.subarray(p.offset, p.end);
+}
+
+// The client's side of the adapter follows.
+
+export type { SslOptions };
+
+/** What a client connection is opened with. */
+export interface ClientConfig {
+  host?: string;
+  port?: number;
+  socketPath?: string;
+  user?: string;
+  password?: string;
+  ssl?: string | SslOptions;
+  connectTimeout: number;
+}
+
+/** A command of ours, sent on a client connection. */
+export interface RawCommand {
+  payload: Uint8Array;
+  /** Takes each packet of the answer, as it comes; true when it is the last. */
+  answered(packet: Uint8Array): boolean;
+  /** Told when the connection fails before the answer ends. */
+  failed(e: ConnectionError): void;
+}
+
+/** A client connection, authenticated by mysql2, that runs statements and commands of ours. */
+export class ClientConnection {
+  private constructor(private readonly conn: Connection) {}
+
+  /** Connects and authenticates; a failure is a ServerError (the server refused) or a ConnectionError. */
+  static async open(config: ClientConfig): Promise<ClientConnection> {
+    const { host, port, socketPath, user, password, ssl, connectTimeout } = config;
+    const options: ConnectionOptions = {
+      // Only these are passed, as a caller's object may hold more, which mysql2 warns of on stderr.
+      ...{ host, port, socketPath, user, password, ssl, connectTimeout },
+      // Positions and ids past 2^53 come as exact strings, which are never rounded.
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+    };
+    // mysql2 is loaded when a connection is first made, so that a program that reads only files never pays for it.
+    const { createConnection } = await import('mysql2');
+    const conn = createConnection(options);
+    // A failure while no command waits (the server going away between commands) must not crash the process.
+    conn.on('error', () => {});
+    await new Promise<void>((resolve, reject) => {
+      conn.connect((e) => (e ? reject(fromDriver(e, where(config))) : resolve()));
+    });
+    return new ClientConnection(conn);
+  }
+
+  /** A value as an SQL literal, quoted by the driver. */
+  escape(value: string): string {
+    return this.conn.escape(value);
+  }
+
+  /** Runs a statement; resolves with its rows (objects by column name), or none for an OK result. */
+  query(sql: string): Promise<Record<string, unknown>[]> {
+    return new Promise((resolve, reject) => {
+      this.conn.query(sql, (e: QueryError | null, rows: unknown) => {
+        if (e) reject(fromDriver(e));
+        else resolve(Array.isArray(rows) ? rows : []);
+      });
+    });
+  }
+
+  /** Queues a command of ours behind any of mysql2's. */
+  send(command: RawCommand): void {
+    const queued: Mysql2Command = {
+      execute(packet, connection) {
+        if (!packet) {
+          // A command's packets are numbered from 0, which mysql2's own commands reset the count to as well.
+          connection._resetSequenceId();
+          connection.writePacket(outgoing(command.payload));
+          return false;
+        }
+        return command.answered(payloadOf(packet));
+      },
+      onResult: (e) => command.failed(lost(e)),
+      emit: () => false,
+      on: () => queued,
+      once: () => queued,
+    };
+    beyondTypings<ClientInternals>(this.conn).addCommand(queued);
+  }
+
+  pause(): void {
+    this.conn.pause();
+  }
+
+  resume(): void {
+    this.conn.resume();
+  }
+
+  /** Closes the connection and its socket. */
+  destroy(): void {
+    this.conn.destroy();
+    // mysql2's destroy only ends our half: a dump thread waiting for events never closes its own, and
+    // the socket would keep the process alive.
+    beyondTypings<ClientInternals>(this.conn).stream?.destroy();
+  }
+}
+
+function where(c: ClientConfig): string {
+  return c.socketPath ? `socket ${c.socketPath}` : `${c.host ?? 'localhost'}:${c.port ?? 3306}`;
+}
+
+/** mysql2's error as ours: the server's (it has an errno and a message) or the connection's. */
+function fromDriver(e: QueryError, at?: string): Error {
+  // mysql2 sets sqlMessage on a server's error, which its typings leave out.
+  const { sqlMessage } = beyondTypings<{ sqlMessage?: string }>(e);
+  if (typeof e.errno === 'number' && sqlMessage !== undefined) {
+    return new ServerError(e.errno, e.sqlState ?? 'HY000', sqlMessage);
+  }
+  return lost(e, at);
+}
+
+function lost(e: Error & { code?: string }, at?: string): ConnectionError {
+  const message = e.code === 'PROTOCOL_CONNECTION_LOST' ? 'the server closed the connection' : e.message;
+  return new ConnectionError(at ? `cannot connect to ${at}: ${message}` : message);
+}
+
+// The server's side of the adapter follows.
+
+/** A listening server: where it listens, and how to stop it. */
+export interface Listening {
+  port: number;
+  host: string;
+  /** Stops listening and ends every connection. */
+  close(): Promise<void>;
+}
+
+/** Listens on `host`:`port` (0: one the system picks) and hands each connection to `accept`. */
+export async function listen(port: number, host: string, accept: (conn: ServedConnection) => void): Promise<Listening> {
+  const sockets = new Set<Socket>();
+  // mysql2 is loaded when a server starts, so that a program that only reads files never pays for it.
+  const { createServer } = await import('mysql2');
+  const server = createServer((conn) => {
+    // A client that goes away makes the connection emit an error, which must not crash the process.
+    conn.on('error', () => {});
+    const served = new ServedConnection(beyondTypings<ServedInternals>(conn));
+    const socket = served.socket;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    accept(served);
+  });
+  const net = beyondTypings<ServerInternals>(server)._server;
+  await new Promise<void>((resolve, reject) => {
+    net.once('error', reject);
+    net.listen(port, host, () => resolve());
+  });
+  const address = net.address() as AddressInfo;
+  return {
+    port: address.port,
+    host: address.address,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => net.close(() => resolve()));
+    },
+  };
+}
+
+/** What a client sent to authenticate, as mysql_native_password checks it. */
+export interface Authentication {
+  user: string;
+  /** The scramble the greeting sent, in its two parts. */
+  authPluginData1: Buffer;
+  authPluginData2: Buffer;
+  authToken: Buffer;
+}
+
+/** How the server goes over to TLS when a client's reply to the greeting asks for it. */
+export interface TlsTakeover {
+  /** Whether the reply (its payload) is an SSLRequest. */
+  asks(reply: Uint8Array): boolean;
+  /** The TLS socket to go on over, on the raw socket whose bytes after the request begin with `already`. */
+  secure(raw: Socket, already: Uint8Array): TLSSocket;
+}
+
+/** What the server's greeting says, and how it admits a client. */
+export interface Greeting {
+  serverVersion: string;
+  connectionId: number;
+  statusFlags: number;
+  characterSet: number;
+  capabilityFlags: number;
+  /** Whether the client may in: undefined, or why not (an error message and code). */
+  refuses(auth: Authentication): { message: string; code: number } | undefined;
+  /** With CLIENT_SSL offered: the takeover that answers an SSLRequest. */
+  tls?: TlsTakeover;
+}
+
+/** A client's connection to the server, mysql2 doing the handshake and the commands it knows. */
+export class ServedConnection {
+  constructor(private readonly conn: ServedInternals) {}
+
+  /** The socket the connection started on (TLS, if taken over, runs over it). */
+  get socket(): Socket {
+    return this.conn.stream;
+  }
+
+  /** Sends the greeting and admits the client or not; its commands come after, to `onCommand`'s listener. */
+  greet(g: Greeting): void {
+    const conn = this.conn;
+    const handshake = conn.serverHandshake({
+      protocolVersion: 10,
+      serverVersion: g.serverVersion,
+      connectionId: g.connectionId,
+      statusFlags: g.statusFlags,
+      characterSet: g.characterSet,
+      capabilityFlags: g.capabilityFlags,
+      authCallback: (auth: Authentication, done: (e: null, refused?: { message: string; code: number }) => void) => {
+        done(null, g.refuses(auth));
+        // mysql2 counts the OK it wrote on, but the client's first command starts again from 0.
+        conn.sequenceId = 0;
+      },
+    });
+    if (g.tls) takeOverTls(conn, handshake, g.tls);
+  }
+
+  /**
+   * Hands every command to `listener` as its code and a copy of its payload. mysql2 answers COM_PING,
+   * COM_QUIT and COM_INIT_DB itself; it would also answer a query (with an error) unless something
+   * listens to its 'query' event, and takes a query that begins with SET for a prepared statement, so
+   * those events are listened to and ignored, and the one answer comes from the listener.
+   */
+  onCommand(listener: (code: number, payload: Uint8Array) => void): void {
+    this.conn.on('query', () => {});
+    this.conn.on('stmt_prepare', () => {});
+    this.conn.on('stmt_execute', () => {});
+    // The payload is copied, because the listener may read it after the event, when the socket's chunk is gone.
+    this.conn.on('packet', (p: Mysql2Packet, _known: boolean, code: number) => listener(code, payloadOf(p).slice()));
+  }
+
+  /** Told when the socket closes, or the connection fails. */
+  onClose(listener: () => void): void {
+    this.conn.stream.on('close', listener);
+    this.conn.on('error', listener);
+  }
+
+  /** Numbers the next packet written (0 for a command's, 1 for the first of its answer). */
+  numberFrom(sequenceId: number): void {
+    this.conn.sequenceId = sequenceId;
+  }
+
+  /** Writes one packet. */
+  write(payload: Uint8Array): void {
+    this.conn.writePacket(outgoing(payload));
+  }
+
+  /** Writes one packet and waits while the socket's buffer is full, until `gone` aborts. */
+  async send(payload: Uint8Array, gone: AbortSignal): Promise<void> {
+    this.write(payload);
+    const socket = this.conn.stream;
+    if (socket.writableNeedDrain) await once(socket, 'drain', { signal: gone }).catch(() => {});
+  }
+
+  writeOk(): void {
+    this.conn.writeOk();
+  }
+
+  writeEof(): void {
+    this.conn.writeEof();
+  }
+
+  /**
+   * A result set's column count, its column definitions (the fields of schemas/replication.yaml's
+   * ColumnDefinitionPacket) and an EOF.
+   */
+  writeColumns(columns: object[]): void {
+    this.conn.writeColumns(columns);
+  }
+
+  /** A row of a result set in the text protocol (null: NULL). */
+  writeTextRow(row: (string | null)[]): void {
+    this.conn.writeTextRow(row);
+  }
+
+  close(): void {
+    this.conn.close();
+  }
+}
+
+/**
+ * mysql2's server side has no TLS: its handshake reads the client's first packet as the handshake
+ * response, with no case for an SSLRequest, and its startTLS is the client's. So the step that reads
+ * the client's reply is wrapped: an SSLRequest has the socket taken over by a server-side TLS socket
+ * (mysql2's packet parser fed from it, its writes going to it, as startTLS does for a client), and
+ * mysql2 then reads the handshake response that comes over TLS.
+ */
+function takeOverTls(conn: ServedInternals, handshake: Mysql2Handshake, tls: TlsTakeover): void {
+  const readReply = handshake.next;
+  handshake.next = function (this: unknown, packet: Mysql2Packet, connection: unknown) {
+    if (!tls.asks(payloadOf(packet))) return readReply.call(this, packet, connection);
+    const raw = conn.stream;
+    raw.removeAllListeners('data');
+    const secure = tls.secure(raw, packet.buffer.subarray(packet.end));
+    // The parser that read the request goes on over the rest of that read (the TLS hello, or a TLS
+    // record it takes for the start of a packet too long to come), so a new one reads what TLS gives.
+    const parser = new conn.packetParser.constructor(conn.packetParser.onPacket, 4);
+    conn.packetParser = parser;
+    secure.on('data', (data: Buffer) => parser.execute(data));
+    secure.on('error', () => raw.destroy());
+    conn.stream = secure;
+    // The handshake response comes next, over TLS.
+    return readReply;
+  };
+}
