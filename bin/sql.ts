@@ -79,7 +79,9 @@ export async function flashbackCommand(args: string[], help: string): Promise<nu
   if (code !== EXIT.ok && code !== EXIT.unmatched) return code;
   const out = openOutput(values.output);
   try {
-    await write(out.stream, encodeBinlog(flashback(events, { tableDefinitions: tableDefinitions(values) })));
+    // The undo's rows are encoded against the same definitions as they were read with: their names.
+    const knowledge = { tableDefinitions: tableDefinitions(values) };
+    await write(out.stream, encodeBinlog(flashback(events, knowledge), knowledge));
     await out.commit();
   } catch (e) {
     out.abandon();

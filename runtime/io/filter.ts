@@ -28,6 +28,7 @@ import { LengthError } from '../core/errors.js';
 import type { Text } from '../core/reader.js';
 import type { BinlogEvent } from '../events/event-codec.js';
 import { EventEffects, type EventTypes } from '../../generated/events.js';
+import { definitionMismatch } from '../tables/registry.js';
 import { isStatement, keywordOf, textOf, Transactions } from './transactions.js';
 
 type EventName = keyof typeof EventTypes;
@@ -277,6 +278,19 @@ class Content {
   }
 }
 
+/**
+ * An event that passes the filters, refused if it is a TABLE_MAP (or a payload holding one) whose table's
+ * definition did not fit it: a reader under filters reads the events it leaves out without that refusal
+ * (TableRegistry.deferMismatches), as the definitions given are those of the tables as they are now.
+ */
+function kept(e: BinlogEvent): BinlogEvent {
+  if (e.type === 'TABLE_MAP_EVENT') {
+    const mismatch = definitionMismatch(e);
+    if (mismatch) throw mismatch;
+  } else if (e.events) e.events.forEach(kept);
+  return e;
+}
+
 /** One transaction (or event outside any) as it is read. */
 interface Unit {
   first: BinlogEvent;
@@ -329,11 +343,11 @@ export class EventSelection {
         // No filter: only counted.
         this.read++;
         this.position = e.pos + e.header.eventSize;
-        yield e;
+        yield kept(e);
         continue;
       }
       this.push(e);
-      if (this.out.length) yield* this.flush();
+      if (this.out.length) yield* this.flush().map(kept);
       if (this.stopped) return;
     }
   }
@@ -341,7 +355,7 @@ export class EventSelection {
   /** The input is over: the transaction still open passes as far as it was read. */
   *end(): Generator<BinlogEvent> {
     this.close();
-    yield* this.flush();
+    yield* this.flush().map(kept);
   }
 
   /** The databases and tables asked for that no event read named. */

@@ -112,9 +112,11 @@ export class Framer {
   /** File offset of the next event. */
   pos = 0;
 
-  constructor(options: FrameOptions = {}) {
+  constructor(options: ReadOptions = {}) {
     this.decoder = new EventDecoder(options);
     this.decoder.file = options.file;
+    // Under filters a definition that does not fit is refused only where its TABLE_MAP is kept (filter.ts).
+    this.decoder.format.tables.deferMismatches = options.filter !== undefined;
     this.maxEvent = options.maxEventSize ?? DEFAULT_MAX_EVENT;
     this.onError = options.onError;
   }
