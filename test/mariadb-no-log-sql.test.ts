@@ -124,4 +124,24 @@ describeWithServer('SQL and undo binlogs of NO_LOG files, with the definitions o
       expect(await state(server)).toEqual(end);
     }
   }, 120_000);
+
+  it('without definitions, sql --flashback and sql give positional INSERTs and BINLOG statements that the server applies', async () => {
+    const undo = binlog(['sql', '--flashback', `--start-position=${afterAlter}`, file]);
+    expect([undo.code, undo.stderr]).toEqual([0, '']);
+    // The deleted row 3 comes back by a positional INSERT; the insert of row 4 and the updates are undone by BINLOG.
+    expect(undo.stdout).toContain('-- `s`.`p` names no columns (binlog_row_metadata=FULL does): positional INSERT, values in column order\nINSERT INTO `s`.`p` VALUES (3, ');
+    expect(undo.stdout).toMatch(/BINLOG statement of the DELETE_ROWS_EVENT(_V1)? and its TABLE_MAP\nBINLOG '\n[A-Za-z0-9+/=\n]+'/);
+    // The FORMAT_DESCRIPTION's BINLOG statement comes first, before any of the rows'.
+    expect(undo.stdout.indexOf("BINLOG '")).toBeLessThan(undo.stdout.indexOf('-- `s`'));
+    await server.sql(undo.stdout);
+    expect(await state(server)).toEqual(mid);
+
+    const forward = binlog(['sql', `--start-position=${afterAlter}`, file]);
+    expect([forward.code, forward.stderr]).toEqual([0, '']);
+    // Row 4's n is 4294967295, whose signedness NO_LOG leaves out: its INSERT is a BINLOG statement too.
+    expect(forward.stdout).toMatch(/BINLOG statement of the WRITE_ROWS_EVENT(_V1)? and its TABLE_MAP/);
+    expect(forward.stdout).toMatch(/BINLOG statement of the UPDATE_ROWS_EVENT(_V1)? and its TABLE_MAP/);
+    await server.sql(forward.stdout);
+    expect(await state(server)).toEqual(end);
+  }, 120_000);
 });

@@ -27,7 +27,7 @@ type Rows = BinlogEvent & { tableId: number; flags: number; rows?: RowChange[]; 
 const LEFT_OUT = new Set(['ANNOTATE_ROWS_EVENT', 'ROWS_QUERY_LOG_EVENT', 'GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
 
 /** An event as the encoder takes it anew: its place, size and checksum derived again. */
-function anew(e: BinlogEvent): BinlogEventInput {
+export function anew(e: BinlogEvent): BinlogEventInput {
   const { pos: _pos, file: _file, checksum: _checksum, header, ...body } = e as BinlogEvent & { checksum?: number };
   return { ...body, header: { timestamp: header.timestamp, serverId: header.serverId, flags: header.flags } } as BinlogEventInput;
 }
@@ -54,7 +54,7 @@ class Undo {
 }
 
 /** The rows event that reverts one: its type reversed, each row inverted, its rows last to first. */
-function reversed(e: Rows, context: SqlContext): BinlogEventInput {
+export function reversed(e: Rows, context: SqlContext): BinlogEventInput {
   const kind = rowKind(e.type)!;
   if (e.type === 'PARTIAL_UPDATE_ROWS_EVENT') throw new SqlError('a partial JSON update (binlog_row_value_options=PARTIAL_JSON) holds no old values to set back', eventName(e));
   if (!e.rows) throw notDecoded(e);
