@@ -8,14 +8,24 @@ import { EventSelection } from '../runtime/io/filter.js';
 import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
+import { EncryptedEvents } from './encrypted.js';
 import { remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
 import { eventFilter, openOutput, parseCommand, reportFailure, sayUnmatched, tableDefinitions, write } from './options.js';
 import { EXIT, FLASHBACK_OPTIONS, SQL_OPTIONS, UsageError } from './usage.js';
 
 type ReadValues = Parameters<typeof eventFilter>[0] & Parameters<typeof tableDefinitions>[0] & RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 
-/** The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit status (1 for what `each` refuses). */
+/**
+ * The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit
+ * status (1 for what `each` refuses, 7 when encrypted events could not be read, said on stderr).
+ */
 async function readSelected(files: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
+  const encrypted = new EncryptedEvents();
+  const code = await readEach(files, values, (e) => (encrypted.see(e), each(e)));
+  return code === EXIT.ok && encrypted.count ? EXIT.undecoded : code;
+}
+
+async function readEach(files: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
   if (values['read-from-remote-server']) return readRemote(files, values, each);
   const selection = new EventSelection(eventFilter(values, files));
   const options: ReadOptions = { verifyChecksum: !values['no-verify-checksum'], tableDefinitions: tableDefinitions(values), filter: selection };
@@ -52,6 +62,11 @@ async function readRemote(names: string[], values: ReadValues, each: (e: BinlogE
   return sayUnmatched(selection) ? EXIT.unmatched : EXIT.ok;
 }
 
+/** Whether what was read is still written: all of it read, or all but what is said on stderr (exit 5, 7). */
+function goesOn(code: number): boolean {
+  return code === EXIT.ok || code === EXIT.unmatched || code === EXIT.undecoded;
+}
+
 /** FILE... is needed unless -R reads the server. */
 function needFiles(command: string, positionals: string[], values: { 'read-from-remote-server'?: boolean }): void {
   if (positionals.length === 0 && !values['read-from-remote-server']) throw new UsageError(`${command} needs a FILE (or - for standard input), or -R and LOGNAME`);
@@ -64,7 +79,7 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
   const script = new SqlScript({ flashback: values.flashback, rowsOnly: values['rows-only'], primaryKeyOnly: values['primary-key-only'], tableDefinitions: tableDefinitions(values) });
   const out = (text: string) => (text ? write(process.stdout, Buffer.from(text)) : Promise.resolve());
   const code = await readSelected(positionals, values, (e) => out(script.push(e)));
-  if (code !== EXIT.ok && code !== EXIT.unmatched) return code;
+  if (!goesOn(code)) return code;
   await out(script.end());
   return code;
 }
@@ -76,7 +91,7 @@ export async function flashbackCommand(args: string[], help: string): Promise<nu
   needFiles('flashback', positionals, values);
   const events: BinlogEvent[] = [];
   const code = await readSelected(positionals, values, async (e) => void events.push(e));
-  if (code !== EXIT.ok && code !== EXIT.unmatched) return code;
+  if (!goesOn(code)) return code;
   const out = openOutput(values.output);
   try {
     // The undo's rows are encoded against the same definitions as they were read with: their names.
