@@ -13,7 +13,7 @@ import { EncryptedEvents } from './encrypted.js';
 import { eventFilter, parseCommand, reportFailure, sayUnmatched, tableDefinitions } from './options.js';
 import { Progress } from './progress.js';
 import { RawArchive, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
-import { DUMP_OPTIONS, EXIT, UsageError } from './usage.js';
+import { DUMP_OPTIONS, EXIT, isWord, UsageError } from './usage.js';
 
 /** `binlog dump [options] FILE...` (or `-`, or -R LOGNAME); the exit status. */
 export async function dumpCommand(args: string[], help: string): Promise<number> {
@@ -24,10 +24,10 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   }
   const remote = values['read-from-remote-server'] === true;
   if (positionals.length === 0 && !remote) throw new UsageError('dump needs a FILE (or - for standard input)');
-  if (values['on-error'] !== 'stop' && values['on-error'] !== 'skip') throw new UsageError('--on-error is stop or skip');
+  if (!isWord('on-error', values['on-error'])) throw new UsageError('--on-error is stop or skip');
   if (values.follow && positionals[0] === '-') throw new UsageError('--follow reads a FILE the server is writing, not standard input');
   if (values.follow && positionals.length !== 1) throw new UsageError('--follow reads one FILE');
-  if (values.payloads !== 'nested' && values.payloads !== 'flat') throw new UsageError('--payloads is nested or flat');
+  if (!isWord('payloads', values.payloads)) throw new UsageError('--payloads is nested or flat');
   const form = outputForm(values);
   const filter = eventFilter(values, positionals);
   const selection = new EventSelection(filter);
@@ -172,7 +172,7 @@ function inputSize(files: string[]): number | undefined {
 }
 
 function outputForm(values: { format?: string; pretty?: boolean; follow?: boolean; 'stop-never'?: boolean }): OutputForm {
-  if (values.format !== 'jsonl' && values.format !== 'json') throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
+  if (!isWord('format', values.format)) throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
   if (values.pretty && values.format !== 'json') throw new UsageError('--pretty is for --format=json: JSON Lines hold each event on one line');
   const endless = values.follow ? '--follow' : values['stop-never'] ? '--stop-never' : undefined;
   if (values.format === 'json' && endless) throw new UsageError(`--format=json writes one array, which ${endless} would never close: use JSON Lines`);

@@ -107,6 +107,8 @@ describe('binlog dump', () => {
     expect(cut.stderr.trim().split('\n')).toHaveLength(1);
     expect(cut.stderr).toContain(`event at ${victim.pos}`);
     expect(cut.stderr).toContain('ends inside an event');
+    // Its type by name, as a checksum error names it: the code alone says little.
+    expect(cut.stderr).toContain(`(type ${victim.header.typeCode}, ${victim.type})`);
   });
 
   it('a flipped byte is a checksum error, unless verification is off', () => {
@@ -280,6 +282,13 @@ describe('what the command says when it cannot go on', () => {
     expect(complete('binlog', 'encode', '--a')).toEqual(['--assume-format']);
     expect(complete('binlog', 'sql', '--pr')).toEqual(['--primary-key-only']);
     expect(complete('binlog', 'sql', '--to-')).toEqual(['--to-last-log']); // sql reads a server too (-R)
+    // stream refuses --raw and --result-file: they are not offered.
+    expect(complete('binlog', 'stream', '--r')).toEqual(['--read-from-remote-server', '--reconnect', '--retry-count', '--retry-delay', '--retry-timeout']);
+    // The words after --on-error=, --format= and --payloads=, as bash splits them at the = and without that split.
+    expect(complete('binlog', 'dump', '--on-error', '=', 's')).toEqual(['stop', 'skip']);
+    expect(complete('binlog', 'dump', '--format', '=')).toEqual(['jsonl', 'json']);
+    expect(complete('binlog', 'dump', '--format=jsonl')).toEqual(['--format=jsonl']);
+    expect(complete('binlog', 'dump', '--payloads=f')).toEqual(['--payloads=flat']);
   });
 
   it('JSON, gzip data and a bad checksum get a hint of what to do', () => {
