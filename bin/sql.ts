@@ -2,6 +2,7 @@
  * `binlog sql` (row events as SQL, or with --flashback the SQL that undoes them) and `binlog flashback`
  * (an undo binlog): tools/ on the command line, over the dump's filters.
  */
+import { EventFlags } from '../generated/header.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection } from '../runtime/io/filter.js';
@@ -62,6 +63,17 @@ async function readRemote(names: string[], values: ReadValues, each: (e: BinlogE
   return sayUnmatched(selection) ? EXIT.unmatched : EXIT.ok;
 }
 
+/**
+ * A file the server was still writing (or that it did not close) says so in its FORMAT_DESCRIPTION's flags:
+ * warned as mariadb-binlog warns, as its undo covers only the changes written so far. The undo binlog
+ * itself is whole, and its FORMAT_DESCRIPTION goes without the flag (flashback.ts).
+ */
+function warnInUse(e: BinlogEvent): void {
+  if (e.type !== 'FORMAT_DESCRIPTION_EVENT' || ((e.header.flags ?? 0) & EventFlags.LOG_EVENT_BINLOG_IN_USE_F) === 0) return;
+  const file = e.file ? `${e.file}: ` : '';
+  process.stderr.write(`binlog: warning: ${file}this binlog is either in use or was not closed properly: the undo covers the changes written so far\n`);
+}
+
 /** Whether what was read is still written: all of it read, or all but what is said on stderr (exit 5, 7). */
 function goesOn(code: number): boolean {
   return code === EXIT.ok || code === EXIT.unmatched || code === EXIT.undecoded;
@@ -90,7 +102,7 @@ export async function flashbackCommand(args: string[], help: string): Promise<nu
   if (!values.output) throw new UsageError('flashback needs -o UNDO.bin, the undo binlog to write');
   needFiles('flashback', positionals, values);
   const events: BinlogEvent[] = [];
-  const code = await readSelected(positionals, values, async (e) => void events.push(e));
+  const code = await readSelected(positionals, values, async (e) => (warnInUse(e), void events.push(e)));
   if (!goesOn(code)) return code;
   const out = openOutput(values.output);
   try {

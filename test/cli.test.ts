@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BinlogWriter } from '../builder/index.js';
-import { decodeBinlog } from '../runtime/io/stream.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { size } from '../bin/progress.js';
 
 const root = join(import.meta.dirname, '..');
@@ -257,6 +257,18 @@ describe('what the command says when it cannot go on', () => {
     expect(JSON.parse(cut.stdout)).toEqual(fromStdin.slice(0, 9));
     expect(said(['dump', '--pretty', sample])).toEqual([2, 'binlog: --pretty is for --format=json: JSON Lines hold each event on one line']);
     expect(said(['dump', '--format=json', '--follow', sample])).toEqual([2, 'binlog: --format=json writes one array, which --follow would never close: use JSON Lines']);
+  });
+
+  it('flashback of a file still being written warns as mariadb-binlog does, and its undo binlog goes without the in-use flag', () => {
+    const events = decodeBinlog(bytes);
+    const fde = events[0]!;
+    expect(fde.header.flags! & 1).toBe(0);
+    const inUse = file('in-use.bin', encodeBinlog([{ ...fde, header: { ...fde.header, flags: fde.header.flags! | 1 } }, ...events.slice(1)]));
+    const out = join(tmp, 'in-use-undo.bin');
+    const undo = binlog(['flashback', '--table=sample.people', inUse, '-o', out]);
+    expect(undo.code).toBe(0);
+    expect(undo.stderr).toBe('binlog: warning: in-use.bin: this binlog is either in use or was not closed properly: the undo covers the changes written so far\n');
+    expect(decodeBinlog(readFileSync(out))[0]!.header.flags! & 1).toBe(0);
   });
 
   it('encode and flashback write to standard output given -o -', () => {
