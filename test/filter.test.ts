@@ -14,7 +14,7 @@ import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection, type EventFilter } from '../runtime/io/filter.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { Transactions } from '../runtime/io/transactions.js';
-import { describeWithFixtures, FIXTURES, fixtures, fixturesAvailable } from './support/fixtures.js';
+import { describeWithFixtures, FIXTURES, fixtures, fixturesAvailable, fixturesMissing } from './support/fixtures.js';
 import { findMariadb } from './support/mariadb.js';
 import { describeWhen } from './support/requires.js';
 
@@ -270,7 +270,7 @@ describeWithFixtures('the filters on the real files of issue 14', () => {
 });
 
 const tool = findMariadb()?.binlogTool;
-describeWhen(tool !== undefined && fixturesAvailable, 'the datetime window of issue 14, as mariadb-binlog reads it', () => 'mariadb-binlog or the shared fixtures not found', () => {
+describeWhen(tool !== undefined && fixturesAvailable, 'the datetime window of issue 14, as mariadb-binlog reads it', () => (tool === undefined ? 'mariadb-binlog not found (install mariadb-client)' : fixturesMissing()), () => {
   const name = 'mariadb-operator__mariadb-poc/mariadb-binlog__binlogs__domain_id_0__mariadb-repl-bin.000002';
   const path = join(FIXTURES, 'binlogs', name);
 
