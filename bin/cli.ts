@@ -8,7 +8,17 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { completionScript } from './completion.js';
 import { COMMAND_HELP, HELP } from './help.js';
-import { DUMP_OPTIONS, ENCODE_OPTIONS, EXIT, FLASHBACK_OPTIONS, OPTION_WORDS, SERVE_OPTIONS, SQL_OPTIONS, STREAM_OPTIONS, UsageError } from './usage.js';
+import {
+  DUMP_OPTIONS,
+  ENCODE_OPTIONS,
+  EXIT,
+  FLASHBACK_OPTIONS,
+  OPTION_WORDS,
+  SERVE_OPTIONS,
+  SQL_OPTIONS,
+  STREAM_OPTIONS,
+  UsageError,
+} from './usage.js';
 
 export { EXIT };
 

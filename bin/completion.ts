@@ -9,7 +9,10 @@
  * options that take one of a few words. Bash splits `--format=js` at the `=` by default (COMP_WORDBREAKS):
  * the value is then a word of its own after a `=`, or the `=` itself; without that split it is one word.
  */
-export function completionScript(commands: Record<string, Record<string, unknown>>, words: Readonly<Record<string, readonly string[]>>): string {
+export function completionScript(
+  commands: Record<string, Record<string, unknown>>,
+  words: Readonly<Record<string, readonly string[]>>,
+): string {
   const cases = Object.entries(commands).map(([command, options]) => `    ${command}) opts="${Object.keys(options).map((o) => `--${o}`).join(' ')}" ;;`);
   const values = Object.entries(words).map(([option, list]) => `    --${option}) vals="${list.join(' ')}" ;;`);
   return `# bash completion for binlog: source <(binlog completion)
@@ -20,7 +23,8 @@ _binlog_offer() {
 ${values.join('\n')}
     *) vals= ;;
   esac
-  if [ -n "$vals" ]; then COMPREPLY=($(compgen -P "$3" -W "$vals" -- "$2")); else COMPREPLY=($(compgen -P "$3" -f -- "$2")); fi
+  if [ -n "$vals" ]; then COMPREPLY=($(compgen -P "$3" -W "$vals" -- "$2"))
+  else COMPREPLY=($(compgen -P "$3" -f -- "$2")); fi
 }
 _binlog() {
   local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} opts

@@ -53,7 +53,8 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   if (remote) {
     // --start-position is where the dump starts: no filter.
     const selection = new EventSelection({ ...filter, startPosition: undefined });
-    return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped, form, encrypted);
+    const read = { ...options, filter: selection };
+    return remoteDump(values, positionals, filter.startPosition, read, () => skipped, form, encrypted);
   }
   const out = new DumpLines(process.stdout, form);
   let read = 0; // bytes of the files read to their end
@@ -172,7 +173,9 @@ function inputSize(files: string[]): number | undefined {
 }
 
 function outputForm(values: { format?: string; pretty?: boolean; follow?: boolean; 'stop-never'?: boolean }): OutputForm {
-  if (!isWord('format', values.format)) throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
+  if (!isWord('format', values.format)) {
+    throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
+  }
   if (values.pretty && values.format !== 'json') throw new UsageError('--pretty is for --format=json: JSON Lines hold each event on one line');
   const endless = values.follow ? '--follow' : values['stop-never'] ? '--stop-never' : undefined;
   if (values.format === 'json' && endless) throw new UsageError(`--format=json writes one array, which ${endless} would never close: use JSON Lines`);

@@ -45,7 +45,9 @@ export class EncryptedEvents {
   private sentence(first: BinlogEvent): string {
     const s = this.start;
     const file = first.file ? `${first.file}: ` : '';
-    const key = s ? `key id ${BINLOG_KEY_ID}, key version ${s.keyVersion} (scheme ${s.scheme}, START_ENCRYPTION at ${s.event.pos})` : 'a key';
-    return `${file}the events from offset ${first.pos} on are encrypted (encrypt_binlog) and cannot be read without ${key}: they are kept as bytes, as ENCRYPTED_EVENT.`;
+    const start = s && ` (scheme ${s.scheme}, START_ENCRYPTION at ${s.event.pos})`;
+    const key = s ? `key id ${BINLOG_KEY_ID}, key version ${s.keyVersion}${start}` : 'a key';
+    const where = `${file}the events from offset ${first.pos} on are encrypted (encrypt_binlog)`;
+    return `${where} and cannot be read without ${key}: they are kept as bytes, as ENCRYPTED_EVENT.`;
   }
 }

@@ -69,9 +69,11 @@ async function readRemote(names: string[], values: ReadValues, each: (e: BinlogE
  * itself is whole, and its FORMAT_DESCRIPTION goes without the flag (flashback.ts).
  */
 function warnInUse(e: BinlogEvent): void {
-  if (e.type !== 'FORMAT_DESCRIPTION_EVENT' || ((e.header.flags ?? 0) & EventFlags.LOG_EVENT_BINLOG_IN_USE_F) === 0) return;
+  if (e.type !== 'FORMAT_DESCRIPTION_EVENT') return;
+  if (((e.header.flags ?? 0) & EventFlags.LOG_EVENT_BINLOG_IN_USE_F) === 0) return;
   const file = e.file ? `${e.file}: ` : '';
-  process.stderr.write(`binlog: warning: ${file}this binlog is either in use or was not closed properly: the undo covers the changes written so far\n`);
+  const warning = 'this binlog is either in use or was not closed properly: the undo covers the changes written so far';
+  process.stderr.write(`binlog: warning: ${file}${warning}\n`);
 }
 
 /** Whether what was read is still written: all of it read, or all but what is said on stderr (exit 5, 7). */

@@ -58,7 +58,10 @@ export const OPTION_WORDS = {
 } as const;
 
 /** Whether `v` is one of the words an option takes. */
-export function isWord<K extends keyof typeof OPTION_WORDS>(option: K, v: string | undefined): v is (typeof OPTION_WORDS)[K][number] {
+export function isWord<K extends keyof typeof OPTION_WORDS>(
+  option: K,
+  v: string | undefined,
+): v is (typeof OPTION_WORDS)[K][number] {
   return (OPTION_WORDS[option] as readonly string[]).includes(v ?? '');
 }
 

@@ -19,10 +19,13 @@ import { eventName, rowKind, type SqlContext } from './sql.js';
 const ident = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 const textName = (t: unknown) => (typeof t === 'string' ? t : Buffer.from(t as Uint8Array).toString('latin1'));
 
-/** An event's bytes as the text of a BINLOG statement: base64 in lines of 76 characters, as the server's encoder writes it. */
+/** An event's bytes as the text of a BINLOG statement: base64 in lines of 76 characters, as the server writes it. */
 function base64Lines(bytes: Uint8Array): string {
   return (Buffer.from(bytes).toString('base64').match(/.{1,76}/g) ?? []).join('\n');
 }
+
+/** The start of the comment before the statements of a table without names, which says what form they take. */
+const unnamedComment = (name: string) => `-- ${name} names no columns (binlog_row_metadata=FULL does)`;
 
 const binlogStatement = (events: string[]) => `BINLOG '\n${events.join('\n')}\n'`;
 
@@ -54,7 +57,10 @@ export class UnnamedRows {
 
   /** The BINLOG statement of the last FORMAT_DESCRIPTION, which the first BINLOG statement of rows needs before it. */
   formatStatement(): string {
-    if (this.format === undefined) throw new SqlError('no FORMAT_DESCRIPTION_EVENT came before, which a BINLOG statement needs first', 'the first event');
+    if (this.format === undefined) {
+      const problem = 'no FORMAT_DESCRIPTION_EVENT came before, which a BINLOG statement needs first';
+      throw new SqlError(problem, 'the first event');
+    }
     return binlogStatement([this.format]);
   }
 
@@ -98,7 +104,7 @@ export class UnnamedRows {
         throw e;
       }
     }
-    out[0] = `-- ${name} names no columns (binlog_row_metadata=FULL does): positional INSERT, values in column order\n${out[0]}`;
+    out[0] = `${unnamedComment(name)}: positional INSERT, values in column order\n${out[0]}`;
     return out;
   }
 
@@ -108,12 +114,14 @@ export class UnnamedRows {
    */
   private binlog(rows: BinlogEventInput, table: TableInfo, source: BinlogEvent, withFormat: boolean): string[] {
     const map = this.maps.get(table.tableId);
-    if (map === undefined) throw new SqlError(`table id ${table.tableId} has no TABLE_MAP before it`, eventName(source));
+    if (map === undefined) {
+      throw new SqlError(`table id ${table.tableId} has no TABLE_MAP before it`, eventName(source));
+    }
     const mapBytes = this.encoder.encode(anew(map), map.pos);
     const flags = (rows as { flags: number }).flags | RowsFlags.STMT_END_F;
     const bytes = this.encoder.encode({ ...rows, flags } as BinlogEventInput, source.pos);
     const name = `${ident(textName(table.schema))}.${ident(textName(table.table))}`;
-    const comment = `-- ${name} names no columns (binlog_row_metadata=FULL does): BINLOG statement of the ${rows.type} and its TABLE_MAP`;
+    const comment = `${unnamedComment(name)}: BINLOG statement of the ${rows.type} and its TABLE_MAP`;
     const statements = [`${comment}\n${binlogStatement([base64Lines(mapBytes), base64Lines(bytes)])}`];
     this.usedBinlog = true;
     if (withFormat && !this.formatGiven) statements.unshift(this.formatStatement());

@@ -52,7 +52,7 @@ export interface EventFilter {
   stopFile?: string;
   /** Transactions any of whose events' timestamps (Unix seconds) is at or after this. */
   startTime?: number;
-  /** Stop at the first event whose timestamp is at or after this, after the transaction it ends if that one passes. */
+  /** Stop at the first event whose timestamp is at or after this (after the passing transaction it falls in). */
   stopTime?: number;
   /** Only transactions that touch these databases, and of those only their events. */
   database?: string | string[];
@@ -410,10 +410,11 @@ export class EventSelection {
     }
   }
 
-  /** Whether reading stops before `e`: at the stop position, or at the stop time unless a transaction that passes is open. */
+  /** Whether reading stops before `e`: at the stop position, or the stop time unless a passing transaction is open. */
   private stopsAt(e: BinlogEvent): boolean {
     const f = this.filter;
-    if (f.stopPosition !== undefined && e.file === (f.stopFile ?? this.firstFile) && e.pos >= f.stopPosition) return true;
+    const stopFile = f.stopFile ?? this.firstFile;
+    if (f.stopPosition !== undefined && e.file === stopFile && e.pos >= f.stopPosition) return true;
     if (f.stopTime === undefined || e.header.timestamp < f.stopTime) return false;
     // The open transaction passes: it is kept whole, and reading stops at its end.
     if (this.unit?.inWindow) return !(this.stopAtEnd = true);

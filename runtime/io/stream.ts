@@ -8,7 +8,15 @@ import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../../
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from '../core/errors.js';
 import { BinlogEncoder, type EncodeOptions } from '../events/binlog-encoder.js';
 import { flatten, type PayloadForm } from '../events/flat-payloads.js';
-import { EventDecoder, eventTypeName, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type LazyBinlogEvent } from '../events/event-codec.js';
+import {
+  EventDecoder,
+  eventTypeName,
+  type BinlogEvent,
+  type BinlogEventInput,
+  type DecodeOptions,
+  type FramedEvent,
+  type LazyBinlogEvent,
+} from '../events/event-codec.js';
 import { V1_HEADER_LENGTH, type FormatState } from '../events/format-state.js';
 import { EventSelection, type EventFilter } from './filter.js';
 

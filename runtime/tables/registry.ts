@@ -31,7 +31,8 @@ const mismatchOf = new WeakMap<object, TableDefinitionError>();
 export function definitionMismatch(event: { pos?: number }): TableDefinitionError | undefined {
   const m = mismatchOf.get(event);
   if (!m) return undefined;
-  return new TableDefinitionError(m.reason, m.table, m.column).atEvent(event.pos ?? 0, EventTypes.TABLE_MAP_EVENT, 'TABLE_MAP_EVENT');
+  const error = new TableDefinitionError(m.reason, m.table, m.column);
+  return error.atEvent(event.pos ?? 0, EventTypes.TABLE_MAP_EVENT, 'TABLE_MAP_EVENT');
 }
 
 export class TableRegistry {

@@ -31,9 +31,10 @@ export function fixtures(): Fixture[] {
 }
 
 /** What is missing when the fixtures are: where they were looked for, and what they are. */
-export const fixturesMissing = () => `the shared real-binlog fixtures not found at ${FIXTURES} (the README's "Two commands" says what they are)`;
+export const fixturesMissing = () =>
+  `the shared real-binlog fixtures not found at ${FIXTURES} (the README's "Two commands" says what they are)`;
 
-/** describe() that skips when the fixtures are absent (noted for the run's summary line), and fails instead under CI. */
+/** describe() that skips when the fixtures are absent (noted for the run's summary line), and fails under CI. */
 export function describeWithFixtures(name: string, fn: () => void): void {
   describeWhen(fixturesAvailable, name, fixturesMissing, fn);
 }
