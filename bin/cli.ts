@@ -9,7 +9,17 @@ import { dirname, join } from 'node:path';
 import { completionScript } from './completion.js';
 import { COMMAND_HELP, HELP } from './help.js';
 import { PasswordPromptInterrupted } from './secrets.js';
-import { DUMP_OPTIONS, ENCODE_OPTIONS, EXIT, FLASHBACK_OPTIONS, SERVE_OPTIONS, SQL_OPTIONS, STREAM_OPTIONS, UsageError } from './usage.js';
+import {
+  DUMP_OPTIONS,
+  ENCODE_OPTIONS,
+  EXIT,
+  FLASHBACK_OPTIONS,
+  OPTION_WORDS,
+  SERVE_OPTIONS,
+  SQL_OPTIONS,
+  STREAM_OPTIONS,
+  UsageError,
+} from './usage.js';
 
 export { EXIT };
 export { hidePasswordFromPs } from './secrets.js';
@@ -31,7 +41,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'stream') return await (await import('./stream.js')).streamCommand(rest, COMMAND_HELP.stream);
     if (command === 'completion') {
       const commands = { dump: DUMP_OPTIONS, encode: ENCODE_OPTIONS, sql: SQL_OPTIONS, flashback: FLASHBACK_OPTIONS, serve: SERVE_OPTIONS, stream: STREAM_OPTIONS };
-      return (process.stdout.write(completionScript(commands)), EXIT.ok);
+      return (process.stdout.write(completionScript(commands, OPTION_WORDS)), EXIT.ok);
     }
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {

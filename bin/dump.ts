@@ -9,11 +9,12 @@ import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { DumpLines, type OutputForm } from './dump-lines.js';
+import { EncryptedEvents } from './encrypted.js';
 import { eventFilter, parseCommand, reportFailure, sayUnmatched, tableDefinitions } from './options.js';
 import { Progress } from './progress.js';
 import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
 import { withPasswordPrompt } from './secrets.js';
-import { DUMP_OPTIONS, EXIT, UsageError } from './usage.js';
+import { DUMP_OPTIONS, EXIT, isWord, UsageError } from './usage.js';
 
 /** `binlog dump [options] FILE...` (or `-`, or -R LOGNAME); the exit status. */
 export async function dumpCommand(args: string[], help: string): Promise<number> {
@@ -24,15 +25,16 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   }
   const remote = values['read-from-remote-server'] === true;
   if (positionals.length === 0 && !remote) throw new UsageError('dump needs a FILE (or - for standard input)');
-  if (values['on-error'] !== 'stop' && values['on-error'] !== 'skip') throw new UsageError('--on-error is stop or skip');
+  if (!isWord('on-error', values['on-error'])) throw new UsageError('--on-error is stop or skip');
   if (values.follow && positionals[0] === '-') throw new UsageError('--follow reads a FILE the server is writing, not standard input');
   if (values.follow && positionals.length !== 1) throw new UsageError('--follow reads one FILE');
-  if (values.payloads !== 'nested' && values.payloads !== 'flat') throw new UsageError('--payloads is nested or flat');
+  if (!isWord('payloads', values.payloads)) throw new UsageError('--payloads is nested or flat');
   const form = outputForm(values);
   const filter = eventFilter(values, positionals);
   const selection = new EventSelection(filter);
   let skipped = 0;
   let undecoded = 0;
+  const encrypted = new EncryptedEvents();
   // Rows are written as JSON from their bytes (DumpLines), none decoded into a row object first.
   const options: ReadOptions = {
     rows: 'json',
@@ -52,7 +54,8 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   if (remote) {
     // --start-position is where the dump starts: no filter.
     const selection = new EventSelection({ ...filter, startPosition: undefined });
-    return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped, form);
+    const read = { ...options, filter: selection };
+    return remoteDump(values, positionals, filter.startPosition, read, () => skipped, form, encrypted);
   }
   const out = new DumpLines(process.stdout, form);
   let read = 0; // bytes of the files read to their end
@@ -69,6 +72,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
     try {
       for await (const event of values.follow ? followBinlog(file, options) : readBinlog(file === '-' ? process.stdin : file, options)) {
         if (keptImages(await out.event(event))) undecoded++;
+        encrypted.see(event);
         written++;
         if (values.follow) await out.flush();
       }
@@ -81,12 +85,20 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
     read += selection.position;
     selection.position = 0;
   }
-  const code = await finish(outcome(skipped, undecoded));
+  const code = await finish(outcome(skipped, undecoded, encrypted.count));
   return code === EXIT.ok && sayUnmatched(selection) ? EXIT.unmatched : code;
 }
 
 /** --read-from-remote-server: the server's binlog as JSON lines, or (--raw) as its files. */
-async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number, form: OutputForm): Promise<number> {
+async function remoteDump(
+  values: RemoteValues & { raw?: boolean; 'result-file'?: string },
+  positionals: string[],
+  start: number | undefined,
+  read: ReadOptions,
+  skipped: () => number,
+  form: OutputForm,
+  encrypted: EncryptedEvents,
+): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
   let live: LiveOptions;
@@ -103,6 +115,7 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
   try {
     for await (const event of connectBinlog({ ...read, ...live })) {
       if (keptImages(await out.event(event))) undecoded++;
+      encrypted.see(event);
       // Waiting for new events: what came so far is out.
       if (live.until === 'never') await out.flush();
     }
@@ -111,7 +124,7 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
     return reportFailure(e, positionals[0] ?? 'the server');
   }
   await out.end();
-  return outcome(skipped(), undecoded);
+  return outcome(skipped(), undecoded, encrypted.count);
 }
 
 /** Whether a row event, or one inside a TRANSACTION_PAYLOAD, kept its row images as bytes (rowImagesUndecoded says why). */
@@ -119,10 +132,13 @@ function keptImages(e: BinlogEvent): boolean {
   return (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined || ('events' in e && Array.isArray(e.events) && (e.events as BinlogEvent[]).some(keptImages));
 }
 
-/** A dump's status once every event is out: events skipped (4), else row images kept as bytes (7), said on stderr. */
-function outcome(skipped: number, undecoded: number): number {
+/**
+ * A dump's status once every event is out: events skipped (4), else row images or encrypted events kept as
+ * bytes (7), the row images said on stderr here (the encrypted events were as they came: EncryptedEvents).
+ */
+function outcome(skipped: number, undecoded: number, encrypted: number): number {
   if (undecoded) process.stderr.write(`binlog: ${undecoded} row event${undecoded === 1 ? '' : 's'} kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n`);
-  return skipped ? EXIT.skipped : undecoded ? EXIT.undecoded : EXIT.ok;
+  return skipped ? EXIT.skipped : undecoded || encrypted ? EXIT.undecoded : EXIT.ok;
 }
 
 /** --raw: the server's files written byte for byte, each as the prefix and its name. */
@@ -160,7 +176,9 @@ function inputSize(files: string[]): number | undefined {
 }
 
 function outputForm(values: { format?: string; pretty?: boolean; follow?: boolean; 'stop-never'?: boolean }): OutputForm {
-  if (values.format !== 'jsonl' && values.format !== 'json') throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
+  if (!isWord('format', values.format)) {
+    throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
+  }
   if (values.pretty && values.format !== 'json') throw new UsageError('--pretty is for --format=json: JSON Lines hold each event on one line');
   const endless = values.follow ? '--follow' : values['stop-never'] ? '--stop-never' : undefined;
   if (values.format === 'json' && endless) throw new UsageError(`--format=json writes one array, which ${endless} would never close: use JSON Lines`);

@@ -2,12 +2,14 @@
  * `binlog sql` (row events as SQL, or with --flashback the SQL that undoes them) and `binlog flashback`
  * (an undo binlog): tools/ on the command line, over the dump's filters.
  */
+import { EventFlags } from '../generated/header.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
+import { EncryptedEvents } from './encrypted.js';
 import { remoteOptions, type RemoteValues } from './remote.js';
 import { withPasswordPrompt } from './secrets.js';
 import { eventFilter, openOutput, parseCommand, reportFailure, sayUnmatched, tableDefinitions, write } from './options.js';
@@ -15,8 +17,17 @@ import { EXIT, FLASHBACK_OPTIONS, SQL_OPTIONS, UsageError } from './usage.js';
 
 type ReadValues = Parameters<typeof eventFilter>[0] & Parameters<typeof tableDefinitions>[0] & RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 
-/** The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit status (1 for what `each` refuses). */
+/**
+ * The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit
+ * status (1 for what `each` refuses, 7 when encrypted events could not be read, said on stderr).
+ */
 async function readSelected(files: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
+  const encrypted = new EncryptedEvents();
+  const code = await readEach(files, values, (e) => (encrypted.see(e), each(e)));
+  return code === EXIT.ok && encrypted.count ? EXIT.undecoded : code;
+}
+
+async function readEach(files: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
   if (values['read-from-remote-server']) return readRemote(files, values, each);
   const selection = new EventSelection(eventFilter(values, files));
   const options: ReadOptions = { verifyChecksum: !values['no-verify-checksum'], tableDefinitions: tableDefinitions(values), filter: selection };
@@ -53,6 +64,24 @@ async function readRemote(names: string[], values: ReadValues, each: (e: BinlogE
   return sayUnmatched(selection) ? EXIT.unmatched : EXIT.ok;
 }
 
+/**
+ * A file the server was still writing (or that it did not close) says so in its FORMAT_DESCRIPTION's flags:
+ * warned as mariadb-binlog warns, as its undo covers only the changes written so far. The undo binlog
+ * itself is whole, and its FORMAT_DESCRIPTION goes without the flag (flashback.ts).
+ */
+function warnInUse(e: BinlogEvent): void {
+  if (e.type !== 'FORMAT_DESCRIPTION_EVENT') return;
+  if (((e.header.flags ?? 0) & EventFlags.LOG_EVENT_BINLOG_IN_USE_F) === 0) return;
+  const file = e.file ? `${e.file}: ` : '';
+  const warning = 'this binlog is either in use or was not closed properly: the undo covers the changes written so far';
+  process.stderr.write(`binlog: warning: ${file}${warning}\n`);
+}
+
+/** Whether what was read is still written: all of it read, or all but what is said on stderr (exit 5, 7). */
+function goesOn(code: number): boolean {
+  return code === EXIT.ok || code === EXIT.unmatched || code === EXIT.undecoded;
+}
+
 /** FILE... is needed unless -R reads the server. */
 function needFiles(command: string, positionals: string[], values: { 'read-from-remote-server'?: boolean }): void {
   if (positionals.length === 0 && !values['read-from-remote-server']) throw new UsageError(`${command} needs a FILE (or - for standard input), or -R and LOGNAME`);
@@ -65,7 +94,7 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
   const script = new SqlScript({ flashback: values.flashback, rowsOnly: values['rows-only'], primaryKeyOnly: values['primary-key-only'], tableDefinitions: tableDefinitions(values) });
   const out = (text: string) => (text ? write(process.stdout, Buffer.from(text)) : Promise.resolve());
   const code = await readSelected(positionals, values, (e) => out(script.push(e)));
-  if (code !== EXIT.ok && code !== EXIT.unmatched) return code;
+  if (!goesOn(code)) return code;
   await out(script.end());
   return code;
 }
@@ -76,11 +105,13 @@ export async function flashbackCommand(args: string[], help: string): Promise<nu
   if (!values.output) throw new UsageError('flashback needs -o UNDO.bin, the undo binlog to write');
   needFiles('flashback', positionals, values);
   const events: BinlogEvent[] = [];
-  const code = await readSelected(positionals, values, async (e) => void events.push(e));
-  if (code !== EXIT.ok && code !== EXIT.unmatched) return code;
+  const code = await readSelected(positionals, values, async (e) => (warnInUse(e), void events.push(e)));
+  if (!goesOn(code)) return code;
   const out = openOutput(values.output);
   try {
-    await write(out.stream, encodeBinlog(flashback(events, { tableDefinitions: tableDefinitions(values) })));
+    // The undo's rows are encoded against the same definitions as they were read with: their names.
+    const knowledge = { tableDefinitions: tableDefinitions(values) };
+    await write(out.stream, encodeBinlog(flashback(events, knowledge), knowledge));
     await out.commit();
   } catch (e) {
     out.abandon();

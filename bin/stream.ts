@@ -22,7 +22,6 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
   if (!values.to) throw new UsageError('stream needs --to=nats://HOST:PORT');
   if (!/^(nats:\/\/)?[^/\s]+:\d+$/.test(values.to)) throw new UsageError(`--to takes nats://HOST:PORT, not '${values.to}'`);
   if (positionals.length > 1) throw new UsageError('stream reads one LOGNAME');
-  if (values.raw) throw new UsageError('--raw is for dump');
   const count = (v: string | undefined, option: string) => {
     if (v === undefined) return undefined;
     if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) throw new UsageError(`${option} takes a number above 0`);

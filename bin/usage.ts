@@ -51,6 +51,21 @@ export const REMOTE_OPTIONS = {
   'result-file': { type: 'string' },
 } as const;
 
+/** The values of the options that take one of a few words, which the commands check and completion offers. */
+export const OPTION_WORDS = {
+  'on-error': ['stop', 'skip'],
+  format: ['jsonl', 'json'],
+  payloads: ['nested', 'flat'],
+} as const;
+
+/** Whether `v` is one of the words an option takes. */
+export function isWord<K extends keyof typeof OPTION_WORDS>(
+  option: K,
+  v: string | undefined,
+): v is (typeof OPTION_WORDS)[K][number] {
+  return (OPTION_WORDS[option] as readonly string[]).includes(v ?? '');
+}
+
 export const DUMP_OPTIONS = {
   'no-verify-checksum': { type: 'boolean' },
   'on-error': { type: 'string', default: 'stop' },
@@ -90,7 +105,7 @@ export const SERVE_OPTIONS = {
 } as const;
 
 export const STREAM_OPTIONS = {
-  ...REMOTE_OPTIONS,
+  ...LIVE_OPTIONS,
   'start-position': { type: 'string' },
   to: { type: 'string' },
   stream: { type: 'string' },

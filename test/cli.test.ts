@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BinlogWriter } from '../builder/index.js';
-import { decodeBinlog } from '../runtime/io/stream.js';
+import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { size } from '../bin/progress.js';
 
 const root = join(import.meta.dirname, '..');
@@ -107,6 +107,8 @@ describe('binlog dump', () => {
     expect(cut.stderr.trim().split('\n')).toHaveLength(1);
     expect(cut.stderr).toContain(`event at ${victim.pos}`);
     expect(cut.stderr).toContain('ends inside an event');
+    // Its type by name, as a checksum error names it: the code alone says little.
+    expect(cut.stderr).toContain(`(type ${victim.header.typeCode}, ${victim.type})`);
   });
 
   it('a flipped byte is a checksum error, unless verification is off', () => {
@@ -257,6 +259,18 @@ describe('what the command says when it cannot go on', () => {
     expect(said(['dump', '--format=json', '--follow', sample])).toEqual([2, 'binlog: --format=json writes one array, which --follow would never close: use JSON Lines']);
   });
 
+  it('flashback of a file still being written warns as mariadb-binlog does, and its undo binlog goes without the in-use flag', () => {
+    const events = decodeBinlog(bytes);
+    const fde = events[0]!;
+    expect(fde.header.flags! & 1).toBe(0);
+    const inUse = file('in-use.bin', encodeBinlog([{ ...fde, header: { ...fde.header, flags: fde.header.flags! | 1 } }, ...events.slice(1)]));
+    const out = join(tmp, 'in-use-undo.bin');
+    const undo = binlog(['flashback', '--table=sample.people', inUse, '-o', out]);
+    expect(undo.code).toBe(0);
+    expect(undo.stderr).toBe('binlog: warning: in-use.bin: this binlog is either in use or was not closed properly: the undo covers the changes written so far\n');
+    expect(decodeBinlog(readFileSync(out))[0]!.header.flags! & 1).toBe(0);
+  });
+
   it('encode and flashback write to standard output given -o -', () => {
     const dump = binlog(['dump', sample]).stdout;
     const encoded = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'encode', '-o', '-'], { input: dump, maxBuffer: 1 << 28 });
@@ -280,6 +294,13 @@ describe('what the command says when it cannot go on', () => {
     expect(complete('binlog', 'encode', '--a')).toEqual(['--assume-format']);
     expect(complete('binlog', 'sql', '--pr')).toEqual(['--primary-key-only']);
     expect(complete('binlog', 'sql', '--to-')).toEqual(['--to-last-log']); // sql reads a server too (-R)
+    // stream refuses --raw and --result-file: they are not offered.
+    expect(complete('binlog', 'stream', '--r')).toEqual(['--read-from-remote-server', '--reconnect', '--retry-count', '--retry-delay', '--retry-timeout']);
+    // The words after --on-error=, --format= and --payloads=, as bash splits them at the = and without that split.
+    expect(complete('binlog', 'dump', '--on-error', '=', 's')).toEqual(['stop', 'skip']);
+    expect(complete('binlog', 'dump', '--format', '=')).toEqual(['jsonl', 'json']);
+    expect(complete('binlog', 'dump', '--format=jsonl')).toEqual(['--format=jsonl']);
+    expect(complete('binlog', 'dump', '--payloads=f')).toEqual(['--payloads=flat']);
   });
 
   it('JSON, gzip data and a bad checksum get a hint of what to do', () => {

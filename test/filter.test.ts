@@ -14,7 +14,7 @@ import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection, type EventFilter } from '../runtime/io/filter.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { Transactions } from '../runtime/io/transactions.js';
-import { describeWithFixtures, FIXTURES, fixtures, fixturesAvailable } from './support/fixtures.js';
+import { describeWithFixtures, FIXTURES, fixtures, fixturesAvailable, fixturesMissing } from './support/fixtures.js';
 import { findMariadb } from './support/mariadb.js';
 import { describeWhen } from './support/requires.js';
 
@@ -88,23 +88,25 @@ describe('start and stop filters keep whole transactions', () => {
     expect(out.at(-1)).toBe(all.at(-1)!.pos);
   });
 
-  it('a start inside a transaction leaves it out whole, position or time', () => {
+  it('a start position inside a transaction leaves it out whole; a start time any of its events reaches keeps it whole', () => {
     const straddler = transactionAt(mark['straddles']!);
     const after = all.filter((e) => e.pos >= mark['last']!).map((e) => e.pos);
     expect(positions(kept({ startPosition: straddler[1]! }))).toEqual([FDE, ...after]);
-    // Its first event is at T+14, a later one at T+15.
-    expect(positions(kept({ startTime: T + 15 }))).toEqual([FDE, ...after]);
+    // Its first event is at T+14, a later one at T+15: it has an event in the window.
+    expect(positions(kept({ startTime: T + 15 }))).toEqual([FDE, ...straddler, ...after]);
+    expect(positions(kept({ startTime: T + 16 }))).toEqual([FDE, ...after]);
   });
 
-  it('a stop inside a transaction leaves it out whole, position or time', () => {
+  it('a stop position inside a transaction leaves it out whole; a stop time after one of its events keeps it whole', () => {
     const before = all.filter((e) => e.pos < mark['straddles']!).map((e) => e.pos);
     const straddler = transactionAt(mark['straddles']!);
-    expect(positions(kept({ stopTime: T + 15 }))).toEqual(before);
+    expect(positions(kept({ stopTime: T + 15 }))).toEqual([...before, ...straddler]);
+    expect(positions(kept({ stopTime: T + 14 }))).toEqual(before);
     expect(positions(kept({ stopPosition: straddler.at(-1)! }))).toEqual(before);
     expect(positions(kept({ stopPosition: mark['straddles']! }))).toEqual(before);
   });
 
-  it('start and stop together: the window of whole transactions, decided by their first events', () => {
+  it('start and stop together: the window of whole transactions, any of whose events falls in it', () => {
     const out = positions(kept({ startTime: T + 11, stopTime: T + 13 }));
     expect(out).toEqual([FDE, ...transactionAt(mark['late-gtid']!), ...transactionAt(mark['two-dbs']!)]);
   });
@@ -213,7 +215,9 @@ describe('XA transactions, statements and payloads', () => {
     const events = [query('BEGIN'), map(1, 't'), ev('WRITE_ROWS_EVENT', { tableId: 1, flags: 0 }), rows(1), query('COMMIT'), map(2, 'u'), rows(2), map(1, 't'), rows(1)];
     expect(select(events, { table: 'd.t' })).toEqual([0, 1, 2, 3, 4, 7, 8]);
     expect(select(events, { table: 'd.u' })).toEqual([5, 6]);
-    expect(select(events.map((e, i) => ({ ...e, header: { ...e.header, timestamp: i } })), { startTime: 2 })).toEqual([5, 6, 7, 8]);
+    // The first transaction's rows are at times 2 and 3, in the window: it passes whole.
+    expect(select(events.map((e, i) => ({ ...e, header: { ...e.header, timestamp: i } })), { startTime: 2 })).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(select(events.map((e, i) => ({ ...e, header: { ...e.header, timestamp: i } })), { startTime: 5 })).toEqual([5, 6, 7, 8]);
   });
 
   it("a payload's inner events are selected as a transaction: the kept ones in a payload to compress anew", () => {
@@ -266,11 +270,11 @@ describeWithFixtures('the filters on the real files of issue 14', () => {
 });
 
 const tool = findMariadb()?.binlogTool;
-describeWhen(tool !== undefined && fixturesAvailable, 'the datetime window of issue 14, as mariadb-binlog reads it', () => 'mariadb-binlog or the shared fixtures not found', () => {
+describeWhen(tool !== undefined && fixturesAvailable, 'the datetime window of issue 14, as mariadb-binlog reads it', () => (tool === undefined ? 'mariadb-binlog not found (install mariadb-client)' : fixturesMissing()), () => {
   const name = 'mariadb-operator__mariadb-poc/mariadb-binlog__binlogs__domain_id_0__mariadb-repl-bin.000002';
   const path = join(FIXTURES, 'binlogs', name);
 
-  it('keeps what mariadb-binlog applies: whole transactions from the first at 20:55:14 UTC to the stop', () => {
+  it('keeps what mariadb-binlog applies and the transaction it rolls back at the stop, whole', () => {
     const r = spawnSync(tool!, ['--no-defaults', '--start-datetime=2025-12-30 20:55:14', '--stop-datetime=2025-12-30 20:55:15', path], {
       env: { ...process.env, TZ: 'UTC' },
       maxBuffer: 1 << 28,
@@ -282,8 +286,13 @@ describeWhen(tool !== undefined && fixturesAvailable, 'the datetime window of is
     const lastXid = blocks.findLastIndex((b) => b.kind === 'Xid');
     expect(lastXid).toBeLessThan(blocks.length - 1);
     const applied = blocks.slice(0, lastXid + 1).map((b) => b.pos);
-    const out = decodeBinlog(readFileSync(path), { filter: { startTime: Date.UTC(2025, 11, 30, 20, 55, 14) / 1000, stopTime: Date.UTC(2025, 11, 30, 20, 55, 15) / 1000 } });
-    expect(positions(out)).toEqual(applied);
+    const bytes = readFileSync(path);
+    const out = decodeBinlog(bytes, { filter: { startTime: Date.UTC(2025, 11, 30, 20, 55, 14) / 1000, stopTime: Date.UTC(2025, 11, 30, 20, 55, 15) / 1000 } });
+    // The transaction mariadb-binlog cuts at the stop began in the window: it is kept, to its XID.
+    const every = decodeBinlog(bytes);
+    const cutAt = every.findIndex((e) => e.pos === blocks[lastXid + 1]!.pos);
+    const cut = every.slice(cutAt, every.findIndex((e, i) => i >= cutAt && e.type === 'XID_EVENT') + 1);
+    expect(positions(out)).toEqual([...applied, ...positions(cut)]);
     // The transaction of the issue: its GTID at 20:55:14, its statements a second earlier, its XID.
     expect(positions(out).slice(1, 7)).toEqual([375902, 375944, 376058, 376290, 376399, 376718]);
   });

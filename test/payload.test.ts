@@ -15,6 +15,7 @@ import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import type { EventFilter } from '../runtime/io/filter.js';
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';
 import { MYSQL_8_0_32_FDE } from './support/mysql-fde.js';
+import { noteSkip } from './support/requires.js';
 
 type Loose = BinlogEvent & Record<string, unknown>;
 
@@ -259,7 +260,7 @@ describe('TRANSACTION_PAYLOAD written from inner events', () => {
   it('the zstd frame is standard: the zstd command gives back the inner events', () => {
     const zstd = spawnSync('zstd', ['--version']);
     if (zstd.error) {
-      process.stderr.write('*** SKIPPED: no zstd command to check the frame with ***\n');
+      noteSkip('no zstd command to check the frame with (install zstd)');
       return;
     }
     const plainBytes = encodeBinlog([FDE, payloadEvent({ compressionType: 'NONE', events: inner })]);

@@ -19,6 +19,7 @@ import { BinlogStreamer } from '../sinks/stream.js';
 import { natsSink } from '../sinks/nats.js';
 import { startMariadb, type MariadbServer } from './support/mariadb.js';
 import { describeWithNats, startNats, type NatsServer } from './support/nats.js';
+import { debug } from './support/requires.js';
 
 const TIMEOUT = 600_000;
 const root = join(import.meta.dirname, '..');
@@ -235,7 +236,7 @@ describeWithNats('binlog stream into NATS JetStream', () => {
     expect(ddl.filter((q) => /^CREATE TABLE/.test(q)).length).toBe(2);
     const last = stats.at(-1)!;
     const resent = stats.reduce((n, s, i) => n + ((s.seconds as number) < ((stats[i + 1]?.seconds as number) ?? 0) ? 0 : (s.duplicates as number)), 0);
-    process.stderr.write(`stream: ${rows.length} row changes, ${messages.length} messages; ${killAfter.size} SIGKILLs; duplicates dropped ${resent}; last run's stats ${JSON.stringify(last)}\n`);
+    debug(`stream: ${rows.length} row changes, ${messages.length} messages; ${killAfter.size} SIGKILLs; duplicates dropped ${resent}; last run's stats ${JSON.stringify(last)}`);
   }, TIMEOUT);
 
   it('a start without LOGNAME begins at the end of the server\'s binlog, and a restart without it resumes from the checkpoint', async () => {

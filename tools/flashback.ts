@@ -14,6 +14,7 @@
  * them: INTVAR, RAND, USER_VAR), XA transactions, compressed TRANSACTION_PAYLOADs, partial JSON updates,
  * and images without the columns the undo must write (binlog_row_image=MINIMAL or NOBLOB).
  */
+import { EventFlags } from '../generated/header.js';
 import { RowsFlags } from '../generated/rows.js';
 import type { BinlogEvent, BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { RowChange } from '../runtime/core/values.js';
@@ -28,9 +29,17 @@ type Rows = BinlogEvent & { tableId: number; flags: number; rows?: RowChange[]; 
 const LEFT_OUT = new Set(['ANNOTATE_ROWS_EVENT', 'ROWS_QUERY_LOG_EVENT', 'GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
 
 /** An event as the encoder takes it anew: its place, size and checksum derived again. */
-function anew(e: BinlogEvent): BinlogEventInput {
+export function anew(e: BinlogEvent): BinlogEventInput {
   const { pos: _pos, file: _file, checksum: _checksum, header, ...body } = e as BinlogEvent & { checksum?: number };
   return { ...body, header: { timestamp: header.timestamp, serverId: header.serverId, flags: header.flags } } as BinlogEventInput;
+}
+
+/**
+ * The FORMAT_DESCRIPTION of an undo binlog, which is written whole: without the in-use flag that a file the
+ * server was still writing carries (the undo of such a file covers the changes written so far).
+ */
+function closed(fde: BinlogEventInput): BinlogEventInput {
+  return { ...fde, header: { ...fde.header, flags: (fde.header.flags ?? 0) & ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F } };
 }
 
 /** The BEGIN a MariaDB GTID stands for, as a statement. */
@@ -55,7 +64,7 @@ class Undo {
 }
 
 /** The rows event that reverts one: its type reversed, each row inverted, its rows last to first. */
-function reversed(e: Rows, context: SqlContext): BinlogEventInput {
+export function reversed(e: Rows, context: SqlContext): BinlogEventInput {
   const kind = rowKind(e.type)!;
   if (e.type === 'PARTIAL_UPDATE_ROWS_EVENT') throw new SqlError('a partial JSON update (binlog_row_value_options=PARTIAL_JSON) holds no old values to set back', eventName(e));
   if (!e.rows) throw notDecoded(e);
@@ -92,7 +101,7 @@ export function flashback(events: Iterable<BinlogEvent>, knowledge: TableKnowled
     const at = transactions.step(e);
     if (at.begins) (undone.push(undo), (undo = new Undo()));
     if (at.outside) {
-      if (e.type === 'FORMAT_DESCRIPTION_EVENT') format ??= anew(e);
+      if (e.type === 'FORMAT_DESCRIPTION_EVENT') format ??= closed(anew(e));
       continue;
     }
     take(e, undo, context);

@@ -8,7 +8,9 @@ import { Transactions } from '../runtime/io/transactions.js';
 import { ScriptSession, SCRIPT_HEADER, terminated } from './sql-session.js';
 import { gtidOf } from '../protocol/gtid-sets.js';
 import { rowKind } from '../protocol/row-kinds.js';
-import { SqlContext, toSql, undoSql, type SqlOptions } from './sql.js';
+import { SqlContext, toSql, undoSql, unnamed, type SqlOptions } from './sql.js';
+import { UnnamedRows } from './sql-binlog.js';
+import type { TableInfo } from '../runtime/values/column.js';
 
 export { SCRIPT_HEADER };
 
@@ -37,6 +39,8 @@ interface Group {
 
 export class SqlScript {
   private readonly context: SqlContext;
+  /** The rows of tables whose columns have no names, in forms that need none. */
+  private readonly unnamedRows: UnnamedRows;
   private readonly session = new ScriptSession();
   private readonly transactions = new Transactions();
   private readonly undone: Group[] = [];
@@ -45,6 +49,7 @@ export class SqlScript {
 
   constructor(private readonly options: SqlScriptOptions = {}) {
     this.context = new SqlContext(options);
+    this.unnamedRows = new UnnamedRows(options);
   }
 
   /** The text to write after this event (in a flashback, nothing until the end). */
@@ -55,8 +60,9 @@ export class SqlScript {
     let out = '';
     if (at.begins) out += this.close();
     if (!at.outside) this.group ??= { comment: comment(event), statements: [] };
+    this.unnamedRows.observe(event);
     // A flashback's events are undone last to first: each one's statements go before those of the earlier.
-    const statements = this.options.flashback ? undoSql(event, this.context) : this.forward(event);
+    const statements = this.options.flashback ? this.undo(event) : this.forward(event);
     if (this.options.flashback) this.group?.statements.unshift(...statements);
     else this.group?.statements.push(...statements);
     if (at.ends) out += this.close();
@@ -68,12 +74,27 @@ export class SqlScript {
     const head = this.started ? '' : SCRIPT_HEADER;
     this.started = true;
     let out = head + this.close();
+    // The undo's BINLOG statements come after the last change's: the FORMAT_DESCRIPTION's goes before them all.
+    if (this.options.flashback && this.unnamedRows.usedBinlog) out += terminated(this.unnamedRows.formatStatement());
     if (this.options.flashback) for (const g of this.undone.reverse()) out += `${g.comment}\nBEGIN;\n${g.statements.map(terminated).join('')}COMMIT;\n`;
     return out;
   }
 
+  /** The table of a row event whose columns have no names (undefined for other events and tables). */
+  private unnamedTable(event: BinlogEvent): TableInfo | undefined {
+    if (!rowKind(event.type)) return undefined;
+    const table = this.context.tables.get((event as { tableId: number }).tableId);
+    return unnamed(table) ? table : undefined;
+  }
+
+  private undo(event: BinlogEvent): string[] {
+    const table = this.unnamedTable(event);
+    return table ? this.unnamedRows.undo(event, table, this.context) : undoSql(event, this.context);
+  }
+
   private forward(event: BinlogEvent): string[] {
-    const statements = toSql(event, this.context);
+    const table = this.unnamedTable(event);
+    const statements = table ? this.unnamedRows.forward(event, table, this.context) : toSql(event, this.context);
     if (rowKind(event.type)) return [...this.session.forRows(), ...statements];
     if (event.type !== 'QUERY_EVENT' || statements.every((s) => FRAME.has(s))) return statements;
     return this.options.rowsOnly ? [] : [...this.session.forStatement(event), ...statements];

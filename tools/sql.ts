@@ -2,7 +2,8 @@
  * Row events as SQL (binlog2sql's output, read exactly): a write as INSERT, an update as UPDATE … WHERE
  * <the row's before image> LIMIT 1, a delete as DELETE … WHERE … LIMIT 1, and their undo: each change
  * inverted (undoSql). Columns are named by the TABLE_MAP's names (binlog_row_metadata=FULL) or the
- * caller's definitions; a table without names is refused, never written with positional guesses.
+ * caller's definitions; here a table without names is refused, never written with guessed names (a script,
+ * sql-script.ts, writes its rows in forms that need none: sql-binlog.ts).
  */
 import { GtidFlags } from '../generated/mariadb.js';
 import type { TableMapEvent } from '../generated/rows.js';
@@ -88,12 +89,16 @@ export function notDecoded(event: BinlogEvent): SqlError {
   return new SqlError(`${why}: give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows`, eventName(event));
 }
 
+/** Whether a table's columns go without names: its TABLE_MAP gives none and no definition does. */
+export function unnamed(table: TableInfo | undefined): table is TableInfo {
+  return table !== undefined && table.columns.some((c) => c.name === placeholderName(c.index));
+}
+
 /** A row event's table, checked to have names for its columns. */
 function namedTable(event: BinlogEvent & { tableId: number }, context: SqlContext): TableInfo {
   const table = context.tables.get(event.tableId);
   if (!table) throw new SqlError(`table id ${event.tableId} has no TABLE_MAP before it`, eventName(event));
-  const unnamed = table.columns.find((c) => c.name === placeholderName(c.index));
-  if (unnamed) {
+  if (unnamed(table)) {
     const qualified = `${textName(table.schema)}.${textName(table.table)}`;
     throw new SqlError(`table ${qualified}: its TABLE_MAP names no columns (binlog_row_metadata=FULL does); give its definition (--schema-file, tableDefinitions) to write SQL of its rows`, eventName(event));
   }

@@ -2,13 +2,23 @@
  * Reading part of a binlog, as mariadb-binlog's users do: a position or time window, some databases, some
  * tables. What passes is whole transactions (transactions.ts), so that it replays as the server ran it:
  *
- * - start (position, time): the first transaction whose first event is at or after the start, and every
- *   event after it (as mariadb-binlog prints everything once it has found its start, even when a later
- *   event's time is earlier). A transaction begun before the start is left out whole, not cut.
- * - stop (position, time): reading stops at the first event at or after the stop; the transaction it falls
- *   in is left out whole (mariadb-binlog prints its start and ROLLBACK, which applies none of it). Telling
- *   that needs the transaction's end, so under a stop filter each transaction is held until it ends, up
- *   to maxTransactionSize bytes of events (a LengthError past that).
+ * - start position: the first transaction whose first event is at or after it, and every event after it
+ *   (as mariadb-binlog prints everything once it has found its start). A transaction begun before the
+ *   start is left out whole, not cut.
+ * - start time: the first transaction any of whose events is at or after it (a MariaDB transaction's
+ *   GTID carries its commit's time, its statements' events their own, earlier ones), whole, and every event
+ *   after it, even when a later event's time is earlier. mariadb-binlog instead begins at the first such
+ *   event, inside the transaction, and so leaves its rows out (it prints the XID alone). Until it is known
+ *   whether a transaction reaches the start time, its events are held.
+ * - stop position: reading stops at the first event at or after it; the transaction it falls in is left
+ *   out whole (mariadb-binlog prints its start and ROLLBACK, which applies none of it).
+ * - stop time: reading stops at the first event at or after it, but a transaction that has an event in
+ *   the window before it is kept whole, and reading stops at its end (mariadb-binlog rolls such a
+ *   transaction back, and so loses its rows). A datetime window thus keeps every transaction any of whose
+ *   events falls in it, whole.
+ *
+ * Telling what passes of a transaction under a stop filter needs its end, so then each transaction is held
+ * until it ends, up to maxTransactionSize bytes of events (a LengthError past that).
  * - databases and tables: a transaction that touches none of them is left out whole; one that does keeps
  *   its frame (GTID, BEGIN, XA END, XA_PREPARE, COMMIT, XID) and only the selected TABLE_MAP, rows,
  *   ANNOTATE_ROWS and ROWS_QUERY events. A statement (DDL, statement-based changes) is selected by its
@@ -28,6 +38,7 @@ import { LengthError } from '../core/errors.js';
 import type { Text } from '../core/reader.js';
 import type { BinlogEvent } from '../events/event-codec.js';
 import { EventEffects, type EventTypes } from '../../generated/events.js';
+import { definitionMismatch } from '../tables/registry.js';
 import { isStatement, keywordOf, textOf, Transactions } from './transactions.js';
 
 type EventName = keyof typeof EventTypes;
@@ -39,9 +50,9 @@ export interface EventFilter {
   stopPosition?: number;
   /** The file `stopPosition` is in (an event's `file`; default: the first file read). */
   stopFile?: string;
-  /** Transactions whose first event's timestamp (Unix seconds) is at or after this. */
+  /** Transactions any of whose events' timestamps (Unix seconds) is at or after this. */
   startTime?: number;
-  /** Stop at the first event whose timestamp is at or after this. */
+  /** Stop at the first event whose timestamp is at or after this (after the passing transaction it falls in). */
   stopTime?: number;
   /** Only transactions that touch these databases, and of those only their events. */
   database?: string | string[];
@@ -277,11 +288,26 @@ class Content {
   }
 }
 
+/**
+ * An event that passes the filters, refused if it is a TABLE_MAP (or a payload holding one) whose table's
+ * definition did not fit it: a reader under filters reads the events it leaves out without that refusal
+ * (TableRegistry.deferMismatches), as the definitions given are those of the tables as they are now.
+ */
+function kept(e: BinlogEvent): BinlogEvent {
+  if (e.type === 'TABLE_MAP_EVENT') {
+    const mismatch = definitionMismatch(e);
+    if (mismatch) throw mismatch;
+  } else if (e.events) e.events.forEach(kept);
+  return e;
+}
+
 /** One transaction (or event outside any) as it is read. */
 interface Unit {
   first: BinlogEvent;
   /** Whether it passes the start (and so every filter but the stop and the names). */
   inWindow: boolean;
+  /** Whether it passes the start position but no event of it has reached the start time yet: its events are held. */
+  pending: boolean;
   content: Content | undefined;
   /** Its selected events, held to the end under a stop filter. */
   held: BinlogEvent[] | undefined;
@@ -308,6 +334,8 @@ export class EventSelection {
   private readonly max: number;
   private readonly holds: boolean;
   private unit: Unit | undefined;
+  /** Set at the stop time inside a transaction that passes: reading stops at its end. */
+  private stopAtEnd = false;
   private out: BinlogEvent[] = [];
   private readonly passesAll: boolean;
 
@@ -329,11 +357,11 @@ export class EventSelection {
         // No filter: only counted.
         this.read++;
         this.position = e.pos + e.header.eventSize;
-        yield e;
+        yield kept(e);
         continue;
       }
       this.push(e);
-      if (this.out.length) yield* this.flush();
+      if (this.out.length) yield* this.flush().map(kept);
       if (this.stopped) return;
     }
   }
@@ -341,7 +369,7 @@ export class EventSelection {
   /** The input is over: the transaction still open passes as far as it was read. */
   *end(): Generator<BinlogEvent> {
     this.close();
-    yield* this.flush();
+    yield* this.flush().map(kept);
   }
 
   /** The databases and tables asked for that no event read named. */
@@ -367,7 +395,10 @@ export class EventSelection {
     }
     const { begins, ends, outside } = this.transactions.step(e);
     if (begins) this.close();
+    // A transaction kept past the stop time has ended (cut, without its commit): nothing after it passes.
+    if (this.stopped) return;
     const unit = (this.unit ??= this.open(e, outside));
+    if (unit.pending && e.header.timestamp >= this.filter.startTime!) this.reachStart(unit);
     if (unit.content) unit.content.add(e);
     else this.emit(unit, e);
     if (ends) this.close();
@@ -379,28 +410,47 @@ export class EventSelection {
     }
   }
 
+  /** Whether reading stops before `e`: at the stop position, or the stop time unless a passing transaction is open. */
   private stopsAt(e: BinlogEvent): boolean {
     const f = this.filter;
-    if (f.stopTime !== undefined && e.header.timestamp >= f.stopTime) return true;
-    return f.stopPosition !== undefined && e.file === (f.stopFile ?? this.firstFile) && e.pos >= f.stopPosition;
+    const stopFile = f.stopFile ?? this.firstFile;
+    if (f.stopPosition !== undefined && e.file === stopFile && e.pos >= f.stopPosition) return true;
+    if (f.stopTime === undefined || e.header.timestamp < f.stopTime) return false;
+    // The open transaction passes: it is kept whole, and reading stops at its end.
+    if (this.unit?.inWindow) return !(this.stopAtEnd = true);
+    return true;
+  }
+
+  /** An event of a held transaction has reached the start time: it passes, and so does everything after it. */
+  private reachStart(unit: Unit): void {
+    unit.pending = false;
+    unit.inWindow = true;
+    this.started = true;
+    if (this.holds) return;
+    for (const e of unit.held!) this.out.push(e);
+    unit.held = undefined;
+    unit.heldBytes = 0;
   }
 
   private open(first: BinlogEvent, outside: boolean): Unit {
     const f = this.filter;
     const format = FORMAT_EFFECTS.has(EventEffects[first.type] ?? '');
-    const atStart =
-      (f.startPosition === undefined || first.file !== this.firstFile || first.pos >= f.startPosition) &&
-      (f.startTime === undefined || first.header.timestamp >= f.startTime);
+    const atPosition = f.startPosition === undefined || first.file !== this.firstFile || first.pos >= f.startPosition;
+    const atTime = f.startTime === undefined || first.header.timestamp >= f.startTime;
     // The FDE passes without starting anything, as in mariadb-binlog.
-    if (!format && atStart) this.started = true;
-    const unit: Unit = { first, inWindow: format || this.started, content: undefined, held: this.holds ? [] : undefined, heldBytes: 0 };
+    if (!format && atPosition && atTime) this.started = true;
+    const inWindow = format || this.started;
+    // A transaction may reach the start time at a later event: it is held until one does or it ends.
+    const pending = !inWindow && atPosition && !outside;
+    const held = this.holds || pending ? [] : undefined;
+    const unit: Unit = { first, inWindow, pending, content: undefined, held, heldBytes: 0 };
     // The log's own events name nothing: they pass the names.
     if (this.names && !outside) unit.content = new Content(this.names, (e) => this.emit(unit, e));
     return unit;
   }
 
   private emit(unit: Unit, e: BinlogEvent): void {
-    if (!unit.inWindow) return;
+    if (!unit.inWindow && !unit.pending) return;
     if (!unit.held) this.out.push(e);
     else {
       unit.held.push(e);
@@ -413,6 +463,7 @@ export class EventSelection {
     if (!unit) return;
     this.unit = undefined;
     unit.content?.close();
-    if (unit.held) for (const e of unit.held) this.out.push(e);
+    if (unit.held && unit.inWindow) for (const e of unit.held) this.out.push(e);
+    if (this.stopAtEnd) this.stopped = true;
   }
 }

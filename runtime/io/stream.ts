@@ -8,7 +8,15 @@ import { BINLOG_MAGIC, ENCRYPTED_BINLOG_MAGIC, EventHeaderOffsets } from '../../
 import { BadMagicError, BinlogError, LengthError, TruncatedError } from '../core/errors.js';
 import { BinlogEncoder, type EncodeOptions } from '../events/binlog-encoder.js';
 import { flatten, type PayloadForm } from '../events/flat-payloads.js';
-import { EventDecoder, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type LazyBinlogEvent } from '../events/event-codec.js';
+import {
+  EventDecoder,
+  eventTypeName,
+  type BinlogEvent,
+  type BinlogEventInput,
+  type DecodeOptions,
+  type FramedEvent,
+  type LazyBinlogEvent,
+} from '../events/event-codec.js';
 import { V1_HEADER_LENGTH, type FormatState } from '../events/format-state.js';
 import { EventSelection, type EventFilter } from './filter.js';
 
@@ -112,9 +120,11 @@ export class Framer {
   /** File offset of the next event. */
   pos = 0;
 
-  constructor(options: FrameOptions = {}) {
+  constructor(options: ReadOptions = {}) {
     this.decoder = new EventDecoder(options);
     this.decoder.file = options.file;
+    // Under filters a definition that does not fit is refused only where its TABLE_MAP is kept (filter.ts).
+    this.decoder.format.tables.deferMismatches = options.filter !== undefined;
     this.maxEvent = options.maxEventSize ?? DEFAULT_MAX_EVENT;
     this.onError = options.onError;
   }
@@ -230,10 +240,13 @@ export class Framer {
     }
     if (q.length === 0) return;
     const known = q.length >= V1_HEADER_LENGTH ? ` of ${q.u32(EventHeaderOffsets.eventSize)}` : '';
+    const eventType = q.length > EventHeaderOffsets.typeCode ? q.at(EventHeaderOffsets.typeCode) : undefined;
     throw new TruncatedError(`the input ends inside an event (${q.length}${known} bytes)`, {
       offset: this.pos + q.length,
       eventPos: this.pos,
-      eventType: q.length > EventHeaderOffsets.typeCode ? q.at(EventHeaderOffsets.typeCode) : undefined,
+      eventType,
+      // The name as the format in force reads the stored code, as a checksum error gives it.
+      eventTypeName: eventType === undefined ? undefined : eventTypeName(this.decoder.format.realCode(eventType)),
     });
   }
 }

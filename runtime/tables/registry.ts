@@ -5,6 +5,7 @@
  */
 import { FRACTION_STEP, FRACTIONS_UNLOGGED_SINCE_MARIADB } from '../../generated/cells.js';
 import { CellLayouts } from '../../generated/columns.js';
+import { EventTypes } from '../../generated/events.js';
 import { ColumnType, type TableMapEvent } from '../../generated/rows.js';
 import { charsetOf, decodeText } from '../values/charsets.js';
 import { sameBytes, type Text } from '../core/reader.js';
@@ -17,8 +18,32 @@ import type { Column, Flavor, HintFn, TableInfo } from '../values/column.js';
 
 const utf8 = new TextEncoder();
 
+/**
+ * The TABLE_MAP events (decoded objects) whose table's definition did not fit, when the registry defers
+ * that refusal (deferMismatches): the reason, to be raised only if the event is kept.
+ */
+const mismatchOf = new WeakMap<object, TableDefinitionError>();
+
+/**
+ * The refusal of the caller's definition that a TABLE_MAP event met while its registry deferred it, as a
+ * new error placed at the event; undefined when the definition fit or no definition was given.
+ */
+export function definitionMismatch(event: { pos?: number }): TableDefinitionError | undefined {
+  const m = mismatchOf.get(event);
+  if (!m) return undefined;
+  const error = new TableDefinitionError(m.reason, m.table, m.column);
+  return error.atEvent(event.pos ?? 0, EventTypes.TABLE_MAP_EVENT, 'TABLE_MAP_EVENT');
+}
+
 export class TableRegistry {
+  /**
+   * Whether a definition that does not fit its TABLE_MAP is refused only when the event is kept (a reader
+   * under filters: definitionMismatch) rather than at once. The table is then read without the definition.
+   */
+  deferMismatches = false;
   private readonly tables = new Map<number, TableInfo>();
+  /** The refusal of each table id's definition, while the registry defers them. */
+  private readonly mismatches = new Map<number, TableDefinitionError>();
   /**
    * A copy of each table id's last TABLE_MAP body: servers log the same one before every statement, and
    * that one again keeps its table, and so the row layouts and compiled readers cached on it.
@@ -77,7 +102,10 @@ export class TableRegistry {
   }
 
   register(event: TableMapEvent, body?: Uint8Array): TableInfo {
-    return this.registerBody(event.tableId, body, () => event);
+    const info = this.registerBody(event.tableId, body, () => event);
+    const mismatch = this.mismatches.get(event.tableId);
+    if (mismatch) mismatchOf.set(event, mismatch);
+    return info;
   }
 
   /**
@@ -90,11 +118,23 @@ export class TableRegistry {
     if (known && body && last && sameBytes(last, body)) return known;
     const event = read();
     const definition = this.definitions.size ? this.definitions.get(qualifiedName(event.schemaName, event.tableName)) : undefined;
-    const info = describeTable(event, this.flavorOf, this.hints, definition);
+    const info = this.describe(event, definition);
     this.tables.set(event.tableId, info);
     if (body) this.bodies.set(event.tableId, body.slice());
     else this.bodies.delete(event.tableId);
     return info;
+  }
+
+  /** A TABLE_MAP's table with its definition, or (deferring a refusal of the definition) without it. */
+  private describe(event: TableMapEvent, definition: TableDefinition | undefined): TableInfo {
+    this.mismatches.delete(event.tableId);
+    try {
+      return describeTable(event, this.flavorOf, this.hints, definition);
+    } catch (e) {
+      if (!this.deferMismatches || !definition || !(e instanceof TableDefinitionError)) throw e;
+      this.mismatches.set(event.tableId, e);
+      return describeTable(event, this.flavorOf, this.hints, undefined);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The shared real-binlog fixtures (../shared/fixtures beside the checkout): read at run time, never copied
- * into the project. Absent, tests that need them skip loudly; under CI=true their absence is a failure.
+ * into the project. Absent, tests that need them are not run (the run's last line counts them); under
+ * CI=true their absence is a failure.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +30,11 @@ export function fixtures(): Fixture[] {
   });
 }
 
-/** describe() that skips loudly when the fixtures are absent, and fails instead under CI. */
+/** What is missing when the fixtures are: where they were looked for, and what they are. */
+export const fixturesMissing = () =>
+  `the shared real-binlog fixtures not found at ${FIXTURES} (the README's "Two commands" says what they are)`;
+
+/** describe() that skips when the fixtures are absent (noted for the run's summary line), and fails under CI. */
 export function describeWithFixtures(name: string, fn: () => void): void {
-  describeWhen(fixturesAvailable, name, () => `shared fixtures not found at ${FIXTURES}`, fn);
+  describeWhen(fixturesAvailable, name, fixturesMissing, fn);
 }

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithServer, findMariadb, startMariadb, type MariadbServer } from './mariadb.js';
+import { debug } from './requires.js';
 
 const TIMEOUT = 120_000;
 
@@ -12,7 +13,7 @@ describeWithServer('MariaDB test harness', () => {
   beforeAll(async () => {
     const t0 = performance.now();
     server = await startMariadb();
-    process.stderr.write(`MariaDB started in ${Math.round(performance.now() - t0)} ms\n`);
+    debug(`MariaDB started in ${Math.round(performance.now() - t0)} ms`);
   }, TIMEOUT);
 
   afterAll(async () => {
