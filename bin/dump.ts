@@ -4,7 +4,7 @@
  */
 import { fstatSync, statSync } from 'node:fs';
 import type { LiveOptions } from '../replication/client.js';
-import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import type { DumpEvent } from '../runtime/events/event-json.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
@@ -112,8 +112,8 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
 }
 
 /** Whether a row event, or one inside a TRANSACTION_PAYLOAD, kept its row images as bytes (rowImagesUndecoded says why). */
-function keptImages(e: BinlogEvent): boolean {
-  return (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined || ('events' in e && Array.isArray(e.events) && (e.events as BinlogEvent[]).some(keptImages));
+function keptImages(e: DumpEvent): boolean {
+  return ('rowImagesUndecoded' in e && e.rowImagesUndecoded !== undefined) || (e.events !== undefined && e.events.some(keptImages));
 }
 
 /** A dump's status once every event is out: events skipped (4), else row images kept as bytes (7), said on stderr. */

@@ -551,66 +551,129 @@ export function eventBodyFromJson(type: string, j: unknown, path: string): Event
   }
 }
 
-/** Writes a decoded event's body members in their JSON form after what `w` holds of the event; returns how many members the body has (those undefined included), or -1 for a type without a writer. */
-export function writeEventBodyJson(w: JsonBytes, e: EventBody, start: number): number {
-  switch (e.type) {
-    case 'START_EVENT_V3': writeStartEventV3Json(w, e as StartEventV3, start); return 3;
-    case 'QUERY_EVENT': writeQueryEventJson(w, e as QueryEvent, start); return 14;
-    case 'STOP_EVENT': writeStopEventJson(w, e as StopEvent, start); return 0;
-    case 'ROTATE_EVENT': writeRotateEventJson(w, e as RotateEvent, start); return 2;
-    case 'INTVAR_EVENT': writeIntvarEventJson(w, e as IntvarEvent, start); return 2;
-    case 'LOAD_EVENT': writeLoadEventJson(w, e as LoadEvent, start); return 16;
-    case 'SLAVE_EVENT': writeSlaveEventJson(w, e as SlaveEvent, start); return 4;
-    case 'CREATE_FILE_EVENT': writeLoadEventJson(w, e as LoadEvent, start); return 16;
-    case 'APPEND_BLOCK_EVENT': writeFileBlockEventJson(w, e as FileBlockEvent, start); return 2;
-    case 'EXEC_LOAD_EVENT': writeFileEventJson(w, e as FileEvent, start); return 1;
-    case 'DELETE_FILE_EVENT': writeFileEventJson(w, e as FileEvent, start); return 1;
-    case 'NEW_LOAD_EVENT': writeLoadEventJson(w, e as LoadEvent, start); return 16;
-    case 'RAND_EVENT': writeRandEventJson(w, e as RandEvent, start); return 2;
-    case 'USER_VAR_EVENT': writeUserVarEventJson(w, e as UserVarEvent, start); return 10;
-    case 'FORMAT_DESCRIPTION_EVENT': writeFormatDescriptionEventJson(w, e as FormatDescriptionEvent, start); return 6;
-    case 'XID_EVENT': writeXidEventJson(w, e as XidEvent, start); return 1;
-    case 'BEGIN_LOAD_QUERY_EVENT': writeFileBlockEventJson(w, e as FileBlockEvent, start); return 2;
-    case 'EXECUTE_LOAD_QUERY_EVENT': writeQueryEventJson(w, e as QueryEvent, start); return 14;
-    case 'TABLE_MAP_EVENT': writeTableMapEventJson(w, e as TableMapEvent, start); return 10;
-    case 'PRE_GA_WRITE_ROWS_EVENT': writeOldRowsEventJson(w, e as OldRowsEvent, start); return 9;
-    case 'PRE_GA_UPDATE_ROWS_EVENT': writeOldRowsEventJson(w, e as OldRowsEvent, start); return 9;
-    case 'PRE_GA_DELETE_ROWS_EVENT': writeOldRowsEventJson(w, e as OldRowsEvent, start); return 9;
-    case 'WRITE_ROWS_EVENT_V1': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'UPDATE_ROWS_EVENT_V1': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'DELETE_ROWS_EVENT_V1': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'INCIDENT_EVENT': writeIncidentEventJson(w, e as IncidentEvent, start); return 2;
-    case 'HEARTBEAT_LOG_EVENT': writeHeartbeatEventJson(w, e as HeartbeatEvent, start); return 1;
-    case 'IGNORABLE_LOG_EVENT': writeIgnorableEventJson(w, e as IgnorableEvent, start); return 1;
-    case 'ROWS_QUERY_LOG_EVENT': writeRowsQueryEventJson(w, e as RowsQueryEvent, start); return 2;
-    case 'WRITE_ROWS_EVENT': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'UPDATE_ROWS_EVENT': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'DELETE_ROWS_EVENT': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'GTID_LOG_EVENT': writeMysqlGtidEventJson(w, e as MysqlGtidEvent, start); return 12;
-    case 'ANONYMOUS_GTID_LOG_EVENT': writeMysqlGtidEventJson(w, e as MysqlGtidEvent, start); return 12;
-    case 'PREVIOUS_GTIDS_LOG_EVENT': writePreviousGtidsEventJson(w, e as PreviousGtidsEvent, start); return 4;
-    case 'TRANSACTION_CONTEXT_EVENT': writeTransactionContextEventJson(w, e as TransactionContextEvent, start); return 10;
-    case 'VIEW_CHANGE_EVENT': writeViewChangeEventJson(w, e as ViewChangeEvent, start); return 4;
-    case 'XA_PREPARE_LOG_EVENT': writeXaPrepareEventJson(w, e as XaPrepareEvent, start); return 5;
-    case 'PARTIAL_UPDATE_ROWS_EVENT': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'TRANSACTION_PAYLOAD_EVENT': writeTransactionPayloadEventJson(w, e as TransactionPayloadEvent, start); return 5;
-    case 'HEARTBEAT_LOG_EVENT_V2': writeHeartbeatEventV2Json(w, e as HeartbeatEventV2, start); return 3;
-    case 'GTID_TAGGED_LOG_EVENT': writeGtidTaggedEventJson(w, e as GtidTaggedEvent, start); return 16;
-    case 'START_5_7_ENCRYPTION_EVENT': writeStartEncryptionEventJson(w, e as StartEncryptionEvent, start); return 3;
-    case 'ANNOTATE_ROWS_EVENT': writeAnnotateRowsEventJson(w, e as AnnotateRowsEvent, start); return 1;
-    case 'BINLOG_CHECKPOINT_EVENT': writeBinlogCheckpointEventJson(w, e as BinlogCheckpointEvent, start); return 2;
-    case 'GTID_EVENT': writeGtidEventJson(w, e as GtidEvent, start); return 13;
-    case 'GTID_LIST_EVENT': writeGtidListEventJson(w, e as GtidListEvent, start); return 3;
-    case 'START_ENCRYPTION_EVENT': writeStartEncryptionEventJson(w, e as StartEncryptionEvent, start); return 3;
-    case 'QUERY_COMPRESSED_EVENT': writeQueryEventJson(w, e as QueryEvent, start); return 14;
-    case 'WRITE_ROWS_COMPRESSED_EVENT_V1': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'UPDATE_ROWS_COMPRESSED_EVENT_V1': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'DELETE_ROWS_COMPRESSED_EVENT_V1': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'WRITE_ROWS_COMPRESSED_EVENT': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'UPDATE_ROWS_COMPRESSED_EVENT': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'DELETE_ROWS_COMPRESSED_EVENT': writeRowsEventJson(w, e as RowsEvent, start); return 15;
-    case 'PARTIAL_ROW_DATA_EVENT': writePartialRowDataEventJson(w, e as PartialRowDataEvent, start); return 5;
+/** How many members a decoded event of this type has in its body (those undefined included), or -1 for a type without a JSON writer. */
+export function eventBodyMembers(type: string): number {
+  switch (type) {
+    case 'START_EVENT_V3': return 3;
+    case 'QUERY_EVENT': return 14;
+    case 'STOP_EVENT': return 0;
+    case 'ROTATE_EVENT': return 2;
+    case 'INTVAR_EVENT': return 2;
+    case 'LOAD_EVENT': return 16;
+    case 'SLAVE_EVENT': return 4;
+    case 'CREATE_FILE_EVENT': return 16;
+    case 'APPEND_BLOCK_EVENT': return 2;
+    case 'EXEC_LOAD_EVENT': return 1;
+    case 'DELETE_FILE_EVENT': return 1;
+    case 'NEW_LOAD_EVENT': return 16;
+    case 'RAND_EVENT': return 2;
+    case 'USER_VAR_EVENT': return 10;
+    case 'FORMAT_DESCRIPTION_EVENT': return 6;
+    case 'XID_EVENT': return 1;
+    case 'BEGIN_LOAD_QUERY_EVENT': return 2;
+    case 'EXECUTE_LOAD_QUERY_EVENT': return 14;
+    case 'TABLE_MAP_EVENT': return 10;
+    case 'PRE_GA_WRITE_ROWS_EVENT': return 9;
+    case 'PRE_GA_UPDATE_ROWS_EVENT': return 9;
+    case 'PRE_GA_DELETE_ROWS_EVENT': return 9;
+    case 'WRITE_ROWS_EVENT_V1': return 15;
+    case 'UPDATE_ROWS_EVENT_V1': return 15;
+    case 'DELETE_ROWS_EVENT_V1': return 15;
+    case 'INCIDENT_EVENT': return 2;
+    case 'HEARTBEAT_LOG_EVENT': return 1;
+    case 'IGNORABLE_LOG_EVENT': return 1;
+    case 'ROWS_QUERY_LOG_EVENT': return 2;
+    case 'WRITE_ROWS_EVENT': return 15;
+    case 'UPDATE_ROWS_EVENT': return 15;
+    case 'DELETE_ROWS_EVENT': return 15;
+    case 'GTID_LOG_EVENT': return 12;
+    case 'ANONYMOUS_GTID_LOG_EVENT': return 12;
+    case 'PREVIOUS_GTIDS_LOG_EVENT': return 4;
+    case 'TRANSACTION_CONTEXT_EVENT': return 10;
+    case 'VIEW_CHANGE_EVENT': return 4;
+    case 'XA_PREPARE_LOG_EVENT': return 5;
+    case 'PARTIAL_UPDATE_ROWS_EVENT': return 15;
+    case 'TRANSACTION_PAYLOAD_EVENT': return 5;
+    case 'HEARTBEAT_LOG_EVENT_V2': return 3;
+    case 'GTID_TAGGED_LOG_EVENT': return 16;
+    case 'START_5_7_ENCRYPTION_EVENT': return 3;
+    case 'ANNOTATE_ROWS_EVENT': return 1;
+    case 'BINLOG_CHECKPOINT_EVENT': return 2;
+    case 'GTID_EVENT': return 13;
+    case 'GTID_LIST_EVENT': return 3;
+    case 'START_ENCRYPTION_EVENT': return 3;
+    case 'QUERY_COMPRESSED_EVENT': return 14;
+    case 'WRITE_ROWS_COMPRESSED_EVENT_V1': return 15;
+    case 'UPDATE_ROWS_COMPRESSED_EVENT_V1': return 15;
+    case 'DELETE_ROWS_COMPRESSED_EVENT_V1': return 15;
+    case 'WRITE_ROWS_COMPRESSED_EVENT': return 15;
+    case 'UPDATE_ROWS_COMPRESSED_EVENT': return 15;
+    case 'DELETE_ROWS_COMPRESSED_EVENT': return 15;
+    case 'PARTIAL_ROW_DATA_EVENT': return 5;
     default: return -1;
+  }
+}
+
+/** Writes a decoded event's body members in their JSON form after what `w` holds of the event; its type has a writer (eventBodyMembers is not -1). */
+export function writeEventBodyJson(w: JsonBytes, e: EventBody, start: number): void {
+  switch (e.type) {
+    case 'START_EVENT_V3': return writeStartEventV3Json(w, e as StartEventV3, start);
+    case 'QUERY_EVENT': return writeQueryEventJson(w, e as QueryEvent, start);
+    case 'STOP_EVENT': return writeStopEventJson(w, e as StopEvent, start);
+    case 'ROTATE_EVENT': return writeRotateEventJson(w, e as RotateEvent, start);
+    case 'INTVAR_EVENT': return writeIntvarEventJson(w, e as IntvarEvent, start);
+    case 'LOAD_EVENT': return writeLoadEventJson(w, e as LoadEvent, start);
+    case 'SLAVE_EVENT': return writeSlaveEventJson(w, e as SlaveEvent, start);
+    case 'CREATE_FILE_EVENT': return writeLoadEventJson(w, e as LoadEvent, start);
+    case 'APPEND_BLOCK_EVENT': return writeFileBlockEventJson(w, e as FileBlockEvent, start);
+    case 'EXEC_LOAD_EVENT': return writeFileEventJson(w, e as FileEvent, start);
+    case 'DELETE_FILE_EVENT': return writeFileEventJson(w, e as FileEvent, start);
+    case 'NEW_LOAD_EVENT': return writeLoadEventJson(w, e as LoadEvent, start);
+    case 'RAND_EVENT': return writeRandEventJson(w, e as RandEvent, start);
+    case 'USER_VAR_EVENT': return writeUserVarEventJson(w, e as UserVarEvent, start);
+    case 'FORMAT_DESCRIPTION_EVENT': return writeFormatDescriptionEventJson(w, e as FormatDescriptionEvent, start);
+    case 'XID_EVENT': return writeXidEventJson(w, e as XidEvent, start);
+    case 'BEGIN_LOAD_QUERY_EVENT': return writeFileBlockEventJson(w, e as FileBlockEvent, start);
+    case 'EXECUTE_LOAD_QUERY_EVENT': return writeQueryEventJson(w, e as QueryEvent, start);
+    case 'TABLE_MAP_EVENT': return writeTableMapEventJson(w, e as TableMapEvent, start);
+    case 'PRE_GA_WRITE_ROWS_EVENT': return writeOldRowsEventJson(w, e as OldRowsEvent, start);
+    case 'PRE_GA_UPDATE_ROWS_EVENT': return writeOldRowsEventJson(w, e as OldRowsEvent, start);
+    case 'PRE_GA_DELETE_ROWS_EVENT': return writeOldRowsEventJson(w, e as OldRowsEvent, start);
+    case 'WRITE_ROWS_EVENT_V1': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'UPDATE_ROWS_EVENT_V1': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'DELETE_ROWS_EVENT_V1': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'INCIDENT_EVENT': return writeIncidentEventJson(w, e as IncidentEvent, start);
+    case 'HEARTBEAT_LOG_EVENT': return writeHeartbeatEventJson(w, e as HeartbeatEvent, start);
+    case 'IGNORABLE_LOG_EVENT': return writeIgnorableEventJson(w, e as IgnorableEvent, start);
+    case 'ROWS_QUERY_LOG_EVENT': return writeRowsQueryEventJson(w, e as RowsQueryEvent, start);
+    case 'WRITE_ROWS_EVENT': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'UPDATE_ROWS_EVENT': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'DELETE_ROWS_EVENT': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'GTID_LOG_EVENT': return writeMysqlGtidEventJson(w, e as MysqlGtidEvent, start);
+    case 'ANONYMOUS_GTID_LOG_EVENT': return writeMysqlGtidEventJson(w, e as MysqlGtidEvent, start);
+    case 'PREVIOUS_GTIDS_LOG_EVENT': return writePreviousGtidsEventJson(w, e as PreviousGtidsEvent, start);
+    case 'TRANSACTION_CONTEXT_EVENT': return writeTransactionContextEventJson(w, e as TransactionContextEvent, start);
+    case 'VIEW_CHANGE_EVENT': return writeViewChangeEventJson(w, e as ViewChangeEvent, start);
+    case 'XA_PREPARE_LOG_EVENT': return writeXaPrepareEventJson(w, e as XaPrepareEvent, start);
+    case 'PARTIAL_UPDATE_ROWS_EVENT': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'TRANSACTION_PAYLOAD_EVENT': return writeTransactionPayloadEventJson(w, e as TransactionPayloadEvent, start);
+    case 'HEARTBEAT_LOG_EVENT_V2': return writeHeartbeatEventV2Json(w, e as HeartbeatEventV2, start);
+    case 'GTID_TAGGED_LOG_EVENT': return writeGtidTaggedEventJson(w, e as GtidTaggedEvent, start);
+    case 'START_5_7_ENCRYPTION_EVENT': return writeStartEncryptionEventJson(w, e as StartEncryptionEvent, start);
+    case 'ANNOTATE_ROWS_EVENT': return writeAnnotateRowsEventJson(w, e as AnnotateRowsEvent, start);
+    case 'BINLOG_CHECKPOINT_EVENT': return writeBinlogCheckpointEventJson(w, e as BinlogCheckpointEvent, start);
+    case 'GTID_EVENT': return writeGtidEventJson(w, e as GtidEvent, start);
+    case 'GTID_LIST_EVENT': return writeGtidListEventJson(w, e as GtidListEvent, start);
+    case 'START_ENCRYPTION_EVENT': return writeStartEncryptionEventJson(w, e as StartEncryptionEvent, start);
+    case 'QUERY_COMPRESSED_EVENT': return writeQueryEventJson(w, e as QueryEvent, start);
+    case 'WRITE_ROWS_COMPRESSED_EVENT_V1': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'UPDATE_ROWS_COMPRESSED_EVENT_V1': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'DELETE_ROWS_COMPRESSED_EVENT_V1': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'WRITE_ROWS_COMPRESSED_EVENT': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'UPDATE_ROWS_COMPRESSED_EVENT': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'DELETE_ROWS_COMPRESSED_EVENT': return writeRowsEventJson(w, e as RowsEvent, start);
+    case 'PARTIAL_ROW_DATA_EVENT': return writePartialRowDataEventJson(w, e as PartialRowDataEvent, start);
+    default: throw new Error('an event type without a JSON writer');
   }
 }
 

@@ -99,22 +99,40 @@ export function emitEntryListJsonWriter(sf: SourceFile, m: Module, t: IrEntryLis
   });
 }
 
-/** `writeEventBodyJson`: a decoded event's body members, by its type; the members it has, or -1 for a type without a writer. */
+/**
+ * `writeEventBodyJson` writes a decoded event's body members by its type, and `eventBodyMembers` says
+ * beforehand how many members that body has (-1 for a type without a writer), so that the dump can tell
+ * whether the writers cover all of an event before it writes any of it.
+ */
 export function emitEventBodyJsonWriter(sf: SourceFile, m: Module, ir: Ir): void {
-  const L = new Lines();
-  L.open('switch (e.type) {');
+  const write = new Lines();
+  const count = new Lines();
+  write.open('switch (e.type) {');
+  count.open('switch (type) {');
   for (const e of eventsWithBody(ir)) {
     const body = m.struct(e.body!);
-    L.line(`case '${e.name}': ${m.use(`write${body.name}Json`, body.module, false)}(w, e as ${m.structType(body.name, false)}, start); return ${decodedProps(body).length};`);
+    const writer = m.use(`write${body.name}Json`, body.module, false);
+    write.line(`case '${e.name}': return ${writer}(w, e as ${m.structType(body.name, false)}, start);`);
+    count.line(`case '${e.name}': return ${decodedProps(body).length};`);
   }
-  L.line('default: return -1;');
-  L.close();
+  write.line("default: throw new Error('an event type without a JSON writer');");
+  count.line('default: return -1;');
+  write.close();
+  count.close();
+  sf.addFunction({
+    isExported: true,
+    name: 'eventBodyMembers',
+    docs: ["How many members a decoded event of this type has in its body (those undefined included), or -1 for a type without a JSON writer."],
+    parameters: [{ name: 'type', type: 'string' }],
+    returnType: 'number',
+    statements: count.text(),
+  });
   sf.addFunction({
     isExported: true,
     name: 'writeEventBodyJson',
-    docs: ["Writes a decoded event's body members in their JSON form after what `w` holds of the event; returns how many members the body has (those undefined included), or -1 for a type without a writer."],
+    docs: ["Writes a decoded event's body members in their JSON form after what `w` holds of the event; its type has a writer (eventBodyMembers is not -1)."],
     parameters: PARAMS(m, 'EventBody', 'e'),
-    returnType: 'number',
-    statements: L.text(),
+    returnType: 'void',
+    statements: write.text(),
   });
 }

@@ -64,9 +64,12 @@ function cachedKey(name: string): Uint8Array {
   return k;
 }
 
-/** Rows that write their own JSON, as `rows` would write their decoded changes (the dump's: runtime/rows/json-rows.ts). */
-export interface WritesJson {
-  writeJson(w: JsonBytes): void;
+/**
+ * JSON already written as bytes, which a writer copies as it is: the dump's rows, written from their
+ * images before the event's line (runtime/rows/json-rows.ts).
+ */
+export class JsonText {
+  constructor(readonly bytes: Uint8Array) {}
 }
 
 export class JsonBytes {
@@ -254,8 +257,8 @@ export class JsonBytes {
    * images share their columns; a name that differs from the last image's at its place is looked up
    * again), anything else of a change as a value.
    */
-  rows(changes: readonly object[] | WritesJson): void {
-    if (!Array.isArray(changes)) return (changes as WritesJson).writeJson(this);
+  rows(changes: readonly object[] | JsonText): void {
+    if (changes instanceof JsonText) return this.raw(changes.bytes);
     const names: string[] = [];
     const keys: Uint8Array[] = [];
     this.byte(0x5b);
@@ -315,6 +318,7 @@ export class JsonBytes {
         if (v === null) return this.ascii('null');
         if (v instanceof Uint8Array) return this.hex(v);
         if (Array.isArray(v)) return this.array(v);
+        if (v instanceof JsonText) return this.raw(v.bytes);
         if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return this.value((v as { toJSON(): unknown }).toJSON());
         return this.object(v as Record<string, unknown>);
       default:

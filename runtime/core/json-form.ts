@@ -1,37 +1,67 @@
 import { EncodeError } from './errors.js';
+import { JsonBytes } from './json-bytes.js';
 import type { Text } from './reader.js';
 
 /**
- * The dump's JSON form of decoded values: 64-bit integers as numbers when they are safe and as decimal
- * strings otherwise, bytes as `{ "hex": "…" }`, negative zero as "-0". Everything else is plain JSON.
+ * The dump's JSON form of decoded values, as JsonBytes writes it: 64-bit integers are numbers when they
+ * are safe and decimal strings otherwise, bytes are `{ "hex": "…" }`, and negative zero is "-0".
+ * Everything else is plain JSON. JsonBytes is the one definition of this form: the generated writers of
+ * the dump build on it, and toJsonLine is its text.
  */
 
 export function toHex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }
 
-function replacer(this: Record<string, unknown>, key: string, v: unknown): unknown {
-  // A Buffer has already become { type, data } through its toJSON; the holder still has the bytes.
-  const raw = this[key];
-  if (raw instanceof Uint8Array) return { hex: toHex(raw) };
-  if (typeof v === 'bigint') {
-    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
-  }
-  if (typeof v === 'number' && Object.is(v, -0)) return '-0';
-  return v;
-}
+/** A writer kept between calls while its buffer stays this small, so that a line does not cost an allocation. */
+const KEPT_LINE_BYTES = 1 << 16;
+let keptWriter: JsonBytes | undefined = new JsonBytes(1 << 12);
 
-/** One value as a line of JSON. */
+/**
+ * One value as a line of JSON. The kept writer is taken out while it is in use, so that a toJSON method
+ * that calls toJsonLine itself gets a writer of its own.
+ */
 export function toJsonLine(value: unknown): string {
-  return JSON.stringify(value, replacer);
+  const w = keptWriter ?? new JsonBytes(1 << 12);
+  keptWriter = undefined;
+  w.value(value);
+  const line = w.buf.toString('utf8', 0, w.pos);
+  w.pos = 0;
+  if (w.buf.length <= KEPT_LINE_BYTES) keptWriter = w;
+  return line;
 }
 
-// ---- JSON back to values: what `binlog encode` reads, checked, with the JSON path of any problem ----
+// The functions below read JSON back into values for `binlog encode`: each checks its value and names the
+// JSON path of any problem it finds.
+
+/** An error shows this many characters of the value it found. */
+const SHOWN_CHARS = 60;
+
+/**
+ * A writer that takes no more values once it holds more bytes than an error shows, so that a value
+ * nested thousands of levels deep is not followed to its end (each level writes a bracket before the
+ * next, so the depth followed is bounded too).
+ */
+class ShortJson extends JsonBytes {
+  /** Four bytes per character cover any UTF-8 text of SHOWN_CHARS characters and the one after them. */
+  private static readonly LIMIT = (SHOWN_CHARS + 1) * 4;
+
+  constructor() {
+    super(ShortJson.LIMIT * 2);
+  }
+
+  override value(v: unknown): void {
+    if (this.pos <= ShortJson.LIMIT) super.value(v);
+  }
+}
 
 /** A value as an error shows what it found: its JSON, cut short when long. */
 export function shown(v: unknown): string {
-  const json = toJsonLine(v) as string | undefined;
-  return json === undefined ? 'nothing' : json.length > 60 ? `${json.slice(0, 60)}…` : json;
+  if (v === undefined) return 'nothing';
+  const w = new ShortJson();
+  w.value(v);
+  const json = w.buf.toString('utf8', 0, w.pos);
+  return json.length > SHOWN_CHARS ? `${json.slice(0, SHOWN_CHARS)}…` : json;
 }
 
 function wrong(path: string, what: string, j: unknown): EncodeError {
@@ -53,20 +83,20 @@ export function jNum(j: unknown, path: string): number {
   return j;
 }
 
-/** An object of integers by name (a row event's inferred fraction digits, by column). */
+/** Reads an object whose values are integers, such as a row event's inferred fraction digits by column. */
 export function jNumbers(j: unknown, path: string): Record<string, number> {
   const o = jObject(j, path);
   return Object.fromEntries(Object.keys(o).map((k) => [k, jNum(o[k], `${path}.${k}`)]));
 }
 
-/** A 64-bit integer: a JSON number when it is safe, else a decimal string. */
+/** Reads a 64-bit integer, which the dump writes as a number when it is safe and as a decimal string otherwise. */
 export function jBig(j: unknown, path: string): bigint {
   if (typeof j === 'number' && Number.isSafeInteger(j)) return BigInt(j);
   if (typeof j === 'string' && /^-?\d+$/.test(j)) return BigInt(j);
   throw wrong(path, 'an integer (a number, or a decimal string)', j);
 }
 
-/** A float: a number, or "-0". */
+/** Reads a float, which is a number, or "-0" for negative zero. */
 export function jFloat(j: unknown, path: string): number {
   if (typeof j === 'number') return j;
   if (j === '-0') return -0;
@@ -82,38 +112,56 @@ export function jBits(j: unknown, path: string): boolean[] {
   return jArray(j, path).map((b, i) => jBool(b, `${path}[${i}]`));
 }
 
+/**
+ * Bytes from `{"hex": "…"}`. Buffer's hex decoding stops at the first pair that is not two hex digits,
+ * so the text is valid exactly when every pair decoded; no regular expression is run over it, since a
+ * backtracking one overflows the stack on megabytes of text.
+ */
 export function jBytes(j: unknown, path: string): Uint8Array {
   const hex = typeof j === 'object' && j !== null ? (j as { hex?: unknown }).hex : undefined;
-  if (typeof hex !== 'string' || !/^([0-9a-fA-F]{2})*$/.test(hex)) throw wrong(path, '{"hex": "…"}', j);
-  return Uint8Array.from(Buffer.from(hex, 'hex'));
+  if (typeof hex !== 'string' || hex.length % 2 !== 0) throw wrong(path, '{"hex": "…"}', j);
+  const bytes = Buffer.from(hex, 'hex');
+  if (bytes.length * 2 !== hex.length) throw wrong(path, '{"hex": "…"}', j);
+  return Uint8Array.from(bytes);
 }
 
-/** Text: a string, or {"hex": …} for bytes that are not valid text. */
+/** Reads text, which is a string, or {"hex": …} where the bytes are not valid text. */
 export function jText(j: unknown, path: string): Text {
   return typeof j === 'string' ? j : jBytes(j, path);
 }
 
-/** An enum: its name, or a number. */
+/** Reads an enum, given by its name or by its number. */
 export function jEnum(j: unknown, path: string): string | number {
   if (typeof j === 'string') return j;
   return jNum(j, path);
 }
 
-/** A cell of a row image, as the dump writes it (the column's codec checks its type). */
-export function jCell(j: unknown, path: string): unknown {
+/**
+ * Cells hold arrays at most a level or two deep (a SET's members); deeper input is refused before it can
+ * exhaust the stack.
+ */
+const MAX_CELL_DEPTH = 32;
+
+/** A cell of a row image, as the dump writes it. The column's codec checks the value's type. */
+export function jCell(j: unknown, path: string, depth = 0): unknown {
   if (j === null || typeof j === 'number' || typeof j === 'string') return j;
-  if (Array.isArray(j)) return j.map((x, i) => jCell(x, `${path}[${i}]`));
+  if (Array.isArray(j)) {
+    if (depth >= MAX_CELL_DEPTH) throw new EncodeError(`a cell's arrays nest more than ${MAX_CELL_DEPTH} deep`, path);
+    return j.map((x, i) => jCell(x, `${path}[${i}]`, depth + 1));
+  }
   const o = jObject(j, path);
   if ('hex' in o) return jBytes(o, path);
   if ('diff' in o) return jDiffCell(o, path);
-  if ('json' in o) return o.stored === undefined ? { json: o.json } : { json: o.json, stored: jBytes(o.stored, `${path}.stored`) };
+  if ('json' in o) {
+    return o.stored === undefined ? { json: o.json } : { json: o.json, stored: jBytes(o.stored, `${path}.stored`) };
+  }
   if ('stored' in o) return { value: jText(o.value, `${path}.value`), stored: jBytes(o.stored, `${path}.stored`) };
-  // Both readings of an integer whose signedness is unknown: the column's codec checks them.
+  // An integer whose signedness is unknown carries both readings, and the column's codec checks them.
   if ('signed' in o && 'unsigned' in o) return { signed: o.signed, unsigned: o.unsigned };
   throw wrong(path, 'a cell value', j);
 }
 
-/** A JSON diff cell: each diff's op, path and value checked for their types here, the op's name by the codec. */
+/** Reads a JSON diff cell. This checks the types of each diff's op, path and value; the codec checks the op's name. */
 function jDiffCell(o: Record<string, unknown>, path: string): unknown {
   const diff = jArray(o.diff, `${path}.diff`).map((d, i) => {
     const at = `${path}.diff[${i}]`;

@@ -1,15 +1,16 @@
 /**
- * A decoded event's line in the dump, written as bytes by the generated JSON writers (its header, its
- * body by type), byte for byte what toJsonLine writes. An event with members the writers do not know of
- * (a body type without a writer, kept raw, or marked by a reader: notInFile, inPayload) is written by
- * JsonBytes.value instead, which follows the object as it is.
+ * A decoded event's line in the dump. The generated JSON writers write its header and its body by type.
+ * An event with members they do not know of (a body type without a writer, an event kept raw, or one a
+ * reader marked with notInFile or inPayload) is written by JsonBytes.value, which follows the object as it
+ * is. Which of the two writes an event is decided before any of it is written, and every line is written
+ * once.
  */
-import { writeEventBodyJson, type EventBody } from '../../generated/events.js';
+import { eventBodyMembers, writeEventBodyJson, type EventBody } from '../../generated/events.js';
 import { writeEventHeaderJson } from '../../generated/header.js';
-import { JsonBytes, jsonKey } from '../core/json-bytes.js';
+import { type JsonBytes, jsonKey, type JsonText } from '../core/json-bytes.js';
+import type { RowChange } from '../core/values.js';
+import { JsonRows } from '../rows/json-rows.js';
 import type { BinlogEvent } from './event-codec.js';
-import { BinlogError } from '../core/errors.js';
-import { JsonRows, NotInOnePass } from '../rows/json-rows.js';
 
 const FILE = jsonKey('file');
 const POS = jsonKey('pos');
@@ -18,56 +19,77 @@ const TYPE = jsonKey('type');
 const CHECKSUM = jsonKey('checksum');
 const EVENTS = jsonKey('events');
 
+/** An event whose rows events (itself, or those inside it) hold rows of type R instead of decoded changes. */
+type WithRows<E, R> = E extends unknown
+  ? E extends { rows?: RowChange[] }
+    ? Omit<E, 'rows' | 'events'> & { rows?: RowChange[] | R; events?: WithRows<BinlogEvent, R>[] }
+    : Omit<E, 'events'> & { events?: WithRows<BinlogEvent, R>[] }
+  : never;
+
+/**
+ * An event as the dump reads it (DecodeOptions `rows: 'json'`): a rows event's rows are JsonRows where
+ * one pass over their images writes them, and decoded changes where it would not (json-rows.ts's over).
+ */
+export type DumpReadEvent = WithRows<BinlogEvent, JsonRows>;
+
+/**
+ * An event as the dump writes it: its rows' JSON already written from their images, or its images kept as
+ * bytes (rowImagesUndecoded says why), as the eager decode keeps them.
+ */
+export type DumpEvent = WithRows<BinlogEvent, JsonText>;
+
 /** The event's JSON form, as toJsonLine writes it, appended to `w`; whether the generated writers wrote it. */
-export function writeEventJson(w: JsonBytes, e: BinlogEvent): boolean {
-  const line = w.pos;
-  if (writeKnownEvent(w, e)) return true;
-  w.pos = line;
-  w.value(e);
-  return false;
+export function writeEventJson(w: JsonBytes, e: BinlogEvent | DumpEvent): boolean {
+  if (!writersCover(e)) {
+    w.value(e);
+    return false;
+  }
+  writeCoveredEvent(w, e);
+  return true;
 }
 
 /**
- * The event's line as the dump writes it. Decoded with `rows: 'json'`, its rows are written from their
- * bytes in one pass; where that pass cannot give the eager decode's line (json-rows.ts), the line is the
- * eager decode's, written again from the start. Returns the event as written, so that the dump can count
- * the events whose images were kept as bytes.
+ * The event's line as the dump writes it, after its rows are written from their images into `rows` (a
+ * buffer of the dump's own, reused for each event). Returns the event as written, so that the dump can
+ * count the events whose images were kept as bytes.
  */
-export function writeDumpEvent(w: JsonBytes, e: BinlogEvent): BinlogEvent {
-  const line = w.pos;
-  try {
-    writeEventJson(w, e);
-    return e;
-  } catch (err) {
-    const eager = err instanceof BinlogError || err instanceof NotInOnePass ? eagerEvent(e) : e;
-    if (eager === e) throw err;
-    w.pos = line;
-    writeEventJson(w, eager);
-    return eager;
-  }
+export function writeDumpEvent(w: JsonBytes, rows: JsonBytes, e: DumpReadEvent): DumpEvent {
+  rows.pos = 0;
+  const ready = withRenderedRows(e, rows);
+  writeEventJson(w, ready);
+  return ready;
 }
 
-/** An event as the eager decode gives it: its JsonRows, and those of the events inside it, decoded (or kept as bytes, as the eager decode keeps them). */
-function eagerEvent(e: BinlogEvent): BinlogEvent {
-  const { rows, events } = e as { rows?: unknown; events?: BinlogEvent[] };
-  if (Array.isArray(events)) {
-    const inner = events.map(eagerEvent);
-    return inner.some((x, i) => x !== events[i]) ? { ...e, events: inner } : e;
+/** The event with its JsonRows, and those of the events inside it, rendered (json-rows.ts's render). */
+function withRenderedRows(e: DumpReadEvent, rows: JsonBytes): DumpEvent {
+  const { events } = e;
+  if (events !== undefined) {
+    const inner = events.map((x) => withRenderedRows(x, rows));
+    return (inner.some((x, i) => x !== events[i]) ? { ...e, events: inner } : e) as DumpEvent;
   }
-  if (!(rows instanceof JsonRows)) return e;
-  const split = rows.eager();
-  return { ...e, rows: split.rows, rowImagesUndecoded: split.undecoded, rowImages: split.bytes } as BinlogEvent;
+  const held = (e as { rows?: unknown }).rows;
+  if (!(held instanceof JsonRows)) return e as DumpEvent;
+  const split = held.render(rows);
+  return { ...e, rows: split.rows, rowImagesUndecoded: split.undecoded, rowImages: split.bytes } as DumpEvent;
 }
 
-/** Writes the event's members that the writers know; false when the event has others (what was written is then dropped). */
-function writeKnownEvent(w: JsonBytes, e: BinlogEvent): boolean {
+/**
+ * Whether the generated writers write every member the event has: the members they write, in the
+ * decoder's order, are as many as the event's own (those undefined counted on both sides).
+ */
+function writersCover(e: BinlogEvent | DumpEvent): boolean {
+  const body = eventBodyMembers(e.type);
+  if (body < 0) return false;
+  const known = 3 + body + (e.file !== undefined ? 1 : 0) + (e.checksum !== undefined ? 1 : 0) + (e.events !== undefined ? 1 : 0);
+  return known === memberCount(e);
+}
+
+function writeCoveredEvent(w: JsonBytes, e: BinlogEvent | DumpEvent): void {
   w.byte(0x7b);
   const start = w.pos;
-  let members = 3;
   if (e.file !== undefined) {
     w.member(FILE, start);
     w.string(e.file);
-    members++;
   }
   w.member(POS, start);
   w.number(e.pos);
@@ -77,13 +99,11 @@ function writeKnownEvent(w: JsonBytes, e: BinlogEvent): boolean {
   w.byte(0x7d);
   w.member(TYPE, start);
   w.string(e.type);
-  const body = writeEventBodyJson(w, e as EventBody, start);
-  if (body < 0) return false;
-  members += body;
+  // A DumpEvent's rows may be JsonText, which the body writers pass to JsonBytes.rows as decoded changes are.
+  writeEventBodyJson(w, e as EventBody, start);
   if (e.checksum !== undefined) {
     w.member(CHECKSUM, start);
     w.number(e.checksum);
-    members++;
   }
   if (e.events !== undefined) {
     w.member(EVENTS, start);
@@ -93,11 +113,8 @@ function writeKnownEvent(w: JsonBytes, e: BinlogEvent): boolean {
       writeEventJson(w, inner);
     });
     w.byte(0x5d);
-    members++;
   }
   w.byte(0x7d);
-  // The members written, in the decoder's order, are all the event has (those undefined counted on both sides).
-  return members === memberCount(e);
 }
 
 /** Own enumerable keys of a decoded event (a plain object): Object.keys(e).length without the array. */
