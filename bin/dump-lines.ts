@@ -1,7 +1,7 @@
 /** The dump's output: each event as a line of JSON (or an element of one array), written as bytes in large writes. */
 import { once } from 'node:events';
-import { JsonBytes } from '../runtime/core/json-bytes.js';
-import { type DumpEvent, type DumpReadEvent, writeDumpEvent } from '../runtime/events/event-json.js';
+import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
+import { type DumpEvent, type DumpReadEvent, writeDumpEvent } from '../runtime/events/event-dump-json.js';
 
 /** Lines are written out once this many bytes wait. */
 const BATCH = 1 << 16;

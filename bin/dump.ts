@@ -4,7 +4,7 @@
  */
 import { fstatSync, statSync } from 'node:fs';
 import type { LiveOptions } from '../replication/client.js';
-import type { DumpEvent } from '../runtime/events/event-json.js';
+import type { DumpEvent } from '../runtime/events/event-dump-json.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';

@@ -1,5 +1,5 @@
 /**
- * `binlog dump` writes its JSON as bytes (runtime/core/json-bytes.ts): byte for byte what JSON.stringify
+ * `binlog dump` writes its JSON as bytes (runtime/core/dump-json-bytes.ts): byte for byte what JSON.stringify
  * writes with the dump's rules (test/support/dump-json.ts's referenceLine), on values made to be hard,
  * every shared fixture, and fuzzed inputs.
  * The binlogs of the MariaDB tests are checked where they are made (test/support/rows.ts's expectRoundTrip).
@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeBinlog, encodeBinlog, type ReadOptions } from '../runtime/io/stream.js';
-import { JsonBytes } from '../runtime/core/json-bytes.js';
+import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
 import { dumpedEvents, expectSameEventJson, expectSameJson, jsonDisagreement, referenceLine } from './support/dump-json.js';
-import { type DumpReadEvent, writeDumpEvent } from '../runtime/events/event-json.js';
+import { type DumpReadEvent, writeDumpEvent } from '../runtime/events/event-dump-json.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { crc32 } from 'node:zlib';
 import { BinlogWriter } from '../builder/binlog-writer.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EncodeError } from '../runtime/core/errors.js';
-import { jBytes, shown, toJsonLine } from '../runtime/core/json-form.js';
+import { jBytes, shown, toJsonLine } from '../runtime/core/dump-json.js';
 import { eventFromJson } from '../runtime/events/event-codec.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
 

@@ -13,7 +13,7 @@
  */
 import { RowImages, type RowChangeSteps, type RowImageName, rowImagePaths, walkRowChange } from '../../generated/rows.js';
 import { BinlogError } from '../core/errors.js';
-import { JsonBytes, jsonKey, JsonText } from '../core/json-bytes.js';
+import { JsonBytes, jsonKey, JsonText } from '../core/dump-json-bytes.js';
 import { Reader } from '../core/reader.js';
 import type { RowChange } from '../core/values.js';
 import type { TableInfo } from '../values/column.js';
@@ -83,7 +83,7 @@ export class JsonRows {
       w.pos = start;
       return split;
     }
-    return { rows: new JsonText(w.buf.subarray(start, w.pos)) };
+    return { rows: new JsonText(w.buf, start, w.pos) };
   }
 
   private write(r: Reader, w: JsonBytes): void {

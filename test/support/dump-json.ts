@@ -1,12 +1,12 @@
 /**
  * The dump's ways to JSON agree with the reference: the bytes the generated writers
- * (runtime/events/event-json.ts) and JsonBytes.value (runtime/core/json-bytes.ts) write for each event,
+ * (runtime/events/event-dump-json.ts) and JsonBytes.value (runtime/core/dump-json-bytes.ts) write for each event,
  * and what the platform's JSON.stringify writes with the dump's rules for the values plain JSON lacks.
  */
 import { expect } from 'vitest';
-import { JsonBytes } from '../../runtime/core/json-bytes.js';
+import { JsonBytes } from '../../runtime/core/dump-json-bytes.js';
 import type { BinlogEvent, RowForm } from '../../runtime/events/event-codec.js';
-import { type DumpReadEvent, writeDumpEvent, writeEventJson } from '../../runtime/events/event-json.js';
+import { type DumpReadEvent, writeDumpEvent, writeEventJson } from '../../runtime/events/event-dump-json.js';
 import { decodeBinlog } from '../../runtime/io/stream.js';
 
 /**

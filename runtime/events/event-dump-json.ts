@@ -7,7 +7,7 @@
  */
 import { eventBodyMembers, writeEventBodyJson, type EventBody } from '../../generated/events.js';
 import { writeEventHeaderJson } from '../../generated/header.js';
-import { type JsonBytes, jsonKey, type JsonText } from '../core/json-bytes.js';
+import { type JsonBytes, jsonKey, type JsonText } from '../core/dump-json-bytes.js';
 import type { RowChange } from '../core/values.js';
 import { JsonRows } from '../rows/json-rows.js';
 import type { BinlogEvent } from './event-codec.js';
@@ -60,17 +60,23 @@ export function writeDumpEvent(w: JsonBytes, rows: JsonBytes, e: DumpReadEvent):
   return ready;
 }
 
-/** The event with its JsonRows, and those of the events inside it, rendered (json-rows.ts's render). */
+/**
+ * The event with its JsonRows, and those of the events inside it, rendered (json-rows.ts's render). The
+ * event is the dump's own, so its rows are replaced in place: a copy of every rows event would cost more
+ * than the rest of this step. Only where the images are kept as bytes does the event change its members.
+ */
 function withRenderedRows(e: DumpReadEvent, rows: JsonBytes): DumpEvent {
-  const { events } = e;
-  if (events !== undefined) {
-    const inner = events.map((x) => withRenderedRows(x, rows));
-    return (inner.some((x, i) => x !== events[i]) ? { ...e, events: inner } : e) as DumpEvent;
+  if (e.events !== undefined) {
+    for (const inner of e.events) withRenderedRows(inner, rows);
+    return e as DumpEvent;
   }
-  const held = (e as { rows?: unknown }).rows;
-  if (!(held instanceof JsonRows)) return e as DumpEvent;
-  const split = held.render(rows);
-  return { ...e, rows: split.rows, rowImagesUndecoded: split.undecoded, rowImages: split.bytes } as DumpEvent;
+  const held = e as { rows?: unknown; rowImagesUndecoded?: string; rowImages?: Uint8Array };
+  if (!(held.rows instanceof JsonRows)) return e as DumpEvent;
+  const split = held.rows.render(rows);
+  held.rows = split.rows;
+  held.rowImagesUndecoded = split.undecoded;
+  held.rowImages = split.bytes;
+  return e as DumpEvent;
 }
 
 /**

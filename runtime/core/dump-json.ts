@@ -1,5 +1,5 @@
 import { EncodeError } from './errors.js';
-import { JsonBytes } from './json-bytes.js';
+import { JsonBytes } from './dump-json-bytes.js';
 import type { Text } from './reader.js';
 
 /**
@@ -18,21 +18,28 @@ const KEPT_LINE_BYTES = 1 << 16;
 let keptWriter: JsonBytes | undefined = new JsonBytes(1 << 12);
 
 /**
- * One value as a line of JSON. The kept writer is taken out while it is in use, so that a toJSON method
- * that calls toJsonLine itself gets a writer of its own.
+ * What `take` makes of a value's JSON written by the kept writer. The kept writer is taken out while it is
+ * in use, so that a toJSON method that writes JSON itself gets a writer of its own.
  */
-export function toJsonLine(value: unknown): string {
+function written<T>(value: unknown, take: (w: JsonBytes) => T): T {
   const w = keptWriter ?? new JsonBytes(1 << 12);
   keptWriter = undefined;
   w.value(value);
-  const line = w.buf.toString('utf8', 0, w.pos);
+  const out = take(w);
   w.pos = 0;
   if (w.buf.length <= KEPT_LINE_BYTES) keptWriter = w;
-  return line;
+  return out;
 }
 
-// The functions below read JSON back into values for `binlog encode`: each checks its value and names the
-// JSON path of any problem it finds.
+/** One value as a line of JSON. */
+export function toJsonLine(value: unknown): string {
+  return written(value, (w) => w.buf.toString('utf8', 0, w.pos));
+}
+
+/** One value's JSON line as UTF-8 bytes of its own (a record's body), without the string between. */
+export function toJsonBytes(value: unknown): Buffer {
+  return written(value, (w) => Buffer.from(w.buf.subarray(0, w.pos)));
+}
 
 /** An error shows this many characters of the value it found. */
 const SHOWN_CHARS = 60;
