@@ -1,4 +1,7 @@
-/** The dump's output: each event as a line of JSON (or an element of one array), written as bytes in large writes. */
+/**
+ * The dump's output. Each event becomes a line of JSON (or an element of one array), and the lines are
+ * written out as bytes in large writes.
+ */
 import { once } from 'node:events';
 import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
 import { type DumpEvent, type DumpReadEvent, writeDumpEvent } from '../runtime/events/event-dump-json.js';
@@ -6,16 +9,16 @@ import { type DumpEvent, type DumpReadEvent, writeDumpEvent } from '../runtime/e
 /** Lines are written out once this many bytes wait. */
 const BATCH = 1 << 16;
 
-/** How dump writes its events: JSON Lines (the default), or (--format=json) one array, maybe indented. */
+/** Says how dump writes its events: as JSON Lines (the default), or (--format=json) as one array, maybe indented. */
 export interface OutputForm {
   array: boolean;
   pretty: boolean;
 }
 
-/** Batches events' lines into large writes and waits when the pipe is full, so memory stays flat. */
+/** Batches events' lines into large writes and waits when the pipe is full, so that memory stays flat. */
 export class DumpLines {
   private readonly w = new JsonBytes(BATCH * 2);
-  /** Where each event's rows are written from their images before its line (writeDumpEvent). */
+  /** Each event's rows are written here from their images before its line is written (writeDumpEvent). */
   private readonly rows = new JsonBytes(BATCH);
   private written = 0;
   constructor(
@@ -25,7 +28,7 @@ export class DumpLines {
 
   /** Writes an event; returns it as written, its rows' JSON or, where a value does not read, its images as bytes. */
   async event(e: DumpReadEvent): Promise<DumpEvent> {
-    // An array's elements are "[\n" e1 ",\n" e2 … "]\n": the comma is known before the next element.
+    // An array's elements are "[\n" e1 ",\n" e2 … "]\n", so the comma is known before the next element.
     if (this.form.array) this.w.ascii(this.written === 0 ? '[\n' : ',\n');
     const written = this.form.pretty ? this.pretty(e) : writeDumpEvent(this.w, this.rows, e);
     if (!this.form.array) this.w.byte(0x0a);
@@ -42,7 +45,7 @@ export class DumpLines {
     return written;
   }
 
-  /** The last lines out, and the array closed. */
+  /** Writes out the last lines and closes the array. */
   async end(): Promise<void> {
     if (this.form.array) this.w.ascii(this.written === 0 ? '[]\n' : ']\n');
     await this.flush();

@@ -49,9 +49,9 @@ export class JsonRows {
   ) {}
 
   /**
-   * The rows at `r`, read to its end, to be written later; undefined where one pass would not give the
-   * eager line anyway (JSON diffs, a layout that does not fit the table, images of no columns, names a JS
-   * object would reorder), which are then decoded eagerly.
+   * Takes the rows at `r`, reading it to its end, to be rendered later. It gives undefined where one pass
+   * cannot give the eager line (JSON diffs, a layout that does not fit the table, images of no columns,
+   * names a JS object would reorder), and those rows are then decoded eagerly.
    */
   static over(r: Reader, t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): JsonRows | undefined {
     if (images & JSON_DIFFS) return undefined;
@@ -77,7 +77,8 @@ export class JsonRows {
   render(w: JsonBytes): RenderedRows {
     const r = this.reader();
     const start = w.pos;
-    // orBytes is the eager decode's own test of whether the images split into rows: the same error gives the same answer.
+    // orBytes is the eager decode's own test of whether the images split into rows, so the same error
+    // gives the same answer.
     const split = orBytes(r, () => this.write(r, w));
     if (split.undecoded !== undefined) {
       w.pos = start;
@@ -99,7 +100,7 @@ export class JsonRows {
     w.byte(0x5d);
   }
 
-  /** A reader of the images alone, from their start (the event's reader is the decoder's, which moves on). */
+  /** Gives a reader of the images alone, from their start, since the event's reader is the decoder's and moves on. */
   private reader(): Reader {
     const { r } = this;
     return new Reader(r.buf, this.start, r.end, r.base, r.dv);
