@@ -1,6 +1,6 @@
 /**
- * `binlog dump`: each event of binlog files, standard input or (-R) a running server's binlog as a line of
- * JSON. The replication client is loaded only for -R.
+ * `binlog dump` writes each event of binlog files, of standard input or (-R) of a running server's binlog
+ * as a line of JSON. The replication client is loaded only for -R.
  */
 import { fstatSync, statSync } from 'node:fs';
 import type { LiveOptions } from '../replication/client.js';
@@ -14,7 +14,7 @@ import { Progress } from './progress.js';
 import { RawArchive, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
 import { DUMP_OPTIONS, EXIT, UsageError } from './usage.js';
 
-/** `binlog dump [options] FILE...` (or `-`, or -R LOGNAME); the exit status. */
+/** Runs `binlog dump [options] FILE...` (or `-`, or -R LOGNAME) and returns the exit status. */
 export async function dumpCommand(args: string[], help: string): Promise<number> {
   const { values, positionals } = parseCommand(withPasswordPrompt(args), DUMP_OPTIONS);
   if (values.help) {
@@ -32,7 +32,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   const selection = new EventSelection(filter);
   let skipped = 0;
   let undecoded = 0;
-  // Rows are written as JSON from their bytes (DumpLines), none decoded into a row object first.
+  // DumpLines writes the rows as JSON from their bytes, so none is decoded into a row object first.
   const options: ReadOptions = {
     rows: 'json',
     verifyChecksum: !values['no-verify-checksum'],
@@ -49,7 +49,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
         : undefined,
   };
   if (remote) {
-    // --start-position is where the dump starts: no filter.
+    // The server starts sending at --start-position, so the filter does not apply it again.
     const selection = new EventSelection({ ...filter, startPosition: undefined });
     return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped, form);
   }
@@ -82,7 +82,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   return code === EXIT.ok && sayUnmatched(selection) ? EXIT.unmatched : code;
 }
 
-/** --read-from-remote-server: the server's binlog as JSON lines, or (--raw) as its files. */
+/** Dumps the server's binlog (--read-from-remote-server) as JSON lines, or (--raw) as its files. */
 async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number, form: OutputForm): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
@@ -100,7 +100,7 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
   try {
     for await (const event of connectBinlog({ ...read, ...live })) {
       if (keptImages(await out.event(event))) undecoded++;
-      // Waiting for new events: what came so far is out.
+      // The dump may now wait for new events, so what came so far is written out first.
       if (live.until === 'never') await out.flush();
     }
   } catch (e) {
@@ -111,18 +111,25 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
   return outcome(skipped(), undecoded);
 }
 
-/** Whether a row event, or one inside a TRANSACTION_PAYLOAD, kept its row images as bytes (rowImagesUndecoded says why). */
+/**
+ * Says whether a row event, or one inside a TRANSACTION_PAYLOAD, kept its row images as bytes
+ * (rowImagesUndecoded says why).
+ */
 function keptImages(e: DumpEvent): boolean {
-  return ('rowImagesUndecoded' in e && e.rowImagesUndecoded !== undefined) || (e.events !== undefined && e.events.some(keptImages));
+  const own = 'rowImagesUndecoded' in e && e.rowImagesUndecoded !== undefined;
+  return own || (e.events !== undefined && e.events.some(keptImages));
 }
 
-/** A dump's status once every event is out: events skipped (4), else row images kept as bytes (7), said on stderr. */
+/**
+ * Gives a dump's status once every event is out: 4 when events were skipped, else 7 when row images were
+ * kept as bytes, which stderr then says.
+ */
 function outcome(skipped: number, undecoded: number): number {
   if (undecoded) process.stderr.write(`binlog: ${undecoded} row event${undecoded === 1 ? '' : 's'} kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n`);
   return skipped ? EXIT.skipped : undecoded ? EXIT.undecoded : EXIT.ok;
 }
 
-/** --raw: the server's files written byte for byte, each as the prefix and its name. */
+/** Writes the server's files byte for byte (--raw), each named by the prefix and its own name. */
 async function archive(live: LiveOptions, prefix: string): Promise<number> {
   const { connectBinlogFrames } = await import('../replication/client.js');
   const files = new RawArchive(prefix);
@@ -136,12 +143,12 @@ async function archive(live: LiveOptions, prefix: string): Promise<number> {
   return EXIT.ok;
 }
 
-/** The progress line is for people: on when stderr is a terminal and stdout is not, or when asked for. */
+/** The progress line is for people, so it is on when stderr is a terminal and stdout is not, or when asked for. */
 function showsProgress(asked: boolean | undefined): boolean {
   return asked ?? (process.stderr.isTTY === true && !process.stdout.isTTY);
 }
 
-/** The bytes of the inputs, when they are all files (standard input too, when it is one). */
+/** Gives the bytes of the inputs when they are all files (standard input too, when it is one). */
 function inputSize(files: string[]): number | undefined {
   let total = 0;
   for (const f of files) {
@@ -150,7 +157,7 @@ function inputSize(files: string[]): number | undefined {
       if (!st.isFile()) return undefined;
       total += st.size;
     } catch {
-      return undefined; // reading it will say why
+      return undefined; // Reading the input will say why it cannot be read.
     }
   }
   return total;
