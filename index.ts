@@ -21,7 +21,7 @@ export {
 } from './runtime/core/errors.js';
 export { Reader, bytesToText, type Text } from './runtime/core/reader.js';
 export { Writer, textToBytes } from './runtime/core/writer.js';
-export { toJsonLine, toHex } from './runtime/core/json-form.js';
+export { toJsonLine, toHex } from './runtime/core/dump-json.js';
 export { applyJsonDiff } from './runtime/rows/json-diff.js';
 export { LazyRow, type LazyRowChange } from './runtime/rows/lazy.js';
 export type { JsonTree, JsonDiff, JsonDiffCell, JsonCell, EitherSignCell, CellValue, Row, RowChange, OldRowChange } from './runtime/core/values.js';

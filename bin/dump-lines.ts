@@ -1,47 +1,51 @@
-/** The dump's output: each event as a line of JSON (or an element of one array), written as bytes in large writes. */
+/**
+ * The dump's output. Each event becomes a line of JSON (or an element of one array), and the lines are
+ * written out as bytes in large writes.
+ */
 import { once } from 'node:events';
-import { JsonBytes } from '../runtime/core/json-bytes.js';
-import type { BinlogEvent } from '../runtime/events/event-codec.js';
-import { writeDumpEvent } from '../runtime/events/event-json.js';
+import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
+import { type DumpEvent, type DumpReadEvent, writeDumpEvent } from '../runtime/events/event-dump-json.js';
 
 /** Lines are written out once this many bytes wait. */
 const BATCH = 1 << 16;
 
-/** How dump writes its events: JSON Lines (the default), or (--format=json) one array, maybe indented. */
+/** Says how dump writes its events: as JSON Lines (the default), or (--format=json) as one array, maybe indented. */
 export interface OutputForm {
   array: boolean;
   pretty: boolean;
 }
 
-/** Batches events' lines into large writes and waits when the pipe is full, so memory stays flat. */
+/** Batches events' lines into large writes and waits when the pipe is full, so that memory stays flat. */
 export class DumpLines {
   private readonly w = new JsonBytes(BATCH * 2);
+  /** Each event's rows are written here from their images before its line is written (writeDumpEvent). */
+  private readonly rows = new JsonBytes(BATCH);
   private written = 0;
   constructor(
     private readonly stream: NodeJS.WritableStream,
     private readonly form: OutputForm = { array: false, pretty: false },
   ) {}
 
-  /** Writes an event; returns it as written (under lazy rows, its eager form where a value did not read: writeDumpEvent). */
-  async event(e: BinlogEvent): Promise<BinlogEvent> {
-    // An array's elements are "[\n" e1 ",\n" e2 … "]\n": the comma is known before the next element.
+  /** Writes an event; returns it as written, its rows' JSON or, where a value does not read, its images as bytes. */
+  async event(e: DumpReadEvent): Promise<DumpEvent> {
+    // An array's elements are "[\n" e1 ",\n" e2 … "]\n", so the comma is known before the next element.
     if (this.form.array) this.w.ascii(this.written === 0 ? '[\n' : ',\n');
-    const written = this.form.pretty ? this.pretty(e) : writeDumpEvent(this.w, e);
+    const written = this.form.pretty ? this.pretty(e) : writeDumpEvent(this.w, this.rows, e);
     if (!this.form.array) this.w.byte(0x0a);
     this.written++;
     if (this.w.pos > BATCH) await this.flush();
     return written;
   }
 
-  /** An event's line re-indented (--pretty: the rare, slow path); the event as written. */
-  private pretty(e: BinlogEvent): BinlogEvent {
+  /** An event's line re-indented (--pretty, which is rare and may be slow); the event as written. */
+  private pretty(e: DumpReadEvent): DumpEvent {
     const line = new JsonBytes();
-    const written = writeDumpEvent(line, e);
+    const written = writeDumpEvent(line, this.rows, e);
     this.w.raw(Buffer.from(JSON.stringify(JSON.parse(line.take().toString('utf8')), null, 2)));
     return written;
   }
 
-  /** The last lines out, and the array closed. */
+  /** Writes out the last lines and closes the array. */
   async end(): Promise<void> {
     if (this.form.array) this.w.ascii(this.written === 0 ? '[]\n' : ']\n');
     await this.flush();

@@ -1,10 +1,10 @@
 /**
- * `binlog dump`: each event of binlog files, standard input or (-R) a running server's binlog as a line of
- * JSON. The replication client is loaded only for -R.
+ * `binlog dump` writes each event of binlog files, of standard input or (-R) of a running server's binlog
+ * as a line of JSON. The replication client is loaded only for -R.
  */
 import { fstatSync, statSync } from 'node:fs';
 import type { LiveOptions } from '../replication/client.js';
-import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import type { DumpEvent } from '../runtime/events/event-dump-json.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
@@ -16,7 +16,7 @@ import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
 import { withPasswordPrompt } from './secrets.js';
 import { DUMP_OPTIONS, EXIT, isWord, UsageError } from './usage.js';
 
-/** `binlog dump [options] FILE...` (or `-`, or -R LOGNAME); the exit status. */
+/** Runs `binlog dump [options] FILE...` (or `-`, or -R LOGNAME) and returns the exit status. */
 export async function dumpCommand(args: string[], help: string): Promise<number> {
   const { values, positionals } = parseCommand(withPasswordPrompt(args), DUMP_OPTIONS);
   if (values.help) {
@@ -35,7 +35,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   let skipped = 0;
   let undecoded = 0;
   const encrypted = new EncryptedEvents();
-  // Rows are written as JSON from their bytes (DumpLines), none decoded into a row object first.
+  // DumpLines writes the rows as JSON from their bytes, so none is decoded into a row object first.
   const options: ReadOptions = {
     rows: 'json',
     verifyChecksum: !values['no-verify-checksum'],
@@ -52,7 +52,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
         : undefined,
   };
   if (remote) {
-    // --start-position is where the dump starts: no filter.
+    // The server starts sending at --start-position, so the filter does not apply it again.
     const selection = new EventSelection({ ...filter, startPosition: undefined });
     const read = { ...options, filter: selection };
     return remoteDump(values, positionals, filter.startPosition, read, () => skipped, form, encrypted);
@@ -89,7 +89,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   return code === EXIT.ok && sayUnmatched(selection) ? EXIT.unmatched : code;
 }
 
-/** --read-from-remote-server: the server's binlog as JSON lines, or (--raw) as its files. */
+/** Dumps the server's binlog (--read-from-remote-server) as JSON lines, or (--raw) as its files. */
 async function remoteDump(
   values: RemoteValues & { raw?: boolean; 'result-file'?: string },
   positionals: string[],
@@ -116,7 +116,7 @@ async function remoteDump(
     for await (const event of connectBinlog({ ...read, ...live })) {
       if (keptImages(await out.event(event))) undecoded++;
       encrypted.see(event);
-      // Waiting for new events: what came so far is out.
+      // The dump may now wait for new events, so what came so far is written out first.
       if (live.until === 'never') await out.flush();
     }
   } catch (e) {
@@ -127,9 +127,13 @@ async function remoteDump(
   return outcome(skipped(), undecoded, encrypted.count);
 }
 
-/** Whether a row event, or one inside a TRANSACTION_PAYLOAD, kept its row images as bytes (rowImagesUndecoded says why). */
-function keptImages(e: BinlogEvent): boolean {
-  return (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined || ('events' in e && Array.isArray(e.events) && (e.events as BinlogEvent[]).some(keptImages));
+/**
+ * Says whether a row event, or one inside a TRANSACTION_PAYLOAD, kept its row images as bytes
+ * (rowImagesUndecoded says why).
+ */
+function keptImages(e: DumpEvent): boolean {
+  const own = 'rowImagesUndecoded' in e && e.rowImagesUndecoded !== undefined;
+  return own || (e.events !== undefined && e.events.some(keptImages));
 }
 
 /**
@@ -141,7 +145,7 @@ function outcome(skipped: number, undecoded: number, encrypted: number): number 
   return skipped ? EXIT.skipped : undecoded || encrypted ? EXIT.undecoded : EXIT.ok;
 }
 
-/** --raw: the server's files written byte for byte, each as the prefix and its name. */
+/** Writes the server's files byte for byte (--raw), each named by the prefix and its own name. */
 async function archive(live: LiveOptions, prefix: string): Promise<number> {
   const { connectBinlogFrames } = await import('../replication/client.js');
   const files = new RawArchive(prefix);
@@ -155,12 +159,12 @@ async function archive(live: LiveOptions, prefix: string): Promise<number> {
   return EXIT.ok;
 }
 
-/** The progress line is for people: on when stderr is a terminal and stdout is not, or when asked for. */
+/** The progress line is for people, so it is on when stderr is a terminal and stdout is not, or when asked for. */
 function showsProgress(asked: boolean | undefined): boolean {
   return asked ?? (process.stderr.isTTY === true && !process.stdout.isTTY);
 }
 
-/** The bytes of the inputs, when they are all files (standard input too, when it is one). */
+/** Gives the bytes of the inputs when they are all files (standard input too, when it is one). */
 function inputSize(files: string[]): number | undefined {
   let total = 0;
   for (const f of files) {
@@ -169,7 +173,7 @@ function inputSize(files: string[]): number | undefined {
       if (!st.isFile()) return undefined;
       total += st.size;
     } catch {
-      return undefined; // reading it will say why
+      return undefined; // Reading the input will say why it cannot be read.
     }
   }
   return total;

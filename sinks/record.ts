@@ -1,7 +1,7 @@
 /**
  * Row changes as Debezium-shaped change records, one message each, on `PREFIX.<db>.<table>`; DDL (and
  * any statement other than BEGIN, COMMIT, XA… and SAVEPOINT) on `PREFIX._ddl` when asked for. Values are
- * the dump's JSON (runtime/core/json-form.ts). docs/stream.md describes the record.
+ * the dump's JSON (runtime/core/dump-json.ts). docs/stream.md describes the record.
  *
  * A message's id is `<server id>/<GTID>/<n>`, or `<server id>/<file>:<pos>/<n>` for a transaction
  * without a GTID (file:pos: the checkpoint it starts at), n counting the transaction's messages from 0:
@@ -10,7 +10,7 @@
 import type { Checkpoint } from '../protocol/checkpoint.js';
 import { gtidOf } from '../protocol/gtid-sets.js';
 import { rowKind } from '../protocol/row-kinds.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonBytes } from '../runtime/core/dump-json.js';
 import type { RowChange } from '../runtime/core/values.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { isStatement, textOf } from '../runtime/io/transactions.js';
@@ -107,7 +107,7 @@ export class ChangeMessages {
 
   private message(subject: string, record: ChangeRecord | DdlRecord): SinkMessage {
     const t = this.transaction!;
-    return { subject, id: `${t.serverId}/${t.key}/${t.n++}`, body: Buffer.from(toJsonLine(record)) };
+    return { subject, id: `${t.serverId}/${t.key}/${t.n++}`, body: toJsonBytes(record) };
   }
 }
 

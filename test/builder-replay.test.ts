@@ -14,7 +14,7 @@ import { Charsets, Collations } from '../generated/sqltypes.js';
 import { BinlogWriter, type BuiltColumn, describeTable, type RowInput, type Table, type TableDef } from '../builder/index.js';
 import { charsetOf, encodeText } from '../runtime/values/charsets.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
 import { EVERY_TYPE_COLUMNS } from './support/every-type.js';
 import { describeWithServer, findMariadb, type MariadbServer, replay, startMariadb } from './support/mariadb.js';

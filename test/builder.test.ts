@@ -15,7 +15,7 @@ import { type BinlogOp, BinlogWriter, type BinlogWriterOptions, type ColumnDef, 
 import { decodeText } from '../runtime/values/charsets.js';
 import { EncodeError } from '../runtime/core/errors.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { decodeBinlog, encodeBinlog, readBinlog } from '../runtime/io/stream.js';
 import { caught } from './runtime/helpers.js';
 import { EVERY_TYPE_COLUMNS } from './support/every-type.js';

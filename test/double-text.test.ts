@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DOUBLE_TEXT_MAX, writeDouble } from '../runtime/core/double-text.js';
-import { JsonBytes } from '../runtime/core/json-bytes.js';
+import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
 
 const buf = Buffer.alloc(64);
 const written = (x: number) => buf.toString('latin1', 0, writeDouble(buf, 0, x));

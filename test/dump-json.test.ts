@@ -1,6 +1,7 @@
 /**
- * `binlog dump` writes its JSON as bytes (runtime/core/json-bytes.ts): byte for byte what toJsonLine, the
- * object path it replaced, writes, on values made to be hard, every shared fixture, and fuzzed inputs.
+ * `binlog dump` writes its JSON as bytes (runtime/core/dump-json-bytes.ts): byte for byte what JSON.stringify
+ * writes with the dump's rules (test/support/dump-json.ts's referenceLine), on values made to be hard,
+ * every shared fixture, and fuzzed inputs.
  * The binlogs of the MariaDB tests are checked where they are made (test/support/rows.ts's expectRoundTrip).
  */
 import { spawnSync } from 'node:child_process';
@@ -8,11 +9,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toJsonLine } from '../runtime/core/json-form.js';
-import { decodeBinlog, type ReadOptions } from '../runtime/io/stream.js';
-import { JsonBytes } from '../runtime/core/json-bytes.js';
-import { dumpedEvents, expectSameEventJson, expectSameJson, jsonDisagreement } from './support/dump-json.js';
-import { writeDumpEvent } from '../runtime/events/event-json.js';
+import { decodeBinlog, encodeBinlog, type ReadOptions } from '../runtime/io/stream.js';
+import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
+import { dumpedEvents, expectSameEventJson, expectSameJson, jsonDisagreement, referenceLine } from './support/dump-json.js';
+import { type DumpReadEvent, writeDumpEvent } from '../runtime/events/event-dump-json.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { crc32 } from 'node:zlib';
 import { BinlogWriter } from '../builder/binlog-writer.js';
@@ -121,7 +121,7 @@ describe('JSON written as bytes', () => {
     const lines = (b: Uint8Array) => {
       const at = (events: BinlogEvent[]) => events.find((e) => e.pos === writeRows.pos)!;
       const w = new JsonBytes();
-      const written = writeDumpEvent(w, at(dumpedEvents(b, 'json')));
+      const written = writeDumpEvent(w, new JsonBytes(), at(dumpedEvents(b, 'json')) as DumpReadEvent);
       return { eager: at(dumpedEvents(b)), line: w.take().toString('utf8'), written };
     };
 
@@ -135,7 +135,7 @@ describe('JSON written as bytes', () => {
       });
       const { eager, line, written } = lines(b);
       expect((eager as { rowImagesUndecoded?: string }).rowImagesUndecoded).toMatch(/^the row images do not split into rows: .*born/);
-      expect(line).toBe(toJsonLine(eager));
+      expect(line).toBe(referenceLine(eager));
       expect((written as { rowImagesUndecoded?: string }).rowImagesUndecoded).toBe((eager as { rowImagesUndecoded?: string }).rowImagesUndecoded);
     });
 
@@ -147,7 +147,22 @@ describe('JSON written as bytes', () => {
       });
       const { eager, line } = lines(b);
       expect((eager as { rows: object[] }).rows[0]).toHaveProperty('nullSpare', { after: 0 });
-      expect(line).toBe(toJsonLine(eager));
+      expect(line).toBe(referenceLine(eager));
+    });
+
+    it("unused null-bitmap bits in an UPDATE's before image, after image or both: nullSpare as the eager change has it", () => {
+      const events = decodeBinlog(sample);
+      const at = events.findIndex((e) => e.type === 'UPDATE_ROWS_EVENT_V1');
+      const cases: { before?: number; after?: number }[] = [{ before: 0 }, { after: 1 }, { before: 2, after: 0 }];
+      for (const nullSpare of cases) {
+        const edited = events.map((e, i) => (i === at ? { ...e, rows: (e as { rows: object[] }).rows.map((c) => ({ nullSpare, ...c })) } : e));
+        const b = encodeBinlog(edited as BinlogEvent[]);
+        const eager = dumpedEvents(b)[at]!;
+        expect((eager as { rows: object[] }).rows[0]).toHaveProperty('nullSpare', nullSpare);
+        const w = new JsonBytes();
+        writeDumpEvent(w, new JsonBytes(), dumpedEvents(b, 'json')[at] as DumpReadEvent);
+        expect(w.take().toString('utf8')).toBe(referenceLine(eager));
+      }
     });
 
     it('text that is not UTF-8, and text that needs escapes', () => {
@@ -155,7 +170,7 @@ describe('JSON written as bytes', () => {
       const name = nulls + 1 + 4 + 1;
       for (const bytes of [[0xc3, 0x28, 0x41], [0x22, 0x5c, 0x0a], [0xed, 0xa0, 0x80], [0xef, 0xbb, 0xbf]]) {
         const { eager, line } = lines(forged((b) => b.set(bytes, name)));
-        expect(line).toBe(toJsonLine(eager));
+        expect(line).toBe(referenceLine(eager));
       }
     });
   });
@@ -217,11 +232,11 @@ describeWithFixtures('binlog dump, end to end, against the object path', () => {
     ['transaction_compression.000001', [], { payloads: 'nested' }],
   ];
   for (const [name, args, options] of cases) {
-    it(`${name} ${args.join(' ')}: toJsonLine's lines, and encode gives the file back`, () => {
+    it(`${name} ${args.join(' ')}: the reference's lines, and encode gives the file back`, () => {
       const f = byName(name);
       const bytes = readFileSync(f.path);
       const out = dump(['dump', ...args, f.path]);
-      const lines = decodeBinlog(bytes, { ...options, file: basename(f.path) }).map((e) => `${toJsonLine(e)}\n`);
+      const lines = decodeBinlog(bytes, { ...options, file: basename(f.path) }).map((e) => `${referenceLine(e)}\n`);
       expect(out.equals(Buffer.from(lines.join(''), 'utf8'))).toBe(true);
       const dir = mkdtempSync(join(tmpdir(), 'dump-json-'));
       try {

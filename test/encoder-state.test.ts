@@ -8,7 +8,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { BinlogError } from '../runtime/core/errors.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { EventDecoder, EventEncoder, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import { FormatState } from '../runtime/events/format-state.js';
 import { decodeBinlog } from '../runtime/io/stream.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { BinlogError, type BinlogErrorKind } from '../runtime/core/errors.js';
 import { eventFromJson, type BinlogEvent } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { decodeBinlog, encodeBinlog, frameBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { eventFromJson, type BinlogEvent } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import type { EventFilter } from '../runtime/io/filter.js';
 import { decodeBinlog, encodeBinlog, iterateBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BinlogWriter, type EventInput } from '../builder/index.js';
 import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 import { binlogWith, CLAUSES, GROUP_EVENTS, LOAD_EVENTS, legacyBinlogs, text, UUID, v1Binlog, v1Header, V1_LINES } from './support/legacy.js';

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { describeWithServer, type MariadbServer, startMariadb } from './support/mariadb.js';
 import { expectRoundTrip, fromHex, rowEvents, toHex } from './support/rows.js';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { EncodeError, InvalidValueError } from '../runtime/core/errors.js';
 import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { applyJsonDiff } from '../runtime/rows/json-diff.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { caught } from './runtime/helpers.js';

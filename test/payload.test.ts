@@ -10,7 +10,7 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BinlogError } from '../runtime/core/errors.js';
 import { eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import type { EventFilter } from '../runtime/io/filter.js';
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';

@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTableSql, describeTable } from '../builder/index.js';
 import { EventFlags, EventHeaderOffsets } from '../generated/header.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { readBinlog } from '../runtime/io/stream.js';
 import { connectBinlog, connectBinlogFrames } from '../replication/client.js';

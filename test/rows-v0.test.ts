@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { BinlogError, EncodeError, InvalidValueError } from '../runtime/core/errors.js';
 import { EventDecoder, eventFromJson, type BinlogEvent, type BinlogEventInput } from '../runtime/events/event-codec.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { TableDefinitionError } from '../builder/index.js';
 import { parseTableSql, type TableDefinitions } from '../runtime/tables/definitions.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BinlogWriter } from '../builder/index.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import type { BinlogEvent, BinlogEventInput } from '../runtime/events/event-codec.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
 import { connectBinlog } from '../replication/client.js';

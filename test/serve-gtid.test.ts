@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BinlogWriter } from '../builder/index.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { readBinlog } from '../runtime/io/stream.js';
 import { connectBinlog } from '../replication/client.js';

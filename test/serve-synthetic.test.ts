@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BinlogWriter } from '../builder/index.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import { eventFromJson } from '../runtime/events/event-codec.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
 import { Wire } from '../replication/wire.js';

@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventFlags } from '../generated/header.js';
 import { ServerError } from '../runtime/core/errors.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import type { BinlogEvent, BinlogEventInput } from '../runtime/events/event-codec.js';
 import { MysqlGtidSet } from '../protocol/gtid-sets.js';
 import { decodeBinlog, frameBinlog, Framer, readBinlog } from '../runtime/io/stream.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BinlogWriter } from '../builder/index.js';
 import { EncodeError } from '../runtime/core/errors.js';
-import { toJsonLine } from '../runtime/core/json-form.js';
+import { toJsonLine } from '../runtime/core/dump-json.js';
 import type { Row } from '../runtime/core/values.js';
 import { type BinlogEvent, eventFromJson } from '../runtime/events/event-codec.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';

@@ -31,29 +31,29 @@ export const RUNTIME = {
   hasTableDefinition: 'core/tables',
   rowsFromJson: 'core/row-json',
   oldRowsFromJson: 'core/row-json',
-  jObject: 'core/json-form',
-  jArray: 'core/json-form',
-  jNum: 'core/json-form',
-  jNumbers: 'core/json-form',
-  jBig: 'core/json-form',
-  jFloat: 'core/json-form',
-  jBits: 'core/json-form',
-  jBytes: 'core/json-form',
-  jText: 'core/json-form',
-  jEnum: 'core/json-form',
+  jObject: 'core/dump-json',
+  jArray: 'core/dump-json',
+  jNum: 'core/dump-json',
+  jNumbers: 'core/dump-json',
+  jBig: 'core/dump-json',
+  jFloat: 'core/dump-json',
+  jBits: 'core/dump-json',
+  jBytes: 'core/dump-json',
+  jText: 'core/dump-json',
+  jEnum: 'core/dump-json',
   readKeyed: 'core/keyed-fields',
   lastKeyed: 'core/keyed-fields',
   keyedOrder: 'core/keyed-fields',
   writeKeyed: 'core/keyed-fields',
   jKeyOrder: 'core/keyed-fields',
-  jsonKey: 'core/json-bytes',
-  jsonStoresCode: 'core/json-bytes',
-  keepsKeyOrder: 'core/json-bytes',
+  jsonKey: 'core/dump-json-bytes',
+  jsonStoresCode: 'core/dump-json-bytes',
+  keepsKeyOrder: 'core/dump-json-bytes',
 } as const;
 export type RuntimeName = keyof typeof RUNTIME;
 
 /** Runtime types imported only as types. */
-export const TYPE_ONLY_RUNTIME = { Text: 'core/reader', KeyedEntry: 'core/keyed-fields', RowChange: 'core/values', RowChangeInput: 'core/values', OldRowChange: 'core/values', RowTables: 'core/tables', CellCodec: 'core/values', CellValue: 'core/values', CellColumn: 'core/values', TextCodec: 'core/values', JsonTree: 'core/values', ColumnCover: 'core/tables', JsonBytes: 'core/json-bytes', Row: 'core/values', CellReader: 'core/values', CellSkipper: 'core/values', CellWriter: 'core/values', CellJsonWriter: 'core/values' } as const;
+export const TYPE_ONLY_RUNTIME = { Text: 'core/reader', KeyedEntry: 'core/keyed-fields', RowChange: 'core/values', RowChangeInput: 'core/values', OldRowChange: 'core/values', RowTables: 'core/tables', CellCodec: 'core/values', CellValue: 'core/values', CellColumn: 'core/values', TextCodec: 'core/values', JsonTree: 'core/values', ColumnCover: 'core/tables', JsonBytes: 'core/dump-json-bytes', Row: 'core/values', CellReader: 'core/values', CellSkipper: 'core/values', CellWriter: 'core/values', CellJsonWriter: 'core/values' } as const;
 export type RuntimeType = keyof typeof TYPE_ONLY_RUNTIME | 'Reader' | 'Writer';
 
 export function isRuntimeType(name: string): name is keyof typeof TYPE_ONLY_RUNTIME {

@@ -1,6 +1,6 @@
 /**
  * Numbers written as ASCII digits straight into bytes, with no string made: what the dump's JSON writer
- * (json-bytes.ts), a double's text (double-text.ts) and the temporal types' JSON share.
+ * (dump-json-bytes.ts), a double's text (double-text.ts) and the temporal types' JSON share.
  */
 
 /** The ASCII codes of the tens and the units of 0 … 99. */

@@ -7,7 +7,7 @@
  * `keyOrder` when the list is not what servers write (the declared fields, in declared order, once).
  */
 import { EncodeError } from './errors.js';
-import { jArray, jBytes, jNum, jObject } from './json-form.js';
+import { jArray, jBytes, jNum, jObject } from './dump-json.js';
 import type { Reader } from './reader.js';
 import type { Writer } from './writer.js';
 

@@ -2,7 +2,7 @@
  * Row changes from the dump's JSON, as the generated fromJson converters of row events read them: the
  * values are checked against their columns when they are encoded, not here.
  */
-import { jArray, jBits, jBytes, jCell, jNum, jObject } from './json-form.js';
+import { jArray, jBits, jBytes, jCell, jNum, jObject } from './dump-json.js';
 import type { CellValue, OldRowChange, Row, RowChangeInput } from './values.js';
 
 /** Row changes from their JSON form in the dump. */

@@ -4,7 +4,7 @@
  */
 import type { Reader, Text } from './reader.js';
 import type { Writer } from './writer.js';
-import type { JsonBytes } from './json-bytes.js';
+import type { JsonBytes } from './dump-json-bytes.js';
 
 export type JsonTree =
   | null

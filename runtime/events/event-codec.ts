@@ -21,7 +21,7 @@ import type { TransactionPayloadEvent } from '../../generated/payload.js';
 import { decodeTableMapEvent, type TableMapEventInput } from '../../generated/rows.js';
 import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../../generated/header.js';
 import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from '../core/errors.js';
-import { jArray, jBool, jBytes, jEnum, jNum, jObject } from '../core/json-form.js';
+import { jArray, jBool, jBytes, jEnum, jNum, jObject } from '../core/dump-json.js';
 import { packPayload, payloadEvents, splitEvents } from './payload.js';
 import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, storedServerVersion, type TableKnowledge } from './format-state.js';
 import { Reader, type Text } from '../core/reader.js';

@@ -1,51 +1,57 @@
 /**
- * The dump's rows (DecodeOptions `rows: 'json'`): a rows event's images left where they are, then written
- * as JSON in one pass over their bytes, each value by its cell's JSON writer (UTF-8 text escaped from the
- * bytes, other values as their reader gives them) under names encoded once per layout: no row object, no
- * text made into a JS string and encoded back.
+ * The dump's rows (DecodeOptions `rows: 'json'`). A rows event's images are left where they are, and
+ * `render` writes them as JSON in one pass over their bytes before the event's line is written: each value
+ * goes through its cell's JSON writer (UTF-8 text escaped from the bytes, other values as their reader
+ * gives them), under names encoded once per layout. No row object is made, and no text becomes a JS
+ * string that is encoded back.
  *
- * The line must be the eager decode's, byte for byte. Where one pass cannot know it (a value that does not
- * read, after which the eager decode keeps the images as bytes; unused null-bitmap bits a server would
- * not leave, which the eager change records before its image), `writeJson` throws, and `eager()` gives
- * what the eager decode gives for the same bytes (runtime/events/event-json.ts's writeDumpEvent).
+ * What `render` gives is what the eager decode gives for the same bytes. Where a value does not read, the
+ * eager decode keeps the images as bytes and says why; `render` does the same, from the same error. Where
+ * an image's null bitmap has unused bits set that a server would not leave, the eager change records them
+ * in `nullSpare` before its first image; `render` writes that member first too, holding the before image
+ * back until the after image's bitmap is read.
  */
 import { RowImages, type RowChangeSteps, type RowImageName, rowImagePaths, walkRowChange } from '../../generated/rows.js';
 import { BinlogError } from '../core/errors.js';
-import { jsonKey, type JsonBytes, type WritesJson } from '../core/json-bytes.js';
+import { JsonBytes, jsonKey, JsonText } from '../core/dump-json-bytes.js';
 import { Reader } from '../core/reader.js';
-import type { RowsSplit } from '../core/tables.js';
 import type { RowChange } from '../core/values.js';
 import type { TableInfo } from '../values/column.js';
-import { layout, nullBitmap, splitRows, type Image, type Layout } from './images.js';
+import { layout, nullBitmap, orBytes, type Layout } from './images.js';
 
-const { JSON_DIFFS } = RowImages;
+const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
-/** Each image's key, `"name":`, and after a comma. */
-const KEYS = { before: jsonKey('before'), after: jsonKey('after') };
-const LATER_KEYS = { before: Buffer.concat([Buffer.of(0x2c), KEYS.before]), after: Buffer.concat([Buffer.of(0x2c), KEYS.after]) };
+/** The keys of a change's members, `"name":`, each also after a comma. */
+const KEYS = { before: jsonKey('before'), after: jsonKey('after'), nullSpare: jsonKey('nullSpare') };
+/** The keys of nullSpare's members. */
+const SPARE_KEYS = { before: jsonKey('before'), after: jsonKey('after') };
+const LATER_KEYS = {
+  before: Buffer.concat([Buffer.of(0x2c), KEYS.before]),
+  after: Buffer.concat([Buffer.of(0x2c), KEYS.after]),
+  nullSpare: Buffer.concat([Buffer.of(0x2c), KEYS.nullSpare]),
+};
 
-/** A change's unused null-bitmap bits, where nullBitmap records them: one object, emptied after each image. */
-const spare: Pick<RowChange, 'nullSpare'> = {};
+/**
+ * The rows as `render` gives them: their JSON, or, where a value does not read, why the eager decode
+ * keeps the images as bytes, and the bytes (the members of runtime/core/tables.ts's RowsSplit).
+ */
+export type RenderedRows =
+  | { rows: JsonText; undecoded?: undefined; bytes?: undefined }
+  | { rows?: undefined; undecoded: string; bytes: Uint8Array };
 
-/** Thrown where one pass cannot write the eager decode's line; the writer then takes `eager()`. */
-export class NotInOnePass extends Error {}
-
-export class JsonRows implements WritesJson {
+export class JsonRows {
   private constructor(
     private readonly r: Reader,
     private readonly start: number,
-    private readonly t: TableInfo,
     private readonly images: number,
     private readonly layout: Layout,
-    private readonly columns: boolean[],
-    private readonly columnsAfter: boolean[] | undefined,
     private readonly path: string,
   ) {}
 
   /**
-   * The rows at `r`, read to its end, to be written later; undefined where one pass would not give the
-   * eager line anyway (JSON diffs, a layout that does not fit the table, images of no columns, names a JS
-   * object would reorder), which are then decoded eagerly.
+   * Takes the rows at `r`, reading it to its end, to be rendered later. It gives undefined where one pass
+   * cannot give the eager line (JSON diffs, a layout that does not fit the table, images of no columns,
+   * names a JS object would reorder), and those rows are then decoded eagerly.
    */
   static over(r: Reader, t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): JsonRows | undefined {
     if (images & JSON_DIFFS) return undefined;
@@ -58,15 +64,31 @@ export class JsonRows implements WritesJson {
     }
     const { before, after } = made;
     if (!before.json || !after.json || (before.columns.length === 0 && after.columns.length === 0)) return undefined;
-    const rows = new JsonRows(r, r.pos, t, images, made, columns, columnsAfter, path);
+    const rows = new JsonRows(r, r.pos, images, made, path);
     r.pos = r.end;
     return rows;
   }
 
-  /** The changes as JsonBytes.rows writes the eager decode's. */
-  writeJson(w: JsonBytes): void {
+  /**
+   * The changes' JSON, written at the end of `w` (a buffer of the dump's own, not the line's), as
+   * JsonBytes.rows writes the eager decode's changes; or, where a value does not read, what the eager
+   * decode keeps instead. The text stays in `w`'s buffer: `w` is to be written on only past it.
+   */
+  render(w: JsonBytes): RenderedRows {
     const r = this.reader();
-    const steps = new JsonSteps(this.layout, this.path);
+    const start = w.pos;
+    // orBytes is the eager decode's own test of whether the images split into rows, so the same error
+    // gives the same answer.
+    const split = orBytes(r, () => this.write(r, w));
+    if (split.undecoded !== undefined) {
+      w.pos = start;
+      return split;
+    }
+    return { rows: new JsonText(w.buf, start, w.pos) };
+  }
+
+  private write(r: Reader, w: JsonBytes): void {
+    const steps = new JsonSteps(this.layout, this.path, (this.images & BEFORE) !== 0 && (this.images & AFTER) !== 0);
     w.byte(0x5b);
     for (let n = 0; r.pos < r.end; n++) {
       if (n) w.byte(0x2c);
@@ -78,54 +100,96 @@ export class JsonRows implements WritesJson {
     w.byte(0x5d);
   }
 
-  /** What the eager decode gives for these bytes: the rows, or why they stay bytes, and the bytes. */
-  eager(): RowsSplit {
-    const t = this.t;
-    return splitRows(this.reader(), { get: () => t }, 0, this.columns, this.columnsAfter, this.images, this.path);
-  }
-
-  /** A reader of the images alone, from their start (the event's reader is the decoder's, which moves on). */
+  /** Gives a reader of the images alone, from their start, since the event's reader is the decoder's and moves on. */
   private reader(): Reader {
     const { r } = this;
     return new Reader(r.buf, this.start, r.end, r.base, r.dv);
   }
 }
 
-/** The dump's steps: each image's JSON object under its name, after a comma but for the change's first. */
+/**
+ * The dump's steps: each image's JSON object under its name, after a comma but for the change's first,
+ * with the image's unused null-bitmap bits in `nullSpare` before it where the eager change has them.
+ */
 class JsonSteps implements RowChangeSteps<Reader, JsonBytes> {
   first = true;
   private readonly paths: Record<RowImageName, string>;
+  /** Where nullBitmap records an image's unused bits; emptied after each image. */
+  private readonly spare: Pick<RowChange, 'nullSpare'> = {};
+  /** A before image whose bitmap has unused bits, held back until the after image's bitmap is read. */
+  private held: JsonBytes | undefined;
+  private heldSpare: number | undefined;
 
   constructor(
     private readonly layout: Layout,
     path: string,
+    /** Whether each change has a before image and then an after image (an UPDATE's). */
+    private readonly bothImages: boolean,
   ) {
     this.paths = rowImagePaths(path);
   }
 
   before(r: Reader, w: JsonBytes): void {
-    w.raw(this.first ? KEYS.before : LATER_KEYS.before);
-    this.image(r, w, this.layout.before, 'before', this.paths.before);
-  }
-
-  after(r: Reader, w: JsonBytes): void {
-    w.raw(this.first ? KEYS.after : LATER_KEYS.after);
-    this.image(r, w, this.layout.after, 'after', this.paths.after);
-  }
-
-  /** The image's null bitmap, then each present column's value or null. */
-  private image(r: Reader, w: JsonBytes, img: Image, name: RowImageName, path: string): void {
-    this.first = false;
-    const nulls = nullBitmap(r, img, spare, name, path);
-    if (spare.nullSpare) {
-      spare.nullSpare = undefined;
-      throw new NotInOnePass('unused null-bitmap bits are set');
+    const img = this.layout.before;
+    const nulls = nullBitmap(r, img, this.spare, 'before', this.paths.before);
+    const spare = this.takeSpare('before');
+    if (spare !== undefined && this.bothImages) {
+      // The eager change's nullSpare names the after image's bits too, and comes before this image.
+      this.held ??= new JsonBytes(1 << 10);
+      this.held.pos = 0;
+      this.heldSpare = spare;
+      img.json!(r, nulls, img.jsons, this.held);
+      return;
     }
+    if (spare !== undefined) this.nullSpare(w, spare, undefined);
+    this.member(w, 'before');
     img.json!(r, nulls, img.jsons, w);
   }
 
-  /** Changes with value options are decoded eagerly (JsonRows.over). */
+  after(r: Reader, w: JsonBytes): void {
+    const img = this.layout.after;
+    const nulls = nullBitmap(r, img, this.spare, 'after', this.paths.after);
+    const spare = this.takeSpare('after');
+    if (this.heldSpare !== undefined) {
+      this.nullSpare(w, this.heldSpare, spare);
+      this.member(w, 'before');
+      w.raw(this.held!.buf.subarray(0, this.held!.pos));
+      this.heldSpare = undefined;
+    } else if (spare !== undefined) this.nullSpare(w, undefined, spare);
+    this.member(w, 'after');
+    img.json!(r, nulls, img.jsons, w);
+  }
+
+  /** JsonRows.over takes no images with value options (JSON diffs), so no change has any. */
   options(): void {
-    throw new NotInOnePass('value options');
+    throw new Error('value options in rows that JsonRows.over took');
+  }
+
+  private member(w: JsonBytes, name: keyof typeof KEYS): void {
+    w.raw(this.first ? KEYS[name] : LATER_KEYS[name]);
+    this.first = false;
+  }
+
+  /** The image's unused null-bitmap bits where nullBitmap found them other than a server leaves them. */
+  private takeSpare(image: RowImageName): number | undefined {
+    const found = this.spare.nullSpare?.[image];
+    this.spare.nullSpare = undefined;
+    return found;
+  }
+
+  /** The change's `nullSpare` member, as the eager change holds it: the before image's bits, then the after's. */
+  private nullSpare(w: JsonBytes, before: number | undefined, after: number | undefined): void {
+    this.member(w, 'nullSpare');
+    w.byte(0x7b);
+    const start = w.pos;
+    if (before !== undefined) {
+      w.member(SPARE_KEYS.before, start);
+      w.number(before);
+    }
+    if (after !== undefined) {
+      w.member(SPARE_KEYS.after, start);
+      w.number(after);
+    }
+    w.byte(0x7d);
   }
 }

@@ -3,7 +3,7 @@
  * The bytes they take are the schema's.
  */
 import { EncodeError } from '../core/errors.js';
-import { jsonValue, type JsonBytes } from '../core/json-bytes.js';
+import { jsonValue, type JsonBytes } from '../core/dump-json-bytes.js';
 import { sameBytes, type Text } from '../core/reader.js';
 import type { CellValue } from '../core/values.js';
 import { expect, isBig, isTextValue } from './cell-codec.js';

@@ -3,7 +3,7 @@
  * helpers they share: metadata lookups, value checks, errors placed at the reader's offset.
  */
 import { EncodeError, InvalidValueError } from '../core/errors.js';
-import { shown } from '../core/json-form.js';
+import { shown } from '../core/dump-json.js';
 import type { Reader, Text } from '../core/reader.js';
 import type { CellCodec as CoreCellCodec, CellValue } from '../core/values.js';
 import type { Column } from './column.js';

@@ -4,7 +4,7 @@
  * signedness and ranges are the schema's.
  */
 import { EncodeError } from '../core/errors.js';
-import { shown } from '../core/json-form.js';
+import { shown } from '../core/dump-json.js';
 import type { CellValue, EitherSignCell } from '../core/values.js';
 import { expect, isBig, isNumber } from './cell-codec.js';
 

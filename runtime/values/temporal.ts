@@ -5,7 +5,7 @@
  */
 import { EncodeError } from '../core/errors.js';
 import { pairAt, TENS, UNITS } from '../core/ascii-digits.js';
-import type { JsonBytes } from '../core/json-bytes.js';
+import type { JsonBytes } from '../core/dump-json-bytes.js';
 import type { CellValue } from '../core/values.js';
 import { expect, isString } from './cell-codec.js';
 import { digitsAt, pad } from './digits.js';

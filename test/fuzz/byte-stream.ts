@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { BinlogError } from '../../runtime/core/errors.js';
-import { toJsonLine } from '../../runtime/core/json-form.js';
+import { toJsonLine } from '../../runtime/core/dump-json.js';
 import { iterateBinlog, readBinlog } from '../../runtime/io/stream.js';
 import { mutants, rng, type FuzzResult } from './fuzz.js';
 

@@ -5,7 +5,7 @@
  * lines become bytes or a typed BinlogError, never another exception, never a hang. Deterministic for a seed.
  */
 import { BinlogError } from '../../runtime/core/errors.js';
-import { toJsonLine } from '../../runtime/core/json-form.js';
+import { toJsonLine } from '../../runtime/core/dump-json.js';
 import { eventFromJson } from '../../runtime/events/event-codec.js';
 import { decodeBinlog, encodeBinlog } from '../../runtime/io/stream.js';
 import { rng, type Failure, type FuzzResult } from './fuzz.js';

@@ -1,8 +1,9 @@
 /**
- * The dump's JSON form written as UTF-8 bytes straight into a buffer: what `toJsonLine` gives, byte for
- * byte, without the JS string of the whole line, the replacer called on every value, or the string's
- * encoding when it is written out. Generated writers put their field names in as pre-encoded bytes and
- * their numbers as ASCII digits; `value` writes anything else as `toJsonLine` would.
+ * JsonBytes is the one definition of the dump's JSON form (runtime/core/dump-json.ts says what the form
+ * is). It writes UTF-8 bytes straight into a buffer, so no JS string of a whole line is made and then
+ * encoded. The generated writers build on it: they put their member names in as bytes encoded once and
+ * their numbers in as ASCII digits. `value` writes any other value by following it, and toJsonLine is the
+ * text of what it writes.
  */
 
 import { asciiAt, digitCount, digitsBefore, eightDigitsBefore } from './ascii-digits.js';
@@ -11,21 +12,24 @@ import { DOUBLE_TEXT_MAX, writeDouble } from './double-text.js';
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
-/** The escapes JSON.stringify writes with a letter; any other code below 0x20 is \u00XX. */
+/** JSON.stringify escapes these codes with a letter, and any other code below 0x20 as \u00XX. */
 const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x6e, 0x0c: 0x66, 0x0d: 0x72 };
-/** Strings from this length on are checked by one regular expression and, when nothing needs escaping, copied by Buffer.write. */
+/**
+ * A string from this length on is checked by one regular expression, and Buffer.write copies it when
+ * nothing in it needs an escape.
+ */
 const LONG_STRING = 24;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** What a byte of UTF-8 text is to JSON: an ASCII character as it is, one escaped, or a byte of a longer sequence. */
+/** A byte of UTF-8 text is, to JSON, an ASCII character kept as it is, one that is escaped, or part of a longer sequence. */
 const [PLAIN, ESCAPED, SEQUENCE] = [0, 1, 2];
 const BYTE_KIND = Uint8Array.from({ length: 256 }, (_, c) => (c >= 0x80 ? SEQUENCE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPED : PLAIN));
 
-/** Field names met so far, each as the bytes of `"name":`; bounded, as a dump's row names are. */
+/** The cache keeps the field names met so far as the bytes of `"name":`; it is bounded, since row names come from the input. */
 const KEYS = new Map<string, Uint8Array>();
 const KEYS_MAX = 4096;
 
-/** The bytes of `"name":`, for a writer's field names. */
+/** Encodes a member name as the bytes of `"name":`, which the writers put in before its value. */
 export function jsonKey(name: string): Uint8Array {
   const w = new JsonBytes(name.length * 6 + 3);
   w.string(name);
@@ -34,21 +38,22 @@ export function jsonKey(name: string): Uint8Array {
 }
 
 /**
- * Code that writes these bytes into the JsonBytes `w`, for a writer compiled at run time (with `let o, p;`
- * declared): each byte a store of its own, as a number, so that no text of the input becomes code.
+ * Gives code that writes these bytes into the JsonBytes `w`, for a writer compiled at run time (with
+ * `let o, p;` declared). Each byte is a store of its own, written as a number, so that no text of the
+ * input becomes code.
  */
 export function jsonStoresCode(bytes: Uint8Array): string {
   const stores = Array.from(bytes, (v, i) => `o[p + ${i}] = ${v};`).join(' ');
   return `{ w.room(${bytes.length}); o = w.buf; p = w.pos; ${stores} w.pos = p + ${bytes.length}; }`;
 }
 
-/** Whether an object given these keys in this order keeps them so (integer-like keys move first in a JS object). */
+/** Says whether an object given these keys in this order keeps that order (a JS object moves integer-like keys first). */
 export function keepsKeyOrder(names: readonly string[]): boolean {
   const keys = Object.keys(Object.fromEntries(names.map((name) => [name, 0])));
   return keys.every((k, i) => k === names[i]);
 }
 
-/** The bytes of a value's JSON, for values written often (an ENUM's member names). */
+/** Encodes a value's JSON once, for values that are written often, such as an ENUM's member names. */
 export function jsonValue(v: unknown): Uint8Array {
   const w = new JsonBytes(64);
   w.value(v);
@@ -64,9 +69,17 @@ function cachedKey(name: string): Uint8Array {
   return k;
 }
 
-/** Rows that write their own JSON, as `rows` would write their decoded changes (the dump's: runtime/rows/json-rows.ts). */
-export interface WritesJson {
-  writeJson(w: JsonBytes): void;
+/**
+ * JSON already written as bytes, which a writer copies as it is: the dump's rows, written from their
+ * images before the event's line (runtime/rows/json-rows.ts).
+ */
+export class JsonText {
+  /** The text is buf[start, end); a view would cost more to make than the copy it is for. */
+  constructor(
+    readonly buf: Uint8Array,
+    readonly start: number,
+    readonly end: number,
+  ) {}
 }
 
 export class JsonBytes {
@@ -77,7 +90,7 @@ export class JsonBytes {
     this.buf = Buffer.allocUnsafe(capacity);
   }
 
-  /** Room for n more bytes. */
+  /** Makes room for n more bytes. */
   room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
@@ -85,7 +98,10 @@ export class JsonBytes {
     this.buf = bigger;
   }
 
-  /** The bytes written so far, the writer starting again on a new buffer of its first size (one long line does not keep a large one). */
+  /**
+   * Gives the bytes written so far and starts again on a new buffer of the first size, so that one long
+   * line does not keep a large buffer alive.
+   */
   take(): Buffer {
     const out = this.buf.subarray(0, this.pos);
     this.buf = Buffer.allocUnsafe(this.capacity);
@@ -103,13 +119,22 @@ export class JsonBytes {
     this.pos = copy(bytes, 0, bytes.length, this.buf, this.pos);
   }
 
-  /** ASCII text as it is (digits, a number's text). */
+  /** Copies JSON already written as bytes. */
+  text(t: JsonText): void {
+    this.room(t.end - t.start);
+    this.pos = copy(t.buf, t.start, t.end, this.buf, this.pos);
+  }
+
+  /** Writes ASCII text as it is, such as digits or a number's text. */
   ascii(s: string): void {
     this.room(s.length);
     this.pos = asciiAt(this.buf, this.pos, s);
   }
 
-  /** Text of ASCII characters JSON leaves as they are (digits, signs, separators), quoted: no escape looked for. */
+  /**
+   * Writes quoted text whose ASCII characters JSON leaves as they are (digits, signs, separators), so no
+   * escape is looked for.
+   */
   quotedAscii(s: string): void {
     this.room(s.length + 2);
     const buf = this.buf;
@@ -120,8 +145,8 @@ export class JsonBytes {
   }
 
   /**
-   * A JSON number as toJsonLine writes it: -0 as "-0", NaN and the infinities as null, any other double as
-   * String writes it, by writeDouble (no string made).
+   * Writes a JSON number in the dump's form: -0 as "-0", NaN and the infinities as null, and any other
+   * double as String writes it. writeDouble writes the digits, so no string is made.
    */
   number(n: number): void {
     if (Number.isSafeInteger(n) && n !== 0) this.integer(n);
@@ -132,7 +157,7 @@ export class JsonBytes {
     } else this.ascii('null');
   }
 
-  /** A safe integer's digits, without its string: in 32-bit integer steps, a double's % being slow. */
+  /** Writes a safe integer's digits without making its string. It works in 32-bit steps, since a double's % is slow. */
   integer(n: number): void {
     this.room(17);
     if (n < 0) {
@@ -144,7 +169,7 @@ export class JsonBytes {
       digitsBefore(this.buf, this.pos, n);
       return;
     }
-    // Above 2^31: the digits above the last 8, then those 8 (n < 2^53, so the high part fits too).
+    // Above 2^31 it writes the digits above the last 8, then those 8; n < 2^53, so the high part fits too.
     let high = Math.floor(n / 1e8);
     let low = n - high * 1e8;
     if (low < 0) (high--, (low += 1e8));
@@ -154,9 +179,10 @@ export class JsonBytes {
     digitsBefore(this.buf, this.pos - 8, high);
   }
 
-  /** A 64-bit integer: a number when it is safe, else its decimal string. */
+  /** Writes a 64-bit integer as a number when it is safe, and as its decimal string otherwise. */
   bigint(n: bigint): void {
-    // A bigint beyond the safe range converts to ±2^53 or further, none of them safe: one conversion, no bigint compares.
+    // A bigint beyond the safe range converts to ±2^53 or further, which is never safe, so one conversion
+    // replaces two bigint comparisons.
     const x = Number(n);
     if (Number.isSafeInteger(x)) this.integer(x);
     else {
@@ -166,7 +192,7 @@ export class JsonBytes {
     }
   }
 
-  /** Bytes (b[start, end)) as {"hex":"…"}. */
+  /** Writes the bytes b[start, end) as {"hex":"…"}. */
   hex(b: Uint8Array, start = 0, end = b.length): void {
     this.room((end - start) * 2 + 10);
     this.ascii('{"hex":"');
@@ -180,7 +206,7 @@ export class JsonBytes {
     this.ascii('"}');
   }
 
-  /** A string quoted and escaped as JSON.stringify does it (lone surrogates as \udXXX), in UTF-8. */
+  /** Writes a string quoted and escaped in UTF-8 as JSON.stringify does it, with lone surrogates as \udXXX. */
   string(s: string): void {
     this.room(s.length * 6 + 2);
     this.buf[this.pos++] = QUOTE;
@@ -190,10 +216,11 @@ export class JsonBytes {
   }
 
   /**
-   * UTF-8 bytes as the JSON string of the text they decode to (what `string` writes of the reader's
-   * text), copied with JSON's escapes in one pass, no JS string made: false, with nothing written, where
-   * they are not strict UTF-8 (the reader's text is then the bytes themselves). A well-formed sequence
-   * from 0x80 is a whole character, which JSON.stringify leaves unescaped, and is copied as it is.
+   * Writes UTF-8 bytes as the JSON string of the text they decode to, which is what `string` writes of the
+   * reader's text. It copies them with JSON's escapes in one pass and makes no JS string. Where the bytes
+   * are not strict UTF-8 it writes nothing and returns false, since the reader's text is then the bytes
+   * themselves. A well-formed sequence from 0x80 is a whole character, which JSON.stringify leaves
+   * unescaped, so it is copied as it is.
    */
   utf8(src: Uint8Array, start: number, end: number): boolean {
     this.room((end - start) * 6 + 2);
@@ -250,12 +277,13 @@ export class JsonBytes {
   }
 
   /**
-   * A rows event's changes: each image's cells under names encoded once for the event (a rows event's
-   * images share their columns; a name that differs from the last image's at its place is looked up
-   * again), anything else of a change as a value.
+   * Writes a rows event's changes. The images of a rows event share their columns, so each name is encoded
+   * once for the event, and only a name that differs from the last image's at its place is looked up
+   * again. Anything else of a change is written as a value. Rows the dump wrote from their images before
+   * the line (JsonText) are copied as they are.
    */
-  rows(changes: readonly object[] | WritesJson): void {
-    if (!Array.isArray(changes)) return (changes as WritesJson).writeJson(this);
+  rows(changes: readonly object[] | JsonText): void {
+    if (changes instanceof JsonText) return this.text(changes);
     const names: string[] = [];
     const keys: Uint8Array[] = [];
     this.byte(0x5b);
@@ -280,7 +308,7 @@ export class JsonBytes {
     this.byte(0x5d);
   }
 
-  /** A row image (a plain object), its names' bytes taken from `keys` while its names are those of `names`. */
+  /** Writes a row image (a plain object), taking its names' bytes from `keys` while its names are those of `names`. */
   private image(row: Record<string, unknown>, names: string[], keys: Uint8Array[]): void {
     this.byte(0x7b);
     const start = this.pos;
@@ -300,7 +328,7 @@ export class JsonBytes {
     this.byte(0x7d);
   }
 
-  /** Any value as toJsonLine writes it. */
+  /** Writes any value in the dump's form by following it. */
   value(v: unknown): void {
     switch (typeof v) {
       case 'string':
@@ -315,10 +343,11 @@ export class JsonBytes {
         if (v === null) return this.ascii('null');
         if (v instanceof Uint8Array) return this.hex(v);
         if (Array.isArray(v)) return this.array(v);
+        if (v instanceof JsonText) return this.text(v);
         if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return this.value((v as { toJSON(): unknown }).toJSON());
         return this.object(v as Record<string, unknown>);
       default:
-        // undefined, a function or a symbol: only an array's element gets here (objects leave them out).
+        // Only an array's element gets here as undefined, a function or a symbol, since objects leave them out.
         return this.ascii('null');
     }
   }
@@ -335,27 +364,33 @@ export class JsonBytes {
   object(o: Record<string, unknown>): void {
     this.byte(0x7b);
     const start = this.pos;
-    // for-in is Object.keys' order without its array; only a plain object's keys are all its own.
+    // for-in gives Object.keys' order without making its array, but only a plain object's keys are all its own.
     if (Object.getPrototypeOf(o) === Object.prototype) for (const k in o) this.entry(k, o[k], start);
     else for (const k of Object.keys(o)) this.entry(k, o[k], start);
     this.byte(0x7d);
   }
 
-  /** `"k":v` after a comma unless it is the first of the object opened at `start`; nothing for what JSON leaves out. */
+  /**
+   * Writes `"k":v`, after a comma unless it is the first member of the object opened at `start`. It writes
+   * nothing for the values JSON leaves out.
+   */
   private entry(k: string, v: unknown, start: number): void {
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return;
     this.member(cachedKey(k), start);
     this.value(v);
   }
 
-  /** A member's name (`"name":` as jsonKey gives it), after a comma unless it is the first of the object whose members start at `start`. */
+  /**
+   * Writes a member's name (`"name":` as jsonKey gives it), after a comma unless it is the first member of
+   * the object whose members start at `start`.
+   */
   member(key: Uint8Array, start: number): void {
     if (this.pos !== start) this.byte(0x2c);
     this.raw(key);
   }
 }
 
-/** Copies src[start, end) to dst at p; returns the end. Short runs by a loop, which beats set()'s call for them. */
+/** Copies src[start, end) to dst at p and returns the end. A loop copies short runs, since it beats set()'s call for them. */
 function copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, p: number): number {
   if (end - start > 16) {
     dst.set(src.subarray(start, end), p);
@@ -366,9 +401,9 @@ function copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, p: n
 }
 
 /**
- * The length of the well-formed UTF-8 sequence that starts at src[i] (a byte from 0x80), or 0: the
- * Unicode standard's table of well-formed byte sequences (no overlong forms, no surrogates, nothing past
- * U+10FFFF), which the reader's strict TextDecoder keeps to.
+ * Gives the length of the well-formed UTF-8 sequence that starts at src[i] (a byte from 0x80), or 0. It
+ * follows the Unicode standard's table of well-formed byte sequences (no overlong forms, no surrogates,
+ * nothing past U+10FFFF), which the reader's strict TextDecoder keeps to.
  */
 function sequenceLength(src: Uint8Array, i: number, end: number): number {
   const c = src[i]!;
@@ -380,7 +415,7 @@ function sequenceLength(src: Uint8Array, i: number, end: number): number {
   return 0;
 }
 
-/** An ASCII character as JSON.stringify writes it: a quote, a backslash and the controls escaped. */
+/** Writes an ASCII character as JSON.stringify does, escaping a quote, a backslash and the controls. */
 function asciiEscaped(buf: Buffer, p: number, c: number): number {
   if (c >= 0x20) {
     if (c === QUOTE || c === BACKSLASH) buf[p++] = BACKSLASH;

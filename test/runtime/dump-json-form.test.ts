@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toHex, toJsonLine } from '../../runtime/core/json-form.js';
+import { toHex, toJsonLine } from '../../runtime/core/dump-json.js';
 
 describe('toJsonLine: bigints', () => {
   it.each([
