@@ -7,7 +7,6 @@
  * without a GTID (file:pos: the checkpoint it starts at), n counting the transaction's messages from 0:
  * the same change read again, after a restart from any checkpoint, has the same id and the same body.
  */
-import type { TableMapEvent } from '../generated/rows.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import type { RowChange } from '../runtime/core/values.js';
@@ -52,6 +51,16 @@ const OPS = { write: 'c', update: 'u', delete: 'd' } as const;
 /** The subject of the DDL statements, after the prefix. */
 export const DDL_SUBJECT = '_ddl';
 
+/** A rows event of any version, v0 to v2: those with a bitmap of the columns present. */
+type RowsEventOf = Extract<BinlogEvent, { columnsPresent: boolean[] }>;
+
+/** The GTID of an event that begins a transaction (MariaDB's or MySQL's), else undefined. */
+function transactionGtid(e: BinlogEvent): string | undefined {
+  if (e.type !== 'GTID_EVENT' && e.type !== 'GTID_LOG_EVENT' && e.type !== 'GTID_TAGGED_LOG_EVENT') return undefined;
+  // gtidOf reads any object's fields by name: a copy of the event's own fields is one.
+  return gtidOf({ ...e });
+}
+
 /** Turns the events a stream hands out into messages, following its TABLE_MAPs and transactions. */
 export class ChangeMessages {
   private readonly tables = new Map<number, { db: string; table: string }>();
@@ -65,16 +74,15 @@ export class ChangeMessages {
   /** The messages of `e`, which comes after `checkpoint` (the transaction's start, for its first event). */
   of(e: BinlogEvent, checkpoint: Checkpoint): SinkMessage[] {
     if (e.notInFile) return [];
-    const gtid = gtidOf(e as unknown as Parameters<typeof gtidOf>[0]);
+    const gtid = transactionGtid(e);
     this.transaction ??= { key: `${checkpoint.file}:${checkpoint.position}`, serverId: e.header.serverId, gtid: null, n: 0 };
     if (gtid !== undefined) Object.assign(this.transaction, { key: gtid, gtid, serverId: e.header.serverId });
     if (e.type === 'TABLE_MAP_EVENT') {
-      const map = e as unknown as TableMapEvent;
-      this.tables.set(map.tableId, { db: String(textOf(map.schemaName)), table: String(textOf(map.tableName)) });
+      this.tables.set(e.tableId, { db: String(textOf(e.schemaName)), table: String(textOf(e.tableName)) });
       return [];
     }
     const kind = rowKind(e.type);
-    if (kind) return this.rows(e, OPS[kind]);
+    if (kind && 'columnsPresent' in e) return this.rows(e, OPS[kind]);
     if (this.ddl && e.type === 'QUERY_EVENT' && isStatement(e)) return [this.statement(e)];
     return [];
   }
@@ -84,10 +92,10 @@ export class ChangeMessages {
     this.transaction = undefined;
   }
 
-  private rows(e: BinlogEvent, op: ChangeRecord['op']): SinkMessage[] {
-    const table = this.tables.get((e as unknown as { tableId: number }).tableId);
+  private rows(e: RowsEventOf, op: ChangeRecord['op']): SinkMessage[] {
+    const table = this.tables.get(e.tableId);
     if (!table) throw new Error(`the rows event at ${e.file}:${e.pos} has no TABLE_MAP before it`);
-    const rows = ((e as unknown as { rows?: RowChange[] }).rows ?? []) as RowChange[];
+    const rows: readonly RowChange[] = e.rows ?? [];
     const subject = `${this.prefix}.${token(table.db)}.${token(table.table)}`;
     return rows.map((r, row) => {
       const record: ChangeRecord = { before: r.before ?? null, after: r.after ?? null, op, ts_ms: e.header.timestamp * 1000, source: this.source(e, table.db, table.table, row) };
@@ -95,10 +103,9 @@ export class ChangeMessages {
     });
   }
 
-  private statement(e: BinlogEvent): SinkMessage {
-    const q = e as unknown as { schema: unknown; query: unknown };
-    const db = textOf(q.schema) ?? '';
-    const record: DdlRecord = { databaseName: db, ddl: textOf(q.query) ?? '', ts_ms: e.header.timestamp * 1000, source: this.source(e, db, null, 0) };
+  private statement(e: Extract<BinlogEvent, { type: 'QUERY_EVENT' }>): SinkMessage {
+    const db = textOf(e.schema) ?? '';
+    const record: DdlRecord = { databaseName: db, ddl: textOf(e.query) ?? '', ts_ms: e.header.timestamp * 1000, source: this.source(e, db, null, 0) };
     return this.message(`${this.prefix}.${DDL_SUBJECT}`, record);
   }
 

@@ -27,14 +27,10 @@ function comment(e: BinlogEvent): string {
 }
 
 function gtidOf(e: BinlogEvent): string | undefined {
-  if (e.type === 'GTID_EVENT') {
-    const g = e as unknown as { domainId: number; seqNo: number | bigint };
-    return `${g.domainId}-${e.header.serverId}-${g.seqNo}`;
-  }
+  if (e.type === 'GTID_EVENT') return `${e.domainId}-${e.header.serverId}-${e.seqNo}`;
   if (e.type === 'GTID_LOG_EVENT') {
-    const g = e as unknown as { sid: Uint8Array; gno: number | bigint };
-    const h = Buffer.from(g.sid).toString('hex');
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}:${g.gno}`;
+    const h = Buffer.from(e.sid).toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}:${e.gno}`;
   }
   return undefined;
 }

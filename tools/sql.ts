@@ -4,7 +4,6 @@
  * inverted (undoSql). Columns are named by the TABLE_MAP's names (binlog_row_metadata=FULL) or the
  * caller's definitions; a table without names is refused, never written with positional guesses.
  */
-import type { FormatDescriptionEvent } from '../generated/control.js';
 import { GtidFlags } from '../generated/mariadb.js';
 import type { TableMapEvent } from '../generated/rows.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
@@ -47,12 +46,11 @@ export class SqlContext {
   /** Takes in what an event says of those after it: the server's flavor, a table's columns. */
   observe(event: BinlogEvent): void {
     if (event.type === 'FORMAT_DESCRIPTION_EVENT') {
-      const version = textOf((event as unknown as FormatDescriptionEvent).serverVersion) ?? '';
+      const version = textOf(event.serverVersion) ?? '';
       this.tables.newFormat(/mariadb/i.test(version) ? 'mariadb' : 'mysql');
     } else if (event.type === 'TABLE_MAP_EVENT') {
-      const map = event as unknown as TableMapEvent;
-      this.tables.register(map);
-      this.keys.set(map.tableId, primaryKeyOf(map, this.tables.definition(map.tableId)));
+      this.tables.register(event);
+      this.keys.set(event.tableId, primaryKeyOf(event, this.tables.definition(event.tableId)));
     }
   }
 
