@@ -15,7 +15,9 @@ export type { ServerProfile, ServerProfileName };
 /** The profile of a server by its name (refused when the builder does not know it). */
 export function serverProfile(name: ServerProfileName): ServerProfile {
   // A caller without TypeScript may give any name, an inherited key of an object among them.
-  if (!Object.hasOwn(ServerProfiles, name)) throw new EncodeError(`unknown server '${name}'`, 'BinlogWriterOptions.server');
+  if (!Object.hasOwn(ServerProfiles, name)) {
+    throw new EncodeError(`unknown server '${name}'`, 'BinlogWriterOptions.server');
+  }
   return ServerProfiles[name];
 }
 

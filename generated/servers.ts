@@ -35,9 +35,9 @@ export const MariadbSqlModes = {
   PAD_CHAR_TO_FULL_LENGTH: 0x80000000,
 } as const;
 
-/** A server the builder imitates: what it says of itself without any statement asking (the `servers` section). */
+/** A server the builder imitates: what it says of itself without any statement asking (`servers`). */
 export interface ServerProfile {
-  /** Which server it is, as the event catalogue's `server:` names them. */
+  /** Which server it is, as the catalogue's `server:` names them. */
   flavor: 'mysql' | 'mariadb';
   /** The server version its FORMAT_DESCRIPTION gives. */
   serverVersion: string;
@@ -45,7 +45,7 @@ export interface ServerProfile {
   eventTypes: number;
   /** By code, the post-header lengths it lists otherwise than EventPostHeaderLengths, or where that gives none: it lists 0 for any other code EventPostHeaderLengths lacks. */
   postHeaderLengths: Readonly<Record<number, number>>;
-  /** The Q_FLAGS2_CODE of its QUERY events: a default session's OPTION_* bits. */
+  /** Its QUERY events' Q_FLAGS2_CODE: a default session's OPTION_* bits. */
   flags2: number;
   /** The Q_SQL_MODE_CODE of its QUERY events: its default sql_mode. */
   sqlMode: bigint;
@@ -86,7 +86,7 @@ export const ServerProfiles: Readonly<Record<ServerProfileName, ServerProfile>> 
 
 /** What a served variable's value comes from: the served binlogs' server id and version (or the options'), CRC32 or NONE as their events carry checksums or not, a UUID made as the server starts, the GTID position at the end of the last binlog. */
 export type ServedVariableSource = 'serverId' | 'version' | 'checksum' | 'uuid' | 'gtidPosition';
-/** A variable the binlog server reports: a value, or what it comes from; `server` names the server that has it. */
+/** A variable the binlog server reports: a value, or what it comes from; `server` names who has it. */
 export type ServedVariable = { server: 'both' | 'mysql' | 'mariadb' } & ({ value: string } | { from: ServedVariableSource });
 
 /**

@@ -97,7 +97,9 @@ function exactlyOneKey(e: ErrorObject): string {
 /** The part of the language schema at a JSON pointer (`#/definitions/…`). */
 function schemaAt(pointer: string): unknown {
   let v: unknown = languageSchema;
-  for (const p of pointer.split('/').slice(1)) v = (v as Record<string, unknown>)[p.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const p of pointer.split('/').slice(1)) {
+    v = (v as Record<string, unknown>)[p.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
   return v;
 }
 

@@ -154,9 +154,14 @@ export interface RawServer {
   };
 }
 
+export type RawServedVariable = ({ value: string } | { from: ServedVariableSource }) & {
+  server?: ServedVariableServer;
+  doc?: string;
+};
+
 export interface RawServedVariables {
   doc?: string;
-  variables: Record<string, ({ value: string } | { from: ServedVariableSource }) & { server?: ServedVariableServer; doc?: string }>;
+  variables: Record<string, RawServedVariable>;
 }
 
 export interface RawFile {

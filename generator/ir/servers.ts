@@ -61,12 +61,14 @@ function eventNamed(pass: Pass, o: Origin, path: (string | number)[], name: stri
 function checkLength(pass: Pass, o: Origin, e: IrEvent, length: number, last: IrEvent | undefined): boolean {
   const before = pass.errors.length;
   if (last && e.code > last.code) {
-    pass.fail(o, [], `${e.name} (${e.code}) comes after lastEvent ${last.name} (${last.code}): the server lists no length for it`);
+    const after = `${e.name} (${e.code}) comes after lastEvent ${last.name} (${last.code})`;
+    pass.fail(o, [], `${after}: the server lists no length for it`);
   }
   if (e.effect === 'sets-format') {
     pass.fail(o, [], `${e.name}'s length follows from its fields and lastEvent: it is not listed`);
   } else if (e.postHeaderLength === length) {
-    pass.fail(o, ['length'], `the schemas give ${e.name}'s post-header as ${length} already: list only where the server differs`);
+    const same = `the schemas give ${e.name}'s post-header as ${length} already`;
+    pass.fail(o, ['length'], `${same}: list only where the server differs`);
   }
   return pass.errors.length === before;
 }

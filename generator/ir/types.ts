@@ -313,7 +313,7 @@ export interface IrOldRowImages {
   longest: { cond: Expr; bytes: Expr };
 }
 
-/** A server the builder imitates (the `servers` section): its FORMAT_DESCRIPTION and its QUERY events' session state. */
+/** A server the builder imitates (`servers`): its FORMAT_DESCRIPTION and its QUERY events' session state. */
 export interface IrServer {
   name: string;
   doc: string;

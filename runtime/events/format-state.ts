@@ -44,6 +44,9 @@ export interface TableKnowledge {
  */
 type StateEvent = { type: string; pos?: number };
 
+/** What an effect does to the state, from the event (and a TABLE_MAP's body bytes). */
+type EffectOnState = (state: FormatState, event: StateEvent, body?: Uint8Array) => void;
+
 /** A FORMAT_DESCRIPTION with the fields the state takes from it. */
 function isFormatDescription(e: StateEvent): e is StateEvent & FormatDescriptionEvent {
   return e.type === 'FORMAT_DESCRIPTION_EVENT' && 'headerLength' in e && 'postHeaderLengths' in e;
@@ -118,7 +121,7 @@ export class FormatState {
    * from the event's body (`body`, a TABLE_MAP's bytes after the header, lets the same TABLE_MAP again
    * keep its table); undefined for an effect on what lies beyond the state.
    */
-  private static readonly EFFECTS: Readonly<Record<EventEffect, ((state: FormatState, event: StateEvent, body?: Uint8Array) => void) | undefined>> = {
+  private static readonly EFFECTS: Readonly<Record<EventEffect, EffectOnState | undefined>> = {
     'sets-format': (state, event) => {
       if (isFormatDescription(event)) state.apply(event, event.pos ?? 0);
     },
