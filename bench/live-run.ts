@@ -12,6 +12,7 @@
  * node live-run.mjs jetstream SOCKET ROWS NATS_URL
  */
 import { createHash } from 'node:crypto';
+import type { AnyBinlogEvent, WriteRowsEvent } from '@vlasky/zongji';
 import { connectBinlog, connectBinlogFrames } from '../replication/client.js';
 import { natsSink } from '../sinks/nats.js';
 import { BinlogStreamer } from '../sinks/stream.js';
@@ -41,20 +42,21 @@ async function ours(onRow: (r: Row) => boolean): Promise<void> {
   }
 }
 
-interface ZongJiClass {
-  new (dsn: unknown): { on(name: string, fn: (x: never) => void): void; start(options: unknown): void; stop(): void };
+/** zongji names each event's class by getTypeName(). */
+function isWriteRows(e: AnyBinlogEvent): e is WriteRowsEvent {
+  return e.getTypeName() === 'WriteRows';
 }
 
 async function zongji(onRow: (r: Row) => boolean): Promise<void> {
-  const ZongJi = ((await import('@vlasky/zongji')) as unknown as { default: ZongJiClass }).default;
+  const { default: ZongJi } = await import('@vlasky/zongji');
   return new Promise((resolve, reject) => {
     // dateStrings: DATETIME as its text, as ours is (zongji's DECIMAL is a string already).
     const z = new ZongJi({ socketPath: socket, user: 'root', dateStrings: true });
     let done = false;
     z.on('error', (e: Error) => reject(e));
-    z.on('binlog', (e: { getTypeName(): string; rows?: Row[] }) => {
-      if (done || e.getTypeName() !== 'WriteRows') return;
-      for (const r of e.rows ?? []) {
+    z.on('binlog', (e) => {
+      if (done || !isWriteRows(e)) return;
+      for (const r of e.rows) {
         if (onRow(r)) {
           done = true;
           z.stop();

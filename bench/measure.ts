@@ -15,10 +15,9 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { type BinlogEvent, EventEncoder } from '../runtime/events/event-codec.js';
 import { CellLayouts } from '../generated/columns.js';
-import { ColumnType, type ColumnTypeName, type TableMapEvent } from '../generated/rows.js';
+import { ColumnType, type ColumnTypeName } from '../generated/rows.js';
 import { frameBinlog, iterateBinlog, readBinlog } from '../runtime/io/stream.js';
 import { packets, zongjiDecoder } from './zongji.js';
-import type { RowChange } from '../runtime/core/values.js';
 
 export interface Result {
   kind: string;
@@ -118,12 +117,11 @@ function text(bytes: Uint8Array, runs: number): Result {
   const textColumns = new Map<number, boolean[]>();
   for (const e of iterateBinlog(bytes)) {
     if (e.type === 'TABLE_MAP_EVENT') {
-      const t = e as unknown as TableMapEvent;
-      textColumns.set(t.tableId, t.columnTypes.map((type, k) => holdsText(type, (t.columnMetadata?.[k] as { realType?: unknown })?.realType)));
+      textColumns.set(e.tableId, e.columnTypes.map((type, k) => holdsText(type, (e.columnMetadata?.[k] as { realType?: unknown })?.realType)));
     }
-    if (!('rows' in e) || !Array.isArray(e.rows)) continue;
-    const isText = textColumns.get((e as unknown as { tableId: number }).tableId) ?? [];
-    for (const change of e.rows as RowChange[]) {
+    if (!('rows' in e) || !e.rows) continue;
+    const isText = textColumns.get(e.tableId) ?? [];
+    for (const change of e.rows) {
       for (const row of [change.before, change.after]) {
         Object.values(row ?? {}).forEach((v, k) => isText[k] && typeof v === 'string' && parts.push(Buffer.from(v)));
       }

@@ -1,80 +1,24 @@
 /**
  * What a server writes that no statement changes: the FORMAT_DESCRIPTION of its files and the session
- * state of its QUERY events, per server the builder imitates.
+ * state of its QUERY events, per server the builder imitates. The servers' facts are schemas/servers.yaml's
+ * (generated ServerProfiles); this module makes events of them.
  */
 import { FormatDescriptionEventOffsets, type FormatDescriptionEventInput } from '../generated/control.js';
-import { EventPostHeaderLengths, EventServers, EventTypeNames, EventTypes } from '../generated/events.js';
+import { EventPostHeaderLengths, EventServers, EventTypes } from '../generated/events.js';
 import { EVENT_HEADER_LENGTH } from '../generated/header.js';
 import type { QueryEventStatusVarsEntryInput } from '../generated/query.js';
+import { ServerProfiles, type ServerProfile, type ServerProfileName } from '../generated/servers.js';
 import { EncodeError } from '../runtime/core/errors.js';
-import type { Flavor } from '../runtime/core/tables.js';
 
-/** The server a builder imitates. */
-export type ServerProfileName = 'mariadb-10.11';
-
-export interface ServerProfile {
-  /** Which server it is, as the event catalogue's `server:` names them. */
-  flavor: Flavor;
-  serverVersion: string;
-  /** How many event types its FORMAT_DESCRIPTION lists post-header lengths for (codes 1 to this). */
-  eventTypes: number;
-  /**
-   * The post-header lengths it lists that the schemas do not give (EventPostHeaderLengths): where they
-   * fix none, and where the server lists another (0 for an event it never writes). Any other code the
-   * schemas fix no length for, the server lists as 0.
-   */
-  postHeaderLengths: Partial<Record<keyof typeof EventTypes, number>>;
-  /** QUERY's Q_FLAGS2_CODE, Q_SQL_MODE_CODE, Q_CATALOG_NZ_CODE and Q_CHARSET_CODE values. */
-  flags2: number;
-  sqlMode: bigint;
-  catalog: string;
-  charset: { characterSetClient: number; collationConnection: number; collationServer: number };
-}
-
-const PROFILES: Record<ServerProfileName, ServerProfile> = {
-  'mariadb-10.11': {
-    flavor: 'mariadb',
-    serverVersion: '10.11.19-MariaDB-log',
-    // What the FORMAT_DESCRIPTION of a real MariaDB 10.11.19 server (test/fixtures/sample.bin) lists
-    // beside the schemas' lengths: its 171 types (LOG_EVENT_TYPES, to DELETE_ROWS_COMPRESSED_EVENT), and
-    // these (sql/log_event.cc, Format_description_log_event).
-    eventTypes: 171,
-    postHeaderLengths: {
-      // LOAD_HEADER_LEN, CREATE_FILE_HEADER_LEN (its file id alone), NEW_LOAD_HEADER_LEN: LoadEvent
-      // fixes none, as CREATE_FILE's does not count the LOAD post-header before it.
-      LOAD_EVENT: 18,
-      CREATE_FILE_EVENT: 4,
-      NEW_LOAD_EVENT: 18,
-      // Rows v0, which no server writes since MySQL 5.1.17: listed as 0.
-      PRE_GA_WRITE_ROWS_EVENT: 0,
-      PRE_GA_UPDATE_ROWS_EVENT: 0,
-      PRE_GA_DELETE_ROWS_EVENT: 0,
-      // MySQL's Group Replication events, which MariaDB never writes.
-      TRANSACTION_CONTEXT_EVENT: 0,
-      VIEW_CHANGE_EVENT: 0,
-      // MySQL's codes 40 and 41, which 10.11 lists as it does 39 (PARTIAL_UPDATE_ROWS, a rows v2 event),
-      // though neither has that post-header (MariaDB 10.5 listed 0 for all three).
-      TRANSACTION_PAYLOAD_EVENT: 10,
-      HEARTBEAT_LOG_EVENT_V2: 10,
-      // GTID_HEADER_LEN, which GtidEvent's fields fill variously (a commit id, or flags_extra and zeros).
-      GTID_EVENT: 19,
-    },
-    // The session state every QUERY event of test/fixtures/sample.bin carries: flags2 (the OPTION_* bits
-    // a default session has), the default sql_mode of 10.11 (STRICT_TRANS_TABLES, ERROR_FOR_DIVISION_BY_ZERO,
-    // NO_AUTO_CREATE_USER, NO_ENGINE_SUBSTITUTION), the catalog, and the client's utf8mb4 (45) with the
-    // server's compiled-in latin1 (8).
-    flags2: 16777216,
-    sqlMode: 1411383296n,
-    catalog: 'std',
-    charset: { characterSetClient: 45, collationConnection: 45, collationServer: 8 },
-  },
-};
+export type { ServerProfile, ServerProfileName };
 
 /** The profile of a server by its name (refused when the builder does not know it). */
 export function serverProfile(name: ServerProfileName): ServerProfile {
-  const profile = PROFILES[name];
-  if (!profile) throw new EncodeError(`unknown server '${name}'`, 'BinlogWriterOptions.server');
-  return profile;
+  // A caller without TypeScript may give any name, an inherited key of an object among them.
+  if (!Object.hasOwn(ServerProfiles, name)) {
+    throw new EncodeError(`unknown server '${name}'`, 'BinlogWriterOptions.server');
+  }
+  return ServerProfiles[name];
 }
 
 /**
@@ -90,12 +34,12 @@ export function checkWrites(profile: ServerProfile, type: string): void {
 
 /**
  * The post-header lengths the server's FORMAT_DESCRIPTION lists, by type code - 1: the profile's, else
- * the schemas'; the FORMAT_DESCRIPTION's own runs through this list, after the fields before it.
+ * the schemas'. The FORMAT_DESCRIPTION's own length covers its fields and this list, which it ends with.
  */
 export function postHeaderLengths(profile: ServerProfile): number[] {
   return Array.from({ length: profile.eventTypes }, (_, i) => {
     const code = i + 1;
-    const listed = profile.postHeaderLengths[EventTypeNames[code] as keyof typeof EventTypes];
+    const listed = profile.postHeaderLengths[code];
     if (listed !== undefined) return listed;
     if (code === EventTypes.FORMAT_DESCRIPTION_EVENT) return FormatDescriptionEventOffsets.end + profile.eventTypes;
     return EventPostHeaderLengths[code] ?? 0;

@@ -17,4 +17,5 @@ export * from './payload.js';
 export * from './query.js';
 export * from './replication.js';
 export * from './rows.js';
+export * from './servers.js';
 export * from './sqltypes.js';

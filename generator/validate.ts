@@ -11,13 +11,13 @@ export function validateFile(file: SchemaFile): SchemaError[] {
   if (validateLanguage(file.data)) return [];
   const all = validateLanguage.errors ?? [];
   // A failed union says it once, as itself, rather than once for each alternative it tried.
-  const unions = all.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath);
+  const unions = all.filter(isUnion).map((e) => e.instancePath);
   // A key its type does not take is said by the inner error, which names the key (`propertyName`); a key
   // no field takes is an unknown property, said once as such.
   const unknown = all.filter((e) => e.keyword === 'additionalProperties').map((e) => pathOf(e).join('/'));
   const errors = all.filter(
     (e) =>
-      e.keyword === 'anyOf' ||
+      isUnion(e) ||
       (e.keyword !== 'if' && e.keyword !== 'propertyNames' && !unions.includes(e.instancePath) && !(e.propertyName !== undefined && unknown.includes(pathOf(e).join('/')))),
   );
   // Of the alternatives a union reports, the deepest says most; report each place once.
@@ -32,6 +32,10 @@ export function validateFile(file: SchemaFile): SchemaError[] {
     out.push(schemaError(file, path, describe(e, file)));
   }
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+function isUnion(e: ErrorObject): boolean {
+  return e.keyword === 'anyOf' || e.keyword === 'oneOf';
 }
 
 function depth(e: ErrorObject): number {
@@ -62,7 +66,11 @@ function describe(e: ErrorObject, file: SchemaFile): string {
     case 'const':
       return `${JSON.stringify(value)} is not ${JSON.stringify(e.params.allowedValue)}`;
     case 'pattern':
+      // A name the pattern refuses is said as the name, not as the whole value it names.
+      if (e.propertyName !== undefined) return `name '${e.propertyName}' does not match ${e.params.pattern}`;
       return `${JSON.stringify(value)} does not match ${e.params.pattern}`;
+    case 'oneOf':
+      return exactlyOneKey(e);
     case 'anyOf': {
       const key = pathOf(e).at(-1);
       return key === 'type' ? `unknown type '${String(value)}'` : `${JSON.stringify(value)} is not a valid ${String(key)}`;
@@ -77,6 +85,22 @@ function keyNotTaken(e: ErrorObject, file: SchemaFile): string {
   const owner = valueAt(file, pathOf(e).slice(0, -1)) as { type?: unknown } | undefined;
   const keys = (e.params.allowedValues as string[] | undefined)?.join(', ');
   return `'${e.propertyName}' does not apply to a field of type ${String(owner?.type)}${keys ? ` (its keys: ${keys})` : ''}`;
+}
+
+/** A value that must have exactly one of some keys (a `oneOf` whose forms each require one key), said with the keys. */
+function exactlyOneKey(e: ErrorObject): string {
+  const forms = schemaAt(e.schemaPath) as { required?: string[] }[];
+  const keys = forms.map((f) => `'${f.required?.join("', '")}'`).join(' or ');
+  return e.params.passingSchemas ? `${keys}, not both` : `missing ${keys}`;
+}
+
+/** The part of the language schema at a JSON pointer (`#/definitions/…`). */
+function schemaAt(pointer: string): unknown {
+  let v: unknown = languageSchema;
+  for (const p of pointer.split('/').slice(1)) {
+    v = (v as Record<string, unknown>)[p.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return v;
 }
 
 function valueAt(file: SchemaFile, path: YamlPath): unknown {

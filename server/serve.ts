@@ -10,6 +10,7 @@ import { listen } from '../protocol/mysql2-adapter.js';
 import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
 import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
+import { ServedVariables, type ServedVariable, type ServedVariableSource } from '../generated/servers.js';
 import { text } from '../protocol/packets.js';
 import { logFormat, UnservableError, type LogFormat } from './source-frames.js';
 import { tableColumns } from './source-columns.js';
@@ -110,56 +111,28 @@ function serverVersion(format: LogFormat): string {
 }
 
 /** The server's variables, as replicas and clients ask for them, and its binlogs. */
-function queryContext(logs: ServedLogs, id: { version: string; serverId: number; checksums: boolean }, definitions: TableDefinitions | undefined): Omit<QueryContext, 'user' | 'replicas'> {
-  const mariadb = /mariadb/i.test(id.version);
-  const uuid = randomUUID();
+function queryContext(
+  logs: ServedLogs,
+  id: ServerIdentity,
+  definitions: TableDefinitions | undefined,
+): Omit<QueryContext, 'user' | 'replicas'> {
   const gtidAtEnd = async () => {
     const list = await logs.list();
     return list.length ? gtidStateAt(list, { log: list.length - 1, pos: Number.MAX_SAFE_INTEGER }) : '';
   };
-  const fixed: Record<string, string | null> = {
-    server_id: String(id.serverId),
-    version: id.version,
-    version_comment: 'binlog serve',
-    binlog_checksum: id.checksums ? 'CRC32' : 'NONE',
-    log_bin: 'ON',
-    binlog_format: 'ROW',
-    binlog_row_image: 'FULL',
-    server_uuid: uuid,
-    gtid_domain_id: '0',
-    gtid_strict_mode: 'OFF',
-    gtid_mode: mariadb ? null : 'OFF',
-    enforce_gtid_consistency: mariadb ? null : 'OFF',
-    character_set_server: 'utf8mb4',
-    collation_server: 'utf8mb4_general_ci',
-    character_set_client: 'utf8mb4',
-    character_set_connection: 'utf8mb4',
-    character_set_results: 'utf8mb4',
-    time_zone: 'SYSTEM',
-    system_time_zone: 'UTC',
-    lower_case_table_names: '0',
-    sql_mode: '',
-    autocommit: '1',
-    max_allowed_packet: String(1 << 30),
-    net_write_timeout: '60',
-    net_read_timeout: '30',
-    wait_timeout: '28800',
-    interactive_timeout: '28800',
-    transaction_isolation: 'REPEATABLE-READ',
-    tx_isolation: 'REPEATABLE-READ',
-    hostname: 'binlog-serve',
-    license: 'GPL',
-  };
-  const live: Record<string, () => Promise<string>> = mariadb ? { gtid_binlog_pos: gtidAtEnd, gtid_current_pos: gtidAtEnd } : {};
-  const has = (n: string) => n in live || (n in fixed && fixed[n] !== null);
+  const flavor = /mariadb/i.test(id.version) ? 'mariadb' : 'mysql';
+  // schemas/servers.yaml names the variables; a variable of the other server's is one this server lacks.
+  const served = new Map(Object.entries(ServedVariables).filter(([, v]) => v.server === 'both' || v.server === flavor));
+  const sources = variableSources(id, gtidAtEnd);
+  const valueOf = async (v: ServedVariable) => ('from' in v ? sources[v.from]() : v.value);
   return {
     async variable(name) {
-      if (name in live) return live[name]!();
-      return has(name) ? fixed[name] : undefined;
+      const v = served.get(name);
+      return v && valueOf(v);
     },
     async variables() {
-      const names = [...Object.keys(fixed), ...Object.keys(live)].filter(has).sort();
-      return Promise.all(names.map(async (n) => [n, n in live ? await live[n]!() : fixed[n]!] as [string, string | null]));
+      const names = [...served.keys()].sort();
+      return Promise.all(names.map(async (n): Promise<[string, string]> => [n, await valueOf(served.get(n)!)]));
     },
     async binlogs() {
       return Promise.all((await logs.list()).map(async (l) => ({ name: l.name, size: await l.size() })));
@@ -170,5 +143,26 @@ function queryContext(logs: ServedLogs, id: { version: string; serverId: number;
       return index < 0 ? null : gtidStateAt(list, { log: index, pos });
     },
     columns: async (schema, table) => tableColumns(await logs.list(), schema, table, definitions),
+  };
+}
+
+/** What the served binlogs say of the server they came from, or the options instead. */
+interface ServerIdentity {
+  version: string;
+  serverId: number;
+  checksums: boolean;
+}
+
+/** The values of the variables that come `from` what is served (schemas/servers.yaml). */
+type Sources = Record<ServedVariableSource, () => Promise<string>>;
+function variableSources(id: ServerIdentity, gtidAtEnd: () => Promise<string>): Sources {
+  // A server has one UUID while it runs, as a real one has from its first start.
+  const uuid = randomUUID();
+  return {
+    serverId: async () => String(id.serverId),
+    version: async () => id.version,
+    checksum: async () => (id.checksums ? 'CRC32' : 'NONE'),
+    uuid: async () => uuid,
+    gtidPosition: gtidAtEnd,
   };
 }

@@ -96,7 +96,12 @@ export class ChangeMessages {
 
   private statement(e: Extract<BinlogEvent, { type: 'QUERY_EVENT' }>): SinkMessage {
     const db = textOf(e.schema) ?? '';
-    const record: DdlRecord = { databaseName: db, ddl: textOf(e.query) ?? '', ts_ms: e.header.timestamp * 1000, source: this.source(e, db, null, 0) };
+    const record: DdlRecord = {
+      databaseName: db,
+      ddl: textOf(e.query) ?? '',
+      ts_ms: e.header.timestamp * 1000,
+      source: this.source(e, db, null, 0),
+    };
     return this.message(`${this.prefix}.${DDL_SUBJECT}`, record);
   }
 

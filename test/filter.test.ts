@@ -17,6 +17,7 @@ import { Transactions } from '../runtime/io/transactions.js';
 import { describeWithFixtures, FIXTURES, fixtures, fixturesAvailable, fixturesMissing } from './support/fixtures.js';
 import { findMariadb } from './support/mariadb.js';
 import { describeWhen } from './support/requires.js';
+import { eventHeader, looseEvent } from './support/events.js';
 
 const T = 2_000_000_000;
 type Loose = BinlogEvent & Record<string, unknown>;
@@ -169,7 +170,7 @@ describe('table and database filters', () => {
 
 /** Events as the filters see them (only what they read is given). */
 function ev(type: string, fields: Record<string, unknown> = {}): BinlogEvent {
-  return { pos: 0, header: { timestamp: 1, typeCode: 0, serverId: 1, eventSize: 10, logPos: 0, flags: 0 }, type, ...fields } as unknown as BinlogEvent;
+  return looseEvent({ pos: 0, header: eventHeader(0, { timestamp: 1, eventSize: 10 }), type, ...fields });
 }
 const select = (events: BinlogEvent[], filter: EventFilter) => {
   const s = new EventSelection(filter);

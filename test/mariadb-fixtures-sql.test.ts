@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { TableMapEvent } from '../generated/rows.js';
 import { BinlogError } from '../runtime/core/errors.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
@@ -45,9 +44,9 @@ function fixtureScript(events: BinlogEvent[]): Run | undefined {
   const unusable = new Set<number>();
   for (const event of events) {
     if (event.type === 'TABLE_MAP_EVENT') {
-      const map = event as unknown as TableMapEvent;
+      const map = event;
       const schema = `fx_${name(map.schemaName)}`;
-      context.observe({ ...event, schemaName: schema } as unknown as BinlogEvent);
+      context.observe({ ...event, schemaName: schema });
       const table = `${schema}.${name(map.tableName)}`;
       const create = createTableSql(context.tables.get(map.tableId)!, schema, name(map.tableName));
       if ('missing' in create) {

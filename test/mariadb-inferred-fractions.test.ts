@@ -18,13 +18,13 @@ import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlContext, toSql } from '../tools/sql.js';
 import { describeWithServer, findMariadb, type MariadbServer, replay, startMariadb } from './support/mariadb.js';
+import type { RowsEventAny } from './support/rows.js';
 
-interface Rows {
-  type: string;
-  tableId: number;
-  rows?: { before?: Record<string, unknown>; after?: Record<string, unknown> }[];
-  inferredFractionDigits?: Record<string, number>;
-  rowImagesUndecoded?: string;
+/** A rows v1 or v2 event: the workload logs WRITE, UPDATE and DELETE_ROWS, the undo the same. */
+type Rows = RowsEventAny;
+
+function isRows(e: BinlogEvent): e is Rows {
+  return /^(WRITE|UPDATE|DELETE)_ROWS/.test(e.type) && 'columnsPresent' in e;
 }
 
 /** The workload, one statement (or a DDL and a statement) per step; `table` the one whose rows each step logs. */
@@ -88,7 +88,7 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
   afterAll(() => server?.stop());
 
   /** The row events, one per step, in order. */
-  const rowEvents = () => events.filter((e) => /^(WRITE|UPDATE|DELETE)_ROWS/.test(e.type)) as unknown as Rows[];
+  const rowEvents = () => events.filter(isRows);
   const text = (image: Record<string, unknown> | undefined) => image && Object.fromEntries(Object.entries(image).map(([k, v]) => [k, v === null ? null : String(v)]));
   const afters = (e: Rows) => e.rows!.map((c) => text(c.after));
   const befores = (e: Rows) => e.rows!.map((c) => text(c.before));
@@ -147,18 +147,17 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
 
   it('binlog sql writes the inferred rows, and refuses a kept event with a sentence naming it', () => {
     const context = new SqlContext();
-    const statements = events.slice(0, events.indexOf(rowEvents()[3] as unknown as BinlogEvent)).flatMap((e) => toSql(e, context));
+    const kept = rowEvents()[3]!;
+    const statements = events.slice(0, events.indexOf(kept)).flatMap((e) => toSql(e, context));
     expect(statements).toContain("UPDATE `inf`.`two` SET `id`=1, `d5`=NULL, `s2`='2020-01-01 00:00:00.05', `t0`='-12:34:56', `t6`='-838:59:59.999999' WHERE `id`=1 AND `d5`='2024-02-29 23:59:58.98765' AND `s2`='2001-09-09 01:46:40.57' AND `t0`='-12:34:56' AND `t6`='-838:59:59.999999' LIMIT 1");
-    const kept = rowEvents()[3] as unknown as BinlogEvent;
-    const sentence = `its row images were kept as bytes (${(kept as unknown as Rows).rowImagesUndecoded}): give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows`;
+    const sentence = `its row images were kept as bytes (${kept.rowImagesUndecoded}): give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows`;
     expect(() => toSql(kept, context)).toThrow(sentence);
     expect(() => flashback(events)).toThrow(sentence);
   });
 
   it('flashback of the inferred events writes their undo with the same digits', () => {
-    const upTo = events.indexOf(rowEvents()[3] as unknown as BinlogEvent);
-    const undo = decodeBinlog(encodeBinlog(flashback(events.slice(0, upTo)))) as unknown as Rows[];
-    const undone = undo.filter((e) => /^(WRITE|UPDATE|DELETE)_ROWS/.test(e.type));
+    const upTo = events.indexOf(rowEvents()[3]!);
+    const undone = decodeBinlog(encodeBinlog(flashback(events.slice(0, upTo)))).filter(isRows);
     expect(undone.map((e) => [e.type, e.inferredFractionDigits])).toEqual([
       ['WRITE_ROWS_EVENT_V1', { d5: 5, s2: 2, t6: 6 }],
       ['UPDATE_ROWS_EVENT_V1', { d5: 5, s2: 2, t6: 6 }],
@@ -169,7 +168,7 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
 
   // Last: it changes the server's table.
   it('the undo binlog of the UPDATE and the DELETE, replayed by the server, gives back the table as the INSERT left it', async () => {
-    const [write, , del] = rowEvents() as unknown as BinlogEvent[];
+    const [write, , del] = rowEvents();
     // Each transaction: GTID … the row event, then its XID. Undone: the two after the INSERT's.
     const upTo = events.indexOf(del!) + 2;
     const writeAt = events.indexOf(write!);

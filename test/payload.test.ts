@@ -16,6 +16,7 @@ import type { EventFilter } from '../runtime/io/filter.js';
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';
 import { MYSQL_8_0_32_FDE } from './support/mysql-fde.js';
 import { noteSkip } from './support/requires.js';
+import { looseInput } from './support/events.js';
 
 type Loose = BinlogEvent & Record<string, unknown>;
 
@@ -43,8 +44,9 @@ function sampleTransaction(): BinlogEventInput[] {
   });
 }
 
+/** A TRANSACTION_PAYLOAD as a JavaScript caller may give it: its events without a payload, or a payload forged. */
 function payloadEvent(body: Record<string, unknown>): BinlogEventInput {
-  return { header: header(40), type: 'TRANSACTION_PAYLOAD_EVENT', ...body } as unknown as BinlogEventInput;
+  return looseInput({ header: header(40), type: 'TRANSACTION_PAYLOAD_EVENT', ...body });
 }
 
 function errorOf(bytes: Uint8Array): BinlogError {
@@ -253,7 +255,7 @@ describe('TRANSACTION_PAYLOAD written from inner events', () => {
   });
 
   it('only a payload event holds events', () => {
-    const xid = { header: header(16), type: 'XID_EVENT', xid: 1n, events: inner } as unknown as BinlogEventInput;
+    const xid = looseInput({ header: header(16), type: 'XID_EVENT', xid: 1n, events: inner });
     expect(() => encodeBinlog([FDE, xid])).toThrow(/only a TRANSACTION_PAYLOAD_EVENT holds events/);
   });
 
@@ -414,7 +416,7 @@ describeWithFixtures("TRANSACTION_PAYLOAD's header fields read as MySQL reads th
 });
 
 describe('HEARTBEAT_V2', () => {
-  const event = { header: header(41), type: 'HEARTBEAT_LOG_EVENT_V2', logFilename: 'binlog.000042', logPosition: 1234n } as unknown as BinlogEventInput;
+  const event: BinlogEventInput = { header: header(41), type: 'HEARTBEAT_LOG_EVENT_V2', logFilename: 'binlog.000042', logPosition: 1234n };
 
   it("is written as MySQL's Heartbeat codec writes it: file name, position, end mark", () => {
     const bytes = encodeBinlog([FDE, event]);
@@ -428,7 +430,7 @@ describe('HEARTBEAT_V2', () => {
 });
 
 describe('GTID_TAGGED from its bytes', () => {
-  const tagged = (body: number[]) => encodeBinlog([FDE, { header: header(42), type: 'GTID_TAGGED_LOG_EVENT', raw: Uint8Array.from(body) } as unknown as BinlogEventInput]);
+  const tagged = (body: number[]) => encodeBinlog([FDE, { header: header(42), type: 'GTID_TAGGED_LOG_EVENT', raw: Uint8Array.from(body) }]);
 
   it('a message of no fields keeps them all absent, and encodes back', () => {
     // Format 1, 3 bytes in all, no field that may not be skipped.

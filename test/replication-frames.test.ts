@@ -41,7 +41,10 @@ describeWithFixtures('the live framing of a MariaDB 11.8 dump', () => {
     async function* packets() {
       for (const event of events) yield packet(encodeBinlogPacket, { status: 'BINLOG_PACKET_OK', body: { event } });
     }
-    const dump = { start: { flavor: 'mariadb', file: '', position: 4, checksums: true, gtid: new MariadbGtidState() }, packets: Object.assign(packets(), { close() {} }) } as unknown as Dump;
+    const dump: Dump = {
+      start: { flavor: 'mariadb', file: '', position: 4, checksums: true, gtid: new MariadbGtidState() },
+      packets: Object.assign(packets(), { close() {} }),
+    };
     const out: LiveFrame[] = [];
     for await (const f of liveFrames(dump, false)) out.push(f);
     return out;

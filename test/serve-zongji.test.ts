@@ -8,17 +8,17 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readBinlog } from '../runtime/io/stream.js';
 import { serveBinlog, type BinlogServer } from '../server/serve.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
+import type { AnyBinlogEvent, WriteRowsEvent } from '@vlasky/zongji';
 
 const TIMEOUT = 120_000;
 const WAIT_MS = 30_000;
 
-interface Zongji {
-  on(name: 'binlog', fn: (e: { getEventName(): string; rows?: Record<string, unknown>[] }) => void): void;
-  on(name: 'error', fn: (e: Error) => void): void;
-  start(options: object): void;
-  stop(): void;
+const { default: ZongJi } = await import('@vlasky/zongji');
+
+/** zongji names each event's class by getEventName(). */
+function isWriteRows(e: AnyBinlogEvent): e is WriteRowsEvent {
+  return e.getEventName() === 'writerows';
 }
-const ZongJi = (await import('@vlasky/zongji')).default as unknown as new (dsn: object) => Zongji;
 
 describeWithServer('zongji of serveBinlog, asking for the columns', () => {
   let primary: MariadbServer;
@@ -54,8 +54,8 @@ describeWithServer('zongji of serveBinlog, asking for the columns', () => {
           const timer = setTimeout(() => reject(new Error(`zongji saw ${JSON.stringify(rows)}`)), WAIT_MS);
           zongji.on('error', (e) => (clearTimeout(timer), reject(e)));
           zongji.on('binlog', (e) => {
-            if (e.getEventName() !== 'writerows') return;
-            rows.push(...e.rows!);
+            if (!isWriteRows(e)) return;
+            rows.push(...e.rows);
             if (rows.length === 2) (clearTimeout(timer), resolve());
           });
           zongji.start({ serverId: 78, filename: first.split('/').at(-1), position: 4, includeEvents: ['tablemap', 'writerows'] });

@@ -4,11 +4,24 @@
  * terminator of a statement that holds a `;`.
  */
 import { describe, expect, it } from 'vitest';
+import { EventTypes } from '../generated/events.js';
 import type { QueryEventStatusVarsEntry } from '../generated/query.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { SCRIPT_HEADER, ScriptSession, terminated } from '../tools/sql-session.js';
+import { eventHeader } from './support/events.js';
 
-const query = (statusVars: QueryEventStatusVarsEntry[]) => ({ type: 'QUERY_EVENT', statusVars }) as unknown as BinlogEvent;
+const query = (statusVars: QueryEventStatusVarsEntry[]): BinlogEvent => ({
+  type: 'QUERY_EVENT',
+  pos: 4,
+  header: eventHeader(EventTypes.QUERY_EVENT),
+  threadId: 0,
+  execTime: 0,
+  schemaLength: 0,
+  errorCode: 0,
+  statusVars,
+  schema: '',
+  query: 'CREATE TABLE t (id INT)',
+});
 const SQL_MODE: QueryEventStatusVarsEntry = { code: 'Q_SQL_MODE_CODE', sqlMode: 0x4n };
 const CHARSET: QueryEventStatusVarsEntry = { code: 'Q_CHARSET_CODE', characterSetClient: 33, collationConnection: 33, collationServer: 8 };
 const ZONE: QueryEventStatusVarsEntry = { code: 'Q_TIME_ZONE_CODE', timeZone: "Europe/O'Hare\\x" } as QueryEventStatusVarsEntry;

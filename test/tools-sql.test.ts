@@ -3,13 +3,16 @@
  * a table without column names, an integer of unknown signedness, an image the undo lacks, a statement.
  */
 import { describe, expect, it } from 'vitest';
-import { ColumnType } from '../generated/rows.js';
+import { EventTypes } from '../generated/events.js';
+import { ColumnType, type RowsEvent } from '../generated/rows.js';
+import type { RowChange } from '../runtime/core/values.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import type { Column } from '../runtime/values/column.js';
 import { sqlLiteral } from '../tools/sql-literals.js';
 import { invert, SqlContext, SqlError, toSql, undoSql } from '../tools/sql.js';
 import { flashback } from '../tools/flashback.js';
 import { caught } from './runtime/helpers.js';
+import { eventHeader } from './support/events.js';
 
 const col = (realType: number, extra: Partial<Column> = {}): Column => ({ index: 0, name: 'c', type: realType, realType, layout: {} as Column['layout'], nullable: true, meta: {}, ...extra });
 const lit = (v: Parameters<typeof sqlLiteral>[0], c: Column, flavor: 'mysql' | 'mariadb' = 'mariadb') => sqlLiteral(v, c, flavor, 't.c');
@@ -84,14 +87,45 @@ describe('sqlLiteral', () => {
   });
 });
 
-const FDE = { type: 'FORMAT_DESCRIPTION_EVENT', pos: 4, header: { timestamp: 0, serverId: 1, flags: 0 }, serverVersion: '10.11.6-MariaDB' } as unknown as BinlogEvent;
-const map = (names?: string[]) =>
-  ({
-    type: 'TABLE_MAP_EVENT', pos: 100, header: { timestamp: 0, serverId: 1 }, tableId: 7, flags: 0, schemaName: 'd', tableName: 't',
-    columnTypes: ['LONG', 'LONG'], columnMetadata: [{}, {}], nullable: [false, true],
-    optionalMetadata: names ? [{ code: 'COLUMN_NAME', names }, { code: 'SIMPLE_PRIMARY_KEY', columns: [0] }] : [],
-  }) as unknown as BinlogEvent;
-const rows = (type: string, changes: object[]) => ({ type, pos: 200, file: 'binlog.000001', header: { timestamp: 0, serverId: 1 }, tableId: 7, flags: 1, columnsPresent: [true, true], columnsPresentAfter: [true, true], rows: changes }) as unknown as BinlogEvent;
+const FDE: BinlogEvent = {
+  type: 'FORMAT_DESCRIPTION_EVENT',
+  pos: 4,
+  header: eventHeader(EventTypes.FORMAT_DESCRIPTION_EVENT),
+  binlogVersion: 4,
+  serverVersion: '10.11.6-MariaDB',
+  createTimestamp: 0,
+  headerLength: 19,
+  postHeaderLengths: [],
+};
+const map = (names?: string[]): BinlogEvent => ({
+  type: 'TABLE_MAP_EVENT',
+  pos: 100,
+  header: eventHeader(EventTypes.TABLE_MAP_EVENT),
+  tableId: 7,
+  flags: 0,
+  schemaName: 'd',
+  tableName: 't',
+  columnCount: 2,
+  columnTypes: ['LONG', 'LONG'],
+  columnMetadata: [{}, {}],
+  nullable: [false, true],
+  optionalMetadata: names ? [{ code: 'COLUMN_NAME', names }, { code: 'SIMPLE_PRIMARY_KEY', columns: [0] }] : [],
+});
+type RowsType = 'WRITE_ROWS_EVENT' | 'UPDATE_ROWS_EVENT' | 'DELETE_ROWS_EVENT';
+const rows = (type: RowsType, changes: RowChange[], fields: Partial<RowsEvent> = {}): BinlogEvent => ({
+  type,
+  pos: 200,
+  file: 'binlog.000001',
+  header: eventHeader(EventTypes[type]),
+  tableId: 7,
+  table: 'd.t',
+  flags: 1,
+  columnCount: 2,
+  columnsPresent: [true, true],
+  columnsPresentAfter: [true, true],
+  rows: changes,
+  ...fields,
+});
 
 function context(names?: string[], primaryKeyOnly = false): SqlContext {
   const c = new SqlContext({ primaryKeyOnly });
@@ -122,7 +156,18 @@ describe('toSql and undoSql', () => {
   });
 
   it('prints a statement after its USE, and refuses to undo it', () => {
-    const ddl = { type: 'QUERY_EVENT', pos: 300, header: { timestamp: 0, serverId: 1 }, schema: 'd', query: 'DROP TABLE t' } as unknown as BinlogEvent;
+    const ddl: BinlogEvent = {
+      type: 'QUERY_EVENT',
+      pos: 300,
+      header: eventHeader(EventTypes.QUERY_EVENT),
+      threadId: 0,
+      execTime: 0,
+      schemaLength: 1,
+      errorCode: 0,
+      statusVars: [],
+      schema: 'd',
+      query: 'DROP TABLE t',
+    };
     expect(toSql(ddl, context(['id', 'v']))).toEqual(['USE `d`', 'DROP TABLE t']);
     expect(() => undoSql(ddl, context(['id', 'v']))).toThrow(/DROP TABLE t.*cannot be undone by rows/);
     expect(() => flashback([FDE, ddl])).toThrow(/QUERY_EVENT at 300/);
@@ -142,8 +187,8 @@ describe('invert', () => {
 
 describe('flashback', () => {
   it('reverses the transactions, their rows events and rows, a MariaDB GTID becoming BEGIN', () => {
-    const gtid = (seqNo: number) => ({ type: 'GTID_EVENT', pos: 50, header: { timestamp: 0, serverId: 1 }, seqNo, domainId: 0, flags: 12 }) as unknown as BinlogEvent;
-    const xid = { type: 'XID_EVENT', pos: 60, header: { timestamp: 0, serverId: 1 }, xid: 1 } as unknown as BinlogEvent;
+    const gtid = (seqNo: number): BinlogEvent => ({ type: 'GTID_EVENT', pos: 50, header: eventHeader(EventTypes.GTID_EVENT), seqNo: BigInt(seqNo), domainId: 0, flags: 12 });
+    const xid: BinlogEvent = { type: 'XID_EVENT', pos: 60, header: eventHeader(EventTypes.XID_EVENT), xid: 1n };
     const out = flashback([FDE, gtid(1), map(['id', 'v']), rows('WRITE_ROWS_EVENT', [{ after: { id: 1, v: 1 } }, { after: { id: 2, v: 2 } }]), xid, gtid(2), map(['id', 'v']), rows('UPDATE_ROWS_EVENT', [{ before: { id: 1, v: 1 }, after: { id: 1, v: 9 } }]), xid]);
     expect(out.map((e) => e.type)).toEqual(['FORMAT_DESCRIPTION_EVENT', 'QUERY_EVENT', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT', 'QUERY_EVENT', 'TABLE_MAP_EVENT', 'DELETE_ROWS_EVENT', 'XID_EVENT']);
     expect((out[3] as { rows: unknown }).rows).toEqual([{ before: { id: 1, v: 9 }, after: { v: 1, id: 1 } }]);
@@ -152,13 +197,13 @@ describe('flashback', () => {
   });
 
   it('refuses a NOBLOB DELETE whose before image lacks a column, naming the event, the row and the column', () => {
-    const noblob = { ...(rows('DELETE_ROWS_EVENT', [{ before: { id: 1, v: 5 } }, { before: { id: 2 } }]) as object), columnsPresent: [true, false] } as unknown as BinlogEvent;
+    const noblob = rows('DELETE_ROWS_EVENT', [{ before: { id: 1, v: 5 } }, { before: { id: 2 } }], { columnsPresent: [true, false] });
     const e = caught(SqlError, () => flashback([FDE, map(['id', 'v']), noblob]));
     expect([e.problem, e.schemaPath]).toEqual(['the before image lacks column v, whose old value the undo must write: the binlog does not hold it (binlog_row_image=FULL logs it)', 'DELETE_ROWS_EVENT at binlog.000001:200, row 2']);
   });
 
   it('refuses an event whose images were kept as bytes, with their reason, in SQL and in flashback', () => {
-    const kept = { ...(rows('WRITE_ROWS_EVENT', []) as object), rows: undefined, rowImages: new Uint8Array([1]), rowImagesUndecoded: 'why' } as unknown as BinlogEvent;
+    const kept = rows('WRITE_ROWS_EVENT', [], { rows: undefined, rowImages: new Uint8Array([1]), rowImagesUndecoded: 'why' });
     const sentence = "its row images were kept as bytes (why): give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows";
     for (const f of [() => toSql(kept, context(['id', 'v'])), () => flashback([FDE, map(['id', 'v']), kept])]) {
       expect([caught(SqlError, f).problem, caught(SqlError, f).schemaPath]).toEqual([sentence, 'WRITE_ROWS_EVENT at binlog.000001:200']);

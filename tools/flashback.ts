@@ -44,7 +44,16 @@ function closed(fde: BinlogEventInput): BinlogEventInput {
 
 /** The BEGIN a MariaDB GTID stands for, as a statement. */
 function begin(gtid: BinlogEvent): BinlogEventInput {
-  return { type: 'QUERY_EVENT', header: { timestamp: gtid.header.timestamp, serverId: gtid.header.serverId, flags: 0 }, threadId: 0, execTime: 0, errorCode: 0, statusVars: [], schema: '', query: 'BEGIN' };
+  return {
+    type: 'QUERY_EVENT',
+    header: { timestamp: gtid.header.timestamp, serverId: gtid.header.serverId, flags: 0 },
+    threadId: 0,
+    execTime: 0,
+    errorCode: 0,
+    statusVars: [],
+    schema: '',
+    query: 'BEGIN',
+  };
 }
 
 const REVERSED_TYPE: Record<string, string> = { WRITE: 'DELETE', DELETE: 'WRITE', UPDATE: 'UPDATE' };

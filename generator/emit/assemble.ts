@@ -16,6 +16,7 @@ import { addImports, Module } from './module.js';
 import { emitOldRowImages } from './old-row-images.js';
 import { emitRowImages } from './row-images.js';
 import { HEADER, newProject, type EmittedFile } from './print.js';
+import { emitServedVariables, emitServers } from './servers.js';
 import { emitConstants, emitCovers, emitEntryUnion, emitEnums, emitEventSets, emitEventTypes, emitInterfaces, emitLookup, emitOffsets } from './types.js';
 
 /**
@@ -38,6 +39,8 @@ export function emit(ir: Ir, sourceOf: (module: string) => string, runtimeDir = 
     if (ir.binaryJson?.module === module) emitBinaryJson(sf, m, ir.binaryJson, ir.externs.filter((x) => x.module === module));
     if (ir.rowImages?.module === module) emitRowImages(sf, m, ir.rowImages);
     if (ir.oldRowImages?.module === module) emitOldRowImages(sf, ir.oldRowImages);
+    if (ir.servers?.module === module) emitServers(sf, ir.servers);
+    if (ir.servedVariables?.module === module) emitServedVariables(sf, ir.servedVariables);
     addImports(sf, m, runtimeDir);
     sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
     out.push({ path: `${module}.ts`, text: HEADER(sourceOf(module)) + sf.getFullText() });

@@ -10,6 +10,7 @@ import { resolveOldRowImages } from './old-row-images.js';
 import { newPass, type Pass } from './pass.js';
 import { rawFile } from './raw.js';
 import { resolveStruct, type Hooks } from './resolve.js';
+import { resolveServers } from './servers.js';
 import { resolveRowImages } from './row-images.js';
 import { checkElements } from './sizes.js';
 import type { Ir } from './types.js';
@@ -30,6 +31,7 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
   resolveBinaryJson(pass, files);
   resolveRowImages(pass, files);
   resolveOldRowImages(pass, files);
+  resolveServers(pass, files);
   return { ir: pass.ir, errors: pass.errors };
 }
 

@@ -42,7 +42,7 @@ export function below(o: Origin, ...path: YamlPath): Origin {
 }
 
 /** A section a schema set has at most once (the code emitted from it is the set's only one): resolved where it is, a second one refused. */
-export function resolveSection<K extends 'binaryJson' | 'rowImages' | 'oldRowImages'>(
+export function resolveSection<K extends 'binaryJson' | 'rowImages' | 'oldRowImages' | 'servers' | 'servedVariables'>(
   pass: Pass,
   files: SchemaFile[],
   key: K,

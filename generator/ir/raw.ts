@@ -3,7 +3,7 @@
  * what the passes read, never emission.
  */
 import type { SchemaFile } from '../load.js';
-import type { ExternType, IrEvent, ParamType } from './types.js';
+import type { ExternType, IrEvent, ParamType, ServedVariableServer, ServedVariableSource } from './types.js';
 
 export interface RawField {
   name: string;
@@ -138,6 +138,32 @@ export interface RawOldRowImages {
   longest: { if: string | boolean; bytes: string | number };
 }
 
+/** A server the builder imitates (an entry of the `servers` section). */
+export interface RawServer {
+  doc: string;
+  flavor: 'mysql' | 'mariadb';
+  version: string;
+  lastEvent: { event: string; doc?: string };
+  postHeaderLengths: Record<string, { length: number; doc: string }>;
+  session: {
+    doc?: string;
+    flags2: { value: number; doc?: string };
+    sqlMode: { flags: string; set: string[]; doc?: string };
+    catalog: string;
+    charset: { characterSetClient: number; collationConnection: number; collationServer: number; doc?: string };
+  };
+}
+
+export type RawServedVariable = ({ value: string } | { from: ServedVariableSource }) & {
+  server?: ServedVariableServer;
+  doc?: string;
+};
+
+export interface RawServedVariables {
+  doc?: string;
+  variables: Record<string, RawServedVariable>;
+}
+
 export interface RawFile {
   doc?: string;
   context?: Record<string, { type: ParamType; doc?: string }>;
@@ -152,6 +178,8 @@ export interface RawFile {
   binaryJson?: RawBinaryJson;
   rowImages?: RawRowImages;
   oldRowImages?: RawOldRowImages;
+  servers?: Record<string, RawServer>;
+  servedVariables?: RawServedVariables;
 }
 
 export function rawFile(file: SchemaFile): RawFile {

@@ -313,6 +313,43 @@ export interface IrOldRowImages {
   longest: { cond: Expr; bytes: Expr };
 }
 
+/** A server the builder imitates (`servers`): its FORMAT_DESCRIPTION and its QUERY events' session state. */
+export interface IrServer {
+  name: string;
+  doc: string;
+  flavor: 'mysql' | 'mariadb';
+  version: string;
+  /** The event types its FORMAT_DESCRIPTION lists post-header lengths for: codes 1 to this one. */
+  eventTypes: number;
+  /** The lengths it lists otherwise than the catalogue's, or where the catalogue has none, by code. */
+  postHeaderLengths: { code: number; event: string; length: number }[];
+  flags2: number;
+  sqlMode: bigint;
+  catalog: string;
+  charset: { characterSetClient: number; collationConnection: number; collationServer: number };
+}
+
+export interface IrServers {
+  module: string;
+  servers: IrServer[];
+}
+
+export const SERVED_VARIABLE_SOURCES = ['serverId', 'version', 'checksum', 'uuid', 'gtidPosition'] as const;
+export type ServedVariableSource = (typeof SERVED_VARIABLE_SOURCES)[number];
+export type ServedVariableServer = 'both' | 'mysql' | 'mariadb';
+
+/** A variable `binlog serve` reports (the `servedVariables` section): a fixed value, or where it comes from. */
+export type IrServedVariable = { name: string; server: ServedVariableServer; doc?: string } & (
+  | { value: string }
+  | { from: ServedVariableSource }
+);
+
+export interface IrServedVariables {
+  module: string;
+  doc?: string;
+  variables: IrServedVariable[];
+}
+
 export interface Ir {
   structs: Map<string, IrStruct>;
   enums: Map<string, IrEnum>;
@@ -329,6 +366,8 @@ export interface Ir {
   binaryJson?: IrBinaryJson;
   rowImages?: IrRowImages;
   oldRowImages?: IrOldRowImages;
+  servers?: IrServers;
+  servedVariables?: IrServedVariables;
   /** Names used by an event body may not be any of these: the event object keeps them for itself. */
   reservedEventKeys: string[];
 }

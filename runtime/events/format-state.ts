@@ -38,6 +38,25 @@ export interface TableKnowledge {
   tableDefinitions?: TableDefinitions;
 }
 
+/**
+ * An event as the state takes it: decoded, or an input to encode (a FORMAT_DESCRIPTION's as its bytes read
+ * back). Its type says which effect it has; the fields that effect reads are checked before they are read.
+ */
+type StateEvent = { type: string; pos?: number };
+
+/** What an effect does to the state, from the event (and a TABLE_MAP's body bytes). */
+type EffectOnState = (state: FormatState, event: StateEvent, body?: Uint8Array) => void;
+
+/** A FORMAT_DESCRIPTION with the fields the state takes from it. */
+function isFormatDescription(e: StateEvent): e is StateEvent & FormatDescriptionEvent {
+  return e.type === 'FORMAT_DESCRIPTION_EVENT' && 'headerLength' in e && 'postHeaderLengths' in e;
+}
+
+/** A TABLE_MAP with the fields the table registry takes from it. */
+function isTableMap(e: StateEvent): e is StateEvent & TableMapEvent {
+  return e.type === 'TABLE_MAP_EVENT' && 'tableId' in e && 'columnTypes' in e;
+}
+
 export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
 
 export class FormatState {
@@ -102,13 +121,17 @@ export class FormatState {
    * from the event's body (`body`, a TABLE_MAP's bytes after the header, lets the same TABLE_MAP again
    * keep its table); undefined for an effect on what lies beyond the state.
    */
-  private static readonly EFFECTS: Readonly<Record<EventEffect, ((state: FormatState, event: { type: string; pos?: number }, body?: Uint8Array) => void) | undefined>> = {
-    'sets-format': (state, event) => state.apply(event as unknown as FormatDescriptionEvent, event.pos ?? 0),
+  private static readonly EFFECTS: Readonly<Record<EventEffect, EffectOnState | undefined>> = {
+    'sets-format': (state, event) => {
+      if (isFormatDescription(event)) state.apply(event, event.pos ?? 0);
+    },
     'sets-v3-format': (state, event) => {
       if (!('raw' in event)) state.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
     },
     'starts-encryption': (state) => (state.encrypted = true),
-    'maps-table': (state, event, body) => state.tables.register(event as unknown as TableMapEvent, body),
+    'maps-table': (state, event, body) => {
+      if (isTableMap(event)) state.tables.register(event, body);
+    },
     // The file ends: the FORMAT_DESCRIPTION that begins the next says how it reads.
     rotates: undefined,
   };
@@ -129,7 +152,7 @@ export class FormatState {
   }
 
   /** What an event changes for the events after it: its effect on the state, if it has one. */
-  after(event: { type: string; pos?: number }, body?: Uint8Array): void {
+  after(event: StateEvent, body?: Uint8Array): void {
     const effect = EventEffects[event.type];
     if (effect) FormatState.EFFECTS[effect]?.(this, event, body);
   }

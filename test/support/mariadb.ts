@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describeWhen } from './requires.js';
@@ -150,7 +150,8 @@ export function spawnWatchdog(pid: number | undefined, dir: string | undefined):
     stdio: ['pipe', 'ignore', 'ignore'],
   });
   wd.unref();
-  (wd.stdin as unknown as Socket).unref();
+  // A child's piped stdin is a socket, which unref lets the process exit past.
+  if (wd.stdin instanceof Socket) wd.stdin.unref();
   return wd;
 }
 
