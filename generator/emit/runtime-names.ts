@@ -47,8 +47,6 @@ export const RUNTIME = {
   writeKeyed: 'core/keyed-fields',
   jKeyOrder: 'core/keyed-fields',
   jsonKey: 'core/json-bytes',
-  jsonStoresCode: 'core/json-bytes',
-  keepsKeyOrder: 'core/json-bytes',
 } as const;
 export type RuntimeName = keyof typeof RUNTIME;
 

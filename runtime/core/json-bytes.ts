@@ -33,15 +33,6 @@ export function jsonKey(name: string): Uint8Array {
   return w.take();
 }
 
-/**
- * Code that writes these bytes into the JsonBytes `w`, for a writer compiled at run time (with `let o, p;`
- * declared): each byte a store of its own, as a number, so that no text of the input becomes code.
- */
-export function jsonStoresCode(bytes: Uint8Array): string {
-  const stores = Array.from(bytes, (v, i) => `o[p + ${i}] = ${v};`).join(' ');
-  return `{ w.room(${bytes.length}); o = w.buf; p = w.pos; ${stores} w.pos = p + ${bytes.length}; }`;
-}
-
 /** Whether an object given these keys in this order keeps them so (integer-like keys move first in a JS object). */
 export function keepsKeyOrder(names: readonly string[]): boolean {
   const keys = Object.keys(Object.fromEntries(names.map((name) => [name, 0])));

@@ -11,10 +11,6 @@ import {
   nullBitmapBytes,
   nullSpareOf,
   RowImages,
-  type RowImageCode,
-  type RowImageSource,
-  ROW_IMAGE_PARAMS,
-  rowImageSource,
   rowOptionColumns,
   type RowChangeSteps,
   type RowImageName,
@@ -24,6 +20,7 @@ import {
   walkRowChange,
 } from '../../generated/rows.js';
 import { placedAt } from '../core/schema-helpers.js';
+import { imageCode, type ImageCode } from './image-code.js';
 import { cellCodec } from '../values/cells.js';
 import { BinlogError, EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
 import { addResultingJson, checkResultingJson } from './json-diff.js';
@@ -43,7 +40,7 @@ export type TableLookup = Pick<TableRegistry, 'get'>;
 const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
 /** The present columns of an image, each with its value reader, skipper and writer and the schema path its errors name. */
-export interface Image extends RowImageCode {
+export interface Image extends ImageCode {
   columns: Column[];
   cells: CellReader[];
   skippers: CellSkipper[];
@@ -51,28 +48,6 @@ export interface Image extends RowImageCode {
   /** Each value's JSON writer. */
   jsons: CellJsonWriter[];
   paths: string[];
-}
-
-/** At most this many lists' code is kept (a hostile input could name any number of column lists). */
-const MAX_SHAPES = 256;
-const SHAPES = new Map<string, RowImageCode>();
-
-/** The code for images of these present columns (generated rowImageSource's), compiled once per list of names. */
-function shape(names: string[]): RowImageCode {
-  const key = JSON.stringify(names);
-  let made = SHAPES.get(key);
-  if (!made) {
-    made = compile(rowImageSource(names));
-    if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
-    SHAPES.set(key, made);
-  }
-  return made;
-}
-
-/** The functions of an image's code, from their bodies. */
-function compile(source: RowImageSource): RowImageCode {
-  const fn = <K extends keyof RowImageCode>(k: K, body: string) => new Function(...ROW_IMAGE_PARAMS[k], body) as RowImageCode[K];
-  return { read: fn('read', source.read), skip: fn('skip', source.skip), write: fn('write', source.write), json: source.json === undefined ? undefined : fn('json', source.json) };
 }
 
 /** The present columns of an image, each with its codec, prepared once per row event. */
@@ -90,7 +65,7 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   const skippers = columns.map((c, k) => codecs[k]!.skipper(c, paths[k]!));
   const cells = columns.map((c, k) => codecs[k]!.reader(c, paths[k]!));
   const jsons = columns.map((c, k) => codecs[k]!.json?.(c, paths[k]!) ?? valueJson(cells[k]!));
-  return { columns, cells, skippers, writers, jsons, paths, ...shape(names) };
+  return { columns, cells, skippers, writers, jsons, paths, ...imageCode(names) };
 }
 
 /** A cell's JSON through its reader: the value it gives, written as the dump writes values. */
