@@ -1952,7 +1952,7 @@ export function decodeRowsEvent(r: Reader, ctx: Context, images: number, version
     rowsCompressed = r.rest();
     rows$r = inflate('mariadb-zlib', rowsCompressed, r.offset - rowsCompressed.length, 'RowsEvent.rows');
   }
-  const rows$split = ctx.tables.splitRows(rows$r, tableId, columnsPresent, columnsPresentAfter, images, 'RowsEvent.rows');
+  const rows$split = ctx.tables.splitRows(rows$r, { tableId, columns: columnsPresent, columnsAfter: columnsPresentAfter, images, path: 'RowsEvent.rows' });
   const rows = rows$split.rows;
   const rowImagesUndecoded = rows$split.undecoded;
   const rowImages = rows$split.bytes;
@@ -1982,10 +1982,10 @@ export function encodeRowsEvent(w: Writer, v: RowsEventInput, ctx: Context, imag
   }
   if (compressed) {
     const rows$plain = new Writer();
-    if (v.rowImages !== undefined) rows$plain.bytes(v.rowImages); else ctx.tables.encodeRows(rows$plain, required(v.rows, 'RowsEvent.rows'), v.tableId, v.columnsPresent, v.columnsPresentAfter, images, 'RowsEvent.rows', v.inferredFractionDigits);
+    if (v.rowImages !== undefined) rows$plain.bytes(v.rowImages); else ctx.tables.encodeRows(rows$plain, required(v.rows, 'RowsEvent.rows'), { tableId: v.tableId, columns: v.columnsPresent, columnsAfter: v.columnsPresentAfter, images, path: 'RowsEvent.rows' }, v.inferredFractionDigits);
     w.bytes(deflate('mariadb-zlib', rows$plain.view(), v.rowsCompressed, 'RowsEvent.rows'));
   } else {
-    if (v.rowImages !== undefined) w.bytes(v.rowImages); else ctx.tables.encodeRows(w, required(v.rows, 'RowsEvent.rows'), v.tableId, v.columnsPresent, v.columnsPresentAfter, images, 'RowsEvent.rows', v.inferredFractionDigits);
+    if (v.rowImages !== undefined) w.bytes(v.rowImages); else ctx.tables.encodeRows(w, required(v.rows, 'RowsEvent.rows'), { tableId: v.tableId, columns: v.columnsPresent, columnsAfter: v.columnsPresentAfter, images, path: 'RowsEvent.rows' }, v.inferredFractionDigits);
   }
 }
 
@@ -2338,7 +2338,7 @@ export function decodeOldRowsEvent(r: Reader, ctx: Context, images: number): Old
   }
   let rows: OldRowChange[] | undefined;
   if (hasTableDefinition(ctx.tables, tableId)) {
-    rows = ctx.tables.decodeOldRows(r, tableId, columnsPresent, images, 'OldRowsEvent.rows');
+    rows = ctx.tables.decodeOldRows(r, { tableId, columns: columnsPresent, images, path: 'OldRowsEvent.rows' });
   }
   return { tableId, table, flags, columnCount, columnsPresent, columnsPresentSpare, rowImagesUndecoded, rowImages, rows };
 }
@@ -2353,7 +2353,7 @@ export function encodeOldRowsEvent(w: Writer, v: OldRowsEventInput, ctx: Context
     w.bytes(required(v.rowImages, 'OldRowsEvent.rowImages'));
   }
   if (hasTableDefinition(ctx.tables, v.tableId)) {
-    ctx.tables.encodeOldRows(w, required(v.rows, 'OldRowsEvent.rows'), v.tableId, v.columnsPresent, images, 'OldRowsEvent.rows');
+    ctx.tables.encodeOldRows(w, required(v.rows, 'OldRowsEvent.rows'), { tableId: v.tableId, columns: v.columnsPresent, images, path: 'OldRowsEvent.rows' });
   }
 }
 

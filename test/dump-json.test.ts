@@ -121,7 +121,7 @@ describe('JSON written as bytes', () => {
     const lines = (b: Uint8Array) => {
       const at = (events: BinlogEvent[]) => events.find((e) => e.pos === writeRows.pos)!;
       const w = new JsonBytes();
-      const written = writeDumpEvent(w, at(dumpedEvents(b, 'json')));
+      const written = writeDumpEvent(w, at(dumpedEvents(b, 'dump')));
       return { eager: at(dumpedEvents(b)), line: w.take().toString('utf8'), written };
     };
 

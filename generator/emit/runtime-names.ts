@@ -51,7 +51,7 @@ export const RUNTIME = {
 export type RuntimeName = keyof typeof RUNTIME;
 
 /** Runtime types imported only as types. */
-export const TYPE_ONLY_RUNTIME = { Text: 'core/reader', KeyedEntry: 'core/keyed-fields', RowChange: 'core/values', RowChangeInput: 'core/values', OldRowChange: 'core/values', RowTables: 'core/tables', CellCodec: 'core/values', CellValue: 'core/values', CellColumn: 'core/values', TextCodec: 'core/values', JsonTree: 'core/values', ColumnCover: 'core/tables', JsonBytes: 'core/json-bytes', Row: 'core/values', CellReader: 'core/values', CellSkipper: 'core/values', CellWriter: 'core/values', CellJsonWriter: 'core/values' } as const;
+export const TYPE_ONLY_RUNTIME = { Text: 'core/reader', KeyedEntry: 'core/keyed-fields', RowChange: 'core/values', RowChangeInput: 'core/values', OldRowChange: 'core/values', RowTables: 'core/tables', CellCodec: 'core/values', CellValue: 'core/values', CellColumn: 'core/values', TextCodec: 'core/values', JsonTree: 'core/values', ColumnCover: 'core/tables', JsonBytes: 'core/json-bytes' } as const;
 export type RuntimeType = keyof typeof TYPE_ONLY_RUNTIME | 'Reader' | 'Writer';
 
 export function isRuntimeType(name: string): name is keyof typeof TYPE_ONLY_RUNTIME {

@@ -28,7 +28,7 @@ import type { Reader } from '../core/reader.js';
 import type { TableRegistry } from '../tables/registry.js';
 import type { Writer } from '../core/writer.js';
 import type { Row, RowChange, RowChangeInput } from '../core/values.js';
-import type { RowsSplit } from '../core/tables.js';
+import type { RowLayout, RowsSplit } from '../core/tables.js';
 import type { Column, TableInfo } from '../values/column.js';
 import type { CellJsonWriter, CellReader, CellSkipper, CellWriter } from '../values/cell-codec.js';
 import { jsonDiffCodec } from '../values/json-cells.js';
@@ -126,16 +126,19 @@ function hasEnumerableKeys(o: object): boolean {
   return false;
 }
 
-/** What each row of a row event holds: the columns of its images, and the JSON columns diffs may be for. */
-export interface Layout {
+/**
+ * What each row of a row event holds, its RowLayout resolved against its table: the columns and code of
+ * its images, and the JSON columns diffs may be for.
+ */
+export interface ImageLayout {
   before: Image;
   after: Image;
   jsonColumns: Column[];
 }
 
-/** Each table's layouts, by images and present columns: a table's row events nearly always share one. */
+/** Each table's image layouts, by images and present columns: a table's row events nearly always share one. */
 const MAX_LAYOUTS = 64;
-const LAYOUTS = new WeakMap<TableInfo, Map<string, Layout>>();
+const LAYOUTS = new WeakMap<TableInfo, Map<string, ImageLayout>>();
 
 /** "1" for each present column, "0" for each absent one: one string, made each row event, without an array. */
 function bits(present: boolean[]): string {
@@ -144,7 +147,8 @@ function bits(present: boolean[]): string {
   return s;
 }
 
-export function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, r: Reader | undefined, path: string): Layout {
+/** The layout's images resolved against table `t`, once per table and layout; `r` places the errors of a decode. */
+export function imageLayout(t: TableInfo, { columns, columnsAfter, images, path }: RowLayout, r: Reader | undefined): ImageLayout {
   const key = `${images} ${path} ${bits(columns)} ${columnsAfter ? bits(columnsAfter) : ''}`;
   let layouts = LAYOUTS.get(t);
   const known = layouts?.get(key);
@@ -162,16 +166,8 @@ export function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[]
   return made;
 }
 
-export function decodeRows(
-  r: Reader,
-  tables: TableLookup,
-  tableId: number,
-  columns: boolean[],
-  columnsAfter: boolean[] | undefined,
-  images: number,
-  path: string,
-): RowChange[] {
-  return withDocuments(splitImages(r, tables, tableId, columns, columnsAfter, images, path), path);
+export function decodeRows(r: Reader, tables: TableLookup, layout: RowLayout): RowChange[] {
+  return withDocuments(splitImages(r, tables, layout), layout.path);
 }
 
 /**
@@ -181,17 +177,9 @@ export function decodeRows(
  * as it was. Without the table's TABLE_MAP nothing is known of the images, and that stays an error; so
  * does a JSON diff that does not apply to its document, which split.
  */
-export function splitRows(
-  r: Reader,
-  tables: TableLookup,
-  tableId: number,
-  columns: boolean[],
-  columnsAfter: boolean[] | undefined,
-  images: number,
-  path: string,
-): RowsSplit {
-  const split = orBytes(r, () => splitImages(r, tables, tableId, columns, columnsAfter, images, path));
-  return split.rows ? { rows: withDocuments(split.rows, path) } : split;
+export function splitRows(r: Reader, tables: TableLookup, layout: RowLayout): RowsSplit {
+  const split = orBytes(r, () => splitImages(r, tables, layout));
+  return split.rows ? { rows: withDocuments(split.rows, layout.path) } : split;
 }
 
 /** The rows `split` reads from `r`, or where they do not split (see splitRows), why, and their bytes. */
@@ -214,16 +202,9 @@ interface SplitChange {
   afterAt: number;
 }
 
-function splitImages(
-  r: Reader,
-  tables: TableLookup,
-  tableId: number,
-  columns: boolean[],
-  columnsAfter: boolean[] | undefined,
-  images: number,
-  path: string,
-): SplitChange[] {
-  const made = layout(table(tables, tableId, r.offset, path), columns, columnsAfter, images, r, path);
+function splitImages(r: Reader, tables: TableLookup, layout: RowLayout): SplitChange[] {
+  const { images, path } = layout;
+  const made = imageLayout(table(tables, layout.tableId, r.offset, path), layout, r);
   if (made.before.columns.length === 0 && made.after.columns.length === 0 && r.pos < r.end) {
     // Images of no columns take no bytes: the rows would never end.
     throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
@@ -243,7 +224,7 @@ class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
   private readonly paths: Record<RowImageName, string>;
 
   constructor(
-    private readonly layout: Layout,
+    private readonly layout: ImageLayout,
     private readonly path: string,
   ) {
     this.paths = rowImagePaths(path);
@@ -296,19 +277,11 @@ function withDiffs(img: Image, diffs: Set<Column>): Image {
   };
 }
 
-export function encodeRows(
-  w: Writer,
-  rows: RowChangeInput[],
-  tables: TableLookup,
-  tableId: number,
-  columns: boolean[],
-  columnsAfter: boolean[] | undefined,
-  images: number,
-  path: string,
-): void {
+export function encodeRows(w: Writer, rows: RowChangeInput[], tables: TableLookup, layout: RowLayout): void {
+  const { tableId, images, path } = layout;
   const t = tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
-  const steps = new WriteSteps(layout(t, columns, columnsAfter, images, undefined, path), path);
+  const steps = new WriteSteps(imageLayout(t, layout, undefined), path);
   // The paths name the change's parts: placed at the change.
   rows.forEach((change, i) => placedAt(() => walkRowChange(w, images, change, steps), path, `${path}[${i}]`));
 }
@@ -316,7 +289,7 @@ export function encodeRows(
 /** The encoder's steps: each image written from its row, the value options from the change. */
 class WriteSteps implements RowChangeSteps<Writer, RowChangeInput> {
   constructor(
-    private readonly layout: Layout,
+    private readonly layout: ImageLayout,
     private readonly path: string,
   ) {}
 

@@ -1,6 +1,6 @@
 /**
- * The dump's rows (DecodeOptions `rows: 'json'`): a rows event's images left where they are, then written
- * as JSON in one pass over their bytes, each value by its cell's JSON writer (UTF-8 text escaped from the
+ * The dump's rows (row-tables.ts's DUMP_ROWS, which no public option names): a rows event's images left
+ * where they are, then written as JSON in one pass over their bytes, each value by its cell's JSON writer (UTF-8 text escaped from the
  * bytes, other values as their reader gives them) under names encoded once per layout: no row object, no
  * text made into a JS string and encoded back.
  *
@@ -13,10 +13,10 @@ import { RowImages, type RowChangeSteps, type RowImageName, rowImagePaths, walkR
 import { BinlogError } from '../core/errors.js';
 import { jsonKey, type JsonBytes, type WritesJson } from '../core/json-bytes.js';
 import { Reader } from '../core/reader.js';
-import type { RowsSplit } from '../core/tables.js';
+import type { RowLayout, RowsSplit } from '../core/tables.js';
 import type { RowChange } from '../core/values.js';
 import type { TableInfo } from '../values/column.js';
-import { layout, nullBitmap, splitRows, type Image, type Layout } from './images.js';
+import { imageLayout, nullBitmap, splitRows, type Image, type ImageLayout } from './images.js';
 
 const { JSON_DIFFS } = RowImages;
 
@@ -35,11 +35,8 @@ export class JsonRows implements WritesJson {
     private readonly r: Reader,
     private readonly start: number,
     private readonly t: TableInfo,
-    private readonly images: number,
-    private readonly layout: Layout,
-    private readonly columns: boolean[],
-    private readonly columnsAfter: boolean[] | undefined,
-    private readonly path: string,
+    private readonly layout: RowLayout,
+    private readonly images: ImageLayout,
   ) {}
 
   /**
@@ -47,18 +44,18 @@ export class JsonRows implements WritesJson {
    * eager line anyway (JSON diffs, a layout that does not fit the table, images of no columns, names a JS
    * object would reorder), which are then decoded eagerly.
    */
-  static over(r: Reader, t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): JsonRows | undefined {
-    if (images & JSON_DIFFS) return undefined;
-    let made: Layout;
+  static over(r: Reader, t: TableInfo, layout: RowLayout): JsonRows | undefined {
+    if (layout.images & JSON_DIFFS) return undefined;
+    let made: ImageLayout;
     try {
-      made = layout(t, columns, columnsAfter, images, r, path);
+      made = imageLayout(t, layout, r);
     } catch (e) {
       if (e instanceof BinlogError) return undefined;
       throw e;
     }
     const { before, after } = made;
     if (!before.json || !after.json || (before.columns.length === 0 && after.columns.length === 0)) return undefined;
-    const rows = new JsonRows(r, r.pos, t, images, made, columns, columnsAfter, path);
+    const rows = new JsonRows(r, r.pos, t, layout, made);
     r.pos = r.end;
     return rows;
   }
@@ -66,13 +63,13 @@ export class JsonRows implements WritesJson {
   /** The changes as JsonBytes.rows writes the eager decode's. */
   writeJson(w: JsonBytes): void {
     const r = this.reader();
-    const steps = new JsonSteps(this.layout, this.path);
+    const steps = new JsonSteps(this.images, this.layout.path);
     w.byte(0x5b);
     for (let n = 0; r.pos < r.end; n++) {
       if (n) w.byte(0x2c);
       w.byte(0x7b);
       steps.first = true;
-      walkRowChange(r, this.images, w, steps);
+      walkRowChange(r, this.layout.images, w, steps);
       w.byte(0x7d);
     }
     w.byte(0x5d);
@@ -81,7 +78,7 @@ export class JsonRows implements WritesJson {
   /** What the eager decode gives for these bytes: the rows, or why they stay bytes, and the bytes. */
   eager(): RowsSplit {
     const t = this.t;
-    return splitRows(this.reader(), { get: () => t }, 0, this.columns, this.columnsAfter, this.images, this.path);
+    return splitRows(this.reader(), { get: () => t }, this.layout);
   }
 
   /** A reader of the images alone, from their start (the event's reader is the decoder's, which moves on). */
@@ -97,7 +94,7 @@ class JsonSteps implements RowChangeSteps<Reader, JsonBytes> {
   private readonly paths: Record<RowImageName, string>;
 
   constructor(
-    private readonly layout: Layout,
+    private readonly layout: ImageLayout,
     path: string,
   ) {
     this.paths = rowImagePaths(path);

@@ -9,12 +9,17 @@ import { toJsonLine } from '../../runtime/core/json-form.js';
 import type { BinlogEvent, RowForm } from '../../runtime/events/event-codec.js';
 import { writeDumpEvent, writeEventJson } from '../../runtime/events/event-json.js';
 import { decodeBinlog } from '../../runtime/io/stream.js';
+import { DUMP_ROWS } from '../../runtime/rows/row-tables.js';
 
-/** Every event a binlog gives when undecodable events are kept as their bytes, its rows eager or lazy; those before a framing error. */
-export function dumpedEvents(bytes: Uint8Array, rows: RowForm = 'eager'): BinlogEvent[] {
+/**
+ * Every event a binlog gives when undecodable events are kept as their bytes, its rows eager, lazy or
+ * the dump's (`'dump'`); those before a framing error.
+ */
+export function dumpedEvents(bytes: Uint8Array, rows: RowForm | 'dump' = 'eager'): BinlogEvent[] {
   const out: BinlogEvent[] = [];
+  const form = rows === 'dump' ? { [DUMP_ROWS]: true as const } : { rows };
   try {
-    for (const e of decodeBinlog(bytes, { onError: () => 'skip', rows })) out.push(e as BinlogEvent);
+    for (const e of decodeBinlog(bytes, { onError: () => 'skip', ...form })) out.push(e as BinlogEvent);
   } catch {
     // A framing error ends the file: the events before it are out.
   }
@@ -45,7 +50,7 @@ export function expectSameJson<T>(values: Iterable<T>, where: string, write: Wri
 }
 
 /**
- * Every event of a binlog written three ways: as the dump writes it (decoded with `rows: 'json'`, each
+ * Every event of a binlog written three ways: as the dump writes it (decoded with the dump's rows, each
  * cell's JSON from its bytes), by the generated writers from the eager decode, and as JsonBytes.value does;
  * each against toJsonLine of the eager decode. Returns how many events there were, and how many the
  * generated writers wrote.
@@ -57,7 +62,7 @@ export function expectSameEventJson(bytes: Uint8Array, where: string): { events:
     if (writeEventJson(w, e)) generated++;
   });
   expectSameJson(events, where);
-  const dumped = dumpedEvents(bytes, 'json');
+  const dumped = dumpedEvents(bytes, 'dump');
   expect(dumped.length, `${where}: events decoded with the dump's rows`).toBe(events.length);
   const w = new JsonBytes(1 << 12);
   dumped.forEach((e, i) => {
