@@ -8,7 +8,7 @@
 import { nullBitMask, nullByte } from '../../generated/rows.js';
 import { jsonKey, keepsKeyOrder, type JsonBytes } from '../core/json-bytes.js';
 import type { Reader } from '../core/reader.js';
-import type { Row } from '../core/values.js';
+import type { CellValue, Row } from '../core/values.js';
 import type { Writer } from '../core/writer.js';
 import type { CellJsonWriter, CellReader, CellSkipper, CellWriter } from '../values/cell-codec.js';
 
@@ -16,8 +16,11 @@ import type { CellJsonWriter, CellReader, CellSkipper, CellWriter } from '../val
 export interface ImageCode {
   /** Reads the values after the null bitmap at `r.buf[nulls]` into one row object. */
   read(r: Reader, nulls: number, cells: readonly CellReader[]): Row;
-  /** Steps over the values, pushing each one's offset in `r.buf` (-1 for a NULL) onto `offsets`: lazy rows. */
-  skip(r: Reader, nulls: number, skippers: readonly CellSkipper[], offsets: number[]): void;
+  /**
+   * Steps over the values, pushing each one's offset in `r.buf` (-1 for a NULL) onto `offsets`: lazy rows.
+   * A column whose `widths` entry is not 0 has values of that many bytes, stepped over without a call.
+   */
+  skip(r: Reader, nulls: number, skippers: readonly CellSkipper[], widths: Int32Array, offsets: number[]): void;
   /**
    * Writes a row's values after its null bitmap at `w.buf[nulls]`, setting its nulls' bits; gives the index
    * of the first column without a value, or -1.
@@ -94,29 +97,53 @@ function reader(names: readonly string[], { bytes, masks }: NullBits): ImageCode
 /** A set bit is a NULL, which has no value in the image. */
 function skipper({ bytes, masks }: NullBits): ImageCode['skip'] {
   const n = bytes.length;
-  return (r, nulls, skippers, offsets) => {
+  return (r, nulls, skippers, widths, offsets) => {
     const b = r.buf;
     for (let k = 0; k < n; k++) {
-      if (b[nulls + bytes[k]!]! & masks[k]!) offsets.push(-1);
-      else {
-        offsets.push(r.pos);
-        skippers[k]!(r);
+      if (b[nulls + bytes[k]!]! & masks[k]!) {
+        offsets.push(-1);
+        continue;
       }
+      offsets.push(r.pos);
+      const width = widths[k]!;
+      // A value past the end is the skipper's to refuse, with its error.
+      if (width && r.pos + width <= r.end) r.pos += width;
+      else skippers[k]!(r);
     }
   };
 }
 
-/** A column the row has no key for is missing, one whose key holds undefined has the value undefined. */
+/**
+ * A column the row has no key for is missing, one whose key holds undefined has the value undefined. A
+ * row whose keys are the list's names in order (as the decode gives them) has its values taken by one
+ * for-in, whose loads V8 serves from the object's own key cache; any other row by name.
+ */
 function writer(names: readonly string[], { bytes, masks }: NullBits): ImageCode['write'] {
   const n = names.length;
+  const values: CellValue[] = new Array<CellValue>(n).fill(null);
+  const inOrder = (row: Row): boolean => {
+    let k = 0;
+    for (const key in row) {
+      if (key !== names[k]) return false;
+      values[k++] = row[key]!;
+    }
+    return k === n;
+  };
+  const write = (w: Writer, k: number, v: CellValue, writers: readonly CellWriter[], nulls: number): void => {
+    // The writers may grow the buffer, so that it is read again for each bit.
+    if (v === null) w.buf[nulls + bytes[k]!] |= masks[k]!;
+    else writers[k]!(w, v);
+  };
   return (w, row, nulls, writers) => {
+    if (inOrder(row)) {
+      for (let k = 0; k < n; k++) write(w, k, values[k]!, writers, nulls);
+      return -1;
+    }
     for (let k = 0; k < n; k++) {
       const name = names[k]!;
       const v = row[name];
       if (v === undefined && !(name in row)) return k;
-      // The writers may grow the buffer, so that it is read again for each bit.
-      if (v === null) w.buf[nulls + bytes[k]!] |= masks[k]!;
-      else writers[k]!(w, v);
+      write(w, k, v!, writers, nulls);
     }
     return -1;
   };

@@ -36,21 +36,26 @@ import { jsonDiffCodec } from '../values/json-cells.js';
 /** Where the rows find their table: the registry, or one table read with other layouts (fractions.ts). */
 export type TableLookup = Pick<TableRegistry, 'get'>;
 
-/** The image bits of schemas/rows.yaml's RowImages; JSON_DIFFS (with BEFORE | AFTER): MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
+/**
+ * The image bits of schemas/rows.yaml's RowImages. JSON_DIFFS (set with BEFORE | AFTER) marks MySQL's
+ * PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs.
+ */
 const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
-/** The present columns of an image, each with its value reader, skipper and writer and the schema path its errors name. */
+/** An image's present columns: each has its value reader, skipper and writer, and the schema path its errors name. */
 export interface Image extends ImageCode {
   columns: Column[];
   cells: CellReader[];
   skippers: CellSkipper[];
+  /** Each value's bytes where its column fixes them, else 0 (image-code.ts's skip). */
+  widths: Int32Array;
   writers: CellWriter[];
-  /** Each value's JSON writer. */
+  /** Each value's JSON writer, which the dump's rows write it with. */
   jsons: CellJsonWriter[];
   paths: string[];
 }
 
-/** The present columns of an image, each with its codec, prepared once per row event. */
+/** Prepares the present columns of an image, each with its codec, once per table and layout. */
 function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefined, path: string): Image {
   if (present.length > table.columns.length) {
     const problem = `the row event has ${present.length} columns, its TABLE_MAP ${table.columns.length}`;
@@ -63,12 +68,13 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   const paths = names.map((name) => `${path}.${name}`);
   const writers = columns.map((c, k) => codecs[k]!.writer(c, paths[k]!));
   const skippers = columns.map((c, k) => codecs[k]!.skipper(c, paths[k]!));
+  const widths = Int32Array.from(columns, (c, k) => codecs[k]!.width?.(c) ?? 0);
   const cells = columns.map((c, k) => codecs[k]!.reader(c, paths[k]!));
   const jsons = columns.map((c, k) => codecs[k]!.json?.(c, paths[k]!) ?? valueJson(cells[k]!));
-  return { columns, cells, skippers, writers, jsons, paths, ...imageCode(names) };
+  return { columns, cells, skippers, widths, writers, jsons, paths, ...imageCode(names) };
 }
 
-/** A cell's JSON through its reader: the value it gives, written as the dump writes values. */
+/** A cell without a JSON writer of its own writes the value its reader gives, as the dump writes values. */
 function valueJson(read: CellReader): CellJsonWriter {
   return (r, w) => w.value(read(r));
 }
@@ -83,7 +89,10 @@ function readImage(r: Reader, img: Image, change: RowChange, image: RowImageName
   return img.read(r, nullBitmap(r, img, change, image, path), img.cells);
 }
 
-/** Steps over an image's null bitmap, keeping its unused bits where servers would not leave them; where it starts. */
+/**
+ * Steps over an image's null bitmap and returns where it starts. Unused bits that servers would not leave
+ * are kept with the change, so that it encodes back the same.
+ */
 export function nullBitmap(r: Reader, img: Image, change: Pick<RowChange, 'nullSpare'>, image: RowImageName, path: string): number {
   const n = img.columns.length;
   const nulls = r.pos;
@@ -93,7 +102,7 @@ export function nullBitmap(r: Reader, img: Image, change: Pick<RowChange, 'nullS
   return nulls;
 }
 
-/** Writes one image of a change of the rows at `rows`, whose cells' errors name `rows.column`: they are placed in the image. */
+/** Writes one image of a change of the rows at `rows`; the cells' errors name `rows.column` and are placed in the image. */
 function writeImage(w: Writer, change: RowChangeInput, image: RowImageName, img: Image, rows: string): void {
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', `${rows}.${image}`);
@@ -136,11 +145,11 @@ export interface ImageLayout {
   jsonColumns: Column[];
 }
 
-/** Each table's image layouts, by images and present columns: a table's row events nearly always share one. */
+/** Each table's image layouts are kept by images and present columns, since a table's row events nearly always share one. */
 const MAX_LAYOUTS = 64;
 const LAYOUTS = new WeakMap<TableInfo, Map<string, ImageLayout>>();
 
-/** "1" for each present column, "0" for each absent one: one string, made each row event, without an array. */
+/** The key of a bitmap is "1" for each present column and "0" for each absent one, made without an array. */
 function bits(present: boolean[]): string {
   let s = '';
   for (const p of present) s += p ? '1' : '0';
@@ -182,7 +191,7 @@ export function splitRows(r: Reader, tables: TableLookup, layout: RowLayout): Ro
   return split.rows ? { rows: withDocuments(split.rows, layout.path) } : split;
 }
 
-/** The rows `split` reads from `r`, or where they do not split (see splitRows), why, and their bytes. */
+/** Gives the rows `split` reads from `r`; where they do not split (see splitRows), it gives why, and their bytes. */
 export function orBytes<T>(r: Reader, split: () => T): { rows: T; undecoded?: undefined; bytes?: undefined } | Exclude<RowsSplit, { rows: RowChange[] }> {
   const start = r.pos;
   try {
@@ -195,7 +204,7 @@ export function orBytes<T>(r: Reader, split: () => T): { rows: T; undecoded?: un
   }
 }
 
-/** A change as its images split: with the JSON columns whose after value is a diff, and where that image starts. */
+/** A change as its images split; it knows the JSON columns whose after value is a diff, and where that image starts. */
 interface SplitChange {
   change: RowChange;
   diffs?: Set<Column>;
@@ -219,7 +228,7 @@ function splitImages(r: Reader, tables: TableLookup, layout: RowLayout): SplitCh
   return out;
 }
 
-/** The eager decode's steps: each image read into a row of the change, the value options into the change. */
+/** The eager decode's steps read each image into a row of the change, and the value options into the change. */
 class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
   private readonly paths: Record<RowImageName, string>;
 
@@ -250,7 +259,7 @@ class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
   }
 }
 
-/** The changes, each JSON diff's resulting document added beside it. */
+/** Adds each JSON diff's resulting document beside it in its change. */
 function withDocuments(split: SplitChange[], path: string): RowChange[] {
   return split.map(({ change, diffs, afterAt }) => {
     if (diffs) addResultingJson(change, diffs, afterAt, `${path}.after`);
@@ -261,13 +270,13 @@ function withDocuments(split: SplitChange[], path: string): RowChange[] {
 /** The value options read nothing of the stream's context. */
 const NO_CONTEXT = {} as Context;
 
-/** The JSON columns whose after-image value is a diff, if any. */
+/** Finds the JSON columns whose after-image value is a diff, if any. */
 function partialColumns(jsonColumns: Column[], change: RowChangeInput): Set<Column> | undefined {
   if (!change.partialJson) return undefined;
   return new Set(jsonColumns.filter((_, i) => change.partialJson![i]));
 }
 
-/** The after image's columns, with the diff codec for the JSON columns that hold diffs. */
+/** Gives the after image's columns the diff codec where their JSON column holds a diff. */
 function withDiffs(img: Image, diffs: Set<Column>): Image {
   const diff = (c: Column) => diffs.has(c);
   return {
@@ -282,11 +291,11 @@ export function encodeRows(w: Writer, rows: RowChangeInput[], tables: TableLooku
   const t = tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
   const steps = new WriteSteps(imageLayout(t, layout, undefined), path);
-  // The paths name the change's parts: placed at the change.
+  // The paths name the change's parts, so that errors are placed at the change.
   rows.forEach((change, i) => placedAt(() => walkRowChange(w, images, change, steps), path, `${path}[${i}]`));
 }
 
-/** The encoder's steps: each image written from its row, the value options from the change. */
+/** The encoder's steps write each image from its row, and the value options from the change. */
 class WriteSteps implements RowChangeSteps<Writer, RowChangeInput> {
   constructor(
     private readonly layout: ImageLayout,

@@ -145,7 +145,7 @@ class SkipSteps implements RowChangeSteps<Reader, LazyRowChange> {
     const at = offsets.length;
     const nulls = nullBitmap(r, img, change, image, this.paths[image]);
     offsets.push(nulls);
-    img.skip(r, nulls, img.skippers, offsets);
+    img.skip(r, nulls, img.skippers, img.widths, offsets);
     return LazyRow.over(images, at);
   }
 

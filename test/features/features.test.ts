@@ -391,8 +391,15 @@ describe('rowImages: a row change laid out as the section says', () => {
     const offsets: number[] = [];
     const r = new Reader(bytes);
     r.pos = 1;
-    code.skip(r, 0, [(x) => void x.pos++, (x) => void x.pos++, (x) => void x.pos++], offsets);
+    code.skip(r, 0, [(x) => void x.pos++, (x) => void x.pos++, (x) => void x.pos++], new Int32Array(3), offsets);
     expect(offsets).toEqual([1, -1, 2]);
+    // Values of a fixed width are stepped over without their skippers, which would refuse them here.
+    const refuse = () => expect.fail('a skipper was called');
+    const fixed = new Reader(bytes);
+    fixed.pos = 1;
+    offsets.length = 0;
+    code.skip(fixed, 0, [refuse, refuse, refuse], Int32Array.of(1, 1, 1), offsets);
+    expect([offsets, fixed.pos]).toEqual([[1, -1, 2], 3]);
     const w = new Writer(4);
     const at = w.reserve(1);
     const u8 = (x: Writer, v: unknown) => x.u8(v as number);
