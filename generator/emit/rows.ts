@@ -30,7 +30,8 @@ export function decodeRows(t: Rows, reader: string, name: (id: string) => string
 function rowLayout(t: Rows, field: (name: string) => string, images: string, path: string): string {
   const member = (key: string, value: string) => (key === value ? key : `${key}: ${value}`);
   const after = t.layout !== 'v0' && t.columnsAfter ? [member('columnsAfter', field(t.columnsAfter))] : [];
-  const members = [member('tableId', field(t.table)), member('columns', field(t.columns)), ...after, member('images', images)];
+  const table = [member('tableId', field(t.table)), member('columns', field(t.columns))];
+  const members = [...table, ...after, member('images', images)];
   return `{ ${[...members, `path: ${q(path)}`].join(', ')} }`;
 }
 

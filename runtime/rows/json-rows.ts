@@ -1,8 +1,8 @@
 /**
  * The dump's rows (row-tables.ts's DUMP_ROWS, which no public option names): a rows event's images left
- * where they are, then written as JSON in one pass over their bytes, each value by its cell's JSON writer (UTF-8 text escaped from the
- * bytes, other values as their reader gives them) under names encoded once per layout: no row object, no
- * text made into a JS string and encoded back.
+ * where they are, then written as JSON in one pass over their bytes, each value by its cell's JSON writer
+ * (UTF-8 text escaped from the bytes, other values as their reader gives them) under names encoded once
+ * per layout: no row object, no text made into a JS string and encoded back.
  *
  * The line must be the eager decode's, byte for byte. Where one pass cannot know it (a value that does not
  * read, after which the eager decode keeps the images as bytes; unused null-bitmap bits a server would
