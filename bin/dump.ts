@@ -8,6 +8,7 @@ import type { DumpEvent } from '../runtime/events/event-dump-json.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
+import { DUMP_ROWS, type DumpRowsOption } from '../runtime/rows/row-tables.js';
 import { DumpLines, type OutputForm } from './dump-lines.js';
 import { EncryptedEvents } from './encrypted.js';
 import { eventFilter, parseCommand, reportFailure, sayUnmatched, tableDefinitions } from './options.js';
@@ -35,9 +36,9 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   let skipped = 0;
   let undecoded = 0;
   const encrypted = new EncryptedEvents();
-  // DumpLines writes the rows as JSON from their bytes, so none is decoded into a row object first.
-  const options: ReadOptions = {
-    rows: 'json',
+  // Rows are written as JSON from their bytes (DumpLines), none decoded into a row object first.
+  const options: ReadOptions & DumpRowsOption = {
+    [DUMP_ROWS]: true,
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
     filter: selection,

@@ -187,6 +187,10 @@ export function intCell(h: Pick<CellHelpers, 'bothReadings' | 'integerOf'>): Cel
         w.value((known || (n >= 0) ? n : bothReadings(n, bytes)));
       };
     },
+    width(c) {
+      const bytes = (c.layout as { bytes: number }).bytes;
+      return bytes;
+    },
   };
 }
 
@@ -226,6 +230,10 @@ export function floatCell(h: Pick<CellHelpers, 'float32Text' | 'numberOf'>): Cel
         const f = bytes === 4 ? r.f32() : r.f64();
         w.value((bytes === 4 ? float32Text(f) : f));
       };
+    },
+    width(c) {
+      const bytes = (c.layout as { bytes: number }).bytes;
+      return bytes;
     },
   };
 }
@@ -267,6 +275,9 @@ export function yearCell(h: Pick<CellHelpers, 'numberOf'>): CellCodec {
         const n = r.u8();
         w.value((n === 0 ? 0 : offset + n));
       };
+    },
+    width(_c) {
+      return 1;
     },
   };
 }
@@ -316,6 +327,9 @@ export function dateCell(h: Pick<CellHelpers, 'dateFields' | 'dateJson' | 'dateT
         dateJson(w, year, month, day);
       };
     },
+    width(_c) {
+      return 3;
+    },
   };
 }
 
@@ -364,6 +378,9 @@ export function timeCell(h: Pick<CellHelpers, 'timeFields' | 'timeJson' | 'timeT
         if (((a > 8385959) || (((Math.floor(a / 100)) % 100) > 59)) || ((a % 100) > 59)) throw new InvalidValueError(`${hhmmss} is not a ±hhmmss time`, { offset: r.offset, schemaPath: path });
         timeJson(w, hhmmss < 0, Math.floor(a / 10000), (Math.floor(a / 100)) % 100, a % 100, 0, 0);
       };
+    },
+    width(_c) {
+      return 3;
     },
   };
 }
@@ -427,6 +444,9 @@ export function datetimeCell(h: Pick<CellHelpers, 'datetimeFields' | 'datetimeJs
         datetimeJson(w, Math.floor(date / 10000), (Math.floor(date / 100)) % 100, date % 100, Math.floor(time / 10000), (Math.floor(time / 100)) % 100, time % 100, 0, 0);
       };
     },
+    width(_c) {
+      return 4 + 4;
+    },
   };
 }
 
@@ -469,6 +489,9 @@ export function timestampCell(h: Pick<CellHelpers, 'datetimeFields' | 'utcJson' 
         const seconds = r.u32();
         utcJson(w, seconds, 0, 0);
       };
+    },
+    width(_c) {
+      return 4;
     },
   };
 }
@@ -535,6 +558,11 @@ export function timestamp2Cell(h: Pick<CellHelpers, 'datetimeFields' | 'fraction
         if (((micro % FRACTION_STEP[fsp]!) !== 0) || (micro > 999999)) throw new InvalidValueError(`fraction ${fractionText(micro, 6)} has more than ${fsp} digits`, { offset: r.offset, schemaPath: path });
         utcJson(w, seconds, micro, fsp);
       };
+    },
+    width(c) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      return 4 + fracBytes;
     },
   };
 }
@@ -637,6 +665,11 @@ export function datetime2Cell(h: Pick<CellHelpers, 'datetimeFields' | 'datetimeJ
         datetimeJson(w, Math.floor(ym / 13), ym % 13, day, hour, minute, second, micro, fsp);
       };
     },
+    width(c) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      return 5 + fracBytes;
+    },
   };
 }
 
@@ -721,6 +754,11 @@ export function time2Cell(h: Pick<CellHelpers, 'fractionText' | 'timeFields' | '
         timeJson(w, packed < 0, hms >> 12, (hms >> 6) & 63, hms & 63, micro, fsp);
       };
     },
+    width(c) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      return 3 + fracBytes;
+    },
   };
 }
 
@@ -792,6 +830,11 @@ export function timestampHiresCell(h: Pick<CellHelpers, 'datetimeFields' | 'frac
         if (micro > 999999) throw new InvalidValueError(`fraction ${frac} has more than ${fsp} digits`, { offset: r.offset, schemaPath: path });
         utcJson(w, seconds, micro, fsp);
       };
+    },
+    width(c) {
+      const fsp = c.meta.fsp as number;
+      const fracBytes = Math.floor((fsp + 1) / 2);
+      return 4 + fracBytes;
     },
   };
 }
@@ -879,6 +922,11 @@ export function datetimeHiresCell(h: Pick<CellHelpers, 'datetimeFields' | 'datet
         datetimeJson(w, Math.floor(ym / 13), ym % 13, days % 32, (Math.floor(seconds / 3600)) % 24, (Math.floor(seconds / 60)) % 60, seconds % 60, micro, fsp);
       };
     },
+    width(c) {
+      const fsp = c.meta.fsp as number;
+      const highBytes = DATETIME_HIRES_BYTES[fsp]! - 3;
+      return highBytes + 3;
+    },
   };
 }
 
@@ -952,6 +1000,11 @@ export function timeHiresCell(h: Pick<CellHelpers, 'fractionText' | 'timeFields'
         timeJson(w, v < 0, Math.floor(seconds / 3600), (Math.floor(seconds / 60)) % 60, seconds % 60, (a % scale) * step, fsp);
       };
     },
+    width(c) {
+      const fsp = c.meta.fsp as number;
+      const bytes = TIME_HIRES_BYTES[fsp]!;
+      return bytes;
+    },
   };
 }
 
@@ -1000,6 +1053,12 @@ export function bitCell(h: Pick<CellHelpers, 'bitsOf'>): CellCodec {
         w.value(v);
       };
     },
+    width(c) {
+      const wholeBytes = c.meta.wholeBytes as number;
+      const bitsInLastByte = c.meta.bitsInLastByte as number;
+      const bytes = wholeBytes + ((bitsInLastByte !== 0 ? 1 : 0));
+      return bytes;
+    },
   };
 }
 
@@ -1043,6 +1102,10 @@ export function enumCell(h: Pick<CellHelpers, 'memberIndex' | 'memberIndexes' | 
         memberJson(w, index, members);
       };
     },
+    width(c) {
+      const bytes = (c.meta.maxLength as number | undefined) ?? 1;
+      return bytes;
+    },
   };
 }
 
@@ -1084,6 +1147,10 @@ export function setCell(h: Pick<CellHelpers, 'memberList' | 'memberMask'>): Cell
         const mask = r.bigLe(bytes);
         w.value(memberList(mask, members, bytes));
       };
+    },
+    width(c) {
+      const bytes = (c.meta.maxLength as number | undefined) ?? 1;
+      return bytes;
     },
   };
 }
@@ -1390,6 +1457,9 @@ export function packedDatetimeCell(h: Pick<CellHelpers, 'datetimeFields' | 'date
         datetimeJson(w, Math.floor(ym / 13), ym % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63, micro, (micro === 0 ? 0 : 6));
       };
     },
+    width(_c) {
+      return 4 + 4;
+    },
   };
 }
 
@@ -1439,6 +1509,9 @@ export function packedDateCell(h: Pick<CellHelpers, 'dateFields' | 'dateJson' | 
         if (((high >= 0x80000000) || (low !== 0)) || ((high % 0x200) !== 0)) throw new InvalidValueError(`${high}:${low} is not a packed DATE`, { offset: r.offset, schemaPath: path });
         dateJson(w, Math.floor(ym / 13), ym % 13, ymd & 31);
       };
+    },
+    width(_c) {
+      return 4 + 4;
     },
   };
 }
@@ -1500,6 +1573,9 @@ export function packedTimeCell(h: Pick<CellHelpers, 'timeFields' | 'timeJson' | 
         if ((((micro > 999999) || (hms >= 0x400000)) || (((hms >> 6) & 63) > 59)) || ((hms & 63) > 59)) throw new InvalidValueError(`${hms} is not a packed TIME`, { offset: r.offset, schemaPath: path });
         timeJson(w, negative, hms >> 12, (hms >> 6) & 63, hms & 63, micro, (micro === 0 ? 0 : 6));
       };
+    },
+    width(_c) {
+      return 4 + 4;
     },
   };
 }

@@ -79,8 +79,14 @@ export const HELPERS: Record<string, Record<string, string>> = {
   'rows/images.ts': {
     '0': 'zero',
     '1': 'one',
-    '256': 'the most per-layout codes kept (a bound on memory, not a fact)',
     '64': "the most layouts kept per table (a bound on memory, not a fact)",
+  },
+  // Where each null bit is comes from rows.yaml's rowImages (generated nullByte and nullBitMask).
+  'rows/image-code.ts': {
+    '0': 'zero',
+    '1': 'one',
+    '256': 'the most lists of columns whose code is kept (a bound on memory, not a fact)',
+    ...JSON_PUNCTUATION,
   },
   'rows/json-rows.ts': { '0': 'zero', '1': 'one', '10': "the held image's first buffer size, 1 << 10 bytes", ...JSON_PUNCTUATION },
   'rows/lazy.ts': { '0': 'zero', '1': 'one' },

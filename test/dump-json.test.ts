@@ -121,7 +121,7 @@ describe('JSON written as bytes', () => {
     const lines = (b: Uint8Array) => {
       const at = (events: BinlogEvent[]) => events.find((e) => e.pos === writeRows.pos)!;
       const w = new JsonBytes();
-      const written = writeDumpEvent(w, new JsonBytes(), at(dumpedEvents(b, 'json')) as DumpReadEvent);
+      const written = writeDumpEvent(w, new JsonBytes(), at(dumpedEvents(b, 'dump')) as DumpReadEvent);
       return { eager: at(dumpedEvents(b)), line: w.take().toString('utf8'), written };
     };
 
@@ -160,7 +160,7 @@ describe('JSON written as bytes', () => {
         const eager = dumpedEvents(b)[at]!;
         expect((eager as { rows: object[] }).rows[0]).toHaveProperty('nullSpare', nullSpare);
         const w = new JsonBytes();
-        writeDumpEvent(w, new JsonBytes(), dumpedEvents(b, 'json')[at] as DumpReadEvent);
+        writeDumpEvent(w, new JsonBytes(), dumpedEvents(b, 'dump')[at] as DumpReadEvent);
         expect(w.take().toString('utf8')).toBe(referenceLine(eager));
       }
     });

@@ -71,6 +71,15 @@ describe('the layers of docs/architecture.md', () => {
     expect(long).toEqual([]);
   });
 
+  it('make no code from text at run time: no eval, no new Function, in any layer', () => {
+    // A host that forbids eval (a browser under CSP, some workers) must run every layer as it is.
+    const made = /\beval\s*\(|\bnew\s+Function\b|(?<![\w.])Function\s*\(/;
+    const files = sourceFiles(ROOT, layers.map((l) => l.path));
+    expect(files.filter((f) => f.startsWith('runtime/')).length).toBeGreaterThan(20);
+    expect(files.filter((f) => f.startsWith('generated/')).length).toBeGreaterThan(10);
+    expect(files.filter((f) => made.test(readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
+  });
+
   it('keep the generator apart from the runtime it generates for', () => {
     const reaches = [...graph].filter(([f]) => f.startsWith('generator/')).flatMap(([f, ts]) => ts.filter((t) => !t.startsWith('generator/')).map((t) => `${f} → ${t}`));
     expect(reaches).toEqual([]);

@@ -95,6 +95,7 @@ function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
       method('skipper', withFactory(c, skipperBody(c, x), x)),
       method('writer', withFactory(c, writerBody(m, c, x), x)),
       jsonMethod(m, c, x),
+      ...widthMethod(c, x),
     ].join(',\n')},\n};`,
   });
 }
@@ -257,6 +258,17 @@ function skipperBody(c: IrCell, x: (e: Expr) => string): string {
   });
   out.close('};');
   return out.text();
+}
+
+/**
+ * The bytes of every value of a cell whose parts all have a size the column says, so that lazy rows step
+ * over such a value without a call; none for a cell with a length, a sized part or text.
+ */
+function widthMethod(c: IrCell, x: (e: Expr) => string): string[] {
+  if (c.parts.some((p) => p.kind === 'bytes' || p.kind === 'sized' || p.kind === 'text')) return [];
+  const sizes = c.parts.map((p) => partSize(p, x)).map((s) => (/^[\w$.]+$/.test(s) ? s : `(${s})`));
+  const body = withFactory(c, `return ${sizes.join(' + ')};`, x);
+  return [`width(${/\bc\./.test(body) ? 'c' : '_c'}) {\n${body}\n}`];
 }
 
 /** Whether a name is read by any of the decode steps. */

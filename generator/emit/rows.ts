@@ -19,8 +19,20 @@ export function rowsType(m: Module, t: Rows, input: boolean): string {
  * v1/v2 rows read as a split: `{rows, inferred?}`, or `{undecoded, bytes}` (splitRowsInto binds them).
  */
 export function decodeRows(t: Rows, reader: string, name: (id: string) => string, path: string): string {
-  if (t.layout === 'v0') return `ctx.tables.decodeOldRows(${[reader, t.table, t.columns, compileExpr(t.images, name), q(path)].join(', ')})`;
-  return `ctx.tables.splitRows(${[reader, t.table, t.columns, t.columnsAfter ?? 'undefined', compileExpr(t.images, name), q(path)].join(', ')})`;
+  const layout = rowLayout(t, (field) => field, compileExpr(t.images, name), path);
+  return `ctx.tables.${t.layout === 'v0' ? 'decodeOldRows' : 'splitRows'}(${reader}, ${layout})`;
+}
+
+/**
+ * The rows' RowLayout (runtime/core/tables.ts) as an object literal, made once per event: `field` gives
+ * the expression of each field the layout takes (a decoder's local, or an encoder's `v.` member).
+ */
+function rowLayout(t: Rows, field: (name: string) => string, images: string, path: string): string {
+  const member = (key: string, value: string) => (key === value ? key : `${key}: ${value}`);
+  const after = t.layout !== 'v0' && t.columnsAfter ? [member('columnsAfter', field(t.columnsAfter))] : [];
+  const table = [member('tableId', field(t.table)), member('columns', field(t.columns))];
+  const members = [...table, ...after, member('images', images)];
+  return `{ ${[...members, `path: ${q(path)}`].join(', ')} }`;
 }
 
 /** Binds the rows of a split (`split`, a local holding decodeRows' value), or the bytes and reason kept instead. */
@@ -37,9 +49,10 @@ export function encodeRows(m: Module, t: Rows, writer: string, value: string, na
     const rows = encodeRows(m, { ...t, undecoded: undefined }, writer, `${m.rt('required')}(${value}, ${q(path)})`, name, path);
     return `if (v.${t.undecoded} !== undefined) ${writer}.bytes(v.${t.undecoded}); else ${rows}`;
   }
-  if (t.layout === 'v0') return `ctx.tables.encodeOldRows(${[writer, value, `v.${t.table}`, `v.${t.columns}`, compileExpr(t.images, name), q(path)].join(', ')});`;
+  const layout = rowLayout(t, (field) => `v.${field}`, compileExpr(t.images, name), path);
+  if (t.layout === 'v0') return `ctx.tables.encodeOldRows(${writer}, ${value}, ${layout});`;
   const inferred = t.inferred ? [`v.${t.inferred}`] : [];
-  return `ctx.tables.encodeRows(${[writer, value, `v.${t.table}`, `v.${t.columns}`, t.columnsAfter ? `v.${t.columnsAfter}` : 'undefined', compileExpr(t.images, name), q(path), ...inferred].join(', ')});`;
+  return `ctx.tables.encodeRows(${[writer, value, layout, ...inferred].join(', ')});`;
 }
 
 /** An expression converting the JSON `j` at path `p` to row images. */

@@ -47,13 +47,12 @@ export const RUNTIME = {
   writeKeyed: 'core/keyed-fields',
   jKeyOrder: 'core/keyed-fields',
   jsonKey: 'core/dump-json-bytes',
-  jsonStoresCode: 'core/dump-json-bytes',
   keepsKeyOrder: 'core/dump-json-bytes',
 } as const;
 export type RuntimeName = keyof typeof RUNTIME;
 
 /** Runtime types imported only as types. */
-export const TYPE_ONLY_RUNTIME = { Text: 'core/reader', KeyedEntry: 'core/keyed-fields', RowChange: 'core/values', RowChangeInput: 'core/values', OldRowChange: 'core/values', RowTables: 'core/tables', CellCodec: 'core/values', CellValue: 'core/values', CellColumn: 'core/values', TextCodec: 'core/values', JsonTree: 'core/values', ColumnCover: 'core/tables', JsonBytes: 'core/dump-json-bytes', Row: 'core/values', CellReader: 'core/values', CellSkipper: 'core/values', CellWriter: 'core/values', CellJsonWriter: 'core/values' } as const;
+export const TYPE_ONLY_RUNTIME = { Text: 'core/reader', KeyedEntry: 'core/keyed-fields', RowChange: 'core/values', RowChangeInput: 'core/values', OldRowChange: 'core/values', RowTables: 'core/tables', CellCodec: 'core/values', CellValue: 'core/values', CellColumn: 'core/values', TextCodec: 'core/values', JsonTree: 'core/values', ColumnCover: 'core/tables', JsonBytes: 'core/dump-json-bytes' } as const;
 export type RuntimeType = keyof typeof TYPE_ONLY_RUNTIME | 'Reader' | 'Writer';
 
 export function isRuntimeType(name: string): name is keyof typeof TYPE_ONLY_RUNTIME {

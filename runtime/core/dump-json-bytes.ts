@@ -37,16 +37,6 @@ export function jsonKey(name: string): Uint8Array {
   return w.take();
 }
 
-/**
- * Gives code that writes these bytes into the JsonBytes `w`, for a writer compiled at run time (with
- * `let o, p;` declared). Each byte is a store of its own, written as a number, so that no text of the
- * input becomes code.
- */
-export function jsonStoresCode(bytes: Uint8Array): string {
-  const stores = Array.from(bytes, (v, i) => `o[p + ${i}] = ${v};`).join(' ');
-  return `{ w.room(${bytes.length}); o = w.buf; p = w.pos; ${stores} w.pos = p + ${bytes.length}; }`;
-}
-
 /** Says whether an object given these keys in this order keeps that order (a JS object moves integer-like keys first). */
 export function keepsKeyOrder(names: readonly string[]): boolean {
   const keys = Object.keys(Object.fromEntries(names.map((name) => [name, 0])));

@@ -108,6 +108,8 @@ export interface CellCodec<C extends CellColumn = CellColumn> {
   reader(c: C, path: string): CellReader;
   skipper(c: C, path: string): CellSkipper;
   writer(c: C, path: string): CellWriter;
+  /** The bytes of every value of the column, where they are fixed: lazy rows then step over a value without a call. */
+  width?(c: C): number;
   /** A writer of the value's JSON straight from its bytes, where the codec has one faster than its reader's value written. */
   json?(c: C, path: string): CellJsonWriter;
 }

@@ -124,7 +124,6 @@ export interface DecodeOptions extends TableKnowledge {
   /**
    * 'lazy': each row image a LazyRow (runtime/rows/lazy.ts), a view whose cells are decoded when read,
    * the events then typed LazyBinlogEvent; 'eager' (the default): every cell decoded into the row object.
-   * 'json' is the dump's (binlog dump): rows that only writeDumpEvent writes, as JSON from their bytes.
    */
   rows?: RowForm;
 }
@@ -152,7 +151,7 @@ export class EventDecoder {
   file: string | undefined;
   private readonly verify: boolean;
 
-  constructor(options: DecodeOptions = {}, format = new FormatState(options, options.rows)) {
+  constructor(options: DecodeOptions = {}, format = new FormatState(options)) {
     this.verify = options.verifyChecksum ?? true;
     this.format = format;
   }

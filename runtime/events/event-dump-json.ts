@@ -27,7 +27,7 @@ type WithRows<E, R> = E extends unknown
   : never;
 
 /**
- * An event as the dump reads it (DecodeOptions `rows: 'json'`): a rows event's rows are JsonRows where
+ * An event as the dump reads it (row-tables.ts's DUMP_ROWS): a rows event's rows are JsonRows where
  * one pass over their images writes them, and decoded changes where it would not (json-rows.ts's over).
  */
 export type DumpReadEvent = WithRows<BinlogEvent, JsonRows>;

@@ -25,10 +25,9 @@ import { versionAtLeast } from '../core/schema-helpers.js';
 import { textToBytes } from '../core/writer.js';
 import { InvalidValueError } from '../core/errors.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../tables/definitions.js';
-import type { RowForm } from '../rows/row-tables.js';
 import { TableRegistry } from '../tables/registry.js';
 import type { HintFn } from '../values/column.js';
-import { RegistryRowTables } from '../rows/row-tables.js';
+import { rowTables, type RowsOptions } from '../rows/row-tables.js';
 
 /** What the caller knows about the tables that a binlog does not say. */
 export interface TableKnowledge {
@@ -76,15 +75,16 @@ export class FormatState {
   /** After MariaDB's START_ENCRYPTION (or Percona's 5.7 one), every later event of the file is encrypted. */
   encrypted = false;
 
-  /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
-  constructor(knowledge: TableKnowledge = {}, rows: RowForm = 'eager') {
-    this.tables = new TableRegistry(knowledge.columnHints, resolveTableDefinitions(knowledge.tableDefinitions));
-    this.ctx = { tables: new RegistryRowTables(this.tables, rows), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
+  /** The state before any FDE; its row tables give rows in the form the options ask for. */
+  constructor(options: TableKnowledge & RowsOptions = {}) {
+    this.tables = new TableRegistry(options.columnHints, resolveTableDefinitions(options.tableDefinitions));
+    this.ctx = { tables: rowTables(this.tables, options), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
 
   /** One context object, refilled for each event: decoders only read it, and only during their event. */
   private readonly ctx: Context;
 
+  /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
   context(code: number, fdeAware: boolean): Context {
     const ctx = this.ctx;
     ctx.binlogVersion = this.binlogVersion;

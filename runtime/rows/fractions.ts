@@ -21,7 +21,7 @@ import { nullBitMask, nullBitmapBytes, nullByte, walkRowChange } from '../../gen
 import { BinlogError, EncodeError } from '../core/errors.js';
 import type { Reader } from '../core/reader.js';
 import type { RowChangeInput } from '../core/values.js';
-import type { RowsSplit } from '../core/tables.js';
+import type { RowLayout, RowsSplit } from '../core/tables.js';
 import { Writer } from '../core/writer.js';
 import { unsized, withFraction } from '../tables/defined-columns.js';
 import { cellCodec } from '../values/cells.js';
@@ -73,35 +73,36 @@ export class FractionInference {
   private readonly kept = new Map<string, Digits>();
 
   /** The rows of an event of table `t` (named `qualified`), read with the digits kept for it or those inferred. */
-  split(r: Reader, t: TableInfo, qualified: string, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowsSplit {
+  split(r: Reader, t: TableInfo, qualified: string, layout: RowLayout): RowsSplit {
     const start = r.pos;
     const name = `${t.tableId} ${qualified}`;
     const kept = this.kept.get(name);
     if (kept) {
-      const split = splitWith(r, t, kept, columns, columnsAfter, images, path);
+      const split = splitWith(r, t, kept, layout);
       if (split.rows) return split;
       this.kept.delete(name);
       r.pos = start;
     }
-    const search = new Search(r, t, columns, columnsAfter ?? columns, images);
+    const search = new Search(r, t, layout);
     r.pos = start;
     const reason = search.unfit(t);
     if (reason) return { undecoded: `the row images do not split into rows: ${reason}; kept as bytes`, bytes: r.rest() };
     const digits = { ...kept, ...search.found[0]! };
-    const split = splitWith(r, t, digits, columns, columnsAfter, images, path);
+    const split = splitWith(r, t, digits, layout);
     if (split.rows) this.kept.set(name, digits);
     return split;
   }
 }
 
-function splitWith(r: Reader, t: TableInfo, digits: Digits, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): RowsSplit {
+function splitWith(r: Reader, t: TableInfo, digits: Digits, layout: RowLayout): RowsSplit {
   const derived = withDigits(t, digits);
-  const split = splitRows(r, { get: () => derived }, t.tableId, columns, columnsAfter, images, path);
+  const split = splitRows(r, { get: () => derived }, layout);
   return split.rows ? { rows: split.rows, inferred: marked(digits) } : split;
 }
 
 /** Writes rows with the digits an event says (RowsSplit.inferred), each checked to be for a column the binlog does not size. */
-export function encodeWithDigits(w: Writer, rows: RowChangeInput[], t: TableInfo, digits: Readonly<Digits>, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): void {
+export function encodeWithDigits(w: Writer, rows: RowChangeInput[], t: TableInfo, digits: Readonly<Digits>, layout: RowLayout): void {
+  const { path } = layout;
   for (const [name, n] of Object.entries(digits)) {
     const c = t.columns.find((x) => x.name === name);
     const at = `${path}.inferredFractionDigits.${name}`;
@@ -109,7 +110,7 @@ export function encodeWithDigits(w: Writer, rows: RowChangeInput[], t: TableInfo
     if (!Number.isInteger(n) || n < 1 || n > MAX_DIGITS) throw new EncodeError(`${n} is no number of fraction digits (1 to ${MAX_DIGITS})`, at);
   }
   const derived = withDigits(t, digits);
-  encodeRows(w, rows, { get: () => derived }, t.tableId, columns, columnsAfter, images, path);
+  encodeRows(w, rows, { get: () => derived }, layout);
 }
 
 /** A present column of an image: its cell's reader and writer for each digits (one, for a column the binlog sizes). */
@@ -141,11 +142,9 @@ class Search {
   constructor(
     private readonly r: Reader,
     private readonly t: TableInfo,
-    columns: boolean[],
-    columnsAfter: boolean[],
-    images: number,
+    { columns, columnsAfter = columns, images, path }: RowLayout,
   ) {
-    const present = (bits: boolean[]) => t.columns.filter((_, i) => bits[i]).map((c) => slot(c, 'RowsEvent.rows'));
+    const present = (bits: boolean[]) => t.columns.filter((_, i) => bits[i]).map((c) => slot(c, path));
     this.images = [];
     walkRowChange(undefined, images, this.images, {
       before: (_, list) => list.push(present(columns)),

@@ -11,10 +11,6 @@ import {
   nullBitmapBytes,
   nullSpareOf,
   RowImages,
-  type RowImageCode,
-  type RowImageSource,
-  ROW_IMAGE_PARAMS,
-  rowImageSource,
   rowOptionColumns,
   type RowChangeSteps,
   type RowImageName,
@@ -24,6 +20,7 @@ import {
   walkRowChange,
 } from '../../generated/rows.js';
 import { placedAt } from '../core/schema-helpers.js';
+import { imageCode, type ImageCode } from './image-code.js';
 import { cellCodec } from '../values/cells.js';
 import { BinlogError, EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
 import { addResultingJson, checkResultingJson } from './json-diff.js';
@@ -31,7 +28,7 @@ import type { Reader } from '../core/reader.js';
 import type { TableRegistry } from '../tables/registry.js';
 import type { Writer } from '../core/writer.js';
 import type { Row, RowChange, RowChangeInput } from '../core/values.js';
-import type { RowsSplit } from '../core/tables.js';
+import type { RowLayout, RowsSplit } from '../core/tables.js';
 import type { Column, TableInfo } from '../values/column.js';
 import type { CellJsonWriter, CellReader, CellSkipper, CellWriter } from '../values/cell-codec.js';
 import { jsonDiffCodec } from '../values/json-cells.js';
@@ -39,43 +36,26 @@ import { jsonDiffCodec } from '../values/json-cells.js';
 /** Where the rows find their table: the registry, or one table read with other layouts (fractions.ts). */
 export type TableLookup = Pick<TableRegistry, 'get'>;
 
-/** The image bits of schemas/rows.yaml's RowImages; JSON_DIFFS (with BEFORE | AFTER): MySQL's PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs. */
+/**
+ * The image bits of schemas/rows.yaml's RowImages. JSON_DIFFS (set with BEFORE | AFTER) marks MySQL's
+ * PARTIAL_UPDATE_ROWS, whose after images may hold JSON diffs.
+ */
 const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
-/** The present columns of an image, each with its value reader, skipper and writer and the schema path its errors name. */
-export interface Image extends RowImageCode {
+/** An image's present columns: each has its value reader, skipper and writer, and the schema path its errors name. */
+export interface Image extends ImageCode {
   columns: Column[];
   cells: CellReader[];
   skippers: CellSkipper[];
+  /** Each value's bytes where its column fixes them, else 0 (image-code.ts's skip). */
+  widths: Int32Array;
   writers: CellWriter[];
-  /** Each value's JSON writer. */
+  /** Each value's JSON writer, which the dump's rows write it with. */
   jsons: CellJsonWriter[];
   paths: string[];
 }
 
-/** At most this many lists' code is kept (a hostile input could name any number of column lists). */
-const MAX_SHAPES = 256;
-const SHAPES = new Map<string, RowImageCode>();
-
-/** The code for images of these present columns (generated rowImageSource's), compiled once per list of names. */
-function shape(names: string[]): RowImageCode {
-  const key = JSON.stringify(names);
-  let made = SHAPES.get(key);
-  if (!made) {
-    made = compile(rowImageSource(names));
-    if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
-    SHAPES.set(key, made);
-  }
-  return made;
-}
-
-/** The functions of an image's code, from their bodies. */
-function compile(source: RowImageSource): RowImageCode {
-  const fn = <K extends keyof RowImageCode>(k: K, body: string) => new Function(...ROW_IMAGE_PARAMS[k], body) as RowImageCode[K];
-  return { read: fn('read', source.read), skip: fn('skip', source.skip), write: fn('write', source.write), json: source.json === undefined ? undefined : fn('json', source.json) };
-}
-
-/** The present columns of an image, each with its codec, prepared once per row event. */
+/** Prepares the present columns of an image, each with its codec, once per table and layout. */
 function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefined, path: string): Image {
   if (present.length > table.columns.length) {
     const problem = `the row event has ${present.length} columns, its TABLE_MAP ${table.columns.length}`;
@@ -88,12 +68,13 @@ function presentColumns(table: TableInfo, present: boolean[], r: Reader | undefi
   const paths = names.map((name) => `${path}.${name}`);
   const writers = columns.map((c, k) => codecs[k]!.writer(c, paths[k]!));
   const skippers = columns.map((c, k) => codecs[k]!.skipper(c, paths[k]!));
+  const widths = Int32Array.from(columns, (c, k) => codecs[k]!.width?.(c) ?? 0);
   const cells = columns.map((c, k) => codecs[k]!.reader(c, paths[k]!));
   const jsons = columns.map((c, k) => codecs[k]!.json?.(c, paths[k]!) ?? valueJson(cells[k]!));
-  return { columns, cells, skippers, writers, jsons, paths, ...shape(names) };
+  return { columns, cells, skippers, widths, writers, jsons, paths, ...imageCode(names) };
 }
 
-/** A cell's JSON through its reader: the value it gives, written as the dump writes values. */
+/** A cell without a JSON writer of its own writes the value its reader gives, as the dump writes values. */
 function valueJson(read: CellReader): CellJsonWriter {
   return (r, w) => w.value(read(r));
 }
@@ -108,7 +89,10 @@ function readImage(r: Reader, img: Image, change: RowChange, image: RowImageName
   return img.read(r, nullBitmap(r, img, change, image, path), img.cells);
 }
 
-/** Steps over an image's null bitmap, keeping its unused bits where servers would not leave them; where it starts. */
+/**
+ * Steps over an image's null bitmap and returns where it starts. Unused bits that servers would not leave
+ * are kept with the change, so that it encodes back the same.
+ */
 export function nullBitmap(r: Reader, img: Image, change: Pick<RowChange, 'nullSpare'>, image: RowImageName, path: string): number {
   const n = img.columns.length;
   const nulls = r.pos;
@@ -118,7 +102,7 @@ export function nullBitmap(r: Reader, img: Image, change: Pick<RowChange, 'nullS
   return nulls;
 }
 
-/** Writes one image of a change of the rows at `rows`, whose cells' errors name `rows.column`: they are placed in the image. */
+/** Writes one image of a change of the rows at `rows`; the cells' errors name `rows.column` and are placed in the image. */
 function writeImage(w: Writer, change: RowChangeInput, image: RowImageName, img: Image, rows: string): void {
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', `${rows}.${image}`);
@@ -151,25 +135,29 @@ function hasEnumerableKeys(o: object): boolean {
   return false;
 }
 
-/** What each row of a row event holds: the columns of its images, and the JSON columns diffs may be for. */
-export interface Layout {
+/**
+ * What each row of a row event holds, its RowLayout resolved against its table: the columns and code of
+ * its images, and the JSON columns diffs may be for.
+ */
+export interface ImageLayout {
   before: Image;
   after: Image;
   jsonColumns: Column[];
 }
 
-/** Each table's layouts, by images and present columns: a table's row events nearly always share one. */
+/** Each table's image layouts are kept by images and present columns, since a table's row events nearly always share one. */
 const MAX_LAYOUTS = 64;
-const LAYOUTS = new WeakMap<TableInfo, Map<string, Layout>>();
+const LAYOUTS = new WeakMap<TableInfo, Map<string, ImageLayout>>();
 
-/** "1" for each present column, "0" for each absent one: one string, made each row event, without an array. */
+/** The key of a bitmap is "1" for each present column and "0" for each absent one, made without an array. */
 function bits(present: boolean[]): string {
   let s = '';
   for (const p of present) s += p ? '1' : '0';
   return s;
 }
 
-export function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, r: Reader | undefined, path: string): Layout {
+/** The layout's images resolved against table `t`, once per table and layout; `r` places the errors of a decode. */
+export function imageLayout(t: TableInfo, { columns, columnsAfter, images, path }: RowLayout, r: Reader | undefined): ImageLayout {
   const key = `${images} ${path} ${bits(columns)} ${columnsAfter ? bits(columnsAfter) : ''}`;
   let layouts = LAYOUTS.get(t);
   const known = layouts?.get(key);
@@ -187,16 +175,8 @@ export function layout(t: TableInfo, columns: boolean[], columnsAfter: boolean[]
   return made;
 }
 
-export function decodeRows(
-  r: Reader,
-  tables: TableLookup,
-  tableId: number,
-  columns: boolean[],
-  columnsAfter: boolean[] | undefined,
-  images: number,
-  path: string,
-): RowChange[] {
-  return withDocuments(splitImages(r, tables, tableId, columns, columnsAfter, images, path), path);
+export function decodeRows(r: Reader, tables: TableLookup, layout: RowLayout): RowChange[] {
+  return withDocuments(splitImages(r, tables, layout), layout.path);
 }
 
 /**
@@ -206,20 +186,12 @@ export function decodeRows(
  * as it was. Without the table's TABLE_MAP nothing is known of the images, and that stays an error; so
  * does a JSON diff that does not apply to its document, which split.
  */
-export function splitRows(
-  r: Reader,
-  tables: TableLookup,
-  tableId: number,
-  columns: boolean[],
-  columnsAfter: boolean[] | undefined,
-  images: number,
-  path: string,
-): RowsSplit {
-  const split = orBytes(r, () => splitImages(r, tables, tableId, columns, columnsAfter, images, path));
-  return split.rows ? { rows: withDocuments(split.rows, path) } : split;
+export function splitRows(r: Reader, tables: TableLookup, layout: RowLayout): RowsSplit {
+  const split = orBytes(r, () => splitImages(r, tables, layout));
+  return split.rows ? { rows: withDocuments(split.rows, layout.path) } : split;
 }
 
-/** The rows `split` reads from `r`, or where they do not split (see splitRows), why, and their bytes. */
+/** Gives the rows `split` reads from `r`; where they do not split (see splitRows), it gives why, and their bytes. */
 export function orBytes<T>(r: Reader, split: () => T): { rows: T; undecoded?: undefined; bytes?: undefined } | Exclude<RowsSplit, { rows: RowChange[] }> {
   const start = r.pos;
   try {
@@ -232,23 +204,16 @@ export function orBytes<T>(r: Reader, split: () => T): { rows: T; undecoded?: un
   }
 }
 
-/** A change as its images split: with the JSON columns whose after value is a diff, and where that image starts. */
+/** A change as its images split; it knows the JSON columns whose after value is a diff, and where that image starts. */
 interface SplitChange {
   change: RowChange;
   diffs?: Set<Column>;
   afterAt: number;
 }
 
-function splitImages(
-  r: Reader,
-  tables: TableLookup,
-  tableId: number,
-  columns: boolean[],
-  columnsAfter: boolean[] | undefined,
-  images: number,
-  path: string,
-): SplitChange[] {
-  const made = layout(table(tables, tableId, r.offset, path), columns, columnsAfter, images, r, path);
+function splitImages(r: Reader, tables: TableLookup, layout: RowLayout): SplitChange[] {
+  const { images, path } = layout;
+  const made = imageLayout(table(tables, layout.tableId, r.offset, path), layout, r);
   if (made.before.columns.length === 0 && made.after.columns.length === 0 && r.pos < r.end) {
     // Images of no columns take no bytes: the rows would never end.
     throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
@@ -263,12 +228,12 @@ function splitImages(
   return out;
 }
 
-/** The eager decode's steps: each image read into a row of the change, the value options into the change. */
+/** The eager decode's steps read each image into a row of the change, and the value options into the change. */
 class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
   private readonly paths: Record<RowImageName, string>;
 
   constructor(
-    private readonly layout: Layout,
+    private readonly layout: ImageLayout,
     private readonly path: string,
   ) {
     this.paths = rowImagePaths(path);
@@ -294,7 +259,7 @@ class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
   }
 }
 
-/** The changes, each JSON diff's resulting document added beside it. */
+/** Adds each JSON diff's resulting document beside it in its change. */
 function withDocuments(split: SplitChange[], path: string): RowChange[] {
   return split.map(({ change, diffs, afterAt }) => {
     if (diffs) addResultingJson(change, diffs, afterAt, `${path}.after`);
@@ -305,13 +270,13 @@ function withDocuments(split: SplitChange[], path: string): RowChange[] {
 /** The value options read nothing of the stream's context. */
 const NO_CONTEXT = {} as Context;
 
-/** The JSON columns whose after-image value is a diff, if any. */
+/** Finds the JSON columns whose after-image value is a diff, if any. */
 function partialColumns(jsonColumns: Column[], change: RowChangeInput): Set<Column> | undefined {
   if (!change.partialJson) return undefined;
   return new Set(jsonColumns.filter((_, i) => change.partialJson![i]));
 }
 
-/** The after image's columns, with the diff codec for the JSON columns that hold diffs. */
+/** Gives the after image's columns the diff codec where their JSON column holds a diff. */
 function withDiffs(img: Image, diffs: Set<Column>): Image {
   const diff = (c: Column) => diffs.has(c);
   return {
@@ -321,27 +286,19 @@ function withDiffs(img: Image, diffs: Set<Column>): Image {
   };
 }
 
-export function encodeRows(
-  w: Writer,
-  rows: RowChangeInput[],
-  tables: TableLookup,
-  tableId: number,
-  columns: boolean[],
-  columnsAfter: boolean[] | undefined,
-  images: number,
-  path: string,
-): void {
+export function encodeRows(w: Writer, rows: RowChangeInput[], tables: TableLookup, layout: RowLayout): void {
+  const { tableId, images, path } = layout;
   const t = tables.get(tableId);
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
-  const steps = new WriteSteps(layout(t, columns, columnsAfter, images, undefined, path), path);
-  // The paths name the change's parts: placed at the change.
+  const steps = new WriteSteps(imageLayout(t, layout, undefined), path);
+  // The paths name the change's parts, so that errors are placed at the change.
   rows.forEach((change, i) => placedAt(() => walkRowChange(w, images, change, steps), path, `${path}[${i}]`));
 }
 
-/** The encoder's steps: each image written from its row, the value options from the change. */
+/** The encoder's steps write each image from its row, and the value options from the change. */
 class WriteSteps implements RowChangeSteps<Writer, RowChangeInput> {
   constructor(
-    private readonly layout: Layout,
+    private readonly layout: ImageLayout,
     private readonly path: string,
   ) {}
 

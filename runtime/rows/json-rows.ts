@@ -1,5 +1,5 @@
 /**
- * The dump's rows (DecodeOptions `rows: 'json'`). A rows event's images are left where they are, and
+ * The dump's rows (row-tables.ts's DUMP_ROWS, which no public option names). A rows event's images are left where they are, and
  * `render` writes them as JSON in one pass over their bytes before the event's line is written: each value
  * goes through its cell's JSON writer (UTF-8 text escaped from the bytes, other values as their reader
  * gives them), under names encoded once per layout. No row object is made, and no text becomes a JS
@@ -15,9 +15,10 @@ import { RowImages, type RowChangeSteps, type RowImageName, rowImagePaths, walkR
 import { BinlogError } from '../core/errors.js';
 import { JsonBytes, jsonKey, JsonText } from '../core/dump-json-bytes.js';
 import { Reader } from '../core/reader.js';
+import type { RowLayout } from '../core/tables.js';
 import type { RowChange } from '../core/values.js';
 import type { TableInfo } from '../values/column.js';
-import { layout, nullBitmap, orBytes, type Layout } from './images.js';
+import { imageLayout, nullBitmap, orBytes, type ImageLayout } from './images.js';
 
 const { BEFORE, AFTER, JSON_DIFFS } = RowImages;
 
@@ -43,9 +44,8 @@ export class JsonRows {
   private constructor(
     private readonly r: Reader,
     private readonly start: number,
-    private readonly images: number,
-    private readonly layout: Layout,
-    private readonly path: string,
+    private readonly layout: RowLayout,
+    private readonly images: ImageLayout,
   ) {}
 
   /**
@@ -53,18 +53,18 @@ export class JsonRows {
    * cannot give the eager line (JSON diffs, a layout that does not fit the table, images of no columns,
    * names a JS object would reorder), and those rows are then decoded eagerly.
    */
-  static over(r: Reader, t: TableInfo, columns: boolean[], columnsAfter: boolean[] | undefined, images: number, path: string): JsonRows | undefined {
-    if (images & JSON_DIFFS) return undefined;
-    let made: Layout;
+  static over(r: Reader, t: TableInfo, layout: RowLayout): JsonRows | undefined {
+    if (layout.images & JSON_DIFFS) return undefined;
+    let made: ImageLayout;
     try {
-      made = layout(t, columns, columnsAfter, images, r, path);
+      made = imageLayout(t, layout, r);
     } catch (e) {
       if (e instanceof BinlogError) return undefined;
       throw e;
     }
     const { before, after } = made;
     if (!before.json || !after.json || (before.columns.length === 0 && after.columns.length === 0)) return undefined;
-    const rows = new JsonRows(r, r.pos, images, made, path);
+    const rows = new JsonRows(r, r.pos, layout, made);
     r.pos = r.end;
     return rows;
   }
@@ -88,13 +88,14 @@ export class JsonRows {
   }
 
   private write(r: Reader, w: JsonBytes): void {
-    const steps = new JsonSteps(this.layout, this.path, (this.images & BEFORE) !== 0 && (this.images & AFTER) !== 0);
+    const { images, path } = this.layout;
+    const steps = new JsonSteps(this.images, path, (images & BEFORE) !== 0 && (images & AFTER) !== 0);
     w.byte(0x5b);
     for (let n = 0; r.pos < r.end; n++) {
       if (n) w.byte(0x2c);
       w.byte(0x7b);
       steps.first = true;
-      walkRowChange(r, this.images, w, steps);
+      walkRowChange(r, images, w, steps);
       w.byte(0x7d);
     }
     w.byte(0x5d);
@@ -121,7 +122,7 @@ class JsonSteps implements RowChangeSteps<Reader, JsonBytes> {
   private heldSpare: number | undefined;
 
   constructor(
-    private readonly layout: Layout,
+    private readonly layout: ImageLayout,
     path: string,
     /** Whether each change has a before image and then an after image (an UPDATE's). */
     private readonly bothImages: boolean,

@@ -15,10 +15,10 @@
  */
 import { nullBitmapBytes, RowImages, type RowChangeSteps, type RowImageName, rowImagePaths, walkRowChange } from '../../generated/rows.js';
 import type { Reader } from '../core/reader.js';
+import type { RowLayout } from '../core/tables.js';
 import type { CellValue, Row, RowChange } from '../core/values.js';
-import type { TableRegistry } from '../tables/registry.js';
 import type { TableInfo } from '../values/column.js';
-import { decodeRows, layout, nullBitmap, table, type Image } from './images.js';
+import { decodeRows, imageLayout, nullBitmap, table, type Image, type TableLookup } from './images.js';
 
 const { JSON_DIFFS } = RowImages;
 
@@ -145,7 +145,7 @@ class SkipSteps implements RowChangeSteps<Reader, LazyRowChange> {
     const at = offsets.length;
     const nulls = nullBitmap(r, img, change, image, this.paths[image]);
     offsets.push(nulls);
-    img.skip(r, nulls, img.skippers, offsets);
+    img.skip(r, nulls, img.skippers, img.widths, offsets);
     return LazyRow.over(images, at);
   }
 
@@ -156,20 +156,13 @@ class SkipSteps implements RowChangeSteps<Reader, LazyRowChange> {
 }
 
 /** Rows v1/v2 as lazy views: decodeRows's images, split without decoding their values. */
-export function splitLazyRows(
-  r: Reader,
-  tables: TableRegistry,
-  tableId: number,
-  columns: boolean[],
-  columnsAfter: boolean[] | undefined,
-  images: number,
-  path: string,
-): LazyRowChange[] {
-  const t = table(tables, tableId, r.offset, path);
-  const { before, after } = layout(t, columns, columnsAfter, images, r, path);
+export function splitLazyRows(r: Reader, tables: TableLookup, layout: RowLayout): LazyRowChange[] {
+  const { images, path } = layout;
+  const t = table(tables, layout.tableId, r.offset, path);
+  const { before, after } = imageLayout(t, layout, r);
   // Diffs apply to the before image's documents; images of no columns are refused: both as decodeRows does.
   if (images & JSON_DIFFS || (before.columns.length === 0 && after.columns.length === 0 && r.pos < r.end)) {
-    return decodeRows(r, tables, tableId, columns, columnsAfter, images, path).map((c) => viewsOf(c, t));
+    return decodeRows(r, tables, layout).map((c) => viewsOf(c, t));
   }
   const offsets: number[] = [];
   const befores: Images = { r, img: before, columns: columnsOf(before), offsets };

@@ -26,6 +26,7 @@ import { cellCodec } from '../values/cells.js';
 import { EncodeError, InvalidValueError } from '../core/errors.js';
 import { type Reader, sameBytes } from '../core/reader.js';
 import type { TableDefinition } from '../tables/definitions.js';
+import type { RowLayout } from '../core/tables.js';
 import type { TableRegistry } from '../tables/registry.js';
 import { Writer } from '../core/writer.js';
 import type { CellValue, OldRowChange, Row } from '../core/values.js';
@@ -144,7 +145,8 @@ function checkFits(c: OldColumn, v: CellValue, bytes: Uint8Array, offset: number
   if (problem) throw new InvalidValueError(`${problem}: the definition does not fit`, { offset, schemaPath: c.path });
 }
 
-export function decodeOldRows(r: Reader, tables: TableRegistry, tableId: number, columns: boolean[], images: number, path: string): OldRowChange[] {
+export function decodeOldRows(r: Reader, tables: TableRegistry, rows: RowLayout): OldRowChange[] {
+  const { tableId, columns, images, path } = rows;
   const problem = (p: string) => new InvalidValueError(p, { offset: r.offset, schemaPath: path });
   const layout = layoutOf(tables, tableId, problem, path);
   const present = presentColumns(layout, columns, problem);
@@ -202,7 +204,7 @@ function keptNullBytes(kept: Uint8Array | undefined, expected: Uint8Array, layou
   return kept;
 }
 
-export function encodeOldRows(w: Writer, rows: OldRowChange[], tables: TableRegistry, tableId: number, columns: boolean[], images: number, path: string): void {
+export function encodeOldRows(w: Writer, rows: OldRowChange[], tables: TableRegistry, { tableId, columns, images, path }: RowLayout): void {
   const problem = (p: string) => new EncodeError(p, path);
   const layout = layoutOf(tables, tableId, problem, path);
   const present = presentColumns(layout, columns, problem);

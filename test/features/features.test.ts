@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BinlogError, LengthError } from '../../runtime/core/errors.js';
 import { Reader } from '../../runtime/core/reader.js';
 import { Writer } from '../../runtime/core/writer.js';
+import { composeImageCode } from '../../runtime/rows/image-code.js';
 import type { Context } from './generated/context.js';
 import {
   ColumnsMetadataCovers,
@@ -36,9 +37,6 @@ import {
   setNullSpare,
   type RowChangeSteps,
   rowImagePaths,
-  ROW_IMAGE_PARAMS,
-  type RowImageCode,
-  rowImageSource,
   rowOptionColumns,
   serverNullSpare,
   walkRowChange,
@@ -386,9 +384,7 @@ describe('rowImages: a row change laid out as the section says', () => {
   });
   it("gives the code of an image for a list of columns, with the section's null bits (most significant first)", () => {
     // Three columns, the second NULL (bit 0x40 of the first byte), each value one byte.
-    const source = rowImageSource(['a', '1', 'c']);
-    const compiled = <K extends 'read' | 'skip' | 'write'>(k: K) => new Function(...ROW_IMAGE_PARAMS[k], source[k]) as RowImageCode[K];
-    const code = { read: compiled('read'), skip: compiled('skip'), write: compiled('write') };
+    const code = composeImageCode(['a', '1', 'c'], { nullByte, nullBitMask });
     const byte = (r: Reader) => r.buf[r.pos++]!;
     const bytes = hex('40 0a 0c');
     const r0 = new Reader(bytes);
@@ -397,8 +393,15 @@ describe('rowImages: a row change laid out as the section says', () => {
     const offsets: number[] = [];
     const r = new Reader(bytes);
     r.pos = 1;
-    code.skip(r, 0, [(x) => void x.pos++, (x) => void x.pos++, (x) => void x.pos++], offsets);
+    code.skip(r, 0, [(x) => void x.pos++, (x) => void x.pos++, (x) => void x.pos++], new Int32Array(3), offsets);
     expect(offsets).toEqual([1, -1, 2]);
+    // Values of a fixed width are stepped over without their skippers, which would refuse them here.
+    const refuse = () => expect.fail('a skipper was called');
+    const fixed = new Reader(bytes);
+    fixed.pos = 1;
+    offsets.length = 0;
+    code.skip(fixed, 0, [refuse, refuse, refuse], Int32Array.of(1, 1, 1), offsets);
+    expect([offsets, fixed.pos]).toEqual([[1, -1, 2], 3]);
     const w = new Writer(4);
     const at = w.reserve(1);
     const u8 = (x: Writer, v: unknown) => x.u8(v as number);
@@ -406,7 +409,7 @@ describe('rowImages: a row change laid out as the section says', () => {
     expect(toHex(w.finish())).toBe('400a0c');
     expect(code.write(new Writer(4), { a: 10, 1: null }, 0, [u8, u8, u8])).toBe(2);
     // '1' would come first among an object's keys: no JSON writer keeps the columns' order.
-    expect(source.json).toBeUndefined();
+    expect(code.json).toBeUndefined();
   });
   it('writes the options, refusing the same bits', () => {
     const w = new Writer(1);

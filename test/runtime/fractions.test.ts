@@ -9,12 +9,13 @@ import { EncodeError } from '../../runtime/core/errors.js';
 import { Reader } from '../../runtime/core/reader.js';
 import type { RowChange } from '../../runtime/core/values.js';
 import { Writer } from '../../runtime/core/writer.js';
-import { RegistryRowTables } from '../../runtime/rows/row-tables.js';
+import type { RowLayout, RowTables } from '../../runtime/core/tables.js';
+import { rowTables as tablesOf } from '../../runtime/rows/row-tables.js';
 import { TableRegistry } from '../../runtime/tables/registry.js';
 import { caught, hex, spaced } from './helpers.js';
 
 /** Table 7 of a binlog of `version`: an INT id and a TIMESTAMP s, or `count` TIMESTAMPs; `named`: with COLUMN_NAME. */
-function rowTables(version: string, count = 0, named = true): RegistryRowTables {
+function rowTables(version: string, count = 0, named = true): RowTables {
   const tables = new TableRegistry();
   tables.newFormat('mariadb', version);
   const types = count ? Array.from({ length: count }, () => 'TIMESTAMP' as const) : (['LONG', 'TIMESTAMP'] as const);
@@ -24,10 +25,11 @@ function rowTables(version: string, count = 0, named = true): RegistryRowTables 
     columnMetadata: types.map(() => ({})), nullable: types.map(() => true), optionalMetadata: named ? [{ code: 'COLUMN_NAME', names }] : [],
   };
   tables.register(map);
-  return new RegistryRowTables(tables);
+  return tablesOf(tables, {});
 }
 
-const split = (t: RegistryRowTables, bytes: string, columns = [true, true]) => t.splitRows(new Reader(hex(bytes)), 7, columns, undefined, RowImages.AFTER, 'T.rows');
+const layout = (columns = [true, true]): RowLayout => ({ tableId: 7, columns, images: RowImages.AFTER, path: 'T.rows' });
+const split = (t: RowTables, bytes: string, columns = [true, true]) => t.splitRows(new Reader(hex(bytes)), layout(columns));
 // One row: its null bitmap (none NULL, the spare bits set), id 1, then s.
 const row = (fraction: string) => `fc 01 00 00 00 60 00 00 00 ${fraction}`;
 
@@ -37,7 +39,7 @@ describe('fraction digits inferred from the images', () => {
     const got = split(t, row('39'));
     expect([got.rows, got.inferred]).toEqual([[{ after: { id: 1, s: '2021-01-14 08:25:36.57' } }], { s: 2 }]);
     const w = new Writer();
-    t.encodeRows(w, got.rows!, 7, [true, true], undefined, RowImages.AFTER, 'T.rows', got.inferred);
+    t.encodeRows(w, got.rows!, layout(), got.inferred);
     expect(spaced(w.view())).toBe(spaced(hex(row('39'))));
   });
 
@@ -72,7 +74,7 @@ describe('fraction digits inferred from the images', () => {
   it('refuses to write with digits for a column that is no such temporal, or digits past 6', () => {
     const t = rowTables('10.0.11-MariaDB-log');
     const rows: RowChange[] = [{ after: { id: 1, s: '2021-01-14 08:25:36.57' } }];
-    const write = (digits: Record<string, number>) => caught(EncodeError, () => t.encodeRows(new Writer(), rows, 7, [true, true], undefined, RowImages.AFTER, 'T.rows', digits));
+    const write = (digits: Record<string, number>) => caught(EncodeError, () => t.encodeRows(new Writer(), rows, layout(), digits));
     expect([write({ id: 2 }).problem, write({ id: 2 }).schemaPath]).toEqual(["column 'id' is no TIME, DATETIME or TIMESTAMP whose fraction digits the binlog leaves unsaid", 'T.rows.inferredFractionDigits.id']);
     expect(write({ s: 7 }).problem).toBe('7 is no number of fraction digits (1 to 6)');
   });

@@ -8,6 +8,7 @@ import { RowImages, type TableMapEvent } from '../../generated/rows.js';
 import { EncodeError, InvalidValueError, LengthError } from '../../runtime/core/errors.js';
 import { Reader } from '../../runtime/core/reader.js';
 import { Writer } from '../../runtime/core/writer.js';
+import type { RowLayout } from '../../runtime/core/tables.js';
 import { decodeRows, encodeRows } from '../../runtime/rows/images.js';
 import { TableRegistry } from '../../runtime/tables/registry.js';
 import { caught, hex, spaced } from './helpers.js';
@@ -22,14 +23,15 @@ const map: TableMapEvent = {
 tables.register(map);
 const both = [true, true];
 const BASE = 500;
+const LAYOUT: RowLayout = { tableId: 7, columns: both, columnsAfter: both, images: RowImages.PARTIAL_JSON, path: 'T.rows' };
 // Each image: its null bitmap over 2 columns (none NULL, the spare bits set as servers leave them), n, then j: the literal null (04 00).
 const before = 'fc 05  02 00 00 00 04 00';
 const after = 'fc 06  02 00 00 00 04 00';
 
-const read = (bytes: string) => decodeRows(new Reader(hex(bytes), 0, undefined, BASE), tables, 7, both, both, RowImages.PARTIAL_JSON, 'T.rows');
+const read = (bytes: string) => decodeRows(new Reader(hex(bytes), 0, undefined, BASE), tables, LAYOUT);
 function written(bytes: string): string {
   const w = new Writer();
-  encodeRows(w, read(bytes), tables, 7, both, both, RowImages.PARTIAL_JSON, 'T.rows');
+  encodeRows(w, read(bytes), tables, LAYOUT);
   return spaced(w.view());
 }
 
@@ -56,7 +58,7 @@ describe('PARTIAL_UPDATE_ROWS: rows.yaml PartialJsonOptions', () => {
   it('refuses to write value_options with a bit MySQL does not know, naming the change', () => {
     const [change] = read(`${before} 00 ${after}`);
     const w = new Writer();
-    const e = caught(EncodeError, () => encodeRows(w, [{ ...change!, jsonOptions: 2 }], tables, 7, both, both, RowImages.PARTIAL_JSON, 'T.rows'));
+    const e = caught(EncodeError, () => encodeRows(w, [{ ...change!, jsonOptions: 2 }], tables, LAYOUT));
     expect([e.problem, e.schemaPath]).toEqual(['jsonOptions 2 has a bit ValueOptions does not name', 'T.rows[0].jsonOptions']);
   });
 

@@ -8,6 +8,7 @@ import { JsonBytes } from '../../runtime/core/dump-json-bytes.js';
 import type { BinlogEvent, RowForm } from '../../runtime/events/event-codec.js';
 import { type DumpReadEvent, writeDumpEvent, writeEventJson } from '../../runtime/events/event-dump-json.js';
 import { decodeBinlog } from '../../runtime/io/stream.js';
+import { DUMP_ROWS } from '../../runtime/rows/row-tables.js';
 
 /**
  * The dump's JSON form by JSON.stringify, a reference written apart from the code under test: 64-bit
@@ -28,11 +29,15 @@ export function referenceLine(value: unknown): string {
   return JSON.stringify(value, replacer);
 }
 
-/** Every event a binlog gives when undecodable events are kept as their bytes, its rows eager or lazy; those before a framing error. */
-export function dumpedEvents(bytes: Uint8Array, rows: RowForm = 'eager'): BinlogEvent[] {
+/**
+ * Every event a binlog gives when undecodable events are kept as their bytes, its rows eager, lazy or
+ * the dump's (`'dump'`); those before a framing error.
+ */
+export function dumpedEvents(bytes: Uint8Array, rows: RowForm | 'dump' = 'eager'): BinlogEvent[] {
   const out: BinlogEvent[] = [];
+  const form = rows === 'dump' ? { [DUMP_ROWS]: true as const } : { rows };
   try {
-    for (const e of decodeBinlog(bytes, { onError: () => 'skip', rows })) out.push(e as BinlogEvent);
+    for (const e of decodeBinlog(bytes, { onError: () => 'skip', ...form })) out.push(e as BinlogEvent);
   } catch {
     // A framing error ends the file: the events before it are out.
   }
@@ -63,7 +68,7 @@ export function expectSameJson<T>(values: Iterable<T>, where: string, write: Wri
 }
 
 /**
- * Every event of a binlog written three ways: as the dump writes it (decoded with `rows: 'json'`, each
+ * Every event of a binlog written three ways: as the dump writes it (decoded with the dump's rows, each
  * cell's JSON from its bytes), by the generated writers from the eager decode, and as JsonBytes.value does;
  * each against the reference line of the eager decode. Returns how many events there were, and how many the
  * generated writers wrote.
@@ -75,7 +80,7 @@ export function expectSameEventJson(bytes: Uint8Array, where: string): { events:
     if (writeEventJson(w, e)) generated++;
   });
   expectSameJson(events, where);
-  const dumped = dumpedEvents(bytes, 'json');
+  const dumped = dumpedEvents(bytes, 'dump');
   expect(dumped.length, `${where}: events decoded with the dump's rows`).toBe(events.length);
   const w = new JsonBytes(1 << 12);
   const rows = new JsonBytes(1 << 12);
