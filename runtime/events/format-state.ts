@@ -29,6 +29,7 @@ import type { RowForm } from '../rows/row-tables.js';
 import { TableRegistry } from '../tables/registry.js';
 import type { HintFn } from '../values/column.js';
 import { RegistryRowTables } from '../rows/row-tables.js';
+import { FileEncryption, type EncryptionOptions, type StartEncryption } from './encryption.js';
 
 /** What the caller knows about the tables that a binlog does not say. */
 export interface TableKnowledge {
@@ -54,11 +55,19 @@ export class FormatState {
   permutation: Uint8Array | undefined;
   checksums = false;
   serverVersion = '';
-  /** After MariaDB's START_ENCRYPTION (or Percona's 5.7 one), every later event of the file is encrypted. */
-  encrypted = false;
+  /** The keys that encrypted events are read and written with (MariaDB's encrypt_binlog), when given. */
+  readonly keys: EncryptionOptions | undefined;
+  /** After MariaDB's START_ENCRYPTION, every later event of the file is encrypted: how, and whether a key reads them. */
+  encryption: FileEncryption | undefined;
+
+  /** Whether the events from here on are encrypted and no key reads them: they are kept as bytes. */
+  get encrypted(): boolean {
+    return this.encryption !== undefined && this.encryption.key === undefined;
+  }
 
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
-  constructor(knowledge: TableKnowledge = {}, rows: RowForm = 'eager') {
+  constructor(knowledge: TableKnowledge = {}, rows: RowForm = 'eager', keys?: EncryptionOptions) {
+    this.keys = keys;
     this.tables = new TableRegistry(knowledge.columnHints, resolveTableDefinitions(knowledge.tableDefinitions));
     this.ctx = { tables: new RegistryRowTables(this.tables, rows), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
@@ -107,7 +116,7 @@ export class FormatState {
     'sets-v3-format': (state, event) => {
       if (!('raw' in event)) state.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
     },
-    'starts-encryption': (state) => (state.encrypted = true),
+    'starts-encryption': (state, event) => (state.encryption = new FileEncryption(event as unknown as StartEncryption, state.keys, event.pos ?? 0)),
     'maps-table': (state, event, body) => state.tables.register(event as unknown as TableMapEvent, body),
     // The file ends: the FORMAT_DESCRIPTION that begins the next says how it reads.
     rotates: undefined,
@@ -149,6 +158,8 @@ export class FormatState {
   }
 
   private apply(fde: FormatDescriptionEvent, pos: number): void {
+    // A FORMAT_DESCRIPTION begins a file, whose events are clear until its own START_ENCRYPTION.
+    this.encryption = undefined;
     this.binlogVersion = 4;
     this.headerLength = fde.headerLength;
     this.checksums = fde.checksumAlg === 'BINLOG_CHECKSUM_ALG_CRC32' || fde.checksumAlg === ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32;

@@ -1,0 +1,252 @@
+/**
+ * MariaDB's encrypted binlogs (encrypt_binlog=ON): each event after START_ENCRYPTION decrypted for reading
+ * and encrypted again for writing, and the file_key_management plugin's key file read. The layout is
+ * schemas/encryption.yaml's; the ciphers are node:crypto's AES.
+ */
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import {
+  AES_BLOCK_LENGTH,
+  encodeMariadbEventIv,
+  KEY_FILE_CIPHER_KEY_LENGTH,
+  KEY_FILE_SALT_LENGTH,
+  KEY_FILE_SALTED_MAGIC,
+  KEY_LENGTHS,
+  MARIADB_BINLOG_KEY_ID,
+  MARIADB_CLEAR_LENGTH_BYTES,
+  MARIADB_ENCRYPTION_SCHEME,
+} from '../../generated/encryption.js';
+import type { Context } from '../../generated/context.js';
+import { EventHeaderOffsets } from '../../generated/header.js';
+import { BinlogError, InvalidValueError } from '../core/errors.js';
+import { Writer } from '../core/writer.js';
+
+/** Keys by key id, as a key management plugin holds them (file_key_management has one version of each). */
+export type EncryptionKeys = ReadonlyMap<number, Uint8Array>;
+
+/** The ciphers of file_key_management (file_key_management_encryption_algorithm), without padding. */
+export type EventCipherName = 'AES_CBC' | 'AES_CTR';
+export const EVENT_CIPHERS: readonly EventCipherName[] = ['AES_CBC', 'AES_CTR'];
+
+/** How encrypted events are read and written. */
+export interface EncryptionOptions {
+  keys: EncryptionKeys;
+  /**
+   * The cipher the server used. A binlog does not say it: reading tries each on the first encrypted event
+   * and keeps the one its checksum (or, without checksums, its log_pos) accepts. Writing needs it (default
+   * AES_CBC, file_key_management's default).
+   */
+  cipher?: EventCipherName;
+}
+
+/** What a START_ENCRYPTION event says. */
+export interface StartEncryption {
+  scheme: number;
+  keyVersion: number;
+  nonce: Uint8Array;
+}
+
+/** An encryption error: no key decrypts the events, or a key or key file is unusable. */
+export class KeyError extends BinlogError {
+  constructor(problem: string, offset = -1) {
+    super('checksum', problem, { offset });
+  }
+}
+
+/** The sentence said of each event kept encrypted, naming the key it needs. */
+export function missingKeyReason(keyVersion: number): string {
+  return `the event is encrypted (MariaDB encrypt_binlog) with key id ${MARIADB_BINLOG_KEY_ID} (version ${keyVersion}), which no key file given holds: give one with --key-file (the keys option)`;
+}
+
+/** Whether an event's plaintext is itself: its checksum (or log_pos) agrees with where it is. */
+export type PlaintextCheck = (plain: Uint8Array, pos: number) => boolean;
+
+/**
+ * A file's encryption from its START_ENCRYPTION on: the key when one is given (else events are kept as
+ * bytes with `reason`), and the cipher once the first encrypted event has shown which it is.
+ */
+export class FileEncryption {
+  readonly keyVersion: number;
+  readonly key: Uint8Array | undefined;
+  /** Why events cannot be read, when no key is given. */
+  readonly reason: string | undefined;
+  private readonly nonce: Uint8Array;
+  private readonly options: EncryptionOptions | undefined;
+  private cipher: EventCipher | undefined;
+
+  constructor(start: StartEncryption, options: EncryptionOptions | undefined, pos: number) {
+    if (start.scheme !== MARIADB_ENCRYPTION_SCHEME) {
+      throw new InvalidValueError(`START_ENCRYPTION names scheme ${start.scheme}; MariaDB knows scheme ${MARIADB_ENCRYPTION_SCHEME} only`, { offset: pos });
+    }
+    this.keyVersion = start.keyVersion;
+    this.nonce = start.nonce;
+    this.options = options;
+    this.key = options?.keys.get(MARIADB_BINLOG_KEY_ID);
+    if (this.key && !KEY_LENGTHS.includes(this.key.length)) {
+      throw new KeyError(`key ${MARIADB_BINLOG_KEY_ID} has ${this.key.length} bytes; AES takes ${[...KEY_LENGTHS].join(', ')}`, pos);
+    }
+    this.reason = this.key ? undefined : missingKeyReason(this.keyVersion);
+    if (this.key && options?.cipher) this.cipher = new EventCipher(this.key, this.nonce, options.cipher);
+  }
+
+  /** Whether the cipher is known (given, or found by the first encrypted event). */
+  get ready(): boolean {
+    return this.cipher !== undefined;
+  }
+
+  /**
+   * The plaintext of the stored event at `pos`. The first one chooses the cipher (the one given, or the
+   * first that `check` accepts); a key that decrypts it under none is the wrong key.
+   */
+  decrypt(stored: Uint8Array, pos: number, check: PlaintextCheck): Uint8Array {
+    if (this.cipher) return this.cipher.decrypt(stored, pos);
+    const names = this.options?.cipher ? [this.options.cipher] : EVENT_CIPHERS;
+    for (const name of names) {
+      const cipher = new EventCipher(this.key!, this.nonce, name);
+      const plain = cipher.decrypt(stored, pos);
+      if (check(plain, pos)) return ((this.cipher = cipher), plain);
+    }
+    throw new KeyError(
+      `key ${MARIADB_BINLOG_KEY_ID} (version ${this.keyVersion}) of the key file does not decrypt the event at ${pos}: its checksum fails after decryption with ${names.join(' and with ')}. Is it the server's key?`,
+      pos,
+    );
+  }
+
+  /** The stored form of the plaintext event at `pos`, under the cipher given (or AES_CBC). */
+  encrypt(plain: Uint8Array, pos: number): Uint8Array {
+    this.cipher ??= new EventCipher(this.key!, this.nonce, this.options?.cipher ?? 'AES_CBC');
+    return this.cipher.encrypt(plain, pos);
+  }
+}
+
+/** The IV's bytes are a structure of the schema; it needs nothing of a binlog's context. */
+const NO_CONTEXT = {} as Context;
+
+/** One file's events both ways under one key, nonce and cipher. */
+export class EventCipher {
+  private readonly mode: string;
+  constructor(
+    private readonly key: Uint8Array,
+    private readonly nonce: Uint8Array,
+    readonly algorithm: EventCipherName,
+  ) {
+    this.mode = `aes-${key.length * 8}-${algorithm === 'AES_CTR' ? 'ctr' : 'cbc'}`;
+  }
+
+  decrypt(stored: Uint8Array, pos: number): Uint8Array {
+    return this.swapped(stored, pos, false);
+  }
+
+  encrypt(plain: Uint8Array, pos: number): Uint8Array {
+    return this.swapped(plain, pos, true);
+  }
+
+  /**
+   * Both directions move the same bytes: the first four go over the length, the cipher runs from byte 4,
+   * and its output's bytes at the length's place come first, the length (clear either way) put back.
+   */
+  private swapped(event: Uint8Array, pos: number, encrypt: boolean): Uint8Array {
+    const lengthAt = EventHeaderOffsets.eventSize;
+    const clear = MARIADB_CLEAR_LENGTH_BYTES;
+    const input = event.slice(clear);
+    input.set(event.subarray(0, clear), lengthAt - clear);
+    const output = this.run(input, this.iv(pos), encrypt);
+    const out = new Uint8Array(event.length);
+    out.set(output.subarray(lengthAt - clear, lengthAt), 0);
+    out.set(output, clear);
+    out.set(event.subarray(lengthAt, lengthAt + clear), lengthAt);
+    return out;
+  }
+
+  private iv(pos: number): Uint8Array {
+    const w = new Writer(AES_BLOCK_LENGTH);
+    encodeMariadbEventIv(w, { nonce: this.nonce, offset: pos }, NO_CONTEXT);
+    return w.finish();
+  }
+
+  /**
+   * AES-CTR runs over any length. MariaDB's CBC without padding runs over the whole blocks and XORs the
+   * bytes past them with the ECB encryption of the IV (the same both ways).
+   */
+  private run(input: Uint8Array, iv: Uint8Array, encrypt: boolean): Uint8Array {
+    const whole = this.algorithm === 'AES_CTR' ? input.length : input.length - (input.length % AES_BLOCK_LENGTH);
+    const cipher = encrypt ? createCipheriv(this.mode, this.key, iv) : createDecipheriv(this.mode, this.key, iv);
+    cipher.setAutoPadding(false);
+    const out = new Uint8Array(input.length);
+    out.set(cipher.update(input.subarray(0, whole)));
+    if (whole === input.length) return out;
+    const mask = ecb(this.key, iv);
+    for (let i = whole; i < input.length; i++) out[i] = input[i]! ^ mask[i - whole]!;
+    return out;
+  }
+}
+
+function ecb(key: Uint8Array, block: Uint8Array): Uint8Array {
+  const cipher = createCipheriv(`aes-${key.length * 8}-ecb`, key, null);
+  cipher.setAutoPadding(false);
+  return cipher.update(block);
+}
+
+/**
+ * The keys of a file_key_management key file: `id;hexkey` lines, `#` comments and blank lines. A file that
+ * starts with "Salted__" was encrypted by openssl enc and needs `secret`, the plugin's filekey.
+ */
+export function parseKeyFile(bytes: Uint8Array, secret?: string): Map<number, Uint8Array> {
+  const salted = startsWith(bytes, KEY_FILE_SALTED_MAGIC);
+  if (salted && secret === undefined) throw new KeyError('the key file is encrypted (it starts with Salted__): give its key (--key-file-key)');
+  if (!salted && secret !== undefined) throw new KeyError('the key file is not encrypted, yet a key for it is given');
+  const text = Buffer.from(salted ? decryptKeyFile(bytes, secret!) : bytes).toString('latin1');
+  const keys = new Map<number, Uint8Array>();
+  text.split('\n').forEach((line, i) => {
+    const entry = keyLine(line, i + 1);
+    if (entry) keys.set(entry[0], entry[1]);
+  });
+  return keys;
+}
+
+const KEY_LINE = /^\s*(\d+);([0-9a-fA-F]*)/;
+
+function keyLine(line: string, number: number): [number, Uint8Array] | undefined {
+  const text = line.replace(/\r$/, '');
+  if (/^\s*(#|$)/.test(text)) return undefined;
+  const m = KEY_LINE.exec(text);
+  if (!m) throw new KeyError(`key file line ${number}: expected id;hexkey`);
+  const id = Number(m[1]);
+  if (id < 1 || id > 0xffffffff) throw new KeyError(`key file line ${number}: key id ${m[1]} is not between 1 and 4294967295`);
+  const hex = m[2]!;
+  if (hex.length % 2 !== 0 || !KEY_LENGTHS.includes(hex.length / 2)) {
+    throw new KeyError(`key file line ${number}: key ${id} has ${hex.length} hex digits, not ${[...KEY_LENGTHS].map((n) => n * 2).join(', ')}`);
+  }
+  return [id, Uint8Array.from(Buffer.from(hex, 'hex'))];
+}
+
+/** openssl enc's AES-256-CBC under EVP_BytesToKey(SHA-1, one round) of the secret and the file's salt. */
+function decryptKeyFile(bytes: Uint8Array, secret: string): Uint8Array {
+  const saltAt = KEY_FILE_SALTED_MAGIC.length;
+  const salt = bytes.subarray(saltAt, saltAt + KEY_FILE_SALT_LENGTH);
+  const { key, iv } = bytesToKey(Buffer.from(secret, 'utf8'), salt);
+  const decipher = createDecipheriv(`aes-${KEY_FILE_CIPHER_KEY_LENGTH * 8}-cbc`, key, iv);
+  try {
+    return Buffer.concat([decipher.update(bytes.subarray(saltAt + KEY_FILE_SALT_LENGTH)), decipher.final()]);
+  } catch {
+    throw new KeyError('the key file does not decrypt with the key given (--key-file-key)');
+  }
+}
+
+/** The key and IV of the key file's cipher: SHA-1 digests chained over the secret and the salt. */
+function bytesToKey(secret: Uint8Array, salt: Uint8Array): { key: Uint8Array; iv: Uint8Array } {
+  const need = KEY_FILE_CIPHER_KEY_LENGTH + AES_BLOCK_LENGTH;
+  const digests: Uint8Array[] = [];
+  let total = 0;
+  let previous = new Uint8Array(0);
+  while (total < need) {
+    previous = createHash('sha1').update(previous).update(secret).update(salt).digest();
+    digests.push(previous);
+    total += previous.length;
+  }
+  const all = Buffer.concat(digests);
+  return { key: all.subarray(0, KEY_FILE_CIPHER_KEY_LENGTH), iv: all.subarray(KEY_FILE_CIPHER_KEY_LENGTH, need) };
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  return bytes.length >= prefix.length && prefix.every((b, i) => bytes[i] === b);
+}
