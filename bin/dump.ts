@@ -9,7 +9,7 @@ import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { DumpLines, type OutputForm } from './dump-lines.js';
-import { eventFilter, parseCommand, reportFailure, sayUnmatched, tableDefinitions } from './options.js';
+import { encryptionKeys, eventFilter, parseCommand, reportFailure, sayUnmatched, tableDefinitions } from './options.js';
 import { Progress } from './progress.js';
 import { RawArchive, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
 import { DUMP_OPTIONS, EXIT, UsageError } from './usage.js';
@@ -37,6 +37,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
     rows: 'json',
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
+    keys: encryptionKeys(values),
     filter: selection,
     payloads: values.payloads,
     onError:

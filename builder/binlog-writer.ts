@@ -15,6 +15,7 @@
  * (write-binlog.ts) turns an (async) iterable of operations into an async iterable of byte chunks,
  * holding one event at a time.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { type EventBodyInput, EventPostHeaderLengths, EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC, EventFlags } from '../generated/header.js';
@@ -32,7 +33,8 @@ import { createTableSql, ident } from './create-table.js';
 import { type CheckedImage, type RowInput, RowValueError, rowChecker, show } from './row-values.js';
 import { checkWrites, formatDescription, type ServerProfile, serverProfile, statusVars } from './server-profile.js';
 import { type RowMetadata, tableMapEvent } from './table-map.js';
-import type { BeginOptions, BinlogOp, BinlogWriterOptions, CommitOptions, EventInput, GtidOptions, QueryOptions, RowsOptions, TableOptions, TableRef } from './writer-options.js';
+import { MARIADB_ENCRYPTION_SCHEME, MARIADB_NONCE_LENGTH } from '../generated/encryption.js';
+import type { BeginOptions, BinlogOp, BinlogWriterOptions, WriterEncryption, CommitOptions, EventInput, GtidOptions, QueryOptions, RowsOptions, TableOptions, TableRef } from './writer-options.js';
 
 /** binlog_row_event_max_size's default: a row event is closed before it would grow past this. */
 const ROWS_EVENT_MAX_SIZE = 8192;
@@ -105,7 +107,7 @@ export class BinlogWriter {
   constructor(options: BinlogWriterOptions = {}) {
     this.profile = serverProfile(options.server ?? 'mariadb-10.11');
     this.foreignEvents = options.foreignEvents ?? false;
-    this.encoder = new EventEncoder({ columnHints: this.columnHints });
+    this.encoder = new EventEncoder({ columnHints: this.columnHints, encryption: options.encryption });
     this.sink = options.sink;
     this.serverId = options.serverId ?? 1;
     this.domainId = options.domainId ?? 0;
@@ -121,6 +123,7 @@ export class BinlogWriter {
 
     this.output(BINLOG_MAGIC);
     this.emit(formatDescription(this.profile, { ...options, createTimestamp: options.createTimestamp ?? this.timestamp }));
+    if (options.encryption) this.emit(startEncryption(options.encryption));
     this.emit({
       type: 'GTID_LIST_EVENT',
       countAndFlags: gtidList.length,
@@ -551,7 +554,10 @@ export class BinlogWriter {
         ...(header.extra !== undefined ? { extra: header.extra } : {}),
       },
     } as BinlogEventInput;
-    this.output(this.encoder.encode(event, this.offset));
+    // The events after START_ENCRYPTION are encrypted; it is itself in clear.
+    const encryption = this.encoder.format.encryption;
+    const bytes = this.encoder.encode(event, this.offset);
+    this.output(encryption ? encryption.encrypt(bytes, this.offset) : bytes);
   }
 
   private output(bytes: Uint8Array): void {
@@ -559,6 +565,16 @@ export class BinlogWriter {
     if (this.sink) this.sink(bytes);
     else this.chunks.push(bytes);
   }
+}
+
+/** The START_ENCRYPTION event of an encrypted file: MariaDB's scheme, the key's version and a nonce. */
+function startEncryption(options: WriterEncryption): EventBodyInput {
+  return {
+    type: 'START_ENCRYPTION_EVENT',
+    scheme: MARIADB_ENCRYPTION_SCHEME,
+    keyVersion: options.keyVersion ?? 1,
+    nonce: options.nonce ?? new Uint8Array(randomBytes(MARIADB_NONCE_LENGTH)),
+  };
 }
 
 /** get_data_size() of an empty v1 row event: post-header, column count, the present-columns bitmap(s). */

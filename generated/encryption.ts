@@ -9,6 +9,8 @@ import type { Context } from './context.js';
 export const MARIADB_BINLOG_KEY_ID = 1;
 /** The only scheme a START_ENCRYPTION event may name; MariaDB refuses any other. */
 export const MARIADB_ENCRYPTION_SCHEME = 1;
+/** The bytes of START_ENCRYPTION's nonce (BINLOG_NONCE_LENGTH), random for each file, as StartEncryptionEvent and MariadbEventIv give them. */
+export const MARIADB_NONCE_LENGTH = 12;
 /**
  * The bytes of an encrypted event before its ciphertext begins (the timestamp's, moved over the length
  * before encryption); the ciphertext's bytes at the length's place are stored here instead.

@@ -47,8 +47,9 @@ export interface StartEncryption {
 
 /** An encryption error: no key decrypts the events, or a key or key file is unusable. */
 export class KeyError extends BinlogError {
-  constructor(problem: string, offset = -1) {
-    super('checksum', problem, { offset });
+  /** At an event, its type is left unsaid: the stored type code is ciphertext. */
+  constructor(problem: string, eventPos?: number) {
+    super('checksum', problem, { offset: eventPos ?? -1, eventPos });
   }
 }
 
@@ -106,7 +107,7 @@ export class FileEncryption {
       if (check(plain, pos)) return ((this.cipher = cipher), plain);
     }
     throw new KeyError(
-      `key ${MARIADB_BINLOG_KEY_ID} (version ${this.keyVersion}) of the key file does not decrypt the event at ${pos}: its checksum fails after decryption with ${names.join(' and with ')}. Is it the server's key?`,
+      `key ${MARIADB_BINLOG_KEY_ID} (version ${this.keyVersion}) of the key file does not decrypt the event at ${pos}: its checksum fails after decryption with ${names.join(' and with ')} (is it the server's key?)`,
       pos,
     );
   }
