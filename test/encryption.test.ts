@@ -122,7 +122,7 @@ describe('BinlogWriter with encryption', () => {
 
   function write(encryption?: { cipher: EventCipherName }): Uint8Array {
     const w = new BinlogWriter({ timestamp: 1_700_000_000, ...(encryption ? { encryption: { keys, nonce, ...encryption } } : {}) });
-    const t = w.createTable({ schema: 'db', name: 't', columns: [{ name: 'id', type: 'INT', primaryKey: true }, { name: 's', type: 'VARCHAR(200)' }] });
+    const t = w.createTable({ schema: 'db', name: 't', columns: [{ name: 'id', type: 'INT' }, { name: 's', type: 'VARCHAR(200)' }] });
     // Rows of many lengths, so that events end inside AES blocks at every offset.
     for (let i = 0; i < 20; i++) w.insert(t, [{ id: i, s: 'y'.repeat(i * 7) }]).commit();
     return w.toBytes();

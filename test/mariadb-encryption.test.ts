@@ -91,7 +91,7 @@ async function run(setup: Setup): Promise<Run> {
 /** Each rows event's table and rows, in order, over the files. */
 function rowsOf(r: Run): unknown[] {
   return r.files.flatMap((f) =>
-    decodeBinlog(new Uint8Array(f.bytes), { keys: r.keys }).flatMap((e: BinlogEvent) => ('rows' in e && e.rows ? [[e.type, e.table?.table, e.rows]] : [])),
+    decodeBinlog(new Uint8Array(f.bytes), { keys: r.keys }).flatMap((e: BinlogEvent) => ('rows' in e && e.rows ? [[e.type, e.table, e.rows]] : [])),
   );
 }
 
