@@ -1,7 +1,15 @@
 /** `binlog encode`: the binlog that JSON Lines in dump's format describe. */
 import { BinlogError } from '../runtime/core/errors.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
-import { encryptionOptions, jsonLineEvents, openOutput, parseCommand, reportFailure, tableDefinitions, write } from './options.js';
+import {
+  encryptionOptions,
+  jsonLineEvents,
+  openOutput,
+  parseCommand,
+  reportFailure,
+  tableDefinitions,
+  write,
+} from './options.js';
 import { ENCODE_OPTIONS, EXIT, UsageError } from './usage.js';
 
 /** `binlog encode [FILE | -] -o OUT`; the exit status. */
@@ -16,7 +24,11 @@ export async function encodeCommand(args: string[], help: string): Promise<numbe
   const input = positionals[0] ?? '-';
   const encryption = encryptionOptions(values);
   const out = openOutput(values.output);
-  const encoder = new BinlogEncoder({ tableDefinitions: tableDefinitions(values), assumeFormat: values['assume-format'], encryption });
+  const encoder = new BinlogEncoder({
+    tableDefinitions: tableDefinitions(values),
+    assumeFormat: values['assume-format'],
+    encryption,
+  });
   const read = { lineNo: 0 };
   try {
     for await (const { event, source } of jsonLineEvents(input, read)) for (const bytes of encoder.push(event, source)) await write(out.stream, bytes);

@@ -243,7 +243,19 @@ const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md descr
 SIGINT or SIGTERM end it once what was read is acknowledged and its checkpoint written.
 `;
 
-export const HELP = [USAGE, DUMP_HELP, REMOTE_HELP, ENCODE_HELP, SQL_HELP, SERVE_HELP, TABLE_DEF_HELP, KEY_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join('');
+export const HELP = [
+  USAGE,
+  DUMP_HELP,
+  REMOTE_HELP,
+  ENCODE_HELP,
+  SQL_HELP,
+  SERVE_HELP,
+  TABLE_DEF_HELP,
+  KEY_HELP,
+  ENCODE_NOTES,
+  LINES_HELP,
+  EXIT_HELP,
+].join('');
 
 /** `binlog COMMAND --help`: the usage, the command's options, and what they share (sql's part holds flashback's too). */
 export const COMMAND_HELP = {

@@ -8,7 +8,13 @@ import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BinlogError, ChecksumError, ConnectionError, ServerError } from '../runtime/core/errors.js';
-import { EVENT_CIPHERS, parseKeyFile, type EncryptionKeys, type EncryptionOptions, type EventCipherName } from '../runtime/events/encryption.js';
+import {
+  EVENT_CIPHERS,
+  parseKeyFile,
+  type EncryptionKeys,
+  type EncryptionOptions,
+  type EventCipherName,
+} from '../runtime/events/encryption.js';
 import { KEY_FILE_SECRET_PREFIX } from '../generated/encryption.js';
 import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
@@ -57,7 +63,8 @@ export function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?
 export function encryptionKeys(values: { 'key-file'?: string; 'key-file-key'?: string }): EncryptionKeys | undefined {
   const file = values['key-file'];
   if (file === undefined) {
-    if (values['key-file-key'] !== undefined) throw new UsageError('--key-file-key decrypts the --key-file: give that too');
+    const lone = values['key-file-key'] !== undefined;
+    if (lone) throw new UsageError('--key-file-key decrypts the --key-file: give that too');
     return undefined;
   }
   let bytes: Uint8Array;
@@ -81,9 +88,13 @@ function fileKey(value: string | undefined): string | undefined {
 }
 
 /** encode's --key-file and --encryption-algorithm: how the events after a START_ENCRYPTION are written. */
-export function encryptionOptions(values: { 'key-file'?: string; 'key-file-key'?: string; 'encryption-algorithm'?: string }): EncryptionOptions | undefined {
+export function encryptionOptions(
+  values: { 'key-file'?: string; 'key-file-key'?: string; 'encryption-algorithm'?: string },
+): EncryptionOptions | undefined {
   const cipher = values['encryption-algorithm'];
-  if (cipher !== undefined && !EVENT_CIPHERS.includes(cipher as EventCipherName)) throw new UsageError(`--encryption-algorithm is ${EVENT_CIPHERS.join(' or ')}`);
+  if (cipher !== undefined && !EVENT_CIPHERS.includes(cipher as EventCipherName)) {
+    throw new UsageError(`--encryption-algorithm is ${EVENT_CIPHERS.join(' or ')}`);
+  }
   const keys = encryptionKeys(values);
   if (!keys) {
     if (cipher !== undefined) throw new UsageError('--encryption-algorithm needs the --key-file it encrypts with');

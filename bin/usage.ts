@@ -83,7 +83,14 @@ export const ENCODE_OPTIONS = {
 /** dump's --read-from-remote-server options, but --raw's: the events come as they do for dump. */
 const { raw: _raw, 'result-file': _resultFile, ...LIVE_OPTIONS } = REMOTE_OPTIONS;
 
-const READ_OPTIONS = { ...FILTER_OPTIONS, ...TABLE_DEF_OPTIONS, ...KEY_OPTIONS, ...LIVE_OPTIONS, 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const READ_OPTIONS = {
+  ...FILTER_OPTIONS,
+  ...TABLE_DEF_OPTIONS,
+  ...KEY_OPTIONS,
+  ...LIVE_OPTIONS,
+  'no-verify-checksum': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 export const SQL_OPTIONS = { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } } as const;
 export const FLASHBACK_OPTIONS = { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } as const;
 

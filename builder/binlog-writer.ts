@@ -4,7 +4,8 @@
  * server writes them (FORMAT_DESCRIPTION, GTID_LIST, BINLOG_CHECKPOINT, then per transaction GTID,
  * QUERY or ANNOTATE_ROWS + TABLE_MAP + row events v1, XID). The builder derives the column types, their
  * metadata and the full optional metadata (binlog_row_metadata=FULL), table ids, GTIDs and XIDs; the
- * EventEncoder derives event sizes, positions and checksums.
+ * EventEncoder derives event sizes, positions and checksums. With `encryption`, START_ENCRYPTION follows the
+ * FORMAT_DESCRIPTION and every later event is encrypted, as encrypt_binlog=ON has the server do.
  *
  * The tables are described by runtime/tables/ (from the SQL type facts of schemas/sqltypes.yaml); the
  * builder adds their CREATE TABLE (create-table.ts), their TABLE_MAP (table-map.ts), the checks of their
@@ -34,7 +35,8 @@ import { type CheckedImage, type RowInput, RowValueError, rowChecker, show } fro
 import { checkWrites, formatDescription, type ServerProfile, serverProfile, statusVars } from './server-profile.js';
 import { type RowMetadata, tableMapEvent } from './table-map.js';
 import { MARIADB_ENCRYPTION_SCHEME, MARIADB_NONCE_LENGTH } from '../generated/encryption.js';
-import type { BeginOptions, BinlogOp, BinlogWriterOptions, WriterEncryption, CommitOptions, EventInput, GtidOptions, QueryOptions, RowsOptions, TableOptions, TableRef } from './writer-options.js';
+import type { BeginOptions, BinlogOp, BinlogWriterOptions, CommitOptions, EventInput, GtidOptions, QueryOptions, RowsOptions, TableOptions, TableRef } from './writer-options.js';
+import type { WriterEncryption } from './writer-options.js';
 
 /** binlog_row_event_max_size's default: a row event is closed before it would grow past this. */
 const ROWS_EVENT_MAX_SIZE = 8192;

@@ -36,14 +36,24 @@ const VARIANTS: Variant[] = [
     name: 'cbc',
     cipher: 'AES_CBC',
     checksum: 'CRC32',
-    keys: '# key 1 encrypts binlogs; the others are for tables\n1;8a62e2b4f8d4b1b1c1f0f3a39e2e6e1d5c8f1a7b9e3d2c4b6a8f0e1d3c5b7a9f\n2;00112233445566778899aabbccddeeff\n7;0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978\n',
+    keys: [
+      '# key 1 encrypts binlogs; the others are for tables',
+      '1;8a62e2b4f8d4b1b1c1f0f3a39e2e6e1d5c8f1a7b9e3d2c4b6a8f0e1d3c5b7a9f',
+      '2;00112233445566778899aabbccddeeff',
+      '7;0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978',
+      '',
+    ].join('\n'),
     encryptKeyFile: false,
   },
   {
     name: 'ctr',
     cipher: 'AES_CTR',
     checksum: 'NONE',
-    keys: '1;3c4b5a69788796a5b4c3d2e1f00f1e2d\n5;8a62e2b4f8d4b1b1c1f0f3a39e2e6e1d5c8f1a7b9e3d2c4b6a8f0e1d3c5b7a9f\n',
+    keys: [
+      '1;3c4b5a69788796a5b4c3d2e1f00f1e2d',
+      '5;8a62e2b4f8d4b1b1c1f0f3a39e2e6e1d5c8f1a7b9e3d2c4b6a8f0e1d3c5b7a9f',
+      '',
+    ].join('\n'),
     encryptKeyFile: true,
   },
 ];
@@ -52,7 +62,12 @@ async function make(v: Variant): Promise<void> {
   const plainKeys = join(OUT, `${v.name}.keys`);
   writeFileSync(plainKeys, v.keys);
   const keyFile = v.encryptKeyFile ? `${plainKeys}.enc` : plainKeys;
-  if (v.encryptKeyFile) execFileSync('openssl', ['enc', '-aes-256-cbc', '-md', 'sha1', '-k', FILE_KEY, '-in', plainKeys, '-out', keyFile], { stdio: 'ignore' });
+  if (v.encryptKeyFile)
+    execFileSync(
+      'openssl',
+      ['enc', '-aes-256-cbc', '-md', 'sha1', '-k', FILE_KEY, '-in', plainKeys, '-out', keyFile],
+      { stdio: 'ignore' },
+    );
   const server = await startMariadb({
     checksum: v.checksum,
     extraArgs: [
@@ -84,7 +99,10 @@ async function make(v: Variant): Promise<void> {
 
 /** The listing as JSON, one event to a line. */
 function eventLines(listing: Record<string, [number, number, string][]>): string {
-  const files = Object.entries(listing).map(([name, events]) => `  ${JSON.stringify(name)}: [\n${events.map((e) => `    ${JSON.stringify(e)}`).join(',\n')}\n  ]`);
+  const files = Object.entries(listing).map(
+    ([name, events]) =>
+      `  ${JSON.stringify(name)}: [\n${events.map((e) => `    ${JSON.stringify(e)}`).join(',\n')}\n  ]`,
+  );
   return `{\n${files.join(',\n')}\n}\n`;
 }
 

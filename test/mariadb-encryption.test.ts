@@ -19,9 +19,13 @@ const WORKLOAD = [
   `CREATE DATABASE w;
    CREATE TABLE w.a (id INT PRIMARY KEY, s VARCHAR(300), d DECIMAL(10,3), t DATETIME(6), b BLOB) ENGINE=InnoDB;
    CREATE TABLE w.m (k BIGINT UNSIGNED PRIMARY KEY, e ENUM('x','y','z'), j JSON) ENGINE=MyISAM;`,
-  ...Array.from({ length: 30 }, (_, i) =>
-    `INSERT INTO w.a VALUES (${i}, REPEAT('s', ${i * 9}), ${i}.125, '2024-01-0${1 + (i % 9)} 10:11:12.${i}', ${i % 3 ? `REPEAT(x'a5', ${i * 5})` : 'NULL'});
-     INSERT INTO w.m VALUES (${i * 1000003}, '${'xyz'[i % 3]}', '{"i": ${i}, "s": "${'q'.repeat(i)}"}');`),
+  ...Array.from(
+    { length: 30 },
+    (_, i) =>
+      `INSERT INTO w.a VALUES (${i}, REPEAT('s', ${i * 9}), ${i}.125, '2024-01-0${1 + (i % 9)} 10:11:12.${i}',
+        ${i % 3 ? `REPEAT(x'a5', ${i * 5})` : 'NULL'});
+     INSERT INTO w.m VALUES (${i * 1000003}, '${'xyz'[i % 3]}', '{"i": ${i}, "s": "${'q'.repeat(i)}"}');`,
+  ),
   `BEGIN; UPDATE w.a SET s = CONCAT(s, 'u'), d = -d WHERE id % 4 = 0; DELETE FROM w.a WHERE id % 5 = 1; COMMIT;`,
   `UPDATE w.m SET e = 'z', j = JSON_SET(j, '$.u', true) WHERE k < 10000000;`,
   `DELETE FROM w.m WHERE e = 'x';`,
@@ -38,7 +42,12 @@ interface Setup {
 const SETUPS: Setup[] = [
   { name: 'plain' },
   { name: 'cbc', keys: `2;${'11'.repeat(16)}\n1;${'c1'.repeat(32)}\n3;${'33'.repeat(24)}\n`, cipher: 'AES_CBC' },
-  { name: 'ctr', keys: `# binlogs use key 1\n1;${'7e'.repeat(24)}\n9;${'99'.repeat(32)}\n`, cipher: 'AES_CTR', encryptKeyFile: true },
+  {
+    name: 'ctr',
+    keys: `# binlogs use key 1\n1;${'7e'.repeat(24)}\n9;${'99'.repeat(32)}\n`,
+    cipher: 'AES_CTR',
+    encryptKeyFile: true,
+  },
 ];
 
 interface Run {
@@ -59,7 +68,9 @@ function keyArgs(setup: Setup): { args: string[]; keyFile?: string } {
   const keyFile = setup.encryptKeyFile ? `${plain}.enc` : plain;
   const secret = join(tmp, `${setup.name}.secret`);
   if (setup.encryptKeyFile) {
-    execFileSync('openssl', ['enc', '-aes-256-cbc', '-md', 'sha1', '-k', FILE_KEY, '-in', plain, '-out', keyFile], { stdio: 'ignore' });
+    execFileSync('openssl', ['enc', '-aes-256-cbc', '-md', 'sha1', '-k', FILE_KEY, '-in', plain, '-out', keyFile], {
+      stdio: 'ignore',
+    });
     writeFileSync(secret, `${FILE_KEY}\n`);
   }
   const args = [
@@ -81,7 +92,9 @@ async function run(setup: Setup): Promise<Run> {
       if (i === 10 || i === 25) await server.flushLogs();
     }
     const files = await server.stopAndReadBinlogs();
-    const keys = keyFile ? parseKeyFile(readFileSync(keyFile), setup.encryptKeyFile ? FILE_KEY : undefined) : undefined;
+    const keys = keyFile
+      ? parseKeyFile(readFileSync(keyFile), setup.encryptKeyFile ? FILE_KEY : undefined)
+      : undefined;
     return { setup, files, keyFile, keys };
   } finally {
     await server.stop();
@@ -91,7 +104,9 @@ async function run(setup: Setup): Promise<Run> {
 /** Each rows event's table and rows, in order, over the files. */
 function rowsOf(r: Run): unknown[] {
   return r.files.flatMap((f) =>
-    decodeBinlog(new Uint8Array(f.bytes), { keys: r.keys }).flatMap((e: BinlogEvent) => ('rows' in e && e.rows ? [[e.type, e.table, e.rows]] : [])),
+    decodeBinlog(new Uint8Array(f.bytes), { keys: r.keys }).flatMap((e: BinlogEvent) =>
+      'rows' in e && e.rows ? [[e.type, e.table, e.rows]] : [],
+    ),
   );
 }
 
@@ -101,7 +116,7 @@ describeWithServer('MariaDB encrypt_binlog files', () => {
   }, 240_000);
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it.each(['cbc', 'ctr'])('%s: decrypted, the files hold the plain server\'s rows', (name) => {
+  it.each(['cbc', 'ctr'])("%s: decrypted, the files hold the plain server's rows", (name) => {
     const r = runs.get(name)!;
     expect(r.files.length).toBe(3);
     const plain = rowsOf(runs.get('plain')!);
@@ -109,21 +124,28 @@ describeWithServer('MariaDB encrypt_binlog files', () => {
     expect(rowsOf(r)).toEqual(plain);
   });
 
-  it.each(['cbc', 'ctr'])('%s: dump --key-file | encode --key-file gives every file back byte for byte', async (name) => {
-    const r = runs.get(name)!;
-    const keyArgsOf = [`--key-file=${r.keyFile}`, ...(r.setup.encryptKeyFile ? [`--key-file-key=${FILE_KEY}`] : [])];
-    for (const [i, f] of r.files.entries()) {
-      const path = join(tmp, `${name}.${i}`);
-      writeFileSync(path, f.bytes);
-      const dump = await runBinlog(['dump', ...keyArgsOf, path]);
-      expect(dump.stderr).toBe('');
-      expect(dump.stdout).not.toContain('ENCRYPTED_EVENT');
-      const out = `${path}.again`;
-      const encode = await runBinlog(['encode', ...keyArgsOf, `--encryption-algorithm=${r.setup.cipher}`, '-o', out, '-'], { input: dump.stdout });
-      expect(encode.stderr).toBe('');
-      expect(Buffer.compare(readFileSync(out), f.bytes)).toBe(0);
-    }
-  }, 60_000);
+  it.each(['cbc', 'ctr'])(
+    '%s: dump --key-file | encode --key-file gives every file back byte for byte',
+    async (name) => {
+      const r = runs.get(name)!;
+      const keyArgsOf = [`--key-file=${r.keyFile}`, ...(r.setup.encryptKeyFile ? [`--key-file-key=${FILE_KEY}`] : [])];
+      for (const [i, f] of r.files.entries()) {
+        const path = join(tmp, `${name}.${i}`);
+        writeFileSync(path, f.bytes);
+        const dump = await runBinlog(['dump', ...keyArgsOf, path]);
+        expect(dump.stderr).toBe('');
+        expect(dump.stdout).not.toContain('ENCRYPTED_EVENT');
+        const out = `${path}.again`;
+        const encode = await runBinlog(
+          ['encode', ...keyArgsOf, `--encryption-algorithm=${r.setup.cipher}`, '-o', out, '-'],
+          { input: dump.stdout },
+        );
+        expect(encode.stderr).toBe('');
+        expect(Buffer.compare(readFileSync(out), f.bytes)).toBe(0);
+      }
+    },
+    60_000,
+  );
 
   it.each(['cbc', 'ctr'])('%s: without the key every event is kept, each encrypted one naming key 1', (name) => {
     const r = runs.get(name)!;
@@ -142,6 +164,8 @@ describeWithServer('MariaDB encrypt_binlog files', () => {
     const bytes = new Uint8Array(r.files[0]!.bytes);
     const first = decodeBinlog(bytes)[2]!.pos;
     expect(() => decodeBinlog(bytes, { keys })).toThrow(KeyError);
-    expect(() => decodeBinlog(bytes, { keys })).toThrow(`key 1 (version 1) of the key file does not decrypt the event at ${first}`);
+    expect(() => decodeBinlog(bytes, { keys })).toThrow(
+      `key 1 (version 1) of the key file does not decrypt the event at ${first}`,
+    );
   });
 });

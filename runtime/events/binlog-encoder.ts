@@ -147,7 +147,9 @@ export class BinlogEncoder {
   private sealing(event: BinlogEventInput): FileEncryption | undefined {
     const encryption = this.encoder.format.encryption;
     if (!encryption || event.type === ENCRYPTED) return undefined;
-    if (!encryption.key) throw new EncodeError(`${event.type} comes after START_ENCRYPTION_EVENT: ${encryption.reason}`, '$.type');
+    if (!encryption.key) {
+      throw new EncodeError(`${event.type} comes after START_ENCRYPTION_EVENT: ${encryption.reason}`, '$.type');
+    }
     return encryption;
   }
 
@@ -158,7 +160,8 @@ export class BinlogEncoder {
     const event = first.event as Gtid;
     const sizes = [event, ...rest.map((e) => e.event)].map((e) => e.header.eventSize);
     const sourceSum = sizes.every((s) => s !== undefined) ? BigInt(sizes.reduce((a, b) => a! + b!, 0)!) : undefined;
-    const given = event.transactionLength === null || event.transactionLength === undefined ? undefined : BigInt(event.transactionLength);
+    const length = event.transactionLength;
+    const given = length === null || length === undefined ? undefined : BigInt(length);
     if (given !== undefined && given !== sourceSum) return [this.write(first), ...rest.map((e) => this.write(e))];
     // Each event is encoded once (the GTID event twice when its own size cannot be foreseen: encodeGtid).
     // The rest first, placed as if the GTID event took no room (event sizes do not depend on where events
@@ -168,7 +171,8 @@ export class BinlogEncoder {
     const moved = rest.map((e) => ({ ...this.encodePlain(e), placement: { ...this.encoder.placement } }));
     let gtid: Placed;
     try {
-      gtid = { at: start, seal: this.sealing(first.event), bytes: this.encodeGtid(first.event, this.offset - start, start, given ?? sourceSum) };
+      const seal = this.sealing(first.event);
+      gtid = { at: start, seal, bytes: this.encodeGtid(event, this.offset - start, start, given ?? sourceSum) };
     } catch (e) {
       throw placed(e, first);
     }

@@ -55,7 +55,9 @@ export class KeyError extends BinlogError {
 
 /** The sentence said of each event kept encrypted, naming the key it needs. */
 export function missingKeyReason(keyVersion: number): string {
-  return `the event is encrypted (MariaDB encrypt_binlog) with key id ${MARIADB_BINLOG_KEY_ID} (version ${keyVersion}), which no key file given holds: give one with --key-file (the keys option)`;
+  const key = `key id ${MARIADB_BINLOG_KEY_ID} (version ${keyVersion})`;
+  const give = 'give one with --key-file (the keys option)';
+  return `the event is encrypted (MariaDB encrypt_binlog) with ${key}, which no key file given holds: ${give}`;
 }
 
 /** Whether an event's plaintext is itself: its checksum (or log_pos) agrees with where it is. */
@@ -76,14 +78,20 @@ export class FileEncryption {
 
   constructor(start: StartEncryption, options: EncryptionOptions | undefined, pos: number) {
     if (start.scheme !== MARIADB_ENCRYPTION_SCHEME) {
-      throw new InvalidValueError(`START_ENCRYPTION names scheme ${start.scheme}; MariaDB knows scheme ${MARIADB_ENCRYPTION_SCHEME} only`, { offset: pos });
+      throw new InvalidValueError(
+        `START_ENCRYPTION names scheme ${start.scheme}; MariaDB knows scheme ${MARIADB_ENCRYPTION_SCHEME} only`,
+        { offset: pos },
+      );
     }
     this.keyVersion = start.keyVersion;
     this.nonce = start.nonce;
     this.options = options;
     this.key = options?.keys.get(MARIADB_BINLOG_KEY_ID);
     if (this.key && !KEY_LENGTHS.includes(this.key.length)) {
-      throw new KeyError(`key ${MARIADB_BINLOG_KEY_ID} has ${this.key.length} bytes; AES takes ${[...KEY_LENGTHS].join(', ')}`, pos);
+      throw new KeyError(
+        `key ${MARIADB_BINLOG_KEY_ID} has ${this.key.length} bytes; AES takes ${[...KEY_LENGTHS].join(', ')}`,
+        pos,
+      );
     }
     this.reason = this.key ? undefined : missingKeyReason(this.keyVersion);
     if (this.key && options?.cipher) this.cipher = new EventCipher(this.key, this.nonce, options.cipher);
@@ -107,7 +115,9 @@ export class FileEncryption {
       if (check(plain, pos)) return ((this.cipher = cipher), plain);
     }
     throw new KeyError(
-      `key ${MARIADB_BINLOG_KEY_ID} (version ${this.keyVersion}) of the key file does not decrypt the event at ${pos}: its checksum fails after decryption with ${names.join(' and with ')} (is it the server's key?)`,
+      `key ${MARIADB_BINLOG_KEY_ID} (version ${this.keyVersion}) of the key file ` +
+        `does not decrypt the event at ${pos}: its checksum fails after decryption ` +
+        `with ${names.join(' and with ')} (is it the server's key?)`,
       pos,
     );
   }
@@ -193,7 +203,8 @@ function ecb(key: Uint8Array, block: Uint8Array): Uint8Array {
  */
 export function parseKeyFile(bytes: Uint8Array, secret?: string): Map<number, Uint8Array> {
   const salted = startsWith(bytes, KEY_FILE_SALTED_MAGIC);
-  if (salted && secret === undefined) throw new KeyError('the key file is encrypted (it starts with Salted__): give its key (--key-file-key)');
+  if (salted && secret === undefined)
+    throw new KeyError('the key file is encrypted (it starts with Salted__): give its key (--key-file-key)');
   if (!salted && secret !== undefined) throw new KeyError('the key file is not encrypted, yet a key for it is given');
   const text = Buffer.from(salted ? decryptKeyFile(bytes, secret!) : bytes).toString('latin1');
   const keys = new Map<number, Uint8Array>();
@@ -212,10 +223,14 @@ function keyLine(line: string, number: number): [number, Uint8Array] | undefined
   const m = KEY_LINE.exec(text);
   if (!m) throw new KeyError(`key file line ${number}: expected id;hexkey`);
   const id = Number(m[1]);
-  if (id < 1 || id > 0xffffffff) throw new KeyError(`key file line ${number}: key id ${m[1]} is not between 1 and 4294967295`);
+  if (id < 1 || id > 0xffffffff)
+    throw new KeyError(`key file line ${number}: key id ${m[1]} is not between 1 and 4294967295`);
   const hex = m[2]!;
   if (hex.length % 2 !== 0 || !KEY_LENGTHS.includes(hex.length / 2)) {
-    throw new KeyError(`key file line ${number}: key ${id} has ${hex.length} hex digits, not ${[...KEY_LENGTHS].map((n) => n * 2).join(', ')}`);
+    throw new KeyError(
+      `key file line ${number}: key ${id} has ${hex.length} hex digits, ` +
+        `not ${KEY_LENGTHS.map((n) => n * 2).join(', ')}`,
+    );
   }
   return [id, Uint8Array.from(Buffer.from(hex, 'hex'))];
 }

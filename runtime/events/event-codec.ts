@@ -241,7 +241,8 @@ export class EventDecoder {
     const r = new Reader(bytes, 0, this.format.headerLength, pos);
     const header = decodeEventHeader(r, ctx);
     const reason = this.format.encryption?.reason;
-    return { ...this.named(pos), header, type: ENCRYPTED, raw: bytes.subarray(this.format.headerLength), reason } as BinlogEvent;
+    const raw = bytes.subarray(this.format.headerLength);
+    return { ...this.named(pos), header, type: ENCRYPTED, raw, reason } as BinlogEvent;
   }
 
   /**

@@ -57,7 +57,7 @@ export class FormatState {
   serverVersion = '';
   /** The keys that encrypted events are read and written with (MariaDB's encrypt_binlog), when given. */
   readonly keys: EncryptionOptions | undefined;
-  /** After MariaDB's START_ENCRYPTION, every later event of the file is encrypted: how, and whether a key reads them. */
+  /** After MariaDB's START_ENCRYPTION every later event of the file is encrypted: this says how, and with what key. */
   encryption: FileEncryption | undefined;
 
   /** Whether the events from here on are encrypted and no key reads them: they are kept as bytes. */
@@ -116,7 +116,9 @@ export class FormatState {
     'sets-v3-format': (state, event) => {
       if (!('raw' in event)) state.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
     },
-    'starts-encryption': (state, event) => (state.encryption = new FileEncryption(event as unknown as StartEncryption, state.keys, event.pos ?? 0)),
+    'starts-encryption': (state, event) => {
+      state.encryption = new FileEncryption(event as unknown as StartEncryption, state.keys, event.pos ?? 0);
+    },
     'maps-table': (state, event, body) => state.tables.register(event as unknown as TableMapEvent, body),
     // The file ends: the FORMAT_DESCRIPTION that begins the next says how it reads.
     rotates: undefined,

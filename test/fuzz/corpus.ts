@@ -14,15 +14,26 @@ import { legacyBinlogs } from '../support/legacy.js';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
 /** The keys and cipher of the encrypted seeds, with which every case is read and written. */
-export const FUZZ_ENCRYPTION: EncryptionOptions = { keys: parseKeyFile(readFileSync(join(FIXTURES, 'encrypted', 'cbc.keys'))), cipher: 'AES_CBC' };
+export const FUZZ_ENCRYPTION: EncryptionOptions = {
+  keys: parseKeyFile(readFileSync(join(FIXTURES, 'encrypted', 'cbc.keys'))),
+  cipher: 'AES_CBC',
+};
 
-/** The encrypted seeds: the real server's two files, and a file without checksums (its events' log_pos tell the cipher). */
+/**
+ * The encrypted seeds: the real server's two files, and a file without checksums, whose events' log_pos
+ * tell the cipher.
+ */
 function encryptedSeeds(): Uint8Array[] {
-  const real = ['cbc.binlog.000001', 'cbc.binlog.000002'].map((f) => new Uint8Array(readFileSync(join(FIXTURES, 'encrypted', f))));
-  const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE', encryption: { ...FUZZ_ENCRYPTION, nonce: new Uint8Array(12).fill(7) } });
-  const t = w.createTable({ schema: 'f', name: 't', columns: [{ name: 'id', type: 'INT' }, { name: 's', type: 'VARCHAR(40)' }] });
+  const real = ['cbc.binlog.000001', 'cbc.binlog.000002'].map((f) => readFileSync(join(FIXTURES, 'encrypted', f)));
+  const nonce = new Uint8Array(12).fill(7);
+  const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE', encryption: { ...FUZZ_ENCRYPTION, nonce } });
+  const columns = [
+    { name: 'id', type: 'INT' },
+    { name: 's', type: 'VARCHAR(40)' },
+  ];
+  const t = w.createTable({ schema: 'f', name: 't', columns });
   for (let i = 0; i < 4; i++) w.insert(t, [{ id: i, s: 'z'.repeat(i * 5) }]).commit();
-  return [...real, w.toBytes()];
+  return [...real.map((b) => new Uint8Array(b)), w.toBytes()];
 }
 
 export function fuzzCorpus(limit = 12): Uint8Array[] {
