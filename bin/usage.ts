@@ -16,7 +16,7 @@ export const TABLE_DEF_OPTIONS = {
   'schema-file': { type: 'string', multiple: true },
 } as const;
 
-/** The keys of encrypted binlogs (dump, encode, sql, flashback). */
+/** These options give the keys of encrypted binlogs to dump, encode, sql and flashback. */
 export const KEY_OPTIONS = {
   'key-file': { type: 'string' },
   'key-file-key': { type: 'string' },

@@ -61,7 +61,7 @@ export interface BinlogWriterOptions {
   encryption?: WriterEncryption;
 }
 
-/** The keys, cipher and START_ENCRYPTION's fields of an encrypted file. */
+/** An encrypted file is written with these keys and cipher, and its START_ENCRYPTION with these fields. */
 export interface WriterEncryption extends EncryptionOptions {
   nonce?: Uint8Array;
   /** The key's version START_ENCRYPTION names (default 1, file_key_management's only one). */

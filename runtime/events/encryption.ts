@@ -20,14 +20,14 @@ import { EventHeaderOffsets } from '../../generated/header.js';
 import { BinlogError, InvalidValueError } from '../core/errors.js';
 import { Writer } from '../core/writer.js';
 
-/** Keys by key id, as a key management plugin holds them (file_key_management has one version of each). */
+/** A key management plugin holds keys by key id; file_key_management has one version of each. */
 export type EncryptionKeys = ReadonlyMap<number, Uint8Array>;
 
-/** The ciphers of file_key_management (file_key_management_encryption_algorithm), without padding. */
+/** file_key_management encrypts with one of these (file_key_management_encryption_algorithm), without padding. */
 export type EventCipherName = 'AES_CBC' | 'AES_CTR';
 export const EVENT_CIPHERS: readonly EventCipherName[] = ['AES_CBC', 'AES_CTR'];
 
-/** How encrypted events are read and written. */
+/** These options say how encrypted events are read and written. */
 export interface EncryptionOptions {
   keys: EncryptionKeys;
   /**
@@ -38,14 +38,14 @@ export interface EncryptionOptions {
   cipher?: EventCipherName;
 }
 
-/** What a START_ENCRYPTION event says. */
+/** A START_ENCRYPTION event gives these fields. */
 export interface StartEncryption {
   scheme: number;
   keyVersion: number;
   nonce: Uint8Array;
 }
 
-/** An encryption error: no key decrypts the events, or a key or key file is unusable. */
+/** This error says that no key decrypts the events, or that a key or a key file is unusable. */
 export class KeyError extends BinlogError {
   /** At an event, its type is left unsaid: the stored type code is ciphertext. */
   constructor(problem: string, eventPos?: number) {
@@ -53,14 +53,14 @@ export class KeyError extends BinlogError {
   }
 }
 
-/** The sentence said of each event kept encrypted, naming the key it needs. */
+/** Each event kept encrypted carries this sentence, which names the key it needs. */
 export function missingKeyReason(keyVersion: number): string {
   const key = `key id ${MARIADB_BINLOG_KEY_ID} (version ${keyVersion})`;
   const give = 'give one with --key-file (the keys option)';
   return `the event is encrypted (MariaDB encrypt_binlog) with ${key}, which no key file given holds: ${give}`;
 }
 
-/** Whether an event's plaintext is itself: its checksum (or log_pos) agrees with where it is. */
+/** A check tells whether decrypted bytes are the event: its checksum (or log_pos) agrees with where it is. */
 export type PlaintextCheck = (plain: Uint8Array, pos: number) => boolean;
 
 /**
@@ -70,7 +70,7 @@ export type PlaintextCheck = (plain: Uint8Array, pos: number) => boolean;
 export class FileEncryption {
   readonly keyVersion: number;
   readonly key: Uint8Array | undefined;
-  /** Why events cannot be read, when no key is given. */
+  /** This says why the events cannot be read when no key is given. */
   readonly reason: string | undefined;
   private readonly nonce: Uint8Array;
   private readonly options: EncryptionOptions | undefined;
@@ -122,7 +122,7 @@ export class FileEncryption {
     );
   }
 
-  /** The stored form of the plaintext event at `pos`, under the cipher given (or AES_CBC). */
+  /** The plaintext event at `pos` is stored encrypted under the cipher given (or AES_CBC). */
   encrypt(plain: Uint8Array, pos: number): Uint8Array {
     this.cipher ??= new EventCipher(this.key!, this.nonce, this.options?.cipher ?? 'AES_CBC');
     return this.cipher.encrypt(plain, pos);
@@ -132,7 +132,7 @@ export class FileEncryption {
 /** The IV's bytes are a structure of the schema; it needs nothing of a binlog's context. */
 const NO_CONTEXT = {} as Context;
 
-/** One file's events both ways under one key, nonce and cipher. */
+/** This cipher decrypts and encrypts one file's events under one key, nonce and cipher. */
 export class EventCipher {
   private readonly mode: string;
   constructor(
@@ -235,7 +235,7 @@ function keyLine(line: string, number: number): [number, Uint8Array] | undefined
   return [id, Uint8Array.from(Buffer.from(hex, 'hex'))];
 }
 
-/** openssl enc's AES-256-CBC under EVP_BytesToKey(SHA-1, one round) of the secret and the file's salt. */
+/** openssl enc encrypted the key file with AES-256-CBC under EVP_BytesToKey(SHA-1, one round) of secret and salt. */
 function decryptKeyFile(bytes: Uint8Array, secret: string): Uint8Array {
   const saltAt = KEY_FILE_SALTED_MAGIC.length;
   const salt = bytes.subarray(saltAt, saltAt + KEY_FILE_SALT_LENGTH);
@@ -248,7 +248,7 @@ function decryptKeyFile(bytes: Uint8Array, secret: string): Uint8Array {
   }
 }
 
-/** The key and IV of the key file's cipher: SHA-1 digests chained over the secret and the salt. */
+/** The key file's cipher takes its key and IV from SHA-1 digests chained over the secret and the salt. */
 function bytesToKey(secret: Uint8Array, salt: Uint8Array): { key: Uint8Array; iv: Uint8Array } {
   const need = KEY_FILE_CIPHER_KEY_LENGTH + AES_BLOCK_LENGTH;
   const digests: Uint8Array[] = [];
