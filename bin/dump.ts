@@ -9,7 +9,15 @@ import { EventSelection } from '../runtime/io/filter.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { DumpLines, type OutputForm } from './dump-lines.js';
-import { encryptionKeys, eventFilter, parseCommand, reportFailure, sayUnmatched, tableDefinitions } from './options.js';
+import {
+  encryptionKeys,
+  eventFilter,
+  keyringOption,
+  parseCommand,
+  reportFailure,
+  sayUnmatched,
+  tableDefinitions,
+} from './options.js';
 import { Progress } from './progress.js';
 import { RawArchive, remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.js';
 import { DUMP_OPTIONS, EXIT, UsageError } from './usage.js';
@@ -38,6 +46,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
     keys: encryptionKeys(values),
+    keyring: keyringOption(values),
     filter: selection,
     payloads: values.payloads,
     onError:

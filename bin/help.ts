@@ -133,7 +133,7 @@ Without any of them, an integer column whose signedness no TABLE_MAP metadata gi
 
 `;
 const KEY_HELP = `
-Options for dump, encode, sql and flashback, for MariaDB's encrypted binlogs (encrypt_binlog=ON):
+Options for dump, encode, sql and flashback, for encrypted binlogs (MariaDB's encrypt_binlog=ON):
   --key-file=FILE            The server's file_key_management key file (id;hexkey lines). The events
                              after START_ENCRYPTION are decrypted with its key 1, the key MariaDB
                              encrypts binlogs with; the cipher (AES_CBC or AES_CTR, which the file does
@@ -141,6 +141,10 @@ Options for dump, encode, sql and flashback, for MariaDB's encrypted binlogs (en
                              encrypts them again, so a dump of an encrypted file encodes to its bytes.
   --key-file-key=SECRET      The key of an encrypted key file (openssl enc -aes-256-cbc -md sha1), as
                              file_key_management_filekey gives it: the secret, or FILE:PATH.
+  --keyring=FILE             MySQL 8's encrypted binlogs (binlog_encryption=ON, magic fd 62 69 6e): the
+                             component_keyring_file JSON file that holds the key named in each file's
+                             header, with which its password and then the whole file are decrypted
+                             (dump, sql and flashback; keyring_file's binary files are not read).
   --encryption-algorithm=AES_CBC|AES_CTR
                              encode: the cipher to encrypt with (default AES_CBC), the server's
                              file_key_management_encryption_algorithm.

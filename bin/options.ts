@@ -16,6 +16,7 @@ import {
   type EventCipherName,
 } from '../runtime/events/encryption.js';
 import { KEY_FILE_SECRET_PREFIX } from '../generated/encryption.js';
+import { parseKeyring, type Keyring } from '../runtime/io/mysql-encryption.js';
 import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
@@ -85,6 +86,17 @@ export function encryptionKeys(values: { 'key-file'?: string; 'key-file-key'?: s
 function fileKey(value: string | undefined): string | undefined {
   if (value === undefined || !value.startsWith(KEY_FILE_SECRET_PREFIX)) return value;
   return readOption(value.slice(KEY_FILE_SECRET_PREFIX.length), '--key-file-key').replace(/[\r\n]+$/, '');
+}
+
+/** The keys of --keyring, a component_keyring_file JSON file, for MySQL 8's encrypted binlogs. */
+export function keyringOption(values: { keyring?: string }): Keyring | undefined {
+  if (values.keyring === undefined) return undefined;
+  try {
+    return parseKeyring(readOption(values.keyring, '--keyring'));
+  } catch (e) {
+    if (e instanceof BinlogError) throw new UsageError(`--keyring ${values.keyring}: ${e.problem}`);
+    throw e;
+  }
 }
 
 /** encode's --key-file and --encryption-algorithm: how the events after a START_ENCRYPTION are written. */

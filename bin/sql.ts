@@ -12,6 +12,7 @@ import { remoteOptions, withPasswordPrompt, type RemoteValues } from './remote.j
 import {
   encryptionKeys,
   eventFilter,
+  keyringOption,
   openOutput,
   parseCommand,
   reportFailure,
@@ -24,6 +25,7 @@ import { EXIT, FLASHBACK_OPTIONS, SQL_OPTIONS, UsageError } from './usage.js';
 type ReadValues = Parameters<typeof eventFilter>[0] &
   Parameters<typeof tableDefinitions>[0] &
   Parameters<typeof encryptionKeys>[0] &
+  Parameters<typeof keyringOption>[0] &
   RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 
 /** The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit status (1 for what `each` refuses). */
@@ -34,6 +36,7 @@ async function readSelected(files: string[], values: ReadValues, each: (e: Binlo
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
     keys: encryptionKeys(values),
+    keyring: keyringOption(values),
     filter: selection,
   };
   for (const file of files) {

@@ -22,6 +22,9 @@ export const KEY_OPTIONS = {
   'key-file-key': { type: 'string' },
 } as const;
 
+/** This option gives the keyring of MySQL 8's encrypted binlogs to dump, sql and flashback. */
+export const KEYRING_OPTIONS = { keyring: { type: 'string' } } as const;
+
 /** The dump's filters (their help is dump's). */
 export const FILTER_OPTIONS = {
   'start-position': { type: 'string' },
@@ -67,6 +70,7 @@ export const DUMP_OPTIONS = {
   pretty: { type: 'boolean' },
   ...TABLE_DEF_OPTIONS,
   ...KEY_OPTIONS,
+  ...KEYRING_OPTIONS,
   ...REMOTE_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -87,6 +91,7 @@ const READ_OPTIONS = {
   ...FILTER_OPTIONS,
   ...TABLE_DEF_OPTIONS,
   ...KEY_OPTIONS,
+  ...KEYRING_OPTIONS,
   ...LIVE_OPTIONS,
   'no-verify-checksum': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
