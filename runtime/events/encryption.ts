@@ -3,7 +3,7 @@
  * and encrypted again for writing, and the file_key_management plugin's key file read. The layout is
  * schemas/encryption.yaml's; the ciphers are node:crypto's AES.
  */
-import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, type Cipher, type Decipher } from 'node:crypto';
 import {
   AES_BLOCK_LENGTH,
   encodeMariadbEventIv,
@@ -132,15 +132,21 @@ export class FileEncryption {
 /** The IV's bytes are a structure of the schema; it needs nothing of a binlog's context. */
 const NO_CONTEXT = {} as Context;
 
-/** This cipher decrypts and encrypts one file's events under one key, nonce and cipher. */
+/**
+ * This cipher decrypts and encrypts one file's events under one key, nonce and cipher. The modes are built
+ * on AES of single blocks (ECB), two cipher objects made once: one per event would cost more than the AES.
+ */
 export class EventCipher {
-  private readonly mode: string;
+  private readonly forward: Cipher;
+  private readonly backward: Decipher;
   constructor(
-    private readonly key: Uint8Array,
+    key: Uint8Array,
     private readonly nonce: Uint8Array,
     readonly algorithm: EventCipherName,
   ) {
-    this.mode = `aes-${key.length * 8}-${algorithm === 'AES_CTR' ? 'ctr' : 'cbc'}`;
+    const ecb = `aes-${key.length * 8}-ecb`;
+    this.forward = createCipheriv(ecb, key, null).setAutoPadding(false);
+    this.backward = createDecipheriv(ecb, key, null).setAutoPadding(false);
   }
 
   decrypt(stored: Uint8Array, pos: number): Uint8Array {
@@ -175,26 +181,61 @@ export class EventCipher {
   }
 
   /**
-   * AES-CTR runs over any length. MariaDB's CBC without padding runs over the whole blocks and XORs the
-   * bytes past them with the ECB encryption of the IV (the same both ways).
+   * AES-CTR runs over any length, the counter block the IV plus the block's number (all 128 bits, as
+   * OpenSSL counts). MariaDB's CBC without padding runs over the whole blocks and XORs the bytes past them
+   * with the ECB encryption of the IV (the same both ways).
    */
   private run(input: Uint8Array, iv: Uint8Array, encrypt: boolean): Uint8Array {
-    const whole = this.algorithm === 'AES_CTR' ? input.length : input.length - (input.length % AES_BLOCK_LENGTH);
-    const cipher = encrypt ? createCipheriv(this.mode, this.key, iv) : createDecipheriv(this.mode, this.key, iv);
-    cipher.setAutoPadding(false);
+    if (this.algorithm === 'AES_CTR')
+      return xorInto(new Uint8Array(input.length), input, this.forward.update(counters(iv, input.length)));
+    const whole = input.length - (input.length % AES_BLOCK_LENGTH);
     const out = new Uint8Array(input.length);
-    out.set(cipher.update(input.subarray(0, whole)));
+    if (encrypt) this.cbcEncrypt(input.subarray(0, whole), iv, out);
+    else this.cbcDecrypt(input.subarray(0, whole), iv, out);
     if (whole === input.length) return out;
-    const mask = ecb(this.key, iv);
+    const mask = this.forward.update(iv);
     for (let i = whole; i < input.length; i++) out[i] = input[i]! ^ mask[i - whole]!;
     return out;
   }
+
+  /** Each block is the AES of the plaintext XOR the block before (the IV first): one block at a time. */
+  private cbcEncrypt(plain: Uint8Array, iv: Uint8Array, out: Uint8Array): void {
+    let previous = iv;
+    const block = new Uint8Array(AES_BLOCK_LENGTH);
+    for (let at = 0; at < plain.length; at += AES_BLOCK_LENGTH) {
+      xorInto(block, plain.subarray(at, at + AES_BLOCK_LENGTH), previous);
+      out.set(this.forward.update(block), at);
+      previous = out.subarray(at, at + AES_BLOCK_LENGTH);
+    }
+  }
+
+  /** Each block's inverse AES XOR the ciphertext block before (the IV first): all blocks at once. */
+  private cbcDecrypt(ciphertext: Uint8Array, iv: Uint8Array, out: Uint8Array): void {
+    if (ciphertext.length === 0) return;
+    const decrypted = this.backward.update(ciphertext);
+    xorInto(out.subarray(0, AES_BLOCK_LENGTH), decrypted.subarray(0, AES_BLOCK_LENGTH), iv);
+    const rest = ciphertext.length - AES_BLOCK_LENGTH;
+    xorInto(out.subarray(AES_BLOCK_LENGTH), decrypted.subarray(AES_BLOCK_LENGTH, AES_BLOCK_LENGTH + rest), ciphertext);
+  }
 }
 
-function ecb(key: Uint8Array, block: Uint8Array): Uint8Array {
-  const cipher = createCipheriv(`aes-${key.length * 8}-ecb`, key, null);
-  cipher.setAutoPadding(false);
-  return cipher.update(block);
+/** `out` gets `a` XOR `b`, as long as `a`; `out` is returned. */
+function xorInto(out: Uint8Array, a: Uint8Array, b: Uint8Array): Uint8Array {
+  for (let i = 0; i < a.length; i++) out[i] = a[i]! ^ b[i]!;
+  return out;
+}
+
+/** The counter blocks for `length` bytes of CTR from `iv`: each block the one before plus one, big-endian. */
+function counters(iv: Uint8Array, length: number): Uint8Array {
+  const blocks = Math.ceil(length / AES_BLOCK_LENGTH);
+  const out = new Uint8Array(blocks * AES_BLOCK_LENGTH);
+  out.set(iv);
+  for (let b = 1; b < blocks; b++) {
+    const at = b * AES_BLOCK_LENGTH;
+    out.copyWithin(at, at - AES_BLOCK_LENGTH, at);
+    for (let i = at + AES_BLOCK_LENGTH - 1; i >= at && ++out[i]! === 256; i--) out[i] = 0;
+  }
+  return out;
 }
 
 /**
