@@ -11,7 +11,15 @@ import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { DUMP_ROWS, type DumpRowsOption } from '../runtime/rows/row-tables.js';
 import { DumpLines, type OutputForm } from './dump-lines.js';
 import { EncryptedEvents } from './encrypted.js';
-import { eventFilter, parseCommand, reportFailure, sayUnmatched, tableDefinitions } from './options.js';
+import {
+  encryptionKeys,
+  eventFilter,
+  keyringOption,
+  parseCommand,
+  reportFailure,
+  sayUnmatched,
+  tableDefinitions,
+} from './options.js';
 import { Progress } from './progress.js';
 import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
 import { withPasswordPrompt } from './secrets.js';
@@ -41,6 +49,8 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
     [DUMP_ROWS]: true,
     verifyChecksum: !values['no-verify-checksum'],
     tableDefinitions: tableDefinitions(values),
+    keys: encryptionKeys(values),
+    keyring: keyringOption(values),
     filter: selection,
     payloads: values.payloads,
     onError:

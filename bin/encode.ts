@@ -1,7 +1,15 @@
 /** `binlog encode`: the binlog that JSON Lines in dump's format describe. */
 import { BinlogError } from '../runtime/core/errors.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
-import { jsonLineEvents, openOutput, parseCommand, reportFailure, tableDefinitions, write } from './options.js';
+import {
+  encryptionOptions,
+  jsonLineEvents,
+  openOutput,
+  parseCommand,
+  reportFailure,
+  tableDefinitions,
+  write,
+} from './options.js';
 import { ENCODE_OPTIONS, EXIT, UsageError } from './usage.js';
 
 /** `binlog encode [FILE | -] -o OUT`; the exit status. */
@@ -14,8 +22,13 @@ export async function encodeCommand(args: string[], help: string): Promise<numbe
   if (!values.output) throw new UsageError('encode needs -o OUT, the binlog file to write (- for standard output)');
   if (positionals.length > 1) throw new UsageError('encode reads one input (a FILE, or - for standard input)');
   const input = positionals[0] ?? '-';
+  const encryption = encryptionOptions(values);
   const out = openOutput(values.output);
-  const encoder = new BinlogEncoder({ tableDefinitions: tableDefinitions(values), assumeFormat: values['assume-format'] });
+  const encoder = new BinlogEncoder({
+    tableDefinitions: tableDefinitions(values),
+    assumeFormat: values['assume-format'],
+    encryption,
+  });
   const read = { lineNo: 0 };
   try {
     for await (const { event, source } of jsonLineEvents(input, read)) for (const bytes of encoder.push(event, source)) await write(out.stream, bytes);

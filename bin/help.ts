@@ -134,6 +134,26 @@ Without any of them, an integer column whose signedness no TABLE_MAP metadata gi
 {"signed": N, "unsigned": M} when its high bit is set (both readings, as mariadb-binlog -v prints them).
 
 `;
+const KEY_HELP = `
+Options for dump, encode, sql and flashback, for encrypted binlogs (MariaDB's encrypt_binlog=ON):
+  --key-file=FILE            The server's file_key_management key file (id;hexkey lines). The events
+                             after START_ENCRYPTION are decrypted with its key 1, the key MariaDB
+                             encrypts binlogs with; the cipher (AES_CBC or AES_CTR, which the file does
+                             not say) is the one the first encrypted event's checksum accepts. encode
+                             encrypts them again, so a dump of an encrypted file encodes to its bytes.
+  --key-file-key=SECRET      The key of an encrypted key file (openssl enc -aes-256-cbc -md sha1), as
+                             file_key_management_filekey gives it: the secret, or FILE:PATH.
+  --keyring=FILE             MySQL 8's encrypted binlogs (binlog_encryption=ON, magic fd 62 69 6e): the
+                             component_keyring_file JSON file that holds the key named in each file's
+                             header, with which its password and then the whole file are decrypted
+                             (dump, sql and flashback; keyring_file's binary files are not read).
+  --encryption-algorithm=AES_CBC|AES_CTR
+                             encode: the cipher to encrypt with (default AES_CBC), the server's
+                             file_key_management_encryption_algorithm.
+Without the key, each encrypted event is an ENCRYPTED_EVENT line of its stored bytes, whose "reason"
+names the key id it needs. A key that decrypts the first encrypted event under neither cipher is an
+error naming the key id and the event.
+`;
 const ENCODE_NOTES = `encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
 an edited value of another length just works; header.logPos is computed when it is absent, null, or
 the source's own pos + eventSize, and kept as given otherwise. A line that does not describe a valid
@@ -233,13 +253,25 @@ const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md descr
 SIGINT or SIGTERM end it once what was read is acknowledged and its checkpoint written.
 `;
 
-export const HELP = [USAGE, DUMP_HELP, REMOTE_HELP, ENCODE_HELP, SQL_HELP, SERVE_HELP, TABLE_DEF_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join('');
+export const HELP = [
+  USAGE,
+  DUMP_HELP,
+  REMOTE_HELP,
+  ENCODE_HELP,
+  SQL_HELP,
+  SERVE_HELP,
+  TABLE_DEF_HELP,
+  KEY_HELP,
+  ENCODE_NOTES,
+  LINES_HELP,
+  EXIT_HELP,
+].join('');
 
 /** `binlog COMMAND --help`: the usage, the command's options, and what they share (sql's part holds flashback's too). */
 export const COMMAND_HELP = {
-  dump: [USAGE, DUMP_HELP, REMOTE_HELP, TABLE_DEF_HELP, LINES_HELP, EXIT_HELP].join(''),
-  encode: [USAGE, ENCODE_HELP, TABLE_DEF_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join(''),
-  sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
+  dump: [USAGE, DUMP_HELP, REMOTE_HELP, TABLE_DEF_HELP, KEY_HELP, LINES_HELP, EXIT_HELP].join(''),
+  encode: [USAGE, ENCODE_HELP, TABLE_DEF_HELP, KEY_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join(''),
+  sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, KEY_HELP, EXIT_HELP].join(''),
   serve: [USAGE, SERVE_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
   stream: [USAGE, STREAM_HELP, REMOTE_HELP, EXIT_HELP].join(''),
 } as const;

@@ -8,6 +8,15 @@ import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BinlogError, ChecksumError, ConnectionError, ServerError } from '../runtime/core/errors.js';
+import {
+  EVENT_CIPHERS,
+  parseKeyFile,
+  type EncryptionKeys,
+  type EncryptionOptions,
+  type EventCipherName,
+} from '../runtime/events/encryption.js';
+import { KEY_FILE_SECRET_PREFIX } from '../generated/encryption.js';
+import { parseKeyring, type Keyring } from '../runtime/io/mysql-encryption.js';
 import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
@@ -46,6 +55,64 @@ export function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?
     throw e;
   }
   return defs;
+}
+
+/**
+ * The keys of --key-file (a file_key_management key file), decrypted with --key-file-key when it is
+ * encrypted: the secret itself, or FILE:PATH for the first line of a file, as the plugin's filekey.
+ */
+export function encryptionKeys(values: { 'key-file'?: string; 'key-file-key'?: string }): EncryptionKeys | undefined {
+  const file = values['key-file'];
+  if (file === undefined) {
+    const lone = values['key-file-key'] !== undefined;
+    if (lone) throw new UsageError('--key-file-key decrypts the --key-file: give that too');
+    return undefined;
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    throw new UsageError(`--key-file: ${(e as Error).message}`);
+  }
+  try {
+    return parseKeyFile(bytes, fileKey(values['key-file-key']));
+  } catch (e) {
+    if (e instanceof BinlogError) throw new UsageError(`--key-file ${file}: ${e.problem}`);
+    throw e;
+  }
+}
+
+/** The secret of --key-file-key: as given, or from FILE:PATH the file's text without its line ends. */
+function fileKey(value: string | undefined): string | undefined {
+  if (value === undefined || !value.startsWith(KEY_FILE_SECRET_PREFIX)) return value;
+  return readOption(value.slice(KEY_FILE_SECRET_PREFIX.length), '--key-file-key').replace(/[\r\n]+$/, '');
+}
+
+/** The keys of --keyring, a component_keyring_file JSON file, for MySQL 8's encrypted binlogs. */
+export function keyringOption(values: { keyring?: string }): Keyring | undefined {
+  if (values.keyring === undefined) return undefined;
+  try {
+    return parseKeyring(readOption(values.keyring, '--keyring'));
+  } catch (e) {
+    if (e instanceof BinlogError) throw new UsageError(`--keyring ${values.keyring}: ${e.problem}`);
+    throw e;
+  }
+}
+
+/** encode's --key-file and --encryption-algorithm: how the events after a START_ENCRYPTION are written. */
+export function encryptionOptions(
+  values: { 'key-file'?: string; 'key-file-key'?: string; 'encryption-algorithm'?: string },
+): EncryptionOptions | undefined {
+  const cipher = values['encryption-algorithm'];
+  if (cipher !== undefined && !EVENT_CIPHERS.includes(cipher as EventCipherName)) {
+    throw new UsageError(`--encryption-algorithm is ${EVENT_CIPHERS.join(' or ')}`);
+  }
+  const keys = encryptionKeys(values);
+  if (!keys) {
+    if (cipher !== undefined) throw new UsageError('--encryption-algorithm needs the --key-file it encrypts with');
+    return undefined;
+  }
+  return { keys, cipher: cipher as EventCipherName | undefined };
 }
 
 /** The definitions of `[DB=]FILE.sql` that can be described (the others said on stderr). */

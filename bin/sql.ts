@@ -12,10 +12,24 @@ import { SqlScript } from '../tools/sql-script.js';
 import { EncryptedEvents } from './encrypted.js';
 import { remoteOptions, type RemoteValues } from './remote.js';
 import { withPasswordPrompt } from './secrets.js';
-import { eventFilter, openOutput, parseCommand, reportFailure, sayUnmatched, tableDefinitions, write } from './options.js';
+import {
+  encryptionKeys,
+  eventFilter,
+  keyringOption,
+  openOutput,
+  parseCommand,
+  reportFailure,
+  sayUnmatched,
+  tableDefinitions,
+  write,
+} from './options.js';
 import { EXIT, FLASHBACK_OPTIONS, SQL_OPTIONS, UsageError } from './usage.js';
 
-type ReadValues = Parameters<typeof eventFilter>[0] & Parameters<typeof tableDefinitions>[0] & RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
+type ReadValues = Parameters<typeof eventFilter>[0] &
+  Parameters<typeof tableDefinitions>[0] &
+  Parameters<typeof encryptionKeys>[0] &
+  Parameters<typeof keyringOption>[0] &
+  RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 
 /**
  * The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit
@@ -30,7 +44,13 @@ async function readSelected(files: string[], values: ReadValues, each: (e: Binlo
 async function readEach(files: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
   if (values['read-from-remote-server']) return readRemote(files, values, each);
   const selection = new EventSelection(eventFilter(values, files));
-  const options: ReadOptions = { verifyChecksum: !values['no-verify-checksum'], tableDefinitions: tableDefinitions(values), filter: selection };
+  const options: ReadOptions = {
+    verifyChecksum: !values['no-verify-checksum'],
+    tableDefinitions: tableDefinitions(values),
+    keys: encryptionKeys(values),
+    keyring: keyringOption(values),
+    filter: selection,
+  };
   for (const file of files) {
     try {
       for await (const event of readBinlog(file === '-' ? process.stdin : file, options)) await each(event);

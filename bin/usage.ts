@@ -16,6 +16,15 @@ export const TABLE_DEF_OPTIONS = {
   'schema-file': { type: 'string', multiple: true },
 } as const;
 
+/** These options give the keys of encrypted binlogs to dump, encode, sql and flashback. */
+export const KEY_OPTIONS = {
+  'key-file': { type: 'string' },
+  'key-file-key': { type: 'string' },
+} as const;
+
+/** This option gives the keyring of MySQL 8's encrypted binlogs to dump, sql and flashback. */
+export const KEYRING_OPTIONS = { keyring: { type: 'string' } } as const;
+
 /** The dump's filters (their help is dump's). */
 export const FILTER_OPTIONS = {
   'start-position': { type: 'string' },
@@ -76,16 +85,33 @@ export const DUMP_OPTIONS = {
   format: { type: 'string', default: 'jsonl' },
   pretty: { type: 'boolean' },
   ...TABLE_DEF_OPTIONS,
+  ...KEY_OPTIONS,
+  ...KEYRING_OPTIONS,
   ...REMOTE_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const ENCODE_OPTIONS = { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
+export const ENCODE_OPTIONS = {
+  output: { type: 'string', short: 'o' },
+  'assume-format': { type: 'boolean' },
+  ...TABLE_DEF_OPTIONS,
+  ...KEY_OPTIONS,
+  'encryption-algorithm': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 /** dump's --read-from-remote-server options, but --raw's: the events come as they do for dump. */
 const { raw: _raw, 'result-file': _resultFile, ...LIVE_OPTIONS } = REMOTE_OPTIONS;
 
-const READ_OPTIONS = { ...FILTER_OPTIONS, ...TABLE_DEF_OPTIONS, ...LIVE_OPTIONS, 'no-verify-checksum': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const READ_OPTIONS = {
+  ...FILTER_OPTIONS,
+  ...TABLE_DEF_OPTIONS,
+  ...KEY_OPTIONS,
+  ...KEYRING_OPTIONS,
+  ...LIVE_OPTIONS,
+  'no-verify-checksum': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 export const SQL_OPTIONS = { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } } as const;
 export const FLASHBACK_OPTIONS = { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } as const;
 

@@ -4,7 +4,8 @@
  * server writes them (FORMAT_DESCRIPTION, GTID_LIST, BINLOG_CHECKPOINT, then per transaction GTID,
  * QUERY or ANNOTATE_ROWS + TABLE_MAP + row events v1, XID). The builder derives the column types, their
  * metadata and the full optional metadata (binlog_row_metadata=FULL), table ids, GTIDs and XIDs; the
- * EventEncoder derives event sizes, positions and checksums.
+ * EventEncoder derives event sizes, positions and checksums. With `encryption`, START_ENCRYPTION follows the
+ * FORMAT_DESCRIPTION and every later event is encrypted, as encrypt_binlog=ON has the server do.
  *
  * The tables are described by runtime/tables/ (from the SQL type facts of schemas/sqltypes.yaml); the
  * builder adds their CREATE TABLE (create-table.ts), their TABLE_MAP (table-map.ts), the checks of their
@@ -15,6 +16,7 @@
  * (write-binlog.ts) turns an (async) iterable of operations into an async iterable of byte chunks,
  * holding one event at a time.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { type EventBodyInput, EventPostHeaderLengths, EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC, EventFlags } from '../generated/header.js';
@@ -32,7 +34,9 @@ import { createTableSql, ident } from './create-table.js';
 import { type CheckedImage, type RowInput, RowValueError, rowChecker, show } from './row-values.js';
 import { checkWrites, formatDescription, type ServerProfile, serverProfile, statusVars } from './server-profile.js';
 import { type RowMetadata, tableMapEvent } from './table-map.js';
+import { MARIADB_ENCRYPTION_SCHEME, MARIADB_NONCE_LENGTH } from '../generated/encryption.js';
 import type { BeginOptions, BinlogOp, BinlogWriterOptions, CommitOptions, EventInput, GtidOptions, QueryOptions, RowsOptions, TableOptions, TableRef } from './writer-options.js';
+import type { WriterEncryption } from './writer-options.js';
 
 /** binlog_row_event_max_size's default: a row event is closed before it would grow past this. */
 const ROWS_EVENT_MAX_SIZE = 8192;
@@ -105,7 +109,7 @@ export class BinlogWriter {
   constructor(options: BinlogWriterOptions = {}) {
     this.profile = serverProfile(options.server ?? 'mariadb-10.11');
     this.foreignEvents = options.foreignEvents ?? false;
-    this.encoder = new EventEncoder({ columnHints: this.columnHints });
+    this.encoder = new EventEncoder({ columnHints: this.columnHints, encryption: options.encryption });
     this.sink = options.sink;
     this.serverId = options.serverId ?? 1;
     this.domainId = options.domainId ?? 0;
@@ -121,6 +125,7 @@ export class BinlogWriter {
 
     this.output(BINLOG_MAGIC);
     this.emit(formatDescription(this.profile, { ...options, createTimestamp: options.createTimestamp ?? this.timestamp }));
+    if (options.encryption) this.emit(startEncryption(options.encryption));
     this.emit({
       type: 'GTID_LIST_EVENT',
       countAndFlags: gtidList.length,
@@ -551,7 +556,10 @@ export class BinlogWriter {
         ...(header.extra !== undefined ? { extra: header.extra } : {}),
       },
     } as BinlogEventInput;
-    this.output(this.encoder.encode(event, this.offset));
+    // The events after START_ENCRYPTION are encrypted; it is itself in clear.
+    const encryption = this.encoder.format.encryption;
+    const bytes = this.encoder.encode(event, this.offset);
+    this.output(encryption ? encryption.encrypt(bytes, this.offset) : bytes);
   }
 
   private output(bytes: Uint8Array): void {
@@ -559,6 +567,16 @@ export class BinlogWriter {
     if (this.sink) this.sink(bytes);
     else this.chunks.push(bytes);
   }
+}
+
+/** The START_ENCRYPTION event of an encrypted file: MariaDB's scheme, the key's version and a nonce. */
+function startEncryption(options: WriterEncryption): EventBodyInput {
+  return {
+    type: 'START_ENCRYPTION_EVENT',
+    scheme: MARIADB_ENCRYPTION_SCHEME,
+    keyVersion: options.keyVersion ?? 1,
+    nonce: options.nonce ?? new Uint8Array(randomBytes(MARIADB_NONCE_LENGTH)),
+  };
 }
 
 /** get_data_size() of an empty v1 row event: post-header, column count, the present-columns bitmap(s). */

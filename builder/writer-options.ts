@@ -6,6 +6,7 @@ import type { EventBodyInput } from '../generated/events.js';
 import type { GtidListEntryInput } from '../generated/mariadb.js';
 import type { QueryEventStatusVarsEntryInput } from '../generated/query.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
+import type { EncryptionOptions } from '../runtime/events/encryption.js';
 import type { Table } from '../runtime/tables/table.js';
 import type { TableDef } from '../runtime/tables/table-types.js';
 import type { RowInput } from './row-values.js';
@@ -53,6 +54,18 @@ export interface BinlogWriterOptions {
    * stays constant. `toBytes` and `writeTo` are then unavailable.
    */
   sink?: (chunk: Uint8Array) => void;
+  /**
+   * Write the file as MariaDB's encrypt_binlog does: a START_ENCRYPTION event after the FORMAT_DESCRIPTION,
+   * then every event encrypted with key 1 of `keys` (default cipher AES_CBC), under `nonce` (default random).
+   */
+  encryption?: WriterEncryption;
+}
+
+/** An encrypted file is written with these keys and cipher, and its START_ENCRYPTION with these fields. */
+export interface WriterEncryption extends EncryptionOptions {
+  nonce?: Uint8Array;
+  /** The key's version START_ENCRYPTION names (default 1, file_key_management's only one). */
+  keyVersion?: number;
 }
 
 export interface GtidOptions {

@@ -5,6 +5,7 @@ export * from './charset-tables.js';
 export * from './charsets.js';
 export * from './columns.js';
 export * from './control.js';
+export * from './encryption.js';
 export * from './events.js';
 export * from './group-replication.js';
 export * from './header.js';

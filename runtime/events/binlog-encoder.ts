@@ -10,13 +10,18 @@
  * A binlog's first event says how the others are written (the header length, whether they carry a
  * CRC32): a FORMAT_DESCRIPTION_EVENT, or before MySQL 5.0 a START_EVENT_V3. Without one the events would
  * silently be written as a reader assumes them, which is refused unless asked for (`assumeFormat`).
+ *
+ * After a MariaDB START_ENCRYPTION event, each event is encrypted with the key given (`encryption`) once it
+ * has its final offset, which is part of its IV; events still encrypted (ENCRYPTED_EVENT) are written as
+ * they are.
  */
 import { EventTransactions } from '../../generated/events.js';
 import { BINLOG_MAGIC } from '../../generated/header.js';
 import { BinlogError, EncodeError, InternalError } from '../core/errors.js';
 import { varintWidth } from '../core/reader.js';
 import { packedWidth } from '../core/writer.js';
-import { EventEncoder, moveEvent, type BinlogEventInput } from './event-codec.js';
+import { ENCRYPTED, EventEncoder, moveEvent, type BinlogEventInput } from './event-codec.js';
+import type { EncryptionOptions, FileEncryption } from './encryption.js';
 import { ASSUMED_FORMAT } from './assumed-format.js';
 import { FormatState, type TableKnowledge } from './format-state.js';
 import { PayloadGatherer, type Sourced } from './flat-payloads.js';
@@ -31,6 +36,15 @@ export interface EncodeOptions extends TableKnowledge {
    * them without one (ASSUMED_FORMAT), rather than refuse them (the default).
    */
   assumeFormat?: boolean;
+  /** The keys and cipher with which the events after a START_ENCRYPTION event are encrypted. */
+  encryption?: EncryptionOptions;
+}
+
+/** An event encoded at `at`, in clear, and the encryption that it is stored under once it stays there. */
+interface Placed {
+  bytes: Uint8Array;
+  at: number;
+  seal: FileEncryption | undefined;
 }
 
 export class BinlogEncoder {
@@ -108,40 +122,63 @@ export class BinlogEncoder {
   }
 
   private write(item: Sourced): Uint8Array {
+    return sealed(this.encodePlain(item));
+  }
+
+  /** The event in clear at the current offset, which it moves past, and how it is to be sealed. */
+  private encodePlain(item: Sourced): Placed {
+    const at = this.offset;
     let bytes: Uint8Array;
+    let seal: FileEncryption | undefined;
     try {
-      bytes = this.encoder.encode(item.event, this.offset);
+      seal = this.sealing(item.event);
+      bytes = this.encoder.encode(item.event, at);
     } catch (e) {
       throw placed(e, item);
     }
     this.offset += bytes.length;
-    return bytes;
+    return { bytes, at, seal };
+  }
+
+  /**
+   * The encryption an event is written under: the file's after its START_ENCRYPTION, but for an event that
+   * is still encrypted. Without the key, an event in clear there would make a file no reader reads.
+   */
+  private sealing(event: BinlogEventInput): FileEncryption | undefined {
+    const encryption = this.encoder.format.encryption;
+    if (!encryption || event.type === ENCRYPTED) return undefined;
+    if (!encryption.key) {
+      throw new EncodeError(`${event.type} comes after START_ENCRYPTION_EVENT: ${encryption.reason}`, '$.type');
+    }
+    return encryption;
   }
 
   private flush(): Uint8Array[] {
     const [first, ...rest] = this.group;
     this.group = [];
     if (!first) return [];
-    const gtid = first.event as Gtid;
-    const sizes = [gtid, ...rest.map((e) => e.event)].map((e) => e.header.eventSize);
+    const event = first.event as Gtid;
+    const sizes = [event, ...rest.map((e) => e.event)].map((e) => e.header.eventSize);
     const sourceSum = sizes.every((s) => s !== undefined) ? BigInt(sizes.reduce((a, b) => a! + b!, 0)!) : undefined;
-    const given = gtid.transactionLength === null || gtid.transactionLength === undefined ? undefined : BigInt(gtid.transactionLength);
+    const length = event.transactionLength;
+    const given = length === null || length === undefined ? undefined : BigInt(length);
     if (given !== undefined && given !== sourceSum) return [this.write(first), ...rest.map((e) => this.write(e))];
     // Each event is encoded once (the GTID event twice when its own size cannot be foreseen: encodeGtid).
     // The rest first, placed as if the GTID event took no room (event sizes do not depend on where events
     // go); then the GTID event, whose length counts itself; then the rest moved after it, their computed
     // log_pos and CRC32 patched (moveEvent).
     const start = this.offset;
-    const moved = rest.map((e) => ({ bytes: this.write(e), placement: { ...this.encoder.placement } }));
-    let gtidBytes: Uint8Array;
+    const moved = rest.map((e) => ({ ...this.encodePlain(e), placement: { ...this.encoder.placement } }));
+    let gtid: Placed;
     try {
-      gtidBytes = this.encodeGtid(gtid, this.offset - start, start, given ?? sourceSum);
+      const seal = this.sealing(first.event);
+      gtid = { at: start, seal, bytes: this.encodeGtid(event, this.offset - start, start, given ?? sourceSum) };
     } catch (e) {
       throw placed(e, first);
     }
-    for (const { bytes, placement } of moved) moveEvent(bytes, gtidBytes.length, placement);
-    this.offset += gtidBytes.length;
-    return [gtidBytes, ...moved.map((m) => m.bytes)];
+    for (const m of moved) (moveEvent(m.bytes, gtid.bytes.length, m.placement), (m.at += gtid.bytes.length));
+    this.offset += gtid.bytes.length;
+    return [gtid, ...moved].map(sealed);
   }
 
   /**
@@ -163,6 +200,11 @@ export class BinlogEncoder {
     }
     throw new InternalError(`the GTID event's size does not settle with a transaction length of ${length}`, { offset: at, eventPos: at });
   }
+}
+
+/** An event's bytes as stored: encrypted at its offset when it is to be. */
+function sealed(event: Placed): Uint8Array {
+  return event.seal ? event.seal.encrypt(event.bytes, event.at) : event.bytes;
 }
 
 /**

@@ -29,6 +29,7 @@ import type { RowChange } from '../core/values.js';
 import type { LazyRowChange } from '../rows/lazy.js';
 import type { RowForm } from '../rows/row-tables.js';
 import { textToBytes, Writer } from '../core/writer.js';
+import type { EncryptionKeys, EncryptionOptions, EventCipherName } from './encryption.js';
 
 /** The type of an event that START_ENCRYPTION made unreadable without the key. */
 export const ENCRYPTED = 'ENCRYPTED_EVENT';
@@ -49,6 +50,8 @@ export type RawEventType = UndescribedEventType | `UNKNOWN_${number}` | typeof E
 export interface RawBody {
   type: RawEventType;
   raw: Uint8Array;
+  /** Why an ENCRYPTED_EVENT could not be read: the key it needs, in one sentence. */
+  reason?: string;
 }
 
 /** A raw body to encode: any type name, its code in the header when the name has none. */
@@ -126,6 +129,13 @@ export interface DecodeOptions extends TableKnowledge {
    * the events then typed LazyBinlogEvent; 'eager' (the default): every cell decoded into the row object.
    */
   rows?: RowForm;
+  /**
+   * Keys by key id (a file_key_management key file's, parseKeyFile) with which the events of a MariaDB
+   * encrypt_binlog file are decrypted; without the key they needs they are ENCRYPTED_EVENTs with a `reason`.
+   */
+  keys?: EncryptionKeys;
+  /** The cipher they were encrypted with, when known; otherwise the first encrypted event tells it. */
+  cipher?: EventCipherName;
 }
 
 export type { RowForm };
@@ -151,7 +161,7 @@ export class EventDecoder {
   file: string | undefined;
   private readonly verify: boolean;
 
-  constructor(options: DecodeOptions = {}, format = new FormatState(options)) {
+  constructor(options: DecodeOptions = {}, format = new FormatState(options, encryptionOf(options))) {
     this.verify = options.verifyChecksum ?? true;
     this.format = format;
   }
@@ -159,11 +169,27 @@ export class EventDecoder {
   /** Decodes one whole event, `bytes` exactly, found at file offset `pos`. */
   decode(bytes: Uint8Array, pos: number): BinlogEvent {
     try {
-      return this.decodeUnchecked(bytes, pos, this.file);
+      const plain = this.plaintext(bytes, pos);
+      return plain ? this.decodeUnchecked(plain, pos, this.file) : this.encryptedEvent(bytes, pos);
     } catch (e) {
       throw placed(e, bytes, pos, this.format);
     }
   }
+
+  /** The event's bytes decrypted after a START_ENCRYPTION, as they are before one; undefined without the key. */
+  private plaintext(bytes: Uint8Array, pos: number): Uint8Array | undefined {
+    const encryption = this.format.encryption;
+    if (!encryption) return bytes;
+    return encryption.key ? encryption.decrypt(bytes, pos, this.isPlaintext) : undefined;
+  }
+
+  /** Whether decrypted bytes are the event: its CRC32 agrees, or without checksums its log_pos is its end. */
+  private readonly isPlaintext = (plain: Uint8Array, pos: number): boolean => {
+    const view = new DataView(plain.buffer, plain.byteOffset, plain.byteLength);
+    if (!this.format.checksums) return view.getUint32(EventHeaderOffsets.logPos, true) === pos + plain.length;
+    const bodyEnd = plain.length - CHECKSUM_LENGTH;
+    return bodyEnd >= 0 && eventCrc(plain, bodyEnd, crc32) === view.getUint32(bodyEnd, true);
+  };
 
   /**
    * Checks one whole event without decoding its body: its length, and its CRC32 unless told not to. The
@@ -172,7 +198,7 @@ export class EventDecoder {
    */
   frame(bytes: Uint8Array, pos: number): FramedEvent {
     const typeCode = bytes[EventHeaderOffsets.typeCode]!;
-    if (this.format.encrypted || FormatState.changesFormat(this.format.realCode(typeCode))) this.decode(bytes, pos);
+    if (this.format.encryption || FormatState.changesFormat(this.format.realCode(typeCode))) this.decode(bytes, pos);
     else {
       try {
         const bodyEnd = this.bodyEnd(bytes, pos, this.format.checksums);
@@ -206,14 +232,16 @@ export class EventDecoder {
   /**
    * An event after START_ENCRYPTION: all but its length (bytes 9-12) is ciphertext, its CRC32 inside it.
    * Without the key it is kept whole: the header fields as stored (ciphertext, but for eventSize) and
-   * the rest as raw bytes, typed ENCRYPTED_EVENT so that nothing reads it as plaintext.
+   * the rest as raw bytes, typed ENCRYPTED_EVENT so that nothing reads it as plaintext, with the reason.
    */
   private encryptedEvent(bytes: Uint8Array, pos: number): BinlogEvent {
     const ctx = this.format.context(0, false);
     ctx.hasChecksum = false;
     const r = new Reader(bytes, 0, this.format.headerLength, pos);
     const header = decodeEventHeader(r, ctx);
-    return { ...this.named(pos), header, type: ENCRYPTED, raw: bytes.subarray(this.format.headerLength) } as BinlogEvent;
+    const reason = this.format.encryption?.reason;
+    const raw = bytes.subarray(this.format.headerLength);
+    return { ...this.named(pos), header, type: ENCRYPTED, raw, reason } as BinlogEvent;
   }
 
   /**
@@ -221,7 +249,9 @@ export class EventDecoder {
    * the caller skips it, typed UNDECODED_EVENT when its type has a body (never a body's name without its
    * fields). Header and checksum are split off as the format in force says.
    */
-  raw(bytes: Uint8Array, pos: number): BinlogEvent {
+  raw(stored: Uint8Array, pos: number): BinlogEvent {
+    const bytes = this.format.encryption?.ready ? this.plaintext(stored, pos)! : stored;
+    if (this.format.encryption && bytes === stored) return this.encryptedEvent(stored, pos);
     const code = this.format.realCode(bytes[EventHeaderOffsets.typeCode]!);
     const ctx = this.format.context(code, code === FDE_CODE && checksumAware(fdeServerVersion(bytes, this.format.headerLength)));
     const headerEnd = Math.min(this.format.headerLength, bytes.length);
@@ -245,7 +275,6 @@ export class EventDecoder {
     const format = this.format;
     // The header keeps the code as stored; the body is the event it stands for.
     const code = format.realCode(bytes[EventHeaderOffsets.typeCode]!);
-    if (format.encrypted) return this.encryptedEvent(bytes, pos);
     const effect = FormatState.effectOf(code);
     if (effect === 'sets-v3-format') format.startV3(FormatState.isV1Start(bytes.length));
     const aware = code === FDE_CODE && checksumAware(fdeServerVersion(bytes, format.headerLength));
@@ -285,6 +314,11 @@ export class EventDecoder {
   }
 }
 
+/** The decode options' keys and cipher as the format state takes them. */
+function encryptionOf(options: DecodeOptions): EncryptionOptions | undefined {
+  return options.keys ? { keys: options.keys, cipher: options.cipher } : undefined;
+}
+
 /** Where the last encoded event's bytes depend on its offset, for moving them elsewhere (moveEvent). */
 export interface Placement {
   /** Its log_pos is its end offset (computed), not a value the input kept. */
@@ -300,8 +334,8 @@ export class EventEncoder {
   /** Reads the fields of a raw event that changes the format state: they are only in its bytes. */
   private readonly reader: EventDecoder;
 
-  constructor(options: TableKnowledge = {}) {
-    this.format = new FormatState(options);
+  constructor(options: TableKnowledge & { encryption?: EncryptionOptions } = {}) {
+    this.format = new FormatState(options, options.encryption);
     this.reader = new EventDecoder({ verifyChecksum: false }, this.format);
   }
 

@@ -28,6 +28,7 @@ import { resolveTableDefinitions, type TableDefinitions } from '../tables/defini
 import { TableRegistry } from '../tables/registry.js';
 import type { HintFn } from '../values/column.js';
 import { rowTables, type RowsOptions } from '../rows/row-tables.js';
+import { FileEncryption, type EncryptionOptions, type StartEncryption } from './encryption.js';
 
 /** What the caller knows about the tables that a binlog does not say. */
 export interface TableKnowledge {
@@ -56,6 +57,11 @@ function isTableMap(e: StateEvent): e is StateEvent & TableMapEvent {
   return e.type === 'TABLE_MAP_EVENT' && 'tableId' in e && 'columnTypes' in e;
 }
 
+/** A START_ENCRYPTION with the fields a file's encryption takes from it. */
+function isStartEncryption(e: StateEvent): e is StateEvent & StartEncryption {
+  return e.type === 'START_ENCRYPTION_EVENT' && 'scheme' in e && 'nonce' in e;
+}
+
 export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
 
 export class FormatState {
@@ -72,11 +78,22 @@ export class FormatState {
   permutation: Uint8Array | undefined;
   checksums = false;
   serverVersion = '';
-  /** After MariaDB's START_ENCRYPTION (or Percona's 5.7 one), every later event of the file is encrypted. */
-  encrypted = false;
+  /** The keys that encrypted events are read and written with (MariaDB's encrypt_binlog), when given. */
+  readonly keys: EncryptionOptions | undefined;
+  /** After MariaDB's START_ENCRYPTION every later event of the file is encrypted: this says how, and with what key. */
+  encryption: FileEncryption | undefined;
+
+  /** Set by an encryption start whose form no schema here describes (MySQL 5.7's): nothing after it reads. */
+  private unknownEncryption = false;
+
+  /** Whether the events from here on are encrypted and no key reads them: they are kept as bytes. */
+  get encrypted(): boolean {
+    return this.unknownEncryption || (this.encryption !== undefined && this.encryption.key === undefined);
+  }
 
   /** The state before any FDE; its row tables give rows in the form the options ask for. */
-  constructor(options: TableKnowledge & RowsOptions = {}) {
+  constructor(options: TableKnowledge & RowsOptions = {}, keys?: EncryptionOptions) {
+    this.keys = keys;
     this.tables = new TableRegistry(options.columnHints, resolveTableDefinitions(options.tableDefinitions));
     this.ctx = { tables: rowTables(this.tables, options), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
@@ -128,7 +145,10 @@ export class FormatState {
     'sets-v3-format': (state, event) => {
       if (!('raw' in event)) state.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
     },
-    'starts-encryption': (state) => (state.encrypted = true),
+    'starts-encryption': (state, event) => {
+      if (isStartEncryption(event)) state.encryption = new FileEncryption(event, state.keys, event.pos ?? 0);
+      else state.unknownEncryption = true;
+    },
     'maps-table': (state, event, body) => {
       if (isTableMap(event)) state.tables.register(event, body);
     },
@@ -172,6 +192,9 @@ export class FormatState {
   }
 
   private apply(fde: FormatDescriptionEvent, pos: number): void {
+    // A FORMAT_DESCRIPTION begins a file, whose events are clear until its own START_ENCRYPTION.
+    this.encryption = undefined;
+    this.unknownEncryption = false;
     this.binlogVersion = 4;
     this.headerLength = fde.headerLength;
     this.checksums = fde.checksumAlg === 'BINLOG_CHECKSUM_ALG_CRC32' || fde.checksumAlg === ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32;

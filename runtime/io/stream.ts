@@ -19,6 +19,7 @@ import {
 } from '../events/event-codec.js';
 import { V1_HEADER_LENGTH, type FormatState } from '../events/format-state.js';
 import { EventSelection, type EventFilter } from './filter.js';
+import { MysqlFileDecryption, type Keyring } from './mysql-encryption.js';
 
 export interface ReadOptions extends DecodeOptions {
   /** The largest event_size accepted before the bytes arrive (default 1 GiB, above any server's limit). */
@@ -42,6 +43,11 @@ export interface ReadOptions extends DecodeOptions {
    * its `events`. Encoding takes either form.
    */
   payloads?: PayloadForm;
+  /**
+   * The keys with which a MySQL 8 encrypted binlog's file password is decrypted (a component_keyring_file's,
+   * parseKeyring), by key id; without them such a file is refused.
+   */
+  keyring?: Keyring;
 }
 
 /** What framing without decoding takes: filters need decoded events. */
@@ -117,10 +123,13 @@ export class Framer {
   private readonly maxEvent: number;
   private readonly onError: ReadOptions['onError'];
   private magicChecked = false;
+  /** With a keyring, the bytes pass through this first, which decrypts a MySQL encrypted file. */
+  private readonly fileDecryption: MysqlFileDecryption | undefined;
   /** File offset of the next event. */
   pos = 0;
 
   constructor(options: ReadOptions = {}) {
+    this.fileDecryption = options.keyring ? new MysqlFileDecryption(options.keyring) : undefined;
     this.decoder = new EventDecoder(options);
     this.decoder.file = options.file;
     // Under filters a definition that does not fit is refused only where its TABLE_MAP is kept (filter.ts).
@@ -131,7 +140,8 @@ export class Framer {
 
   push(chunk: Uint8Array): void {
     // Node's Buffers would leak into decoded values (and their JSON); plain views of the same bytes do not.
-    this.q.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    const view = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.q.push(this.fileDecryption ? this.fileDecryption.push(view) : view);
   }
 
   /** Every complete event queued so far, one per event of the file (a payload's events inside it: see inForm). */
@@ -233,6 +243,7 @@ export class Framer {
   /** The input is over: anything left is an incomplete event (or magic). */
   end(): void {
     const q = this.q;
+    if (this.fileDecryption) q.push(this.fileDecryption.end());
     if (!this.magicChecked) {
       // Even an empty input: a binlog has at least its magic.
       checkMagic(q.length ? q.take(q.length) : new Uint8Array(0));
@@ -341,7 +352,9 @@ function lookalike(head: Uint8Array): string {
 function checkMagic(head: Uint8Array): void {
   const is = (magic: Uint8Array) => head.length >= magic.length && magic.every((b, i) => head[i] === b);
   if (is(ENCRYPTED_BINLOG_MAGIC)) {
-    throw new BadMagicError('a MySQL 8 encrypted binlog (magic fd 62 69 6e): its events cannot be read without the keyring', { offset: 0 });
+    const problem =
+      'a MySQL 8 encrypted binlog (magic fd 62 69 6e): its events need the keyring (--keyring, the keyring option)';
+    throw new BadMagicError(problem, { offset: 0 });
   }
   if (!is(BINLOG_MAGIC)) {
     const hex = Array.from(head.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');

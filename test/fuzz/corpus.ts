@@ -1,16 +1,44 @@
 /**
  * The seed binlogs the fuzzer mutates: the bundled sample, binlogs of the events no fixture holds (LOAD
- * DATA, Group Replication, v1), and real fixtures of varied servers when present.
+ * DATA, Group Replication, v1), real MariaDB encrypt_binlog files (AES_CBC, with checksums and, written by
+ * BinlogWriter, without), and real fixtures of varied servers when present.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BinlogWriter } from '../../builder/binlog-writer.js';
+import { parseKeyFile, type EncryptionOptions } from '../../runtime/events/encryption.js';
 import { decodeBinlog } from '../../runtime/io/stream.js';
 import { fixtures, fixturesAvailable } from '../support/fixtures.js';
 import { legacyBinlogs } from '../support/legacy.js';
 
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+
+/** The keys and cipher of the encrypted seeds, with which every case is read and written. */
+export const FUZZ_ENCRYPTION: EncryptionOptions = {
+  keys: parseKeyFile(readFileSync(join(FIXTURES, 'encrypted', 'cbc.keys'))),
+  cipher: 'AES_CBC',
+};
+
+/**
+ * The encrypted seeds: the real server's two files, and a file without checksums, whose events' log_pos
+ * tell the cipher.
+ */
+function encryptedSeeds(): Uint8Array[] {
+  const real = ['cbc.binlog.000001', 'cbc.binlog.000002'].map((f) => readFileSync(join(FIXTURES, 'encrypted', f)));
+  const nonce = new Uint8Array(12).fill(7);
+  const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE', encryption: { ...FUZZ_ENCRYPTION, nonce } });
+  const columns = [
+    { name: 'id', type: 'INT' },
+    { name: 's', type: 'VARCHAR(40)' },
+  ];
+  const t = w.createTable({ schema: 'f', name: 't', columns });
+  for (let i = 0; i < 4; i++) w.insert(t, [{ id: i, s: 'z'.repeat(i * 5) }]).commit();
+  return [...real.map((b) => new Uint8Array(b)), w.toBytes()];
+}
+
 export function fuzzCorpus(limit = 12): Uint8Array[] {
-  const sample = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'sample.bin'));
-  const out: Uint8Array[] = [new Uint8Array(sample), ...legacyBinlogs()];
+  const sample = readFileSync(join(FIXTURES, 'sample.bin'));
+  const out: Uint8Array[] = [new Uint8Array(sample), ...legacyBinlogs(), ...encryptedSeeds()];
   if (!fixturesAvailable) return out;
   // Small decodable files, spread over the servers, so each case is quick and the formats vary.
   const decodable = fixtures().filter((f) => {

@@ -3,10 +3,11 @@
  * counts, swapped type codes, shuffled events) and makes random byte strings, and checks what must hold
  * for any input: decoding ends in events or a typed BinlogError (never another exception, never a
  * hang), and whatever decodes re-encodes to exactly the input bytes (so nothing was read wrong in
- * silence). Deterministic for a seed.
+ * silence), encrypted events included. Deterministic for a seed.
  */
 import { BinlogError } from '../../runtime/core/errors.js';
 import { decodeBinlog, encodeBinlog } from '../../runtime/io/stream.js';
+import { FUZZ_ENCRYPTION } from './corpus.js';
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
 export function rng(seed: number): () => number {
@@ -143,14 +144,15 @@ export function fuzz(corpus: Uint8Array[], count: number, seed: number, maxMs = 
 function check(input: Uint8Array): string {
   let events;
   try {
-    events = decodeBinlog(input);
+    // The encrypted seeds' key reads their events; the other seeds have none encrypted.
+    events = decodeBinlog(input, { keys: FUZZ_ENCRYPTION.keys, cipher: FUZZ_ENCRYPTION.cipher });
   } catch (e) {
     if (e instanceof BinlogError && e.kind !== 'internal') return 'refused';
     return `${e instanceof BinlogError ? 'internal' : 'untyped'} ${(e as Error).name}: ${(e as Error).message}`;
   }
   try {
     // A mutation may leave no FORMAT_DESCRIPTION first: the events are written back as they were read.
-    const back = encodeBinlog(events, { assumeFormat: true });
+    const back = encodeBinlog(events, { assumeFormat: true, encryption: FUZZ_ENCRYPTION });
     const same = back.length === input.length && back.every((b, i) => b === input[i]);
     return same ? 'decoded' : `decoded, but re-encodes to other bytes (${back.length} vs ${input.length})`;
   } catch (e) {
