@@ -6,8 +6,14 @@
  * A message's id is `<server id>/<GTID>/<n>`, or `<server id>/<file>:<pos>/<n>` for a transaction
  * without a GTID (file:pos: the checkpoint it starts at), n counting the transaction's messages from 0:
  * the same change read again, after a restart from any checkpoint, has the same id and the same body.
+ *
+ * With partitions (N), a row change goes to `PREFIX.<db>.<table>.<P>`, P being a hash of its primary key's
+ * values modulo N (the after image's key, the before image's for a delete), so that N consumers can share a
+ * table: the changes of one key stay in commit order on one subject, those of a table no longer do. A
+ * table whose TABLE_MAP names no primary key (binlog_row_metadata=FULL gives it) has all its changes on
+ * partition 0, in commit order.
  */
-import type { TableMapEvent } from '../generated/rows.js';
+import type { TableMapEvent, TableMapEventOptionalMetadataEntry } from '../generated/rows.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { toJsonLine } from '../runtime/core/json-form.js';
 import type { RowChange } from '../runtime/core/values.js';
@@ -53,13 +59,22 @@ const OPS = { write: 'c', update: 'u', delete: 'd' } as const;
 export const DDL_SUBJECT = '_ddl';
 
 /** Turns the events a stream hands out into messages, following its TABLE_MAPs and transactions. */
+/** A table as its TABLE_MAP gives it: names, and its primary key's columns by name (empty: none given). */
+interface MappedTable {
+  db: string;
+  table: string;
+  key: string[];
+}
+
 export class ChangeMessages {
-  private readonly tables = new Map<number, { db: string; table: string }>();
+  private readonly tables = new Map<number, MappedTable>();
   private transaction: { key: string; serverId: number; gtid: string | null; n: number } | undefined;
 
   constructor(
     private readonly prefix: string,
     private readonly ddl: boolean,
+    /** Row changes spread over this many subjects per table by their primary key; undefined: one subject per table. */
+    private readonly partitions?: number,
   ) {}
 
   /** The messages of `e`, which comes after `checkpoint` (the transaction's start, for its first event). */
@@ -70,7 +85,7 @@ export class ChangeMessages {
     if (gtid !== undefined) Object.assign(this.transaction, { key: gtid, gtid, serverId: e.header.serverId });
     if (e.type === 'TABLE_MAP_EVENT') {
       const map = e as unknown as TableMapEvent;
-      this.tables.set(map.tableId, { db: String(textOf(map.schemaName)), table: String(textOf(map.tableName)) });
+      this.tables.set(map.tableId, { db: String(textOf(map.schemaName)), table: String(textOf(map.tableName)), key: keyColumns(map.optionalMetadata) });
       return [];
     }
     const kind = rowKind(e.type);
@@ -91,7 +106,7 @@ export class ChangeMessages {
     const subject = `${this.prefix}.${token(table.db)}.${token(table.table)}`;
     return rows.map((r, row) => {
       const record: ChangeRecord = { before: r.before ?? null, after: r.after ?? null, op, ts_ms: e.header.timestamp * 1000, source: this.source(e, table.db, table.table, row) };
-      return this.message(subject, record);
+      return this.message(this.partitions === undefined ? subject : `${subject}.${partitionOf(table.key, record, this.partitions)}`, record);
     });
   }
 
@@ -111,6 +126,24 @@ export class ChangeMessages {
     const t = this.transaction!;
     return { subject, id: `${t.serverId}/${t.key}/${t.n++}`, body: Buffer.from(toJsonLine(record)) };
   }
+}
+
+/** The primary key's column names by the TABLE_MAP's optional metadata (columns without a name are `@N`, 1-based). */
+function keyColumns(metadata: TableMapEventOptionalMetadataEntry[] | undefined): string[] {
+  const entries = (metadata ?? []) as { code: unknown; columns?: (number | { column: number })[]; names?: unknown[] }[];
+  const names = entries.find((m) => m.code === 'COLUMN_NAME')?.names;
+  const columns = entries.find((m) => m.code === 'SIMPLE_PRIMARY_KEY' || m.code === 'PRIMARY_KEY_WITH_PREFIX')?.columns ?? [];
+  return columns.map((c) => (typeof c === 'number' ? c : c.column)).map((i) => textOf(names?.[i]) ?? `@${i + 1}`);
+}
+
+/** The partition of a row change: FNV-1a of its key values' JSON, modulo `partitions`; 0 without a key. */
+export function partitionOf(key: string[], record: ChangeRecord, partitions: number): number {
+  const image = record.after ?? record.before;
+  if (key.length === 0 || !image) return 0;
+  const text = toJsonLine(key.map((k) => image[k]));
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % partitions;
 }
 
 /**

@@ -12,7 +12,7 @@ import { connectBinlog, type BinlogStream, type LiveOptions } from '../replicati
 import { Backoff, type ReconnectOptions } from '../replication/reconnect.js';
 import { Lag } from './lag.js';
 import { ChangeMessages } from './record.js';
-import type { OpenSink, Sink } from './sink.js';
+import type { OpenSink, Sink, SinkAcks } from './sink.js';
 import { AckWindow } from './window.js';
 
 export interface StreamOptions {
@@ -25,6 +25,10 @@ export interface StreamOptions {
   ddl?: boolean;
   /** Publishes awaiting their acknowledgement at most (default 1000). */
   inFlight?: number;
+  /** Seconds a message may wait for its acknowledgement before the sink counts as lost (default 10). */
+  ackTimeout?: number;
+  /** Row changes on PREFIX.<db>.<table>.<P>, P the primary key's hash modulo this (record.ts): order per key, not per table. */
+  partitions?: number;
   /** How to open the sink again once lost (default: every 0.2 s doubling to 5 s, 1000 attempts in a row). */
   sinkRetry?: ReconnectOptions;
   /** Told once, on the first opening of the sink, of the checkpoint it holds (undefined: none; the start is the options'). */
@@ -51,6 +55,7 @@ export interface StreamStats {
 }
 
 const DEFAULT_IN_FLIGHT = 1000;
+const DEFAULT_ACK_TIMEOUT = 10;
 const DEFAULT_SINK_RETRY: ReconnectOptions = { delay: 0.2, maxDelay: 5, retries: 1000 };
 
 /** A lost sink: the broker went away or refused; the stream starts again on a new one. */
@@ -88,8 +93,11 @@ export class BinlogStreamer {
     let resume: Checkpoint | undefined;
     for (;;) {
       let sink: Sink | undefined;
+      // This opening's acknowledgements go to this opening's window: a lost sink's late ones reach no other.
+      const attempt: { window?: AckWindow } = {};
+      const acks: SinkAcks = { acked: (seq, duplicate) => attempt.window?.acked(seq, duplicate), lost: (e, seq) => attempt.window?.lost(e, seq) };
       try {
-        const opened = (sink = await sinkSide(this.options.sink()));
+        const opened = (sink = await sinkSide(this.options.sink(acks)));
         this.backoff.started();
         if (!this.opened) {
           resume = await sinkSide(opened.readCheckpoint());
@@ -97,7 +105,7 @@ export class BinlogStreamer {
           this.stats.checkpoint = resume;
           this.options.resumed?.(resume);
         }
-        await this.pump(opened, resume);
+        await this.pump(opened, resume, attempt);
         return;
       } catch (e) {
         if (!(e instanceof SinkLost)) throw e;
@@ -121,11 +129,12 @@ export class BinlogStreamer {
   }
 
   /** One dump into one sink, from `resume` (else where the options start). */
-  private async pump(sink: Sink, resume: Checkpoint | undefined): Promise<void> {
+  private async pump(sink: Sink, resume: Checkpoint | undefined, attempt: { window?: AckWindow }): Promise<void> {
     const binlog = (this.binlog = connectBinlog({ ...this.options.live, ...startAt(resume), payloads: 'flat' }));
     const writer = new CheckpointWriter(sink, (c) => (this.stats.checkpoint = c), () => binlog.close());
-    const window = (this.window = new AckWindow(
+    const window = (this.window = attempt.window = new AckWindow(
       this.options.inFlight ?? DEFAULT_IN_FLIGHT,
+      (this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT) * 1000,
       (c, at, n) => {
         this.stats.transactions += n;
         this.lag.acknowledged(at);
@@ -133,7 +142,7 @@ export class BinlogStreamer {
       },
       () => binlog.close(), // the dump waits no longer for events that cannot be sent
     ));
-    const messages = new ChangeMessages(this.options.prefix ?? 'binlog', this.options.ddl ?? false);
+    const messages = new ChangeMessages(this.options.prefix ?? 'binlog', this.options.ddl ?? false, this.options.partitions);
     const reconnectsBefore = this.stats.reconnects;
     try {
       let checkpoint = binlog.checkpoint;
@@ -142,7 +151,8 @@ export class BinlogStreamer {
         else if (!e.notInFile) this.lag.read(e.header.timestamp);
         for (const m of messages.of(e, checkpoint)) {
           this.stats.published++;
-          await window.add(sink.publish(m));
+          sink.publish(m, window.take(m));
+          if (window.full) await window.room();
         }
         this.stats.reconnects = reconnectsBefore + binlog.reconnects;
         if (binlog.checkpoint === checkpoint) continue;
@@ -158,6 +168,7 @@ export class BinlogStreamer {
       await sinkSide(window.drain());
       await sinkSide(writer.flush());
     } finally {
+      window.close();
       binlog.close();
     }
   }
