@@ -110,7 +110,10 @@ it('binlog stream refuses a command line it cannot run, in a sentence (exit 2)',
   const cases: [string[], string][] = [
     [['binlog.000001', '--to=nats://127.0.0.1:4222'], 'stream reads a server: give -R (--read-from-remote-server) and its connection'],
     [['-R', 'binlog.000001'], 'stream needs --to=nats://HOST:PORT'],
-    [['-R', 'binlog.000001', '--to=http://x'], "--to takes nats://HOST:PORT, not 'http://x'"],
+    [['-R', 'binlog.000001', '--to=http://x'], "--to takes nats://HOST:PORT, or several separated by commas, not 'http://x'"],
+    [['-R', 'binlog.000001', '--to=nats://h:1,h2'], "--to takes nats://HOST:PORT, or several separated by commas, not 'nats://h:1,h2'"],
+    [['-R', 'binlog.000001', '--to=nats://h:1,nats://h:2', '--replicas=1.5'], '--replicas takes a whole number above 0'],
+    [['-R', 'binlog.000001', '--to=nats://h:1', '--partitions=0'], '--partitions takes a number above 0'],
     [['-R', 'binlog.000001', '--to=nats://h:1', '--in-flight=0'], '--in-flight takes a number above 0'],
     [['-R', 'binlog.000001', '--to=nats://h:1', '--subject-prefix=a.*'], "--subject-prefix 'a.*' is not a NATS subject (tokens between dots, no '*', '>' or spaces)"],
   ];
