@@ -173,4 +173,37 @@ describeWithNats('binlog stream into a 3-node JetStream cluster', () => {
     }
     expect(reader.stderr).toMatch(/the broker was lost/);
   }, TIMEOUT);
+
+  it('--partitions spreads a table over PREFIX.<db>.<table>.<P> by primary key, each key on one subject in commit order', async () => {
+    await server.sql('CREATE TABLE w.p (id INT PRIMARY KEY, n INT)', 'w');
+    const [[startGtid]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+    const keys = 40;
+    await server.sql(`INSERT INTO w.p SELECT seq, 0 FROM seq_1_to_${keys}`, 'w');
+    // Each key updated three times, in transactions that touch every key, then half of them deleted.
+    for (let k = 1; k <= 3; k++) await server.sql(`UPDATE w.p SET n = ${k}`, 'w');
+    await server.sql(`DELETE FROM w.p WHERE id % 2 = 0`, 'w');
+    const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+    const args = ['-R', '--socket', server.socket, '--user', 'root', `--to=${cluster.urls.join(',')}`, '--stream=parts', '--subject-prefix=parts'];
+    const reader = new Reader([...args, '--partitions=4', '--stats=0.2', '--replicas=3']);
+    reader.start([`--start-gtid=${startGtid}`]);
+    await until('the workload acknowledged', () => reader.checkpoint()?.gtid === end, 120_000);
+    expect(await reader.stop('SIGTERM')).toBe(0);
+
+    const messages = await readAll(cluster.urls, 'parts');
+    expect(messages.length).toBe(keys * 4 + keys / 2);
+    const subjectOf = new Map<number, string>();
+    const history = new Map<number, string[]>();
+    for (const m of messages) {
+      const id = Number((m.body.after ?? m.body.before)!.id);
+      expect(m.subject).toMatch(/^parts\.w\.p\.[0-3]$/);
+      // One subject per key, whatever the operation.
+      expect(m.subject, `key ${id}`).toBe(subjectOf.get(id) ?? m.subject);
+      subjectOf.set(id, m.subject);
+      history.set(id, [...(history.get(id) ?? []), `${m.body.op}${m.body.after?.n ?? ''}`]);
+    }
+    // The table is spread: more than one partition holds keys.
+    expect(new Set(subjectOf.values()).size).toBeGreaterThan(1);
+    // Per key, the commit order: inserted, updated to 1, 2, 3, then (even keys) deleted.
+    for (const [id, ops] of history) expect(ops, `key ${id}`).toEqual(['c0', 'u1', 'u2', 'u3', ...(id % 2 === 0 ? ['d'] : [])]);
+  }, TIMEOUT);
 });
