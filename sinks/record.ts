@@ -106,7 +106,7 @@ export class ChangeMessages {
     const subject = `${this.prefix}.${token(table.db)}.${token(table.table)}`;
     return rows.map((r, row) => {
       const record: ChangeRecord = { before: r.before ?? null, after: r.after ?? null, op, ts_ms: e.header.timestamp * 1000, source: this.source(e, table.db, table.table, row) };
-      return this.message(this.partitions === undefined ? subject : `${subject}.${partitionOf(table.key, record, this.partitions)}`, record);
+      return this.message(this.partitions === undefined ? subject : `${subject}.${partitionOf(table.key, record, this.partitions)}`, record, changeJson(record));
     });
   }
 
@@ -122,10 +122,28 @@ export class ChangeMessages {
     return { server_id: t.serverId, file: e.file ?? '', pos: e.pos, gtid: t.gtid, db, table, row };
   }
 
-  private message(subject: string, record: ChangeRecord | DdlRecord): SinkMessage {
+  private message(subject: string, record: ChangeRecord | DdlRecord, json = toJsonLine(record)): SinkMessage {
     const t = this.transaction!;
-    return { subject, id: `${t.serverId}/${t.key}/${t.n++}`, body: Buffer.from(toJsonLine(record)) };
+    return { subject, id: `${t.serverId}/${t.key}/${t.n++}`, body: Buffer.from(json) };
   }
+}
+
+/**
+ * A change record's JSON, the same as toJsonLine's: the images whose values are all plain (strings, numbers
+ * other than -0, booleans, null) through JSON.stringify alone, which is several times faster than with the
+ * replacer that the others need, called back for every key.
+ */
+export function changeJson(r: ChangeRecord): string {
+  return `{"before":${imageJson(r.before)},"after":${imageJson(r.after)},"op":"${r.op}","ts_ms":${r.ts_ms},"source":${JSON.stringify(r.source)}}`;
+}
+
+function imageJson(image: Record<string, unknown> | null): string {
+  if (image === null) return 'null';
+  for (const k in image) {
+    const v = image[k];
+    if ((typeof v === 'object' && v !== null) || typeof v === 'bigint' || Object.is(v, -0)) return toJsonLine(image);
+  }
+  return JSON.stringify(image);
 }
 
 /** The primary key's column names by the TABLE_MAP's optional metadata (columns without a name are `@N`, 1-based). */
