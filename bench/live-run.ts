@@ -98,6 +98,8 @@ async function jetstream(): Promise<{ rows: number; bodyBytes: number }> {
 
 /** The ceiling's messages waiting for their acknowledgement at most: the streamer's default window. */
 const CEILING_WINDOW = 1000;
+/** The publisher is woken a quarter below it, as the streamer's window wakes its reader: a batch a turn. */
+const CEILING_LOW_WATER = 750;
 
 /**
  * The NATS client alone: ROWS messages of BYTES bytes into the stream the streamer makes, each with a
@@ -115,14 +117,19 @@ async function ceiling(): Promise<number> {
     nc.subscribe(`${inbox}*`, {
       callback: (e, m) => {
         const why = e?.message ?? (m.data.length === 0 ? `status ${m.headers?.code}` : m.json<{ error?: { description: string } }>().error?.description);
-        if (why !== undefined) return reject(new Error(`the ceiling's publish failed: ${why}`));
+        if (why !== undefined) {
+          reject(new Error(`the ceiling's publish failed: ${why}`));
+          // The publishing loop ends too, at the failure, rather than wait for acknowledgements.
+          sent = ROWS;
+          return wake?.();
+        }
         if (++acked === ROWS) resolve();
-        wake?.();
+        if (sent - acked <= CEILING_LOW_WATER) wake?.();
       },
     });
   });
   while (sent < ROWS) {
-    while (sent - acked >= CEILING_WINDOW) await new Promise<void>((r) => (wake = r));
+    if (sent - acked >= CEILING_WINDOW) await new Promise<void>((r) => (wake = r));
     const h = headers();
     h.set('Nats-Msg-Id', `103/0-1-${1000 + Math.floor(sent / 1000)}/${sent % 1000}`);
     nc.publish('binlog.live.t', body, { headers: h, reply: inbox + sent++ });

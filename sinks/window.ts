@@ -22,6 +22,14 @@ export class AckWindow implements SinkAcks {
   /** Checkpoints waiting for the messages before them: each after `sent` of them. */
   private readonly marks: { after: number; checkpoint: Checkpoint; at: number }[] = [];
   private wake: (() => void) | undefined;
+  /** What is in flight when the waiter is woken: room's low-water mark, or drain's 0. */
+  private wakeAt = 0;
+  /**
+   * Room waits until the window is down to this, a quarter below the limit: woken at every acknowledgement
+   * the reader would publish one message a turn, a promise and a socket write each, when the broker sets
+   * the pace; woken here it sends a quarter of the window at once.
+   */
+  private readonly lowWater: number;
   private readonly timer: NodeJS.Timeout;
   /** Why the window failed (a message refused, an acknowledgement missing, the connection lost): it takes no more. */
   failure: Error | undefined;
@@ -36,6 +44,7 @@ export class AckWindow implements SinkAcks {
     /** Told of the first failure. */
     private readonly failed: (e: Error) => void,
   ) {
+    this.lowWater = limit - Math.max(1, Math.floor(limit / 4));
     this.done = new Uint8Array(limit);
     this.sentAt = new Float64Array(limit);
     this.messages = new Array<SinkMessage | undefined>(limit).fill(undefined);
@@ -74,7 +83,7 @@ export class AckWindow implements SinkAcks {
 
   /** Waits while the window is full; throws its failure. */
   async room(): Promise<void> {
-    while (this.full && this.failure === undefined) await this.settle();
+    if (this.full && this.failure === undefined) await this.settle(this.lowWater);
     this.check();
   }
 
@@ -88,7 +97,7 @@ export class AckWindow implements SinkAcks {
     if (seq !== this.acknowledged) return;
     while (this.acknowledged < this.sent && this.done[this.acknowledged % this.limit]) this.messages[this.acknowledged++ % this.limit] = undefined;
     this.release();
-    this.wake?.();
+    if (this.inFlight <= this.wakeAt) this.wake?.();
   }
 
   lost(error: Error, seq?: number): void {
@@ -104,7 +113,7 @@ export class AckWindow implements SinkAcks {
 
   /** Waits until every message sent is acknowledged (or one failed). */
   async drain(): Promise<void> {
-    while (this.inFlight > 0 && this.failure === undefined) await this.settle();
+    if (this.inFlight > 0 && this.failure === undefined) await this.settle(0);
     this.check();
   }
 
@@ -136,7 +145,9 @@ export class AckWindow implements SinkAcks {
     this.wake?.();
   }
 
-  private settle(): Promise<void> {
+  /** Resolves once no more than `inFlight` messages are in flight, or the window fails. */
+  private settle(inFlight: number): Promise<void> {
+    this.wakeAt = inFlight;
     return new Promise((resolve) => (this.wake = resolve));
   }
 
