@@ -35,7 +35,14 @@ export interface NatsSinkOptions {
   timeout?: number;
 }
 
-const DEFAULTS = { stream: 'binlog', prefix: 'binlog', bucket: 'binlog-checkpoints', duplicateWindow: 600, replicas: 1, timeout: 10_000 };
+const DEFAULTS = {
+  stream: 'binlog',
+  prefix: 'binlog',
+  bucket: 'binlog-checkpoints',
+  duplicateWindow: 600,
+  replicas: 1,
+  timeout: 10_000,
+};
 
 /** The servers of a `url` option, as the client takes them. */
 export function natsServers(url: string): string[] {
@@ -111,13 +118,15 @@ class Publisher {
     // A status with no body: 503 when no stream takes the subject (the server's "no responders").
     if (m.data.length === 0) {
       const code = m.headers?.code ?? 0;
-      const why = code === 503 ? 'no JetStream stream took it (no responders)' : `status ${code} ${m.headers?.description ?? ''}`;
+      const status = `status ${code} ${m.headers?.description}`;
+      const why = code === 503 ? 'no JetStream stream took it (no responders)' : status;
       this.acks.lost(new Error(`JetStream did not store it: ${why}`), seq);
       return;
     }
     const ack = m.json<PubAck>();
-    if (ack.error) this.acks.lost(new Error(`JetStream refused it: ${ack.error.description} (${ack.error.err_code ?? ack.error.code})`), seq);
-    else this.acks.acked(seq, ack.duplicate === true);
+    if (!ack.error) return this.acks.acked(seq, ack.duplicate === true);
+    const code = ack.error.err_code ?? ack.error.code;
+    this.acks.lost(new Error(`JetStream refused it: ${ack.error.description} (${code})`), seq);
   }
 }
 
@@ -155,10 +164,17 @@ class Loss {
 }
 
 /** The stream, added with `subjects` and `replicas` when there is none of that name. */
-async function ensureStream(jsm: JetStreamManager, name: string, subjects: string, duplicateWindow: number, replicas: number): Promise<void> {
+async function ensureStream(
+  jsm: JetStreamManager,
+  name: string,
+  subjects: string,
+  duplicateWindow: number,
+  replicas: number,
+): Promise<void> {
   try {
     await jsm.streams.info(name);
   } catch {
-    await jsm.streams.add({ name, subjects: [subjects], duplicate_window: duplicateWindow * 1e9, num_replicas: replicas });
+    const config = { name, subjects: [subjects], duplicate_window: duplicateWindow * 1e9, num_replicas: replicas };
+    await jsm.streams.add(config);
   }
 }

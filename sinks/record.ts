@@ -23,17 +23,17 @@ import { gtidOf } from '../replication/gtid.js';
 import { rowKind } from '../tools/sql.js';
 import type { SinkMessage } from './sink.js';
 
-/** Where a change comes from. */
+/** Says where a change comes from. */
 export interface ChangeSource {
   server_id: number;
   file: string;
-  /** The offset of the rows (or QUERY) event in `file`. */
+  /** This is the offset of the rows (or QUERY) event in `file`. */
   pos: number;
-  /** The transaction's GTID, null without one. */
+  /** This is the transaction's GTID, or null when it has none. */
   gtid: string | null;
   db: string;
   table: string | null;
-  /** The row's index in its rows event. */
+  /** This is the row's index in its rows event. */
   row: number;
 }
 
@@ -41,7 +41,7 @@ export interface ChangeRecord {
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
   op: 'c' | 'u' | 'd';
-  /** The event's timestamp, in milliseconds (the server's, so that a resend is the same message). */
+  /** It is the event's timestamp in milliseconds, the server's, so that a resend is the same message. */
   ts_ms: number;
   source: ChangeSource;
 }
@@ -55,17 +55,17 @@ export interface DdlRecord {
 
 const OPS = { write: 'c', update: 'u', delete: 'd' } as const;
 
-/** The subject of the DDL statements, after the prefix. */
+/** The DDL statements go to this subject, after the prefix. */
 export const DDL_SUBJECT = '_ddl';
 
-/** Turns the events a stream hands out into messages, following its TABLE_MAPs and transactions. */
-/** A table as its TABLE_MAP gives it: names, and its primary key's columns by name (empty: none given). */
+/** A table as its TABLE_MAP gives it: its names, and its primary key's columns by name (empty when none is given). */
 interface MappedTable {
   db: string;
   table: string;
   key: string[];
 }
 
+/** Turns the events a stream hands out into messages, following its TABLE_MAPs and transactions. */
 export class ChangeMessages {
   private readonly tables = new Map<number, MappedTable>();
   private transaction: { key: string; serverId: number; gtid: string | null; n: number } | undefined;
@@ -85,7 +85,8 @@ export class ChangeMessages {
     if (gtid !== undefined) Object.assign(this.transaction, { key: gtid, gtid, serverId: e.header.serverId });
     if (e.type === 'TABLE_MAP_EVENT') {
       const map = e as unknown as TableMapEvent;
-      this.tables.set(map.tableId, { db: String(textOf(map.schemaName)), table: String(textOf(map.tableName)), key: keyColumns(map.optionalMetadata) });
+      const [db, table] = [String(textOf(map.schemaName)), String(textOf(map.tableName))];
+      this.tables.set(map.tableId, { db, table, key: keyColumns(map.optionalMetadata) });
       return [];
     }
     const kind = rowKind(e.type);
@@ -94,7 +95,7 @@ export class ChangeMessages {
     return [];
   }
 
-  /** The transaction ended: the next event begins another. */
+  /** Says that the transaction ended: the next event begins another. */
   ended(): void {
     this.transaction = undefined;
   }
@@ -106,7 +107,8 @@ export class ChangeMessages {
     const subject = `${this.prefix}.${token(table.db)}.${token(table.table)}`;
     return rows.map((r, row) => {
       const record: ChangeRecord = { before: r.before ?? null, after: r.after ?? null, op, ts_ms: e.header.timestamp * 1000, source: this.source(e, table.db, table.table, row) };
-      return this.message(this.partitions === undefined ? subject : `${subject}.${partitionOf(table.key, record, this.partitions)}`, record, changeJson(record));
+      const partition = this.partitions === undefined ? '' : `.${partitionOf(table.key, record, this.partitions)}`;
+      return this.message(subject + partition, record, changeJson(record));
     });
   }
 
@@ -134,7 +136,8 @@ export class ChangeMessages {
  * replacer that the others need, called back for every key.
  */
 export function changeJson(r: ChangeRecord): string {
-  return `{"before":${imageJson(r.before)},"after":${imageJson(r.after)},"op":"${r.op}","ts_ms":${r.ts_ms},"source":${JSON.stringify(r.source)}}`;
+  const images = `"before":${imageJson(r.before)},"after":${imageJson(r.after)}`;
+  return `{${images},"op":"${r.op}","ts_ms":${r.ts_ms},"source":${JSON.stringify(r.source)}}`;
 }
 
 function imageJson(image: Record<string, unknown> | null): string {
@@ -146,15 +149,16 @@ function imageJson(image: Record<string, unknown> | null): string {
   return JSON.stringify(image);
 }
 
-/** The primary key's column names by the TABLE_MAP's optional metadata (columns without a name are `@N`, 1-based). */
+/** Reads the primary key's column names from the TABLE_MAP's metadata (a column without a name is `@N`, 1-based). */
 function keyColumns(metadata: TableMapEventOptionalMetadataEntry[] | undefined): string[] {
   const entries = (metadata ?? []) as { code: unknown; columns?: (number | { column: number })[]; names?: unknown[] }[];
   const names = entries.find((m) => m.code === 'COLUMN_NAME')?.names;
-  const columns = entries.find((m) => m.code === 'SIMPLE_PRIMARY_KEY' || m.code === 'PRIMARY_KEY_WITH_PREFIX')?.columns ?? [];
+  const key = entries.find((m) => m.code === 'SIMPLE_PRIMARY_KEY' || m.code === 'PRIMARY_KEY_WITH_PREFIX');
+  const columns = key?.columns ?? [];
   return columns.map((c) => (typeof c === 'number' ? c : c.column)).map((i) => textOf(names?.[i]) ?? `@${i + 1}`);
 }
 
-/** The partition of a row change: FNV-1a of its key values' JSON, modulo `partitions`; 0 without a key. */
+/** Gives a row change's partition: FNV-1a of its key values' JSON modulo `partitions`, 0 when the table has no key. */
 export function partitionOf(key: string[], record: ChangeRecord, partitions: number): number {
   const image = record.after ?? record.before;
   if (key.length === 0 || !image) return 0;

@@ -15,7 +15,7 @@ export class AckWindow implements SinkAcks {
   private sent = 0;
   /** Messages acknowledged from the first, with none missing. */
   private acknowledged = 0;
-  /** Per slot (sequence number modulo the limit): whether that message is acknowledged, when it was sent, what it was. */
+  /** Per slot (the sequence number modulo the limit) they hold whether a message is acknowledged, its send time, it. */
   private readonly done: Uint8Array;
   private readonly sentAt: Float64Array;
   private readonly messages: (SinkMessage | undefined)[];
@@ -95,14 +95,17 @@ export class AckWindow implements SinkAcks {
     this.done[slot] = 1;
     if (duplicate) this.duplicates++;
     if (seq !== this.acknowledged) return;
-    while (this.acknowledged < this.sent && this.done[this.acknowledged % this.limit]) this.messages[this.acknowledged++ % this.limit] = undefined;
+    while (this.acknowledged < this.sent && this.done[this.acknowledged % this.limit]) {
+      this.messages[this.acknowledged++ % this.limit] = undefined;
+    }
     this.release();
     if (this.inFlight <= this.wakeAt) this.wake?.();
   }
 
   lost(error: Error, seq?: number): void {
-    const message = seq === undefined || seq < this.acknowledged || seq >= this.sent ? undefined : this.messages[seq % this.limit];
-    this.fail(message ? new Error(`${error.message}, for the message ${message.id} on ${message.subject}`, { cause: error }) : error);
+    const waiting = seq !== undefined && seq >= this.acknowledged && seq < this.sent;
+    const m = waiting ? this.messages[seq % this.limit] : undefined;
+    this.fail(m ? new Error(`${error.message}, for the message ${m.id} on ${m.subject}`, { cause: error }) : error);
   }
 
   /** The transaction whose messages are those sent so far ends at `checkpoint` (its last event at `at`). */
