@@ -6,15 +6,21 @@
  * start-up left out. `frames` reads the same binlog's frames undecoded (connectBinlogFrames, to the end
  * of the logs): what the server and the socket allow any client. Or `binlog stream`'s streamer into NATS
  * JetStream (sinks/), to the end of the binlog, every message acknowledged and the checkpoint written:
- * rows is the messages acknowledged (no digest).
+ * rows is the messages acknowledged (no digest), `messageBytes` their bodies' mean size. Or the publish
+ * ceiling (`nats-ceiling`): the NATS client alone storing ROWS messages of BYTES bytes each in the same
+ * stream, as core publishes with a Nats-Msg-Id answered on one reply subscription, 1000 waiting at most.
  *
  * node live-run.mjs ours|zongji|frames SOCKET ROWS
  * node live-run.mjs jetstream SOCKET ROWS NATS_URL
+ * node live-run.mjs nats-ceiling - ROWS NATS_URL BYTES
  */
 import { createHash } from 'node:crypto';
 import type { AnyBinlogEvent, WriteRowsEvent } from '@vlasky/zongji';
+import { connect, createInbox, headers } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connectBinlog, connectBinlogFrames } from '../replication/client.js';
-import { natsSink } from '../sinks/nats.js';
+import { natsServers, natsSink } from '../sinks/nats.js';
+import type { OpenSink } from '../sinks/sink.js';
 import { BinlogStreamer } from '../sinks/stream.js';
 
 export interface LiveResult {
@@ -25,11 +31,13 @@ export interface LiveResult {
   rows: number;
   digest: string;
   rssPeak: number;
+  /** The mean size of a message's body (jetstream). */
+  messageBytes?: number;
 }
 
 type Row = Record<string, unknown>;
 
-const [kind, socket, wanted, natsUrl] = process.argv.slice(2);
+const [kind, socket, wanted, natsUrl, bytes] = process.argv.slice(2);
 const ROWS = Number(wanted);
 
 /** The row as text both consumers agree on: id, n, s, d, t, m in order. */
@@ -76,11 +84,64 @@ async function frames(): Promise<number> {
   return n;
 }
 
-/** The streamer from the binlog's start to its end; the messages acknowledged. */
-async function jetstream(): Promise<number> {
-  const streamer = new BinlogStreamer({ binlog: (from) => connectBinlog({ socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 103, until: 'logs', ...from }), sink: natsSink({ url: natsUrl!, stream: 'bench' }) });
+/** The streamer from the binlog's start to its end; the messages acknowledged, and their bodies' bytes. */
+async function jetstream(): Promise<{ rows: number; bodyBytes: number }> {
+  const open = natsSink({ url: natsUrl!, stream: 'bench' });
+  let bodyBytes = 0;
+  // The bodies are counted on their way to the sink, for the ceiling to publish messages of their size.
+  const counted: OpenSink = async (acks) => {
+    const sink = await open(acks);
+    return { ...sink, publish: (m, seq) => ((bodyBytes += m.body.length), sink.publish(m, seq)) };
+  };
+  const streamer = new BinlogStreamer({
+    binlog: (from) => connectBinlog({ socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 103, until: 'logs', ...from }),
+    sink: counted,
+  });
   await streamer.run();
-  return streamer.snapshot().acknowledged;
+  return { rows: streamer.snapshot().acknowledged, bodyBytes };
+}
+
+/** The ceiling's messages waiting for their acknowledgement at most: the streamer's default window. */
+const CEILING_WINDOW = 1000;
+/** The publisher is woken a quarter below it, as the streamer's window wakes its reader: a batch a turn. */
+const CEILING_LOW_WATER = 750;
+
+/**
+ * The NATS client alone: ROWS messages of BYTES bytes into the stream the streamer makes, each with a
+ * Nats-Msg-Id of the streamer's form, the acknowledgements counted on one reply subscription.
+ */
+async function ceiling(): Promise<number> {
+  const nc = await connect({ servers: natsServers(natsUrl!) });
+  await (await jetstreamManager(nc)).streams.add({ name: 'bench', subjects: ['binlog.>'], duplicate_window: 600e9 });
+  const body = new Uint8Array(Number(bytes)).fill(0x78);
+  const inbox = `${createInbox()}.`;
+  let sent = 0;
+  let acked = 0;
+  let wake: (() => void) | undefined;
+  const done = new Promise<void>((resolve, reject) => {
+    nc.subscribe(`${inbox}*`, {
+      callback: (e, m) => {
+        const why = e?.message ?? (m.data.length === 0 ? `status ${m.headers?.code}` : m.json<{ error?: { description: string } }>().error?.description);
+        if (why !== undefined) {
+          reject(new Error(`the ceiling's publish failed: ${why}`));
+          // The publishing loop ends too, at the failure, rather than wait for acknowledgements.
+          sent = ROWS;
+          return wake?.();
+        }
+        if (++acked === ROWS) resolve();
+        if (sent - acked <= CEILING_LOW_WATER) wake?.();
+      },
+    });
+  });
+  while (sent < ROWS) {
+    if (sent - acked >= CEILING_WINDOW) await new Promise<void>((r) => (wake = r));
+    const h = headers();
+    h.set('Nats-Msg-Id', `103/0-1-${1000 + Math.floor(sent / 1000)}/${sent % 1000}`);
+    nc.publish('binlog.live.t', body, { headers: h, reply: inbox + sent++ });
+  }
+  await done;
+  await nc.close();
+  return acked;
 }
 
 async function main(): Promise<void> {
@@ -103,12 +164,18 @@ async function main(): Promise<void> {
     hash.update(lines);
     return true;
   };
-  if (kind === 'jetstream') rows = await jetstream();
+  let messageBytes: number | undefined;
+  if (kind === 'jetstream') {
+    const sent = await jetstream();
+    rows = sent.rows;
+    messageBytes = sent.bodyBytes / Math.max(1, sent.rows);
+  } else if (kind === 'nats-ceiling') rows = await ceiling();
   else if (kind === 'frames') rows = await frames();
   else await (kind === 'zongji' ? zongji(onRow) : ours(onRow));
   const secs = (performance.now() - t0) / 1000;
   rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
-  const result: LiveResult = { kind: kind!, secs, firstSecs, rows, digest: kind === 'jetstream' || kind === 'frames' ? '' : hash.digest('hex'), rssPeak };
+  const digest = kind === 'ours' || kind === 'zongji' ? hash.digest('hex') : '';
+  const result: LiveResult = { kind: kind!, secs, firstSecs, rows, digest, rssPeak, messageBytes };
   process.stdout.write(JSON.stringify(result));
   process.exit(0);
 }

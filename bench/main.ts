@@ -12,6 +12,7 @@ import { build } from 'esbuild';
 import { findMariadb } from '../test/support/mariadb.js';
 import { DATA_DIR, ensureBinlog, type DataSource } from './data.js';
 import { liveBench } from './live.js';
+import { streamNatsBench } from './stream-nats.js';
 import type { Result } from './measure.js';
 import { topFunctions } from './profile.js';
 
@@ -20,6 +21,8 @@ const MB = Number(arg('mb') ?? process.env.BENCH_MB ?? 500);
 const RUNS = Number(arg('runs') ?? process.env.BENCH_RUNS ?? 5);
 const DATA = (arg('data') ?? process.env.BENCH_DATA ?? 'server') as DataSource;
 const LIVE_ROWS = Number(arg('live-rows') ?? process.env.BENCH_LIVE_ROWS ?? 1_000_000);
+/** Another tree (main's, say) whose streamer stream-nats runs beside this one's. */
+const BEFORE = arg('before') ?? process.env.BENCH_BEFORE;
 const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const LOAD = os.loadavg()[0]!.toFixed(2);
@@ -127,7 +130,9 @@ function startup(runs: number): string[] {
   ];
 }
 
-const KINDS = ['frame', 'decode', 'lazy', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog', 'dump', 'live', 'startup'] as const;
+const KINDS = ['frame', 'decode', 'lazy', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog', 'dump', 'live', 'stream-nats', 'startup'] as const;
+/** The kinds that need no binlog file: a live server's, or none. */
+const FILELESS: readonly string[] = ['live', 'stream-nats', 'startup'];
 type Kind = (typeof KINDS)[number];
 const ONLY = (arg('only') ?? process.env.BENCH_ONLY)?.split(',') ?? [...KINDS];
 
@@ -150,8 +155,11 @@ async function main(): Promise<void> {
         '/usr/sbin or /usr/bin (Debian: apt-get install mariadb-server mariadb-client)',
     );
   }
-  const live = ONLY.includes('live') ? await liveBench(LIVE_ROWS, RUNS, log) : [];
-  if (ONLY.every((k) => k === 'live' || k === 'startup')) {
+  const live = [
+    ...(ONLY.includes('live') ? await liveBench(LIVE_ROWS, RUNS, log) : []),
+    ...(ONLY.includes('stream-nats') ? await streamNatsBench(LIVE_ROWS, RUNS, BEFORE, log) : []),
+  ];
+  if (ONLY.every((k) => FILELESS.includes(k))) {
     process.stdout.write([...live, ...start].join('\n') + '\n');
     return;
   }
@@ -161,7 +169,7 @@ async function main(): Promise<void> {
 
   const r: Partial<Record<Kind, Result>> = {};
   for (const kind of KINDS) {
-    if (!ONLY.includes(kind) || kind === 'live' || kind === 'dump' || kind === 'startup') continue;
+    if (!ONLY.includes(kind) || FILELESS.includes(kind) || kind === 'dump') continue;
     r[kind] = kind === 'mariadb-binlog' ? { kind, secs: mariadbBinlog(bin.binlogTool, file, RUNS) } : await measure(script, kind, file, RUNS);
   }
   // The CLI end to end (the compiled one: npm run build first) against the C++ tool's same job, rows decoded.

@@ -233,7 +233,7 @@ statement gets an error quoting it. See docs/serve.md.
 `;
 
 const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md describes the messages):
-  binlog stream -R [connection options] [LOGNAME] --to=nats://HOST:PORT [options]
+  binlog stream -R [connection options] [LOGNAME] --to=nats://HOST:PORT[,…] [options]
   Each row change a message on PREFIX.<db>.<table>, a Debezium-shaped change record whose Nats-Msg-Id
   names the change (server id, GTID or file:pos, index), so that JetStream drops a resend. The
   checkpoint is kept in the KV bucket binlog-checkpoints, written once the messages before it are
@@ -241,12 +241,17 @@ const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md descr
   begin when it holds none; without them the stream begins at the end of the server's current binlog.
   A lost broker is waited for; the stream goes on from the checkpoint.
   The connection options are dump -R's (--reconnect too: give it, or a lost server ends the stream).
-  --to=nats://HOST:PORT      The NATS server (required).
+  --to=nats://HOST:PORT[,…]  The NATS server, or several of a cluster separated by commas (required).
   --stream=NAME              The JetStream stream (default binlog), created when missing, on PREFIX.>.
+  --replicas=N               The copies a new stream and checkpoint bucket keep on a cluster (default 1).
   --subject-prefix=P         The subjects' first token (default binlog).
+  --partitions=N             Row changes on PREFIX.<db>.<table>.<P>, P a hash of the primary key modulo
+                             N: consumers can share a table; the order kept is per key, not per table.
   --ddl                      Publish statements too (DDL; not BEGIN, COMMIT, XA): on PREFIX._ddl.
   --in-flight=N              Messages published and not yet acknowledged, at most (default 1000): a
                              slow or stopped broker holds the reading there.
+  --ack-timeout=S            Seconds a message waits for its acknowledgement before the broker counts
+                             as lost (default 10).
   --to-last-log              End at the end of the server's last binlog (by default: wait for more).
   --stats=S                  Every S seconds, and at the end, one JSON line of counts on stdout.
   --progress                 The status line on stderr (by default when stderr is a terminal).

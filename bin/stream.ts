@@ -20,12 +20,19 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
   }
   if (!values['read-from-remote-server']) throw new UsageError('stream reads a server: give -R (--read-from-remote-server) and its connection');
   if (!values.to) throw new UsageError('stream needs --to=nats://HOST:PORT');
-  if (!/^(nats:\/\/)?[^/\s]+:\d+$/.test(values.to)) throw new UsageError(`--to takes nats://HOST:PORT, not '${values.to}'`);
+  if (!values.to.split(',').every((url) => /^(nats:\/\/)?[^/\s,]+:\d+$/.test(url))) {
+    throw new UsageError(`--to takes nats://HOST:PORT, or several separated by commas, not '${values.to}'`);
+  }
   if (positionals.length > 1) throw new UsageError('stream reads one LOGNAME');
   const count = (v: string | undefined, option: string) => {
     if (v === undefined) return undefined;
     if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) throw new UsageError(`${option} takes a number above 0`);
     return Number(v);
+  };
+  const whole = (v: string | undefined, option: string) => {
+    const n = count(v, option);
+    if (n !== undefined && !Number.isInteger(n)) throw new UsageError(`${option} takes a whole number above 0`);
+    return n;
   };
   const start = values['start-position'] === undefined ? undefined : count(values['start-position'], '--start-position');
   let live;
@@ -41,10 +48,12 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
   const { natsSink } = await import('../sinks/nats.js');
   const streamer = new BinlogStreamer({
     binlog: (from) => connectBinlog({ ...live, until: values['to-last-log'] ? 'logs' : 'never', ...from }),
-    sink: natsSink({ url: values.to, stream: values.stream, prefix }),
+    sink: natsSink({ url: values.to, stream: values.stream, prefix, replicas: whole(values.replicas, '--replicas') }),
     prefix,
     ddl: values.ddl,
-    inFlight: count(values['in-flight'], '--in-flight'),
+    inFlight: whole(values['in-flight'], '--in-flight'),
+    ackTimeout: count(values['ack-timeout'], '--ack-timeout'),
+    partitions: whole(values.partitions, '--partitions'),
     sinkLost: (e) => process.stderr.write(`binlog: ${e.message}; trying again from the checkpoint\n`),
     resumed: (c) => process.stderr.write(`binlog: ${startSentence(c, live)}\n`),
   });

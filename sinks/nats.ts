@@ -1,18 +1,26 @@
 /**
  * The NATS JetStream sink: messages published with their id as Nats-Msg-Id (JetStream drops a message
  * whose id it has stored within the stream's duplicate window), the checkpoint in a JetStream KV bucket.
+ *
+ * A message is a core publish whose reply subject is one inbox prefix and its sequence number: the
+ * stream's acknowledgement (PubAck JSON, or a JetStream error) comes back on one subscription of that
+ * prefix, and is reported to the streamer's `SinkAcks` by that number. This is what the Go client's
+ * PublishAsync does; `js.publish` would cost a promise and a timer per message, more than the broker
+ * spends storing it. The streamer's window bounds how many wait and times out a missing acknowledgement.
+ *
  * The connection does not reconnect by itself: what the client would send on a new connection after
- * a loss could land after messages it never sent, so a loss rejects every publish and the streamer
- * starts again from its checkpoint on a new connection, in order.
+ * a loss could land after messages it never sent, so a loss loses the sink and the streamer starts
+ * again from its checkpoint on a new connection, in order. Several servers (a cluster) are tried in
+ * turn when connecting.
  */
-import { connect } from '@nats-io/transport-node';
+import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { Checkpoint } from '../protocol/checkpoint.js';
-import type { OpenSink, Sink, SinkMessage } from './sink.js';
+import type { OpenSink, Sink, SinkAcks, SinkMessage } from './sink.js';
 
 export interface NatsSinkOptions {
-  /** The server: nats://HOST:PORT (or HOST:PORT). */
+  /** The servers: nats://HOST:PORT (or HOST:PORT), several of a cluster separated by commas. */
   url: string;
   /** The stream (default 'binlog'), created when missing with the subjects PREFIX.> */
   stream?: string;
@@ -21,26 +29,41 @@ export interface NatsSinkOptions {
   bucket?: string;
   /** A new stream's duplicate window in seconds (default 600): how long after a message its resend is still dropped. */
   duplicateWindow?: number;
-  /** Milliseconds a publish or a request waits for its answer (default 10000). */
+  /** The copies a new stream and a new checkpoint bucket keep on a cluster's servers (default 1). */
+  replicas?: number;
+  /** Milliseconds connecting and a request (the stream, the checkpoint) wait for their answer (default 10000). */
   timeout?: number;
 }
 
-const DEFAULTS = { stream: 'binlog', prefix: 'binlog', bucket: 'binlog-checkpoints', duplicateWindow: 600, timeout: 10_000 };
+const DEFAULTS = {
+  stream: 'binlog',
+  prefix: 'binlog',
+  bucket: 'binlog-checkpoints',
+  duplicateWindow: 600,
+  replicas: 1,
+  timeout: 10_000,
+};
+
+/** The servers of a `url` option, as the client takes them. */
+export function natsServers(url: string): string[] {
+  return url.split(',').map((s) => s.trim().replace(/^nats:\/\//, ''));
+}
 
 /** Opens a connection, the stream (created when missing) and the checkpoint bucket. */
 export function natsSink(options: NatsSinkOptions): OpenSink {
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   const o = { ...DEFAULTS, ...given } as Required<NatsSinkOptions>;
-  return async () => {
-    const nc = await connect({ servers: o.url.replace(/^nats:\/\//, ''), reconnect: false, timeout: o.timeout });
+  return async (acks: SinkAcks) => {
+    const nc = await connect({ servers: natsServers(o.url), reconnect: false, timeout: o.timeout });
     try {
-      await ensureStream(await jetstreamManager(nc, { timeout: o.timeout }), o.stream, `${o.prefix}.>`, o.duplicateWindow);
-      const js = jetstream(nc, { timeout: o.timeout });
-      const kv = await new Kvm(js).create(o.bucket);
+      const jsm = await jetstreamManager(nc, { timeout: o.timeout });
+      await ensureStream(jsm, o.stream, `${o.prefix}.>`, o.duplicateWindow, o.replicas);
+      const kv = await new Kvm(jetstream(nc, { timeout: o.timeout })).create(o.bucket, { replicas: o.replicas });
       const key = `${o.stream}.${o.prefix}`.replace(/[^-/_=.a-zA-Z0-9]/g, '_');
-      const loss = new Loss(nc.closed());
+      const loss = new Loss(nc.closed(), acks);
+      const publisher = new Publisher(nc, acks, loss);
       const sink: Sink = {
-        publish: (m: SinkMessage) => loss.guard(() => js.publish(m.subject, m.body, { msgID: m.id }).then((ack) => ({ duplicate: ack.duplicate }))),
+        publish: (m: SinkMessage, seq: number) => publisher.publish(m, seq),
         readCheckpoint: async () => {
           const entry = await kv.get(key);
           return entry && entry.length > 0 ? (entry.json() as Checkpoint) : undefined;
@@ -58,18 +81,68 @@ export function natsSink(options: NatsSinkOptions): OpenSink {
   };
 }
 
+/** JetStream's answer to a publish: a PubAck, or an error. */
+interface PubAck {
+  stream?: string;
+  seq?: number;
+  duplicate?: boolean;
+  error?: { code: number; err_code?: number; description: string };
+}
+
+/** Core publishes answered on one subscription: the reply subject's last token is the message's sequence number. */
+class Publisher {
+  private readonly inbox = `${createInbox()}.`;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly acks: SinkAcks,
+    private readonly loss: Loss,
+  ) {
+    nc.subscribe(`${this.inbox}*`, { callback: (e, m) => (e ? acks.lost(e) : this.answer(m)) });
+  }
+
+  publish(m: SinkMessage, seq: number): void {
+    // Once the connection is lost nothing more is sent: the loss is reported already.
+    if (this.loss.lost) return;
+    const h = headers();
+    h.set('Nats-Msg-Id', m.id);
+    try {
+      this.nc.publish(m.subject, m.body, { headers: h, reply: this.inbox + seq });
+    } catch (e) {
+      this.acks.lost(e as Error, seq);
+    }
+  }
+
+  private answer(m: Msg): void {
+    const seq = Number(m.subject.slice(this.inbox.length));
+    // A status with no body: 503 when no stream takes the subject (the server's "no responders").
+    if (m.data.length === 0) {
+      const code = m.headers?.code ?? 0;
+      const status = `status ${code} ${m.headers?.description}`;
+      const why = code === 503 ? 'no JetStream stream took it (no responders)' : status;
+      this.acks.lost(new Error(`JetStream did not store it: ${why}`), seq);
+      return;
+    }
+    const ack = m.json<PubAck>();
+    if (!ack.error) return this.acks.acked(seq, ack.duplicate === true);
+    const code = ack.error.err_code ?? ack.error.code;
+    this.acks.lost(new Error(`JetStream refused it: ${ack.error.description} (${code})`), seq);
+  }
+}
+
 /**
- * Rejects what is pending when the connection closes. One reaction on the close for all of them, not one
- * per publish as a race with the close would leave until it came: a long stream's memory stays flat.
+ * The connection's loss: reported once to the acknowledgements, and rejecting the requests pending then.
+ * One reaction on the close for all of them, not one per request: a long stream's memory stays flat.
  */
 class Loss {
   private readonly pending = new Set<(e: Error) => void>();
-  private lost: Error | undefined;
+  lost: Error | undefined;
 
-  constructor(closed: Promise<void | Error>) {
+  constructor(closed: Promise<void | Error>, acks: SinkAcks) {
     void closed.then((e) => {
       // Said the same whatever the client's reason, which comes after it.
       this.lost = new Error(`the connection to the NATS server closed${e ? ` (${e.message})` : ''}`, { cause: e });
+      acks.lost(this.lost);
       for (const reject of this.pending) reject(this.lost);
       this.pending.clear();
     });
@@ -90,11 +163,18 @@ class Loss {
   }
 }
 
-/** The stream, added with `subjects` when there is none of that name. */
-async function ensureStream(jsm: JetStreamManager, name: string, subjects: string, duplicateWindow: number): Promise<void> {
+/** The stream, added with `subjects` and `replicas` when there is none of that name. */
+async function ensureStream(
+  jsm: JetStreamManager,
+  name: string,
+  subjects: string,
+  duplicateWindow: number,
+  replicas: number,
+): Promise<void> {
   try {
     await jsm.streams.info(name);
   } catch {
-    await jsm.streams.add({ name, subjects: [subjects], duplicate_window: duplicateWindow * 1e9 });
+    const config = { name, subjects: [subjects], duplicate_window: duplicateWindow * 1e9, num_replicas: replicas };
+    await jsm.streams.add(config);
   }
 }

@@ -15,13 +15,29 @@ export interface SinkMessage {
 }
 
 /**
- * One connection to a broker. Messages are stored in the order they are published; a publish resolves
- * once its message is stored (or was already: a duplicate), and rejects when the connection is lost,
- * which loses the sink: the streamer opens another and starts again from the last checkpoint, so what
- * was unsent on the lost one is never sent after what the new one sends.
+ * Where a sink reports what became of its messages, by the sequence number each was published with.
+ * No promise is made per message: a stream of tens of thousands a second would spend more on them than
+ * the broker spends storing the messages.
+ */
+export interface SinkAcks {
+  /** The message published as `seq` is stored; `duplicate` when the broker already had it. */
+  acked(seq: number, duplicate: boolean): void;
+  /**
+   * The sink is lost: the broker refused the message published as `seq`, or the connection closed
+   * (`seq` undefined). Nothing published on this sink after it counts any more.
+   */
+  lost(error: Error, seq?: number): void;
+}
+
+/**
+ * One connection to a broker. Messages are stored in the order they are published; each is reported to
+ * the sink's `SinkAcks` once stored, and a loss loses the sink: the streamer opens another and starts
+ * again from the last checkpoint, so that what was unsent on the lost one is never sent after what the
+ * new one sends.
  */
 export interface Sink {
-  publish(message: SinkMessage): Promise<{ duplicate: boolean }>;
+  /** Sends `message`, numbered `seq` (0, 1, 2… on this sink): its acknowledgement names that number. */
+  publish(message: SinkMessage, seq: number): void;
   /** The checkpoint written last, if any. */
   readCheckpoint(): Promise<Checkpoint | undefined>;
   /** Stores the checkpoint; the streamer writes one only when the messages before it are acknowledged. */
@@ -29,5 +45,5 @@ export interface Sink {
   close(): Promise<void>;
 }
 
-/** Opens a sink (a connection): rejects when the broker cannot be reached. */
-export type OpenSink = () => Promise<Sink>;
+/** Opens a sink (a connection) reporting to `acks`: rejects when the broker cannot be reached. */
+export type OpenSink = (acks: SinkAcks) => Promise<Sink>;

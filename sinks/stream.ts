@@ -11,7 +11,7 @@ import { resumeAt, type Checkpoint, type CheckpointedEvents, type ResumePoint } 
 import { ConnectionError } from '../runtime/core/errors.js';
 import { Lag } from './lag.js';
 import { ChangeMessages } from './record.js';
-import type { OpenSink, Sink } from './sink.js';
+import type { OpenSink, Sink, SinkAcks } from './sink.js';
 import { AckWindow } from './window.js';
 
 /**
@@ -29,48 +29,59 @@ export interface StreamOptions {
    */
   binlog: (from: DumpFrom) => CheckpointedEvents;
   sink: OpenSink;
-  /** The subjects' first token (default 'binlog'): rows on PREFIX.<db>.<table>, DDL on PREFIX._ddl. */
+  /** It is the subjects' first token (default 'binlog'): rows go on PREFIX.<db>.<table>, DDL on PREFIX._ddl. */
   prefix?: string;
-  /** Publish DDL statements too. */
+  /** When it is set, DDL statements are published too. */
   ddl?: boolean;
-  /** Publishes awaiting their acknowledgement at most (default 1000). */
+  /** It bounds the publishes that await their acknowledgement (default 1000). */
   inFlight?: number;
-  /** How to open the sink again once lost (default: every 0.2 s doubling to 5 s, 1000 attempts in a row). */
+  /** Seconds a message may wait for its acknowledgement before the sink counts as lost (default 10). */
+  ackTimeout?: number;
+  /**
+   * With it, row changes go on PREFIX.<db>.<table>.<P>, P the primary key's hash modulo it (record.ts):
+   * order is kept per key, not per table.
+   */
+  partitions?: number;
+  /** It says how the sink is opened again once lost (default: every 0.2 s doubling to 5 s, 1000 attempts in a row). */
   sinkRetry?: ReconnectOptions;
-  /** Told once, on the first opening of the sink, of the checkpoint it holds (undefined: none; the start is the options'). */
+  /**
+   * It is told once, on the first opening of the sink, of the checkpoint it holds (undefined when none:
+   * the options say where to start).
+   */
   resumed?: (checkpoint: Checkpoint | undefined) => void;
-  /** Told of each loss of the sink (why), before it is opened again. */
+  /** It is told why the sink was lost, each time, before the sink is opened again. */
   sinkLost?: (e: Error) => void;
 }
 
 export interface StreamStats {
-  /** Transactions whose messages are all acknowledged, since the start. */
+  /** It counts the transactions whose messages are all acknowledged, since the start. */
   transactions: number;
-  /** Messages published (resends included) and acknowledged, and of those how many the broker already had. */
+  /** They count the messages published (resends included) and acknowledged, and those the broker already had. */
   published: number;
   acknowledged: number;
   duplicates: number;
   inFlight: number;
-  /** The checkpoint written last (or resumed from). */
+  /** It is the checkpoint written last (or resumed from). */
   checkpoint: Checkpoint | undefined;
   /** Seconds the acknowledged changes are behind the server's newest event (sinks/lag.ts says how it is measured). */
   lagSeconds: number;
-  /** How often the sink was lost and opened again, and the dump reconnected (its own, sink losses apart). */
+  /** They count how often the sink was lost and opened again, and how often the dump reconnected apart from those. */
   sinkLosses: number;
   reconnects: number;
 }
 
 const DEFAULT_IN_FLIGHT = 1000;
+const DEFAULT_ACK_TIMEOUT = 10;
 const DEFAULT_SINK_RETRY: ReconnectOptions = { delay: 0.2, maxDelay: 5, retries: 1000 };
 
-/** A lost sink: the broker went away or refused; the stream starts again on a new one. */
+/** Says that the sink is lost: the broker went away or refused; the stream starts again on a new one. */
 class SinkLost extends Error {
   constructor(override readonly cause: unknown) {
     super(`the broker was lost: ${(cause as Error)?.message ?? String(cause)}`);
   }
 }
 
-/** What the sink does: its failure is the sink's loss. */
+/** Runs what the sink does: its failure is the sink's loss. */
 async function sinkSide<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
@@ -98,8 +109,14 @@ export class BinlogStreamer {
     let resume: Checkpoint | undefined;
     for (;;) {
       let sink: Sink | undefined;
+      // This opening's acknowledgements go to this opening's window: a lost sink's late ones reach no other.
+      const attempt: { window?: AckWindow } = {};
+      const acks: SinkAcks = {
+        acked: (seq, duplicate) => attempt.window?.acked(seq, duplicate),
+        lost: (e, seq) => attempt.window?.lost(e, seq),
+      };
       try {
-        const opened = (sink = await sinkSide(this.options.sink()));
+        const opened = (sink = await sinkSide(this.options.sink(acks)));
         this.backoff.started();
         if (!this.opened) {
           resume = await sinkSide(opened.readCheckpoint());
@@ -107,7 +124,7 @@ export class BinlogStreamer {
           this.stats.checkpoint = resume;
           this.options.resumed?.(resume);
         }
-        await this.pump(opened, resume);
+        await this.pump(opened, resume, attempt);
         return;
       } catch (e) {
         if (!(e instanceof SinkLost)) throw e;
@@ -131,11 +148,12 @@ export class BinlogStreamer {
   }
 
   /** One dump into one sink, from `resume` (else where the options start). */
-  private async pump(sink: Sink, resume: Checkpoint | undefined): Promise<void> {
+  private async pump(sink: Sink, resume: Checkpoint | undefined, attempt: { window?: AckWindow }): Promise<void> {
     const binlog = (this.binlog = this.options.binlog({ ...(resume && resumeAt(resume)), payloads: 'flat' }));
     const writer = new CheckpointWriter(sink, (c) => (this.stats.checkpoint = c), () => binlog.close());
-    const window = (this.window = new AckWindow(
+    const window = (this.window = attempt.window = new AckWindow(
       this.options.inFlight ?? DEFAULT_IN_FLIGHT,
+      (this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT) * 1000,
       (c, at, n) => {
         this.stats.transactions += n;
         this.lag.acknowledged(at);
@@ -143,7 +161,8 @@ export class BinlogStreamer {
       },
       () => binlog.close(), // the dump waits no longer for events that cannot be sent
     ));
-    const messages = new ChangeMessages(this.options.prefix ?? 'binlog', this.options.ddl ?? false);
+    const { prefix, ddl, partitions } = this.options;
+    const messages = new ChangeMessages(prefix ?? 'binlog', ddl ?? false, partitions);
     const reconnectsBefore = this.stats.reconnects;
     try {
       let checkpoint = binlog.checkpoint;
@@ -152,7 +171,8 @@ export class BinlogStreamer {
         else if (!e.notInFile) this.lag.read(e.header.timestamp);
         for (const m of messages.of(e, checkpoint)) {
           this.stats.published++;
-          await window.add(sink.publish(m));
+          sink.publish(m, window.take(m));
+          if (window.full) await window.room();
         }
         this.stats.reconnects = reconnectsBefore + binlog.reconnects;
         if (binlog.checkpoint === checkpoint) continue;
@@ -168,11 +188,12 @@ export class BinlogStreamer {
       await sinkSide(window.drain());
       await sinkSide(writer.flush());
     } finally {
+      window.close();
       binlog.close();
     }
   }
 
-  /** The stats now (in flight, acknowledged and lag as they stand). */
+  /** Returns the stats as they stand now: in flight, acknowledged, the lag. */
   snapshot(): StreamStats {
     const w = this.window;
     if (w) Object.assign(this.stats, { inFlight: w.inFlight, duplicates: w.duplicates });

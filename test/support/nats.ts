@@ -69,48 +69,106 @@ function greets(port: number): Promise<boolean> {
 
 const START_TIMEOUT_MS = 30_000;
 
+/** One nats-server process on `port`, launched (again) on demand with the same arguments and store. */
+class NatsNode {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private watchdog: ChildProcess | undefined;
+
+  constructor(
+    private readonly bin: string,
+    private readonly args: string[],
+    readonly port: number,
+    private readonly log: string,
+    /** The dir the watchdog removes with the server however this process ends; undefined: none. */
+    private readonly root: string | undefined,
+  ) {}
+
+  async launch(): Promise<void> {
+    const child = (this.child = spawn(this.bin, this.args, { detached: true, stdio: 'ignore' }));
+    child.unref();
+    this.exited = new Promise((resolve) => child.on('exit', () => resolve()));
+    this.watchdog = spawnWatchdog(child.pid, this.root);
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!(await greets(this.port))) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server did not start on port ${this.port}: ${fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8').slice(-2000) : ''}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Ends the server with `signal` (SIGTERM: JetStream's store closed cleanly; SIGKILL: a node lost) and its watchdog. */
+  async shutdown(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.child!;
+    if (child.exitCode === null && child.signalCode === null) {
+      // Unref'd so that it never holds a test run open; held while it is awaited, or a program (the bench)
+      // with nothing else to wait for would end here, in silence.
+      child.ref();
+      child.kill(signal);
+      await this.exited;
+    }
+    killGroup(child.pid!, 'SIGKILL');
+    // The old watchdog would remove the store with the server: a new one watches the next launch.
+    this.watchdog?.kill('SIGKILL');
+  }
+}
+
 export async function startNats(): Promise<NatsServer> {
   const bin = findNats();
   if (!bin) throw new Error('nats-server not found; install nats-server');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'binlog-codec-nats-'));
   const port = await freePort();
-  const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', path.join(root, 'store'), '-l', path.join(root, 'nats.log')];
-  let child: ChildProcess;
-  let exited: Promise<void>;
-  let watchdog: ChildProcess;
-  const launch = async () => {
-    child = spawn(bin, args, { detached: true, stdio: 'ignore' });
-    child.unref();
-    exited = new Promise((resolve) => child.on('exit', () => resolve()));
-    watchdog = spawnWatchdog(child.pid, root);
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    while (!(await greets(port))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server did not start on port ${port}: ${fs.existsSync(path.join(root, 'nats.log')) ? fs.readFileSync(path.join(root, 'nats.log'), 'utf8').slice(-2000) : ''}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  const shutdown = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      // Unref'd so that it never holds a test run open; held while it is awaited, or a program (the bench)
-      // with nothing else to wait for would end here, in silence.
-      child.ref();
-      child.kill('SIGTERM');
-      await exited;
-    }
-    killGroup(child.pid!, 'SIGKILL');
-  };
-  await launch();
+  const log = path.join(root, 'nats.log');
+  const node = new NatsNode(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', path.join(root, 'store'), '-l', log], port, log, root);
+  await node.launch();
   return {
     url: `nats://127.0.0.1:${port}`,
     restart: async () => {
-      await shutdown();
-      // The old watchdog would remove the store with the server: the new one watches the new server.
-      watchdog.kill('SIGKILL');
-      await launch();
+      await node.shutdown();
+      await node.launch();
     },
     stop: async () => {
-      await shutdown();
-      watchdog.kill('SIGKILL');
+      await node.shutdown();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A JetStream cluster of nats-server processes on loopback, joined by routes, each node stopped and started by its index. */
+export interface NatsCluster {
+  /** nats://127.0.0.1:PORT of each node. */
+  urls: string[];
+  /** The nodes' server names (n1, n2, …): what a stream's cluster info names its leader by. */
+  names: string[];
+  /** SIGKILLs node `i`: a machine lost. */
+  kill(i: number): Promise<void>;
+  /** Starts node `i` again, on its port and store. */
+  start(i: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+  const bin = findNats();
+  if (!bin) throw new Error('nats-server not found; install nats-server');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'binlog-codec-nats-cluster-'));
+  const ports = await Promise.all(Array.from({ length: size * 2 }, freePort));
+  const names = Array.from({ length: size }, (_, i) => `n${i + 1}`);
+  const routes = ports.slice(size).map((p) => `nats://127.0.0.1:${p}`).join(',');
+  const nodes = names.map((name, i) => {
+    const dir = path.join(root, name);
+    fs.mkdirSync(dir);
+    const args = ['-js', '-a', '127.0.0.1', '-p', String(ports[i]), '-n', name, '-sd', path.join(dir, 'store'), '-l', path.join(dir, 'nats.log')];
+    args.push('--cluster_name', 'binlog', '--cluster', `nats://127.0.0.1:${ports[size + i]}`, '--routes', routes);
+    // The first node's watchdog removes the whole tree; the others' leave it.
+    return new NatsNode(bin, args, ports[i]!, path.join(dir, 'nats.log'), i === 0 ? root : undefined);
+  });
+  await Promise.all(nodes.map((n) => n.launch()));
+  return {
+    urls: nodes.map((n) => `nats://127.0.0.1:${n.port}`),
+    names,
+    kill: (i) => nodes[i]!.shutdown('SIGKILL'),
+    start: (i) => nodes[i]!.launch(),
+    stop: async () => {
+      await Promise.all(nodes.map((n) => n.shutdown()));
       fs.rmSync(root, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,115 @@
+/**
+ * npm run bench -- --only=stream-nats: `binlog stream`'s rate beside the broker's own in one run. A
+ * throwaway MariaDB (test/support/mariadb.ts) holds `--live-rows` rows (INT, BIGINT, VARCHAR,
+ * DATETIME(6), DECIMAL) written 1000 a transaction; then, `--runs` times, each into a fresh `nats-server
+ * -js` and in a process of its own (bench/live-run.ts): the streamer from the binlog's start to every
+ * row acknowledged, and the ceiling, the NATS client alone storing as many messages of the same mean
+ * size. With `--before=DIR`, the streamer of another tree (main's, say) runs too, its live-run.ts
+ * bundled from DIR: before and after in one run. Peak RSS is /usr/bin/time's, where it is installed.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { build } from 'esbuild';
+import { startMariadb } from '../test/support/mariadb.js';
+import { natsAvailable, startNats } from '../test/support/nats.js';
+import { DATA_DIR } from './data.js';
+import type { LiveResult } from './live-run.js';
+
+const TRANSACTION_ROWS = 1000;
+/** The issue's table (43): the live section's without DOUBLE. */
+const COLUMNS = 'id INT PRIMARY KEY, n BIGINT, s VARCHAR(64), t DATETIME(6), m DECIMAL(20,6)';
+const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+async function bundle(dir: string, name: string): Promise<string> {
+  const out = path.join(DATA_DIR, 'build', name);
+  await build({ entryPoints: [path.join(dir, 'bench', 'live-run.ts')], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  return out;
+}
+
+/** One live-run process; its peak RSS from /usr/bin/time (the last line of its stderr) when there is one. */
+function run(script: string, args: string[]): Promise<LiveResult> {
+  const argv = TIME ? [TIME, '-f', '%M', process.execPath, script, ...args] : [process.execPath, script, ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], cwd: path.join(import.meta.dirname, '..') });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`live-run ${args[0]} exited with ${code}: ${err}`));
+      const result = JSON.parse(out) as LiveResult;
+      if (TIME) result.rssPeak = Number(err.trim().split('\n').pop()) * 1024;
+      resolve(result);
+    });
+  });
+}
+
+/** `script`'s run of `args` into a nats-server of its own, stopped after. */
+async function intoFreshNats(script: string, args: (url: string) => string[]): Promise<LiveResult> {
+  const nats = await startNats();
+  try {
+    return await run(script, args(nats.url));
+  } finally {
+    await nats.stop();
+  }
+}
+
+/** The section's lines: each streamer's rows/s and peak RSS, the ceiling, and the ratios. */
+export async function streamNatsBench(rows: number, runs: number, before: string | undefined, log: (s: string) => void): Promise<string[]> {
+  if (!natsAvailable) return ['stream-nats: not measured (nats-server not installed)'];
+  const after = await bundle(path.join(import.meta.dirname, '..'), 'live-run.mjs');
+  const old = before === undefined ? undefined : await bundle(before, 'live-run-before.mjs');
+  const server = await startMariadb();
+  try {
+    log(`stream-nats: writing ${rows} rows`);
+    await server.sql(`CREATE DATABASE live; CREATE TABLE live.t (${COLUMNS});`);
+    const batches = Math.ceil(rows / TRANSACTION_ROWS);
+    const sql = Array.from(
+      { length: batches },
+      (_, b) =>
+        `INSERT INTO live.t SELECT ${b * TRANSACTION_ROWS} + seq, CAST(seq AS SIGNED) * 7919 - 500000, CONCAT('row ', seq, ' of ${b}'), ` +
+        `'2024-01-01 00:00:00' + INTERVAL (seq * 7777777 + ${b}) MICROSECOND, (CAST(seq AS SIGNED) - 500) * 1234.567891 FROM seq_1_to_${TRANSACTION_ROWS};`,
+    ).join('\n');
+    await server.sql(sql, 'live');
+    const total = batches * TRANSACTION_ROWS;
+    const results: { name: string; r: LiveResult }[] = [];
+    // The three take turns, run after run, so that a change in the machine's load falls on all of them.
+    for (let i = 0; i < runs; i++) {
+      log(`stream-nats: binlog stream run ${i + 1}`);
+      const stream = await intoFreshNats(after, (url) => ['jetstream', server.socket, String(total), url]);
+      results.push({ name: 'after', r: stream });
+      log(`stream-nats: ceiling run ${i + 1}`);
+      const bytes = String(Math.round(stream.messageBytes ?? 0));
+      results.push({ name: 'ceiling', r: await intoFreshNats(after, (url) => ['nats-ceiling', '-', String(total), url, bytes]) });
+      if (old === undefined) continue;
+      log(`stream-nats: before (${before}) run ${i + 1}`);
+      results.push({ name: 'before', r: await intoFreshNats(old, (url) => ['jetstream', server.socket, String(total), url]) });
+    }
+    return report(results, total, before);
+  } finally {
+    await server.stop();
+  }
+}
+
+function report(results: { name: string; r: LiveResult }[], total: number, before: string | undefined): string[] {
+  const of = (name: string) => results.filter((x) => x.name === name).map((x) => x.r);
+  const secs = (name: string) => [...of(name).map((r) => r.secs)].sort((a, b) => a - b)[of(name).length >> 1]!;
+  const rate = (name: string) => total / secs(name);
+  const rss = (name: string) => Math.max(...of(name).map((r) => r.rssPeak)) / 1e6;
+  const all = (name: string) => (of(name).every((r) => r.rows === total) ? 'every message acknowledged' : `NOT every message: ${of(name).map((r) => r.rows).join(', ')} of ${total}`);
+  const line = (name: string, label: string) =>
+    `  ${label.padEnd(44)} ${secs(name).toFixed(3)} s ${Math.round(rate(name)).toLocaleString('en-US').padStart(9)} msgs/s  peak RSS ${rss(name).toFixed(1)} MB  (${all(name)})`;
+  const bytes = Math.round(of('after')[0]?.messageBytes ?? 0);
+  const lines = [
+    `stream-nats: ${total} rows (${COLUMNS}), ${TRANSACTION_ROWS} a transaction, from a MariaDB server's unix socket into a fresh nats-server -js each run; median of ${of('after').length}`,
+    line('ceiling', `NATS client alone (${bytes}-byte bodies, 1000 waiting)`),
+    line('after', 'binlog stream (this tree)'),
+  ];
+  if (before !== undefined) lines.push(line('before', `binlog stream (${before})`));
+  const ratio = rate('after') / rate('ceiling');
+  lines.push(`  binlog stream / ceiling: ${ratio.toFixed(2)}   target ≥ 0.7: ${ratio >= 0.7 ? 'yes' : 'NO'};  peak RSS < 150 MB: ${rss('after') < 150 ? 'yes' : 'NO'}`);
+  if (before !== undefined) lines.push(`  before / ceiling: ${(rate('before') / rate('ceiling')).toFixed(2)};  this tree / before: ${(rate('after') / rate('before')).toFixed(2)}×`);
+  return lines;
+}
