@@ -25,7 +25,9 @@ export async function serveCommand(args: string[], help: string): Promise<number
   if ((values['ssl-cert'] === undefined) !== (values['ssl-key'] === undefined)) throw new UsageError('--ssl-cert and --ssl-key go together');
   const host = values.host ?? '127.0.0.1';
   if (values.user === undefined && !values['allow-anonymous'] && !isLoopback(host)) {
-    throw new UsageError(`--host=${host} is reachable from other machines: give --user (and a password), or listen on this machine only (--host=127.0.0.1), or serve anyone with --allow-anonymous`);
+    const ways = 'give --user (and a password), or listen on this machine only (--host=127.0.0.1), or ' +
+      'serve anyone with --allow-anonymous';
+    throw new UsageError(`--host=${host} is reachable from other machines: ${ways}`);
   }
   const options: ServeOptions = {
     port: number(values.port, '--port') ?? 3306,

@@ -13,9 +13,10 @@
  * writeHeader(sequenceId) fills. mysql2's destroy() ends only our half of the socket (connection.stream).
  *
  * The server side: mysql2's Server keeps its net.Server as _server; each connection does the handshake
- * (serverHandshake, whose command's `next` reads the client's reply) and emits every command as a
- * 'packet' event; its socket is connection.stream, read through connection.packetParser; sequenceId
- * numbers the next packet written.
+ * (serverHandshake, whose command's `next` reads the client's reply, and is wrapped here so that the
+ * commands after it come to us); its socket is connection.stream, whose 'data' listener feeds
+ * connection.packetParser (which a PacketIntake here stands in front of); sequenceId numbers the next
+ * packet written.
  */
 import { once } from 'node:events';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
@@ -416,11 +417,12 @@ export class ServedConnection {
   private readonly raw: Socket;
   private readonly intake: PacketIntake;
   private ending = false;
-  private emptyCommand?: () => void;
+  private command?: (code: number | undefined, payload: Uint8Array) => void;
 
   constructor(private readonly conn: ServedInternals) {
     this.raw = conn.stream;
-    this.intake = new PacketIntake(beyondTypings<Mysql2PacketParser>(conn.packetParser), () => this.refuse(this.tooLarge));
+    const parser = beyondTypings<Mysql2PacketParser>(conn.packetParser);
+    this.intake = new PacketIntake(parser, () => this.refuse(this.tooLarge));
     conn.packetParser = this.intake;
   }
 
@@ -469,34 +471,30 @@ export class ServedConnection {
 
   /**
    * Wraps the handshake's step that reads the client's reply (mysql2's command `next`): an SSLRequest
-   * goes over to TLS and the reply is read again; after the reply, commands reach mysql2's dispatch only
-   * when the client was admitted, and an empty one (which mysql2 would read a code past the end of) is
-   * this connection's to answer.
+   * goes over to TLS and the reply is read again; after the reply, every command of an admitted client
+   * goes to `onCommand`'s listener, none to mysql2's dispatch (which reads a code past the end of an
+   * empty packet, fails on a short COM_STMT_EXECUTE, and answers some commands besides the listener),
+   * and a refused client's go nowhere.
    */
   private readReplyThen(handshake: Mysql2Handshake, admitted: () => boolean, tls: TlsTakeover | undefined): void {
     const readReply = handshake.next;
     const ignore = () => ignore;
-    const dispatchWith = (mysql2Dispatch: Mysql2Step): Mysql2Step =>
-      function dispatch(this: unknown, packet, connection) {
-        if (packet.end === packet.offset) self.emptyCommand?.();
-        else mysql2Dispatch.call(this, packet, connection);
-        return dispatch;
-      };
     const self = this;
+    const dispatch = (packet: Mysql2Packet): Mysql2Step => {
+      // The payload is copied, because the listener may read it later, when the socket's chunk is gone.
+      const payload = payloadOf(packet).slice();
+      self.command?.(payload[0], payload);
+      return dispatch;
+    };
     const reply: Mysql2Step = function (this: unknown, packet, connection) {
       if (tls?.asks(payloadOf(packet))) {
         self.takeOverTls(tls);
         return reply;
       }
-      const next = readReply.call(this, packet, connection) as Mysql2Step;
-      return admitted() ? dispatchWith(next) : ignore;
+      readReply.call(this, packet, connection);
+      return admitted() ? dispatch : ignore;
     };
     handshake.next = reply;
-  }
-
-  /** Tells `listener` of each empty command packet, which has no code. */
-  onEmptyCommand(listener: () => void): void {
-    this.emptyCommand = listener;
   }
 
   /**
@@ -535,21 +533,14 @@ export class ServedConnection {
     this.intake.stop();
     this.conn.close();
     const raw = this.raw;
-    raw.once('finish', () => setTimeout(() => raw.destroy(), CLOSING_GRACE_MS).unref());
+    const destroyLater = () => setTimeout(() => raw.destroy(), CLOSING_GRACE_MS).unref();
+    if (raw.writableFinished) destroyLater();
+    else raw.once('finish', destroyLater);
   }
 
-  /**
-   * Hands every command to `listener` as its code and a copy of its payload. mysql2 answers COM_PING,
-   * COM_QUIT and COM_INIT_DB itself; it would also answer a query (with an error) unless something
-   * listens to its 'query' event, and takes a query that begins with SET for a prepared statement, so
-   * those events are listened to and ignored, and the one answer comes from the listener.
-   */
-  onCommand(listener: (code: number, payload: Uint8Array) => void): void {
-    this.conn.on('query', () => {});
-    this.conn.on('stmt_prepare', () => {});
-    this.conn.on('stmt_execute', () => {});
-    // The payload is copied, because the listener may read it after the event, when the socket's chunk is gone.
-    this.conn.on('packet', (p: Mysql2Packet, _known: boolean, code: number) => listener(code, payloadOf(p).slice()));
+  /** Hands every command to `listener` as its code (none for an empty packet) and its payload. */
+  onCommand(listener: (code: number | undefined, payload: Uint8Array) => void): void {
+    this.command = listener;
   }
 
   /** Told when the socket closes, or the connection fails. */

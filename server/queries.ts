@@ -236,11 +236,17 @@ async function selectColumns(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
   const table = where.get('TABLE_NAME');
   if (schema === undefined || table === undefined || where.size !== 2) throw unknown(t.sql);
   const rows = await ctx.columns(schema, table);
-  if (typeof rows === 'string') throw new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', `binlog serve cannot answer this statement: ${quoted(rows)}`);
+  if (typeof rows === 'string') {
+    const message = `binlog serve cannot answer this statement: ${quoted(rows)}`;
+    throw new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', message);
+  }
   const known = Object.keys(rows[0] ?? {});
   const keys = wanted.map((w) => {
     const key = w.toUpperCase();
-    if (rows.length && !known.includes(key)) throw new QueryError(ServerErrorCode.ER_BAD_FIELD_ERROR, '42S22', `Unknown column '${quoted(w)}' in 'field list' (binlog serve knows ${known.join(', ')})`);
+    if (rows.length && !known.includes(key)) {
+      const message = `Unknown column '${quoted(w)}' in 'field list' (binlog serve knows ${known.join(', ')})`;
+      throw new QueryError(ServerErrorCode.ER_BAD_FIELD_ERROR, '42S22', message);
+    }
     return key;
   });
   return { columns: wanted, rows: rows.map((r) => keys.map((k) => r[k] ?? null)) };
@@ -289,7 +295,10 @@ function userName(text: string): string {
 async function systemVariable(text: string, ctx: QueryContext): Promise<string | null> {
   const name = text.slice(2).replace(/^(global|session|local)\./i, '').toLowerCase();
   const value = await ctx.variable(name);
-  if (value === undefined) throw new QueryError(ServerErrorCode.ER_UNKNOWN_SYSTEM_VARIABLE, 'HY000', `Unknown system variable '${quoted(name)}'`);
+  if (value === undefined) {
+    const message = `Unknown system variable '${quoted(name)}'`;
+    throw new QueryError(ServerErrorCode.ER_UNKNOWN_SYSTEM_VARIABLE, 'HY000', message);
+  }
   return value;
 }
 

@@ -113,7 +113,8 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
     },
     waitTimeout: 1000 * (options.waitTimeout ?? SERVER_DEFAULTS.waitTimeout),
   };
-  const admit = capped(options.maxConnections ?? SERVER_DEFAULTS.maxConnections, (conn) => serveConnection(conn, state));
+  const maxConnections = options.maxConnections ?? SERVER_DEFAULTS.maxConnections;
+  const admit = capped(maxConnections, (conn) => serveConnection(conn, state));
   const listening = await listen(options.port ?? 0, host, admit);
   return {
     port: listening.port,

@@ -1,9 +1,9 @@
 /**
  * One client of the binlog server, over mysql2's server-side connection (protocol/mysql2-adapter.ts):
- * mysql2 does the handshake (mysql_native_password's scramble) and answers COM_PING, COM_QUIT and
- * COM_INIT_DB; every other command reaches this file as its raw payload, decoded by the codecs of
- * schemas/replication.yaml: COM_QUERY, COM_REGISTER_SLAVE, COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID and
- * the prepared statements' commands. A malformed command gets the ERR a server gives for it.
+ * mysql2 does the handshake (mysql_native_password's scramble); every command reaches this file as its
+ * raw payload, decoded by the codecs of schemas/replication.yaml: COM_QUERY, COM_REGISTER_SLAVE,
+ * COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID, the prepared statements' commands, COM_PING, COM_INIT_DB and
+ * COM_QUIT. A malformed command gets the ERR a server gives for it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SecureContext } from 'node:tls';
@@ -57,11 +57,15 @@ export interface ServerState {
   waitTimeout: number;
 }
 
-/** ER_MALFORMED_PACKET (both servers'): a dump command too short for its fields gets it, and the connection ends. */
+/** ER_MALFORMED_PACKET (both servers'): a command too short for its fields gets it. */
 const MALFORMED = errPacket(ServerErrorCode.ER_MALFORMED_PACKET, 'HY000', 'Malformed communication packet');
 
 /** A packet larger than the server's max_allowed_packet (MariaDB's ER_NET_PACKET_TOO_LARGE, then the end). */
-export const TOO_LARGE = errPacket(ServerErrorCode.ER_NET_PACKET_TOO_LARGE, '08S01', "Got a packet bigger than 'max_allowed_packet' bytes");
+export const TOO_LARGE = errPacket(
+  ServerErrorCode.ER_NET_PACKET_TOO_LARGE,
+  '08S01',
+  "Got a packet bigger than 'max_allowed_packet' bytes",
+);
 
 /** What the handshake offers: every capability of the schema's, TLS only with a certificate. */
 const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0) & ~ClientCapabilities.CLIENT_SSL;
@@ -106,6 +110,8 @@ export function serveConnection(conn: ServedConnection, state: ServerState): voi
     previous = previous
       .then(() => command(code, payload, conn, state, context, sink, id, statements))
       .catch((e: unknown) => {
+        // A command too short for its fields gets MariaDB's ER_MALFORMED_PACKET, and the session goes on.
+        if (e instanceof BinlogError) return malformed(conn);
         state.log(`connection ${id}: ${(e as Error).message}`);
         conn.close();
       })
@@ -115,7 +121,6 @@ export function serveConnection(conn: ServedConnection, state: ServerState): voi
   };
   idle.start();
   conn.onCommand(queue);
-  conn.onEmptyCommand(() => queue(undefined, new Uint8Array()));
 }
 
 /** A timer that ends a connection left without a command for too long, stopped while a command is answered. */
@@ -159,13 +164,27 @@ function admits(account: { user: string; password: string }, p: Authentication):
  * Answers one command. An empty packet has no code: MariaDB's do_command reads it as COM_SLEEP, which
  * no client may send, and answers ER_UNKNOWN_COM_ERROR.
  */
-async function command(code: number | undefined, payload: Uint8Array, conn: ServedConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number, statements: PreparedStatements): Promise<void> {
-  // mysql2 has answered these itself.
-  if (code === Command.COM_QUIT || code === Command.COM_PING || code === Command.COM_INIT_DB) return;
+async function command(
+  code: number | undefined,
+  payload: Uint8Array,
+  conn: ServedConnection,
+  state: ServerState,
+  context: QueryContext,
+  sink: PacketSink,
+  id: number,
+  statements: PreparedStatements,
+): Promise<void> {
   // The answer's packets are numbered from 1, after the command's 0.
   conn.numberFrom(1);
   const r = new Reader(payload);
   switch (code) {
+    case Command.COM_QUIT:
+      return conn.close();
+    case Command.COM_PING:
+    // A binlog server has no databases to change to: any is accepted.
+    case Command.COM_INIT_DB:
+      conn.writeOk();
+      break;
     case Command.COM_QUERY:
       reply(conn, await answer(text(decodeQueryPacket(r, OUTSIDE_ANY_BINLOG).query), context));
       break;
@@ -193,6 +212,13 @@ async function command(code: number | undefined, payload: Uint8Array, conn: Serv
     default:
       reply(conn, unknownCommand(code));
   }
+  conn.numberFrom(0);
+}
+
+/** The ERR of a command too short for its fields, numbered as an answer. */
+function malformed(conn: ServedConnection): void {
+  conn.numberFrom(1);
+  conn.write(MALFORMED);
   conn.numberFrom(0);
 }
 
@@ -248,8 +274,10 @@ export function errPacket(errorCode: number, sqlState: string, message: string):
 
 /** COM_BINLOG_DUMP (MariaDB: from @slave_connect_state when set) or COM_BINLOG_DUMP_GTID: the dump, or the ERR that says why not. */
 async function dump(code: number, r: Reader, state: ServerState, context: QueryContext, sink: PacketSink, conn: ServedConnection): Promise<void> {
-  const asked = decoded(() => (code === Command.COM_BINLOG_DUMP ? decodeBinlogDumpPacket(r, OUTSIDE_ANY_BINLOG) : decodeBinlogDumpGtidPacket(r, OUTSIDE_ANY_BINLOG)));
-  // MySQL's com_binlog_dump and com_binlog_dump_gtid refuse a packet too short for their fields, and end the connection.
+  const decode = code === Command.COM_BINLOG_DUMP ? decodeBinlogDumpPacket : decodeBinlogDumpGtidPacket;
+  const asked = decoded(() => decode(r, OUTSIDE_ANY_BINLOG));
+  // MySQL's com_binlog_dump and com_binlog_dump_gtid refuse a packet too short for their fields, and
+  // end the connection.
   if (asked === undefined) return conn.refuse(MALFORMED);
   const user = context.user;
   const checksum = String(user.get('master_binlog_checksum') ?? 'NONE').toUpperCase();
