@@ -209,7 +209,8 @@ Options for flashback:
 
 const SERVE_HELP = `Options for serve (binlog serve [options] FILE|DIR... or --from-jsonl FILE|-):
   --port=N                   TCP port (default 3306; 0: any free one, said on standard error).
-  --host=H                   The address to listen on (default 127.0.0.1: this machine only).
+  --host=H                   The address to listen on (default 127.0.0.1: this machine only); another
+                             needs --user (or --allow-anonymous).
   --user=U --password[=PW]   The account replicas must give (mysql_native_password); without
                              --user any account is let in. --password without a value asks for it;
                              --password-file=FILE reads its first line; MYSQL_PWD is taken when
@@ -224,6 +225,13 @@ const SERVE_HELP = `Options for serve (binlog serve [options] FILE|DIR... or --f
   --from-jsonl FILE|-        Serve the events of dump-format JSON lines (an edited dump), encoded as
                              encode writes them, each binlog named by its events' "file" (default
                              binlog.000001), log_pos computed; the table definitions options apply.
+  --max-allowed-packet=N     The largest packet a client may send once logged in, in bytes (default
+                             16777216, MariaDB's); before login 16 KB. A larger one ends the connection.
+  --connect-timeout=S        Seconds a client has to log in (default 10).
+  --wait-timeout=S           Seconds a client may stay without a command (default 28800).
+  --max-connections=N        Clients at once (default 151); the next gets "Too many connections".
+  --allow-anonymous          Without --user, listen on an address other machines reach (--host=0.0.0.0):
+                             anyone who reaches it can read the binlogs. Without it serve refuses to.
 serve answers what replicas and CDC clients ask before a dump (SELECT UNIX_TIMESTAMP(), @@server_id,
 @@version, @@global.binlog_checksum, SHOW MASTER STATUS, SHOW BINARY LOGS, SET @...), then
 COM_REGISTER_SLAVE and COM_BINLOG_DUMP from a file and position or a MariaDB GTID state

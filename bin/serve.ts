@@ -4,7 +4,7 @@
  */
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { serveBinlog, UnservableError, type ServeOptions, type ServedBinlogs } from '../server/serve.js';
+import { isLoopback, serveBinlog, UnservableError, type ServeOptions, type ServedBinlogs } from '../server/serve.js';
 import { jsonLineEvents, parseCommand, reportFailure, tableDefinitions } from './options.js';
 import { givenPassword, withPasswordPrompt } from './secrets.js';
 import { EXIT, SERVE_OPTIONS, UsageError } from './usage.js';
@@ -23,9 +23,20 @@ export async function serveCommand(args: string[], help: string): Promise<number
     throw new UsageError('--password and --password-file are for --user');
   }
   if ((values['ssl-cert'] === undefined) !== (values['ssl-key'] === undefined)) throw new UsageError('--ssl-cert and --ssl-key go together');
+  const host = values.host ?? '127.0.0.1';
+  if (values.user === undefined && !values['allow-anonymous'] && !isLoopback(host)) {
+    const ways = 'give --user (and a password), or listen on this machine only (--host=127.0.0.1), or ' +
+      'serve anyone with --allow-anonymous';
+    throw new UsageError(`--host=${host} is reachable from other machines: ${ways}`);
+  }
   const options: ServeOptions = {
     port: number(values.port, '--port') ?? 3306,
-    host: values.host,
+    host,
+    allowAnonymous: values['allow-anonymous'],
+    maxAllowedPacket: positive(values['max-allowed-packet'], '--max-allowed-packet'),
+    connectTimeout: positive(values['connect-timeout'], '--connect-timeout'),
+    waitTimeout: positive(values['wait-timeout'], '--wait-timeout'),
+    maxConnections: positive(values['max-connections'], '--max-connections'),
     user: values.user,
     password,
     serverId: number(values['server-id'], '--server-id'),
@@ -51,6 +62,13 @@ export async function serveCommand(args: string[], help: string): Promise<number
 
 async function* events(input: string) {
   for await (const { event } of jsonLineEvents(input)) yield event;
+}
+
+/** A limit: a number above 0, as a limit of 0 would let nothing through. */
+function positive(v: string | undefined, option: string): number | undefined {
+  const n = number(v, option);
+  if (n === 0) throw new UsageError(`${option} takes a number above 0`);
+  return n;
 }
 
 function number(v: string | undefined, option: string): number | undefined {

@@ -126,6 +126,11 @@ export const SERVE_OPTIONS = {
   'ssl-key': { type: 'string' },
   follow: { type: 'boolean' },
   'from-jsonl': { type: 'string' },
+  'max-allowed-packet': { type: 'string' },
+  'connect-timeout': { type: 'string' },
+  'wait-timeout': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'allow-anonymous': { type: 'boolean' },
   ...TABLE_DEF_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -48,28 +48,36 @@ export const CommandNames: Readonly<Record<number, CommandName>> = {
 };
 /** The server error numbers (include/mysqld_error.h) a binlog server answers with, in ERR packets. */
 export const ServerErrorCode = {
+  ER_CON_COUNT_ERROR: 1040,
   ER_ACCESS_DENIED_ERROR: 1045,
   ER_UNKNOWN_COM_ERROR: 1047,
   ER_BAD_FIELD_ERROR: 1054,
+  ER_UNKNOWN_ERROR: 1105,
+  ER_NET_PACKET_TOO_LARGE: 1153,
   ER_UNKNOWN_SYSTEM_VARIABLE: 1193,
   ER_WRONG_ARGUMENTS: 1210,
   ER_NOT_SUPPORTED_YET: 1235,
   ER_UNKNOWN_STMT_HANDLER: 1243,
   ER_MASTER_FATAL_ERROR_READING_BINLOG: 1236,
+  ER_MALFORMED_PACKET: 1835,
 } as const;
 
 export type ServerErrorCodeName = keyof typeof ServerErrorCode;
 
 /** Names of ServerErrorCode by value. */
 export const ServerErrorCodeNames: Readonly<Record<number, ServerErrorCodeName>> = {
+  1040: 'ER_CON_COUNT_ERROR',
   1045: 'ER_ACCESS_DENIED_ERROR',
   1047: 'ER_UNKNOWN_COM_ERROR',
   1054: 'ER_BAD_FIELD_ERROR',
+  1105: 'ER_UNKNOWN_ERROR',
+  1153: 'ER_NET_PACKET_TOO_LARGE',
   1193: 'ER_UNKNOWN_SYSTEM_VARIABLE',
   1210: 'ER_WRONG_ARGUMENTS',
   1235: 'ER_NOT_SUPPORTED_YET',
   1243: 'ER_UNKNOWN_STMT_HANDLER',
   1236: 'ER_MASTER_FATAL_ERROR_READING_BINLOG',
+  1835: 'ER_MALFORMED_PACKET',
 };
 /**
  * What a replica says it understands in @mariadb_slave_capability (MariaDB's log_event.h

@@ -13,9 +13,10 @@
  * writeHeader(sequenceId) fills. mysql2's destroy() ends only our half of the socket (connection.stream).
  *
  * The server side: mysql2's Server keeps its net.Server as _server; each connection does the handshake
- * (serverHandshake, whose command's `next` reads the client's reply) and emits every command as a
- * 'packet' event; its socket is connection.stream, read through connection.packetParser; sequenceId
- * numbers the next packet written.
+ * (serverHandshake, whose command's `next` reads the client's reply, and is wrapped here so that the
+ * commands after it come to us); its socket is connection.stream, whose 'data' listener feeds
+ * connection.packetParser (which a PacketIntake here stands in front of); sequenceId numbers the next
+ * packet written.
  */
 import { once } from 'node:events';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
@@ -68,13 +69,17 @@ interface Mysql2PacketParser {
 
 /** The handshake command serverHandshake returns: `next` is the step that reads the client's reply. */
 interface Mysql2Handshake {
-  next: (this: unknown, packet: Mysql2Packet, connection: unknown) => unknown;
+  next: Mysql2Step;
 }
+
+/** A step of a mysql2 command: it reads one packet and returns the step that reads the next. */
+type Mysql2Step = (this: unknown, packet: Mysql2Packet, connection: unknown) => unknown;
 
 /** The members of mysql2's server-side connection beyond its typings, and those typed too loosely (any). */
 interface ServedInternals {
   stream: Socket;
-  packetParser: Mysql2PacketParser;
+  /** mysql2's parser, which its socket's 'data' listener feeds; replaced by a PacketIntake in front of it. */
+  packetParser: { execute(data: Buffer): void };
   sequenceId: number;
   serverHandshake(args: object): Mysql2Handshake;
   writePacket(packet: Mysql2OutgoingPacket): void;
@@ -305,24 +310,142 @@ export interface Greeting {
   statusFlags: number;
   characterSet: number;
   capabilityFlags: number;
-  /** Whether the client may in: undefined, or why not (an error message and code). */
-  refuses(auth: Authentication): { message: string; code: number } | undefined;
+  /** Whether the client may in: undefined, or the ERR packet's payload that refuses it. */
+  refuses(auth: Authentication): Uint8Array | undefined;
   /** With CLIENT_SSL offered: the takeover that answers an SSLRequest. */
   tls?: TlsTakeover;
+  /** How long the handshake may take and how large a packet may be (default: no limits). */
+  limits?: ConnectionLimits;
+}
+
+/** What a connection may cost the server before and after its client is admitted. */
+export interface ConnectionLimits {
+  /** Milliseconds from the greeting to the client's admission, after which the connection ends. */
+  connectTimeout: number;
+  /** The largest packet (its continuation frames joined) a client may send before it is admitted. */
+  packetBeforeLogin: number;
+  /** The largest packet after. */
+  packetAfterLogin: number;
+  /** The ERR packet's payload a larger packet gets before the connection ends. */
+  tooLarge: Uint8Array;
+}
+
+/** The payload length of a frame that a continuation frame follows (the protocol's largest). */
+const FULL_FRAME = 0xffffff;
+
+/** How long a connection that is ending waits for its client to close before it closes itself. */
+const CLOSING_GRACE_MS = 1000;
+
+/**
+ * The socket's bytes on their way to mysql2's packet parser, framed here first: a packet larger than the
+ * limit is never buffered (the connection ends instead), nothing is parsed once the connection is ending,
+ * and the bytes after a packet whose reading hands the socket over (to TLS) go to the new owner.
+ */
+class PacketIntake {
+  limit = Number.POSITIVE_INFINITY;
+  private header = Buffer.alloc(4);
+  private headerHave = 0;
+  private remaining = 0;
+  private lastFrame = true;
+  private packetSize = 0;
+  private stopped = false;
+  private handOver?: (rest: Buffer) => void;
+
+  constructor(
+    public parser: Mysql2PacketParser,
+    private readonly tooLarge: () => void,
+  ) {}
+
+  /** What mysql2 calls with each of the socket's chunks. */
+  execute(chunk: Buffer): void {
+    let fed = 0;
+    let at = 0;
+    while (at < chunk.length && !this.stopped) {
+      if (this.headerHave < 4) {
+        const n = Math.min(4 - this.headerHave, chunk.length - at);
+        chunk.copy(this.header, this.headerHave, at, at + n);
+        this.headerHave += n;
+        at += n;
+        if (this.headerHave < 4) break;
+        if (!this.frameStarts(this.header.readUIntLE(0, 3))) return this.tooLarge();
+      }
+      const n = Math.min(this.remaining, chunk.length - at);
+      this.remaining -= n;
+      at += n;
+      if (this.remaining > 0) break;
+      this.frameEnds();
+      this.parser.execute(chunk.subarray(fed, at));
+      fed = at;
+      if (this.handOver) return this.handOverRest(chunk.subarray(at));
+    }
+    if (fed < at && !this.stopped) this.parser.execute(chunk.subarray(fed, at));
+  }
+
+  /** Takes a frame of `length` bytes on; false when it makes its packet larger than the limit. */
+  private frameStarts(length: number): boolean {
+    this.packetSize += length;
+    this.remaining = length;
+    this.lastFrame = length < FULL_FRAME;
+    return this.packetSize <= this.limit;
+  }
+
+  private frameEnds(): void {
+    this.headerHave = 0;
+    if (this.lastFrame) this.packetSize = 0;
+  }
+
+  private handOverRest(rest: Buffer): void {
+    const handOver = this.handOver!;
+    this.handOver = undefined;
+    handOver(rest);
+  }
+
+  /** After the packet being parsed: the rest of the socket's bytes go to `to`, then a new parser reads. */
+  handOverAfterPacket(parser: Mysql2PacketParser, to: (rest: Buffer) => void): void {
+    this.handOver = to;
+    this.parser = parser;
+  }
+
+  /** Nothing more is parsed: the connection is ending. */
+  stop(): void {
+    this.stopped = true;
+  }
 }
 
 /** A client's connection to the server, mysql2 doing the handshake and the commands it knows. */
 export class ServedConnection {
-  constructor(private readonly conn: ServedInternals) {}
+  private readonly raw: Socket;
+  private readonly intake: PacketIntake;
+  private ending = false;
+  private command?: (code: number | undefined, payload: Uint8Array) => void;
+
+  constructor(private readonly conn: ServedInternals) {
+    this.raw = conn.stream;
+    const parser = beyondTypings<Mysql2PacketParser>(conn.packetParser);
+    this.intake = new PacketIntake(parser, () => this.refuse(this.tooLarge));
+    conn.packetParser = this.intake;
+  }
+
+  private tooLarge: Uint8Array = new Uint8Array();
 
   /** The socket the connection started on (TLS, if taken over, runs over it). */
   get socket(): Socket {
-    return this.conn.stream;
+    return this.raw;
   }
 
-  /** Sends the greeting and admits the client or not; its commands come after, to `onCommand`'s listener. */
+  /**
+   * Sends the greeting and admits the client or not; its commands come after, to `onCommand`'s listener.
+   * A refused client gets the refusal's ERR and the connection ends, whatever it sent after its reply.
+   */
   greet(g: Greeting): void {
     const conn = this.conn;
+    const limits = g.limits;
+    if (limits) {
+      this.tooLarge = limits.tooLarge;
+      this.intake.limit = limits.packetBeforeLogin;
+    }
+    const connectTimer = limits && setTimeout(() => this.end(), limits.connectTimeout);
+    let admitted = false;
     const handshake = conn.serverHandshake({
       protocolVersion: 10,
       serverVersion: g.serverVersion,
@@ -330,27 +453,94 @@ export class ServedConnection {
       statusFlags: g.statusFlags,
       characterSet: g.characterSet,
       capabilityFlags: g.capabilityFlags,
-      authCallback: (auth: Authentication, done: (e: null, refused?: { message: string; code: number }) => void) => {
-        done(null, g.refuses(auth));
+      authCallback: (auth: Authentication, done: (e: null) => void) => {
+        const refusal = g.refuses(auth);
+        // mysql2's own refusal has no SQL state and only half-closes the socket, so it is never asked for.
+        if (refusal) return this.refuse(refusal);
+        clearTimeout(connectTimer);
+        if (limits) this.intake.limit = limits.packetAfterLogin;
+        admitted = true;
+        done(null);
         // mysql2 counts the OK it wrote on, but the client's first command starts again from 0.
         conn.sequenceId = 0;
       },
     });
-    if (g.tls) takeOverTls(conn, handshake, g.tls);
+    this.raw.on('close', () => clearTimeout(connectTimer));
+    this.readReplyThen(handshake, () => admitted, g.tls);
   }
 
   /**
-   * Hands every command to `listener` as its code and a copy of its payload. mysql2 answers COM_PING,
-   * COM_QUIT and COM_INIT_DB itself; it would also answer a query (with an error) unless something
-   * listens to its 'query' event, and takes a query that begins with SET for a prepared statement, so
-   * those events are listened to and ignored, and the one answer comes from the listener.
+   * Wraps the handshake's step that reads the client's reply (mysql2's command `next`): an SSLRequest
+   * goes over to TLS and the reply is read again; after the reply, every command of an admitted client
+   * goes to `onCommand`'s listener, none to mysql2's dispatch (which reads a code past the end of an
+   * empty packet, fails on a short COM_STMT_EXECUTE, and answers some commands besides the listener),
+   * and a refused client's go nowhere.
    */
-  onCommand(listener: (code: number, payload: Uint8Array) => void): void {
-    this.conn.on('query', () => {});
-    this.conn.on('stmt_prepare', () => {});
-    this.conn.on('stmt_execute', () => {});
-    // The payload is copied, because the listener may read it after the event, when the socket's chunk is gone.
-    this.conn.on('packet', (p: Mysql2Packet, _known: boolean, code: number) => listener(code, payloadOf(p).slice()));
+  private readReplyThen(handshake: Mysql2Handshake, admitted: () => boolean, tls: TlsTakeover | undefined): void {
+    const readReply = handshake.next;
+    const ignore = () => ignore;
+    const self = this;
+    const dispatch = (packet: Mysql2Packet): Mysql2Step => {
+      // The payload is copied, because the listener may read it later, when the socket's chunk is gone.
+      const payload = payloadOf(packet).slice();
+      self.command?.(payload[0], payload);
+      return dispatch;
+    };
+    const reply: Mysql2Step = function (this: unknown, packet, connection) {
+      if (tls?.asks(payloadOf(packet))) {
+        self.takeOverTls(tls);
+        return reply;
+      }
+      readReply.call(this, packet, connection);
+      return admitted() ? dispatch : ignore;
+    };
+    handshake.next = reply;
+  }
+
+  /**
+   * mysql2's server side has no TLS: its handshake reads the client's first packet as the handshake
+   * response, with no case for an SSLRequest, and its startTLS is the client's. So once the request is
+   * read, the socket is taken over by a server-side TLS socket (over the bytes after the request, which
+   * may hold the client's TLS hello), a new mysql2 packet parser reads what TLS gives, and mysql2's
+   * writes go to it, as startTLS does for a client.
+   */
+  private takeOverTls(tls: TlsTakeover): void {
+    const conn = this.conn;
+    const parser = new this.intake.parser.constructor(this.intake.parser.onPacket, 4);
+    this.intake.handOverAfterPacket(parser, (rest) => {
+      this.raw.removeAllListeners('data');
+      const secure = tls.secure(this.raw, rest);
+      secure.on('data', (data: Buffer) => this.intake.execute(data));
+      secure.on('error', () => this.raw.destroy());
+      conn.stream = secure;
+    });
+  }
+
+  /** Sends `err` (an ERR packet's payload) and ends the connection, reading nothing more. */
+  refuse(err: Uint8Array): void {
+    if (this.ending) return;
+    this.write(err);
+    this.end();
+  }
+
+  /**
+   * Ends the connection as a server does: nothing more is read, what was written goes out, and the
+   * socket closes when the client closes its side or after a grace period.
+   */
+  end(): void {
+    if (this.ending) return;
+    this.ending = true;
+    this.intake.stop();
+    this.conn.close();
+    const raw = this.raw;
+    const destroyLater = () => setTimeout(() => raw.destroy(), CLOSING_GRACE_MS).unref();
+    if (raw.writableFinished) destroyLater();
+    else raw.once('finish', destroyLater);
+  }
+
+  /** Hands every command to `listener` as its code (none for an empty packet) and its payload. */
+  onCommand(listener: (code: number | undefined, payload: Uint8Array) => void): void {
+    this.command = listener;
   }
 
   /** Told when the socket closes, or the connection fails. */
@@ -397,33 +587,8 @@ export class ServedConnection {
     this.conn.writeTextRow(row);
   }
 
+  /** Ends the connection (see end). */
   close(): void {
-    this.conn.close();
+    this.end();
   }
-}
-
-/**
- * mysql2's server side has no TLS: its handshake reads the client's first packet as the handshake
- * response, with no case for an SSLRequest, and its startTLS is the client's. So the step that reads
- * the client's reply is wrapped: an SSLRequest has the socket taken over by a server-side TLS socket
- * (mysql2's packet parser fed from it, its writes going to it, as startTLS does for a client), and
- * mysql2 then reads the handshake response that comes over TLS.
- */
-function takeOverTls(conn: ServedInternals, handshake: Mysql2Handshake, tls: TlsTakeover): void {
-  const readReply = handshake.next;
-  handshake.next = function (this: unknown, packet: Mysql2Packet, connection: unknown) {
-    if (!tls.asks(payloadOf(packet))) return readReply.call(this, packet, connection);
-    const raw = conn.stream;
-    raw.removeAllListeners('data');
-    const secure = tls.secure(raw, packet.buffer.subarray(packet.end));
-    // The parser that read the request goes on over the rest of that read (the TLS hello, or a TLS
-    // record it takes for the start of a packet too long to come), so a new one reads what TLS gives.
-    const parser = new conn.packetParser.constructor(conn.packetParser.onPacket, 4);
-    conn.packetParser = parser;
-    secure.on('data', (data: Buffer) => parser.execute(data));
-    secure.on('error', () => raw.destroy());
-    conn.stream = secure;
-    // The handshake response comes next, over TLS.
-    return readReply;
-  };
 }

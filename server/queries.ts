@@ -78,7 +78,22 @@ function unquote(t: string): string {
 }
 
 function unknown(sql: string): QueryError {
-  return new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', `binlog serve does not answer this statement: ${sql.trim()}`);
+  const message = `binlog serve does not answer this statement: ${quoted(sql.trim(), STATEMENT_QUOTE)}`;
+  return new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', message);
+}
+
+/** How much of a statement an error quotes: MariaDB's ER_PARSE_ERROR quotes 80 characters ('%-.80s'). */
+const STATEMENT_QUOTE = 80;
+
+/** How much of a name an error quotes: MariaDB's messages quote 192 characters of one ('%-.192s'). */
+const NAME_QUOTE = 192;
+
+/**
+ * A client's text as an error quotes it: cut, as a server cuts it, so that no answer echoes a whole
+ * packet back (a client may send max_allowed_packet's worth).
+ */
+export function quoted(text: string, max = NAME_QUOTE): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** Answers one statement. */
@@ -221,11 +236,17 @@ async function selectColumns(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
   const table = where.get('TABLE_NAME');
   if (schema === undefined || table === undefined || where.size !== 2) throw unknown(t.sql);
   const rows = await ctx.columns(schema, table);
-  if (typeof rows === 'string') throw new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', `binlog serve cannot answer this statement: ${rows}`);
+  if (typeof rows === 'string') {
+    const message = `binlog serve cannot answer this statement: ${quoted(rows)}`;
+    throw new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', message);
+  }
   const known = Object.keys(rows[0] ?? {});
   const keys = wanted.map((w) => {
     const key = w.toUpperCase();
-    if (rows.length && !known.includes(key)) throw new QueryError(ServerErrorCode.ER_BAD_FIELD_ERROR, '42S22', `Unknown column '${w}' in 'field list' (binlog serve knows ${known.join(', ')})`);
+    if (rows.length && !known.includes(key)) {
+      const message = `Unknown column '${quoted(w)}' in 'field list' (binlog serve knows ${known.join(', ')})`;
+      throw new QueryError(ServerErrorCode.ER_BAD_FIELD_ERROR, '42S22', message);
+    }
     return key;
   });
   return { columns: wanted, rows: rows.map((r) => keys.map((k) => r[k] ?? null)) };
@@ -274,7 +295,10 @@ function userName(text: string): string {
 async function systemVariable(text: string, ctx: QueryContext): Promise<string | null> {
   const name = text.slice(2).replace(/^(global|session|local)\./i, '').toLowerCase();
   const value = await ctx.variable(name);
-  if (value === undefined) throw new QueryError(ServerErrorCode.ER_UNKNOWN_SYSTEM_VARIABLE, 'HY000', `Unknown system variable '${name}'`);
+  if (value === undefined) {
+    const message = `Unknown system variable '${quoted(name)}'`;
+    throw new QueryError(ServerErrorCode.ER_UNKNOWN_SYSTEM_VARIABLE, 'HY000', message);
+  }
   return value;
 }
 

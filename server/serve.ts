@@ -6,7 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { listen } from '../protocol/mysql2-adapter.js';
+import { isIPv4 } from 'node:net';
+import { listen, type ServedConnection } from '../protocol/mysql2-adapter.js';
+import { ServerErrorCode } from '../generated/replication.js';
 import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
 import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
@@ -17,7 +19,7 @@ import { tableColumns } from './source-columns.js';
 import { gtidStateAt } from './source-gtids.js';
 import { eventLogs, fileLogs, type ServedLogs } from './logs.js';
 import type { QueryContext } from './queries.js';
-import { serveConnection, type ServerState } from './session.js';
+import { errPacket, serveConnection, TOO_LARGE, type ServerState } from './session.js';
 
 /** What is served: binlog files (or folders of them), or events encoded into a binlog as they come. */
 export type ServedBinlogs = { files: string[] } | { events: AsyncIterable<BinlogEventInput> };
@@ -42,7 +44,31 @@ export interface ServeOptions extends EncodeOptions {
   tls?: { cert: string | Uint8Array; key: string | Uint8Array };
   /** Milliseconds to wait for events to make the first binlog's FORMAT_DESCRIPTION (default 10 000). */
   firstEventTimeout?: number;
+  /** The largest packet an admitted client may send, in bytes (default 16 MB, MariaDB's max_allowed_packet). */
+  maxAllowedPacket?: number;
+  /** Seconds the handshake may take (default 10, MariaDB's connect_timeout). */
+  connectTimeout?: number;
+  /** Seconds a client may stay without a command (default 28 800, MariaDB's wait_timeout). */
+  waitTimeout?: number;
+  /** Clients connected at once; the next gets ER_CON_COUNT_ERROR (default 151, MariaDB's max_connections). */
+  maxConnections?: number;
+  /** Listen on an address other machines reach without `user` (default: refused, as anyone could read the binlogs). */
+  allowAnonymous?: boolean;
 }
+
+/** MariaDB's defaults (mariadbd --verbose --help) for what a connection may cost. */
+export const SERVER_DEFAULTS = {
+  maxAllowedPacket: 16 * 1024 * 1024,
+  connectTimeout: 10,
+  waitTimeout: 28_800,
+  maxConnections: 151,
+} as const;
+
+/**
+ * The largest packet before a client is admitted: a handshake response holds a user name, a token and a
+ * few connection attributes, and MariaDB's net_buffer_length (16 KB) holds it.
+ */
+const PACKET_BEFORE_LOGIN = 16 * 1024;
 
 export { UnservableError };
 
@@ -56,6 +82,8 @@ export interface BinlogServer {
 const DEFAULT_FIRST_EVENT_TIMEOUT = 10_000;
 
 export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions = {}): Promise<BinlogServer> {
+  const host = options.host ?? '127.0.0.1';
+  if (options.user === undefined && !options.allowAnonymous && !isLoopback(host)) throw new AnonymousServerError(host);
   const log = options.log ?? ((m: string) => process.stderr.write(`binlog serve: ${m}\n`));
   let failure: unknown;
   const logs: ServedLogs =
@@ -78,8 +106,17 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
     replicas: new Map(),
     tls: options.tls && createSecureContext({ cert: Buffer.from(options.tls.cert), key: Buffer.from(options.tls.key) }),
     log,
+    limits: {
+      connectTimeout: 1000 * (options.connectTimeout ?? SERVER_DEFAULTS.connectTimeout),
+      packetBeforeLogin: PACKET_BEFORE_LOGIN,
+      packetAfterLogin: options.maxAllowedPacket ?? SERVER_DEFAULTS.maxAllowedPacket,
+      tooLarge: TOO_LARGE,
+    },
+    waitTimeout: 1000 * (options.waitTimeout ?? SERVER_DEFAULTS.waitTimeout),
   };
-  const listening = await listen(options.port ?? 0, options.host ?? '127.0.0.1', (conn) => serveConnection(conn, state));
+  const maxConnections = options.maxConnections ?? SERVER_DEFAULTS.maxConnections;
+  const admit = capped(maxConnections, (conn) => serveConnection(conn, state));
+  const listening = await listen(options.port ?? 0, host, admit);
   return {
     port: listening.port,
     host: listening.host,
@@ -88,6 +125,42 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
       await logs.close();
     },
   };
+}
+
+/** MariaDB's answer to a connection past max_connections, sent instead of the greeting. */
+const TOO_MANY = errPacket(ServerErrorCode.ER_CON_COUNT_ERROR, '08004', 'Too many connections');
+
+/** Serves at most `max` connections at once; the one past them gets ER_CON_COUNT_ERROR and is closed. */
+function capped(max: number, serve: (conn: ServedConnection) => void): (conn: ServedConnection) => void {
+  let open = 0;
+  return (conn) => {
+    if (open >= max) return conn.refuse(TOO_MANY);
+    open++;
+    conn.onClose(once(() => open--));
+    serve(conn);
+  };
+}
+
+/** `f`, which runs the first time it is called only (a connection tells of its end more than once). */
+function once(f: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) f();
+    done = true;
+  };
+}
+
+/** Thrown when serve would let anyone on the network in: an address others reach, no account. */
+export class AnonymousServerError extends Error {
+  constructor(readonly host: string) {
+    super(`${host} is reachable from other machines, and without an account anyone could read the binlogs served`);
+  }
+}
+
+/** Whether `host` is reachable from this machine only: 127.0.0.0/8, ::1 (also IPv4-mapped), localhost. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^::ffff:/, '');
+  return h === 'localhost' || h === '::1' || (isIPv4(h) && h.startsWith('127.'));
 }
 
 /** The first binlog's FORMAT_DESCRIPTION, waiting for events to make it. */

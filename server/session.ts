@@ -1,9 +1,9 @@
 /**
  * One client of the binlog server, over mysql2's server-side connection (protocol/mysql2-adapter.ts):
- * mysql2 does the handshake (mysql_native_password's scramble) and answers COM_PING, COM_QUIT and
- * COM_INIT_DB; every other command reaches this file as its raw payload, decoded by the codecs of
- * schemas/replication.yaml: COM_QUERY, COM_REGISTER_SLAVE, COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID and
- * the prepared statements' commands.
+ * mysql2 does the handshake (mysql_native_password's scramble); every command reaches this file as its
+ * raw payload, decoded by the codecs of schemas/replication.yaml: COM_QUERY, COM_REGISTER_SLAVE,
+ * COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID, the prepared statements' commands, COM_PING, COM_INIT_DB and
+ * COM_QUIT. A malformed command gets the ERR a server gives for it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SecureContext } from 'node:tls';
@@ -22,14 +22,15 @@ import {
   type RegisterSlavePacket,
 } from '../generated/replication.js';
 import { MariadbGtidState, MysqlGtidSet } from '../protocol/gtid-sets.js';
-import type { Authentication, ServedConnection } from '../protocol/mysql2-adapter.js';
+import type { Authentication, ConnectionLimits, ServedConnection } from '../protocol/mysql2-adapter.js';
 import { OUTSIDE_ANY_BINLOG, packet, text } from '../protocol/packets.js';
 import { Reader } from '../runtime/core/reader.js';
+import { BinlogError } from '../runtime/core/errors.js';
 import { DumpError, sendDump, type DumpRequest, type PacketSink } from './source-dump.js';
 import { gtidStart, mysqlGtidStart, type LogPlace } from './source-gtids.js';
 import { MariadbSkipper, mysqlSkipper } from './skip.js';
 import type { ServedLogs } from './logs.js';
-import { answer, type Answer, type QueryContext, QueryError, type ResultSet } from './queries.js';
+import { answer, type Answer, type QueryContext, QueryError, quoted, type ResultSet } from './queries.js';
 import { binaryRow, PreparedStatements, textColumn, UTF8_GENERAL_CI } from './statements.js';
 import { tlsTakeover } from './tls.js';
 
@@ -50,7 +51,21 @@ export interface ServerState {
   tls?: SecureContext;
   /** Told of each connection's failure that is not the client's going away. */
   log(message: string): void;
+  /** The handshake's time and the packets' sizes a connection is held to. */
+  limits: ConnectionLimits;
+  /** Milliseconds without a command after which a connection is closed (MariaDB's wait_timeout). */
+  waitTimeout: number;
 }
+
+/** ER_MALFORMED_PACKET (both servers'): a command too short for its fields gets it. */
+const MALFORMED = errPacket(ServerErrorCode.ER_MALFORMED_PACKET, 'HY000', 'Malformed communication packet');
+
+/** A packet larger than the server's max_allowed_packet (MariaDB's ER_NET_PACKET_TOO_LARGE, then the end). */
+export const TOO_LARGE = errPacket(
+  ServerErrorCode.ER_NET_PACKET_TOO_LARGE,
+  '08S01',
+  "Got a packet bigger than 'max_allowed_packet' bytes",
+);
 
 /** What the handshake offers: every capability of the schema's, TLS only with a certificate. */
 const CAPABILITIES = Object.values(ClientCapabilities).reduce((a, b) => a | b, 0) & ~ClientCapabilities.CLIENT_SSL;
@@ -77,22 +92,61 @@ export function serveConnection(conn: ServedConnection, state: ServerState): voi
     statusFlags: ServerStatus.SERVER_STATUS_AUTOCOMMIT,
     characterSet: UTF8_GENERAL_CI,
     capabilityFlags: CAPABILITIES | (state.tls ? ClientCapabilities.CLIENT_SSL : 0),
-    refuses: (auth) => (state.account && !admits(state.account, auth) ? { message: `Access denied for user '${auth.user}' (binlog serve)`, code: ServerErrorCode.ER_ACCESS_DENIED_ERROR } : undefined),
+    refuses: (auth) => (state.account && !admits(state.account, auth) ? accessDenied(auth.user) : undefined),
     tls: state.tls && tlsTakeover(state.tls),
+    limits: state.limits,
   });
   const statements = new PreparedStatements();
   const sink: PacketSink = { send: (p) => conn.send(p, gone.signal), gone: gone.signal };
   // Commands are answered one at a time, as a server reads them, so that an answer that takes a while
   // (a GTID lookup) is not overtaken by the next command's.
   let previous = Promise.resolve();
-  conn.onCommand((code, payload) => {
+  let waiting = 0;
+  const idle = new IdleTimer(state.waitTimeout, () => conn.close());
+  conn.onClose(() => idle.stop());
+  const queue = (code: number | undefined, payload: Uint8Array) => {
+    idle.stop();
+    waiting++;
     previous = previous
       .then(() => command(code, payload, conn, state, context, sink, id, statements))
       .catch((e: unknown) => {
+        // A command too short for its fields gets MariaDB's ER_MALFORMED_PACKET, and the session goes on.
+        if (e instanceof BinlogError) return malformed(conn);
         state.log(`connection ${id}: ${(e as Error).message}`);
         conn.close();
+      })
+      .finally(() => {
+        if (--waiting === 0 && !gone.signal.aborted) idle.start();
       });
-  });
+  };
+  idle.start();
+  conn.onCommand(queue);
+}
+
+/** A timer that ends a connection left without a command for too long, stopped while a command is answered. */
+class IdleTimer {
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly ms: number,
+    private readonly expired: () => void,
+  ) {}
+
+  start(): void {
+    this.stop();
+    this.timer = setTimeout(this.expired, this.ms);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** MariaDB's refusal of a login: ER_ACCESS_DENIED_ERROR, SQL state 28000. */
+function accessDenied(user: string): Uint8Array {
+  const message = `Access denied for user '${quoted(user)}' (binlog serve)`;
+  return errPacket(ServerErrorCode.ER_ACCESS_DENIED_ERROR, '28000', message);
 }
 
 /** mysql_native_password: the token is SHA1(pw) XOR SHA1(scramble + SHA1(SHA1(pw))). */
@@ -106,19 +160,36 @@ function admits(account: { user: string; password: string }, p: Authentication):
   return p.authToken.length === expected.length && timingSafeEqual(p.authToken, expected);
 }
 
-async function command(code: number, payload: Uint8Array, conn: ServedConnection, state: ServerState, context: QueryContext, sink: PacketSink, id: number, statements: PreparedStatements): Promise<void> {
-  // mysql2 has answered these itself.
-  if (code === Command.COM_QUIT || code === Command.COM_PING || code === Command.COM_INIT_DB) return;
+/**
+ * Answers one command. An empty packet has no code: MariaDB's do_command reads it as COM_SLEEP, which
+ * no client may send, and answers ER_UNKNOWN_COM_ERROR.
+ */
+async function command(
+  code: number | undefined,
+  payload: Uint8Array,
+  conn: ServedConnection,
+  state: ServerState,
+  context: QueryContext,
+  sink: PacketSink,
+  id: number,
+  statements: PreparedStatements,
+): Promise<void> {
   // The answer's packets are numbered from 1, after the command's 0.
   conn.numberFrom(1);
   const r = new Reader(payload);
   switch (code) {
+    case Command.COM_QUIT:
+      return conn.close();
+    case Command.COM_PING:
+    // A binlog server has no databases to change to: any is accepted.
+    case Command.COM_INIT_DB:
+      conn.writeOk();
+      break;
     case Command.COM_QUERY:
       reply(conn, await answer(text(decodeQueryPacket(r, OUTSIDE_ANY_BINLOG).query), context));
       break;
     case Command.COM_REGISTER_SLAVE:
-      state.replicas.set(id, decodeRegisterSlavePacket(r, OUTSIDE_ANY_BINLOG));
-      conn.writeOk();
+      registerReplica(r, conn, state, id);
       break;
     case Command.COM_BINLOG_DUMP:
     case Command.COM_BINLOG_DUMP_GTID:
@@ -139,9 +210,45 @@ async function command(code: number, payload: Uint8Array, conn: ServedConnection
       statements.close(payload);
       break;
     default:
-      reply(conn, new QueryError(ServerErrorCode.ER_UNKNOWN_COM_ERROR, '08S01', `binlog serve does not know command 0x${code.toString(16).padStart(2, '0')}`));
+      reply(conn, unknownCommand(code));
   }
   conn.numberFrom(0);
+}
+
+/** The ERR of a command too short for its fields, numbered as an answer. */
+function malformed(conn: ServedConnection): void {
+  conn.numberFrom(1);
+  conn.write(MALFORMED);
+  conn.numberFrom(0);
+}
+
+function unknownCommand(code: number | undefined): QueryError {
+  const which = code === undefined ? 'an empty command packet' : `command 0x${code.toString(16).padStart(2, '0')}`;
+  return new QueryError(ServerErrorCode.ER_UNKNOWN_COM_ERROR, '08S01', `binlog serve does not know ${which}`);
+}
+
+/**
+ * COM_REGISTER_SLAVE: the replica is listed (SHOW SLAVE HOSTS). One too short for its fields gets the
+ * words and the error of MariaDB's register_slave (sql_repl.cc), and the session goes on.
+ */
+function registerReplica(r: Reader, conn: ServedConnection, state: ServerState, id: number): void {
+  const asked = decoded(() => decodeRegisterSlavePacket(r, OUTSIDE_ANY_BINLOG));
+  if (asked === undefined) {
+    conn.write(errPacket(ServerErrorCode.ER_UNKNOWN_ERROR, 'HY000', 'Wrong parameters to function register_slave'));
+    return;
+  }
+  state.replicas.set(id, asked);
+  conn.writeOk();
+}
+
+/** A command's fields, or undefined when the packet does not hold them. */
+function decoded<T>(decode: () => T): T | undefined {
+  try {
+    return decode();
+  } catch (e) {
+    if (e instanceof BinlogError) return undefined;
+    throw e;
+  }
 }
 
 /** An answer: rows in the text protocol, or the binary one (a prepared statement's). */
@@ -167,7 +274,11 @@ export function errPacket(errorCode: number, sqlState: string, message: string):
 
 /** COM_BINLOG_DUMP (MariaDB: from @slave_connect_state when set) or COM_BINLOG_DUMP_GTID: the dump, or the ERR that says why not. */
 async function dump(code: number, r: Reader, state: ServerState, context: QueryContext, sink: PacketSink, conn: ServedConnection): Promise<void> {
-  const asked = code === Command.COM_BINLOG_DUMP ? decodeBinlogDumpPacket(r, OUTSIDE_ANY_BINLOG) : decodeBinlogDumpGtidPacket(r, OUTSIDE_ANY_BINLOG);
+  const decode = code === Command.COM_BINLOG_DUMP ? decodeBinlogDumpPacket : decodeBinlogDumpGtidPacket;
+  const asked = decoded(() => decode(r, OUTSIDE_ANY_BINLOG));
+  // MySQL's com_binlog_dump and com_binlog_dump_gtid refuse a packet too short for their fields, and
+  // end the connection.
+  if (asked === undefined) return conn.refuse(MALFORMED);
   const user = context.user;
   const checksum = String(user.get('master_binlog_checksum') ?? 'NONE').toUpperCase();
   const heartbeatNs = Number(user.get('master_heartbeat_period') ?? 0);

@@ -50,14 +50,14 @@ const MEMBERS: [Owner, string, 'function' | 'number', string][] = [
   ['server', '_server.close', 'function', 'stop listening'],
   ['served', 'stream.on', 'function', 'watch the socket close and drain'],
   ['served', 'sequenceId', 'number', 'number the packets of an answer'],
-  ['served', 'packetParser.execute', 'function', 'feed the parser what TLS decrypts'],
+  ['served', 'packetParser.execute', 'function', "feed the parser the socket's bytes, framed and limited first"],
   ['served', 'packetParser.onPacket', 'function', 'make a parser for the TLS socket'],
   ['served', 'packetParser.constructor', 'function', 'make a parser for the TLS socket'],
   ['served', 'writePacket', 'function', 'write our packets'],
   ['served', 'writeColumns', 'function', "write a result set's columns"],
   ['served', 'writeTextRow', 'function', "write a result set's rows"],
-  ['served', 'close', 'function', 'end a dump'],
-  ['handshake', 'next', 'function', 'read an SSLRequest before the handshake response'],
+  ['served', 'close', 'function', 'end a connection'],
+  ['handshake', 'next', 'function', 'read an SSLRequest, a refused or an empty command'],
 ];
 
 /** A member by its dotted path, whatever the typings say of the objects on the way. */
@@ -113,8 +113,8 @@ describe('the adapter over mysql2, a client of it talking to a server of it', ()
   let listening: Listening;
 
   /** The server's side of the test: a raw command's three-packet answer, a query's rows or its error. */
-  function answer(conn: ServedConnection, code: number, payload: Uint8Array): void {
-    commands.push({ code, payload: [...payload] });
+  function answer(conn: ServedConnection, code: number | undefined, payload: Uint8Array): void {
+    commands.push({ code: code ?? -1, payload: [...payload] });
     conn.numberFrom(1);
     if (code === Command.COM_REGISTER_SLAVE) {
       conn.write(Uint8Array.of(1, 2, 3));
@@ -136,7 +136,7 @@ describe('the adapter over mysql2, a client of it talking to a server of it', ()
 
   it('listens, greets, admits and refuses as the greeting says', async () => {
     listening = await listen(0, '127.0.0.1', (conn) => {
-      const refuses = (a: Authentication) => (a.user === 'nobody' ? { message: 'no nobody', code: 1045 } : undefined);
+      const refuses = (a: Authentication) => (a.user === 'nobody' ? errPacket(1045, '28000', 'no nobody') : undefined);
       conn.greet({ ...GREETING, capabilityFlags: CAPABILITIES, refuses });
       conn.onClose(() => closed++);
       conn.onCommand((code, payload) => answer(conn, code, payload));
@@ -144,7 +144,8 @@ describe('the adapter over mysql2, a client of it talking to a server of it', ()
     expect(listening.port).toBeGreaterThan(0);
     const refused = await connected('nobody').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ServerError);
-    expect(refused).toMatchObject({ errorCode: 1045, message: expect.stringContaining('no nobody') });
+    const message = expect.stringContaining('no nobody');
+    expect(refused).toMatchObject({ errorCode: 1045, sqlState: '28000', message });
     (await connected()).destroy();
   });
 
