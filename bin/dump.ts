@@ -6,10 +6,11 @@ import { fstatSync, statSync } from 'node:fs';
 import type { LiveOptions } from '../replication/client.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection } from '../runtime/io/filter.js';
+import type { SchemaHistory } from '../runtime/tables/history.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { DumpLines, type OutputForm } from './dump-lines.js';
-import { eventFilter, parseCommand, reportFailure, sayUnmatched, tableDefinitions } from './options.js';
+import { eventFilter, parseCommand, reportFailure, sayUnmatched, schemaHistory } from './options.js';
 import { Progress } from './progress.js';
 import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
 import { withPasswordPrompt } from './secrets.js';
@@ -33,11 +34,12 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   const selection = new EventSelection(filter);
   let skipped = 0;
   let undecoded = 0;
+  const history = schemaHistory(values);
   // Rows are written as JSON from their bytes (DumpLines), none decoded into a row object first.
   const options: ReadOptions = {
     rows: 'json',
     verifyChecksum: !values['no-verify-checksum'],
-    tableDefinitions: tableDefinitions(values),
+    schemaHistory: history,
     filter: selection,
     payloads: values.payloads,
     onError:
@@ -52,7 +54,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   if (remote) {
     // --start-position is where the dump starts: no filter.
     const selection = new EventSelection({ ...filter, startPosition: undefined });
-    return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped, form);
+    return remoteDump(values, positionals, filter.startPosition, { ...options, filter: selection }, () => skipped, form, history);
   }
   const out = new DumpLines(process.stdout, form);
   let read = 0; // bytes of the files read to their end
@@ -81,12 +83,12 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
     read += selection.position;
     selection.position = 0;
   }
-  const code = await finish(outcome(skipped, undecoded));
+  const code = await finish(outcome(skipped, undecoded, history.contradictions));
   return code === EXIT.ok && sayUnmatched(selection) ? EXIT.unmatched : code;
 }
 
 /** --read-from-remote-server: the server's binlog as JSON lines, or (--raw) as its files. */
-async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number, form: OutputForm): Promise<number> {
+async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?: string }, positionals: string[], start: number | undefined, read: ReadOptions, skipped: () => number, form: OutputForm, history: SchemaHistory): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
   let live: LiveOptions;
@@ -111,7 +113,7 @@ async function remoteDump(values: RemoteValues & { raw?: boolean; 'result-file'?
     return reportFailure(e, positionals[0] ?? 'the server');
   }
   await out.end();
-  return outcome(skipped(), undecoded);
+  return outcome(skipped(), undecoded, history.contradictions);
 }
 
 /** Whether a row event, or one inside a TRANSACTION_PAYLOAD, kept its row images as bytes (rowImagesUndecoded says why). */
@@ -119,10 +121,13 @@ function keptImages(e: BinlogEvent): boolean {
   return (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined || ('events' in e && Array.isArray(e.events) && (e.events as BinlogEvent[]).some(keptImages));
 }
 
-/** A dump's status once every event is out: events skipped (4), else row images kept as bytes (7), said on stderr. */
-function outcome(skipped: number, undecoded: number): number {
+/**
+ * A dump's status once every event is out: events skipped (4), else row images kept as bytes or tables
+ * whose definition a TABLE_MAP contradicted (7, each said on stderr).
+ */
+function outcome(skipped: number, undecoded: number, contradicted: number): number {
   if (undecoded) process.stderr.write(`binlog: ${undecoded} row event${undecoded === 1 ? '' : 's'} kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n`);
-  return skipped ? EXIT.skipped : undecoded ? EXIT.undecoded : EXIT.ok;
+  return skipped ? EXIT.skipped : undecoded || contradicted ? EXIT.undecoded : EXIT.ok;
 }
 
 /** --raw: the server's files written byte for byte, each as the prefix and its name. */

@@ -1,7 +1,7 @@
 /** `binlog encode`: the binlog that JSON Lines in dump's format describe. */
 import { BinlogError } from '../runtime/core/errors.js';
 import { ASSUMED_FORMAT, BinlogEncoder } from '../runtime/events/binlog-encoder.js';
-import { jsonLineEvents, openOutput, parseCommand, reportFailure, tableDefinitions, write } from './options.js';
+import { jsonLineEvents, openOutput, parseCommand, reportFailure, schemaHistory, write } from './options.js';
 import { ENCODE_OPTIONS, EXIT, UsageError } from './usage.js';
 
 /** `binlog encode [FILE | -] -o OUT`; the exit status. */
@@ -15,7 +15,7 @@ export async function encodeCommand(args: string[], help: string): Promise<numbe
   if (positionals.length > 1) throw new UsageError('encode reads one input (a FILE, or - for standard input)');
   const input = positionals[0] ?? '-';
   const out = openOutput(values.output);
-  const encoder = new BinlogEncoder({ tableDefinitions: tableDefinitions(values), assumeFormat: values['assume-format'] });
+  const encoder = new BinlogEncoder({ schemaHistory: schemaHistory(values), assumeFormat: values['assume-format'] });
   const read = { lineNo: 0 };
   try {
     for await (const { event, source } of jsonLineEvents(input, read)) for (const bytes of encoder.push(event, source)) await write(out.stream, bytes);

@@ -61,6 +61,7 @@ export const DUMP_OPTIONS = {
   format: { type: 'string', default: 'jsonl' },
   pretty: { type: 'boolean' },
   ...TABLE_DEF_OPTIONS,
+  'schema-history': { type: 'string' },
   ...REMOTE_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;

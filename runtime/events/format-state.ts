@@ -27,6 +27,7 @@ import { InvalidValueError } from '../core/errors.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../tables/definitions.js';
 import type { RowForm } from '../rows/row-tables.js';
 import { TableRegistry } from '../tables/registry.js';
+import type { SchemaHistory } from '../tables/history.js';
 import type { HintFn } from '../values/column.js';
 import { RegistryRowTables } from '../rows/row-tables.js';
 
@@ -36,6 +37,12 @@ export interface TableKnowledge {
   columnHints?: HintFn;
   /** Definitions of tables by 'schema.table', with which rows v0 are decoded (runtime/tables/definitions.ts). */
   tableDefinitions?: TableDefinitions;
+  /**
+   * The definitions as they change along the binlog (runtime/tables/history.ts): each QUERY event's DDL
+   * updates it, and each TABLE_MAP is read with the definition of its point. It takes the place of
+   * `tableDefinitions`, which it is seeded with.
+   */
+  schemaHistory?: SchemaHistory;
 }
 
 export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
@@ -59,9 +66,13 @@ export class FormatState {
 
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
   constructor(knowledge: TableKnowledge = {}, rows: RowForm = 'eager') {
-    this.tables = new TableRegistry(knowledge.columnHints, resolveTableDefinitions(knowledge.tableDefinitions));
+    this.history = knowledge.schemaHistory;
+    this.tables = new TableRegistry(knowledge.columnHints, this.history ?? resolveTableDefinitions(knowledge.tableDefinitions));
     this.ctx = { tables: new RegistryRowTables(this.tables, rows), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
+
+  /** The schema history that QUERY events update, when the caller keeps one. */
+  private readonly history: SchemaHistory | undefined;
 
   /** One context object, refilled for each event: decoders only read it, and only during their event. */
   private readonly ctx: Context;
@@ -128,10 +139,20 @@ export class FormatState {
     return FormatState.CHANGING.has(code);
   }
 
+  /**
+   * Whether events of this type change what later events mean for this state: those that change the
+   * format, and, when a schema history is kept, the QUERY events whose DDL changes it and the GTIDs
+   * that place them.
+   */
+  follows(code: number): boolean {
+    return FormatState.changesFormat(code) || (this.history !== undefined && SCHEMA_EVENTS.has(code));
+  }
+
   /** What an event changes for the events after it: its effect on the state, if it has one. */
   after(event: { type: string; pos?: number }, body?: Uint8Array): void {
     const effect = EventEffects[event.type];
     if (effect) FormatState.EFFECTS[effect]?.(this, event, body);
+    else if (this.history) followSchema(this.history, event);
   }
 
   /**
@@ -158,6 +179,29 @@ export class FormatState {
     this.postHeaderLengths = this.permutation ? permutedLengths(fde.postHeaderLengths, this.permutation, pos) : fde.postHeaderLengths;
   }
 }
+
+/**
+ * What the schema history takes from an event: a QUERY's statement (DDL changes it) and a MariaDB GTID, the
+ * transaction the statements after it belong to. Only events with a file position can change it: those
+ * inside a TRANSACTION_PAYLOAD are DML.
+ */
+function followSchema(history: SchemaHistory, event: { type: string; pos?: number; file?: string }): void {
+  if (event.type === 'QUERY_EVENT' || event.type === 'QUERY_COMPRESSED_EVENT') {
+    const query = event as unknown as { query: Text; schema: Text; statusVars?: { code: string; collationServer?: number }[] };
+    // A table or database created without a character set takes the server's (its database's when known).
+    const serverCollation = query.statusVars?.find((v) => v.code === 'Q_CHARSET_CODE')?.collationServer;
+    const at = { ...(event.file === undefined ? {} : { file: event.file }), pos: event.pos ?? 0 };
+    history.query(text(query.query), text(query.schema), at, serverCollation);
+  } else if (event.type === 'GTID_EVENT') {
+    const gtid = event as unknown as { domainId: number; seqNo: number | bigint; header: { serverId: number } };
+    history.gtid(`${gtid.domainId}-${gtid.header.serverId}-${gtid.seqNo}`);
+  }
+}
+
+/** The events the schema history follows. */
+const SCHEMA_EVENTS: ReadonlySet<number> = new Set([EventTypes.QUERY_EVENT, EventTypes.QUERY_COMPRESSED_EVENT, EventTypes.GTID_EVENT]);
+
+const text = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('utf8'));
 
 const DROP_TREE_VERSION = new RegExp(DROP_TREE_SERVER_VERSIONS);
 

@@ -10,12 +10,19 @@ import { charsetOf, decodeText } from '../values/charsets.js';
 import { sameBytes, type Text } from '../core/reader.js';
 import { versionAtLeast } from '../core/schema-helpers.js';
 import type { TableDefinition } from './definitions.js';
+import type { SchemaHistory } from './history.js';
 import { TableDefinitionError } from './table-types.js';
 import { coveredColumns, type CoveringEntry } from './covers.js';
 import { applyDefinition, placeholderName, unsized, withFraction } from './defined-columns.js';
 import type { Column, Flavor, HintFn, TableInfo } from '../values/column.js';
 
 const utf8 = new TextEncoder();
+
+/**
+ * Where the registry finds a table's definition: a fixed map of the caller's, or a schema history
+ * (history.ts), whose definitions change as DDL passes and which takes back one a TABLE_MAP contradicts.
+ */
+export type DefinitionSource = ReadonlyMap<string, TableDefinition> | SchemaHistory;
 
 export class TableRegistry {
   private readonly tables = new Map<number, TableInfo>();
@@ -29,8 +36,11 @@ export class TableRegistry {
 
   constructor(
     private readonly hints?: HintFn,
-    private readonly definitions: ReadonlyMap<string, TableDefinition> = new Map(),
+    private readonly definitions: DefinitionSource = new Map(),
   ) {}
+
+  /** The history's generation the kept TABLE_MAP bodies were read under. */
+  private generation = 0;
 
   get(tableId: number): TableInfo | undefined {
     return this.tables.get(tableId);
@@ -85,16 +95,42 @@ export class TableRegistry {
    * table, and only other bytes are read (`read`), so that a repeated TABLE_MAP costs one comparison.
    */
   registerBody(tableId: number, body: Uint8Array | undefined, read: () => TableMapEvent): TableInfo {
+    this.followHistory();
     const known = this.tables.get(tableId);
     const last = this.bodies.get(tableId);
     if (known && body && last && sameBytes(last, body)) return known;
     const event = read();
-    const definition = this.definitions.size ? this.definitions.get(qualifiedName(event.schemaName, event.tableName)) : undefined;
-    const info = describeTable(event, this.flavorOf, this.hints, definition);
+    const info = this.describe(event);
     this.tables.set(event.tableId, info);
     if (body) this.bodies.set(event.tableId, body.slice());
     else this.bodies.delete(event.tableId);
     return info;
+  }
+
+  /** A DDL changed the history since the bodies kept were read: the same bytes may now read otherwise. */
+  private followHistory(): void {
+    if (!('generation' in this.definitions) || this.definitions.generation === this.generation) return;
+    this.generation = this.definitions.generation;
+    this.bodies.clear();
+  }
+
+  /**
+   * The table of a TABLE_MAP with its definition, checked. A schema history's definition that the
+   * TABLE_MAP contradicts leaves the history (which says so) and the table is read without one; a fixed
+   * definition's contradiction is the caller's error.
+   */
+  private describe(event: TableMapEvent): TableInfo {
+    const source = this.definitions;
+    const qualified = qualifiedName(event.schemaName, event.tableName);
+    const definition = source.size ? source.get(qualified) : undefined;
+    try {
+      return describeTable(event, this.flavorOf, this.hints, definition);
+    } catch (e) {
+      if (!definition || !(e instanceof TableDefinitionError) || !('contradicted' in source)) throw e;
+      source.contradicted(qualified, e);
+      this.generation = source.generation;
+      return describeTable(event, this.flavorOf, this.hints, undefined);
+    }
   }
 }
 
