@@ -17,6 +17,9 @@ Usage:
                                   Serve binlogs to replicas and CDC clients, as a primary does.
   binlog stream -R [options] LOGNAME --to=nats://HOST:PORT
                                   Publish a server's row changes to NATS JetStream, exactly once.
+  binlog schema [options] FILE... [--at=FILE:POS]
+                                  Print the tables' definitions at a point of the binlogs (the end by
+                                  default) as CREATE TABLE statements: the schema history's.
   binlog --help                   Show this help (also COMMAND --help).
   binlog --version                Show the version.
   binlog completion               Print a bash completion script: source <(binlog completion).
@@ -142,6 +145,13 @@ Without any of them, an integer column whose signedness no TABLE_MAP metadata gi
 {"signed": N, "unsigned": M} when its high bit is set (both readings, as mariadb-binlog -v prints them).
 
 `;
+const SCHEMA_HELP = `Options for schema:
+  --at=FILE:POS              The definitions in force just before the event at POS of FILE (POS alone:
+                             of the first FILE); without it, those after the last FILE.
+  --schema-history=FILE      Start from a history dump --schema-history kept (its entries before --at),
+                             rather than from --schema-file's definitions.
+
+`;
 const ENCODE_NOTES = `encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
 an edited value of another length just works; header.logPos is computed when it is absent, null, or
 the source's own pos + eventSize, and kept as given otherwise. A line that does not describe a valid
@@ -241,7 +251,7 @@ const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md descr
 SIGINT or SIGTERM end it once what was read is acknowledged and its checkpoint written.
 `;
 
-export const HELP = [USAGE, DUMP_HELP, REMOTE_HELP, ENCODE_HELP, SQL_HELP, SERVE_HELP, TABLE_DEF_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join('');
+export const HELP = [USAGE, DUMP_HELP, REMOTE_HELP, ENCODE_HELP, SQL_HELP, SERVE_HELP, SCHEMA_HELP, TABLE_DEF_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join('');
 
 /** `binlog COMMAND --help`: the usage, the command's options, and what they share (sql's part holds flashback's too). */
 export const COMMAND_HELP = {
@@ -250,4 +260,5 @@ export const COMMAND_HELP = {
   sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
   serve: [USAGE, SERVE_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
   stream: [USAGE, STREAM_HELP, REMOTE_HELP, EXIT_HELP].join(''),
+  schema: [USAGE, SCHEMA_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
 } as const;

@@ -66,6 +66,8 @@ export const DUMP_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+export const SCHEMA_OPTIONS = { at: { type: 'string' }, 'schema-history': { type: 'string' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
+
 export const ENCODE_OPTIONS = { output: { type: 'string', short: 'o' }, 'assume-format': { type: 'boolean' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
 
 /** dump's --read-from-remote-server options, but --raw's: the events come as they do for dump. */

@@ -1,5 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BinlogWriter } from '../builder/binlog-writer.js';
+import { decodeBinlog } from '../runtime/io/stream.js';
 import { DdlError, readDdl } from '../runtime/tables/ddl.js';
 import { createTableSql, SchemaHistory, type HistoryEntry } from '../runtime/tables/history.js';
 
@@ -176,5 +181,57 @@ describe('a schema history, statement by statement', () => {
     const sql = createTableSql('shop.a', h.definitions().get('shop.a')!);
     const again = new SchemaHistory({ seed: { 'shop.a': sql } });
     expect(again.get('shop.a')!.table.columns).toEqual(h.get('shop.a')!.table.columns);
+  });
+});
+
+describe('binlog dump and binlog schema with the history', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'schema-history-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const binlog = (args: string[]) => {
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], { encoding: 'utf8' });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  // The table's rows before the ALTER have one column, after it two; the last ALTER is one the rows never follow.
+  const w = new BinlogWriter({ rowMetadata: 'NO_LOG' });
+  const before = w.createTable({ schema: 'app', name: 'a', columns: [{ name: 'id', type: 'int unsigned' }] });
+  w.insert(before, [{ id: 3000000000 }]).commit();
+  w.query('ALTER TABLE a ADD COLUMN note VARCHAR(5) CHARACTER SET latin1 AFTER id', { schema: 'app' });
+  const after = w.table({ schema: 'app', name: 'a', columns: [{ name: 'id', type: 'int unsigned' }, { name: 'note', type: 'varchar(5)', charset: 'latin1' }] });
+  w.insert(after, [{ id: 3000000001, note: 'é' }]).commit();
+  w.query('ALTER TABLE a ADD COLUMN never INT', { schema: 'app' });
+  w.insert(after, [{ id: 5, note: 'x' }]).commit();
+  const bytes = w.toBytes();
+  const path = join(tmp, 'app.000001');
+  writeFileSync(path, bytes);
+  const alters = decodeBinlog(bytes).filter((e) => e.type === 'QUERY_EVENT' && String((e as { query: string }).query).startsWith('ALTER'));
+
+  it('reads the rows on each side of an ALTER with the definition of their point; a contradicted one is one line and exit 7', () => {
+    const kept = join(tmp, 'kept.jsonl');
+    const r = binlog(['dump', `--schema-history=${kept}`, path]);
+    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.rows).map((e) => e.rows[0].after);
+    expect(rows).toEqual([{ id: 3000000000 }, { id: 3000000001, note: 'é' }, { '@1': 5, '@2': { hex: '78' } }]);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toBe(
+      `binlog: table app.a: the definition has 3 columns, the TABLE_MAP 2 [in app.a] (the definition from the statement at app.000001:${alters[1]!.pos} (ALTER TABLE a ADD COLUMN never INT)); it leaves the schema history and its rows are read without one\n`,
+    );
+    const entries = readFileSync(kept, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as HistoryEntry);
+    expect(entries.map((e) => [e.file, e.pos, Object.keys(e.tables)])).toEqual([
+      ['app.000001', decodeBinlog(bytes).find((e) => e.type === 'QUERY_EVENT' && String((e as { query: string }).query).startsWith('CREATE'))!.pos, ['app.a']],
+      ['app.000001', alters[0]!.pos, ['app.a']],
+      ['app.000001', alters[1]!.pos, ['app.a']],
+    ]);
+  });
+
+  it('binlog schema prints the definitions at a position as CREATE TABLE, from the files or a kept history', () => {
+    const at = binlog(['schema', `--at=app.000001:${alters[0]!.pos}`, path]);
+    const table = (columns: string) => `CREATE TABLE \`app\`.\`a\` (\n${columns}\n) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n`;
+    expect([at.code, at.stderr, at.stdout]).toEqual([0, '', table('  `id` INT UNSIGNED NULL')]);
+    // At the end, the definition the last TABLE_MAP contradicted has left the history.
+    const end = binlog(['schema', path]);
+    expect([end.stdout, end.stderr]).toEqual(['', expect.stringContaining('table app.a: the definition has 3 columns, the TABLE_MAP 2')]);
+    const kept = join(tmp, 'kept.jsonl');
+    expect(binlog(['schema', `--schema-history=${kept}`, `--at=app.000001:${alters[1]!.pos}`]).stdout).toBe(
+      table('  `id` INT UNSIGNED NULL,\n  `note` VARCHAR(5) CHARACTER SET latin1'),
+    );
   });
 });
