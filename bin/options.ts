@@ -3,7 +3,8 @@
  * a failure is said (the options themselves and the exit statuses are usage.ts's).
  */
 import { once } from 'node:events';
-import { appendFileSync, createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -49,12 +50,15 @@ export function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?
   return defs;
 }
 
+/** The table definitions' options. */
+type TableDefinitionValues = Parameters<typeof tableDefinitions>[0];
+
 /**
  * The schema history a command reads with: seeded with the definitions the options give (and the
  * databases' character sets a schema file states), its lines said on stderr, and kept in
  * --schema-history's file as it changes.
  */
-export function schemaHistory(values: Parameters<typeof tableDefinitions>[0] & { 'schema-history'?: string }): SchemaHistory {
+export function schemaHistory(values: TableDefinitionValues & { 'schema-history'?: string }): SchemaHistory {
   const file = values['schema-history'];
   return new SchemaHistory({
     seed: tableDefinitions(values),
@@ -67,7 +71,9 @@ export function schemaHistory(values: Parameters<typeof tableDefinitions>[0] & {
 /** The default character sets of the databases the --schema-file scripts create. */
 function schemaFileDatabases(values: { 'schema-file'?: string[] }): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const arg of values['schema-file'] ?? []) Object.assign(out, databaseCharsetsFromSql(readOption(schemaFileArg(arg).file, '--schema-file')));
+  for (const arg of values['schema-file'] ?? []) {
+    Object.assign(out, databaseCharsetsFromSql(readOption(schemaFileArg(arg).file, '--schema-file')));
+  }
   return out;
 }
 

@@ -19,7 +19,9 @@ export async function schemaCommand(args: string[], help: string): Promise<numbe
   }
   const at = values.at === undefined ? undefined : position(values.at);
   const kept = values['schema-history'];
-  if (positionals.length === 0 && kept === undefined) throw new UsageError('schema needs binlog FILEs (or --schema-history=FILE)');
+  if (positionals.length === 0 && kept === undefined) {
+    throw new UsageError('schema needs binlog FILEs (or --schema-history=FILE)');
+  }
   // A kept history is read, not appended to: the files' DDL (if any files are given) follows it.
   const history = kept === undefined ? schemaHistory(values) : loadHistory(kept, at);
   for (const file of positionals) {
@@ -49,7 +51,8 @@ function position(text: string): HistoryPosition {
 
 function loadHistory(file: string, at: HistoryPosition | undefined): SchemaHistory {
   try {
-    return SchemaHistory.load(readFileSync(file, 'utf8'), at, { report: (line) => process.stderr.write(`binlog: ${line}\n`) });
+    const report = (line: string) => process.stderr.write(`binlog: ${line}\n`);
+    return SchemaHistory.load(readFileSync(file, 'utf8'), at, { report });
   } catch (e) {
     throw new UsageError(`--schema-history ${file}: ${(e as Error).message}`);
   }

@@ -67,7 +67,8 @@ export class FormatState {
   /** The context for an event of type `code`; `fdeAware` says whether an FDE itself carries a CRC32. */
   constructor(knowledge: TableKnowledge = {}, rows: RowForm = 'eager') {
     this.history = knowledge.schemaHistory;
-    this.tables = new TableRegistry(knowledge.columnHints, this.history ?? resolveTableDefinitions(knowledge.tableDefinitions));
+    const definitions = this.history ?? resolveTableDefinitions(knowledge.tableDefinitions);
+    this.tables = new TableRegistry(knowledge.columnHints, definitions);
     this.ctx = { tables: new RegistryRowTables(this.tables, rows), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
 
@@ -187,7 +188,7 @@ export class FormatState {
  */
 function followSchema(history: SchemaHistory, event: { type: string; pos?: number; file?: string }): void {
   if (event.type === 'QUERY_EVENT' || event.type === 'QUERY_COMPRESSED_EVENT') {
-    const query = event as unknown as { query: Text; schema: Text; statusVars?: { code: string; collationServer?: number }[] };
+    const query = event as unknown as QueryFields;
     // A table or database created without a character set takes the server's (its database's when known).
     const serverCollation = query.statusVars?.find((v) => v.code === 'Q_CHARSET_CODE')?.collationServer;
     const at = { ...(event.file === undefined ? {} : { file: event.file }), pos: event.pos ?? 0 };
@@ -199,7 +200,18 @@ function followSchema(history: SchemaHistory, event: { type: string; pos?: numbe
 }
 
 /** The events the schema history follows. */
-const SCHEMA_EVENTS: ReadonlySet<number> = new Set([EventTypes.QUERY_EVENT, EventTypes.QUERY_COMPRESSED_EVENT, EventTypes.GTID_EVENT]);
+const SCHEMA_EVENTS: ReadonlySet<number> = new Set([
+  EventTypes.QUERY_EVENT,
+  EventTypes.QUERY_COMPRESSED_EVENT,
+  EventTypes.GTID_EVENT,
+]);
+
+/** What the schema history reads of a QUERY event. */
+interface QueryFields {
+  query: Text;
+  schema: Text;
+  statusVars?: { code: string; collationServer?: number }[];
+}
 
 const text = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('utf8'));
 

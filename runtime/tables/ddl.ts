@@ -8,7 +8,8 @@
  * DdlError naming the tables it was found to touch, which the history then marks unknown.
  */
 import type { ColumnDef } from './table-types.js';
-import { closing, columnDef, isWord, keyColumns, splitList, tableOptions, tokens, unquote, type TableDefinitionInput } from './definitions.js';
+import { closing, columnDef, isWord, keyColumns, splitList, tableOptions, tokens, unquote } from './definitions.js';
+import type { TableDefinitionInput } from './definitions.js';
 import { statements } from './schema-file.js';
 
 /** A table's name as a statement gives it: its database only when the statement names one. */
@@ -155,16 +156,19 @@ function create(t: Cursor, orReplace: boolean, temporary: boolean): DdlChange {
   const options = t.toks.slice(close + 1);
   // Under statement format the SELECT's columns come after the listed ones, which rows events never see alone.
   if (options.some((x) => isWord(x, 'SELECT'))) t.fail('CREATE TABLE … SELECT: the query adds its columns');
-  if (systemVersioned(options) && !t.toks.some((x) => isWord(x, 'PERIOD'))) t.fail('WITH SYSTEM VERSIONING adds hidden columns');
+  const periods = t.toks.some((x) => isWord(x, 'PERIOD'));
+  if (systemVersioned(options) && !periods) t.fail('WITH SYSTEM VERSIONING adds hidden columns');
   const definition = columnList(t.toks.slice(t.at + 1, close), t.fail);
   Object.assign(definition, tableOptions(options, t.fail));
   return { kind: 'create', table, definition, ifNotExists, temporary };
 }
 
-const systemVersioned = (toks: string[]) => toks.some((x, i) => isWord(x, 'SYSTEM') && isWord(toks[i + 1], 'VERSIONING') && isWord(toks[i - 1], 'WITH', 'ADD'));
+const systemVersioned = (toks: string[]) =>
+  toks.some((x, i) => isWord(x, 'SYSTEM') && isWord(toks[i + 1], 'VERSIONING') && isWord(toks[i - 1], 'WITH', 'ADD'));
 
 /** Items of a column list that are no column. */
-const KEY_ITEMS = ['PRIMARY', 'KEY', 'INDEX', 'UNIQUE', 'CONSTRAINT', 'FOREIGN', 'FULLTEXT', 'SPATIAL', 'CHECK', 'PERIOD', 'VECTOR'];
+const KEY_ITEMS = ['PRIMARY', 'KEY', 'INDEX', 'UNIQUE', 'CONSTRAINT', 'FOREIGN', 'FULLTEXT', 'SPATIAL', 'CHECK', 'PERIOD',
+  'VECTOR'];
 
 /** A column list's columns and primary key. */
 function columnList(toks: string[], fail: (p: string) => never): TableDefinitionInput {
@@ -197,7 +201,8 @@ function alter(t: Cursor): DdlChange {
 }
 
 /** The words after ADD or DROP that name something other than a column. */
-const NOT_COLUMN = ['INDEX', 'KEY', 'UNIQUE', 'FULLTEXT', 'SPATIAL', 'VECTOR', 'FOREIGN', 'CONSTRAINT', 'CHECK', 'PARTITION', 'PERIOD'];
+const NOT_COLUMN = ['INDEX', 'KEY', 'UNIQUE', 'FULLTEXT', 'SPATIAL', 'VECTOR', 'FOREIGN', 'CONSTRAINT', 'CHECK', 'PARTITION',
+  'PERIOD'];
 
 /** One clause of ALTER TABLE (a table option list may hold several options). */
 function alterClause(item: string[], fail: (p: string) => never): AlterClause[] {
@@ -207,7 +212,8 @@ function alterClause(item: string[], fail: (p: string) => never): AlterClause[] 
   const ifThen = (...w: string[]) => (w.every((x, k) => word(i + k, x)) ? ((i += w.length), true) : false);
   if (word(0, 'ADD')) {
     if (word(1, 'SYSTEM') && word(2, 'VERSIONING')) return fail('ADD SYSTEM VERSIONING adds hidden columns');
-    if (word(1, 'PRIMARY') || (word(1, 'CONSTRAINT') && item.some((x, k) => isWord(x, 'PRIMARY') && isWord(item[k + 1], 'KEY')))) {
+    const primary = item.some((x, k) => isWord(x, 'PRIMARY') && isWord(item[k + 1], 'KEY'));
+    if (word(1, 'PRIMARY') || (word(1, 'CONSTRAINT') && primary)) {
       const at = item.findIndex((x) => isWord(x, 'KEY'));
       return [{ op: 'primary-key', columns: keyColumns(item.slice(at + 1)) }];
     }
@@ -244,25 +250,36 @@ function alterClause(item: string[], fail: (p: string) => never): AlterClause[] 
     if (word(1, 'INDEX', 'KEY')) return [];
     skip('TO', 'AS');
     const name = item.slice(i).filter((x) => x !== '.').map(unquote);
-    const to = name.length === 2 ? { schema: name[0], table: name[1]! } : { table: name[0] ?? fail('RENAME names no table') };
+    const table = name.at(-1) ?? fail('RENAME names no table');
+    const to = name.length === 2 ? { schema: name[0], table } : { table };
     return [{ op: 'rename', to }];
   }
   if (word(0, 'CONVERT') && word(1, 'TO')) {
     const at = word(2, 'CHARACTER') ? 4 : 3;
     const options = tableOptions(['CHARSET', ...item.slice(at)], fail);
-    return [{ op: 'convert', charset: options.charset ?? fail('CONVERT TO names no character set'), collation: typeof options.collation === 'string' ? options.collation : undefined }];
+    const charset = options.charset ?? fail('CONVERT TO names no character set');
+    return [{ op: 'convert', charset, collation: typeof options.collation === 'string' ? options.collation : undefined }];
   }
   return tableOptionsClause(item, fail);
 }
 
 /** A column added: its definition, where it goes, and whether it is the primary key. */
 function added(item: string[], where: 'last' | 'placed', ifNotExists: boolean, fail: (p: string) => never): AlterClause {
-  const { column, place, primaryKey } = where === 'placed' ? placedColumn(item, fail) : { ...placedColumn(item, fail), place: undefined };
+  const read = placedColumn(item, fail);
+  const { column, primaryKey } = read;
+  const place = where === 'placed' ? read.place : undefined;
   return { op: 'add', column, place, ifNotExists, primaryKey };
 }
 
+/** A column definition, where it goes, and whether it says PRIMARY KEY. */
+interface PlacedColumn {
+  column: ColumnDef;
+  place: Place;
+  primaryKey: boolean;
+}
+
 /** A column definition followed by FIRST or AFTER name. */
-function placedColumn(item: string[], fail: (p: string) => never): { column: ColumnDef; place: Place; primaryKey: boolean } {
+function placedColumn(item: string[], fail: (p: string) => never): PlacedColumn {
   let place: Place;
   let def = item;
   if (isWord(item.at(-1), 'FIRST')) (place = 'first'), (def = item.slice(0, -1));
@@ -300,12 +317,15 @@ function drop(t: Cursor, temporary: boolean): DdlChange {
   return { kind: 'drop', tables, temporary };
 }
 
+/** The words that begin ALTER DATABASE's options, when it names no database. */
+const DATABASE_OPTIONS = ['DEFAULT', 'CHARACTER', 'CHARSET', 'COLLATE', 'COMMENT', 'UPGRADE', 'READ', 'ENCRYPTION'];
+
 function database(t: Cursor, action: 'create' | 'alter' | 'drop'): DdlChange {
   t.take('IF', 'NOT', 'EXISTS');
   t.take('IF', 'EXISTS');
   const next = t.peek();
   // ALTER DATABASE may leave the name out: the default database's.
-  const named = next !== undefined && !isWord(next, 'DEFAULT', 'CHARACTER', 'CHARSET', 'COLLATE', 'COMMENT', 'UPGRADE', 'READ', 'ENCRYPTION');
+  const named = next !== undefined && !isWord(next, ...DATABASE_OPTIONS);
   const name = named ? unquote(t.toks[t.at++]!) : undefined;
   const options = tableOptions(t.rest(), t.fail);
   const collation = typeof options.collation === 'string' ? options.collation : undefined;

@@ -13,7 +13,8 @@
  */
 import type { ColumnDef } from './table-types.js';
 import { TableDefinitionError } from './table-types.js';
-import { parseTableSql, resolveTableDefinitions, type TableDefinition, type TableDefinitionInput, type TableDefinitions } from './definitions.js';
+import { parseTableSql, resolveTableDefinitions } from './definitions.js';
+import type { TableDefinition, TableDefinitionInput, TableDefinitions } from './definitions.js';
 import { DdlError, readDdl, type AlterClause, type DdlChange, type Place, type TableName } from './ddl.js';
 import { charsetOf } from '../values/charsets.js';
 import { collationId } from './sqltypes.js';
@@ -76,7 +77,8 @@ export class SchemaHistory {
     this.record = options.record;
     for (const [name, charset] of Object.entries(options.databases ?? {})) this.charsets.set(name, charset);
     for (const [qualified, def] of Object.entries(options.seed ?? {})) {
-      this.tables.set(qualified, { definition: typeof def === 'string' ? parseTableSql(def, qualified) : def, source: SEED_SOURCE });
+      const definition = typeof def === 'string' ? parseTableSql(def, qualified) : def;
+      this.tables.set(qualified, { definition, source: SEED_SOURCE });
     }
   }
 
@@ -118,7 +120,8 @@ export class SchemaHistory {
   contradicted(qualified: string, error: TableDefinitionError): void {
     const source = this.tables.get(qualified)?.source ?? SEED_SOURCE;
     this.contradictions++;
-    this.forget(qualified, `${error.message} (the definition from ${source}); it leaves the schema history and its rows are read without one`);
+    const after = 'it leaves the schema history and its rows are read without one';
+    this.forget(qualified, `${error.message} (the definition from ${source}); ${after}`);
   }
 
   /** A MariaDB GTID event: the transaction the next statements belong to. */
@@ -137,7 +140,8 @@ export class SchemaHistory {
       return;
     }
     if (!change || change.kind === 'truncate') return;
-    const entry: HistoryEntry = { ...at, ...(this.gtidOf && at.gtid === undefined ? { gtid: this.gtidOf } : {}), statement, schema, tables: {} };
+    const gtid = this.gtidOf && at.gtid === undefined ? { gtid: this.gtidOf } : {};
+    const entry: HistoryEntry = { ...at, ...gtid, statement, schema, tables: {} };
     const source = `the statement at ${at.file ? `${at.file}:` : ''}${at.pos} (${brief(statement)})`;
     try {
       const serverCharset = serverCollation === undefined ? undefined : charsetOf(serverCollation);
@@ -155,7 +159,8 @@ export class SchemaHistory {
     const unknown = e.tables.map((n) => qualify(n, schema));
     for (const name of unknown) this.tables.set(name, { definition: 'unknown', source: brief(statement) });
     const where = at.file ? `${at.file}:${at.pos}` : `${at.pos}`;
-    const tables = unknown.length ? `: ${unknown.join(', ')} unknown from here, their rows read without a definition` : '';
+    const said = `: ${unknown.join(', ')} unknown from here, their rows read without a definition`;
+    const tables = unknown.length ? said : '';
     this.report(`schema history: the statement at ${where} (${brief(statement)}) is not read (${e.problem})${tables}`);
     this.commit({ ...at, statement, schema, tables: {}, unknown });
   }
@@ -211,7 +216,9 @@ export class SchemaHistory {
   /** One kept entry replayed: its tables as it recorded them. */
   private replay(entry: HistoryEntry): void {
     const source = `the statement at ${entry.file ? `${entry.file}:` : ''}${entry.pos} (${brief(entry.statement)})`;
-    for (const [name, sql] of Object.entries(entry.tables)) this.set(name, sql === null ? null : parseTableSql(sql, name), source);
+    for (const [name, sql] of Object.entries(entry.tables)) {
+      this.set(name, sql === null ? null : parseTableSql(sql, name), source);
+    }
     for (const name of entry.unknown ?? []) this.set(name, 'unknown', source);
     for (const [name, charset] of Object.entries(entry.databases ?? {})) this.setDatabaseCharset(name, charset);
     this.generation++;
@@ -295,7 +302,8 @@ class Replay {
   private create(name: TableName, definition: TableDefinitionInput, ifNotExists: boolean): void {
     const qualified = qualify(name, this.schema);
     if (ifNotExists && this.history.known(qualified) !== undefined) return;
-    const charset = definition.charset ?? (definition.collation === undefined ? this.defaultCharset(name.schema ?? this.schema) : undefined);
+    const inherited = definition.collation === undefined ? this.defaultCharset(name.schema ?? this.schema) : undefined;
+    const charset = definition.charset ?? inherited;
     // The definition must describe a table the servers would create: it is checked now, not at its TABLE_MAP.
     const input = { ...definition, ...(charset ? { charset } : {}) };
     resolveTableDefinitions({ [qualified]: input });
@@ -306,7 +314,9 @@ class Replay {
     const qualified = qualify(name, this.schema);
     if (ifNotExists && this.history.known(qualified) !== undefined) return;
     const from = this.history.known(qualify(source, this.schema));
-    if (!from || from.definition === 'unknown') throw new DdlError(`CREATE TABLE … LIKE a table without a known definition`, [name]);
+    if (!from || from.definition === 'unknown') {
+      throw new DdlError('CREATE TABLE … LIKE a table without a known definition', [name]);
+    }
     this.put(qualified, structuredClone(from.definition));
   }
 
@@ -343,7 +353,9 @@ class Replay {
     if (change.action === 'drop') {
       this.history.setDatabaseCharset(name, null);
       (this.entry.databases ??= {})[name] = null;
-      for (const [qualified] of this.history.definitions()) if (qualified.startsWith(`${name}.`)) this.put(qualified, null);
+      for (const [qualified] of this.history.definitions()) {
+        if (qualified.startsWith(`${name}.`)) this.put(qualified, null);
+      }
       return;
     }
     if (charset === undefined) return;
@@ -358,7 +370,9 @@ function charsetOfCollation(collation: string): string {
 }
 
 /** An ALTER TABLE clause applied to a definition (a copy the caller owns). */
-function alterDefinition(def: TableDefinitionInput, clause: Exclude<AlterClause, { op: 'rename' }>, qualified: string): void {
+type ColumnClause = Exclude<AlterClause, { op: 'rename' }>;
+
+function alterDefinition(def: TableDefinitionInput, clause: ColumnClause, qualified: string): void {
   const index = (name: string) => def.columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
   const fail = (problem: string, column?: string): never => {
     throw new TableDefinitionError(problem, qualified, column);
@@ -382,10 +396,10 @@ function alterDefinition(def: TableDefinitionInput, clause: Exclude<AlterClause,
     }
     case 'modify': {
       const at = index(clause.from);
-      if (at < 0) return clause.ifExists ? undefined : fail('MODIFY or CHANGE of a column it does not have', clause.from);
+      if (at < 0) return clause.ifExists ? undefined : fail('MODIFY or CHANGE of a column it lacks', clause.from);
       def.columns.splice(at, 1);
       place(def.columns, clause.column, clause.place, at, fail);
-      def.primaryKey = keyList(def.primaryKey).map((k) => (k.toLowerCase() === clause.from.toLowerCase() ? clause.column.name : k));
+      def.primaryKey = renamedKey(def.primaryKey, clause.from, clause.column.name);
       if (clause.primaryKey) def.primaryKey = [clause.column.name];
       return;
     }
@@ -393,7 +407,7 @@ function alterDefinition(def: TableDefinitionInput, clause: Exclude<AlterClause,
       const at = index(clause.from);
       if (at < 0) return fail('RENAME COLUMN of a column it does not have', clause.from);
       def.columns[at] = { ...def.columns[at]!, name: clause.to };
-      def.primaryKey = keyList(def.primaryKey).map((k) => (k.toLowerCase() === clause.from.toLowerCase() ? clause.to : k));
+      def.primaryKey = renamedKey(def.primaryKey, clause.from, clause.to);
       return;
     }
     case 'primary-key':
@@ -416,8 +430,14 @@ function alterDefinition(def: TableDefinitionInput, clause: Exclude<AlterClause,
 
 const keyList = (pk: string | string[] | undefined) => (pk === undefined ? [] : typeof pk === 'string' ? [pk] : pk);
 
+/** The primary key's columns, one renamed. */
+const renamedKey = (pk: string | string[] | undefined, from: string, to: string) =>
+  keyList(pk).map((k) => (k.toLowerCase() === from.toLowerCase() ? to : k));
+
 /** Inserts a column at its place: first, after a column, or at `otherwise`. */
-function place(columns: ColumnDef[], column: ColumnDef, where: Place, otherwise: number, fail: (p: string, c?: string) => never): void {
+type Fail = (problem: string, column?: string) => never;
+
+function place(columns: ColumnDef[], column: ColumnDef, where: Place, otherwise: number, fail: Fail): void {
   let at = otherwise;
   if (where === 'first') at = 0;
   else if (where) {
@@ -434,12 +454,15 @@ const CHARSET_CLAUSE = /\s+(?:CHARACTER\s+SET|CHARSET)\s+\S+|\s+COLLATE\s+\S+/gi
 /** The character columns (not binary strings) of a definition, by index. */
 function textColumns(def: TableDefinitionInput, qualified: string): number[] {
   const table = resolveTableDefinitions({ [qualified]: def }).get(qualified)!.table;
-  return table.columns.filter((c) => c.collation !== undefined && c.charset !== 'binary' && c.kind !== 'geometry').map((c) => c.index);
+  const text = table.columns.filter((c) => c.collation !== undefined && c.charset !== 'binary' && c.kind !== 'geometry');
+  return text.map((c) => c.index);
 }
 
 /** CONVERT TO CHARACTER SET: every character column, and the table's default, in the new one. */
 function convert(def: TableDefinitionInput, qualified: string, charset: string, collation: string | undefined): void {
-  for (const i of textColumns(def, qualified)) def.columns[i] = { ...def.columns[i]!, type: def.columns[i]!.type.replace(CHARSET_CLAUSE, '') };
+  for (const i of textColumns(def, qualified)) {
+    def.columns[i] = { ...def.columns[i]!, type: def.columns[i]!.type.replace(CHARSET_CLAUSE, '') };
+  }
   def.charset = charset;
   def.collation = collation;
 }
@@ -453,7 +476,8 @@ function tableDefaults(def: TableDefinitionInput, qualified: string, options: Pa
     const table = resolveTableDefinitions({ [qualified]: def }).get(qualified)!.table;
     for (const c of table.columns) {
       if (c.collation === undefined || c.ownCharset || c.charset === 'binary' || c.kind === 'geometry') continue;
-      def.columns[c.index] = { ...def.columns[c.index]!, type: `${def.columns[c.index]!.type} CHARACTER SET ${c.charset}` };
+      const column = def.columns[c.index]!;
+      def.columns[c.index] = { ...column, type: `${column.type} CHARACTER SET ${c.charset}` };
     }
     def.charset = options.charset;
     def.collation = options.collation;
@@ -476,5 +500,6 @@ export function createTableSql(qualified: string, def: TableDefinitionInput): st
     def.charset ? ` DEFAULT CHARSET=${def.charset}` : '',
     def.collation !== undefined ? ` COLLATE=${def.collation}` : '',
   ].join('');
-  return `CREATE TABLE ${quote(qualified.slice(0, dot))}.${quote(qualified.slice(dot + 1))} (\n${lines.join(',\n')}\n)${options}`;
+  const name = `${quote(qualified.slice(0, dot))}.${quote(qualified.slice(dot + 1))}`;
+  return `CREATE TABLE ${name} (\n${lines.join(',\n')}\n)${options}`;
 }
