@@ -39,12 +39,26 @@ export interface HistoryEntry extends HistoryPosition {
   databases?: Record<string, string | null>;
 }
 
-/** A table in the history: its definition, or unknown, and the statement that last changed it. */
-interface Known {
-  definition: TableDefinitionInput | 'unknown';
-  /** The DDL that last shaped it, as the mismatch line names it. */
-  source: string;
+/**
+ * A table in the history: its definition, or unknown, and the statement that last changed it. A
+ * definition loaded as CREATE TABLE text is read when it is first asked for, so that loading a long
+ * history reads only the tables still asked about.
+ */
+class Known {
+  private read?: TableDefinitionInput | 'unknown';
   resolved?: TableDefinition;
+
+  constructor(
+    private readonly given: TableDefinitionInput | 'unknown' | string,
+    private readonly qualified: string,
+    /** The DDL that last shaped it, as the mismatch line names it. */
+    readonly source: string,
+  ) {}
+
+  get definition(): TableDefinitionInput | 'unknown' {
+    const given = this.given;
+    return (this.read ??= typeof given === 'string' && given !== 'unknown' ? parseTableSql(given, this.qualified) : given);
+  }
 }
 
 export interface SchemaHistoryOptions {
@@ -77,8 +91,7 @@ export class SchemaHistory {
     this.record = options.record;
     for (const [name, charset] of Object.entries(options.databases ?? {})) this.charsets.set(name, charset);
     for (const [qualified, def] of Object.entries(options.seed ?? {})) {
-      const definition = typeof def === 'string' ? parseTableSql(def, qualified) : def;
-      this.tables.set(qualified, { definition, source: SEED_SOURCE });
+      this.tables.set(qualified, new Known(def, qualified, SEED_SOURCE));
     }
   }
 
@@ -157,7 +170,7 @@ export class SchemaHistory {
   /** The tables a statement names become unknown, said once for the statement. */
   private unreadable(statement: string, schema: string, at: HistoryPosition, e: DdlError): void {
     const unknown = e.tables.map((n) => qualify(n, schema));
-    for (const name of unknown) this.tables.set(name, { definition: 'unknown', source: brief(statement) });
+    for (const name of unknown) this.tables.set(name, new Known('unknown', name, brief(statement)));
     const where = at.file ? `${at.file}:${at.pos}` : `${at.pos}`;
     const said = `: ${unknown.join(', ')} unknown from here, their rows read without a definition`;
     const tables = unknown.length ? said : '';
@@ -183,9 +196,9 @@ export class SchemaHistory {
   }
 
   /** Sets or removes a table (for Replay and load). */
-  set(qualified: string, definition: TableDefinitionInput | 'unknown' | null, source: string): void {
+  set(qualified: string, definition: TableDefinitionInput | 'unknown' | string | null, source: string): void {
     if (definition === null) this.tables.delete(qualified);
-    else this.tables.set(qualified, { definition, source });
+    else this.tables.set(qualified, new Known(definition, qualified, source));
   }
 
   databaseCharset(schema: string): string | undefined {
@@ -216,9 +229,7 @@ export class SchemaHistory {
   /** One kept entry replayed: its tables as it recorded them. */
   private replay(entry: HistoryEntry): void {
     const source = `the statement at ${entry.file ? `${entry.file}:` : ''}${entry.pos} (${brief(entry.statement)})`;
-    for (const [name, sql] of Object.entries(entry.tables)) {
-      this.set(name, sql === null ? null : parseTableSql(sql, name), source);
-    }
+    for (const [name, sql] of Object.entries(entry.tables)) this.set(name, sql, source);
     for (const name of entry.unknown ?? []) this.set(name, 'unknown', source);
     for (const [name, charset] of Object.entries(entry.databases ?? {})) this.setDatabaseCharset(name, charset);
     this.generation++;
@@ -341,6 +352,7 @@ class Replay {
       if (clause.op === 'rename') target = qualify(clause.to, this.schema);
       else alterDefinition(def, clause, qualified);
     }
+    // The clauses must leave a table the servers could have: one that cannot be described is unknown from here.
     resolveTableDefinitions({ [target]: def });
     if (target !== qualified) this.put(qualified, null);
     this.put(target, def);
