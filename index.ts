@@ -29,7 +29,9 @@ export { BinlogWriter, writeBinlog, writeBinlogFile, createTableSql, RowValueErr
 export { describeTable, Table } from './runtime/tables/table.js';
 export { TableDefinitionError, type TableDef, type ColumnDef, type BuiltColumn } from './runtime/tables/table-types.js';
 export { parseTableSql, resolveTableDefinitions, type TableDefinitions, type TableDefinitionInput, type TableDefinition } from './runtime/tables/definitions.js';
-export { tableDefinitionsFromSql } from './runtime/tables/schema-file.js';
+export { tableDefinitionsFromSql, databaseCharsetsFromSql } from './runtime/tables/schema-file.js';
+export { SchemaHistory, createTableSql as historyTableSql, type HistoryEntry, type HistoryPosition, type SchemaHistoryOptions } from './runtime/tables/history.js';
+export { readDdl, DdlError, type DdlChange, type AlterClause, type TableName } from './runtime/tables/ddl.js';
 export { followBinlog, type FollowOptions } from './runtime/io/follow.js';
 export { ASSUMED_FORMAT, type EncodeOptions } from './runtime/events/binlog-encoder.js';
 export type { WriterEncryption } from './builder/index.js';

@@ -15,6 +15,7 @@ import {
   EXIT,
   FLASHBACK_OPTIONS,
   OPTION_WORDS,
+  SCHEMA_OPTIONS,
   SERVE_OPTIONS,
   SQL_OPTIONS,
   STREAM_OPTIONS,
@@ -39,8 +40,9 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'flashback') return await (await import('./sql.js')).flashbackCommand(rest, COMMAND_HELP.sql);
     if (command === 'serve') return await (await import('./serve.js')).serveCommand(rest, COMMAND_HELP.serve);
     if (command === 'stream') return await (await import('./stream.js')).streamCommand(rest, COMMAND_HELP.stream);
+    if (command === 'schema') return await (await import('./schema.js')).schemaCommand(rest, COMMAND_HELP.schema);
     if (command === 'completion') {
-      const commands = { dump: DUMP_OPTIONS, encode: ENCODE_OPTIONS, sql: SQL_OPTIONS, flashback: FLASHBACK_OPTIONS, serve: SERVE_OPTIONS, stream: STREAM_OPTIONS };
+      const commands = { dump: DUMP_OPTIONS, encode: ENCODE_OPTIONS, sql: SQL_OPTIONS, flashback: FLASHBACK_OPTIONS, serve: SERVE_OPTIONS, stream: STREAM_OPTIONS, schema: SCHEMA_OPTIONS };
       return (process.stdout.write(completionScript(commands, OPTION_WORDS)), EXIT.ok);
     }
     throw new UsageError(`unknown command '${command}'`);

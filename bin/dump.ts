@@ -6,6 +6,7 @@ import { fstatSync, statSync } from 'node:fs';
 import type { LiveOptions } from '../replication/client.js';
 import type { DumpEvent } from '../runtime/events/event-dump-json.js';
 import { EventSelection } from '../runtime/io/filter.js';
+import type { SchemaHistory } from '../runtime/tables/history.js';
 import { followBinlog } from '../runtime/io/follow.js';
 import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { DUMP_ROWS, type DumpRowsOption } from '../runtime/rows/row-tables.js';
@@ -18,7 +19,7 @@ import {
   parseCommand,
   reportFailure,
   sayUnmatched,
-  tableDefinitions,
+  schemaHistory,
 } from './options.js';
 import { Progress } from './progress.js';
 import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
@@ -44,11 +45,12 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   let skipped = 0;
   let undecoded = 0;
   const encrypted = new EncryptedEvents();
+  const history = schemaHistory(values);
   // Rows are written as JSON from their bytes (DumpLines), none decoded into a row object first.
   const options: ReadOptions & DumpRowsOption = {
     [DUMP_ROWS]: true,
     verifyChecksum: !values['no-verify-checksum'],
-    tableDefinitions: tableDefinitions(values),
+    schemaHistory: history,
     keys: encryptionKeys(values),
     keyring: keyringOption(values),
     filter: selection,
@@ -66,7 +68,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
     // The server starts sending at --start-position, so the filter does not apply it again.
     const selection = new EventSelection({ ...filter, startPosition: undefined });
     const read = { ...options, filter: selection };
-    return remoteDump(values, positionals, filter.startPosition, read, () => skipped, form, encrypted);
+    return remoteDump(values, positionals, filter.startPosition, read, () => skipped, form, encrypted, history);
   }
   const out = new DumpLines(process.stdout, form);
   let read = 0; // bytes of the files read to their end
@@ -96,7 +98,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
     read += selection.position;
     selection.position = 0;
   }
-  const code = await finish(outcome(skipped, undecoded, encrypted.count));
+  const code = await finish(outcome(skipped, undecoded, encrypted.count + history.contradictions));
   return code === EXIT.ok && sayUnmatched(selection) ? EXIT.unmatched : code;
 }
 
@@ -109,6 +111,7 @@ async function remoteDump(
   skipped: () => number,
   form: OutputForm,
   encrypted: EncryptedEvents,
+  history: SchemaHistory,
 ): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
@@ -135,7 +138,7 @@ async function remoteDump(
     return reportFailure(e, positionals[0] ?? 'the server');
   }
   await out.end();
-  return outcome(skipped(), undecoded, encrypted.count);
+  return outcome(skipped(), undecoded, encrypted.count + history.contradictions);
 }
 
 /**
@@ -148,12 +151,13 @@ function keptImages(e: DumpEvent): boolean {
 }
 
 /**
- * A dump's status once every event is out: events skipped (4), else row images or encrypted events kept as
- * bytes (7), the row images said on stderr here (the encrypted events were as they came: EncryptedEvents).
+ * A dump's status once every event is out: events skipped (4), else row images kept as bytes, encrypted
+ * events no key read, or tables whose definition a TABLE_MAP contradicted (7). The row images are said on
+ * stderr here; the others were said as they came (EncryptedEvents, the schema history).
  */
-function outcome(skipped: number, undecoded: number, encrypted: number): number {
+function outcome(skipped: number, undecoded: number, unread: number): number {
   if (undecoded) process.stderr.write(`binlog: ${undecoded} row event${undecoded === 1 ? '' : 's'} kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n`);
-  return skipped ? EXIT.skipped : undecoded || encrypted ? EXIT.undecoded : EXIT.ok;
+  return skipped ? EXIT.skipped : undecoded || unread ? EXIT.undecoded : EXIT.ok;
 }
 
 /** Writes the server's files byte for byte (--raw), each named by the prefix and its own name. */

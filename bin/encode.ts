@@ -7,7 +7,7 @@ import {
   openOutput,
   parseCommand,
   reportFailure,
-  tableDefinitions,
+  schemaHistory,
   write,
 } from './options.js';
 import { ENCODE_OPTIONS, EXIT, UsageError } from './usage.js';
@@ -25,7 +25,7 @@ export async function encodeCommand(args: string[], help: string): Promise<numbe
   const encryption = encryptionOptions(values);
   const out = openOutput(values.output);
   const encoder = new BinlogEncoder({
-    tableDefinitions: tableDefinitions(values),
+    schemaHistory: schemaHistory(values),
     assumeFormat: values['assume-format'],
     encryption,
   });

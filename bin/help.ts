@@ -17,6 +17,9 @@ Usage:
                                   Serve binlogs to replicas and CDC clients, as a primary does.
   binlog stream -R [options] LOGNAME --to=nats://HOST:PORT
                                   Publish a server's row changes to NATS JetStream, exactly once.
+  binlog schema [options] FILE... [--at=FILE:POS]
+                                  Print the tables' definitions at a point of the binlogs (the end by
+                                  default) as CREATE TABLE statements: the schema history's.
   binlog --help                   Show this help (also COMMAND --help).
   binlog --version                Show the version.
   binlog completion               Print a bash completion script: source <(binlog completion).
@@ -130,6 +133,14 @@ Options for dump, encode, sql, flashback and serve --from-jsonl:
                              "engine", "rowFormat", "charset", "packRecord"}, ...}.
                              For the same table, --table-def overrides --table-defs, which overrides
                              --schema-file.
+dump keeps a schema history: the definitions above (or none) are those at the first file's start, and
+each DDL statement in the binlog (CREATE, ALTER, RENAME, DROP TABLE, CREATE/ALTER/DROP DATABASE) changes
+them, so that every TABLE_MAP is read with its table's definition at that point, tables created inside
+the files included. A definition a TABLE_MAP contradicts leaves the history, said in one line naming the
+table, the column and the DDL that last shaped it; its rows are read without one and dump exits 7. A DDL
+statement that cannot be read leaves the tables it names unknown from there (said once).
+  --schema-history=FILE      (dump) Appends each change of the history to FILE, one JSON line each: the
+                             position, the statement and the CREATE TABLE of every table it changed.
 Without any of them, an integer column whose signedness no TABLE_MAP metadata gives reads as
 {"signed": N, "unsigned": M} when its high bit is set (both readings, as mariadb-binlog -v prints them).
 
@@ -153,6 +164,14 @@ Options for dump, encode, sql and flashback, for encrypted binlogs (MariaDB's en
 Without the key, each encrypted event is an ENCRYPTED_EVENT line of its stored bytes, whose "reason"
 names the key id it needs. A key that decrypts the first encrypted event under neither cipher is an
 error naming the key id and the event.
+`;
+
+const SCHEMA_HELP = `Options for schema:
+  --at=FILE:POS              The definitions in force just before the event at POS of FILE (POS alone:
+                             of the first FILE); without it, those after the last FILE.
+  --schema-history=FILE      Start from a history dump --schema-history kept (its entries before --at),
+                             rather than from --schema-file's definitions.
+
 `;
 const ENCODE_NOTES = `encode computes every derived field from the content (eventSize, the checksum, lengths, counts), so
 an edited value of another length just works; header.logPos is computed when it is absent, null, or
@@ -273,6 +292,7 @@ export const HELP = [
   ENCODE_HELP,
   SQL_HELP,
   SERVE_HELP,
+  SCHEMA_HELP,
   TABLE_DEF_HELP,
   KEY_HELP,
   ENCODE_NOTES,
@@ -287,4 +307,5 @@ export const COMMAND_HELP = {
   sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, KEY_HELP, EXIT_HELP].join(''),
   serve: [USAGE, SERVE_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
   stream: [USAGE, STREAM_HELP, REMOTE_HELP, EXIT_HELP].join(''),
+  schema: [USAGE, SCHEMA_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
 } as const;

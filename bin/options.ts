@@ -3,7 +3,8 @@
  * a failure is said (the options themselves and the exit statuses are usage.ts's).
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -20,7 +21,8 @@ import { parseKeyring, type Keyring } from '../runtime/io/mysql-encryption.js';
 import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
-import { tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
+import { databaseCharsetsFromSql, tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
+import { SchemaHistory } from '../runtime/tables/history.js';
 import { EXIT, UsageError } from './usage.js';
 
 /**
@@ -115,13 +117,45 @@ export function encryptionOptions(
   return { keys, cipher: cipher as EventCipherName | undefined };
 }
 
+/** The table definitions' options. */
+type TableDefinitionValues = Parameters<typeof tableDefinitions>[0];
+
+/**
+ * The schema history a command reads with: seeded with the definitions the options give (and the
+ * databases' character sets a schema file states), its lines said on stderr, and kept in
+ * --schema-history's file as it changes.
+ */
+export function schemaHistory(values: TableDefinitionValues & { 'schema-history'?: string }): SchemaHistory {
+  const file = values['schema-history'];
+  return new SchemaHistory({
+    seed: tableDefinitions(values),
+    databases: schemaFileDatabases(values),
+    report: (line) => process.stderr.write(`binlog: ${line}\n`),
+    record: file === undefined ? undefined : (entry) => appendFileSync(file, `${JSON.stringify(entry)}\n`),
+  });
+}
+
+/** The default character sets of the databases the --schema-file scripts create. */
+function schemaFileDatabases(values: { 'schema-file'?: string[] }): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const arg of values['schema-file'] ?? []) {
+    Object.assign(out, databaseCharsetsFromSql(readOption(schemaFileArg(arg).file, '--schema-file')));
+  }
+  return out;
+}
+
+/** `[DB=]FILE.sql`: the file, and the database it names for tables created before any USE. */
+function schemaFileArg(arg: string): { file: string; database?: string } {
+  const named = existsSync(arg) ? undefined : /^([^=/]+)=(.+)$/s.exec(arg);
+  return named ? { file: named[2]!, database: named[1] } : { file: arg };
+}
+
 /** The definitions of `[DB=]FILE.sql` that can be described (the others said on stderr). */
 function schemaFile(arg: string): TableDefinitions {
-  const named = existsSync(arg) ? undefined : /^([^=/]+)=(.+)$/s.exec(arg);
-  const file = named ? named[2]! : arg;
+  const { file, database } = schemaFileArg(arg);
   let all: TableDefinitions;
   try {
-    all = tableDefinitionsFromSql(readOption(file, '--schema-file'), named?.[1]);
+    all = tableDefinitionsFromSql(readOption(file, '--schema-file'), database);
   } catch (e) {
     if (e instanceof BinlogError) throw new UsageError(`--schema-file ${file}: ${e.problem}`);
     throw e;

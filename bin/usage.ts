@@ -87,9 +87,12 @@ export const DUMP_OPTIONS = {
   ...TABLE_DEF_OPTIONS,
   ...KEY_OPTIONS,
   ...KEYRING_OPTIONS,
+  'schema-history': { type: 'string' },
   ...REMOTE_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+export const SCHEMA_OPTIONS = { at: { type: 'string' }, 'schema-history': { type: 'string' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
 
 export const ENCODE_OPTIONS = {
   output: { type: 'string', short: 'o' },

@@ -135,16 +135,20 @@ describeWithFixtures('binlog dump and encode --table-def', () => {
     const out = join(tmp, 'v0.bin');
     expect(binlog(['encode', jsonl, '-o', out, '--table-def', `test.t1=@${sql}`]).code).toBe(0);
     expect(readFileSync(out).equals(readFileSync(source))).toBe(true);
-    // Without the definition the rows have nowhere to go: refused, and no file written.
-    const refused = binlog(['encode', jsonl, '-o', join(tmp, 'none.bin')]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('rowImages');
+    // Without the definition, the file's own CREATE TABLE t1 gives it (the schema history), before its rows.
+    const plain = binlog(['dump', source]);
+    expect([plain.code, plain.stderr]).toEqual([0, '']);
+    expect(JSON.parse(plain.stdout.split('\n').find((l) => l.includes('PRE_GA_DELETE'))!).rows).toEqual([{ before: { a: 2, b: 'two' } }]);
+    const again = join(tmp, 'again.bin');
+    expect(binlog(['encode', jsonl, '-o', again]).code).toBe(0);
+    expect(readFileSync(again).equals(readFileSync(source))).toBe(true);
   });
 
-  it('a wrong definition is exit 1 naming the event; one that cannot be described is a usage error', () => {
+  it('a wrong definition is replaced by the file\'s own CREATE TABLE; one that cannot be described is a usage error', () => {
+    // The definitions given are those at the file's start: its CREATE TABLE t1 comes after, and is what its rows read with.
     const wrong = binlog(['dump', '--table-def', 'test.t1=a int, b char(50) not null', source]);
-    expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain('event at 461 (type 20, PRE_GA_WRITE_ROWS_EVENT)');
+    expect([wrong.code, wrong.stderr]).toEqual([0, '']);
+    expect(wrong.stdout).toContain('"rows":[{"before":{"a":2,"b":"two"}}]');
     expect(binlog(['dump', '--table-def', 'test.t1=a nosuch', source]).code).toBe(2);
     expect(binlog(['dump', '--table-def', 'no-equals-sign', source]).code).toBe(2);
     const defs = join(tmp, 'defs.json');

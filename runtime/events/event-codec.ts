@@ -198,7 +198,7 @@ export class EventDecoder {
    */
   frame(bytes: Uint8Array, pos: number): FramedEvent {
     const typeCode = bytes[EventHeaderOffsets.typeCode]!;
-    if (this.format.encryption || FormatState.changesFormat(this.format.realCode(typeCode))) this.decode(bytes, pos);
+    if (this.format.encryption || this.format.follows(this.format.realCode(typeCode))) this.decode(bytes, pos);
     else {
       try {
         const bodyEnd = this.bodyEnd(bytes, pos, this.format.checksums);
@@ -387,7 +387,7 @@ export class EventEncoder {
     if (ctx.hasChecksum) w.u32(eventCrc(w.view(), w.pos, crc32));
     const bytes = w.finish();
     // After START_ENCRYPTION nothing changes the state any more: a decoder reads no later event.
-    if (!encrypted && !this.format.encrypted && FormatState.changesFormat(code)) {
+    if (!encrypted && !this.format.encrypted && this.format.follows(code)) {
       try {
         this.leaveState(event, code, bytes, offset, ctx.hasChecksum);
       } catch (e) {

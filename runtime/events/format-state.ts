@@ -26,6 +26,7 @@ import { textToBytes } from '../core/writer.js';
 import { InvalidValueError } from '../core/errors.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../tables/definitions.js';
 import { TableRegistry } from '../tables/registry.js';
+import type { SchemaHistory } from '../tables/history.js';
 import type { HintFn } from '../values/column.js';
 import { rowTables, type RowsOptions } from '../rows/row-tables.js';
 import { FileEncryption, type EncryptionOptions, type StartEncryption } from './encryption.js';
@@ -36,6 +37,12 @@ export interface TableKnowledge {
   columnHints?: HintFn;
   /** Definitions of tables by 'schema.table', with which rows v0 are decoded (runtime/tables/definitions.ts). */
   tableDefinitions?: TableDefinitions;
+  /**
+   * The definitions as they change along the binlog (runtime/tables/history.ts): each QUERY event's DDL
+   * updates it, and each TABLE_MAP is read with the definition of its point. It takes the place of
+   * `tableDefinitions`, which it is seeded with.
+   */
+  schemaHistory?: SchemaHistory;
 }
 
 /**
@@ -94,9 +101,14 @@ export class FormatState {
   /** The state before any FDE; its row tables give rows in the form the options ask for. */
   constructor(options: TableKnowledge & RowsOptions = {}, keys?: EncryptionOptions) {
     this.keys = keys;
-    this.tables = new TableRegistry(options.columnHints, resolveTableDefinitions(options.tableDefinitions));
+    this.history = options.schemaHistory;
+    const definitions = this.history ?? resolveTableDefinitions(options.tableDefinitions);
+    this.tables = new TableRegistry(options.columnHints, definitions);
     this.ctx = { tables: rowTables(this.tables, options), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
   }
+
+  /** The schema history that QUERY events update, when the caller keeps one. */
+  private readonly history: SchemaHistory | undefined;
 
   /** One context object, refilled for each event: decoders only read it, and only during their event. */
   private readonly ctx: Context;
@@ -171,10 +183,20 @@ export class FormatState {
     return FormatState.CHANGING.has(code);
   }
 
+  /**
+   * Whether events of this type change what later events mean for this state: those that change the
+   * format, and, when a schema history is kept, the QUERY events whose DDL changes it and the GTIDs
+   * that place them.
+   */
+  follows(code: number): boolean {
+    return FormatState.changesFormat(code) || (this.history !== undefined && SCHEMA_EVENTS.has(code));
+  }
+
   /** What an event changes for the events after it: its effect on the state, if it has one. */
   after(event: StateEvent, body?: Uint8Array): void {
     const effect = EventEffects[event.type];
     if (effect) FormatState.EFFECTS[effect]?.(this, event, body);
+    else if (this.history) followSchema(this.history, event);
   }
 
   /**
@@ -204,6 +226,40 @@ export class FormatState {
     this.postHeaderLengths = this.permutation ? permutedLengths(fde.postHeaderLengths, this.permutation, pos) : fde.postHeaderLengths;
   }
 }
+
+/**
+ * What the schema history takes from an event: a QUERY's statement (DDL changes it) and a MariaDB GTID, the
+ * transaction the statements after it belong to. Only events with a file position can change it: those
+ * inside a TRANSACTION_PAYLOAD are DML.
+ */
+function followSchema(history: SchemaHistory, event: { type: string; pos?: number; file?: string }): void {
+  if (event.type === 'QUERY_EVENT' || event.type === 'QUERY_COMPRESSED_EVENT') {
+    const query = event as unknown as QueryFields;
+    // A table or database created without a character set takes the server's (its database's when known).
+    const serverCollation = query.statusVars?.find((v) => v.code === 'Q_CHARSET_CODE')?.collationServer;
+    const at = { ...(event.file === undefined ? {} : { file: event.file }), pos: event.pos ?? 0 };
+    history.query(text(query.query), text(query.schema), at, serverCollation);
+  } else if (event.type === 'GTID_EVENT') {
+    const gtid = event as unknown as { domainId: number; seqNo: number | bigint; header: { serverId: number } };
+    history.gtid(`${gtid.domainId}-${gtid.header.serverId}-${gtid.seqNo}`);
+  }
+}
+
+/** The events the schema history follows. */
+const SCHEMA_EVENTS: ReadonlySet<number> = new Set([
+  EventTypes.QUERY_EVENT,
+  EventTypes.QUERY_COMPRESSED_EVENT,
+  EventTypes.GTID_EVENT,
+]);
+
+/** What the schema history reads of a QUERY event. */
+interface QueryFields {
+  query: Text;
+  schema: Text;
+  statusVars?: { code: string; collationServer?: number }[];
+}
+
+const text = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('utf8'));
 
 const DROP_TREE_VERSION = new RegExp(DROP_TREE_SERVER_VERSIONS);
 

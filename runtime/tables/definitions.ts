@@ -79,7 +79,7 @@ function resolve(schema: string, name: string, def: TableDefinitionInput): Table
 /** A quoted string, a balanced parenthesized group, a `quoted` name, a word, or one other character. */
 const TOKEN = /\s*('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`(?:[^`]|``)*`|[A-Za-z0-9_$]+|\S)/y;
 
-function tokens(sql: string, fail: (p: string) => never): string[] {
+export function tokens(sql: string, fail: (p: string) => never): string[] {
   const out: string[] = [];
   TOKEN.lastIndex = 0;
   while (TOKEN.lastIndex < sql.length && !/^\s*$/.test(sql.slice(TOKEN.lastIndex))) {
@@ -91,7 +91,7 @@ function tokens(sql: string, fail: (p: string) => never): string[] {
 }
 
 /** The tokens split at top-level commas, each part's parentheses matched. */
-function splitList(toks: string[], fail: (p: string) => never): string[][] {
+export function splitList(toks: string[], fail: (p: string) => never): string[][] {
   const parts: string[][] = [[]];
   let depth = 0;
   for (const t of toks) {
@@ -104,8 +104,8 @@ function splitList(toks: string[], fail: (p: string) => never): string[][] {
   return parts;
 }
 
-const unquote = (name: string) => (name.startsWith('`') ? name.slice(1, -1).replace(/``/g, '`') : name);
-const isWord = (t: string | undefined, ...words: string[]) => t !== undefined && words.includes(t.toUpperCase());
+export const unquote = (name: string) => (name.startsWith('`') ? name.slice(1, -1).replace(/``/g, '`') : name);
+export const isWord = (t: string | undefined, ...words: string[]) => t !== undefined && words.includes(t.toUpperCase());
 
 /** Items of the column list that are no column (keys, constraints, MariaDB's system-time period). */
 const KEY_ITEMS = ['PRIMARY', 'KEY', 'INDEX', 'UNIQUE', 'CONSTRAINT', 'FOREIGN', 'FULLTEXT', 'SPATIAL', 'CHECK', 'PERIOD'];
@@ -147,7 +147,7 @@ export function parseTableSql(sql: string, qualified: string): TableDefinitionIn
 }
 
 /** The column names of a key's `(a, b(10))`. */
-function keyColumns(toks: string[]): string[] {
+export function keyColumns(toks: string[]): string[] {
   const names: string[] = [];
   let depth = 0;
   for (const t of toks) {
@@ -178,7 +178,7 @@ const READ_PAST: Record<string, readonly ('value' | 'expr' | 'word' | 'optional=
 const WORDS_PAST = ['AUTO_INCREMENT', 'UNIQUE', 'KEY', 'INVISIBLE', 'VISIBLE', 'VIRTUAL', 'STORED', 'PERSISTENT', 'COMPRESSED', 'GENERATED', 'ALWAYS', 'SERIAL', 'VALUE', 'SYSTEM', 'VERSIONING', 'WITH', 'WITHOUT'];
 
 /** A column's name and type (as a ColumnDef), and whether it says PRIMARY KEY itself. */
-function columnDef(item: string[], fail: (p: string) => never): [ColumnDef, boolean] {
+export function columnDef(item: string[], fail: (p: string) => never): [ColumnDef, boolean] {
   const name = unquote(item[0]!);
   const type: string[] = [];
   let inKey = false;
@@ -186,6 +186,12 @@ function columnDef(item: string[], fail: (p: string) => never): [ColumnDef, bool
     const t = item[i]!;
     const upper = t.toUpperCase();
     if (isWord(t, 'PRIMARY') && isWord(item[i + 1], 'KEY')) (inKey = true), i++;
+    // SERIAL as the type is BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE (SERIAL DEFAULT VALUE is an attribute).
+    else if (i === 1 && isWord(t, 'SERIAL')) type.push('BIGINT', 'UNSIGNED', 'NOT', 'NULL');
+    // BINARY after a character type asks for its charset's binary collation, which stores values alike.
+    else if (i > 1 && isWord(t, 'BINARY') && /^(n?(var)?char|(tiny|medium|long)?text|enum|set|national)/i.test(type[0] ?? '')) continue;
+    // MariaDB's system-versioned tables' period columns: AS ROW START, AS ROW END.
+    else if (isWord(t, 'AS') && isWord(item[i + 1], 'ROW')) i += 2;
     else if (isWord(t, 'ON') && isWord(item[i + 1], 'UPDATE')) i = valueEnd(item, i + 2);
     else if (isWord(t, 'CONSTRAINT')) i += isWord(item[i + 1], 'CHECK') ? 0 : 1;
     // A column's REFERENCES (which the servers parse and ignore) ends its definition.
@@ -227,7 +233,7 @@ function valueEnd(toks: string[], at: number): number {
 }
 
 /** Index of the ')' that closes the '(' at `open`. */
-function closing(toks: string[], open: number): number {
+export function closing(toks: string[], open: number): number {
   let depth = 0;
   for (let i = open; i < toks.length; i++) {
     if (toks[i] === '(') depth++;
@@ -242,7 +248,7 @@ function joinType(toks: string[]): string {
 }
 
 /** ENGINE (or TYPE), ROW_FORMAT, [DEFAULT] CHARSET / CHARACTER SET and COLLATE after the column list. */
-function tableOptions(toks: string[], fail: (p: string) => never): Partial<TableDefinitionInput> {
+export function tableOptions(toks: string[], fail: (p: string) => never): Partial<TableDefinitionInput> {
   const out: Partial<TableDefinitionInput> = {};
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!.toUpperCase();

@@ -11,6 +11,7 @@ import { charsetOf, decodeText } from '../values/charsets.js';
 import { sameBytes, type Text } from '../core/reader.js';
 import { versionAtLeast } from '../core/schema-helpers.js';
 import type { TableDefinition } from './definitions.js';
+import type { SchemaHistory } from './history.js';
 import { TableDefinitionError } from './table-types.js';
 import { coveredColumns, type CoveringEntry } from './covers.js';
 import { applyDefinition, placeholderName, unsized, withFraction } from './defined-columns.js';
@@ -22,18 +23,30 @@ const utf8 = new TextEncoder();
  * The TABLE_MAP events (decoded objects) whose table's definition did not fit, when the registry defers
  * that refusal (deferMismatches): the reason, to be raised only if the event is kept.
  */
-const mismatchOf = new WeakMap<object, TableDefinitionError>();
+const mismatchOf = new WeakMap<object, DeferredMismatch>();
+
+/**
+ * A refusal kept until the filter has kept its event: it gives the caller's error, or, for a schema
+ * history's definition, takes the definition out of the history (which says so) and gives none.
+ */
+type DeferredMismatch = () => TableDefinitionError | undefined;
 
 /**
  * The refusal of the caller's definition that a TABLE_MAP event met while its registry deferred it, as a
  * new error placed at the event; undefined when the definition fit or no definition was given.
  */
 export function definitionMismatch(event: { pos?: number }): TableDefinitionError | undefined {
-  const m = mismatchOf.get(event);
+  const m = mismatchOf.get(event)?.();
   if (!m) return undefined;
   const error = new TableDefinitionError(m.reason, m.table, m.column);
   return error.atEvent(event.pos ?? 0, EventTypes.TABLE_MAP_EVENT, 'TABLE_MAP_EVENT');
 }
+
+/**
+ * Where the registry finds a table's definition: a fixed map of the caller's, or a schema history
+ * (history.ts), whose definitions change as DDL passes and which takes back one a TABLE_MAP contradicts.
+ */
+export type DefinitionSource = ReadonlyMap<string, TableDefinition> | SchemaHistory;
 
 export class TableRegistry {
   /**
@@ -43,7 +56,7 @@ export class TableRegistry {
   deferMismatches = false;
   private readonly tables = new Map<number, TableInfo>();
   /** The refusal of each table id's definition, while the registry defers them. */
-  private readonly mismatches = new Map<number, TableDefinitionError>();
+  private readonly mismatches = new Map<number, DeferredMismatch>();
   /**
    * A copy of each table id's last TABLE_MAP body: servers log the same one before every statement, and
    * that one again keeps its table, and so the row layouts and compiled readers cached on it.
@@ -54,8 +67,11 @@ export class TableRegistry {
 
   constructor(
     private readonly hints?: HintFn,
-    private readonly definitions: ReadonlyMap<string, TableDefinition> = new Map(),
+    private readonly definitions: DefinitionSource = new Map(),
   ) {}
+
+  /** The history's generation the kept TABLE_MAP bodies were read under. */
+  private generation = 0;
 
   get(tableId: number): TableInfo | undefined {
     return this.tables.get(tableId);
@@ -113,29 +129,60 @@ export class TableRegistry {
    * table, and only other bytes are read (`read`), so that a repeated TABLE_MAP costs one comparison.
    */
   registerBody(tableId: number, body: Uint8Array | undefined, read: () => TableMapEvent): TableInfo {
+    this.followHistory();
     const known = this.tables.get(tableId);
     const last = this.bodies.get(tableId);
     if (known && body && last && sameBytes(last, body)) return known;
     const event = read();
-    const definition = this.definitions.size ? this.definitions.get(qualifiedName(event.schemaName, event.tableName)) : undefined;
-    const info = this.describe(event, definition);
+    const info = this.describe(event);
     this.tables.set(event.tableId, info);
     if (body) this.bodies.set(event.tableId, body.slice());
     else this.bodies.delete(event.tableId);
     return info;
   }
 
-  /** A TABLE_MAP's table with its definition, or (deferring a refusal of the definition) without it. */
-  private describe(event: TableMapEvent, definition: TableDefinition | undefined): TableInfo {
+  /** A DDL changed the history since the bodies kept were read: the same bytes may now read otherwise. */
+  private followHistory(): void {
+    if (!('generation' in this.definitions) || this.definitions.generation === this.generation) return;
+    this.generation = this.definitions.generation;
+    this.bodies.clear();
+  }
+
+  /**
+   * The table of a TABLE_MAP with its definition, checked. While the registry defers refusals (a reader
+   * under filters), a definition the TABLE_MAP contradicts is refused only once the event is kept;
+   * otherwise a schema history's leaves the history (which says so), and a fixed one's is the caller's
+   * error. The table is then read without a definition.
+   */
+  private describe(event: TableMapEvent): TableInfo {
     this.mismatches.delete(event.tableId);
+    const source = this.definitions;
+    const qualified = qualifiedName(event.schemaName, event.tableName);
+    const definition = source.size ? source.get(qualified) : undefined;
     try {
       return describeTable(event, this.flavorOf, this.hints, definition);
     } catch (e) {
-      if (!this.deferMismatches || !definition || !(e instanceof TableDefinitionError)) throw e;
-      this.mismatches.set(event.tableId, e);
+      if (!definition || !(e instanceof TableDefinitionError)) throw e;
+      // Under filters the refusal waits for the filter's word on the event, whatever gave the definition.
+      if (this.deferMismatches) this.mismatches.set(event.tableId, deferred(source, qualified, e));
+      else if ('contradicted' in source) {
+        source.contradicted(qualified, e);
+        this.generation = source.generation;
+      } else throw e;
       return describeTable(event, this.flavorOf, this.hints, undefined);
     }
   }
+}
+
+/** The refusal of a definition as the filter settles it, once, when it keeps the TABLE_MAP. */
+function deferred(source: DefinitionSource, qualified: string, e: TableDefinitionError): DeferredMismatch {
+  let settled = false;
+  return () => {
+    if (!('contradicted' in source)) return e;
+    if (!settled) source.contradicted(qualified, e);
+    settled = true;
+    return undefined;
+  };
 }
 
 /** A hint's fraction digits, checked: 0 to 6. */

@@ -38,11 +38,25 @@ export function tableDefinitionsFromSql(text: string, defaultSchema?: string): T
   return defs;
 }
 
+/**
+ * The default character set of each database an SQL script creates (`CREATE DATABASE db … CHARACTER SET
+ * cs`, as mariadb-dump and mysqldump write them): the tables created later without one take it.
+ */
+export function databaseCharsetsFromSql(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const statement of statements(text)) {
+    const m = CREATE_DATABASE.exec(statement);
+    if (m) out[unquote(m[1]!)] = m[2]!;
+  }
+  return out;
+}
+
 /** A name: `quoted`, "quoted" (ANSI_QUOTES) or bare. */
 const NAME = '(`(?:[^`]|``)*`|"(?:[^"]|"")*"|[\\w$]+)';
 const QUALIFIED = `${NAME}(?:\\s*\\.\\s*${NAME})?`;
 const USE = new RegExp(`^\\s*USE\\s+${NAME}\\s*$`, 'i');
 const CREATE_TABLE = new RegExp(`^\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:TEMPORARY\\s+)?TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${QUALIFIED}`, 'i');
+const CREATE_DATABASE = new RegExp(`^\\s*CREATE\\s+(?:DATABASE|SCHEMA)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${NAME}.*?\\b(?:CHARACTER\\s+SET|CHARSET)\\s*=?\\s*(\\w+)`, 'is');
 const DELIMITER = /^[ \t]*delimiter[ \t]+(\S+)[^\n]*/i;
 const LIKE = new RegExp(`^\\s*\\(?\\s*LIKE\\s+${QUALIFIED}`, 'i');
 
@@ -63,7 +77,7 @@ function qualify(first: string, second: string | undefined, schema: string | und
  * The statements of a script, as the mysql client splits them: at its delimiter (`;` until a DELIMITER
  * line changes it) outside quotes and comments, the comments left out but an executable comment's text.
  */
-function statements(text: string): string[] {
+export function statements(text: string): string[] {
   const out: string[] = [];
   let delimiter = ';';
   let current = '';
