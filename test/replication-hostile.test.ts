@@ -1,0 +1,80 @@
+/**
+ * `dump -R` against a primary it should not trust (issue 41's R items): a fake primary (test/support/
+ * fake-primary.ts) that logs anyone in and then sends what a hostile server would. Each case ends in a
+ * typed error said as a sentence, with nothing of the hostile packet handed out or written.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LengthError } from '../runtime/core/errors.js';
+import { connectBinlog, type LiveOptions } from '../replication/client.js';
+import { runBinlog } from './support/cli.js';
+import { sessionThen, startFakePrimary, type FakePrimary } from './support/fake-primary.js';
+
+const TIMEOUT = 30_000;
+
+/** A QUERY event's 19-byte header and 11 bytes after it, whose event_size says 0xFFFFFFFF: a 31-byte packet. */
+function oversizedEvent(): Buffer {
+  const event = Buffer.alloc(30);
+  event.writeUInt32LE(1_700_000_000, 0);
+  event[4] = 2;
+  event.writeUInt32LE(1, 5);
+  event.writeUInt32LE(0xffffffff, 9);
+  event.writeUInt32LE(4 + 30, 13);
+  return Buffer.concat([Buffer.from([0x00]), event]);
+}
+
+/** The dump of binlog.000001 from the fake primary on `port`: its events into `seen`, and its error. */
+function dumped(port: number, seen: unknown[] = [], options: Partial<LiveOptions> = {}): Promise<unknown> {
+  const live: LiveOptions = { host: '127.0.0.1', port, user: 'u', password: 'p', file: 'binlog.000001', until: 'file' };
+  return (async () => {
+    for await (const e of connectBinlog({ ...live, heartbeatPeriod: 0, ...options })) seen.push(e);
+  })().then(() => undefined, (e: unknown) => e);
+}
+
+const R3_PROBLEM = 'the server sent an event whose header gives 4294967295 bytes in a packet that holds 30';
+
+describe('a hostile primary', () => {
+  let primary: FakePrimary | undefined;
+  let work: string;
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'binlog-hostile-'));
+  });
+
+  afterEach(async () => {
+    await primary?.close();
+    primary = undefined;
+  });
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  const remote = (port: number) => ['-R', '--host=127.0.0.1', `--port=${port}`, '--user=u', '--password=p'];
+
+  it('R3: an event whose event_size exceeds its packet is a typed error naming the offset and the event', async () => {
+    primary = await startFakePrimary('8.0.36', sessionThen((c) => c.answer([oversizedEvent()])));
+    const seen: unknown[] = [];
+    const error = await dumped(primary.port, seen);
+    expect(seen).toEqual([]);
+    expect(error).toBeInstanceOf(LengthError);
+    expect((error as Error).message).toBe(`${R3_PROBLEM} [offset 13, event at 4 (type 2)]`);
+  }, TIMEOUT);
+
+  it('R3: neither printed by dump -R nor written by --raw into the .partial file', async () => {
+    primary = await startFakePrimary('8.0.36', sessionThen((c) => c.answer([oversizedEvent()])));
+    const printed = await runBinlog(['dump', ...remote(primary.port), '--heartbeat-period=0', 'binlog.000001']);
+    expect(printed.stdout).toBe('');
+    expect(printed.stderr).toBe(`binlog: binlog.000001: ${R3_PROBLEM} [offset 13, event at 4 (type 2)]\n`);
+    expect(printed.status).not.toBe(0);
+    const prefix = join(work, 'r3-');
+    const raw = await runBinlog(['dump', ...remote(primary.port), 
+      '--heartbeat-period=0', '--raw', `--result-file=${prefix}`, 'binlog.000001',
+    ]);
+    expect(raw.stderr).toMatch(/4294967295 bytes/);
+    expect(raw.status).not.toBe(0);
+    const partial = `${prefix}binlog.000001.partial`;
+    // The file may not even be begun; if it is, it holds nothing of the event.
+    if (existsSync(partial)) expect(readFileSync(partial).includes(Buffer.from([0xff, 0xff, 0xff, 0xff]))).toBe(false);
+  }, TIMEOUT);
+});
