@@ -7,7 +7,7 @@ import { createReadStream, createWriteStream, existsSync, readFileSync, renameSy
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { BinlogError, ChecksumError, ConnectionError, ServerError } from '../runtime/core/errors.js';
+import { BinlogError, ChecksumError, ConnectionError, printable, ServerError } from '../runtime/core/errors.js';
 import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
@@ -149,7 +149,9 @@ export async function write(stream: NodeJS.WritableStream, bytes: Uint8Array): P
 
 export function reportFailure(e: unknown, file: string): number {
   if (e instanceof ServerError || e instanceof ConnectionError) {
-    process.stderr.write(`binlog: ${file}: ${e.message}\n`);
+    // A connection's error may quote the server too (mysql2's words around what it sent), and none of it
+    // may act on the terminal.
+    process.stderr.write(`binlog: ${file}: ${printable(e.message)}\n`);
     return EXIT.server;
   }
   if (e instanceof BinlogError) {

@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LengthError } from '../runtime/core/errors.js';
+import { LengthError, ServerError } from '../runtime/core/errors.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import { runBinlog } from './support/cli.js';
-import { sessionThen, startFakePrimary, type FakePrimary } from './support/fake-primary.js';
+import { err, sessionThen, startFakePrimary, type FakePrimary } from './support/fake-primary.js';
 
 const TIMEOUT = 30_000;
 
@@ -76,5 +76,16 @@ describe('a hostile primary', () => {
     const partial = `${prefix}binlog.000001.partial`;
     // The file may not even be begun; if it is, it holds nothing of the event.
     if (existsSync(partial)) expect(readFileSync(partial).includes(Buffer.from([0xff, 0xff, 0xff, 0xff]))).toBe(false);
+  }, TIMEOUT);
+
+  it('R5: a server error message reaches the terminal with its control characters escaped', async () => {
+    const message = Buffer.from('no\x1b[2J\x1b[31m binlog\r\nbinlog: all fine\x07\x9b');
+    primary = await startFakePrimary('8.0.36', (c) => c.answer([err(1236, 'HY000', message)]));
+    const escaped = 'no\\e[2J\\e[31m binlog\\r\\nbinlog: all fine\\x07\\x9b';
+    const error = await dumped(primary.port);
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as ServerError).message).toBe(`the server says: ${escaped} (error 1236, SQL state HY000)`);
+    const printed = await runBinlog(['dump', ...remote(primary.port), 'binlog.000001']);
+    expect(printed.stderr).toBe(`binlog: binlog.000001: the server says: ${escaped} (error 1236, SQL state HY000)\n`);
   }, TIMEOUT);
 });
