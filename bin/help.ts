@@ -84,6 +84,9 @@ const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-bi
   --stop-never               Go on, and wait for new events, until interrupted.
   --heartbeat-period=S       Seconds between the heartbeats of an idle server (default 30). Nothing
                              from the server for twice that (at least 1 s) is a lost connection.
+  --connect-timeout=S        Seconds to wait for each step before the dump: the connection, the
+                             server's greeting and the login together, then each query and command
+                             (default 10; 0: no limit). The error names the step left unanswered.
   --use-information-schema   For tables whose TABLE_MAP has no column names (binlog_row_metadata
                              NO_LOG or MINIMAL), read names, UNSIGNED, charsets and ENUM/SET members
                              from information_schema.COLUMNS over a second connection: the tables as

@@ -22,6 +22,7 @@ export interface RemoteValues extends PasswordValues {
   'to-last-log'?: boolean;
   'stop-never'?: boolean;
   'heartbeat-period'?: string;
+  'connect-timeout'?: string;
   reconnect?: boolean;
   'use-information-schema'?: boolean;
   'retry-count'?: string;
@@ -53,6 +54,7 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     password,
     serverId: number(values['server-id'], '--server-id'),
     heartbeatPeriod: number(values['heartbeat-period'], '--heartbeat-period'),
+    connectTimeout: seconds(number(values['connect-timeout'], '--connect-timeout')),
     columnNames: values['use-information-schema'] ? 'information_schema' : undefined,
     reconnect: values.reconnect && {
       retries: number(values['retry-count'], '--retry-count'),
@@ -63,6 +65,11 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     // As mariadb-binlog: the named log only, unless told to go on to the last one, or never stop.
     until: values['stop-never'] ? 'never' : values['to-last-log'] ? 'logs' : 'file',
   };
+}
+
+/** Seconds as milliseconds, or undefined. */
+function seconds(s: number | undefined): number | undefined {
+  return s === undefined ? undefined : s * 1000;
 }
 
 /** What a file being archived is named until it is whole: PREFIX + its name + this. */

@@ -42,6 +42,7 @@ export const REMOTE_OPTIONS = {
   'to-last-log': { type: 'boolean' },
   'stop-never': { type: 'boolean' },
   'heartbeat-period': { type: 'string' },
+  'connect-timeout': { type: 'string' },
   reconnect: { type: 'boolean' },
   'use-information-schema': { type: 'boolean' },
   'retry-count': { type: 'string' },

@@ -56,7 +56,7 @@ interface Mysql2Command {
 /** The members of mysql2's client connection that its typings leave out. */
 interface ClientInternals {
   addCommand(command: Mysql2Command): void;
-  stream?: { destroy(): void };
+  stream?: Socket;
 }
 
 /** mysql2's packet parser: fed the socket's bytes, it calls onPacket with each whole packet. */
@@ -133,6 +133,7 @@ export interface ClientConfig {
   user?: string;
   password?: string;
   ssl?: string | SslOptions;
+  /** Milliseconds for the connection, the server's greeting and the login together (0: no limit). */
   connectTimeout: number;
 }
 
@@ -154,7 +155,9 @@ export class ClientConnection {
     const { host, port, socketPath, user, password, ssl, connectTimeout } = config;
     const options: ConnectionOptions = {
       // Only these are passed, as a caller's object may hold more, which mysql2 warns of on stderr.
-      ...{ host, port, socketPath, user, password, ssl, connectTimeout },
+      ...{ host, port, socketPath, user, password, ssl },
+      // mysql2's own timer says only ETIMEDOUT; ours (below) says which step the server left unanswered.
+      connectTimeout: 0,
       // Positions and ids past 2^53 come as exact strings, which are never rounded.
       supportBigNumbers: true,
       bigNumberStrings: true,
@@ -164,10 +167,33 @@ export class ClientConnection {
     const conn = createConnection(options);
     // A failure while no command waits (the server going away between commands) must not crash the process.
     conn.on('error', () => {});
-    await new Promise<void>((resolve, reject) => {
+    const connected = new Promise<void>((resolve, reject) => {
       conn.connect((e) => (e ? reject(fromDriver(e, where(config))) : resolve()));
     });
-    return new ClientConnection(conn);
+    const client = new ClientConnection(conn);
+    await client.inTime(connected, connectTimeout, connectionStep(conn, where(config)));
+    return client;
+  }
+
+  /**
+   * `answer`, or, when it takes longer than `ms` (0: no limit), a ConnectionError that says what was
+   * waited for (`waitingFor` tells it when the time is up), the connection closed.
+   */
+  async inTime<T>(answer: Promise<T>, ms: number, waitingFor: () => string): Promise<T> {
+    if (!ms) return answer;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const what = waitingFor();
+        this.destroy();
+        reject(new ConnectionError(`${what}: no answer from the server within ${ms / 1000} s`));
+      }, ms);
+    });
+    try {
+      return await Promise.race([answer, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** A value as an SQL literal, quoted by the driver. */
@@ -220,6 +246,15 @@ export class ClientConnection {
     // the socket would keep the process alive.
     beyondTypings<ClientInternals>(this.conn).stream?.destroy();
   }
+}
+
+/** The step of a connection being made, as a sentence's start, followed on its socket's events. */
+function connectionStep(conn: Connection, at: string): () => string {
+  let step = `cannot connect to ${at}`;
+  const socket = beyondTypings<ClientInternals>(conn).stream;
+  socket?.once('connect', () => (step = `connected to ${at}, the server's greeting (the handshake) never came`));
+  socket?.once('data', () => (step = `cannot log in to ${at}`));
+  return () => step;
 }
 
 function where(c: ClientConfig): string {

@@ -4,10 +4,11 @@
  * typed error said as a sentence, with nothing of the hostile packet handed out or written.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LengthError, ServerError } from '../runtime/core/errors.js';
+import { ConnectionError, LengthError, ServerError } from '../runtime/core/errors.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import { runBinlog } from './support/cli.js';
 import { err, sessionThen, startFakePrimary, type FakePrimary } from './support/fake-primary.js';
@@ -87,5 +88,35 @@ describe('a hostile primary', () => {
     expect((error as ServerError).message).toBe(`the server says: ${escaped} (error 1236, SQL state HY000)`);
     const printed = await runBinlog(['dump', ...remote(primary.port), 'binlog.000001']);
     expect(printed.stderr).toBe(`binlog: binlog.000001: the server says: ${escaped} (error 1236, SQL state HY000)\n`);
+  }, TIMEOUT);
+
+  it('R4: a primary that logs in and never answers the first query: an error naming the query, in time', async () => {
+    primary = await startFakePrimary('8.0.36', () => {});
+    const began = Date.now();
+    const printed = await runBinlog(['dump', ...remote(primary.port), '--connect-timeout=1', 'binlog.000001']);
+    expect(Date.now() - began).toBeLessThan(8_000);
+    expect(printed.stderr).toBe(
+      'binlog: binlog.000001: the query SELECT VERSION() AS version, @@global.binlog_checksum AS checksum: ' +
+        'no answer from the server within 1 s\n',
+    );
+    expect(printed.status).toBe(6);
+  }, TIMEOUT);
+
+  it('R4: a server that accepts the connection and never greets: an error naming the handshake', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket.on('error', () => {})));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const error = await dumped(port, [], { connectTimeout: 300 });
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect((error as Error).message).toBe(
+        `connected to 127.0.0.1:${port}, the server's greeting (the handshake) never came: ` +
+          'no answer from the server within 0.3 s',
+      );
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   }, TIMEOUT);
 });
