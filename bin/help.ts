@@ -87,6 +87,8 @@ const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-bi
   --connect-timeout=S        Seconds to wait for each step before the dump: the connection, the
                              server's greeting and the login together, then each query and command
                              (default 10; 0: no limit). The error names the step left unanswered.
+  --max-allowed-packet=N     The longest packet (an event) taken from the server, in bytes or with K,
+                             M or G (default 1G): a longer one ends the dump as its frames announce it.
   --use-information-schema   For tables whose TABLE_MAP has no column names (binlog_row_metadata
                              NO_LOG or MINIMAL), read names, UNSIGNED, charsets and ENUM/SET members
                              from information_schema.COLUMNS over a second connection: the tables as

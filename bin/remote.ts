@@ -23,6 +23,7 @@ export interface RemoteValues extends PasswordValues {
   'stop-never'?: boolean;
   'heartbeat-period'?: string;
   'connect-timeout'?: string;
+  'max-allowed-packet'?: string;
   reconnect?: boolean;
   'use-information-schema'?: boolean;
   'retry-count'?: string;
@@ -55,6 +56,7 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     serverId: number(values['server-id'], '--server-id'),
     heartbeatPeriod: number(values['heartbeat-period'], '--heartbeat-period'),
     connectTimeout: seconds(number(values['connect-timeout'], '--connect-timeout')),
+    maxAllowedPacket: bytes(values['max-allowed-packet'], usage),
     columnNames: values['use-information-schema'] ? 'information_schema' : undefined,
     reconnect: values.reconnect && {
       retries: number(values['retry-count'], '--retry-count'),
@@ -70,6 +72,16 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
 /** Seconds as milliseconds, or undefined. */
 function seconds(s: number | undefined): number | undefined {
   return s === undefined ? undefined : s * 1000;
+}
+
+const UNITS: Record<string, number> = { '': 1, K: 1 << 10, M: 1 << 20, G: 1 << 30 };
+
+/** --max-allowed-packet's bytes: a number, or one with K, M or G after it, as the mariadb client takes it. */
+function bytes(v: string | undefined, usage: (m: string) => Error): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d+)([KMG]?)$/i.exec(v);
+  if (!m || Number(m[1]) === 0) throw usage('--max-allowed-packet takes a number of bytes, with K, M or G after it or not');
+  return Number(m[1]) * UNITS[m[2]!.toUpperCase()]!;
 }
 
 /** What a file being archived is named until it is whole: PREFIX + its name + this. */

@@ -43,6 +43,7 @@ export const REMOTE_OPTIONS = {
   'stop-never': { type: 'boolean' },
   'heartbeat-period': { type: 'string' },
   'connect-timeout': { type: 'string' },
+  'max-allowed-packet': { type: 'string' },
   reconnect: { type: 'boolean' },
   'use-information-schema': { type: 'boolean' },
   'retry-count': { type: 'string' },

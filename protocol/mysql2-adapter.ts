@@ -57,6 +57,10 @@ interface Mysql2Command {
 interface ClientInternals {
   addCommand(command: Mysql2Command): void;
   stream?: Socket;
+  /** What the socket's bytes (over TLS: the decrypted bytes) are fed to, looked up at each read. */
+  packetParser: { execute(data: Buffer): void };
+  /** Fails the command in progress and every later one with `e`, and stops reading. */
+  _handleFatalError(e: Error): void;
 }
 
 /** mysql2's packet parser: fed the socket's bytes, it calls onPacket with each whole packet. */
@@ -135,6 +139,8 @@ export interface ClientConfig {
   ssl?: string | SslOptions;
   /** Milliseconds for the connection, the server's greeting and the login together (0: no limit). */
   connectTimeout: number;
+  /** Bytes: a packet from the server longer than this is refused as its frames announce it, unread (none: no limit). */
+  maxAllowedPacket?: number;
 }
 
 /** A command of ours, sent on a client connection. */
@@ -167,6 +173,7 @@ export class ClientConnection {
     const conn = createConnection(options);
     // A failure while no command waits (the server going away between commands) must not crash the process.
     conn.on('error', () => {});
+    if (config.maxAllowedPacket) limitPackets(beyondTypings<ClientInternals>(conn), config.maxAllowedPacket);
     const connected = new Promise<void>((resolve, reject) => {
       conn.connect((e) => (e ? reject(fromDriver(e, where(config))) : resolve()));
     });
@@ -245,6 +252,65 @@ export class ClientConnection {
     // mysql2's destroy only ends our half: a dump thread waiting for events never closes its own, and
     // the socket would keep the process alive.
     beyondTypings<ClientInternals>(this.conn).stream?.destroy();
+  }
+}
+
+/** A frame's payload is at most this long; one this long is followed by another frame of the same packet. */
+const MAX_FRAME = 0xffffff;
+
+/**
+ * mysql2 joins a packet's frames however many come: a server sending one packet as endless 16 MB frames
+ * would grow the client until it failed. So the bytes are read here before mysql2's parser gets them,
+ * and a packet whose frames announce more than `limit` bytes fails the connection at that frame's
+ * header: no more than one socket read of it is ever held.
+ */
+function limitPackets(conn: ClientInternals, limit: number): void {
+  const parser = conn.packetParser;
+  const frames = new FrameLengths();
+  conn.packetParser = {
+    execute(data: Buffer) {
+      if (frames.fed(data) <= limit) return parser.execute(data);
+      const most = `the most allowed (max_allowed_packet)`;
+      const e = new ConnectionError(`the server sent a packet of more than ${limit} bytes, ${most}`);
+      conn._handleFatalError(e);
+      conn.stream?.destroy();
+    },
+  };
+}
+
+/** The lengths of the frames in the bytes read: how long the packet being read is said to be so far. */
+class FrameLengths {
+  /** The header being read: its bytes so far. */
+  private readonly header: number[] = [];
+  /** Payload bytes of the current frame still to come. */
+  private left = 0;
+  /** Whether the current frame is followed by another of the same packet. */
+  private continued = false;
+  /** The payload bytes the current packet's frames have announced. */
+  private announced = 0;
+
+  /** Takes the next bytes read; gives the length the packet being read is announced to have so far. */
+  fed(data: Uint8Array): number {
+    let most = this.announced;
+    for (let at = 0; at < data.length; ) {
+      if (this.left > 0) {
+        const skipped = Math.min(this.left, data.length - at);
+        this.left -= skipped;
+        at += skipped;
+      } else {
+        this.header.push(data[at++]!);
+        if (this.header.length < 4) continue;
+        const length = this.header[0]! | (this.header[1]! << 8) | (this.header[2]! << 16);
+        this.header.length = 0;
+        // A packet's first frame starts the count again.
+        if (!this.continued) this.announced = 0;
+        this.announced += length;
+        most = Math.max(most, this.announced);
+        this.left = length;
+        this.continued = length === MAX_FRAME;
+      }
+    }
+    return most;
   }
 }
 

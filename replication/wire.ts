@@ -25,6 +25,11 @@ export interface ConnectOptions {
    * together, then each query and command's answer (default 10 000; 0: no limit).
    */
   connectTimeout?: number;
+  /**
+   * Bytes: a packet from the server longer than this (an event, or a result row) is refused, the connection
+   * failing with a ConnectionError before it is read (default 1 GiB, the largest event a server sends).
+   */
+  maxAllowedPacket?: number;
 }
 
 /** The packets of a command's answer, as they come, with the connection paused while too many wait. */
@@ -57,6 +62,7 @@ export interface StreamOptions {
   stats?: QueueStats;
 }
 const DEFAULT_CONNECT_TIMEOUT = 10_000;
+const DEFAULT_MAX_ALLOWED_PACKET = 1 << 30;
 
 /** A connection with the binlog reader's few needs: SQL, and raw commands whose answers are streamed. */
 export class Wire {
@@ -68,7 +74,8 @@ export class Wire {
 
   static async open(options: ConnectOptions): Promise<Wire> {
     const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
-    return new Wire(await ClientConnection.open({ ...options, connectTimeout }), connectTimeout);
+    const maxAllowedPacket = options.maxAllowedPacket ?? DEFAULT_MAX_ALLOWED_PACKET;
+    return new Wire(await ClientConnection.open({ ...options, connectTimeout, maxAllowedPacket }), connectTimeout);
   }
 
   /** The answer being read, the last command's. */

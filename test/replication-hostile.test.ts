@@ -119,4 +119,49 @@ describe('a hostile primary', () => {
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
   }, TIMEOUT);
+
+  it('R1: a packet of endless 16 MB frames is refused past --max-allowed-packet, and the client ends', async () => {
+    let framesSent = 0;
+    primary = await startFakePrimary('8.0.36', sessionThen((c) => endlessFrames(c.socket, () => framesSent++)));
+    const began = Date.now();
+    const printed = await runBinlog(['dump', ...remote(primary.port), '--max-allowed-packet=1M', 'binlog.000001']);
+    expect(printed.stderr).toBe(`binlog: binlog.000001: ${R1_PROBLEM(1 << 20)}\n`);
+    expect(printed.status).toBe(6);
+    expect(Date.now() - began).toBeLessThan(15_000);
+    // The first frame's header already says more than 1 MB: the client closed before the frames could pile up.
+    expect(framesSent).toBeLessThan(MAX_FRAMES);
+  }, TIMEOUT);
+
+  it('R1: the frames of one packet count together: the second 16 MB frame passes a 20 MB limit', async () => {
+    primary = await startFakePrimary('8.0.36', sessionThen((c) => endlessFrames(c.socket, () => {})));
+    const error = await dumped(primary.port, [], { maxAllowedPacket: 20 << 20 });
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toBe(R1_PROBLEM(20 << 20));
+  }, TIMEOUT);
 });
+
+/** More 16 MB frames than a test should ever see sent: the client must have closed long before. */
+const MAX_FRAMES = 40;
+
+const R1_PROBLEM = (limit: number) =>
+  `the server sent a packet of more than ${limit} bytes, the most allowed (max_allowed_packet)`;
+
+/** One packet as 16 MB frames, each followed by another, written while the socket takes them. */
+function endlessFrames(socket: Socket, sent: () => void): void {
+  const full = 0xffffff;
+  const frameOf = (sequenceId: number) => {
+    const f = Buffer.alloc(4 + full);
+    f.writeUIntLE(full, 0, 3);
+    f[3] = sequenceId;
+    return f;
+  };
+  let n = 0;
+  const more = () => {
+    while (!socket.destroyed && n < MAX_FRAMES) {
+      const ok = socket.write(frameOf(++n & 0xff));
+      sent();
+      if (!ok) return void socket.once('drain', more);
+    }
+  };
+  more();
+}
