@@ -87,6 +87,10 @@ const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-bi
   --connect-timeout=S        Seconds to wait for each step before the dump: the connection, the
                              server's greeting and the login together, then each query and command
                              (default 10; 0: no limit). The error names the step left unanswered.
+  --server-public-key-path=FILE  The server's RSA public key (PEM): caching_sha2_password and
+                             sha256_password send the password over plain TCP only encrypted with it
+                             (or over TLS, or a unix socket); otherwise the login is refused.
+  --get-server-public-key    Let the server send that key itself (a server in the middle could).
   --max-allowed-packet=N     The longest packet (an event) taken from the server, in bytes or with K,
                              M or G (default 1G): a longer one ends the dump as its frames announce it.
   --use-information-schema   For tables whose TABLE_MAP has no column names (binlog_row_metadata

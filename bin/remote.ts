@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
 import { EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC } from '../generated/header.js';
 import type { LiveFrame } from '../replication/replica-frames.js';
@@ -24,6 +24,8 @@ export interface RemoteValues extends PasswordValues {
   'heartbeat-period'?: string;
   'connect-timeout'?: string;
   'max-allowed-packet'?: string;
+  'server-public-key-path'?: string;
+  'get-server-public-key'?: boolean;
   reconnect?: boolean;
   'use-information-schema'?: boolean;
   'retry-count'?: string;
@@ -57,6 +59,8 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     heartbeatPeriod: number(values['heartbeat-period'], '--heartbeat-period'),
     connectTimeout: seconds(number(values['connect-timeout'], '--connect-timeout')),
     maxAllowedPacket: bytes(values['max-allowed-packet'], usage),
+    serverPublicKey: await publicKey(values['server-public-key-path'], usage),
+    getServerPublicKey: values['get-server-public-key'],
     columnNames: values['use-information-schema'] ? 'information_schema' : undefined,
     reconnect: values.reconnect && {
       retries: number(values['retry-count'], '--retry-count'),
@@ -72,6 +76,16 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
 /** Seconds as milliseconds, or undefined. */
 function seconds(s: number | undefined): number | undefined {
   return s === undefined ? undefined : s * 1000;
+}
+
+/** --server-public-key-path's key, read as it is (PEM). */
+async function publicKey(path: string | undefined, usage: (m: string) => Error): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw usage(`--server-public-key-path: cannot read ${path}: ${(e as Error).message}`);
+  }
 }
 
 const UNITS: Record<string, number> = { '': 1, K: 1 << 10, M: 1 << 20, G: 1 << 30 };

@@ -44,6 +44,8 @@ export const REMOTE_OPTIONS = {
   'heartbeat-period': { type: 'string' },
   'connect-timeout': { type: 'string' },
   'max-allowed-packet': { type: 'string' },
+  'server-public-key-path': { type: 'string' },
+  'get-server-public-key': { type: 'boolean' },
   reconnect: { type: 'boolean' },
   'use-information-schema': { type: 'boolean' },
   'retry-count': { type: 'string' },

@@ -20,7 +20,14 @@
 import { once } from 'node:events';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { Connection, ConnectionOptions, QueryError, SslOptions } from 'mysql2';
+import type {
+  authPlugins as Mysql2AuthPlugins,
+  AuthPlugin,
+  Connection,
+  ConnectionOptions,
+  QueryError,
+  SslOptions,
+} from 'mysql2';
 import { ConnectionError, ServerError } from '../runtime/core/errors.js';
 
 /** A packet as mysql2 hands it over: its payload is buffer[offset, end), after the 4 header bytes at start. */
@@ -139,6 +146,13 @@ export interface ClientConfig {
   ssl?: string | SslOptions;
   /** Milliseconds for the connection, the server's greeting and the login together (0: no limit). */
   connectTimeout: number;
+  /**
+   * The server's RSA public key (PEM) to send the password with, when caching_sha2_password or
+   * sha256_password asks for it in full over a connection that is neither TLS nor a unix socket.
+   */
+  serverPublicKey?: string;
+  /** Whether the server may send its public key for that, when none is given (a server in the middle could). */
+  getServerPublicKey?: boolean;
   /** Bytes: a packet from the server longer than this is refused as its frames announce it, unread (none: no limit). */
   maxAllowedPacket?: number;
 }
@@ -159,17 +173,18 @@ export class ClientConnection {
   /** Connects and authenticates; a failure is a ServerError (the server refused) or a ConnectionError. */
   static async open(config: ClientConfig): Promise<ClientConnection> {
     const { host, port, socketPath, user, password, ssl, connectTimeout } = config;
+    // mysql2 is loaded when a connection is first made, so that a program that reads only files never pays for it.
+    const { createConnection, authPlugins } = await import('mysql2');
     const options: ConnectionOptions = {
       // Only these are passed, as a caller's object may hold more, which mysql2 warns of on stderr.
       ...{ host, port, socketPath, user, password, ssl },
+      authPlugins: guardedPlugins(authPlugins, config),
       // mysql2's own timer says only ETIMEDOUT; ours (below) says which step the server left unanswered.
       connectTimeout: 0,
       // Positions and ids past 2^53 come as exact strings, which are never rounded.
       supportBigNumbers: true,
       bigNumberStrings: true,
     };
-    // mysql2 is loaded when a connection is first made, so that a program that reads only files never pays for it.
-    const { createConnection } = await import('mysql2');
     const conn = createConnection(options);
     // A failure while no command waits (the server going away between commands) must not crash the process.
     conn.on('error', () => {});
@@ -255,6 +270,44 @@ export class ClientConnection {
   }
 }
 
+/** mysql2's plugins that send the password itself, when the server asks for it. */
+type PasswordPlugins = Pick<typeof Mysql2AuthPlugins, 'caching_sha2_password' | 'sha256_password'>;
+
+/** caching_sha2_password's data that asks for the password in full (after the scramble failed the cache). */
+const FULL = 4;
+
+/**
+ * The two plugins that send the password itself, as libmysqlclient has them: over TLS or a unix socket
+ * as it is; otherwise encrypted with a public key the user gave, or one the server sends only when the
+ * user allowed fetching it (mysql2 would take any server's key, and a server in the middle then reads
+ * the password). Without either the login is refused, and nothing of the password is sent.
+ */
+function guardedPlugins(plugins: PasswordPlugins, config: ClientConfig): Record<string, AuthPlugin> {
+  const key = config.serverPublicKey;
+  const plain = !config.ssl && !config.socketPath && !key && !config.getServerPublicKey;
+  const refusal = (plugin: string) =>
+    new Error(
+      `the server asks ${plugin} for the password over a connection that is not encrypted: it is sent ` +
+        'only over TLS (--ssl-mode), a unix socket, or encrypted with the key of --server-public-key-path ' +
+        '(or, trusting the server to send its own, --get-server-public-key)',
+    );
+  const guarded = (name: keyof PasswordPlugins, asksInFull: (data: Buffer, step: number) => boolean): AuthPlugin => {
+    return (ctx) => {
+      const step = plugins[name]({ serverPublicKey: key })(ctx);
+      let n = 0;
+      return (data: Buffer) => {
+        if (plain && asksInFull(data, n++)) throw refusal(name);
+        return step(data);
+      };
+    };
+  };
+  return {
+    caching_sha2_password: guarded('caching_sha2_password', (d, n) => n > 0 && d.length === 1 && d[0] === FULL),
+    // sha256_password sends the password (or asks for the key) at its first step, given the scramble.
+    sha256_password: guarded('sha256_password', (_data, n) => n === 0),
+  };
+}
+
 /** A frame's payload is at most this long; one this long is followed by another frame of the same packet. */
 const MAX_FRAME = 0xffffff;
 
@@ -270,7 +323,7 @@ function limitPackets(conn: ClientInternals, limit: number): void {
   conn.packetParser = {
     execute(data: Buffer) {
       if (frames.fed(data) <= limit) return parser.execute(data);
-      const most = `the most allowed (max_allowed_packet)`;
+      const most = 'the most allowed (max_allowed_packet)';
       const e = new ConnectionError(`the server sent a packet of more than ${limit} bytes, ${most}`);
       conn._handleFatalError(e);
       conn.stream?.destroy();

@@ -21,6 +21,13 @@ export interface ConnectOptions {
   /** TLS: mysql2's options (or the name of one of its profiles), passed through. */
   ssl?: string | SslOptions;
   /**
+   * The server's RSA public key (PEM): over a connection that is neither TLS nor a unix socket,
+   * caching_sha2_password's full authentication sends the password only encrypted with it...
+   */
+  serverPublicKey?: string;
+  /** ...or with the key the server sends, when this allows it (a server in the middle could send its own). */
+  getServerPublicKey?: boolean;
+  /**
    * Milliseconds to wait for each step before a dump: the connection, the server's greeting and the login
    * together, then each query and command's answer (default 10 000; 0: no limit).
    */

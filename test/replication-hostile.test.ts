@@ -4,14 +4,14 @@
  * typed error said as a sentence, with nothing of the hostile packet handed out or written.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError, LengthError, ServerError } from '../runtime/core/errors.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import { runBinlog } from './support/cli.js';
-import { err, sessionThen, startFakePrimary, type FakePrimary } from './support/fake-primary.js';
+import { err, frame, greeting, sessionThen, startFakePrimary, type FakePrimary } from './support/fake-primary.js';
 
 const TIMEOUT = 30_000;
 
@@ -138,6 +138,32 @@ describe('a hostile primary', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as Error).message).toBe(R1_PROBLEM(20 << 20));
   }, TIMEOUT);
+  it('R2: caching_sha2_password full authentication over plain TCP: no password sent, the login refused', async () => {
+    const { server, port, after } = await fullAuthenticationAsker();
+    try {
+      const error = await dumped(port, [], { password: 'secret-pw' });
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect((error as Error).message).toBe(
+        `cannot connect to 127.0.0.1:${port}: the server asks caching_sha2_password for the password over a ` +
+          'connection that is not encrypted: it is sent only over TLS (--ssl-mode), a unix socket, or encrypted ' +
+          'with the key of --server-public-key-path (or, trusting the server to send its own, --get-server-public-key)',
+      );
+      // Neither a request for the server's key (0x02) nor anything else came after the server asked.
+      expect(after).toEqual([]);
+    } finally {
+      server.close();
+    }
+  }, TIMEOUT);
+
+  it('R2: with --get-server-public-key, the client asks the server for its key', async () => {
+    const { server, port, after } = await fullAuthenticationAsker();
+    try {
+      await dumped(port, [], { password: 'secret-pw', getServerPublicKey: true, connectTimeout: 1000 });
+      expect(after[0]).toEqual(Buffer.from([0x02]));
+    } finally {
+      server.close();
+    }
+  }, TIMEOUT);
 });
 
 /** More 16 MB frames than a test should ever see sent: the client must have closed long before. */
@@ -165,3 +191,38 @@ function endlessFrames(socket: Socket, sent: () => void): void {
   };
   more();
 }
+
+/**
+ * A server that greets with caching_sha2_password and, after the client's token, asks for full
+ * authentication (AuthMoreData 0x04), as a server without the account in its cache does: `after` gets
+ * the payloads the client sends then.
+ */
+async function fullAuthenticationAsker(): Promise<{ server: Server; port: number; after: Buffer[] }> {
+  const after: Buffer[] = [];
+  const server = createServer((socket) => {
+    socket.on('error', () => {});
+    socket.write(frame(0, greeting('8.0.36', 'caching_sha2_password')));
+    let packets = 0;
+    socket.on('data', (data: Buffer) => {
+      for (let at = 0; at + 4 <= data.length; ) {
+        const length = data.readUIntLE(at, 3);
+        const sequenceId = data[at + 3]!;
+        const payload = data.subarray(at + 4, at + 4 + length);
+        at += 4 + length;
+        if (packets++ === 0) {
+          // The handshake response: switch to caching_sha2_password with a scramble, whatever the client chose.
+          const authSwitch = Buffer.from('\xfecaching_sha2_password\0ABCDEFGHIJKLMNOPQRST\0', 'latin1');
+          socket.write(frame(sequenceId + 1, authSwitch));
+        } else if (packets === 2) {
+          socket.write(frame(sequenceId + 1, Buffer.from([0x01, FULL_AUTHENTICATION])));
+        } else {
+          after.push(Buffer.from(payload));
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, after };
+}
+
+const FULL_AUTHENTICATION = 0x04;
