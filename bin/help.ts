@@ -87,6 +87,10 @@ const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-bi
   --connect-timeout=S        Seconds to wait for each step before the dump: the connection, the
                              server's greeting and the login together, then each query and command
                              (default 10; 0: no limit). The error names the step left unanswered.
+  --ssl-mode=MODE            TLS: DISABLED (the default without --ssl-ca, --ssl-cert or --ssl-key),
+                             REQUIRED (encrypted, the certificate unchecked), VERIFY_CA (signed by
+                             --ssl-ca's CA, the default with it) or VERIFY_IDENTITY (and naming the host).
+  --ssl-ca=FILE --ssl-cert=FILE --ssl-key=FILE  The CA to check the server with; a client certificate.
   --server-public-key-path=FILE  The server's RSA public key (PEM): caching_sha2_password and
                              sha256_password send the password over plain TCP only encrypted with it
                              (or over TLS, or a unix socket); otherwise the login is refused.

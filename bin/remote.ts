@@ -26,6 +26,10 @@ export interface RemoteValues extends PasswordValues {
   'max-allowed-packet'?: string;
   'server-public-key-path'?: string;
   'get-server-public-key'?: boolean;
+  'ssl-mode'?: string;
+  'ssl-ca'?: string;
+  'ssl-cert'?: string;
+  'ssl-key'?: string;
   reconnect?: boolean;
   'use-information-schema'?: boolean;
   'retry-count'?: string;
@@ -61,6 +65,7 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     maxAllowedPacket: bytes(values['max-allowed-packet'], usage),
     serverPublicKey: await publicKey(values['server-public-key-path'], usage),
     getServerPublicKey: values['get-server-public-key'],
+    ssl: await tls(values, usage),
     columnNames: values['use-information-schema'] ? 'information_schema' : undefined,
     reconnect: values.reconnect && {
       retries: number(values['retry-count'], '--retry-count'),
@@ -76,6 +81,40 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
 /** Seconds as milliseconds, or undefined. */
 function seconds(s: number | undefined): number | undefined {
   return s === undefined ? undefined : s * 1000;
+}
+
+/** The --ssl-mode values: the mariadb client's but PREFERRED, which would take a plain connection unseen. */
+const SSL_MODES = ['DISABLED', 'REQUIRED', 'VERIFY_CA', 'VERIFY_IDENTITY'];
+
+/**
+ * TLS as --ssl-mode asks (by default VERIFY_CA when --ssl-ca is given, REQUIRED with only --ssl-cert or
+ * --ssl-key, else DISABLED), with the files' contents: REQUIRED encrypts without checking the server's
+ * certificate, VERIFY_CA checks it was signed by --ssl-ca's CA (or the system's), VERIFY_IDENTITY also
+ * that it names the host.
+ */
+async function tls(values: RemoteValues, usage: (m: string) => Error): Promise<LiveOptions['ssl']> {
+  const given = values['ssl-ca'] ? 'VERIFY_CA' : values['ssl-cert'] || values['ssl-key'] ? 'REQUIRED' : 'DISABLED';
+  const mode = (values['ssl-mode'] ?? given).toUpperCase();
+  if (mode === 'PREFERRED') throw usage('--ssl-mode=PREFERRED would fall back to plain TCP unseen: use REQUIRED');
+  if (!SSL_MODES.includes(mode)) throw usage(`--ssl-mode is one of ${SSL_MODES.join(', ')}`);
+  if (mode === 'DISABLED') {
+    if (given !== 'DISABLED') throw usage('--ssl-mode=DISABLED leaves --ssl-ca, --ssl-cert and --ssl-key unused');
+    return undefined;
+  }
+  const file = async (option: 'ssl-ca' | 'ssl-cert' | 'ssl-key') => {
+    const path = values[option];
+    if (path === undefined) return undefined;
+    try {
+      return await readFile(path, 'utf8');
+    } catch (e) {
+      throw usage(`--${option}: cannot read ${path}: ${(e as Error).message}`);
+    }
+  };
+  const [ca, cert, key] = [await file('ssl-ca'), await file('ssl-cert'), await file('ssl-key')];
+  const verify = mode !== 'REQUIRED';
+  // VERIFY_CA trusts any name in a certificate its CA signed.
+  const anyName = mode === 'VERIFY_CA' ? { checkServerIdentity: () => undefined } : {};
+  return { ca, cert, key, rejectUnauthorized: verify, ...anyName };
 }
 
 /** --server-public-key-path's key, read as it is (PEM). */
