@@ -87,6 +87,19 @@ const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-bi
   --stop-never               Go on, and wait for new events, until interrupted.
   --heartbeat-period=S       Seconds between the heartbeats of an idle server (default 30). Nothing
                              from the server for twice that (at least 1 s) is a lost connection.
+  --connect-timeout=S        Seconds to wait for each step before the dump: the connection, the
+                             server's greeting and the login together, then each query and command
+                             (default 10; 0: no limit). The error names the step left unanswered.
+  --ssl-mode=MODE            TLS: DISABLED (the default without --ssl-ca, --ssl-cert or --ssl-key),
+                             REQUIRED (encrypted, the certificate unchecked), VERIFY_CA (signed by
+                             --ssl-ca's CA, the default with it) or VERIFY_IDENTITY (and naming the host).
+  --ssl-ca=FILE --ssl-cert=FILE --ssl-key=FILE  The CA to check the server with; a client certificate.
+  --server-public-key-path=FILE  The server's RSA public key (PEM): caching_sha2_password and
+                             sha256_password send the password over plain TCP only encrypted with it
+                             (or over TLS, or a unix socket); otherwise the login is refused.
+  --get-server-public-key    Let the server send that key itself (a server in the middle could).
+  --max-allowed-packet=N     The longest packet (an event) taken from the server, in bytes or with K,
+                             M or G (default 1G): a longer one ends the dump as its frames announce it.
   --use-information-schema   For tables whose TABLE_MAP has no column names (binlog_row_metadata
                              NO_LOG or MINIMAL), read names, UNSIGNED, charsets and ENUM/SET members
                              from information_schema.COLUMNS over a second connection: the tables as

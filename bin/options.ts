@@ -8,7 +8,7 @@ import { renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { BinlogError, ChecksumError, ConnectionError, ServerError } from '../runtime/core/errors.js';
+import { BinlogError, ChecksumError, ConnectionError, printable, ServerError } from '../runtime/core/errors.js';
 import {
   EVENT_CIPHERS,
   parseKeyFile,
@@ -23,6 +23,7 @@ import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
 import { databaseCharsetsFromSql, tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
 import { SchemaHistory } from '../runtime/tables/history.js';
+import { PasswordPromptInterrupted } from './secrets.js';
 import { EXIT, UsageError } from './usage.js';
 
 /**
@@ -250,7 +251,9 @@ export async function write(stream: NodeJS.WritableStream, bytes: Uint8Array): P
 
 export function reportFailure(e: unknown, file: string): number {
   if (e instanceof ServerError || e instanceof ConnectionError) {
-    process.stderr.write(`binlog: ${file}: ${e.message}\n`);
+    // A connection's error may quote the server too (mysql2's words around what it sent), and none of it
+    // may act on the terminal.
+    process.stderr.write(`binlog: ${file}: ${printable(e.message)}\n`);
     return EXIT.server;
   }
   if (e instanceof BinlogError) {
@@ -265,6 +268,8 @@ export function reportFailure(e: unknown, file: string): number {
     process.stderr.write(`binlog: ${file}: ${FILE_ERRORS[err.code] ?? err.message}\n`);
     return EXIT.io;
   }
+  // A usage error or Ctrl-C at the prompt met on the way is the command line's to say (cli.ts).
+  if (e instanceof UsageError || e instanceof PasswordPromptInterrupted) throw e;
   return internalError(e, file);
 }
 

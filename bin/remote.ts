@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
 import { EventTypes } from '../generated/events.js';
 import { BINLOG_MAGIC } from '../generated/header.js';
 import type { LiveFrame } from '../replication/replica-frames.js';
@@ -22,6 +22,14 @@ export interface RemoteValues extends PasswordValues {
   'to-last-log'?: boolean;
   'stop-never'?: boolean;
   'heartbeat-period'?: string;
+  'connect-timeout'?: string;
+  'max-allowed-packet'?: string;
+  'server-public-key-path'?: string;
+  'get-server-public-key'?: boolean;
+  'ssl-mode'?: string;
+  'ssl-ca'?: string;
+  'ssl-cert'?: string;
+  'ssl-key'?: string;
   reconnect?: boolean;
   'use-information-schema'?: boolean;
   'retry-count'?: string;
@@ -53,6 +61,11 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     password,
     serverId: number(values['server-id'], '--server-id'),
     heartbeatPeriod: number(values['heartbeat-period'], '--heartbeat-period'),
+    connectTimeout: seconds(number(values['connect-timeout'], '--connect-timeout')),
+    maxAllowedPacket: bytes(values['max-allowed-packet'], usage),
+    serverPublicKey: await publicKey(values['server-public-key-path'], usage),
+    getServerPublicKey: values['get-server-public-key'],
+    ssl: await tls(values, usage),
     columnNames: values['use-information-schema'] ? 'information_schema' : undefined,
     reconnect: values.reconnect && {
       retries: number(values['retry-count'], '--retry-count'),
@@ -63,6 +76,65 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
     // As mariadb-binlog: the named log only, unless told to go on to the last one, or never stop.
     until: values['stop-never'] ? 'never' : values['to-last-log'] ? 'logs' : 'file',
   };
+}
+
+/** Seconds as milliseconds, or undefined. */
+function seconds(s: number | undefined): number | undefined {
+  return s === undefined ? undefined : s * 1000;
+}
+
+/** The --ssl-mode values: the mariadb client's but PREFERRED, which would take a plain connection unseen. */
+const SSL_MODES = ['DISABLED', 'REQUIRED', 'VERIFY_CA', 'VERIFY_IDENTITY'];
+
+/**
+ * TLS as --ssl-mode asks (by default VERIFY_CA when --ssl-ca is given, REQUIRED with only --ssl-cert or
+ * --ssl-key, else DISABLED), with the files' contents: REQUIRED encrypts without checking the server's
+ * certificate, VERIFY_CA checks it was signed by --ssl-ca's CA (or the system's), VERIFY_IDENTITY also
+ * that it names the host.
+ */
+async function tls(values: RemoteValues, usage: (m: string) => Error): Promise<LiveOptions['ssl']> {
+  const given = values['ssl-ca'] ? 'VERIFY_CA' : values['ssl-cert'] || values['ssl-key'] ? 'REQUIRED' : 'DISABLED';
+  const mode = (values['ssl-mode'] ?? given).toUpperCase();
+  if (mode === 'PREFERRED') throw usage('--ssl-mode=PREFERRED would fall back to plain TCP unseen: use REQUIRED');
+  if (!SSL_MODES.includes(mode)) throw usage(`--ssl-mode is one of ${SSL_MODES.join(', ')}`);
+  if (mode === 'DISABLED') {
+    if (given !== 'DISABLED') throw usage('--ssl-mode=DISABLED leaves --ssl-ca, --ssl-cert and --ssl-key unused');
+    return undefined;
+  }
+  const file = async (option: 'ssl-ca' | 'ssl-cert' | 'ssl-key') => {
+    const path = values[option];
+    if (path === undefined) return undefined;
+    try {
+      return await readFile(path, 'utf8');
+    } catch (e) {
+      throw usage(`--${option}: cannot read ${path}: ${(e as Error).message}`);
+    }
+  };
+  const [ca, cert, key] = [await file('ssl-ca'), await file('ssl-cert'), await file('ssl-key')];
+  const verify = mode !== 'REQUIRED';
+  // VERIFY_CA trusts any name in a certificate its CA signed.
+  const anyName = mode === 'VERIFY_CA' ? { checkServerIdentity: () => undefined } : {};
+  return { ca, cert, key, rejectUnauthorized: verify, ...anyName };
+}
+
+/** --server-public-key-path's key, read as it is (PEM). */
+async function publicKey(path: string | undefined, usage: (m: string) => Error): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw usage(`--server-public-key-path: cannot read ${path}: ${(e as Error).message}`);
+  }
+}
+
+const UNITS: Record<string, number> = { '': 1, K: 1 << 10, M: 1 << 20, G: 1 << 30 };
+
+/** --max-allowed-packet's bytes: a number, or one with K, M or G after it, as the mariadb client takes it. */
+function bytes(v: string | undefined, usage: (m: string) => Error): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d+)([KMG]?)$/i.exec(v);
+  if (!m || Number(m[1]) === 0) throw usage('--max-allowed-packet takes a number of bytes, with K, M or G after it or not');
+  return Number(m[1]) * UNITS[m[2]!.toUpperCase()]!;
 }
 
 /** What a file being archived is named until it is whole: PREFIX + its name + this. */

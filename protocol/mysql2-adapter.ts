@@ -21,7 +21,14 @@
 import { once } from 'node:events';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { Connection, ConnectionOptions, QueryError, SslOptions } from 'mysql2';
+import type {
+  authPlugins as Mysql2AuthPlugins,
+  AuthPlugin,
+  Connection,
+  ConnectionOptions,
+  QueryError,
+  SslOptions,
+} from 'mysql2';
 import { ConnectionError, ServerError } from '../runtime/core/errors.js';
 
 /** A packet as mysql2 hands it over: its payload is buffer[offset, end), after the 4 header bytes at start. */
@@ -57,7 +64,11 @@ interface Mysql2Command {
 /** The members of mysql2's client connection that its typings leave out. */
 interface ClientInternals {
   addCommand(command: Mysql2Command): void;
-  stream?: { destroy(): void };
+  stream?: Socket;
+  /** What the socket's bytes (over TLS: the decrypted bytes) are fed to, looked up at each read. */
+  packetParser: { execute(data: Buffer): void };
+  /** Fails the command in progress and every later one with `e`, and stops reading. */
+  _handleFatalError(e: Error): void;
 }
 
 /** mysql2's packet parser: fed the socket's bytes, it calls onPacket with each whole packet. */
@@ -138,7 +149,17 @@ export interface ClientConfig {
   user?: string;
   password?: string;
   ssl?: string | SslOptions;
+  /** Milliseconds for the connection, the server's greeting and the login together (0: no limit). */
   connectTimeout: number;
+  /**
+   * The server's RSA public key (PEM) to send the password with, when caching_sha2_password or
+   * sha256_password asks for it in full over a connection that is neither TLS nor a unix socket.
+   */
+  serverPublicKey?: string;
+  /** Whether the server may send its public key for that, when none is given (a server in the middle could). */
+  getServerPublicKey?: boolean;
+  /** Bytes: a packet from the server longer than this is refused as its frames announce it, unread (none: no limit). */
+  maxAllowedPacket?: number;
 }
 
 /** A command of ours, sent on a client connection. */
@@ -157,22 +178,49 @@ export class ClientConnection {
   /** Connects and authenticates; a failure is a ServerError (the server refused) or a ConnectionError. */
   static async open(config: ClientConfig): Promise<ClientConnection> {
     const { host, port, socketPath, user, password, ssl, connectTimeout } = config;
+    // mysql2 is loaded when a connection is first made, so that a program that reads only files never pays for it.
+    const { createConnection, authPlugins } = await import('mysql2');
     const options: ConnectionOptions = {
       // Only these are passed, as a caller's object may hold more, which mysql2 warns of on stderr.
-      ...{ host, port, socketPath, user, password, ssl, connectTimeout },
+      ...{ host, port, socketPath, user, password, ssl },
+      authPlugins: guardedPlugins(authPlugins, config),
+      // mysql2's own timer says only ETIMEDOUT; ours (below) says which step the server left unanswered.
+      connectTimeout: 0,
       // Positions and ids past 2^53 come as exact strings, which are never rounded.
       supportBigNumbers: true,
       bigNumberStrings: true,
     };
-    // mysql2 is loaded when a connection is first made, so that a program that reads only files never pays for it.
-    const { createConnection } = await import('mysql2');
     const conn = createConnection(options);
     // A failure while no command waits (the server going away between commands) must not crash the process.
     conn.on('error', () => {});
-    await new Promise<void>((resolve, reject) => {
+    if (config.maxAllowedPacket) limitPackets(beyondTypings<ClientInternals>(conn), config.maxAllowedPacket);
+    const connected = new Promise<void>((resolve, reject) => {
       conn.connect((e) => (e ? reject(fromDriver(e, where(config))) : resolve()));
     });
-    return new ClientConnection(conn);
+    const client = new ClientConnection(conn);
+    await client.inTime(connected, connectTimeout, connectionStep(conn, where(config)));
+    return client;
+  }
+
+  /**
+   * `answer`, or, when it takes longer than `ms` (0: no limit), a ConnectionError that says what was
+   * waited for (`waitingFor` tells it when the time is up), the connection closed.
+   */
+  async inTime<T>(answer: Promise<T>, ms: number, waitingFor: () => string): Promise<T> {
+    if (!ms) return answer;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const what = waitingFor();
+        this.destroy();
+        reject(new ConnectionError(`${what}: no answer from the server within ${ms / 1000} s`));
+      }, ms);
+    });
+    try {
+      return await Promise.race([answer, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** A value as an SQL literal, quoted by the driver. */
@@ -225,6 +273,112 @@ export class ClientConnection {
     // the socket would keep the process alive.
     beyondTypings<ClientInternals>(this.conn).stream?.destroy();
   }
+}
+
+/** mysql2's plugins that send the password itself, when the server asks for it. */
+type PasswordPlugins = Pick<typeof Mysql2AuthPlugins, 'caching_sha2_password' | 'sha256_password'>;
+
+/** caching_sha2_password's data that asks for the password in full (after the scramble failed the cache). */
+const FULL = 4;
+
+/**
+ * The two plugins that send the password itself, as libmysqlclient has them: over TLS or a unix socket
+ * as it is; otherwise encrypted with a public key the user gave, or one the server sends only when the
+ * user allowed fetching it (mysql2 would take any server's key, and a server in the middle then reads
+ * the password). Without either the login is refused, and nothing of the password is sent.
+ */
+function guardedPlugins(plugins: PasswordPlugins, config: ClientConfig): Record<string, AuthPlugin> {
+  const key = config.serverPublicKey;
+  const plain = !config.ssl && !config.socketPath && !key && !config.getServerPublicKey;
+  const refusal = (plugin: string) =>
+    new Error(
+      `the server asks ${plugin} for the password over a connection that is not encrypted: it is sent ` +
+        'only over TLS (--ssl-mode), a unix socket, or encrypted with the key of --server-public-key-path ' +
+        '(or, trusting the server to send its own, --get-server-public-key)',
+    );
+  const guarded = (name: keyof PasswordPlugins, asksInFull: (data: Buffer, step: number) => boolean): AuthPlugin => {
+    return (ctx) => {
+      const step = plugins[name]({ serverPublicKey: key })(ctx);
+      let n = 0;
+      return (data: Buffer) => {
+        if (plain && asksInFull(data, n++)) throw refusal(name);
+        return step(data);
+      };
+    };
+  };
+  return {
+    caching_sha2_password: guarded('caching_sha2_password', (d, n) => n > 0 && d.length === 1 && d[0] === FULL),
+    // sha256_password sends the password (or asks for the key) at its first step, given the scramble.
+    sha256_password: guarded('sha256_password', (_data, n) => n === 0),
+  };
+}
+
+/** A frame's payload is at most this long; one this long is followed by another frame of the same packet. */
+const MAX_FRAME = 0xffffff;
+
+/**
+ * mysql2 joins a packet's frames however many come: a server sending one packet as endless 16 MB frames
+ * would grow the client until it failed. So the bytes are read here before mysql2's parser gets them,
+ * and a packet whose frames announce more than `limit` bytes fails the connection at that frame's
+ * header: no more than one socket read of it is ever held.
+ */
+function limitPackets(conn: ClientInternals, limit: number): void {
+  const parser = conn.packetParser;
+  const frames = new FrameLengths();
+  conn.packetParser = {
+    execute(data: Buffer) {
+      if (frames.fed(data) <= limit) return parser.execute(data);
+      const most = 'the most allowed (max_allowed_packet)';
+      const e = new ConnectionError(`the server sent a packet of more than ${limit} bytes, ${most}`);
+      conn._handleFatalError(e);
+      conn.stream?.destroy();
+    },
+  };
+}
+
+/** The lengths of the frames in the bytes read: how long the packet being read is said to be so far. */
+class FrameLengths {
+  /** The header being read: its bytes so far. */
+  private readonly header: number[] = [];
+  /** Payload bytes of the current frame still to come. */
+  private left = 0;
+  /** Whether the current frame is followed by another of the same packet. */
+  private continued = false;
+  /** The payload bytes the current packet's frames have announced. */
+  private announced = 0;
+
+  /** Takes the next bytes read; gives the length the packet being read is announced to have so far. */
+  fed(data: Uint8Array): number {
+    let most = this.announced;
+    for (let at = 0; at < data.length; ) {
+      if (this.left > 0) {
+        const skipped = Math.min(this.left, data.length - at);
+        this.left -= skipped;
+        at += skipped;
+      } else {
+        this.header.push(data[at++]!);
+        if (this.header.length < 4) continue;
+        const length = this.header[0]! | (this.header[1]! << 8) | (this.header[2]! << 16);
+        this.header.length = 0;
+        // A packet's first frame starts the count again.
+        if (!this.continued) this.announced = 0;
+        this.announced += length;
+        most = Math.max(most, this.announced);
+        this.left = length;
+        this.continued = length === MAX_FRAME;
+      }
+    }
+    return most;
+  }
+}
+
+/** The step of a connection being made, as a sentence's start, followed on its socket's events. */
+function connectionStep(conn: Connection, at: string): () => string {
+  let step = `cannot connect to ${at}`;
+  const socket = beyondTypings<ClientInternals>(conn).stream;
+  socket?.once('connect', () => (step = `connected to ${at}, the server's greeting (the handshake) never came`));
+  socket?.once('data', () => (step = `cannot log in to ${at}`));
+  return () => step;
 }
 
 function where(c: ClientConfig): string {

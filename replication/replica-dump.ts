@@ -74,7 +74,9 @@ export async function startDump(wire: Wire, options: DumpOptions, stats?: QueueS
   await wire.query(`SET @master_heartbeat_period = ${BigInt(Math.round(heartbeat * 1e9))}`);
   if (flavor === 'mariadb') await mariadbSession(wire, options);
   const serverId = options.serverId ?? DEFAULT_SERVER_ID;
-  await wire.command(packet(encodeRegisterSlavePacket, { serverId, host: '', user: '', password: '', port: 0, replicationRank: 0, masterId: 0 })).catch((e: unknown) => {
+  const replica = { serverId, host: '', user: '', password: '', port: 0, replicationRank: 0, masterId: 0 };
+  const register = packet(encodeRegisterSlavePacket, replica);
+  await wire.command(register, 'registering as a replica (COM_REGISTER_SLAVE)').catch((e: unknown) => {
     throw e instanceof ServerError ? e.refusing('registering as a replica (COM_REGISTER_SLAVE, which needs the REPLICATION SLAVE privilege)') : e;
   });
 

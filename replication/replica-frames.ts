@@ -13,7 +13,7 @@ import { decodeRotateEvent } from '../generated/control.js';
 import { EventTypes } from '../generated/events.js';
 import { CHECKSUM_LENGTH, EVENT_HEADER_LENGTH, EventFlags, EventHeaderOffsets } from '../generated/header.js';
 import type { BinlogEventPacket } from '../generated/replication.js';
-import { ConnectionError } from '../runtime/core/errors.js';
+import { ConnectionError, LengthError } from '../runtime/core/errors.js';
 import { Reader } from '../runtime/core/reader.js';
 import type { NotInFile } from '../runtime/events/event-codec.js';
 import { binlogPacket } from '../protocol/packets.js';
@@ -46,6 +46,7 @@ export async function* liveFrames(dump: Dump, untilFile: boolean): AsyncGenerato
     const bytes = (p.body as BinlogEventPacket).event;
     if (bytes.length < EVENT_HEADER_LENGTH) throw new ConnectionError(`the server sent an event of ${bytes.length} bytes, shorter than its header`);
     const typeCode = bytes[EventHeaderOffsets.typeCode]!;
+    checkSize(bytes, cursor, typeCode);
     const logPos = u32(bytes, EventHeaderOffsets.logPos);
     const notInFile: NotInFile | undefined = HEARTBEATS.has(typeCode) ? 'heartbeat' : madeUp(bytes, typeCode, logPos) ? 'artificial' : undefined;
     const rotate = typeCode === EventTypes.ROTATE_EVENT ? rotation(bytes, dump.start.checksums) : undefined;
@@ -63,6 +64,18 @@ export async function* liveFrames(dump: Dump, untilFile: boolean): AsyncGenerato
       ({ file, position: cursor } = rotate);
     }
   }
+}
+
+/**
+ * An event's header gives its size, and the packet holds the event: a size that differs from the packet's
+ * (a hostile or broken source) would have the decoder read past the event, so the dump stops there.
+ * `at` is where the event would be in its file.
+ */
+function checkSize(bytes: Uint8Array, at: number, typeCode: number): void {
+  const size = u32(bytes, EventHeaderOffsets.eventSize);
+  if (size === bytes.length) return;
+  const problem = `the server sent an event whose header gives ${size} bytes in a packet that holds ${bytes.length}`;
+  throw new LengthError(problem, { offset: at + EventHeaderOffsets.eventSize, eventPos: at, eventType: typeCode });
 }
 
 /** Whether the source made the event up: flagged so, or one of the two it sends with log_pos 0 (a FORMAT_DESCRIPTION is the file's first event, which never ends at 0). */

@@ -20,8 +20,23 @@ export interface ConnectOptions {
   password?: string;
   /** TLS: mysql2's options (or the name of one of its profiles), passed through. */
   ssl?: string | SslOptions;
-  /** Milliseconds to wait for the connection and handshake (default 10 000). */
+  /**
+   * The server's RSA public key (PEM): over a connection that is neither TLS nor a unix socket,
+   * caching_sha2_password's full authentication sends the password only encrypted with it...
+   */
+  serverPublicKey?: string;
+  /** ...or with the key the server sends, when this allows it (a server in the middle could send its own). */
+  getServerPublicKey?: boolean;
+  /**
+   * Milliseconds to wait for each step before a dump: the connection, the server's greeting and the login
+   * together, then each query and command's answer (default 10 000; 0: no limit).
+   */
   connectTimeout?: number;
+  /**
+   * Bytes: a packet from the server longer than this (an event, or a result row) is refused, the connection
+   * failing with a ConnectionError before it is read (default 1 GiB, the largest event a server sends).
+   */
+  maxAllowedPacket?: number;
 }
 
 /** The packets of a command's answer, as they come, with the connection paused while too many wait. */
@@ -54,14 +69,20 @@ export interface StreamOptions {
   stats?: QueueStats;
 }
 const DEFAULT_CONNECT_TIMEOUT = 10_000;
+const DEFAULT_MAX_ALLOWED_PACKET = 1 << 30;
 
 /** A connection with the binlog reader's few needs: SQL, and raw commands whose answers are streamed. */
 export class Wire {
-  private constructor(private readonly conn: ClientConnection) {}
+  private constructor(
+    private readonly conn: ClientConnection,
+    /** Milliseconds a query or a command's answer may take. */
+    private readonly timeout: number,
+  ) {}
 
   static async open(options: ConnectOptions): Promise<Wire> {
     const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
-    return new Wire(await ClientConnection.open({ ...options, connectTimeout }));
+    const maxAllowedPacket = options.maxAllowedPacket ?? DEFAULT_MAX_ALLOWED_PACKET;
+    return new Wire(await ClientConnection.open({ ...options, connectTimeout, maxAllowedPacket }), connectTimeout);
   }
 
   /** The answer being read, the last command's. */
@@ -74,13 +95,16 @@ export class Wire {
 
   /** Runs a statement; resolves with its rows (objects by column name), or none for its OK result. */
   query(sql: string): Promise<Record<string, unknown>[]> {
-    return this.conn.query(sql);
+    return this.conn.inTime(this.conn.query(sql), this.timeout, () => `the query ${sql}`);
   }
 
-  /** Sends a command that the server answers with one OK (or ERR) packet. */
-  async command(payload: Uint8Array): Promise<void> {
+  /** Sends a command that the server answers with one OK (or ERR) packet; `what` names it in a timeout's error. */
+  async command(payload: Uint8Array, what = 'a command'): Promise<void> {
     // The answer is one packet, and an ERR throws as it is read.
-    for await (const _ of this.stream(payload)) return;
+    const answered = async () => {
+      for await (const _ of this.stream(payload)) return;
+    };
+    await this.conn.inTime(answered(), this.timeout, () => what);
   }
 
   /** Sends a command and gives each packet that answers it, until `last` says one ends the answer. */

@@ -196,7 +196,8 @@ export class ServerError extends BinlogError {
     /** What the server refused, when its message alone misleads (MariaDB answers a COM_REGISTER_SLAVE without the privilege with 1045, as for a wrong password). */
     readonly refused?: string,
   ) {
-    super('server', `${refused ? `${refused}: ` : ''}the server says: ${serverMessage} (error ${errorCode}, SQL state ${sqlState})`, site);
+    const says = `the server says: ${printable(serverMessage)} (error ${errorCode}, SQL state ${sqlState})`;
+    super('server', `${refused ? `${refused}: ` : ''}${says}`, site);
   }
 
   /** The same error, saying what was refused. */
@@ -224,6 +225,21 @@ export class GaveUpError extends ConnectionError {
   ) {
     super(`gave up reconnecting after ${attempts} attempt${attempts === 1 ? '' : 's'} in ${seconds.toFixed(1)} s: ${lastError.message}`);
   }
+}
+
+/** The escapes of the control characters a terminal acts on, as C writes them; the others are \xNN. */
+const ESCAPES: Record<string, string> = { '\x1b': '\\e', '\r': '\\r', '\n': '\\n', '\t': '\\t' };
+
+/**
+ * Text from a peer (a server's error message) made safe to print: a control character (C0, DEL, C1) could
+ * move the cursor, recolour or rewrite the terminal, or forge lines in a log, so each is written as an escape.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => ESCAPES[c] ?? `\\x${hex2(c.charCodeAt(0))}`);
+}
+
+function hex2(n: number): string {
+  return n.toString(16).padStart(2, '0');
 }
 
 function hex32(n: number): string {
