@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withEventDocs } from './docs.js';
+import { formatted } from './format.js';
 import { generate, TARGETS } from './generate.js';
 
 const root = join(import.meta.dirname, '..');
@@ -20,7 +21,8 @@ for (const target of TARGETS) {
     failed = true;
     continue;
   }
-  const wanted = new Map(result.files.map((f) => [join(outDir, f.path), f.text]));
+  const files = await formatted(result.files, outDir);
+  const wanted = new Map(files.map((f) => [join(outDir, f.path), f.text]));
   if (target.reference) {
     const reference = join(root, target.reference);
     wanted.set(reference, withEventDocs(readFileSync(reference, 'utf8'), result.ir, target.reference));

@@ -10,12 +10,28 @@ import { companions, fieldType, hasDistinctInput, inputFields, keptFields, mayBe
 import type { Module } from './module.js';
 import { addConst, docs, objectLiteral } from './print.js';
 
-/** An array constant as the narrowest typed array that holds its largest value, in hex. */
+/** How many values of a table a line holds, by its type: a value of 0x and six hex digits takes ten columns. */
+const ROW_VALUES = { Uint8Array: 16, Uint16Array: 12, Uint32Array: 10 } as const;
+const INLINE_VALUES = 8;
+
+/**
+ * An array constant as the narrowest typed array that holds its largest value, in hex, laid out as a table
+ * of rows of equal length (the formatter would put each value on a line of its own).
+ */
 function typedArray(values: number[]): string {
   const max = values.reduce((m, v) => Math.max(m, v), 0);
-  const [type, digits] = max > 0xffff ? ['Uint32Array', 4] : max > 0xff ? ['Uint16Array', 4] : ['Uint8Array', 2];
-  return `${type}.of(${values.map((b) => `0x${b.toString(16).toUpperCase().padStart(digits, '0')}`).join(', ')})`;
+  const type = max > 0xffff ? 'Uint32Array' : max > 0xff ? 'Uint16Array' : 'Uint8Array';
+  const digits = type === 'Uint8Array' ? 2 : 4;
+  const hex = values.map((b) => `0x${b.toString(16).toUpperCase().padStart(digits, '0')}`);
+  const perRow = ROW_VALUES[type];
+  // A few values stay on the constant's own line, which a long name then still leaves under the print width.
+  if (hex.length <= INLINE_VALUES) return `${type}.of(${hex.join(', ')})`;
+  const rows = Array.from({ length: Math.ceil(hex.length / perRow) }, (_, i) => hex.slice(i * perRow, (i + 1) * perRow));
+  return `${type}.of(\n${rows.map((r) => `  ${r.join(', ')},`).join('\n')}\n)`;
 }
+
+/** A table's layout is its own: the formatter is told to leave it. */
+const KEEP_LAYOUT = '// prettier-ignore';
 
 /** The most values an array constant holds as a value; a larger one is a table built on its first use. */
 const EAGER_VALUES = 1024;
@@ -36,8 +52,9 @@ export function constantValue(c: IrConstant, name: string): string {
 export function emitConstants(sf: SourceFile, m: Module, constants: Ir['constants']): void {
   for (const c of constants) {
     if (!Array.isArray(c.value)) addConst(sf, c.name, JSON.stringify(c.value), docs(c.doc));
-    else if (builtOnFirstUse(c)) addConst(sf, c.name, `${m.rt('builtOnFirstUse')}(() => ${typedArray(c.value)})`, docs(c.doc));
-    else addConst(sf, c.name, typedArray(c.value), docs(c.doc));
+    else if (builtOnFirstUse(c)) {
+      addConst(sf, c.name, `${m.rt('builtOnFirstUse')}(() => ${typedArray(c.value)})`, docs(c.doc), undefined, KEEP_LAYOUT);
+    } else addConst(sf, c.name, typedArray(c.value), docs(c.doc), undefined, KEEP_LAYOUT);
   }
 }
 

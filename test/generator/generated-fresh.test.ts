@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withEventDocs } from '../../generator/docs.js';
+import { formatted } from '../../generator/format.js';
 import { generate, TARGETS } from '../../generator/generate.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -12,11 +13,11 @@ describe.each(TARGETS)('$out/', { timeout: 60_000 }, (target) => {
   it('comes from valid schemas', () => {
     expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([]);
   });
-  it('is up to date with its schemas (run `npm run generate`)', () => {
+  it('is up to date with its schemas (run `npm run generate`)', async () => {
     if (!result.ok) return;
     const committed = readdirSync(join(root, target.out)).filter((f) => f.endsWith('.ts')).sort();
     expect(committed).toEqual(result.files.map((f) => f.path).sort());
-    for (const f of result.files) {
+    for (const f of await formatted(result.files, join(root, target.out))) {
       const path = join(root, target.out, f.path);
       expect(existsSync(path) && readFileSync(path, 'utf8') === f.text, `${target.out}/${f.path} is stale`).toBe(true);
     }
