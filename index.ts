@@ -1,7 +1,34 @@
 /** The library's entry point: reading and writing binlogs, and the types and errors they use. */
-export { readBinlog, iterateBinlog, frameBinlog, decodeBinlog, encodeBinlog, Framer, type ByteSource, type ReadOptions, type LazyReadOptions, type FrameOptions } from './runtime/io/stream.js';
+export {
+  readBinlog,
+  iterateBinlog,
+  frameBinlog,
+  decodeBinlog,
+  encodeBinlog,
+  Framer,
+  type ByteSource,
+  type ReadOptions,
+  type LazyReadOptions,
+  type FrameOptions,
+} from './runtime/io/stream.js';
 export { EventSelection, type EventFilter } from './runtime/io/filter.js';
-export { EventDecoder, EventEncoder, eventTypeName, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput, type DecodeOptions, type FramedEvent, type LazyBinlogEvent, type LazyEvents, type RowForm, type RawBody, type RawBodyInput, type RawEventType } from './runtime/events/event-codec.js';
+export {
+  EventDecoder,
+  EventEncoder,
+  eventTypeName,
+  eventFromJson,
+  isEventType,
+  type BinlogEvent,
+  type BinlogEventInput,
+  type DecodeOptions,
+  type FramedEvent,
+  type LazyBinlogEvent,
+  type LazyEvents,
+  type RowForm,
+  type RawBody,
+  type RawBodyInput,
+  type RawEventType,
+} from './runtime/events/event-codec.js';
 export {
   BinlogError,
   TruncatedError,
@@ -24,13 +51,53 @@ export { Writer, textToBytes } from './runtime/core/writer.js';
 export { toJsonLine, toHex } from './runtime/core/dump-json.js';
 export { applyJsonDiff } from './runtime/rows/json-diff.js';
 export { LazyRow, type LazyRowChange } from './runtime/rows/lazy.js';
-export type { JsonTree, JsonDiff, JsonDiffCell, JsonCell, EitherSignCell, CellValue, Row, RowChange, OldRowChange } from './runtime/core/values.js';
-export { BinlogWriter, writeBinlog, writeBinlogFile, createTableSql, RowValueError, type BinlogWriterOptions, type BinlogOp, type RowInput, type TableRef, type GtidOptions, type BeginOptions, type QueryOptions, type RowsOptions, type TableOptions, type CommitOptions, type EventInput, type RowMetadata } from './builder/index.js';
+export type {
+  JsonTree,
+  JsonDiff,
+  JsonDiffCell,
+  JsonCell,
+  EitherSignCell,
+  CellValue,
+  Row,
+  RowChange,
+  OldRowChange,
+} from './runtime/core/values.js';
+export {
+  BinlogWriter,
+  writeBinlog,
+  writeBinlogFile,
+  createTableSql,
+  RowValueError,
+  type BinlogWriterOptions,
+  type BinlogOp,
+  type RowInput,
+  type TableRef,
+  type GtidOptions,
+  type BeginOptions,
+  type QueryOptions,
+  type RowsOptions,
+  type TableOptions,
+  type CommitOptions,
+  type EventInput,
+  type RowMetadata,
+} from './builder/index.js';
 export { describeTable, Table } from './runtime/tables/table.js';
 export { TableDefinitionError, type TableDef, type ColumnDef, type BuiltColumn } from './runtime/tables/table-types.js';
-export { parseTableSql, resolveTableDefinitions, type TableDefinitions, type TableDefinitionInput, type TableDefinition } from './runtime/tables/definitions.js';
+export {
+  parseTableSql,
+  resolveTableDefinitions,
+  type TableDefinitions,
+  type TableDefinitionInput,
+  type TableDefinition,
+} from './runtime/tables/definitions.js';
 export { tableDefinitionsFromSql, databaseCharsetsFromSql } from './runtime/tables/schema-file.js';
-export { SchemaHistory, createTableSql as historyTableSql, type HistoryEntry, type HistoryPosition, type SchemaHistoryOptions } from './runtime/tables/history.js';
+export {
+  SchemaHistory,
+  createTableSql as historyTableSql,
+  type HistoryEntry,
+  type HistoryPosition,
+  type SchemaHistoryOptions,
+} from './runtime/tables/history.js';
 export { readDdl, DdlError, type DdlChange, type AlterClause, type TableName } from './runtime/tables/ddl.js';
 export { followBinlog, type FollowOptions } from './runtime/io/follow.js';
 export { ASSUMED_FORMAT, type EncodeOptions } from './runtime/events/binlog-encoder.js';
@@ -41,7 +108,13 @@ export type { EncryptionKeys, EncryptionOptions, EventCipherName } from './runti
 export type { PayloadForm } from './runtime/events/flat-payloads.js';
 export type { NotInFile } from './runtime/events/event-codec.js';
 export { connectBinlog, type LiveOptions, type BinlogStream } from './replication/client.js';
-export { serveBinlog, UnservableError, type ServeOptions, type ServedBinlogs, type BinlogServer } from './server/serve.js';
+export {
+  serveBinlog,
+  UnservableError,
+  type ServeOptions,
+  type ServedBinlogs,
+  type BinlogServer,
+} from './server/serve.js';
 export type { Checkpoint } from './protocol/checkpoint.js';
 export type { DumpOptions, DumpStart } from './replication/replica-dump.js';
 export type { ConnectOptions } from './replication/wire.js';

@@ -41,7 +41,8 @@ const audit: TableDef = {
 };
 
 const T0 = Date.UTC(2024, 0, 1);
-const datetime = (ms: number, micros: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')}.${String(micros).padStart(6, '0')}`;
+const datetime = (ms: number, micros: number) =>
+  `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')}.${String(micros).padStart(6, '0')}`;
 const fixed = (units: number, scale: number) => {
   const p = 10 ** scale;
   return `${units < 0 ? '-' : ''}${Math.floor(Math.abs(units) / p)}.${String(Math.abs(units) % p).padStart(scale, '0')}`;
@@ -89,7 +90,10 @@ export function buildBinlog(file: string, targetBytes: number, log: (s: string) 
       for (let seq = a; seq < a + TX_ROWS; seq++) rows.push(order(seq));
       const aud: RowInput[] = [];
       for (let seq = a * 2; seq <= a * 2 + AUDIT_PER_TX; seq++) aud.push(auditRow(seq));
-      w.begin().insert('bench.orders', rows, { statement: 'INSERT INTO orders SELECT … FROM seq' }).insert('bench.audit', aud, { statement: 'INSERT INTO audit SELECT …' }).commit();
+      w.begin()
+        .insert('bench.orders', rows, { statement: 'INSERT INTO orders SELECT … FROM seq' })
+        .insert('bench.audit', aud, { statement: 'INSERT INTO audit SELECT …' })
+        .commit();
       cur.push(...rows);
       audits.push(...aud);
     }
@@ -102,17 +106,43 @@ export function buildBinlog(file: string, targetBytes: number, log: (s: string) 
     };
     const half = [...Array(ROUND_ROWS / 2).keys()];
     w.begin();
-    update(half, (r) => ({ ...r, status: 'paid', amount: r.amount === null ? null : fixed(cents(r.amount as string) + 100, 2), score: r.score === null ? null : (r.score as number) * 2, qty: null }), 'UPDATE orders SET status = …');
+    update(
+      half,
+      (r) => ({
+        ...r,
+        status: 'paid',
+        amount: r.amount === null ? null : fixed(cents(r.amount as string) + 100, 2),
+        score: r.score === null ? null : (r.score as number) * 2,
+        qty: null,
+      }),
+      'UPDATE orders SET status = …',
+    );
     w.commit().begin();
     const odd = [...Array(ROUND_ROWS / 2).keys()].map((k) => 2 * k);
-    update(odd, (r) => ({ ...r, name: r.name === null ? null : `${r.name as string} ✓`, note: r.note === null ? null : [...(r.note as string)].slice(0, 20).join(''), created: addDay(r.created as string) }), 'UPDATE orders SET name = …');
+    update(
+      odd,
+      (r) => ({
+        ...r,
+        name: r.name === null ? null : `${r.name as string} ✓`,
+        note: r.note === null ? null : [...(r.note as string)].slice(0, 20).join(''),
+        created: addDay(r.created as string),
+      }),
+      'UPDATE orders SET name = …',
+    );
     w.commit();
     for (let i = 0; i < SMALL_TX; i++) {
       w.begin();
-      update([(i * 197) % ROUND_ROWS], (r) => ({ ...r, status: 'shipped', qty: i }), `UPDATE orders SET status = 'shipped', qty = ${i} WHERE id = …`);
+      update(
+        [(i * 197) % ROUND_ROWS],
+        (r) => ({ ...r, status: 'shipped', qty: i }),
+        `UPDATE orders SET status = 'shipped', qty = ${i} WHERE id = …`,
+      );
       w.commit();
     }
-    w.begin().delete('bench.orders', cur, { statement: 'DELETE FROM orders WHERE …' }).delete('bench.audit', audits, { statement: 'DELETE FROM audit' }).commit();
+    w.begin()
+      .delete('bench.orders', cur, { statement: 'DELETE FROM orders WHERE …' })
+      .delete('bench.audit', audits, { statement: 'DELETE FROM audit' })
+      .commit();
     log(`data: builder round ${round + 1}: ${(size / 1e6).toFixed(0)} / ${(targetBytes / 1e6).toFixed(0)} MB`);
   }
   w.stop();

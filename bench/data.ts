@@ -30,7 +30,12 @@ export async function ensureBinlog(targetMb: number, source: DataSource, log: (s
   const metaFile = `${file}.json`;
   try {
     const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Meta;
-    if (meta.version === WORKLOAD_VERSION && meta.source === source && meta.targetMb === targetMb && fs.statSync(file).size === meta.size) {
+    if (
+      meta.version === WORKLOAD_VERSION &&
+      meta.source === source &&
+      meta.targetMb === targetMb &&
+      fs.statSync(file).size === meta.size
+    ) {
       log(`data: cached ${path.relative(process.cwd(), file)} (${(meta.size / 1e6).toFixed(1)} MB)`);
       return file;
     }
@@ -48,7 +53,9 @@ export async function ensureBinlog(targetMb: number, source: DataSource, log: (s
     const seconds = (performance.now() - t0) / 1000;
     const meta: Meta = { version: WORKLOAD_VERSION, source, targetMb, size, files: 1, seconds };
     fs.writeFileSync(metaFile, JSON.stringify(meta, null, 2) + '\n');
-    log(`data: the builder wrote ${(size / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s (${(size / 1e6 / seconds).toFixed(1)} MB/s)`);
+    log(
+      `data: the builder wrote ${(size / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s (${(size / 1e6 / seconds).toFixed(1)} MB/s)`,
+    );
     return file;
   }
   if (!findMariadb()) {
@@ -61,7 +68,14 @@ export async function ensureBinlog(targetMb: number, source: DataSource, log: (s
   log(`data: generating a ${targetMb} MB binlog with a real MariaDB server (once; cached in bench/data/)…`);
   const parts = await generate(targetMb * 1e6, log);
   const size = writeConcatenated(file, parts);
-  const meta: Meta = { version: WORKLOAD_VERSION, source, targetMb, size, files: parts.length, seconds: (performance.now() - t0) / 1000 };
+  const meta: Meta = {
+    version: WORKLOAD_VERSION,
+    source,
+    targetMb,
+    size,
+    files: parts.length,
+    seconds: (performance.now() - t0) / 1000,
+  };
   fs.writeFileSync(metaFile, JSON.stringify(meta, null, 2) + '\n');
   log(`data: wrote ${(size / 1e6).toFixed(1)} MB from ${parts.length} binlog file(s) in ${meta.seconds.toFixed(0)} s`);
   return file;
@@ -138,14 +152,20 @@ function roundSql(round: number): string {
     const b = a + TX_ROWS - 1;
     out.push(`BEGIN;${insertOrders(a, b)}${insertAudit(a * 2, a * 2 + AUDIT_PER_TX)} COMMIT;`);
   }
-  out.push(`BEGIN; UPDATE orders SET status = 'paid', amount = amount + 1, score = score * 2, qty = NULL WHERE id BETWEEN ${base + 1} AND ${base + ROUND_ROWS / 2}; COMMIT;`);
-  out.push(`BEGIN; UPDATE orders SET name = CONCAT(name, ' ✓'), note = LEFT(note, 20), created = created + INTERVAL 1 DAY WHERE id > ${base} AND id % 2 = 1; COMMIT;`);
+  out.push(
+    `BEGIN; UPDATE orders SET status = 'paid', amount = amount + 1, score = score * 2, qty = NULL WHERE id BETWEEN ${base + 1} AND ${base + ROUND_ROWS / 2}; COMMIT;`,
+  );
+  out.push(
+    `BEGIN; UPDATE orders SET name = CONCAT(name, ' ✓'), note = LEFT(note, 20), created = created + INTERVAL 1 DAY WHERE id > ${base} AND id % 2 = 1; COMMIT;`,
+  );
   // Small transactions (GTID, ANNOTATE_ROWS, TABLE_MAP, one row, XID).
   for (let i = 0; i < SMALL_TX; i++) {
     const id = base + 1 + ((i * 197) % ROUND_ROWS);
     out.push(`UPDATE orders SET status = 'shipped', qty = ${i} WHERE id = ${id};`);
   }
-  out.push(`BEGIN; DELETE FROM orders WHERE id BETWEEN ${base + 1} AND ${base + ROUND_ROWS}; DELETE FROM audit; COMMIT;`);
+  out.push(
+    `BEGIN; DELETE FROM orders WHERE id BETWEEN ${base + 1} AND ${base + ROUND_ROWS}; DELETE FROM audit; COMMIT;`,
+  );
   return out.join('\n');
 }
 

@@ -8,7 +8,8 @@
  */
 import { writeDouble } from '../runtime/core/double-text.js';
 
-const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
+const arg = (name: string, fallback: number) =>
+  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
 
 /** A small deterministic generator (xorshift32), so that runs compare like with like. */
 function random32(seed: number): () => number {
@@ -46,7 +47,11 @@ function stringCopy(buf: Uint8Array, p: number, x: number): number {
   return p;
 }
 
-function nsPerValue(write: (buf: Uint8Array, p: number, x: number) => number, values: Float64Array, buf: Uint8Array): number {
+function nsPerValue(
+  write: (buf: Uint8Array, p: number, x: number) => number,
+  values: Float64Array,
+  buf: Uint8Array,
+): number {
   const t0 = process.hrtime.bigint();
   let p = 0;
   for (let i = 0; i < values.length; i++) {

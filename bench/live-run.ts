@@ -80,7 +80,14 @@ async function zongji(onRow: (r: Row) => boolean): Promise<void> {
 /** The binlog's frames from its start to the end of the logs, undecoded; how many. */
 async function frames(): Promise<number> {
   let n = 0;
-  for await (const _ of connectBinlogFrames({ socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 104, until: 'logs' })) n++;
+  for await (const _ of connectBinlogFrames({
+    socketPath: socket,
+    user: 'root',
+    file: 'binlog.000001',
+    serverId: 104,
+    until: 'logs',
+  }))
+    n++;
   return n;
 }
 
@@ -94,7 +101,8 @@ async function jetstream(): Promise<{ rows: number; bodyBytes: number }> {
     return { ...sink, publish: (m, seq) => ((bodyBytes += m.body.length), sink.publish(m, seq)) };
   };
   const streamer = new BinlogStreamer({
-    binlog: (from) => connectBinlog({ socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 103, until: 'logs', ...from }),
+    binlog: (from) =>
+      connectBinlog({ socketPath: socket, user: 'root', file: 'binlog.000001', serverId: 103, until: 'logs', ...from }),
     sink: counted,
   });
   await streamer.run();
@@ -121,7 +129,11 @@ async function ceiling(): Promise<number> {
   const done = new Promise<void>((resolve, reject) => {
     nc.subscribe(`${inbox}*`, {
       callback: (e, m) => {
-        const why = e?.message ?? (m.data.length === 0 ? `status ${m.headers?.code}` : m.json<{ error?: { description: string } }>().error?.description);
+        const why =
+          e?.message ??
+          (m.data.length === 0
+            ? `status ${m.headers?.code}`
+            : m.json<{ error?: { description: string } }>().error?.description);
         if (why !== undefined) {
           reject(new Error(`the ceiling's publish failed: ${why}`));
           // The publishing loop ends too, at the failure, rather than wait for acknowledgements.

@@ -14,22 +14,40 @@ import { DATA_DIR } from './data.js';
 import type { LiveResult } from './live-run.js';
 
 const TRANSACTION_ROWS = 1000;
-/** The table: the types of the codec bench's binlog that both clients read to the same text (zongji with dateStrings). */
+/**
+ * The table: the types of the codec bench's binlog that both clients read to the same text (zongji with dateStrings).
+ */
 const COLUMNS = 'id INT PRIMARY KEY, n BIGINT, s VARCHAR(64), d DOUBLE, t DATETIME(6), m DECIMAL(20,6)';
 
 async function bundle(): Promise<string> {
   const out = path.join(DATA_DIR, 'build', 'live-run.mjs');
-  await build({ entryPoints: [path.join(import.meta.dirname, 'live-run.ts')], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  await build({
+    entryPoints: [path.join(import.meta.dirname, 'live-run.ts')],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
   return out;
 }
 
 function consumer(script: string, kind: string, socket: string, rows: number, natsUrl = ''): Promise<LiveResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, kind, socket, String(rows), natsUrl], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.join(import.meta.dirname, '..') });
+    const child = spawn(process.execPath, [script, kind, socket, String(rows), natsUrl], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: path.join(import.meta.dirname, '..'),
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as LiveResult) : reject(new Error(`live consumer ${kind} exited with ${code}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as LiveResult)
+        : reject(new Error(`live consumer ${kind} exited with ${code}`)),
+    );
   });
 }
 
@@ -65,7 +83,13 @@ export async function liveBench(rows: number, runs: number, log: (s: string) => 
 }
 
 /** The streamer into JetStream, each run into a fresh nats-server: rows/s from the server to acknowledged. */
-async function streamBench(script: string, socket: string, total: number, runs: number, log: (s: string) => void): Promise<string[]> {
+async function streamBench(
+  script: string,
+  socket: string,
+  total: number,
+  runs: number,
+  log: (s: string) => void,
+): Promise<string[]> {
   if (!natsAvailable) return ['  binlog stream into NATS JetStream: not measured (nats-server not installed)'];
   const results: LiveResult[] = [];
   for (let i = 0; i < runs; i++) {
@@ -79,14 +103,28 @@ async function streamBench(script: string, socket: string, total: number, runs: 
   }
   const secs = [...results.map((r) => r.secs)].sort((a, b) => a - b)[results.length >> 1]!;
   const rss = Math.max(...results.map((r) => r.rssPeak)) / 1e6;
-  const all = results.every((r) => r.rows === total) ? 'every row acknowledged' : `NOT every row: ${results.map((r) => r.rows).join(', ')} of ${total}`;
-  return [`  ${'binlog stream → JetStream (acknowledged)'.padEnd(38)} ${secs.toFixed(3)} s  ${Math.round(total / secs).toLocaleString('en-US').padStart(10)} rows/s  peak RSS ${rss.toFixed(1)} MB  (${all})`];
+  const all = results.every((r) => r.rows === total)
+    ? 'every row acknowledged'
+    : `NOT every row: ${results.map((r) => r.rows).join(', ')} of ${total}`;
+  return [
+    `  ${'binlog stream → JetStream (acknowledged)'.padEnd(38)} ${secs.toFixed(3)} s  ${Math.round(total / secs)
+      .toLocaleString('en-US')
+      .padStart(10)} rows/s  peak RSS ${rss.toFixed(1)} MB  (${all})`,
+  ];
 }
 
 /** `mariadb-binlog -R -v` of the same binlog, its output to /dev/null: the C++ client decoding the same stream. */
 function mariadbBinlogRemote(socket: string, rows: number): LiveResult {
   const tool = findMariadb()!.binlogTool;
-  const argv = ['--no-defaults', '-R', `--socket=${socket}`, '--user=root', '-v', '--base64-output=DECODE-ROWS', 'binlog.000001'];
+  const argv = [
+    '--no-defaults',
+    '-R',
+    `--socket=${socket}`,
+    '--user=root',
+    '-v',
+    '--base64-output=DECODE-ROWS',
+    'binlog.000001',
+  ];
   const t0 = performance.now();
   const r = spawnSync(tool, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   if (r.status !== 0) throw new Error(`mariadb-binlog -R failed (${r.status}): ${r.stderr}`);
@@ -109,17 +147,29 @@ function report(results: LiveResult[], total: number): string[] {
   const rss = (kind: string) => Math.max(...of(kind).map((r) => r.rssPeak)) / 1e6;
   const decoded = [...of('ours'), ...of('zongji')];
   const same = new Set(decoded.map((r) => r.digest)).size === 1 && decoded.every((r) => r.rows === total);
-  const rate = (s: number) => `${Math.round(total / s).toLocaleString('en-US').padStart(10)} rows/s`;
-  const lines = [`live: ${total} rows (${COLUMNS}) in transactions of ${TRANSACTION_ROWS}, read from a MariaDB server's unix socket; median of ${of('ours').length} run(s)`];
+  const rate = (s: number) =>
+    `${Math.round(total / s)
+      .toLocaleString('en-US')
+      .padStart(10)} rows/s`;
+  const lines = [
+    `live: ${total} rows (${COLUMNS}) in transactions of ${TRANSACTION_ROWS}, read from a MariaDB server's unix socket; median of ${of('ours').length} run(s)`,
+  ];
   for (const kind of Object.keys(NAMES)) {
     const memory = kind === 'mariadb-binlog' ? '' : `  peak RSS ${rss(kind).toFixed(1)} MB`;
-    const stream = kind === 'ours' || kind === 'zongji' ? `  first row to last ${streamSecs(kind).toFixed(3)} s ${rate(streamSecs(kind))}` : '';
+    const stream =
+      kind === 'ours' || kind === 'zongji'
+        ? `  first row to last ${streamSecs(kind).toFixed(3)} s ${rate(streamSecs(kind))}`
+        : '';
     lines.push(`  ${NAMES[kind]!.padEnd(38)} ${secs(kind).toFixed(3)} s ${rate(secs(kind))}${memory}${stream}`);
   }
   const x = secs('zongji') / secs('ours');
   const xs = streamSecs('zongji') / streamSecs('ours');
-  lines.push(`  ours / zongji, live rows/s: ${x.toFixed(2)}× connect to last row, ${xs.toFixed(2)}× first row to last   target ≥ 3×: ${x >= 3 ? 'yes' : 'NO'}`);
-  lines.push(`  the server's own pace (undecoded frames) bounds any client at ${(secs('zongji') / secs('frames')).toFixed(2)}× zongji`);
+  lines.push(
+    `  ours / zongji, live rows/s: ${x.toFixed(2)}× connect to last row, ${xs.toFixed(2)}× first row to last   target ≥ 3×: ${x >= 3 ? 'yes' : 'NO'}`,
+  );
+  lines.push(
+    `  the server's own pace (undecoded frames) bounds any client at ${(secs('zongji') / secs('frames')).toFixed(2)}× zongji`,
+  );
   lines.push(`  same row values (digest of every row, in order): ${same ? 'yes' : 'NO'}`);
   return lines;
 }

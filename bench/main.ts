@@ -52,11 +52,15 @@ async function bundle(): Promise<string> {
 function measure(script: string, kind: string, file: string, runs: number, nodeArgs: string[] = []): Promise<Result> {
   log(`run: ${kind} × ${runs}`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, script, kind, file, String(runs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs, script, kind, file, String(runs)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Result) : reject(new Error(`measure ${kind} exited with ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as Result) : reject(new Error(`measure ${kind} exited with ${code}`)),
+    );
   });
 }
 
@@ -111,33 +115,65 @@ function startup(runs: number): string[] {
   const root = path.join(import.meta.dirname, '..');
   const lib = pathToFileURL(path.join(root, 'dist', 'index.js')).href;
   const timed = `const t = performance.now(); await import(${JSON.stringify(lib)}); console.log(JSON.stringify({ ms: performance.now() - t, rss: process.memoryUsage.rss() }))`;
-  const imports = Array.from({ length: runs }, () => JSON.parse(spawnSync(process.execPath, ['--input-type=module', '-e', timed], { encoding: 'utf8' }).stdout) as { ms: number; rss: number });
+  const imports = Array.from(
+    { length: runs },
+    () =>
+      JSON.parse(spawnSync(process.execPath, ['--input-type=module', '-e', timed], { encoding: 'utf8' }).stdout) as {
+        ms: number;
+        rss: number;
+      },
+  );
   const binlog = path.join(root, 'bin', 'binlog');
   const runsOf = alternate(
     [
       { name: 'node -e 0', argv: [process.execPath, '-e', '0'] },
       { name: 'binlog --version', argv: [process.execPath, binlog, '--version'] },
-      { name: 'binlog dump test/fixtures/sample.bin', argv: [process.execPath, binlog, 'dump', path.join(root, 'test', 'fixtures', 'sample.bin')] },
+      {
+        name: 'binlog dump test/fixtures/sample.bin',
+        argv: [process.execPath, binlog, 'dump', path.join(root, 'test', 'fixtures', 'sample.bin')],
+      },
     ],
     runs,
   );
-  const ms = (secs: number[]) => `${(median(secs) * 1000).toFixed(0)} ms (${(Math.min(...secs) * 1000).toFixed(0)}–${(Math.max(...secs) * 1000).toFixed(0)})`;
+  const ms = (secs: number[]) =>
+    `${(median(secs) * 1000).toFixed(0)} ms (${(Math.min(...secs) * 1000).toFixed(0)}–${(Math.max(...secs) * 1000).toFixed(0)})`;
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
   return [
     `start-up, median (min–max) of ${runs}:`,
     `  import of the library (dist/index.js)   ${ms(imports.map((i) => i.ms / 1000))}, RSS after it ${mb(Math.max(...imports.map((i) => i.rss)))}`,
-    ...runsOf.map((r) => `  ${r.kind.padEnd(38)}  ${ms(r.secs)} wall, peak RSS ${TIME ? mb(r.rssPeak ?? 0) : 'not measured (no /usr/bin/time)'}`),
+    ...runsOf.map(
+      (r) =>
+        `  ${r.kind.padEnd(38)}  ${ms(r.secs)} wall, peak RSS ${TIME ? mb(r.rssPeak ?? 0) : 'not measured (no /usr/bin/time)'}`,
+    ),
   ];
 }
 
-const KINDS = ['frame', 'decode', 'lazy', 'stream', 'encode', 'zongji', 'text', 'mariadb-binlog', 'dump', 'live', 'stream-nats', 'startup'] as const;
+const KINDS = [
+  'frame',
+  'decode',
+  'lazy',
+  'stream',
+  'encode',
+  'zongji',
+  'text',
+  'mariadb-binlog',
+  'dump',
+  'live',
+  'stream-nats',
+  'startup',
+] as const;
 /** The kinds that need no binlog file: a live server's, or none. */
 const FILELESS: readonly string[] = ['live', 'stream-nats', 'startup'];
 type Kind = (typeof KINDS)[number];
 const ONLY = (arg('only') ?? process.env.BENCH_ONLY)?.split(',') ?? [...KINDS];
 
 async function main(): Promise<void> {
-  if (!(MB > 0) || !(RUNS >= 1) || (DATA !== 'server' && DATA !== 'builder') || ONLY.some((k) => !KINDS.includes(k as Kind))) {
+  if (
+    !(MB > 0) ||
+    !(RUNS >= 1) ||
+    (DATA !== 'server' && DATA !== 'builder') ||
+    ONLY.some((k) => !KINDS.includes(k as Kind))
+  ) {
     throw new Error(
       'usage: npm run bench [-- --mb=N --runs=N --data=server|builder --only=KIND,… --profile] ' +
         `(or BENCH_MB, BENCH_RUNS, BENCH_DATA, BENCH_ONLY, BENCH_PROFILE=1); KIND is ${KINDS.join(', ')}`,
@@ -170,14 +206,23 @@ async function main(): Promise<void> {
   const r: Partial<Record<Kind, Result>> = {};
   for (const kind of KINDS) {
     if (!ONLY.includes(kind) || FILELESS.includes(kind) || kind === 'dump') continue;
-    r[kind] = kind === 'mariadb-binlog' ? { kind, secs: mariadbBinlog(bin.binlogTool, file, RUNS) } : await measure(script, kind, file, RUNS);
+    r[kind] =
+      kind === 'mariadb-binlog'
+        ? { kind, secs: mariadbBinlog(bin.binlogTool, file, RUNS) }
+        : await measure(script, kind, file, RUNS);
   }
   // The CLI end to end (the compiled one: npm run build first) against the C++ tool's same job, rows decoded.
   const [dump, cxxRows] = ONLY.includes('dump')
     ? alternate(
         [
-          { name: 'binlog dump', argv: [process.execPath, path.join(import.meta.dirname, '..', 'bin', 'binlog'), 'dump', file] },
-          { name: 'mariadb-binlog -v', argv: [bin.binlogTool, '--no-defaults', '-v', '--base64-output=DECODE-ROWS', file] },
+          {
+            name: 'binlog dump',
+            argv: [process.execPath, path.join(import.meta.dirname, '..', 'bin', 'binlog'), 'dump', file],
+          },
+          {
+            name: 'mariadb-binlog -v',
+            argv: [bin.binlogTool, '--no-defaults', '-v', '--base64-output=DECODE-ROWS', file],
+          },
         ],
         RUNS,
       )
@@ -185,7 +230,8 @@ async function main(): Promise<void> {
   const { frame, decode, lazy, stream, encode, zongji, text } = r;
   const cxx = r['mariadb-binlog'];
   const counted = decode ?? stream;
-  if (zongji && counted && zongji.rows !== counted.rows) log(`WARNING: zongji counted ${zongji.rows} row changes, we ${counted.rows}`);
+  if (zongji && counted && zongji.rows !== counted.rows)
+    log(`WARNING: zongji counted ${zongji.rows} row changes, we ${counted.rows}`);
 
   const mbps = (x: Result) => size / 1e6 / median(x.secs);
   const yes = (b: boolean) => (b ? 'yes' : 'NO');
@@ -194,7 +240,9 @@ async function main(): Promise<void> {
   const made = DATA === 'server' ? 'written by a MariaDB server' : 'written by builder/binlog-writer.ts';
   const what = counted ? `, ${counted.events} events, ${counted.rows} row changes` : '';
   p(`binlog-codec bench: ${path.relative(process.cwd(), file)} (${made}), ${(size / 1e6).toFixed(1)} MB${what}`);
-  p(`median of ${RUNS} run(s); MB = 10^6 bytes; node ${process.version}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, load average at start ${LOAD}`);
+  p(
+    `median of ${RUNS} run(s); MB = 10^6 bytes; node ${process.version}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, load average at start ${LOAD}`,
+  );
   p();
   const cols = (a: string, b: string, c: string, d: string, e: string, f: string, g: string) =>
     p(`${a.padEnd(42)}${b.padStart(9)}${c.padStart(15)}${d.padStart(9)}${e.padStart(11)}   ${f.padEnd(18)}${g}`);
@@ -218,7 +266,9 @@ async function main(): Promise<void> {
   p();
   if (decode && zongji) {
     const x = mbps(decode) / mbps(zongji);
-    p(`ours / zongji, full decode:           ${x.toFixed(2)}×   target ≥ 5× (issue 16: ≥ 3.5×, not slower than before): ${yes(x >= 5)}`);
+    p(
+      `ours / zongji, full decode:           ${x.toFixed(2)}×   target ≥ 5× (issue 16: ≥ 3.5×, not slower than before): ${yes(x >= 5)}`,
+    );
   }
   if (lazy && zongji) {
     const x = mbps(lazy) / mbps(zongji);
@@ -229,13 +279,21 @@ async function main(): Promise<void> {
     p(`ours / mariadb-binlog --verbose:      ${x.toFixed(2)}×   target > 1× (faster): ${yes(x > 1)}`);
   }
   if (text) {
-    const share = decode ? `, ${((100 * median(text.secs)) / median(decode.secs)).toFixed(0)} % of the full decode's time` : '';
-    p(`text: ${text.strings} strings, ${((text.textBytes ?? 0) / 1e6).toFixed(1)} MB of UTF-8; V8 making them alone takes ${median(text.secs).toFixed(3)} s${share}:`);
-    p(`  no decode that makes them in Node goes past ${mbps(text).toFixed(0)} MB/s on this file, whatever else it does`);
+    const share = decode
+      ? `, ${((100 * median(text.secs)) / median(decode.secs)).toFixed(0)} % of the full decode's time`
+      : '';
+    p(
+      `text: ${text.strings} strings, ${((text.textBytes ?? 0) / 1e6).toFixed(1)} MB of UTF-8; V8 making them alone takes ${median(text.secs).toFixed(3)} s${share}:`,
+    );
+    p(
+      `  no decode that makes them in Node goes past ${mbps(text).toFixed(0)} MB/s on this file, whatever else it does`,
+    );
   }
   if (stream) {
     const rssMb = (stream.rssPeak ?? 0) / 1e6;
-    p(`peak RSS streaming readBinlog(path):  ${rssMb.toFixed(1)} MB (${((stream.rssBase ?? 0) / 1e6).toFixed(1)} MB after start-up)   target < 150 MB on 2 GB: ${yes(rssMb < 150)}`);
+    p(
+      `peak RSS streaming readBinlog(path):  ${rssMb.toFixed(1)} MB (${((stream.rssBase ?? 0) / 1e6).toFixed(1)} MB after start-up)   target < 150 MB on 2 GB: ${yes(rssMb < 150)}`,
+    );
     p(
       size >= 1.9e9
         ? '  measured on this file'
@@ -245,8 +303,12 @@ async function main(): Promise<void> {
   if (encode) p(`encode output identical to the input:  ${encode.identical ? 'yes' : 'NO'}`);
   if (dump && cxxRows) {
     const mb = (x: Result) => (TIME ? `${((x.rssPeak ?? 0) / 1e6).toFixed(1)} MB` : 'not measured (no /usr/bin/time)');
-    p(`binlog dump / mariadb-binlog -v:      ${(mbps(dump) / mbps(cxxRows)).toFixed(2)}×   target ≥ 1.5×: ${yes(mbps(dump) >= 1.5 * mbps(cxxRows))}`);
-    p(`peak RSS, binlog dump: ${mb(dump)} (target < 150 MB: ${yes((dump.rssPeak ?? 0) < 150e6)}); mariadb-binlog -v: ${mb(cxxRows)}`);
+    p(
+      `binlog dump / mariadb-binlog -v:      ${(mbps(dump) / mbps(cxxRows)).toFixed(2)}×   target ≥ 1.5×: ${yes(mbps(dump) >= 1.5 * mbps(cxxRows))}`,
+    );
+    p(
+      `peak RSS, binlog dump: ${mb(dump)} (target < 150 MB: ${yes((dump.rssPeak ?? 0) < 150e6)}); mariadb-binlog -v: ${mb(cxxRows)}`,
+    );
   }
   p();
   if (live.length) {
@@ -260,7 +322,9 @@ async function main(): Promise<void> {
   if (cxx) p(`reference: ${spawnSync(bin.binlogTool, ['--version'], { encoding: 'utf8' }).stdout.trim()}`);
   if (zongji) {
     p(`zongji: lib/sequence/binlog.js binlogData() fed one packet per event (0x00 OK byte + the event's bytes, CRC32`);
-    p(`  included), useChecksum and isMariaDb set, TABLE_MAPs registered as index.js does with FULL metadata (bench/zongji.ts)`);
+    p(
+      `  included), useChecksum and isMariaDb set, TABLE_MAPs registered as index.js does with FULL metadata (bench/zongji.ts)`,
+    );
   }
 
   if (PROFILE) {
@@ -270,7 +334,9 @@ async function main(): Promise<void> {
     const prof = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!prof) throw new Error('node --cpu-prof wrote no profile');
     p();
-    p(`profile of one full decode (node --cpu-prof, self time; ${path.relative(process.cwd(), path.join(dir, prof))}):`);
+    p(
+      `profile of one full decode (node --cpu-prof, self time; ${path.relative(process.cwd(), path.join(dir, prof))}):`,
+    );
     for (const l of topFunctions(path.join(dir, prof), script, 25)) p(`  ${l}`);
   }
   process.stdout.write(lines.join('\n') + '\n');

@@ -97,7 +97,10 @@ function lazy(bytes: Uint8Array, runs: number): Result {
   return { kind: 'lazy', secs, events, rows };
 }
 
-/** Whether a column of this TABLE_MAP type (and real type, for STRING) holds text: a charset type of CellLayouts, not ENUM or SET. */
+/**
+ * Whether a column of this TABLE_MAP type (and real type, for STRING) holds text: a charset type of CellLayouts, not
+ * ENUM or SET.
+ */
 function holdsText(type: ColumnTypeName | number, realType: unknown): boolean {
   const code = typeof type === 'number' ? type : ColumnType[type];
   const layout = CellLayouts[code as keyof typeof CellLayouts] as { character?: string } | undefined;
@@ -117,7 +120,10 @@ function text(bytes: Uint8Array, runs: number): Result {
   const textColumns = new Map<number, boolean[]>();
   for (const e of iterateBinlog(bytes)) {
     if (e.type === 'TABLE_MAP_EVENT') {
-      textColumns.set(e.tableId, e.columnTypes.map((type, k) => holdsText(type, (e.columnMetadata?.[k] as { realType?: unknown })?.realType)));
+      textColumns.set(
+        e.tableId,
+        e.columnTypes.map((type, k) => holdsText(type, (e.columnMetadata?.[k] as { realType?: unknown })?.realType)),
+      );
     }
     if (!('rows' in e) || !e.rows) continue;
     const isText = textColumns.get(e.tableId) ?? [];
@@ -229,7 +235,7 @@ async function zongji(bytes: Uint8Array, runs: number): Promise<Result> {
 function readAll(file: string): Uint8Array {
   const fd = openSync(file, 'r');
   const out = new Uint8Array(fstatSync(fd).size);
-  for (let at = 0; at < out.length; ) at += readSync(fd, out, at, Math.min(1 << 30, out.length - at), at);
+  for (let at = 0; at < out.length;) at += readSync(fd, out, at, Math.min(1 << 30, out.length - at), at);
   closeSync(fd);
   return out;
 }

@@ -26,7 +26,10 @@ export function topFunctions(profileFile: string, bundle: string, n: number): st
     if (url !== bundleUrl) return url ? url.replace(/^file:\/\/.*\/node_modules\//, '') : 'native';
     const e = map.findEntry(lineNumber, columnNumber) as { originalSource?: string; originalLine?: number };
     if (e.originalSource === undefined) return 'bench bundle';
-    const src = path.relative(process.cwd(), path.resolve(path.dirname(bundle), e.originalSource.replace(/^file:\/\//, '')));
+    const src = path.relative(
+      process.cwd(),
+      path.resolve(path.dirname(bundle), e.originalSource.replace(/^file:\/\//, '')),
+    );
     return `${src}:${(e.originalLine ?? 0) + 1}`;
   };
   const msPerSample = (prof.endTime - prof.startTime) / 1000 / prof.samples.length;
@@ -42,5 +45,8 @@ export function topFunctions(profileFile: string, bundle: string, n: number): st
   return [...self.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
-    .map(([key, hits]) => `${(hits * msPerSample).toFixed(0).padStart(7)} ms ${((100 * hits) / total).toFixed(1).padStart(5)}%  ${key}`);
+    .map(
+      ([key, hits]) =>
+        `${(hits * msPerSample).toFixed(0).padStart(7)} ms ${((100 * hits) / total).toFixed(1).padStart(5)}%  ${key}`,
+    );
 }

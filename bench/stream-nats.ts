@@ -23,7 +23,16 @@ const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 async function bundle(dir: string, name: string): Promise<string> {
   const out = path.join(DATA_DIR, 'build', name);
-  await build({ entryPoints: [path.join(dir, 'bench', 'live-run.ts')], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  await build({
+    entryPoints: [path.join(dir, 'bench', 'live-run.ts')],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
   return out;
 }
 
@@ -31,7 +40,10 @@ async function bundle(dir: string, name: string): Promise<string> {
 function run(script: string, args: string[]): Promise<LiveResult> {
   const argv = TIME ? [TIME, '-f', '%M', process.execPath, script, ...args] : [process.execPath, script, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], cwd: path.join(import.meta.dirname, '..') });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: path.join(import.meta.dirname, '..'),
+    });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -57,7 +69,12 @@ async function intoFreshNats(script: string, args: (url: string) => string[]): P
 }
 
 /** The section's lines: each streamer's rows/s and peak RSS, the ceiling, and the ratios. */
-export async function streamNatsBench(rows: number, runs: number, before: string | undefined, log: (s: string) => void): Promise<string[]> {
+export async function streamNatsBench(
+  rows: number,
+  runs: number,
+  before: string | undefined,
+  log: (s: string) => void,
+): Promise<string[]> {
   if (!natsAvailable) return ['stream-nats: not measured (nats-server not installed)'];
   const after = await bundle(path.join(import.meta.dirname, '..'), 'live-run.mjs');
   const old = before === undefined ? undefined : await bundle(before, 'live-run-before.mjs');
@@ -82,10 +99,16 @@ export async function streamNatsBench(rows: number, runs: number, before: string
       results.push({ name: 'after', r: stream });
       log(`stream-nats: ceiling run ${i + 1}`);
       const bytes = String(Math.round(stream.messageBytes ?? 0));
-      results.push({ name: 'ceiling', r: await intoFreshNats(after, (url) => ['nats-ceiling', '-', String(total), url, bytes]) });
+      results.push({
+        name: 'ceiling',
+        r: await intoFreshNats(after, (url) => ['nats-ceiling', '-', String(total), url, bytes]),
+      });
       if (old === undefined) continue;
       log(`stream-nats: before (${before}) run ${i + 1}`);
-      results.push({ name: 'before', r: await intoFreshNats(old, (url) => ['jetstream', server.socket, String(total), url]) });
+      results.push({
+        name: 'before',
+        r: await intoFreshNats(old, (url) => ['jetstream', server.socket, String(total), url]),
+      });
     }
     return report(results, total, before);
   } finally {
@@ -98,7 +121,12 @@ function report(results: { name: string; r: LiveResult }[], total: number, befor
   const secs = (name: string) => [...of(name).map((r) => r.secs)].sort((a, b) => a - b)[of(name).length >> 1]!;
   const rate = (name: string) => total / secs(name);
   const rss = (name: string) => Math.max(...of(name).map((r) => r.rssPeak)) / 1e6;
-  const all = (name: string) => (of(name).every((r) => r.rows === total) ? 'every message acknowledged' : `NOT every message: ${of(name).map((r) => r.rows).join(', ')} of ${total}`);
+  const all = (name: string) =>
+    of(name).every((r) => r.rows === total)
+      ? 'every message acknowledged'
+      : `NOT every message: ${of(name)
+          .map((r) => r.rows)
+          .join(', ')} of ${total}`;
   const line = (name: string, label: string) =>
     `  ${label.padEnd(44)} ${secs(name).toFixed(3)} s ${Math.round(rate(name)).toLocaleString('en-US').padStart(9)} msgs/s  peak RSS ${rss(name).toFixed(1)} MB  (${all(name)})`;
   const bytes = Math.round(of('after')[0]?.messageBytes ?? 0);
@@ -109,7 +137,12 @@ function report(results: { name: string; r: LiveResult }[], total: number, befor
   ];
   if (before !== undefined) lines.push(line('before', `binlog stream (${before})`));
   const ratio = rate('after') / rate('ceiling');
-  lines.push(`  binlog stream / ceiling: ${ratio.toFixed(2)}   target ≥ 0.7: ${ratio >= 0.7 ? 'yes' : 'NO'};  peak RSS < 150 MB: ${rss('after') < 150 ? 'yes' : 'NO'}`);
-  if (before !== undefined) lines.push(`  before / ceiling: ${(rate('before') / rate('ceiling')).toFixed(2)};  this tree / before: ${(rate('after') / rate('before')).toFixed(2)}×`);
+  lines.push(
+    `  binlog stream / ceiling: ${ratio.toFixed(2)}   target ≥ 0.7: ${ratio >= 0.7 ? 'yes' : 'NO'};  peak RSS < 150 MB: ${rss('after') < 150 ? 'yes' : 'NO'}`,
+  );
+  if (before !== undefined)
+    lines.push(
+      `  before / ceiling: ${(rate('before') / rate('ceiling')).toFixed(2)};  this tree / before: ${(rate('after') / rate('before')).toFixed(2)}×`,
+    );
   return lines;
 }

@@ -67,7 +67,7 @@ export function packets(file: Uint8Array): { buffer: Buffer; starts: Uint32Array
   const starts = new Uint32Array(count + 1);
   let at = 0;
   let i = 0;
-  for (let pos = 4; pos < file.length; ) {
+  for (let pos = 4; pos < file.length;) {
     const size = view.getUint32(pos + 9, true);
     starts[i++] = at;
     buffer[at] = 0x00;

@@ -42,13 +42,22 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'stream') return await (await import('./stream.js')).streamCommand(rest, COMMAND_HELP.stream);
     if (command === 'schema') return await (await import('./schema.js')).schemaCommand(rest, COMMAND_HELP.schema);
     if (command === 'completion') {
-      const commands = { dump: DUMP_OPTIONS, encode: ENCODE_OPTIONS, sql: SQL_OPTIONS, flashback: FLASHBACK_OPTIONS, serve: SERVE_OPTIONS, stream: STREAM_OPTIONS, schema: SCHEMA_OPTIONS };
+      const commands = {
+        dump: DUMP_OPTIONS,
+        encode: ENCODE_OPTIONS,
+        sql: SQL_OPTIONS,
+        flashback: FLASHBACK_OPTIONS,
+        serve: SERVE_OPTIONS,
+        stream: STREAM_OPTIONS,
+        schema: SCHEMA_OPTIONS,
+      };
       return (process.stdout.write(completionScript(commands, OPTION_WORDS)), EXIT.ok);
     }
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
     // Ctrl-C at the prompt ends the command as SIGINT would have, had the terminal not been in raw mode.
-    if (e instanceof PasswordPromptInterrupted) return (process.stderr.write(`binlog: ${e.message}\n`), EXIT.interrupted);
+    if (e instanceof PasswordPromptInterrupted)
+      return (process.stderr.write(`binlog: ${e.message}\n`), EXIT.interrupted);
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`binlog: ${(e as Error).message}\nRun 'binlog --help' for usage.\n`);
       return EXIT.usage;

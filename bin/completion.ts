@@ -13,7 +13,12 @@ export function completionScript(
   commands: Record<string, Record<string, unknown>>,
   words: Readonly<Record<string, readonly string[]>>,
 ): string {
-  const cases = Object.entries(commands).map(([command, options]) => `    ${command}) opts="${Object.keys(options).map((o) => `--${o}`).join(' ')}" ;;`);
+  const cases = Object.entries(commands).map(
+    ([command, options]) =>
+      `    ${command}) opts="${Object.keys(options)
+        .map((o) => `--${o}`)
+        .join(' ')}" ;;`,
+  );
   const values = Object.entries(words).map(([option, list]) => `    --${option}) vals="${list.join(' ')}" ;;`);
   return `# bash completion for binlog: source <(binlog completion)
 _binlog_offer() {

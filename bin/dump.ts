@@ -36,7 +36,8 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   const remote = values['read-from-remote-server'] === true;
   if (positionals.length === 0 && !remote) throw new UsageError('dump needs a FILE (or - for standard input)');
   if (!isWord('on-error', values['on-error'])) throw new UsageError('--on-error is stop or skip');
-  if (values.follow && positionals[0] === '-') throw new UsageError('--follow reads a FILE the server is writing, not standard input');
+  if (values.follow && positionals[0] === '-')
+    throw new UsageError('--follow reads a FILE the server is writing, not standard input');
   if (values.follow && positionals.length !== 1) throw new UsageError('--follow reads one FILE');
   if (!isWord('payloads', values.payloads)) throw new UsageError('--payloads is nested or flat');
   const form = outputForm(values);
@@ -74,7 +75,11 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   let read = 0; // bytes of the files read to their end
   let written = 0;
   const progress = showsProgress(values.progress)
-    ? new Progress(process.stderr, () => ({ bytes: read + selection.position, events: selection.read, written }), values.follow ? undefined : inputSize(positionals))
+    ? new Progress(
+        process.stderr,
+        () => ({ bytes: read + selection.position, events: selection.read, written }),
+        values.follow ? undefined : inputSize(positionals),
+      )
     : undefined;
   const finish = async (code: number) => {
     await out.end();
@@ -83,7 +88,9 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   };
   for (const file of positionals) {
     try {
-      for await (const event of values.follow ? followBinlog(file, options) : readBinlog(file === '-' ? process.stdin : file, options)) {
+      for await (const event of values.follow
+        ? followBinlog(file, options)
+        : readBinlog(file === '-' ? process.stdin : file, options)) {
         if (keptImages(await out.event(event))) undecoded++;
         encrypted.see(event);
         written++;
@@ -114,7 +121,8 @@ async function remoteDump(
   history: SchemaHistory,
 ): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
-  if (values.raw && values['result-file'] === undefined) throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
+  if (values.raw && values['result-file'] === undefined)
+    throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
   let live: LiveOptions;
   try {
     live = await remoteOptions(values, positionals[0], start, (m) => new UsageError(m));
@@ -156,7 +164,10 @@ function keptImages(e: DumpEvent): boolean {
  * stderr here; the others were said as they came (EncryptedEvents, the schema history).
  */
 function outcome(skipped: number, undecoded: number, unread: number): number {
-  if (undecoded) process.stderr.write(`binlog: ${undecoded} row event${undecoded === 1 ? '' : 's'} kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n`);
+  if (undecoded)
+    process.stderr.write(
+      `binlog: ${undecoded} row event${undecoded === 1 ? '' : 's'} kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n`,
+    );
   return skipped ? EXIT.skipped : undecoded || unread ? EXIT.undecoded : EXIT.ok;
 }
 
@@ -194,13 +205,19 @@ function inputSize(files: string[]): number | undefined {
   return total;
 }
 
-function outputForm(values: { format?: string; pretty?: boolean; follow?: boolean; 'stop-never'?: boolean }): OutputForm {
+function outputForm(values: {
+  format?: string;
+  pretty?: boolean;
+  follow?: boolean;
+  'stop-never'?: boolean;
+}): OutputForm {
   if (!isWord('format', values.format)) {
     throw new UsageError('--format is jsonl (one JSON object per line, the default) or json (one array)');
   }
-  if (values.pretty && values.format !== 'json') throw new UsageError('--pretty is for --format=json: JSON Lines hold each event on one line');
+  if (values.pretty && values.format !== 'json')
+    throw new UsageError('--pretty is for --format=json: JSON Lines hold each event on one line');
   const endless = values.follow ? '--follow' : values['stop-never'] ? '--stop-never' : undefined;
-  if (values.format === 'json' && endless) throw new UsageError(`--format=json writes one array, which ${endless} would never close: use JSON Lines`);
+  if (values.format === 'json' && endless)
+    throw new UsageError(`--format=json writes one array, which ${endless} would never close: use JSON Lines`);
   return { array: values.format === 'json', pretty: values.pretty === true };
 }
-

@@ -31,10 +31,14 @@ export async function encodeCommand(args: string[], help: string): Promise<numbe
   });
   const read = { lineNo: 0 };
   try {
-    for await (const { event, source } of jsonLineEvents(input, read)) for (const bytes of encoder.push(event, source)) await write(out.stream, bytes);
+    for await (const { event, source } of jsonLineEvents(input, read))
+      for (const bytes of encoder.push(event, source)) await write(out.stream, bytes);
     for (const bytes of encoder.end()) await write(out.stream, bytes);
     await out.commit();
-    if (encoder.assumedFormat) process.stderr.write(`binlog: ${input}: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (${ASSUMED_FORMAT})\n`);
+    if (encoder.assumedFormat)
+      process.stderr.write(
+        `binlog: ${input}: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (${ASSUMED_FORMAT})\n`,
+      );
     return EXIT.ok;
   } catch (e) {
     out.abandon();

@@ -313,7 +313,9 @@ export const HELP = [
   EXIT_HELP,
 ].join('');
 
-/** `binlog COMMAND --help`: the usage, the command's options, and what they share (sql's part holds flashback's too). */
+/**
+ * `binlog COMMAND --help`: the usage, the command's options, and what they share (sql's part holds flashback's too).
+ */
 export const COMMAND_HELP = {
   dump: [USAGE, DUMP_HELP, REMOTE_HELP, TABLE_DEF_HELP, KEY_HELP, LINES_HELP, EXIT_HELP].join(''),
   encode: [USAGE, ENCODE_HELP, TABLE_DEF_HELP, KEY_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join(''),

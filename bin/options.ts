@@ -30,7 +30,11 @@ import { EXIT, UsageError } from './usage.js';
  * The definitions --schema-file, --table-defs and --table-def give, checked: a bad --table-def or
  * --table-defs is a usage error; a table of a schema file that cannot be described is said and left out.
  */
-export function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?: string; 'schema-file'?: string[] }): TableDefinitions | undefined {
+export function tableDefinitions(values: {
+  'table-def'?: string[];
+  'table-defs'?: string;
+  'schema-file'?: string[];
+}): TableDefinitions | undefined {
   if (!values['table-def'] && !values['table-defs'] && !values['schema-file']) return undefined;
   const defs: TableDefinitions = {};
   for (const arg of values['schema-file'] ?? []) Object.assign(defs, schemaFile(arg));
@@ -42,7 +46,8 @@ export function tableDefinitions(values: { 'table-def'?: string[]; 'table-defs'?
       if (e instanceof UsageError) throw e;
       throw new UsageError(`--table-defs: not JSON: ${(e as Error).message}`);
     }
-    if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new UsageError('--table-defs holds a JSON object');
+    if (json === null || typeof json !== 'object' || Array.isArray(json))
+      throw new UsageError('--table-defs holds a JSON object');
     Object.assign(defs, json);
   }
   for (const d of values['table-def'] ?? []) {
@@ -103,9 +108,11 @@ export function keyringOption(values: { keyring?: string }): Keyring | undefined
 }
 
 /** encode's --key-file and --encryption-algorithm: how the events after a START_ENCRYPTION are written. */
-export function encryptionOptions(
-  values: { 'key-file'?: string; 'key-file-key'?: string; 'encryption-algorithm'?: string },
-): EncryptionOptions | undefined {
+export function encryptionOptions(values: {
+  'key-file'?: string;
+  'key-file-key'?: string;
+  'encryption-algorithm'?: string;
+}): EncryptionOptions | undefined {
   const cipher = values['encryption-algorithm'];
   if (cipher !== undefined && !EVENT_CIPHERS.includes(cipher as EventCipherName)) {
     throw new UsageError(`--encryption-algorithm is ${EVENT_CIPHERS.join(' or ')}`);
@@ -257,7 +264,10 @@ export function reportFailure(e: unknown, file: string): number {
     return EXIT.server;
   }
   if (e instanceof BinlogError) {
-    const hint = e instanceof ChecksumError ? ' (--no-verify-checksum reads it anyway; dump --on-error=skip keeps it raw and goes on)' : '';
+    const hint =
+      e instanceof ChecksumError
+        ? ' (--no-verify-checksum reads it anyway; dump --on-error=skip keeps it raw and goes on)'
+        : '';
     process.stderr.write(`binlog: ${file}: ${e.message}${hint}\n`);
     return EXIT.badInput;
   }
@@ -296,7 +306,10 @@ const FILE_ERRORS: Record<string, string> = {
  * parseArgs for a command, its errors said plainly: an unknown option with the nearest known one, an
  * option without its value by name.
  */
-export function parseCommand<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: T }>> {
+export function parseCommand<T extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: T,
+): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: T }>> {
   try {
     return parseArgs({ args, allowPositionals: true, options });
   } catch (e) {
@@ -307,7 +320,8 @@ export function parseCommand<T extends NonNullable<ParseArgsConfig['options']>>(
       const near = nearest(option.replace(/^-+/, '').split('=')[0]!, Object.keys(options));
       throw new UsageError(`unknown option ${option}${near ? ` (did you mean --${near}?)` : ''}`);
     }
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option && /argument missing/.test(message)) throw new UsageError(`${option} needs a value`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option && /argument missing/.test(message))
+      throw new UsageError(`${option} needs a value`);
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) throw new UsageError(`${option} takes no value`);
     throw e;
   }
@@ -327,13 +341,23 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length]!;
 }
 
-type FilterValues = { 'start-position'?: string; 'stop-position'?: string; 'start-datetime'?: string; 'stop-datetime'?: string; database?: string[]; table?: string[]; 'case-insensitive-names'?: boolean; 'max-transaction-size'?: string };
+type FilterValues = {
+  'start-position'?: string;
+  'stop-position'?: string;
+  'start-datetime'?: string;
+  'stop-datetime'?: string;
+  database?: string[];
+  table?: string[];
+  'case-insensitive-names'?: boolean;
+  'max-transaction-size'?: string;
+};
 
 /** The filters the options give, over the files read (`-` for standard input). */
 export function eventFilter(values: FilterValues, files: string[]): EventFilter {
@@ -364,8 +388,14 @@ export function sayUnmatched(selection: EventSelection): boolean {
  * The events of dump-format JSON lines (a file, or - for standard input), each with its JSON path in the
  * input (`line 7: $`); `read.lineNo` follows the line being read, for errors that name none.
  */
-export async function* jsonLineEvents(input: string, read = { lineNo: 0 }): AsyncGenerator<{ event: BinlogEventInput; source: string }> {
-  const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
+export async function* jsonLineEvents(
+  input: string,
+  read = { lineNo: 0 },
+): AsyncGenerator<{ event: BinlogEventInput; source: string }> {
+  const lines = createInterface({
+    input: input === '-' ? process.stdin : createReadStream(input),
+    crlfDelay: Infinity,
+  });
   for await (const line of lines) {
     read.lineNo++;
     if (line.trim() === '') continue;

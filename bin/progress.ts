@@ -18,7 +18,7 @@ const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
 export function size(bytes: number): string {
   let i = 0;
   let v = bytes;
-  while (v >= 1000 && i < UNITS.length - 1) (v /= 1000), i++;
+  while (v >= 1000 && i < UNITS.length - 1) ((v /= 1000), i++);
   return i === 0 ? `${v} B` : `${v.toFixed(1)} ${UNITS[i]}`;
 }
 
@@ -37,7 +37,11 @@ export function clock(seconds: number): string {
  */
 export function progressLine(count: Count, total: number | undefined, elapsed: number, final: boolean): string {
   const rate = count.bytes / Math.max(elapsed, 0.001);
-  const parts = [total === undefined ? size(count.bytes) : `${size(count.bytes)} of ${size(total)} (${Math.floor((100 * count.bytes) / Math.max(total, 1))}%)`];
+  const parts = [
+    total === undefined
+      ? size(count.bytes)
+      : `${size(count.bytes)} of ${size(total)} (${Math.floor((100 * count.bytes) / Math.max(total, 1))}%)`,
+  ];
   parts.push(`${count.events} events` + (count.written === count.events ? '' : `, ${count.written} written`));
   parts.push(`${size(rate)}/s`);
   if (final) parts.push(`in ${clock(elapsed)}`);
@@ -45,7 +49,10 @@ export function progressLine(count: Count, total: number | undefined, elapsed: n
   return parts.join(', ');
 }
 
-/** A status line on a terminal, drawn every `intervalMs` from `line(elapsed seconds, final)`, and a last time at `done()`. */
+/**
+ * A status line on a terminal, drawn every `intervalMs` from `line(elapsed seconds, final)`, and a last time at
+ * `done()`.
+ */
 export class StatusLine {
   private readonly start = Date.now();
   private drawn = 0;

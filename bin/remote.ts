@@ -41,13 +41,20 @@ export interface RemoteValues extends PasswordValues {
  * The connection and dump the options ask for; a bad value is a usage error (`usage` makes it). Without
  * `startNeeded` (a caller with a start of its own) neither LOGNAME nor --start-gtid is required.
  */
-export async function remoteOptions(values: RemoteValues, logName: string | undefined, startPosition: number | undefined, usage: (m: string) => Error, startNeeded = true): Promise<LiveOptions> {
+export async function remoteOptions(
+  values: RemoteValues,
+  logName: string | undefined,
+  startPosition: number | undefined,
+  usage: (m: string) => Error,
+  startNeeded = true,
+): Promise<LiveOptions> {
   const number = (v: string | undefined, option: string) => {
     if (v === undefined) return undefined;
     if (!/^\d+(\.\d+)?$/.test(v)) throw usage(`${option} takes a number`);
     return Number(v);
   };
-  if (startNeeded && logName === undefined && values['start-gtid'] === undefined) throw usage('--read-from-remote-server needs LOGNAME, the binlog file to read (or --start-gtid)');
+  if (startNeeded && logName === undefined && values['start-gtid'] === undefined)
+    throw usage('--read-from-remote-server needs LOGNAME, the binlog file to read (or --start-gtid)');
   if (values['to-last-log'] && values['stop-never']) throw usage('--to-last-log and --stop-never exclude each other');
   const retries = ['retry-count', 'retry-delay', 'retry-timeout'] as const;
   const retry = retries.find((r) => values[r] !== undefined);
@@ -72,7 +79,9 @@ export async function remoteOptions(values: RemoteValues, logName: string | unde
       delay: number(values['retry-delay'], '--retry-delay'),
       giveUpAfter: number(values['retry-timeout'], '--retry-timeout'),
     },
-    ...(values['start-gtid'] !== undefined ? { gtid: values['start-gtid'] } : { file: logName, position: startPosition }),
+    ...(values['start-gtid'] !== undefined
+      ? { gtid: values['start-gtid'] }
+      : { file: logName, position: startPosition }),
     // As mariadb-binlog: the named log only, unless told to go on to the last one, or never stop.
     until: values['stop-never'] ? 'never' : values['to-last-log'] ? 'logs' : 'file',
   };
@@ -133,7 +142,8 @@ const UNITS: Record<string, number> = { '': 1, K: 1 << 10, M: 1 << 20, G: 1 << 3
 function bytes(v: string | undefined, usage: (m: string) => Error): number | undefined {
   if (v === undefined) return undefined;
   const m = /^(\d+)([KMG]?)$/i.exec(v);
-  if (!m || Number(m[1]) === 0) throw usage('--max-allowed-packet takes a number of bytes, with K, M or G after it or not');
+  if (!m || Number(m[1]) === 0)
+    throw usage('--max-allowed-packet takes a number of bytes, with K, M or G after it or not');
   return Number(m[1]) * UNITS[m[2]!.toUpperCase()]!;
 }
 

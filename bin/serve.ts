@@ -16,16 +16,20 @@ export async function serveCommand(args: string[], help: string): Promise<number
     return EXIT.ok;
   }
   const jsonl = values['from-jsonl'];
-  if (jsonl === undefined && positionals.length === 0) throw new UsageError('serve needs binlog FILEs or folders (or --from-jsonl FILE)');
-  if (jsonl !== undefined && positionals.length > 0) throw new UsageError('serve takes either FILEs or --from-jsonl, not both');
+  if (jsonl === undefined && positionals.length === 0)
+    throw new UsageError('serve needs binlog FILEs or folders (or --from-jsonl FILE)');
+  if (jsonl !== undefined && positionals.length > 0)
+    throw new UsageError('serve takes either FILEs or --from-jsonl, not both');
   const password = values.user === undefined ? undefined : await givenPassword(values);
   if (values.user === undefined && (values.password ?? values['password-file']) !== undefined) {
     throw new UsageError('--password and --password-file are for --user');
   }
-  if ((values['ssl-cert'] === undefined) !== (values['ssl-key'] === undefined)) throw new UsageError('--ssl-cert and --ssl-key go together');
+  if ((values['ssl-cert'] === undefined) !== (values['ssl-key'] === undefined))
+    throw new UsageError('--ssl-cert and --ssl-key go together');
   const host = values.host ?? '127.0.0.1';
   if (values.user === undefined && !values['allow-anonymous'] && !isLoopback(host)) {
-    const ways = 'give --user (and a password), or listen on this machine only (--host=127.0.0.1), or ' +
+    const ways =
+      'give --user (and a password), or listen on this machine only (--host=127.0.0.1), or ' +
       'serve anyone with --allow-anonymous';
     throw new UsageError(`--host=${host} is reachable from other machines: ${ways}`);
   }
@@ -41,7 +45,10 @@ export async function serveCommand(args: string[], help: string): Promise<number
     password,
     serverId: number(values['server-id'], '--server-id'),
     follow: values.follow,
-    tls: values['ssl-cert'] !== undefined ? { cert: readFileSync(values['ssl-cert']), key: readFileSync(values['ssl-key']!) } : undefined,
+    tls:
+      values['ssl-cert'] !== undefined
+        ? { cert: readFileSync(values['ssl-cert']), key: readFileSync(values['ssl-key']!) }
+        : undefined,
     tableDefinitions: tableDefinitions(values),
   };
   const binlogs: ServedBinlogs = jsonl !== undefined ? { events: events(jsonl) } : { files: positionals };

@@ -35,7 +35,11 @@ type ReadValues = Parameters<typeof eventFilter>[0] &
  * The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit
  * status (1 for what `each` refuses, 7 when encrypted events could not be read, said on stderr).
  */
-async function readSelected(files: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
+async function readSelected(
+  files: string[],
+  values: ReadValues,
+  each: (e: BinlogEvent) => Promise<void>,
+): Promise<number> {
   const encrypted = new EncryptedEvents();
   const code = await readEach(files, values, (e) => (encrypted.see(e), each(e)));
   return code === EXIT.ok && encrypted.count ? EXIT.undecoded : code;
@@ -63,7 +67,11 @@ async function readEach(files: string[], values: ReadValues, each: (e: BinlogEve
 }
 
 /** -R: the events of the server's binlog from LOGNAME (or --start-gtid) on, as `binlog dump -R` reads them. */
-async function readRemote(names: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
+async function readRemote(
+  names: string[],
+  values: ReadValues,
+  each: (e: BinlogEvent) => Promise<void>,
+): Promise<number> {
   if (names.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   const filter = eventFilter(values, names);
   // --start-position is where the server starts sending: no filter.
@@ -77,7 +85,13 @@ async function readRemote(names: string[], values: ReadValues, each: (e: BinlogE
     return reportFailure(e, source);
   }
   try {
-    for await (const event of connectBinlog({ verifyChecksum: !values['no-verify-checksum'], tableDefinitions: tableDefinitions(values), filter: selection, ...live })) await each(event);
+    for await (const event of connectBinlog({
+      verifyChecksum: !values['no-verify-checksum'],
+      tableDefinitions: tableDefinitions(values),
+      filter: selection,
+      ...live,
+    }))
+      await each(event);
   } catch (e) {
     return reportFailure(e, source);
   }
@@ -104,14 +118,20 @@ function goesOn(code: number): boolean {
 
 /** FILE... is needed unless -R reads the server. */
 function needFiles(command: string, positionals: string[], values: { 'read-from-remote-server'?: boolean }): void {
-  if (positionals.length === 0 && !values['read-from-remote-server']) throw new UsageError(`${command} needs a FILE (or - for standard input), or -R and LOGNAME`);
+  if (positionals.length === 0 && !values['read-from-remote-server'])
+    throw new UsageError(`${command} needs a FILE (or - for standard input), or -R and LOGNAME`);
 }
 
 export async function sqlCommand(args: string[], help: string): Promise<number> {
   const { values, positionals } = parseCommand(withPasswordPrompt(args), SQL_OPTIONS);
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   needFiles('sql', positionals, values);
-  const script = new SqlScript({ flashback: values.flashback, rowsOnly: values['rows-only'], primaryKeyOnly: values['primary-key-only'], tableDefinitions: tableDefinitions(values) });
+  const script = new SqlScript({
+    flashback: values.flashback,
+    rowsOnly: values['rows-only'],
+    primaryKeyOnly: values['primary-key-only'],
+    tableDefinitions: tableDefinitions(values),
+  });
   const out = (text: string) => (text ? write(process.stdout, Buffer.from(text)) : Promise.resolve());
   const code = await readSelected(positionals, values, (e) => out(script.push(e)));
   if (!goesOn(code)) return code;

@@ -13,12 +13,17 @@ import { withPasswordPrompt } from './secrets.js';
 import { EXIT, STREAM_OPTIONS, UsageError } from './usage.js';
 
 export async function streamCommand(args: string[], help: string): Promise<number> {
-  const { values, positionals } = parseArgs({ args: withPasswordPrompt(args), allowPositionals: true, options: STREAM_OPTIONS });
+  const { values, positionals } = parseArgs({
+    args: withPasswordPrompt(args),
+    allowPositionals: true,
+    options: STREAM_OPTIONS,
+  });
   if (values.help) {
     process.stdout.write(help);
     return EXIT.ok;
   }
-  if (!values['read-from-remote-server']) throw new UsageError('stream reads a server: give -R (--read-from-remote-server) and its connection');
+  if (!values['read-from-remote-server'])
+    throw new UsageError('stream reads a server: give -R (--read-from-remote-server) and its connection');
   if (!values.to) throw new UsageError('stream needs --to=nats://HOST:PORT');
   if (!values.to.split(',').every((url) => /^(nats:\/\/)?[^/\s,]+:\d+$/.test(url))) {
     throw new UsageError(`--to takes nats://HOST:PORT, or several separated by commas, not '${values.to}'`);
@@ -34,16 +39,26 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
     if (n !== undefined && !Number.isInteger(n)) throw new UsageError(`${option} takes a whole number above 0`);
     return n;
   };
-  const start = values['start-position'] === undefined ? undefined : count(values['start-position'], '--start-position');
+  const start =
+    values['start-position'] === undefined ? undefined : count(values['start-position'], '--start-position');
   let live;
   try {
-    live = await remoteOptions({ ...values, 'to-last-log': false }, positionals[0], start, (m) => new UsageError(m), false);
+    live = await remoteOptions(
+      { ...values, 'to-last-log': false },
+      positionals[0],
+      start,
+      (m) => new UsageError(m),
+      false,
+    );
   } catch (e) {
     if (e instanceof RangeError) throw new UsageError(e.message);
     throw e;
   }
   const prefix = values['subject-prefix'] ?? 'binlog';
-  if (!/^[^.*>\s]+(\.[^.*>\s]+)*$/.test(prefix)) throw new UsageError(`--subject-prefix '${prefix}' is not a NATS subject (tokens between dots, no '*', '>' or spaces)`);
+  if (!/^[^.*>\s]+(\.[^.*>\s]+)*$/.test(prefix))
+    throw new UsageError(
+      `--subject-prefix '${prefix}' is not a NATS subject (tokens between dots, no '*', '>' or spaces)`,
+    );
   // NATS's client is loaded once the command line is known good (not for --help or a usage error).
   const { natsSink } = await import('../sinks/nats.js');
   const streamer = new BinlogStreamer({
@@ -65,9 +80,14 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
 async function run(streamer: BinlogStreamer, statsSeconds: number | undefined, progress: boolean): Promise<number> {
   const stop = () => streamer.stop();
   process.on('SIGINT', stop).on('SIGTERM', stop);
-  const line = progress ? new StatusLine(process.stderr, (elapsed) => statusLine(streamer.snapshot(), elapsed), 500) : undefined;
+  const line = progress
+    ? new StatusLine(process.stderr, (elapsed) => statusLine(streamer.snapshot(), elapsed), 500)
+    : undefined;
   const started = Date.now();
-  const statsLine = () => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), seconds: (Date.now() - started) / 1000, ...streamer.snapshot() })}\n`);
+  const statsLine = () =>
+    process.stdout.write(
+      `${JSON.stringify({ time: new Date().toISOString(), seconds: (Date.now() - started) / 1000, ...streamer.snapshot() })}\n`,
+    );
   const timer = statsSeconds === undefined ? undefined : setInterval(statsLine, statsSeconds * 1000);
   try {
     await streamer.run();
@@ -84,7 +104,8 @@ async function run(streamer: BinlogStreamer, statsSeconds: number | undefined, p
 
 /** Where the stream begins, said once it is known. */
 function startSentence(c: Checkpoint | undefined, live: LiveOptions): string {
-  if (c) return `resuming from the checkpoint ${c.file ? `${c.file}:${c.position}` : ''}${c.file && c.gtid ? ', ' : ''}${c.gtid ? `GTID ${c.gtid}` : ''}`;
+  if (c)
+    return `resuming from the checkpoint ${c.file ? `${c.file}:${c.position}` : ''}${c.file && c.gtid ? ', ' : ''}${c.gtid ? `GTID ${c.gtid}` : ''}`;
   if (live.gtid !== undefined) return `no checkpoint yet: starting after GTID ${live.gtid}`;
   if (live.file !== undefined) return `no checkpoint yet: starting at ${live.file}:${live.position ?? 4}`;
   return "no checkpoint yet and no LOGNAME: starting at the end of the server's current binlog";
@@ -92,7 +113,12 @@ function startSentence(c: Checkpoint | undefined, live: LiveOptions): string {
 
 /** The status line: transactions acknowledged and their rate, messages, the lag, losses. */
 export function statusLine(s: StreamStats, elapsed: number): string {
-  const parts = [`${s.transactions} transactions (${(s.transactions / Math.max(elapsed, 0.001)).toFixed(0)}/s)`, `${s.acknowledged} messages acknowledged`, `${s.inFlight} in flight`, `lag ${clock(s.lagSeconds)}`];
+  const parts = [
+    `${s.transactions} transactions (${(s.transactions / Math.max(elapsed, 0.001)).toFixed(0)}/s)`,
+    `${s.acknowledged} messages acknowledged`,
+    `${s.inFlight} in flight`,
+    `lag ${clock(s.lagSeconds)}`,
+  ];
   if (s.sinkLosses) parts.push(`broker lost ${s.sinkLosses}×`);
   if (s.reconnects) parts.push(`${s.reconnects} reconnects`);
   return parts.join(', ');

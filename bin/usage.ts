@@ -4,7 +4,18 @@
  */
 
 /** The exit statuses (help.ts's EXIT_HELP says what each means). */
-export const EXIT = { ok: 0, badInput: 1, usage: 2, io: 3, skipped: 4, unmatched: 5, server: 6, undecoded: 7, internal: 70, interrupted: 130 } as const;
+export const EXIT = {
+  ok: 0,
+  badInput: 1,
+  usage: 2,
+  io: 3,
+  skipped: 4,
+  unmatched: 5,
+  server: 6,
+  undecoded: 7,
+  internal: 70,
+  interrupted: 130,
+} as const;
 
 /** A command line that cannot be run: said with a pointer to --help, exit status 2. */
 export class UsageError extends Error {}
@@ -100,7 +111,12 @@ export const DUMP_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const SCHEMA_OPTIONS = { at: { type: 'string' }, 'schema-history': { type: 'string' }, ...TABLE_DEF_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
+export const SCHEMA_OPTIONS = {
+  at: { type: 'string' },
+  'schema-history': { type: 'string' },
+  ...TABLE_DEF_OPTIONS,
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export const ENCODE_OPTIONS = {
   output: { type: 'string', short: 'o' },
@@ -123,7 +139,12 @@ const READ_OPTIONS = {
   'no-verify-checksum': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-export const SQL_OPTIONS = { ...READ_OPTIONS, flashback: { type: 'boolean' }, 'rows-only': { type: 'boolean' }, 'primary-key-only': { type: 'boolean' } } as const;
+export const SQL_OPTIONS = {
+  ...READ_OPTIONS,
+  flashback: { type: 'boolean' },
+  'rows-only': { type: 'boolean' },
+  'primary-key-only': { type: 'boolean' },
+} as const;
 export const FLASHBACK_OPTIONS = { ...READ_OPTIONS, output: { type: 'string', short: 'o' } } as const;
 
 export const SERVE_OPTIONS = {

@@ -35,7 +35,18 @@ import { type CheckedImage, type RowInput, RowValueError, rowChecker, show } fro
 import { checkWrites, formatDescription, type ServerProfile, serverProfile, statusVars } from './server-profile.js';
 import { type RowMetadata, tableMapEvent } from './table-map.js';
 import { MARIADB_ENCRYPTION_SCHEME, MARIADB_NONCE_LENGTH } from '../generated/encryption.js';
-import type { BeginOptions, BinlogOp, BinlogWriterOptions, CommitOptions, EventInput, GtidOptions, QueryOptions, RowsOptions, TableOptions, TableRef } from './writer-options.js';
+import type {
+  BeginOptions,
+  BinlogOp,
+  BinlogWriterOptions,
+  CommitOptions,
+  EventInput,
+  GtidOptions,
+  QueryOptions,
+  RowsOptions,
+  TableOptions,
+  TableRef,
+} from './writer-options.js';
 import type { WriterEncryption } from './writer-options.js';
 
 /** binlog_row_event_max_size's default: a row event is closed before it would grow past this. */
@@ -45,7 +56,10 @@ const ROWS_POST_HEADER_V1 = EventPostHeaderLengths[EventTypes.WRITE_ROWS_EVENT_V
 
 type RowsKind = 'insert' | 'update' | 'delete';
 
-const ROWS_EVENTS: Record<RowsKind, { type: 'WRITE_ROWS_EVENT_V1' | 'UPDATE_ROWS_EVENT_V1' | 'DELETE_ROWS_EVENT_V1'; images: number }> = {
+const ROWS_EVENTS: Record<
+  RowsKind,
+  { type: 'WRITE_ROWS_EVENT_V1' | 'UPDATE_ROWS_EVENT_V1' | 'DELETE_ROWS_EVENT_V1'; images: number }
+> = {
   insert: { type: 'WRITE_ROWS_EVENT_V1', images: RowImages.AFTER },
   update: { type: 'UPDATE_ROWS_EVENT_V1', images: RowImages.BOTH },
   delete: { type: 'DELETE_ROWS_EVENT_V1', images: RowImages.BEFORE },
@@ -124,7 +138,9 @@ export class BinlogWriter {
     this.lastSeqNo = options.firstSeqNo !== undefined ? BigInt(options.firstSeqNo) - 1n : listed;
 
     this.output(BINLOG_MAGIC);
-    this.emit(formatDescription(this.profile, { ...options, createTimestamp: options.createTimestamp ?? this.timestamp }));
+    this.emit(
+      formatDescription(this.profile, { ...options, createTimestamp: options.createTimestamp ?? this.timestamp }),
+    );
     if (options.encryption) this.emit(startEncryption(options.encryption));
     this.emit({
       type: 'GTID_LIST_EVENT',
@@ -144,7 +160,10 @@ export class BinlogWriter {
     const t = this.tables.get(`${textOf(table.schema)}.${textOf(table.table)}`)?.table;
     const c = t?.columns[column.index];
     if (!c) return undefined;
-    return { ...(c.numeric ? { unsigned: c.unsigned } : {}), ...(c.charset !== undefined ? { charset: c.charset } : {}) };
+    return {
+      ...(c.numeric ? { unsigned: c.unsigned } : {}),
+      ...(c.charset !== undefined ? { charset: c.charset } : {}),
+    };
   };
 
   /** File offset of the next event. */
@@ -193,7 +212,11 @@ export class BinlogWriter {
   /** CREATE TABLE as a QUERY event, from the definition; the table is known from then on. */
   createTable(def: Table | TableDef, options: TableOptions & Pick<QueryOptions, 'xid'> = {}): Table {
     const table = this.table(def, options);
-    this.query(this.ddl(this.tables.get(table.qualified)!), { schema: table.schema, ddl: true, ...(options.xid !== undefined ? { xid: options.xid } : {}) });
+    this.query(this.ddl(this.tables.get(table.qualified)!), {
+      schema: table.schema,
+      ddl: true,
+      ...(options.xid !== undefined ? { xid: options.xid } : {}),
+    });
     return table;
   }
 
@@ -204,7 +227,8 @@ export class BinlogWriter {
    */
   query(sql: string, options: QueryOptions = {}): this {
     this.writable();
-    if (typeof sql !== 'string' && !(sql as unknown instanceof Uint8Array)) throw new EncodeError(`a statement is text, not ${show(sql)}`, 'BinlogWriter.query');
+    if (typeof sql !== 'string' && !((sql as unknown) instanceof Uint8Array))
+      throw new EncodeError(`a statement is text, not ${show(sql)}`, 'BinlogWriter.query');
     const ddl = options.ddl ?? DDL_RE.test(sql);
     const database = DATABASE_RE.test(sql);
     const schema = options.schema ?? '';
@@ -246,7 +270,9 @@ export class BinlogWriter {
     if (this.tx) throw new EncodeError('a transaction is already open: commit() it first', 'BinlogWriter.begin');
     const { transactional = true, ...gtid } = options;
     if (Object.keys(gtid).length) this.gtid(gtid);
-    const flags = transactional ? GtidFlags.FL_TRANSACTIONAL | GtidFlags.FL_ALLOW_PARALLEL : GtidFlags.FL_ALLOW_PARALLEL;
+    const flags = transactional
+      ? GtidFlags.FL_TRANSACTIONAL | GtidFlags.FL_ALLOW_PARALLEL
+      : GtidFlags.FL_ALLOW_PARALLEL;
     const written = this.writeGtid(flags);
     this.tx = { transactional, serverId: written.serverId, schema: '' };
     return this;
@@ -262,7 +288,15 @@ export class BinlogWriter {
       this.emit({ type: 'XID_EVENT', xid: this.takeXid(options.xid) }, { serverId: tx.serverId });
     } else {
       this.emit(
-        { type: 'QUERY_EVENT', threadId: this.threadId, execTime: 0, errorCode: 0, statusVars: statusVars(this.profile, undefined), schema: tx.schema, query: 'COMMIT' },
+        {
+          type: 'QUERY_EVENT',
+          threadId: this.threadId,
+          execTime: 0,
+          errorCode: 0,
+          statusVars: statusVars(this.profile, undefined),
+          schema: tx.schema,
+          query: 'COMMIT',
+        },
         { flags: EventFlags.LOG_EVENT_SUPPRESS_USE_F, serverId: tx.serverId },
       );
     }
@@ -297,10 +331,26 @@ export class BinlogWriter {
    * A row statement written row by row (for rows that arrive one at a time): `add` each row (for an
    * update, [before, after]), then `end`. Full events go out as they fill.
    */
-  startRows(kind: 'update', table: TableRef, options?: RowsOptions): { add(row: readonly [RowInput, RowInput]): void; end(): void };
-  startRows(kind: 'insert' | 'delete', table: TableRef, options?: RowsOptions): { add(row: RowInput): void; end(): void };
-  startRows(kind: RowsKind, table: TableRef, options?: RowsOptions): { add(row: RowInput | readonly [RowInput, RowInput]): void; end(): void };
-  startRows(kind: RowsKind, ref: TableRef, options: RowsOptions = {}): { add(row: RowInput | readonly [RowInput, RowInput]): void; end(): void } {
+  startRows(
+    kind: 'update',
+    table: TableRef,
+    options?: RowsOptions,
+  ): { add(row: readonly [RowInput, RowInput]): void; end(): void };
+  startRows(
+    kind: 'insert' | 'delete',
+    table: TableRef,
+    options?: RowsOptions,
+  ): { add(row: RowInput): void; end(): void };
+  startRows(
+    kind: RowsKind,
+    table: TableRef,
+    options?: RowsOptions,
+  ): { add(row: RowInput | readonly [RowInput, RowInput]): void; end(): void };
+  startRows(
+    kind: RowsKind,
+    ref: TableRef,
+    options: RowsOptions = {},
+  ): { add(row: RowInput | readonly [RowInput, RowInput]): void; end(): void } {
     this.writable();
     if (this.pending) throw new EncodeError('another row statement is still being written', `BinlogWriter.${kind}`);
     const table = this.resolve(ref);
@@ -404,7 +454,11 @@ export class BinlogWriter {
       case 'insert':
       case 'delete':
       case 'update': {
-        if (!isIterable(op.rows)) throw new EncodeError('apply() takes rows as a synchronous iterable; writeBinlog takes async ones', `BinlogOp.${op.op}`);
+        if (!isIterable(op.rows))
+          throw new EncodeError(
+            'apply() takes rows as a synchronous iterable; writeBinlog takes async ones',
+            `BinlogOp.${op.op}`,
+          );
         const s = this.startRows(op.op, op.table, { statement: op.statement });
         for (const row of op.rows as Iterable<RowInput | readonly [RowInput, RowInput]>) s.add(row);
         s.end();
@@ -428,12 +482,14 @@ export class BinlogWriter {
   // ---- internals ----
 
   private writable(): void {
-    if (this.closedBy) throw new EncodeError(`the binlog has ended (after ${this.closedBy}): no more events`, 'BinlogWriter');
+    if (this.closedBy)
+      throw new EncodeError(`the binlog has ended (after ${this.closedBy}): no more events`, 'BinlogWriter');
   }
 
   private finishable(what: string): void {
     this.writable();
-    if (this.pending || this.tx) throw new EncodeError(`${what}() inside an open transaction: commit() it first`, `BinlogWriter.${what}`);
+    if (this.pending || this.tx)
+      throw new EncodeError(`${what}() inside an open transaction: commit() it first`, `BinlogWriter.${what}`);
   }
 
   /** A known table's CREATE TABLE, made when first asked for. */
@@ -444,7 +500,8 @@ export class BinlogWriter {
   private resolve(ref: TableRef): Table {
     if (typeof ref === 'string') {
       const known = this.tables.get(ref);
-      if (!known) throw new EncodeError(`no table '${ref}' is known: define it with table() or createTable()`, 'BinlogWriter');
+      if (!known)
+        throw new EncodeError(`no table '${ref}' is known: define it with table() or createTable()`, 'BinlogWriter');
       return known.table;
     }
     return this.table(ref);
@@ -465,7 +522,12 @@ export class BinlogWriter {
     const serverId = next.serverId ?? this.serverId;
     let f = next.flags ?? flags;
     if (next.commitId !== undefined) f |= GtidFlags.FL_GROUP_COMMIT_ID;
-    const body: GtidEventInput & { type: 'GTID_EVENT' } = { type: 'GTID_EVENT', seqNo, domainId: next.domainId ?? this.domainId, flags: f };
+    const body: GtidEventInput & { type: 'GTID_EVENT' } = {
+      type: 'GTID_EVENT',
+      seqNo,
+      domainId: next.domainId ?? this.domainId,
+      flags: f,
+    };
     if (f & GtidFlags.FL_GROUP_COMMIT_ID) body.commitId = BigInt(next.commitId ?? 0);
     else {
       // Gtid_log_event::write fills the 19-byte post-header with zeros: flags_extra 0, then 5 more.
@@ -495,7 +557,11 @@ export class BinlogWriter {
   }
 
   /** A row's images, checked before anything of its statement is written: an UPDATE's both, else one. */
-  private checkedImages(p: PendingRows, row: RowInput | readonly [RowInput, RowInput], index: number): ['before' | 'after', CheckedImage][] {
+  private checkedImages(
+    p: PendingRows,
+    row: RowInput | readonly [RowInput, RowInput],
+    index: number,
+  ): ['before' | 'after', CheckedImage][] {
     const checker = rowChecker(p.table);
     if (p.kind !== 'update') {
       const image = p.kind === 'insert' ? 'after' : 'before';
@@ -504,7 +570,10 @@ export class BinlogWriter {
     if (!Array.isArray(row) || row.length !== 2) {
       throw new RowValueError('an UPDATE row is a pair [before, after]', { table: p.site, row: index }, '*', row);
     }
-    return (['before', 'after'] as const).map((image, k) => [image, checker.image(row[k] as RowInput, { table: p.site, row: index, image })]);
+    return (['before', 'after'] as const).map((image, k) => [
+      image,
+      checker.image(row[k] as RowInput, { table: p.site, row: index, image }),
+    ]);
   }
 
   /** The statement's first row: its transaction, ANNOTATE_ROWS and TABLE_MAP. */
@@ -541,8 +610,14 @@ export class BinlogWriter {
     p.dataSize = 0;
   }
 
-  private emit(body: EventBodyInput | { type: string; raw: Uint8Array }, header: Partial<BinlogEventInput['header']> = {}): void {
-    const typeCode = header.typeCode ?? (EventTypes as Record<string, number>)[body.type] ?? Number(/^UNKNOWN_(\d+)$/.exec(body.type)?.[1]);
+  private emit(
+    body: EventBodyInput | { type: string; raw: Uint8Array },
+    header: Partial<BinlogEventInput['header']> = {},
+  ): void {
+    const typeCode =
+      header.typeCode ??
+      (EventTypes as Record<string, number>)[body.type] ??
+      Number(/^UNKNOWN_(\d+)$/.exec(body.type)?.[1]);
     if (!Number.isInteger(typeCode)) throw new EncodeError(`unknown event type '${body.type}'`, 'BinlogWriter.event');
     if (!this.foreignEvents) checkWrites(this.profile, body.type);
     const event = {
@@ -591,4 +666,3 @@ function textOf(v: Text): string {
 function isIterable(x: unknown): x is Iterable<unknown> {
   return x !== null && typeof x === 'object' && Symbol.iterator in x;
 }
-

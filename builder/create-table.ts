@@ -10,7 +10,8 @@ export const ident = (s: string) => `\`${s.replace(/`/g, '``')}\``;
 export function createTableSql(table: Table | TableDef): string {
   const t = table instanceof Table ? table : describeTable(table);
   const cols = t.columns.map((c) => `  ${ident(c.name)} ${columnType(t, c)} ${c.nullable ? 'NULL' : 'NOT NULL'}`);
-  if (t.primaryKey.length) cols.push(`  PRIMARY KEY (${t.primaryKey.map((i) => ident(t.columns[i]!.name)).join(', ')})`);
+  if (t.primaryKey.length)
+    cols.push(`  PRIMARY KEY (${t.primaryKey.map((i) => ident(t.columns[i]!.name)).join(', ')})`);
   return `CREATE TABLE ${ident(t.schema)}.${ident(t.name)} (\n${cols.join(',\n')}\n) ENGINE=${t.engine}`;
 }
 
@@ -20,7 +21,11 @@ function columnType(t: Table, c: BuiltColumn): string {
   const collation = collationName(c.collation);
   const cs = characterSet(c.charset!)!;
   if (collation === undefined && c.collation !== cs.defaultCollation) {
-    throw new TableDefinitionError(`collation ${c.collation} has no known name to write in CREATE TABLE`, t.qualified, c.name);
+    throw new TableDefinitionError(
+      `collation ${c.collation} has no known name to write in CREATE TABLE`,
+      t.qualified,
+      c.name,
+    );
   }
   return `${c.sqlType} CHARACTER SET ${cs.name}${collation !== undefined ? ` COLLATE ${collation}` : ''}`;
 }

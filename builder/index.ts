@@ -9,6 +9,22 @@ export { RowValueError, type RowInput } from './row-values.js';
 export type { RowMetadata } from './table-map.js';
 export type { ServerProfileName } from './server-profile.js';
 export type { WriterEncryption } from './writer-options.js';
-export type { BinlogWriterOptions, BinlogOp, TableRef, GtidOptions, BeginOptions, QueryOptions, RowsOptions, TableOptions, CommitOptions, EventInput } from './writer-options.js';
+export type {
+  BinlogWriterOptions,
+  BinlogOp,
+  TableRef,
+  GtidOptions,
+  BeginOptions,
+  QueryOptions,
+  RowsOptions,
+  TableOptions,
+  CommitOptions,
+  EventInput,
+} from './writer-options.js';
 export { describeTable, Table } from '../runtime/tables/table.js';
-export { TableDefinitionError, type TableDef, type ColumnDef, type BuiltColumn } from '../runtime/tables/table-types.js';
+export {
+  TableDefinitionError,
+  type TableDef,
+  type ColumnDef,
+  type BuiltColumn,
+} from '../runtime/tables/table-types.js';

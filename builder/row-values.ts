@@ -45,7 +45,10 @@ export class RowValueError extends EncodeError {
   readonly reason: string;
   constructor(reason: string, where: RowSite, column: string, value: unknown) {
     const image = where.image ? ` (${where.image} image)` : '';
-    super(`table ${where.table}, row ${where.row}${image}, column ${column}: ${reason}`, `${where.table}[${where.row}]${where.image ? `.${where.image}` : ''}.${column}`);
+    super(
+      `table ${where.table}, row ${where.row}${image}, column ${column}: ${reason}`,
+      `${where.table}[${where.row}]${where.image ? `.${where.image}` : ''}.${column}`,
+    );
     this.reason = reason;
     this.table = where.table;
     this.column = column;
@@ -137,7 +140,12 @@ export function rowChecker(table: Table): RowChecker {
 function defaultOf(c: BuiltColumn, where: RowSite): CellValue {
   if (c.default !== undefined) return c.default;
   if (c.nullable) return null;
-  throw new RowValueError(`the row has no value for this NOT NULL column (and it has no default)`, where, c.name, undefined);
+  throw new RowValueError(
+    `the row has no value for this NOT NULL column (and it has no default)`,
+    where,
+    c.name,
+    undefined,
+  );
 }
 
 type Fail = (problem: string) => never;
@@ -158,13 +166,15 @@ function checkValue(c: BuiltColumn, v: CellValue, where: RowSite): CellValue {
 const CHECKS: Partial<Record<SqlKind, (c: BuiltColumn, v: CellValue, fail: Fail) => CellValue>> = {
   int(c, v, fail) {
     // The range is the cell writer's, which would call a fraction out of range and take BIGINT's decimal strings.
-    if (!(typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)))) return fail(`expected an integer for ${c.sqlType}, got ${show(v)}`);
+    if (!(typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))))
+      return fail(`expected an integer for ${c.sqlType}, got ${show(v)}`);
     // Only BIGINT's writer takes bigints.
     return typeof v === 'bigint' && c.columnType !== ColumnType.LONGLONG ? Number(v) : v;
   },
   float(c, v, fail) {
     // The cell writer writes any number; the server stores no NaN or infinity.
-    if (typeof v !== 'number' || !Number.isFinite(v)) return fail(`expected a finite number for ${c.sqlType}, got ${show(v)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      return fail(`expected a finite number for ${c.sqlType}, got ${show(v)}`);
     if (c.realType === ColumnType.FLOAT && !Number.isFinite(Math.fround(v))) fail(`${v} is out of range for FLOAT`);
     if (c.unsigned && v < 0) fail(`${v} is negative, in ${c.sqlType}`);
     return v;
@@ -224,7 +234,8 @@ const DECIMAL_RE = /^([+-]?)(\d*)(?:\.(\d*))?$/;
 const MAX_HOURS = sqlTypeFacts('time')!.maxHours!;
 const MAX_TIMESTAMP_SECONDS = sqlTypeFacts('timestamp')!.maxSeconds!;
 
-const daysIn = (y: number, m: number) => (m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31);
+const daysIn = (y: number, m: number) =>
+  m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31;
 
 /** Checks a date's parts; '' when they are valid (or all zero, MySQL's zero date). */
 function dateProblem(y: number, m: number, d: number): string {
@@ -239,7 +250,8 @@ function dateProblem(y: number, m: number, d: number): string {
  * of the point), a number or a bigint: '[-]digits[.digits]'. Whether its digits fit is the writer's.
  */
 function decimalText(c: BuiltColumn, v: CellValue, fail: Fail): CellValue {
-  const text = typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v) && !/e/i.test(String(v))) ? String(v) : v;
+  const text =
+    typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v) && !/e/i.test(String(v))) ? String(v) : v;
   const m = typeof text === 'string' ? DECIMAL_RE.exec(text) : null;
   if (!m || (m[2] === '' && !m[3])) return fail(`expected a decimal string for ${c.sqlType}, got ${show(v)}`);
   const whole = m[2]!.replace(/^0+(?=\d)/, '') || '0';
@@ -252,7 +264,8 @@ function decimalText(c: BuiltColumn, v: CellValue, fail: Fail): CellValue {
 /** DATETIME and TIMESTAMP: a calendar date and a time of day; TIMESTAMP within its seconds, or zero. */
 function datetimeText(c: BuiltColumn, v: CellValue, fail: Fail): CellValue {
   const m = typeof v === 'string' ? DATETIME_RE.exec(v) : null;
-  if (!m) return fail(`expected 'YYYY-MM-DD HH:MM:SS[.ffffff]'${c.kind === 'timestamp' ? ' (UTC)' : ''}, got ${show(v)}`);
+  if (!m)
+    return fail(`expected 'YYYY-MM-DD HH:MM:SS[.ffffff]'${c.kind === 'timestamp' ? ' (UTC)' : ''}, got ${show(v)}`);
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   const problem = dateProblem(y, mo, d);
   if (problem) fail(`${v}: ${problem}`);
@@ -261,7 +274,8 @@ function datetimeText(c: BuiltColumn, v: CellValue, fail: Fail): CellValue {
     const zero = y === 0 && mo === 0 && d === 0;
     if (zero && (h || mi || s || /[1-9]/.test(m[7] ?? ''))) fail(`${v}: the zero TIMESTAMP has no time`);
     const seconds = zero ? 0 : Date.UTC(y, mo - 1, d, h, mi, s) / 1000;
-    if (!zero && (seconds < 1 || seconds > MAX_TIMESTAMP_SECONDS)) fail(`${v} is out of range for TIMESTAMP (1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC)`);
+    if (!zero && (seconds < 1 || seconds > MAX_TIMESTAMP_SECONDS))
+      fail(`${v} is out of range for TIMESTAMP (1970-01-01 00:00:01 to 2038-01-19 03:14:07 UTC)`);
   }
   return v;
 }
@@ -270,10 +284,16 @@ function datetimeText(c: BuiltColumn, v: CellValue, fail: Fail): CellValue {
 function setMask(c: BuiltColumn, v: CellValue, fail: Fail): CellValue {
   const members = c.members!;
   if (typeof v === 'bigint' || typeof v === 'number') {
-    if ((typeof v === 'number' && !Number.isSafeInteger(v)) || BigInt(v) < 0n || BigInt(v) >> BigInt(members.length) !== 0n) fail(`${v} is not a bitmask of ${members.length} members`);
+    if (
+      (typeof v === 'number' && !Number.isSafeInteger(v)) ||
+      BigInt(v) < 0n ||
+      BigInt(v) >> BigInt(members.length) !== 0n
+    )
+      fail(`${v} is not a bitmask of ${members.length} members`);
     return v;
   }
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return fail(`expected a list of members of ${c.sqlType}, got ${show(v)}`);
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+    return fail(`expected a list of members of ${c.sqlType}, got ${show(v)}`);
   let mask = 0n;
   for (const n of v as string[]) {
     const i = members.indexOf(n);
@@ -306,7 +326,8 @@ function checkString(c: BuiltColumn, v: CellValue, fail: Fail): CellValue {
 
 function checkText(c: BuiltColumn, v: string, fail: Fail): void {
   const charset = c.charset!;
-  if ((charset === 'utf8mb3' || charset === 'ucs2') && beyondBmp(v)) fail(`${show(v)} has a character beyond U+FFFF, which ${charset} cannot hold`);
+  if ((charset === 'utf8mb3' || charset === 'ucs2') && beyondBmp(v))
+    fail(`${show(v)} has a character beyond U+FFFF, which ${charset} cannot hold`);
   const stored = encodableText(v, charset);
   // What the decoder gives back is the test: text that does not come back the same is given as bytes.
   if (stored === undefined || decodeText(stored, charset) !== v) {
@@ -332,7 +353,8 @@ function checkGeometry(c: BuiltColumn, v: Uint8Array, fail: Fail): void {
   const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
   const wkbType = dv.getUint32(5, v[4] === 1);
   // WKB's type codes are GeometryType's, which names the column's (0, GEOMETRY, any of them) too.
-  if (wkbType < GeometryType.POINT || wkbType > GeometryType.GEOMETRYCOLLECTION) fail(`WKB type ${wkbType} is not a geometry type`);
+  if (wkbType < GeometryType.POINT || wkbType > GeometryType.GEOMETRYCOLLECTION)
+    fail(`WKB type ${wkbType} is not a geometry type`);
   if (c.geometryType && wkbType !== c.geometryType) {
     fail(`a ${GeometryTypeNames[wkbType]} in a ${c.sqlType} column`);
   }

@@ -29,7 +29,10 @@ export function checkWrites(profile: ServerProfile, type: string): void {
   const server = EventServers[type];
   if (server === undefined || server === 'both' || server === profile.flavor) return;
   const whose = server === 'vendor' ? "a fork's (not MySQL's or MariaDB's)" : `${server}'s`;
-  throw new EncodeError(`${type} is ${whose}: the ${profile.flavor} server this writer imitates never writes it (foreignEvents: true writes it all the same)`, 'BinlogWriter.event');
+  throw new EncodeError(
+    `${type} is ${whose}: the ${profile.flavor} server this writer imitates never writes it (foreignEvents: true writes it all the same)`,
+    'BinlogWriter.event',
+  );
 }
 
 /**
@@ -54,10 +57,16 @@ export interface FormatDescriptionOptions {
 }
 
 /** The FORMAT_DESCRIPTION that starts each of the server's files. */
-export function formatDescription(profile: ServerProfile, options: FormatDescriptionOptions): FormatDescriptionEventInput & { type: 'FORMAT_DESCRIPTION_EVENT' } {
+export function formatDescription(
+  profile: ServerProfile,
+  options: FormatDescriptionOptions,
+): FormatDescriptionEventInput & { type: 'FORMAT_DESCRIPTION_EVENT' } {
   const checksum = options.checksum ?? 'CRC32';
   if (checksum !== 'CRC32' && checksum !== 'NONE') {
-    throw new EncodeError(`binlog_checksum is CRC32 or NONE, not '${String(checksum)}'`, 'BinlogWriterOptions.checksum');
+    throw new EncodeError(
+      `binlog_checksum is CRC32 or NONE, not '${String(checksum)}'`,
+      'BinlogWriterOptions.checksum',
+    );
   }
   return {
     type: 'FORMAT_DESCRIPTION_EVENT',

@@ -11,7 +11,10 @@ import type { BinlogOp, BinlogWriterOptions, Rows } from './writer-options.js';
  * current event is held, however many operations and rows there are, and nothing is made before the
  * consumer asks for it. It ends with an error if a transaction is left open.
  */
-export async function* writeBinlog(ops: Iterable<BinlogOp> | AsyncIterable<BinlogOp>, options: Omit<BinlogWriterOptions, 'sink'> = {}): AsyncGenerator<Uint8Array> {
+export async function* writeBinlog(
+  ops: Iterable<BinlogOp> | AsyncIterable<BinlogOp>,
+  options: Omit<BinlogWriterOptions, 'sink'> = {},
+): AsyncGenerator<Uint8Array> {
   const queue: Uint8Array[] = [];
   const w = new BinlogWriter({ ...options, sink: (c) => queue.push(c) });
   const drain = function* () {
@@ -35,7 +38,11 @@ export async function* writeBinlog(ops: Iterable<BinlogOp> | AsyncIterable<Binlo
 }
 
 /** `writeBinlog` into a file, with the file stream's backpressure. Resolves with the file's size. */
-export async function writeBinlogFile(path: string, ops: Iterable<BinlogOp> | AsyncIterable<BinlogOp>, options: Omit<BinlogWriterOptions, 'sink'> = {}): Promise<number> {
+export async function writeBinlogFile(
+  path: string,
+  ops: Iterable<BinlogOp> | AsyncIterable<BinlogOp>,
+  options: Omit<BinlogWriterOptions, 'sink'> = {},
+): Promise<number> {
   let size = 0;
   const counted = async function* () {
     for await (const chunk of writeBinlog(ops, options)) {

@@ -116,7 +116,9 @@ export interface RowsOptions {
 }
 
 /** An event of any type, its header filled in from the writer's state where not given. */
-export type EventInput = (EventBodyInput | { type: string; raw: Uint8Array }) & { header?: Partial<BinlogEventInput['header']> };
+export type EventInput = (EventBodyInput | { type: string; raw: Uint8Array }) & {
+  header?: Partial<BinlogEventInput['header']>;
+};
 
 /** A table given as a Table, as its definition, or (once the builder knows it) as 'schema.name'. */
 export type TableRef = Table | TableDef | string;
@@ -138,4 +140,3 @@ export type BinlogOp =
   | { op: 'rotate'; nextFile: string; position?: number | bigint }
   | { op: 'stop' }
   | { op: 'event'; event: EventInput };
-

@@ -16,14 +16,22 @@ export function eventDocs(ir: Ir): string {
   const groups = eventsByBody(ir);
   // A body several event codes share is described once, under a heading that lists them all.
   const anchors = new Map([...groups].map(([body, events]) => [body, slug(eventsHeading(events))]));
-  const ref = (name: string) => (queue.push(name), `[${name}](#${anchors.get(name) ?? slug(structTitle(ir.structs.get(name)!))})`);
+  const ref = (name: string) => (
+    queue.push(name),
+    `[${name}](#${anchors.get(name) ?? slug(structTitle(ir.structs.get(name)!))})`
+  );
   for (const [body, events] of groups) {
     const s = ir.structs.get(body)!;
     out.push(`## ${eventsHeading(events)}`, '', ...paragraph(s.doc), ...table(s, ref), '');
     seen.add(s.name);
   }
   const raw = ir.events.filter((e) => !e.body).map((e) => `${e.name} (${e.code})`);
-  out.push('## Events kept raw', '', `Framed and kept as \`raw\` bytes until a schema describes them: ${raw.join(', ')}.`, '');
+  out.push(
+    '## Events kept raw',
+    '',
+    `Framed and kept as \`raw\` bytes until a schema describes them: ${raw.join(', ')}.`,
+    '',
+  );
   out.push('## Structures inside events', '');
   for (const s of ir.structs.values()) {
     for (const f of s.fields) if (f.type.kind === 'tlv' || f.type.kind === 'tagged') lists.push(f.type);
@@ -61,7 +69,10 @@ function eventsHeading(events: IrEvent[]): string {
 
 /** The anchor GitHub gives a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
 function slug(heading: string): string {
-  return heading.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-');
 }
 
 function paragraph(doc: string | undefined): string[] {
@@ -72,7 +83,11 @@ function paragraph(doc: string | undefined): string[] {
 function entriesTable(ir: Ir, t: IrEntryList, ref: Ref): string[] {
   const rows = t.entries.map((e) => {
     const s = ir.structs.get(e.struct)!;
-    const fields = s.fields.filter((f) => f.constValue === undefined).map((f) => `\`${f.name}\`: ${jsonType(f, ref)}${f.cond ? ` (when \`${show(f.cond).replace(/\|/g, '\\|')}\`)` : ''}`);
+    const fields = s.fields
+      .filter((f) => f.constValue === undefined)
+      .map(
+        (f) => `\`${f.name}\`: ${jsonType(f, ref)}${f.cond ? ` (when \`${show(f.cond).replace(/\|/g, '\\|')}\`)` : ''}`,
+      );
     return `| ${e.code} | \`${e.name}\` | ${fields.join('; ').replace(/\|/g, '\\|') || '(none)'} | ${oneLine(s.doc)} |`;
   });
   const unknown = t.kind === 'tlv' ? 'its value' : 'everything from it to the end of the list';
@@ -152,12 +167,16 @@ function inferredRow(name: string): string {
 
 function presence(s: IrStruct, f: IrField): string {
   if (f.type.kind === 'rows' && f.type.undecoded) return 'when the images split into rows';
-  if (f.key !== undefined) return s.keys?.list ? `when key ${f.key} is stored (its last value)` : `when key ${f.key} comes next`;
+  if (f.key !== undefined)
+    return s.keys?.list ? `when key ${f.key} is stored (its last value)` : `when key ${f.key} comes next`;
   return f.cond ? `when \`${show(f.cond).replace(/\|/g, '\\|')}\`` : 'always';
 }
 
 function oneLine(doc: string | undefined): string {
-  return (doc ?? '').trim().replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+  return (doc ?? '')
+    .trim()
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|');
 }
 
 function cell(f: IrField): string {

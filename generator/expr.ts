@@ -22,7 +22,8 @@ export type Expr = (
 
 export class ExprError extends Error {}
 
-const TOKEN = /\s*(0x[0-9a-fA-F]+|\d+|'[^']*'|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>?:(),[\]])/y;
+const TOKEN =
+  /\s*(0x[0-9a-fA-F]+|\d+|'[^']*'|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>?:(),[\]])/y;
 
 function tokenize(src: string): string[] {
   const out: string[] = [];
@@ -39,8 +40,24 @@ function tokenize(src: string): string[] {
 
 /** Binding power of each binary operator: C's precedence order. */
 const BINARY: Record<string, number> = {
-  '||': 1, '&&': 2, '|': 3, '^': 4, '&': 5, '==': 6, '!=': 6,
-  '<': 7, '<=': 7, '>': 7, '>=': 7, '<<': 8, '>>': 8, '+': 9, '-': 9, '*': 10, '/': 10, '%': 10,
+  '||': 1,
+  '&&': 2,
+  '|': 3,
+  '^': 4,
+  '&': 5,
+  '==': 6,
+  '!=': 6,
+  '<': 7,
+  '<=': 7,
+  '>': 7,
+  '>=': 7,
+  '<<': 8,
+  '>>': 8,
+  '+': 9,
+  '-': 9,
+  '*': 10,
+  '/': 10,
+  '%': 10,
 };
 
 export function parseExpr(src: string | number | boolean): Expr {
@@ -208,7 +225,10 @@ function wrap(e: Expr, c: (x: Expr) => string): string {
  * The value of an expression the generator can know: `value` gives each name's (`ctx.NAME` as
  * `ctx.NAME`, `Enum.NAME` as itself), or undefined for one it cannot know, and then so is the whole.
  */
-export function evaluateExpr(e: Expr, value: (id: string) => number | boolean | undefined): number | boolean | undefined {
+export function evaluateExpr(
+  e: Expr,
+  value: (id: string) => number | boolean | undefined,
+): number | boolean | undefined {
   const v = (x: Expr) => evaluateExpr(x, value);
   const n = (x: number | boolean) => Number(x);
   switch (e.kind) {
@@ -241,10 +261,24 @@ export function evaluateExpr(e: Expr, value: (id: string) => number | boolean | 
 /** A binary operator on known operands, with C's integer meaning (division rounds down, as compiled). */
 function binaryValue(op: string, a: number, b: number): number | boolean {
   const ops: Record<string, () => number | boolean> = {
-    '||': () => !!a || !!b, '&&': () => !!a && !!b, '|': () => a | b, '^': () => a ^ b, '&': () => a & b,
-    '==': () => a === b, '!=': () => a !== b, '<': () => a < b, '<=': () => a <= b, '>': () => a > b, '>=': () => a >= b,
-    '<<': () => a << b, '>>': () => a >> b, '+': () => a + b, '-': () => a - b, '*': () => a * b,
-    '/': () => Math.floor(a / b), '%': () => a % b,
+    '||': () => !!a || !!b,
+    '&&': () => !!a && !!b,
+    '|': () => a | b,
+    '^': () => a ^ b,
+    '&': () => a & b,
+    '==': () => a === b,
+    '!=': () => a !== b,
+    '<': () => a < b,
+    '<=': () => a <= b,
+    '>': () => a > b,
+    '>=': () => a >= b,
+    '<<': () => a << b,
+    '>>': () => a >> b,
+    '+': () => a + b,
+    '-': () => a - b,
+    '*': () => a * b,
+    '/': () => Math.floor(a / b),
+    '%': () => a % b,
   };
   return ops[op]!();
 }

@@ -6,7 +6,12 @@
  */
 export const TARGETS = [
   { schemas: 'schemas', out: 'generated', runtime: '../runtime', reference: 'docs/events.md' },
-  { schemas: 'test/features/schemas', out: 'test/features/generated', runtime: '../../../runtime', reference: undefined },
+  {
+    schemas: 'test/features/schemas',
+    out: 'test/features/generated',
+    runtime: '../../../runtime',
+    reference: undefined,
+  },
 ] as const;
 import { buildIr } from './ir/build.js';
 import type { Ir } from './ir/types.js';

@@ -50,7 +50,13 @@ export function loadSchemaFile(path: string, shownAs = relative(process.cwd(), p
   const bad = doc.errors[0];
   if (bad) {
     const at = lines.linePos(bad.pos[0]);
-    throw new SchemaError(shownAs, '', `YAML: ${bad.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, at.line, at.col);
+    throw new SchemaError(
+      shownAs,
+      '',
+      `YAML: ${bad.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+      at.line,
+      at.col,
+    );
   }
   file.data = doc.toJS();
   return file;

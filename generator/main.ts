@@ -17,7 +17,9 @@ for (const target of TARGETS) {
   const result = generate(join(root, target.schemas), target.runtime);
   if (!result.ok) {
     for (const e of result.errors) console.error(e.message);
-    console.error(`${result.errors.length} schema error${result.errors.length === 1 ? '' : 's'}; ${target.out}/ not generated.`);
+    console.error(
+      `${result.errors.length} schema error${result.errors.length === 1 ? '' : 's'}; ${target.out}/ not generated.`,
+    );
     failed = true;
     continue;
   }
@@ -27,7 +29,11 @@ for (const target of TARGETS) {
     const reference = join(root, target.reference);
     wanted.set(reference, withEventDocs(readFileSync(reference, 'utf8'), result.ir, target.reference));
   }
-  const present = existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith('.ts')).map((f) => join(outDir, f)) : [];
+  const present = existsSync(outDir)
+    ? readdirSync(outDir)
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join(outDir, f))
+    : [];
   const stale = [
     ...[...wanted].filter(([p, text]) => !existsSync(p) || readFileSync(p, 'utf8') !== text).map(([p]) => p),
     ...present.filter((p) => !wanted.has(p)),

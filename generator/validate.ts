@@ -18,7 +18,10 @@ export function validateFile(file: SchemaFile): SchemaError[] {
   const errors = all.filter(
     (e) =>
       isUnion(e) ||
-      (e.keyword !== 'if' && e.keyword !== 'propertyNames' && !unions.includes(e.instancePath) && !(e.propertyName !== undefined && unknown.includes(pathOf(e).join('/')))),
+      (e.keyword !== 'if' &&
+        e.keyword !== 'propertyNames' &&
+        !unions.includes(e.instancePath) &&
+        !(e.propertyName !== undefined && unknown.includes(pathOf(e).join('/')))),
   );
   // Of the alternatives a union reports, the deepest says most; report each place once.
   errors.sort((a, b) => depth(b) - depth(a));
@@ -73,7 +76,9 @@ function describe(e: ErrorObject, file: SchemaFile): string {
       return exactlyOneKey(e);
     case 'anyOf': {
       const key = pathOf(e).at(-1);
-      return key === 'type' ? `unknown type '${String(value)}'` : `${JSON.stringify(value)} is not a valid ${String(key)}`;
+      return key === 'type'
+        ? `unknown type '${String(value)}'`
+        : `${JSON.stringify(value)} is not a valid ${String(key)}`;
     }
     default:
       return e.message ?? e.keyword;

@@ -22,14 +22,17 @@ export interface Checkpoint {
 }
 
 /** Where a dump starts again: a file and an offset, or a GTID state, the other left unset. */
-export type ResumePoint = { file: string; position: number; gtid: undefined } | { gtid: string; file: undefined; position: undefined };
+export type ResumePoint =
+  { file: string; position: number; gtid: undefined } | { gtid: string; file: undefined; position: undefined };
 
 /**
  * The start of a dump that goes on after checkpoint `c`: its file and position, or its GTID state while
  * no file is known yet (a GTID start before its first transaction).
  */
 export function resumeAt(c: Checkpoint): ResumePoint {
-  return c.file === '' ? { gtid: c.gtid, file: undefined, position: undefined } : { file: c.file, position: c.position, gtid: undefined };
+  return c.file === ''
+    ? { gtid: c.gtid, file: undefined, position: undefined }
+    : { file: c.file, position: c.position, gtid: undefined };
 }
 
 /**

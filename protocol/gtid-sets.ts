@@ -22,7 +22,10 @@ export class MariadbGtidState implements GtidState {
   private readonly domains = new Map<number, { server: number; seq: bigint }>();
 
   constructor(text = '') {
-    for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const part of text
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const m = /^(\d+)-(\d+)-(\d+)$/.exec(part);
       if (!m) throw new RangeError(`'${part}' is no MariaDB GTID (domain-server-sequence, as 0-1-100)`);
       this.domains.set(Number(m[1]), { server: Number(m[2]), seq: BigInt(m[3]!) });

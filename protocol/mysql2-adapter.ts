@@ -350,7 +350,7 @@ class FrameLengths {
   /** Takes the next bytes read; gives the length the packet being read is announced to have so far. */
   fed(data: Uint8Array): number {
     let most = this.announced;
-    for (let at = 0; at < data.length; ) {
+    for (let at = 0; at < data.length;) {
       if (this.left > 0) {
         const skipped = Math.min(this.left, data.length - at);
         this.left -= skipped;

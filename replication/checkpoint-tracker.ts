@@ -29,11 +29,19 @@ export class CheckpointTracker {
   step(e: BinlogEvent): void {
     const { begins, ends, outside } = this.transactions.step(e);
     if (begins) this.pendingGtid = undefined;
-    if (!outside && (e.type === 'GTID_EVENT' || e.type === 'GTID_LOG_EVENT' || e.type === 'GTID_TAGGED_LOG_EVENT')) this.pendingGtid = e;
+    if (!outside && (e.type === 'GTID_EVENT' || e.type === 'GTID_LOG_EVENT' || e.type === 'GTID_TAGGED_LOG_EVENT'))
+      this.pendingGtid = e;
     if (!ends) return;
     if (this.pendingGtid) this.gtids.add(this.pendingGtid);
     this.pendingGtid = undefined;
-    const next = e.type === 'ROTATE_EVENT' && 'nextFile' in e && typeof e.nextFile === 'string' ? { file: e.nextFile, position: Number(e.position ?? 4n) } : undefined;
-    this.current = { file: next?.file ?? e.file ?? this.current.file, position: next?.position ?? e.pos + e.header.eventSize, gtid: this.gtids.toString() };
+    const next =
+      e.type === 'ROTATE_EVENT' && 'nextFile' in e && typeof e.nextFile === 'string'
+        ? { file: e.nextFile, position: Number(e.position ?? 4n) }
+        : undefined;
+    this.current = {
+      file: next?.file ?? e.file ?? this.current.file,
+      position: next?.position ?? e.pos + e.header.eventSize,
+      gtid: this.gtids.toString(),
+    };
   }
 }

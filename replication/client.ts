@@ -65,7 +65,13 @@ export function connectBinlog(options: LiveOptions): BinlogStream {
   return {
     [Symbol.asyncIterator]: () => decoded(dump, options, (t) => (trackers = t)),
     get checkpoint() {
-      return trackers?.handed.checkpoint ?? { file: options.file ?? '', position: options.position ?? 4, gtid: options.gtid ?? '' };
+      return (
+        trackers?.handed.checkpoint ?? {
+          file: options.file ?? '',
+          position: options.position ?? 4,
+          gtid: options.gtid ?? '',
+        }
+      );
     },
     get start() {
       return dump.start;
@@ -82,7 +88,9 @@ export function connectBinlog(options: LiveOptions): BinlogStream {
  * The dump's events undecoded, as the source sends them (those of its files byte for byte): what a
  * binlog archiver writes. Each is decoded only as far as the frame needs (a ROTATE's next file).
  */
-export function connectBinlogFrames(options: ConnectOptions & DumpOptions & Pick<LiveOptions, 'reconnect'>): AsyncIterable<LiveFrame> & { close(): void } {
+export function connectBinlogFrames(
+  options: ConnectOptions & DumpOptions & Pick<LiveOptions, 'reconnect'>,
+): AsyncIterable<LiveFrame> & { close(): void } {
   // An archive writes frames, not transactions, so after a reconnect it goes on right after the last
   // frame it was handed, even in the middle of a transaction.
   const dump: LiveDump = new LiveDump(options, () => dump.afterLast());
@@ -127,7 +135,10 @@ class LiveDump {
     }
   }
 
-  private async *connection(at: Pick<DumpOptions, 'file' | 'position' | 'gtid'>, started: (start: DumpStart) => void): AsyncGenerator<LiveFrame> {
+  private async *connection(
+    at: Pick<DumpOptions, 'file' | 'position' | 'gtid'>,
+    started: (start: DumpStart) => void,
+  ): AsyncGenerator<LiveFrame> {
     const wire = (this.wire = await Wire.open(this.options));
     try {
       if (this.closed) return;
@@ -175,7 +186,11 @@ interface Trackers {
 }
 
 /** The frames decoded by the file readers' Framer, through the filters, the checkpoints following. */
-async function* decoded(dump: LiveDump, options: LiveOptions, tracked: (t: Trackers) => void): AsyncGenerator<BinlogEvent> {
+async function* decoded(
+  dump: LiveDump,
+  options: LiveOptions,
+  tracked: (t: Trackers) => void,
+): AsyncGenerator<BinlogEvent> {
   const columns = options.columnNames === 'information_schema' ? new InformationSchemaColumns(options) : undefined;
   try {
     yield* decodedWith(dump, options, tracked, columns);
@@ -184,14 +199,20 @@ async function* decoded(dump: LiveDump, options: LiveOptions, tracked: (t: Track
   }
 }
 
-async function* decodedWith(dump: LiveDump, options: LiveOptions, tracked: (t: Trackers) => void, columns: InformationSchemaColumns | undefined): AsyncGenerator<BinlogEvent> {
+async function* decodedWith(
+  dump: LiveDump,
+  options: LiveOptions,
+  tracked: (t: Trackers) => void,
+  columns: InformationSchemaColumns | undefined,
+): AsyncGenerator<BinlogEvent> {
   const given = options.columnHints;
   const hint: HintFn | undefined = columns && ((t, c) => ({ ...columns.hint(t, c), ...given?.(t, c) }));
   const framer = new Framer(hint ? { ...options, columnHints: hint } : options);
   const selection = selectionOf(options);
   let trackers: Trackers | undefined;
   const frames = dump.frames((start) => {
-    // The fake ROTATE comes before any FORMAT_DESCRIPTION: whether it ends with a CRC32 is the source's binlog_checksum.
+    // The fake ROTATE comes before any FORMAT_DESCRIPTION: whether it ends with a CRC32 is the source's
+    // binlog_checksum.
     framer.format.checksums = start.checksums;
     if (trackers) return;
     const at = { file: start.file, position: start.position };
@@ -230,7 +251,10 @@ function copyOf(g: GtidState): GtidState {
   return g instanceof MysqlGtidSet ? new MysqlGtidSet(g.toString()) : new MariadbGtidState(g.toString());
 }
 
-/** One event in the form asked for (a payload's events after it when flat): the checkpoint moves before the last is handed out. */
+/**
+ * One event in the form asked for (a payload's events after it when flat): the checkpoint moves before the last is
+ * handed out.
+ */
 function* handedOut(e: BinlogEvent, tracker: CheckpointTracker, options: LiveOptions): Generator<BinlogEvent> {
   const parts = [...inForm([e], options)];
   for (let i = 0; i < parts.length; i++) {

@@ -53,7 +53,9 @@ export class InformationSchemaColumns {
   }
 
   private async read(schema: string, table: string): Promise<ColumnHints[]> {
-    const sql = (w: Wire) => `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, CHARACTER_SET_NAME AS charset FROM information_schema.COLUMNS
+    const sql = (
+      w: Wire,
+    ) => `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, CHARACTER_SET_NAME AS charset FROM information_schema.COLUMNS
       WHERE TABLE_SCHEMA = ${w.escape(schema)} AND TABLE_NAME = ${w.escape(table)} ORDER BY ORDINAL_POSITION`;
     try {
       this.wire ??= await Wire.open(this.options);

@@ -3,7 +3,13 @@
  * asks for the binlog (that it reads checksums, how often it wants a heartbeat, MariaDB's capability and
  * GTID start), its registration, and the dump command, whose answer is one packet per event.
  */
-import { BinlogDumpFlags, encodeBinlogDumpGtidPacket, encodeBinlogDumpPacket, encodeRegisterSlavePacket, MARIADB_SLAVE_CAPABILITY_GTID } from '../generated/replication.js';
+import {
+  BinlogDumpFlags,
+  encodeBinlogDumpGtidPacket,
+  encodeBinlogDumpPacket,
+  encodeRegisterSlavePacket,
+  MARIADB_SLAVE_CAPABILITY_GTID,
+} from '../generated/replication.js';
 import { MariadbGtidState, MysqlGtidSet, type GtidState } from '../protocol/gtid-sets.js';
 import { packet } from '../protocol/packets.js';
 import { ServerError } from '../runtime/core/errors.js';
@@ -16,7 +22,10 @@ export interface DumpOptions {
    * older dump of the same id, and different from the source's own.
    */
   serverId?: number;
-  /** The binlog file to start in (its base name). With neither `file` nor `gtid`, the dump starts at the end of the current binlog: now. */
+  /**
+   * The binlog file to start in (its base name). With neither `file` nor `gtid`, the dump starts at the end of the
+   * current binlog: now.
+   */
   file?: string;
   /** The offset in `file` of the first event to read (default 4: the file's first event). */
   position?: number;
@@ -25,7 +34,9 @@ export interface DumpOptions {
    * MySQL's GTID set (every transaction read). The source sends every transaction after it.
    */
   gtid?: string;
-  /** MariaDB: a start GTID the source has not got is an error (default true, as mariadb-binlog's --gtid-strict-mode). */
+  /**
+   * MariaDB: a start GTID the source has not got is an error (default true, as mariadb-binlog's --gtid-strict-mode).
+   */
   gtidStrictMode?: boolean;
   /**
    * Where the dump ends: 'file' at the end of the start file, 'logs' at the end of the last binlog the
@@ -49,7 +60,10 @@ export interface DumpStart {
   /** The file the dump starts in ('' for a GTID start: the source's fake ROTATE names it). */
   file: string;
   position: number;
-  /** Whether the source's events end with a CRC32 (its binlog_checksum), the fake ROTATE before any FORMAT_DESCRIPTION included. */
+  /**
+   * Whether the source's events end with a CRC32 (its binlog_checksum), the fake ROTATE before any FORMAT_DESCRIPTION
+   * included.
+   */
   checksums: boolean;
   /** The GTID state at the start, as far as the source can tell. */
   gtid: GtidState;
@@ -77,7 +91,9 @@ export async function startDump(wire: Wire, options: DumpOptions, stats?: QueueS
   const replica = { serverId, host: '', user: '', password: '', port: 0, replicationRank: 0, masterId: 0 };
   const register = packet(encodeRegisterSlavePacket, replica);
   await wire.command(register, 'registering as a replica (COM_REGISTER_SLAVE)').catch((e: unknown) => {
-    throw e instanceof ServerError ? e.refusing('registering as a replica (COM_REGISTER_SLAVE, which needs the REPLICATION SLAVE privilege)') : e;
+    throw e instanceof ServerError
+      ? e.refusing('registering as a replica (COM_REGISTER_SLAVE, which needs the REPLICATION SLAVE privilege)')
+      : e;
   });
 
   const checksums = String(info?.checksum).toUpperCase() === 'CRC32';
@@ -86,8 +102,17 @@ export async function startDump(wire: Wire, options: DumpOptions, stats?: QueueS
   const streamed = { silence: heartbeat > 0 ? Math.max(2 * heartbeat, 1) * 1000 : undefined, stats };
   if (options.gtid !== undefined && flavor === 'mysql') {
     const set = new MysqlGtidSet(options.gtid);
-    const payload = packet(encodeBinlogDumpGtidPacket, { flags: nonBlock | BinlogDumpFlags.BINLOG_THROUGH_GTID, serverId, file: '', position: 4n, gtids: set.encoded() });
-    return { start: { flavor, file: '', position: 4, checksums, gtid: set }, packets: wire.stream(payload, endsAnswer, streamed) };
+    const payload = packet(encodeBinlogDumpGtidPacket, {
+      flags: nonBlock | BinlogDumpFlags.BINLOG_THROUGH_GTID,
+      serverId,
+      file: '',
+      position: 4n,
+      gtids: set.encoded(),
+    });
+    return {
+      start: { flavor, file: '', position: 4, checksums, gtid: set },
+      packets: wire.stream(payload, endsAnswer, streamed),
+    };
   }
   const { file, position } = options.gtid !== undefined ? { file: '', position: 4 } : await startPoint(wire, options);
   const gtid = await startState(wire, flavor, options, file, position);
@@ -127,7 +152,13 @@ async function masterStatus(wire: Wire): Promise<Record<string, unknown>[]> {
 }
 
 /** The GTID state at the start: the one given, or (MariaDB) the one at that file and offset. */
-async function startState(wire: Wire, flavor: Flavor, options: DumpOptions, file: string, position: number): Promise<GtidState> {
+async function startState(
+  wire: Wire,
+  flavor: Flavor,
+  options: DumpOptions,
+  file: string,
+  position: number,
+): Promise<GtidState> {
   if (flavor === 'mysql') return new MysqlGtidSet(options.gtid);
   if (options.gtid !== undefined) return new MariadbGtidState(options.gtid);
   const [row] = await wire.query(`SELECT BINLOG_GTID_POS(${wire.escape(file)}, ${position}) AS gtid`);

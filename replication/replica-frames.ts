@@ -44,11 +44,16 @@ export async function* liveFrames(dump: Dump, untilFile: boolean): AsyncGenerato
     const p = binlogPacket(packet);
     if (p.status !== 'BINLOG_PACKET_OK') return; // the EOF: an ERR has thrown as it was read
     const bytes = (p.body as BinlogEventPacket).event;
-    if (bytes.length < EVENT_HEADER_LENGTH) throw new ConnectionError(`the server sent an event of ${bytes.length} bytes, shorter than its header`);
+    if (bytes.length < EVENT_HEADER_LENGTH)
+      throw new ConnectionError(`the server sent an event of ${bytes.length} bytes, shorter than its header`);
     const typeCode = bytes[EventHeaderOffsets.typeCode]!;
     checkSize(bytes, cursor, typeCode);
     const logPos = u32(bytes, EventHeaderOffsets.logPos);
-    const notInFile: NotInFile | undefined = HEARTBEATS.has(typeCode) ? 'heartbeat' : madeUp(bytes, typeCode, logPos) ? 'artificial' : undefined;
+    const notInFile: NotInFile | undefined = HEARTBEATS.has(typeCode)
+      ? 'heartbeat'
+      : madeUp(bytes, typeCode, logPos)
+        ? 'artificial'
+        : undefined;
     const rotate = typeCode === EventTypes.ROTATE_EVENT ? rotation(bytes, dump.start.checksums) : undefined;
     if (notInFile) {
       // The fake ROTATE names the file the next events are in, and where in it they start.
@@ -78,12 +83,18 @@ function checkSize(bytes: Uint8Array, at: number, typeCode: number): void {
   throw new LengthError(problem, { offset: at + EventHeaderOffsets.eventSize, eventPos: at, eventType: typeCode });
 }
 
-/** Whether the source made the event up: flagged so, or one of the two it sends with log_pos 0 (a FORMAT_DESCRIPTION is the file's first event, which never ends at 0). */
+/**
+ * Whether the source made the event up: flagged so, or one of the two it sends with log_pos 0 (a FORMAT_DESCRIPTION is
+ * the file's first event, which never ends at 0).
+ */
 function madeUp(bytes: Uint8Array, typeCode: number, logPos: number): boolean {
   const flags = bytes[EventHeaderOffsets.flags]! | (bytes[EventHeaderOffsets.flags + 1]! << 8);
   if ((flags & EventFlags.LOG_EVENT_ARTIFICIAL_F) !== 0) return true;
   if (logPos !== 0) return false;
-  return typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT || (typeCode === EventTypes.ROTATE_EVENT && u32(bytes, EventHeaderOffsets.timestamp) === 0);
+  return (
+    typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT ||
+    (typeCode === EventTypes.ROTATE_EVENT && u32(bytes, EventHeaderOffsets.timestamp) === 0)
+  );
 }
 
 /** The next file and offset a ROTATE names, read by the schema's decoder. */
@@ -91,7 +102,10 @@ function rotation(bytes: Uint8Array, checksums: boolean): { file: string; positi
   const r = new Reader(bytes, EVENT_HEADER_LENGTH, bytes.length - (checksums ? CHECKSUM_LENGTH : 0));
   const rotate = decodeRotateEvent(r, { binlogVersion: 4 } as Context);
   const name = rotate.nextFile;
-  return { file: typeof name === 'string' ? name : Buffer.from(name).toString('latin1'), position: Number(rotate.position ?? 4n) };
+  return {
+    file: typeof name === 'string' ? name : Buffer.from(name).toString('latin1'),
+    position: Number(rotate.position ?? 4n),
+  };
 }
 
 function u32(b: Uint8Array, at: number): number {

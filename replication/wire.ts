@@ -108,7 +108,11 @@ export class Wire {
   }
 
   /** Sends a command and gives each packet that answers it, until `last` says one ends the answer. */
-  stream(payload: Uint8Array, last: (packet: Uint8Array) => boolean = () => true, options: StreamOptions = {}): PacketSource {
+  stream(
+    payload: Uint8Array,
+    last: (packet: Uint8Array) => boolean = () => true,
+    options: StreamOptions = {},
+  ): PacketSource {
     const stats = options.stats ?? { bytes: 0, peak: 0, pauses: 0 };
     const queue = (this.answer = new PacketQueue(this.conn, options.silence, stats));
     this.conn.send({

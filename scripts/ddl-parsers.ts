@@ -23,7 +23,11 @@ const corpus = readFileSync(new URL('../test/fixtures/ddl-corpus.jsonl', import.
   .map((line) => JSON.parse(line) as Statement);
 
 /** The first word pair of a statement, comments left out: what kind of shape it must give. */
-const kind = (sql: string) => sql.replace(/^(\s|\/\*[\s\S]*?\*\/)+/, '').split(/\s+/)[0]!.toUpperCase();
+const kind = (sql: string) =>
+  sql
+    .replace(/^(\s|\/\*[\s\S]*?\*\/)+/, '')
+    .split(/\s+/)[0]!
+    .toUpperCase();
 
 type Reading = (sql: string) => boolean;
 
@@ -36,19 +40,24 @@ function nodeSqlParser(database: string): Reading {
     if (!ast) return false;
     if (kind(sql) === 'CREATE' && ast.keyword === 'table') {
       const defs = (ast.create_definitions ?? []) as { resource?: string; definition?: { dataType?: string } }[];
-      return ast.like !== undefined ? true : defs.some((d) => d.resource === 'column' && d.definition?.dataType !== undefined);
+      return ast.like !== undefined
+        ? true
+        : defs.some((d) => d.resource === 'column' && d.definition?.dataType !== undefined);
     }
-    if (kind(sql) === 'ALTER' && ast.keyword === 'table' || ast.type === 'alter') return Array.isArray(ast.expr);
+    if ((kind(sql) === 'ALTER' && ast.keyword === 'table') || ast.type === 'alter') return Array.isArray(ast.expr);
     return true;
   };
 }
 
 /** sql-ddl-to-json-schema: its parse of the statement (it reads CREATE, ALTER, DROP and RENAME TABLE). */
 function sqlDdlToJsonSchema(): Reading {
-  const { Parser } = require('sql-ddl-to-json-schema') as { Parser: new (d: string) => { feed(s: string): { results: unknown[] } } };
+  const { Parser } = require('sql-ddl-to-json-schema') as {
+    Parser: new (d: string) => { feed(s: string): { results: unknown[] } };
+  };
   return (sql) => {
     // Its results are one tree (or none) whose statements are MAIN's `def` list, each a P_DDS node.
-    const results = new Parser('mysql').feed(`${sql};`).results as unknown as { def?: { def?: { id?: string } }[] } | undefined;
+    const results = new Parser('mysql').feed(`${sql};`).results as unknown as
+      { def?: { def?: { id?: string } }[] } | undefined;
     const statement = results?.def?.[0]?.def;
     return statement?.id !== undefined && statement.id !== 'P_SET' && statement.id !== 'P_USE';
   };
@@ -70,15 +79,19 @@ function measure(name: string, make: () => Reading): void {
     return;
   }
   const count = (source: string) =>
-    corpus.filter((s) => s.source === source).filter((s) => {
-      try {
-        return read(s.sql);
-      } catch {
-        return false;
-      }
-    }).length;
+    corpus
+      .filter((s) => s.source === source)
+      .filter((s) => {
+        try {
+          return read(s.sql);
+        } catch {
+          return false;
+        }
+      }).length;
   const total = (source: string) => corpus.filter((s) => s.source === source).length;
-  console.log(`${name}: fixtures ${count('fixtures')}/${total('fixtures')}, manual ${count('manual')}/${total('manual')}`);
+  console.log(
+    `${name}: fixtures ${count('fixtures')}/${total('fixtures')}, manual ${count('manual')}/${total('manual')}`,
+  );
 }
 
 measure('node-sql-parser (MariaDB)', () => nodeSqlParser('MariaDB'));

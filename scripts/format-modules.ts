@@ -7,8 +7,21 @@
 
 /** The text 'YYYY-MM-DD hh:mm:ss.ffffff': its character positions and lengths, and ASCII. */
 const DATETIME_TEXT = ['1', '2', '3', '4', '5', '7', '8', '11', '13', '14', '16', '17', '19', '20'];
-const ASCII = { '0x30': "'0'", '0x2d': "'-'", '0x20': "' '", '0x3a': "':'", '0x2e': "'.'", '0x22': 'a JSON string\'s quote' };
-const JSON_PUNCTUATION = { '0x2c': "JSON's ','", '0x7b': "JSON's '{'", '0x7d': "JSON's '}'", '0x5b': "JSON's '['", '0x5d': "JSON's ']'" };
+const ASCII = {
+  '0x30': "'0'",
+  '0x2d': "'-'",
+  '0x20': "' '",
+  '0x3a': "':'",
+  '0x2e': "'.'",
+  '0x22': "a JSON string's quote",
+};
+const JSON_PUNCTUATION = {
+  '0x2c': "JSON's ','",
+  '0x7b': "JSON's '{'",
+  '0x7d': "JSON's '}'",
+  '0x5b': "JSON's '['",
+  '0x5d': "JSON's ']'",
+};
 
 /** Per helper module (its path under runtime/), the number literals it may hold and why. */
 export const HELPERS: Record<string, Record<string, string>> = {
@@ -37,7 +50,13 @@ export const HELPERS: Record<string, Record<string, string>> = {
     '2': 'log2 of the bytes of an IEEE 754 float32',
     '4': 'the bytes of an IEEE 754 float32',
   },
-  'values/bits-and-sets.ts': { '0': 'zero', '1': '1-based member indexes', '0n': 'no bits', '1n': 'one bit', '6': 'bytes a JavaScript number holds exactly' },
+  'values/bits-and-sets.ts': {
+    '0': 'zero',
+    '1': '1-based member indexes',
+    '0n': 'no bits',
+    '1n': 'one bit',
+    '6': 'bytes a JavaScript number holds exactly',
+  },
   'values/digits.ts': { '0x30': "'0'", '0': 'zero', '1': 'one', '9': 'the last decimal digit', '10': 'decimal digits' },
   'values/decimal.ts': {
     '0': 'zero',
@@ -55,8 +74,11 @@ export const HELPERS: Record<string, Record<string, string>> = {
   'values/cells.ts': {},
   'values/cell-codec.ts': {},
   'values/column.ts': {},
-  // Each custom type's data is its JsonbCustomData cell's (json-binary.yaml, cells.yaml jsonDecimal and the packed temporals).
-  'values/binary-json.ts': { '0': 'zero: an empty blob (what NULL leaves); the index of the stand-in column a custom type is read as' },
+  // Each custom type's data is its JsonbCustomData cell's (json-binary.yaml, cells.yaml jsonDecimal and the packed
+  // temporals).
+  'values/binary-json.ts': {
+    '0': 'zero: an empty blob (what NULL leaves); the index of the stand-in column a custom type is read as',
+  },
   // The JSON column's blob is cells.yaml's, the diffs' layout rows.yaml's JsonDiffs: documents and text are left here.
   'values/json-cells.ts': { '0': 'zero: an empty blob (what NULL leaves), bytes read from their start' },
   // Charset conversion, which issue 13 leaves to TypeScript: the servers' tables are schemas/charset-tables.yaml's
@@ -79,7 +101,7 @@ export const HELPERS: Record<string, Record<string, string>> = {
   'rows/images.ts': {
     '0': 'zero',
     '1': 'one',
-    '64': "the most layouts kept per table (a bound on memory, not a fact)",
+    '64': 'the most layouts kept per table (a bound on memory, not a fact)',
   },
   // Where each null bit is comes from rows.yaml's rowImages (generated nullByte and nullBitMask).
   'rows/image-code.ts': {
@@ -88,7 +110,12 @@ export const HELPERS: Record<string, Record<string, string>> = {
     '256': 'the most lists of columns whose code is kept (a bound on memory, not a fact)',
     ...JSON_PUNCTUATION,
   },
-  'rows/json-rows.ts': { '0': 'zero', '1': 'one', '10': "the held image's first buffer size, 1 << 10 bytes", ...JSON_PUNCTUATION },
+  'rows/json-rows.ts': {
+    '0': 'zero',
+    '1': 'one',
+    '10': "the held image's first buffer size, 1 << 10 bytes",
+    ...JSON_PUNCTUATION,
+  },
   'rows/lazy.ts': { '0': 'zero', '1': 'one' },
   'rows/row-tables.ts': {},
   // The search over the schema's fraction layouts (columns.yaml FractionLayouts, cells.yaml FRACTION_STEP).

@@ -63,11 +63,9 @@ async function make(v: Variant): Promise<void> {
   writeFileSync(plainKeys, v.keys);
   const keyFile = v.encryptKeyFile ? `${plainKeys}.enc` : plainKeys;
   if (v.encryptKeyFile)
-    execFileSync(
-      'openssl',
-      ['enc', '-aes-256-cbc', '-md', 'sha1', '-k', FILE_KEY, '-in', plainKeys, '-out', keyFile],
-      { stdio: 'ignore' },
-    );
+    execFileSync('openssl', ['enc', '-aes-256-cbc', '-md', 'sha1', '-k', FILE_KEY, '-in', plainKeys, '-out', keyFile], {
+      stdio: 'ignore',
+    });
   const server = await startMariadb({
     checksum: v.checksum,
     extraArgs: [

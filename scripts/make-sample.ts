@@ -40,8 +40,21 @@ INSERT INTO people (name) VALUES (@who);                              -- USER_VA
 
 /** Event types (as SHOW BINLOG EVENTS names them) the file must contain. */
 const EXPECTED = [
-  'Format_desc', 'Gtid_list', 'Binlog_checkpoint', 'Gtid', 'Query', 'Annotate_rows', 'Table_map',
-  'Write_rows_v1', 'Update_rows_v1', 'Delete_rows_v1', 'Xid', 'Intvar', 'RAND', 'User var', 'Rotate',
+  'Format_desc',
+  'Gtid_list',
+  'Binlog_checkpoint',
+  'Gtid',
+  'Query',
+  'Annotate_rows',
+  'Table_map',
+  'Write_rows_v1',
+  'Update_rows_v1',
+  'Delete_rows_v1',
+  'Xid',
+  'Intvar',
+  'RAND',
+  'User var',
+  'Rotate',
 ];
 
 const server = await startMariadb({ binlogFormat: 'ROW', rowMetadata: 'FULL', checksum: 'CRC32' });

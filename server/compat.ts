@@ -29,7 +29,12 @@ const USER_VAR_FIXED = 4 + 1;
 const DUMMY_COMMENT = (type: number) => `# Dummy event replacing event type ${type} that slave cannot handle.`;
 const DUMMY_VARIABLE = '!dummyvar';
 
-export function treatment(typeCode: number, standalone: () => boolean, capability: number, annotate: boolean): Treatment {
+export function treatment(
+  typeCode: number,
+  standalone: () => boolean,
+  capability: number,
+  annotate: boolean,
+): Treatment {
   const holes = capability >= Capability.MARIA_SLAVE_CAPABILITY_TOLERATE_HOLES;
   const unknown: Treatment = holes ? 'drop' : 'dummy';
   switch (typeCode) {
@@ -77,25 +82,58 @@ export class ReplicaEvents {
 
   private dummy(bytes: Uint8Array): Uint8Array {
     const room = this.dataLength(bytes) - EVENT_HEADER_LENGTH;
-    if (room < USER_VAR_FIXED + 1) throw new Error(`an event of type ${bytes[EventHeaderOffsets.typeCode]} is too small (${bytes.length} bytes) to be replaced by a dummy for this replica`);
+    if (room < USER_VAR_FIXED + 1)
+      throw new Error(
+        `an event of type ${bytes[EventHeaderOffsets.typeCode]} is too small (${bytes.length} bytes) to be replaced by a dummy for this replica`,
+      );
     const header = headerOf(bytes);
-    if (room < QUERY_FIXED + 1) return this.sameSize(bytes, { type: 'USER_VAR_EVENT', header, name: DUMMY_VARIABLE.slice(0, room - USER_VAR_FIXED), isNull: 1 });
-    const comment = DUMMY_COMMENT(bytes[EventHeaderOffsets.typeCode]!).slice(0, room - QUERY_FIXED).padEnd(room - QUERY_FIXED, ' ');
-    return this.sameSize(bytes, { type: 'QUERY_EVENT', header, threadId: 0, execTime: 0, errorCode: 0, statusVars: [], schema: '', query: comment });
+    if (room < QUERY_FIXED + 1)
+      return this.sameSize(bytes, {
+        type: 'USER_VAR_EVENT',
+        header,
+        name: DUMMY_VARIABLE.slice(0, room - USER_VAR_FIXED),
+        isNull: 1,
+      });
+    const comment = DUMMY_COMMENT(bytes[EventHeaderOffsets.typeCode]!)
+      .slice(0, room - QUERY_FIXED)
+      .padEnd(room - QUERY_FIXED, ' ');
+    return this.sameSize(bytes, {
+      type: 'QUERY_EVENT',
+      header,
+      threadId: 0,
+      execTime: 0,
+      errorCode: 0,
+      statusVars: [],
+      schema: '',
+      query: comment,
+    });
   }
 
   /** A GTID event as a BEGIN: its 2 more bytes, when it has a commit id, an empty time zone status variable. */
   private begin(bytes: Uint8Array): Uint8Array {
     const extra = this.dataLength(bytes) - EVENT_HEADER_LENGTH - QUERY_FIXED - 'BEGIN'.length;
-    if (extra !== 0 && extra !== 2) throw new Error(`a GTID event of ${bytes.length} bytes cannot be replaced by a BEGIN of its size for this replica`);
+    if (extra !== 0 && extra !== 2)
+      throw new Error(
+        `a GTID event of ${bytes.length} bytes cannot be replaced by a BEGIN of its size for this replica`,
+      );
     const statusVars = extra ? [{ code: 'Q_TIME_ZONE_CODE' as const, timeZone: '' }] : [];
-    return this.sameSize(bytes, { type: 'QUERY_EVENT', header: headerOf(bytes), threadId: 0, execTime: 0, errorCode: 0, statusVars, schema: '', query: 'BEGIN' });
+    return this.sameSize(bytes, {
+      type: 'QUERY_EVENT',
+      header: headerOf(bytes),
+      threadId: 0,
+      execTime: 0,
+      errorCode: 0,
+      statusVars,
+      schema: '',
+      query: 'BEGIN',
+    });
   }
 
   /** The event that replaces `bytes`, encoded and checked to be as long. */
   private sameSize(bytes: Uint8Array, replacement: BinlogEventInput): Uint8Array {
     const out = this.encoder.encode(replacement, 0);
-    if (out.length !== bytes.length) throw new Error(`the ${replacement.type} replacing an event of ${bytes.length} bytes came out at ${out.length}`);
+    if (out.length !== bytes.length)
+      throw new Error(`the ${replacement.type} replacing an event of ${bytes.length} bytes came out at ${out.length}`);
     return out;
   }
 }
@@ -103,6 +141,13 @@ export class ReplicaEvents {
 /** The header of the event a replacement stands for: its own, except that it is not thread-specific and has no USE. */
 function headerOf(bytes: Uint8Array): BinlogEventInput['header'] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  const flags = (view.getUint16(EventHeaderOffsets.flags, true) & ~EventFlags.LOG_EVENT_THREAD_SPECIFIC_F) | EventFlags.LOG_EVENT_SUPPRESS_USE_F;
-  return { timestamp: view.getUint32(EventHeaderOffsets.timestamp, true), serverId: view.getUint32(EventHeaderOffsets.serverId, true), logPos: view.getUint32(EventHeaderOffsets.logPos, true), flags };
+  const flags =
+    (view.getUint16(EventHeaderOffsets.flags, true) & ~EventFlags.LOG_EVENT_THREAD_SPECIFIC_F) |
+    EventFlags.LOG_EVENT_SUPPRESS_USE_F;
+  return {
+    timestamp: view.getUint32(EventHeaderOffsets.timestamp, true),
+    serverId: view.getUint32(EventHeaderOffsets.serverId, true),
+    logPos: view.getUint32(EventHeaderOffsets.logPos, true),
+    flags,
+  };
 }

@@ -75,7 +75,11 @@ async function folderLogs(dir: string): Promise<string[]> {
   const index = names.find((n) => n.endsWith('.index'));
   if (index) {
     const text = new TextDecoder().decode(await new FileLog(join(dir, index)).read(0, 1 << 20));
-    return text.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => join(dir, basename(l)));
+    return text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .map((l) => join(dir, basename(l)));
   }
   const out: string[] = [];
   for (const n of names) if (await startsWithMagic(join(dir, n))) out.push(join(dir, n));
@@ -136,7 +140,11 @@ export const DEFAULT_LOG_NAME = 'binlog.000001';
  * `file`, or DEFAULT_LOG_NAME. A failure of the events (bad JSON, an event the encoder refuses) is
  * reported to `failed` and ends the binlogs there.
  */
-export function eventLogs(events: AsyncIterable<BinlogEventInput>, options: EncodeOptions, failed: (e: unknown) => void): ServedLogs {
+export function eventLogs(
+  events: AsyncIterable<BinlogEventInput>,
+  options: EncodeOptions,
+  failed: (e: unknown) => void,
+): ServedLogs {
   const logs: MemoryLog[] = [];
   let stopped = false;
   let ended = false;

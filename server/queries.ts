@@ -3,7 +3,8 @@
  * SELECTs of functions and variables (UNIX_TIMESTAMP(), VERSION(), @@server_id, @master_binlog_checksum,
  * BINLOG_GTID_POS()…), `SET` of user and session variables, SHOW VARIABLES, SHOW MASTER STATUS,
  * SHOW BINARY LOGS and SHOW SLAVE HOSTS, and SELECTs of a table's INFORMATION_SCHEMA.COLUMNS (what CDC
- * clients ask before decoding its rows); each also as a prepared statement, its ? bound. Anything else is refused with an error that quotes it: a client learns at once what
+ * clients ask before decoding its rows); each also as a prepared statement, its ? bound. Anything else is refused with
+ * an error that quotes it: a client learns at once what
  * this server does not do, rather than read an answer made up for it.
  */
 import { ServerErrorCode } from '../generated/replication.js';
@@ -54,7 +55,8 @@ interface Token {
   end: number;
 }
 
-const TOKEN = /\s*(?:(@@[A-Za-z0-9_.$]+)|(@[A-Za-z0-9_.$]+|@`[^`]*`)|('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")|(\d+(?:\.\d+)?)|([A-Za-z_$][A-Za-z0-9_$]*|`[^`]*`)|(:=|[(),=*;.?]))/y;
+const TOKEN =
+  /\s*(?:(@@[A-Za-z0-9_.$]+)|(@[A-Za-z0-9_.$]+|@`[^`]*`)|('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")|(\d+(?:\.\d+)?)|([A-Za-z_$][A-Za-z0-9_$]*|`[^`]*`)|(:=|[(),=*;.?]))/y;
 
 function tokens(sql: string): Token[] {
   const out: Token[] = [];
@@ -74,7 +76,11 @@ function tokens(sql: string): Token[] {
 /** A string literal's text: quotes off, escapes and doubled quotes resolved. */
 function unquote(t: string): string {
   const q = t[0]!;
-  return t.slice(1, -1).replace(new RegExp(`\\\\(.)|${q}${q}`, 'g'), (_: string, c: string | undefined) => (c === undefined ? q : ({ n: '\n', t: '\t', '0': '\0' } as Record<string, string>)[c] ?? c));
+  return t
+    .slice(1, -1)
+    .replace(new RegExp(`\\\\(.)|${q}${q}`, 'g'), (_: string, c: string | undefined) =>
+      c === undefined ? q : (({ n: '\n', t: '\t', '0': '\0' } as Record<string, string>)[c] ?? c),
+    );
 }
 
 function unknown(sql: string): QueryError {
@@ -161,7 +167,12 @@ class Tokens {
   /** Whether the statement (from here) selects FROM INFORMATION_SCHEMA.COLUMNS. */
   fromInformationSchemaColumns(): boolean {
     const i = this.list.findIndex((t, k) => k >= this.i && t.text.toUpperCase() === 'FROM');
-    return i >= 0 && this.list[i + 1]?.text.toUpperCase() === 'INFORMATION_SCHEMA' && this.list[i + 2]?.text === '.' && this.list[i + 3]?.text.toUpperCase() === 'COLUMNS';
+    return (
+      i >= 0 &&
+      this.list[i + 1]?.text.toUpperCase() === 'INFORMATION_SCHEMA' &&
+      this.list[i + 2]?.text === '.' &&
+      this.list[i + 3]?.text.toUpperCase() === 'COLUMNS'
+    );
   }
 
   get done(): boolean {
@@ -181,7 +192,12 @@ export function placeholders(sql: string): number {
 /** The statement with each ? replaced by its value as a string literal (or NULL). */
 export function bound(sql: string, values: (string | null)[]): string {
   const marks = tokens(sql).filter((t) => t.text === '?');
-  if (marks.length !== values.length) throw new QueryError(ServerErrorCode.ER_WRONG_ARGUMENTS, 'HY000', `the statement has ${marks.length} parameters, the execution gave ${values.length}`);
+  if (marks.length !== values.length)
+    throw new QueryError(
+      ServerErrorCode.ER_WRONG_ARGUMENTS,
+      'HY000',
+      `the statement has ${marks.length} parameters, the execution gave ${values.length}`,
+    );
   let out = '';
   let at = 0;
   marks.forEach((m, i) => {
@@ -201,7 +217,12 @@ async function select(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
     row.push(await expression(t, ctx));
     const to = t.peek()?.start ?? t.sql.length;
     let name = t.sql.slice(from, to).trim();
-    if (t.accept('AS') || (t.peek()?.kind === 'word' && !['FROM', 'LIMIT'].includes(t.peek()!.text.toUpperCase())) || t.peek()?.kind === 'string') name = identifier(t.take().text);
+    if (
+      t.accept('AS') ||
+      (t.peek()?.kind === 'word' && !['FROM', 'LIMIT'].includes(t.peek()!.text.toUpperCase())) ||
+      t.peek()?.kind === 'string'
+    )
+      name = identifier(t.take().text);
     columns.push(name);
   } while (t.peek()?.text === ',' && t.take());
   if (t.accept('FROM')) t.expect('DUAL');
@@ -280,7 +301,8 @@ async function expression(t: Tokens, ctx: QueryContext): Promise<string | null> 
 async function call(name: string, args: (string | null)[], t: Tokens, ctx: QueryContext): Promise<string | null> {
   if (name === 'UNIX_TIMESTAMP' && args.length === 0) return String(Math.floor(Date.now() / 1000));
   if (name === 'VERSION' && args.length === 0) return (await ctx.variable('version')) ?? null;
-  if (name === 'BINLOG_GTID_POS' && args.length === 2 && args[0] !== null && args[1] !== null) return ctx.gtidAt(args[0], Number(args[1]));
+  if (name === 'BINLOG_GTID_POS' && args.length === 2 && args[0] !== null && args[1] !== null)
+    return ctx.gtidAt(args[0], Number(args[1]));
   if ((name === 'DATABASE' || name === 'SCHEMA') && args.length === 0) return null;
   if (name === 'CONNECTION_ID' && args.length === 0) return '1';
   throw unknown(t.sql);
@@ -293,7 +315,10 @@ function userName(text: string): string {
 
 /** '@@global.name', '@@session.name' or '@@name': the variable, or an error naming it. */
 async function systemVariable(text: string, ctx: QueryContext): Promise<string | null> {
-  const name = text.slice(2).replace(/^(global|session|local)\./i, '').toLowerCase();
+  const name = text
+    .slice(2)
+    .replace(/^(global|session|local)\./i, '')
+    .toLowerCase();
   const value = await ctx.variable(name);
   if (value === undefined) {
     const message = `Unknown system variable '${quoted(name)}'`;
@@ -326,7 +351,10 @@ async function show(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
   if (t.accept('MASTER', 'STATUS') || t.accept('BINARY', 'LOG', 'STATUS')) {
     t.end();
     const last = (await ctx.binlogs()).at(-1);
-    return { columns: ['File', 'Position', 'Binlog_Do_DB', 'Binlog_Ignore_DB'], rows: last ? [[last.name, String(last.size), '', '']] : [] };
+    return {
+      columns: ['File', 'Position', 'Binlog_Do_DB', 'Binlog_Ignore_DB'],
+      rows: last ? [[last.name, String(last.size), '', '']] : [],
+    };
   }
   if (t.accept('BINARY', 'LOGS') || t.accept('MASTER', 'LOGS')) {
     t.end();
@@ -334,7 +362,10 @@ async function show(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
   }
   if (t.accept('SLAVE', 'HOSTS') || t.accept('REPLICA', 'HOSTS') || t.accept('REPLICAS')) {
     t.end();
-    return { columns: ['Server_id', 'Host', 'Port', 'Master_id'], rows: ctx.replicas().map((r) => [String(r.serverId), r.host, String(r.port), String(r.masterId)]) };
+    return {
+      columns: ['Server_id', 'Host', 'Port', 'Master_id'],
+      rows: ctx.replicas().map((r) => [String(r.serverId), r.host, String(r.port), String(r.masterId)]),
+    };
   }
   t.accept('GLOBAL') || t.accept('SESSION');
   if (!t.accept('VARIABLES')) throw unknown(t.sql);
@@ -345,13 +376,24 @@ async function show(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
     keep = likeMatcher(unquote(pattern.text));
   }
   t.end();
-  return { columns: ['Variable_name', 'Value'], rows: (await ctx.variables()).filter(([n]) => keep(n)).map(([n, v]) => [n, v]) };
+  return {
+    columns: ['Variable_name', 'Value'],
+    rows: (await ctx.variables()).filter(([n]) => keep(n)).map(([n, v]) => [n, v]),
+  };
 }
 
 /** SQL's LIKE, case-insensitive as on variable names: % any run, _ any one character. */
 function likeMatcher(pattern: string): (s: string) => boolean {
-  const re = pattern.replace(/\\(.)|([%_])|([^%_\\]+)/g, (_, esc: string | undefined, wild: string | undefined, lit: string | undefined) =>
-    esc !== undefined ? esc.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : wild === '%' ? '.*' : wild === '_' ? '.' : lit!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  const re = pattern.replace(
+    /\\(.)|([%_])|([^%_\\]+)/g,
+    (_, esc: string | undefined, wild: string | undefined, lit: string | undefined) =>
+      esc !== undefined
+        ? esc.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        : wild === '%'
+          ? '.*'
+          : wild === '_'
+            ? '.'
+            : lit!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
   );
   const r = new RegExp(`^${re}$`, 'is');
   return (s) => r.test(s);

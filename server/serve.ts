@@ -171,8 +171,14 @@ async function firstFormat(logs: ServedLogs, timeout: number, failure: () => unk
     const format = first && (await logFormat(first));
     if (format) return format;
     if (failure() !== undefined) throw failure();
-    if (!logs.growing) throw new UnservableError(first ? `${first.name} is too short to hold its FORMAT_DESCRIPTION_EVENT` : 'there is no binlog to serve');
-    if (Date.now() > until) throw new UnservableError(`no FORMAT_DESCRIPTION_EVENT came in ${timeout / 1000} s: the events to serve must begin with one`);
+    if (!logs.growing)
+      throw new UnservableError(
+        first ? `${first.name} is too short to hold its FORMAT_DESCRIPTION_EVENT` : 'there is no binlog to serve',
+      );
+    if (Date.now() > until)
+      throw new UnservableError(
+        `no FORMAT_DESCRIPTION_EVENT came in ${timeout / 1000} s: the events to serve must begin with one`,
+      );
     await sleep(20);
   }
 }

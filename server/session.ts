@@ -80,7 +80,13 @@ export function serveConnection(conn: ServedConnection, state: ServerState): voi
   const context: QueryContext = {
     ...state.queries,
     user,
-    replicas: () => [...state.replicas.values()].map((r) => ({ serverId: r.serverId, host: text(r.host), port: r.port, masterId: r.masterId })),
+    replicas: () =>
+      [...state.replicas.values()].map((r) => ({
+        serverId: r.serverId,
+        host: text(r.host),
+        port: r.port,
+        masterId: r.masterId,
+      })),
   };
   conn.onClose(() => {
     gone.abort();
@@ -272,8 +278,18 @@ export function errPacket(errorCode: number, sqlState: string, message: string):
   return packet(encodeBinlogPacket, { status: 'BINLOG_PACKET_ERR', body: { errorCode, sqlState, message } });
 }
 
-/** COM_BINLOG_DUMP (MariaDB: from @slave_connect_state when set) or COM_BINLOG_DUMP_GTID: the dump, or the ERR that says why not. */
-async function dump(code: number, r: Reader, state: ServerState, context: QueryContext, sink: PacketSink, conn: ServedConnection): Promise<void> {
+/**
+ * COM_BINLOG_DUMP (MariaDB: from @slave_connect_state when set) or COM_BINLOG_DUMP_GTID: the dump, or the ERR that says
+ * why not.
+ */
+async function dump(
+  code: number,
+  r: Reader,
+  state: ServerState,
+  context: QueryContext,
+  sink: PacketSink,
+  conn: ServedConnection,
+): Promise<void> {
   const decode = code === Command.COM_BINLOG_DUMP ? decodeBinlogDumpPacket : decodeBinlogDumpGtidPacket;
   const asked = decoded(() => decode(r, OUTSIDE_ANY_BINLOG));
   // MySQL's com_binlog_dump and com_binlog_dump_gtid refuse a packet too short for their fields, and
@@ -299,23 +315,28 @@ async function dump(code: number, r: Reader, state: ServerState, context: QueryC
       checksums: checksum === 'CRC32',
       heartbeatMs: Math.round(heartbeatNs / 1e6),
       serverId: state.serverId,
-      capability: Number(user.get('mariadb_slave_capability') ?? MariadbSlaveCapability.MARIA_SLAVE_CAPABILITY_UNKNOWN) || 0,
+      capability:
+        Number(user.get('mariadb_slave_capability') ?? MariadbSlaveCapability.MARIA_SLAVE_CAPABILITY_UNKNOWN) || 0,
       // COM_BINLOG_DUMP_GTID's 0x2 is MySQL's BINLOG_THROUGH_POSITION.
-      annotate: code === Command.COM_BINLOG_DUMP && (asked.flags & BinlogDumpFlags.BINLOG_SEND_ANNOTATE_ROWS_EVENT) !== 0,
+      annotate:
+        code === Command.COM_BINLOG_DUMP && (asked.flags & BinlogDumpFlags.BINLOG_SEND_ANNOTATE_ROWS_EVENT) !== 0,
       ...start.skips,
     };
     await sendDump(state.logs, request, sink);
   } catch (e) {
     // The replica is told why its dump ends, whatever ended it (a binlog gone, one that is no binlog…).
     if (!(e instanceof DumpError)) state.log(`a dump ended: ${(e as Error).message}`);
-    if (!sink.gone.aborted) await sink.send(errPacket(ServerErrorCode.ER_MASTER_FATAL_ERROR_READING_BINLOG, 'HY000', (e as Error).message));
+    if (!sink.gone.aborted)
+      await sink.send(errPacket(ServerErrorCode.ER_MASTER_FATAL_ERROR_READING_BINLOG, 'HY000', (e as Error).message));
   }
   // A COM_QUIT may come before the connection is closed, and it is numbered from 0.
   conn.numberFrom(0);
   conn.close();
 }
 
-/** A file name up to its first NUL, as a server reads it: some clients (mysql2's binlogDump, so zongji) end it with one. */
+/**
+ * A file name up to its first NUL, as a server reads it: some clients (mysql2's binlogDump, so zongji) end it with one.
+ */
 function cString(name: string): string {
   const nul = name.indexOf('\0');
   return nul < 0 ? name : name.slice(0, nul);
@@ -325,13 +346,17 @@ async function byPosition(logs: ServedLogs, file: string, position: number): Pro
   const list = await logs.list();
   if (list.length === 0) return undefined;
   const index = file === '' ? 0 : list.findIndex((l) => l.name === file);
-  if (index < 0) throw new DumpError(`${file} is not a binlog served here (those served: ${list.map((l) => l.name).join(', ')})`);
+  if (index < 0)
+    throw new DumpError(`${file} is not a binlog served here (those served: ${list.map((l) => l.name).join(', ')})`);
   if (position < 4) throw new DumpError(`position ${position} is before the first event of ${file} (at 4)`);
   return { log: index, pos: position };
 }
 
 /** MySQL's GTID start: the binlog to send from its beginning, the transactions of the set left out. */
-async function byGtidSet(logs: ServedLogs, has: MysqlGtidSet): Promise<{ place?: LogPlace; skips: Pick<DumpRequest, 'skip' | 'ahead'> }> {
+async function byGtidSet(
+  logs: ServedLogs,
+  has: MysqlGtidSet,
+): Promise<{ place?: LogPlace; skips: Pick<DumpRequest, 'skip' | 'ahead'> }> {
   const list = await logs.list();
   if (list.length === 0) return { skips: {} };
   const found = await mysqlGtidStart(list, has);
@@ -340,7 +365,10 @@ async function byGtidSet(logs: ServedLogs, has: MysqlGtidSet): Promise<{ place?:
 }
 
 /** A MariaDB GTID start: the binlog to send from its beginning, and what of it to leave out. */
-async function byGtid(logs: ServedLogs, connectState: string): Promise<{ place?: LogPlace; skips: Pick<DumpRequest, 'skip' | 'ahead'> }> {
+async function byGtid(
+  logs: ServedLogs,
+  connectState: string,
+): Promise<{ place?: LogPlace; skips: Pick<DumpRequest, 'skip' | 'ahead'> }> {
   let gtids: MariadbGtidState;
   try {
     gtids = new MariadbGtidState(connectState);

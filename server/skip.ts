@@ -40,7 +40,9 @@ export function mysqlSkipper(set: MysqlGtidSet, frames: LogFrames): Skipper {
   };
 }
 
-/** MariaDB: the groups of each domain up to the replica's GTID there; `pending` is shared by the binlogs of one dump. */
+/**
+ * MariaDB: the groups of each domain up to the replica's GTID there; `pending` is shared by the binlogs of one dump.
+ */
 export class MariadbSkipper implements Skipper {
   private skipping = false;
   private tell = false;
@@ -88,6 +90,8 @@ export class MariadbSkipper implements Skipper {
   told(): Gtid[] | undefined {
     if (!this.tell || this.skipping) return undefined;
     this.tell = false;
-    return [...this.seen].flatMap(([domain, servers]) => [...servers].map(([server, seq]) => ({ domain, server, seq })));
+    return [...this.seen].flatMap(([domain, servers]) =>
+      [...servers].map(([server, seq]) => ({ domain, server, seq })),
+    );
   }
 }

@@ -22,10 +22,16 @@ export type ColumnRow = Record<string, string | null>;
 const TABLE_MAPS: ReadonlySet<number> = new Set([EventTypes.TABLE_MAP_EVENT]);
 
 /** The table's columns, or why they cannot be told (never mapped, or mapped without names). */
-export async function tableColumns(logs: ServedLog[], schema: string, table: string, definitions?: TableDefinitions): Promise<ColumnRow[] | string> {
+export async function tableColumns(
+  logs: ServedLog[],
+  schema: string,
+  table: string,
+  definitions?: TableDefinitions,
+): Promise<ColumnRow[] | string> {
   let last: TableInfo | undefined;
   for await (const { event, decoder } of eventsOf(logs, TABLE_MAPS, { tableDefinitions: definitions })) {
-    if (event.type !== 'TABLE_MAP_EVENT' || textOf(event.schemaName) !== schema || textOf(event.tableName) !== table) continue;
+    if (event.type !== 'TABLE_MAP_EVENT' || textOf(event.schemaName) !== schema || textOf(event.tableName) !== table)
+      continue;
     last = decoder.format.tables.get(Number(event.tableId));
   }
   if (!last) return `no TABLE_MAP of ${schema}.${table} is in the served binlogs`;
@@ -54,7 +60,10 @@ function columnRow(c: Column, schema: string, table: string): ColumnRow {
   };
 }
 
-/** The SQL type that logs the column as it is logged: the first of sqltypes.yaml's with its TABLE_MAP type, real type, binary-ness and length prefix. */
+/**
+ * The SQL type that logs the column as it is logged: the first of sqltypes.yaml's with its TABLE_MAP type, real type,
+ * binary-ness and length prefix.
+ */
 function sqlTypeOf(c: Column): string {
   const logged = ColumnTypeNames[c.type];
   const real = ColumnTypeNames[c.realType];
@@ -62,7 +71,13 @@ function sqlTypeOf(c: Column): string {
   const packLength = c.meta.packLength;
   for (const [code, t] of Object.entries(SqlTypes) as [string, Record<string, unknown>][]) {
     // Aliases, and the types logged as another's (JSON, INET6…, the geometry subtypes), are not told from it.
-    if (t.alias !== undefined || t.fixedLength !== undefined || t.json || (t.geometryType !== undefined && t.geometryType !== 'GEOMETRY')) continue;
+    if (
+      t.alias !== undefined ||
+      t.fixedLength !== undefined ||
+      t.json ||
+      (t.geometryType !== undefined && t.geometryType !== 'GEOMETRY')
+    )
+      continue;
     if (t.columnType !== logged && t.before56 !== logged && t.compressed !== logged) continue;
     if (t.realType !== undefined && t.realType !== real) continue;
     if (c.collation !== undefined && Boolean(t.binary) !== binary) continue;

@@ -37,7 +37,10 @@ export interface DumpRequest {
   annotate: boolean;
   /** A GTID start: what of each binlog the replica has, not sent. */
   skip?: (frames: LogFrames) => Skipper;
-  /** A MariaDB GTID start: whether the replica's position is still ahead (its temporary tables are then kept: the FORMAT_DESCRIPTION says no `created`). */
+  /**
+   * A MariaDB GTID start: whether the replica's position is still ahead (its temporary tables are then kept: the
+   * FORMAT_DESCRIPTION says no `created`).
+   */
   ahead?: () => boolean;
 }
 
@@ -75,7 +78,10 @@ export async function sendDump(logs: ServedLogs, request: DumpRequest, sink: Pac
   }
 }
 
-/** One binlog being sent: its frames, the events made up under its FORMAT_DESCRIPTION, and the replica's view of its events. */
+/**
+ * One binlog being sent: its frames, the events made up under its FORMAT_DESCRIPTION, and the replica's view of its
+ * events.
+ */
 interface LogSend {
   frames: LogFrames;
   made: MadeEvents;
@@ -83,7 +89,13 @@ interface LogSend {
 }
 
 /** The events of one binlog; the index of the next binlog to go on with, or undefined when the dump ends. */
-async function sendLog(logs: ServedLogs, index: number, { frames, made, replica }: LogSend, request: DumpRequest, sink: PacketSink): Promise<number | undefined> {
+async function sendLog(
+  logs: ServedLogs,
+  index: number,
+  { frames, made, replica }: LogSend,
+  request: DumpRequest,
+  sink: PacketSink,
+): Promise<number | undefined> {
   let idleSince = Date.now();
   const skip = request.skip?.(frames);
   for (;;) {
@@ -101,7 +113,9 @@ async function sendLog(logs: ServedLogs, index: number, { frames, made, replica 
     // the dump goes on with the next binlog if there is one, else it ends or waits for more.
     if ((await logs.list()).length > index + 1) return index + 1;
     if (request.nonBlock) {
-      await sink.send(packet(encodeBinlogPacket, { status: 'BINLOG_PACKET_EOF', body: { warnings: 0, statusFlags: 0 } }));
+      await sink.send(
+        packet(encodeBinlogPacket, { status: 'BINLOG_PACKET_EOF', body: { warnings: 0, statusFlags: 0 } }),
+      );
       return undefined;
     }
     if (!(await pause(logs.growing ? POLL_MS : request.heartbeatMs || POLL_MS * 50, sink.gone))) return undefined;
@@ -163,10 +177,16 @@ class MadeEvents {
     return this.made({ type: 'HEARTBEAT_LOG_EVENT', logFile: log.name } as Partial<BinlogEventInput>, pos);
   }
 
-  /** MariaDB's fake GTID_LIST: the GTIDs a GTID dump has read, sent where the replica's position is reached (log_pos: the end of the last event read). */
+  /**
+   * MariaDB's fake GTID_LIST: the GTIDs a GTID dump has read, sent where the replica's position is reached (log_pos:
+   * the end of the last event read).
+   */
   gtidList(gtids: Gtid[], pos: number): Uint8Array {
     const list = gtids.map((g) => ({ domainId: g.domain, serverId: g.server, seqNo: g.seq }));
-    return this.made({ type: 'GTID_LIST_EVENT', countAndFlags: list.length, gtids: list } as Partial<BinlogEventInput>, pos);
+    return this.made(
+      { type: 'GTID_LIST_EVENT', countAndFlags: list.length, gtids: list } as Partial<BinlogEventInput>,
+      pos,
+    );
   }
 
   private made(body: Partial<BinlogEventInput>, logPos = 0): Uint8Array {

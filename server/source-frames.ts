@@ -30,7 +30,9 @@ export async function logFormat(log: ServedLog): Promise<LogFormat | undefined> 
   if (head.length < BINLOG_MAGIC.length + EventHeaderOffsets.flags) return undefined;
   const at = BINLOG_MAGIC.length;
   if (head[at + EventHeaderOffsets.typeCode] !== EventTypes.FORMAT_DESCRIPTION_EVENT) {
-    throw new UnservableError(`${log.name} does not begin with a FORMAT_DESCRIPTION_EVENT: only binlogs of format v4 (MySQL 5.0 and later, MariaDB) are served`);
+    throw new UnservableError(
+      `${log.name} does not begin with a FORMAT_DESCRIPTION_EVENT: only binlogs of format v4 (MySQL 5.0 and later, MariaDB) are served`,
+    );
   }
   const size = new DataView(head.buffer, head.byteOffset).getUint32(at + EventHeaderOffsets.eventSize, true);
   const bytes = await log.read(at, size);
@@ -82,7 +84,10 @@ export class LogFrames {
   }
 }
 
-/** The events of the logs with these type codes, in order, each decoded (under its binlog's FORMAT_DESCRIPTION), with the decoder that read it. */
+/**
+ * The events of the logs with these type codes, in order, each decoded (under its binlog's FORMAT_DESCRIPTION), with
+ * the decoder that read it.
+ */
 export async function* eventsOf(
   logs: ServedLog[],
   codes: ReadonlySet<number>,
@@ -91,8 +96,9 @@ export async function* eventsOf(
   for (let i = 0; i < logs.length; i++) {
     const frames = new LogFrames(logs[i]!, 4);
     const decoder = new EventDecoder({ ...options, verifyChecksum: false });
-    for (let f; (f = await frames.next()); ) {
-      if (f.typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT || codes.has(f.typeCode)) yield { place: { log: i, pos: f.pos }, event: decoder.decode(f.bytes, f.pos), decoder };
+    for (let f; (f = await frames.next());) {
+      if (f.typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT || codes.has(f.typeCode))
+        yield { place: { log: i, pos: f.pos }, event: decoder.decode(f.bytes, f.pos), decoder };
     }
   }
 }

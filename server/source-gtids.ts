@@ -29,8 +29,14 @@ const MARIADB_CODES: ReadonlySet<number> = new Set([EventTypes.GTID_EVENT, Event
 /** MariaDB's GTID and GTID_LIST events of the logs, in order. */
 async function* marks(logs: ServedLog[]): AsyncGenerator<Mark> {
   for await (const { place, event: e } of eventsOf(logs, MARIADB_CODES)) {
-    if (e.type === 'GTID_EVENT') yield { place, gtids: [{ domain: e.domainId, server: e.header.serverId, seq: e.seqNo }], begins: true };
-    else if (e.type === 'GTID_LIST_EVENT') yield { place, gtids: e.gtids.map((g) => ({ domain: g.domainId, server: g.serverId, seq: g.seqNo })), begins: false };
+    if (e.type === 'GTID_EVENT')
+      yield { place, gtids: [{ domain: e.domainId, server: e.header.serverId, seq: e.seqNo }], begins: true };
+    else if (e.type === 'GTID_LIST_EVENT')
+      yield {
+        place,
+        gtids: e.gtids.map((g) => ({ domain: g.domainId, server: g.serverId, seq: g.seqNo })),
+        begins: false,
+      };
   }
 }
 
@@ -51,7 +57,9 @@ export interface GtidStart {
   skip: Map<number, { server: number; seq: bigint }>;
 }
 
-/** What the binlogs say of their GTIDs: each one's GTID_LIST, and the last sequence number of each domain and server. */
+/**
+ * What the binlogs say of their GTIDs: each one's GTID_LIST, and the last sequence number of each domain and server.
+ */
 interface BinlogGtids {
   lists: (Gtid[] | undefined)[];
   last: Map<number, Map<number, bigint>>;
@@ -79,7 +87,9 @@ async function binlogGtids(logs: ServedLog[]): Promise<BinlogGtids> {
  */
 export async function gtidStart(logs: ServedLog[], state: MariadbGtidState): Promise<GtidStart | string> {
   const { lists, last } = await binlogGtids(logs);
-  const missing = [...state.entries()].filter(([d, g]) => last.has(d) && !((last.get(d)!.get(g.server) ?? -1n) >= g.seq));
+  const missing = [...state.entries()].filter(
+    ([d, g]) => last.has(d) && !((last.get(d)!.get(g.server) ?? -1n) >= g.seq),
+  );
   if (missing.length) {
     const names = missing.map(([d, g]) => `${d}-${g.server}-${g.seq}`).join(', ');
     return `the replica asks to start after GTID ${names}, which is in none of the served binlogs (${logs.map((l) => l.name).join(', ')})`;
@@ -124,14 +134,25 @@ export async function gtidStateAt(logs: ServedLog[], at: LogPlace): Promise<stri
   return state.toString();
 }
 
-const MYSQL_CODES: ReadonlySet<number> = new Set([EventTypes.PREVIOUS_GTIDS_LOG_EVENT, EventTypes.GTID_LOG_EVENT, EventTypes.GTID_TAGGED_LOG_EVENT]);
+const MYSQL_CODES: ReadonlySet<number> = new Set([
+  EventTypes.PREVIOUS_GTIDS_LOG_EVENT,
+  EventTypes.GTID_LOG_EVENT,
+  EventTypes.GTID_TAGGED_LOG_EVENT,
+]);
 
-/** MySQL's two refusals of a GTID set (sql/share/messages_to_clients.txt, rpl_binlog_sender.cc's check_start_file), sent as 1236. */
+/**
+ * MySQL's two refusals of a GTID set (sql/share/messages_to_clients.txt, rpl_binlog_sender.cc's check_start_file), sent
+ * as 1236.
+ */
 const SLAVE_HAS_MORE_GTIDS =
   "Slave has more GTIDs than the master has, using the master's SERVER_UUID. This may indicate that the end of the binary log was truncated or that the last binary log file was lost, e.g., after a power or disk failure when sync_binlog != 1. The master may or may not have rolled back transactions that were already replicated to the slave. Suggest to replicate any transactions that master has rolled back from slave to master, and/or commit empty transactions on master to account for transactions that have been committed on master but are not included in GTID_EXECUTED.";
-const MASTER_HAS_PURGED_GTIDS = 'The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires.';
+const MASTER_HAS_PURGED_GTIDS =
+  'The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires.';
 
-/** A MySQL GTID start: the binlog to send from, and whether its first transaction is one the replica has (its FORMAT_DESCRIPTION then says no `created`). */
+/**
+ * A MySQL GTID start: the binlog to send from, and whether its first transaction is one the replica has (its
+ * FORMAT_DESCRIPTION then says no `created`).
+ */
 export interface MysqlGtidStart {
   log: number;
   ahead: boolean;
@@ -157,9 +178,11 @@ export async function mysqlGtidStart(logs: ServedLog[], has: MysqlGtidSet): Prom
   }
   const names = logs.map((l) => l.name).join(', ');
   const extra = has.minus(executed).sourcesOf(executed);
-  if (!extra.empty) return `${SLAVE_HAS_MORE_GTIDS} (binlog serve: the replica has ${extra}, which the served binlogs, ${names}, do not)`;
+  if (!extra.empty)
+    return `${SLAVE_HAS_MORE_GTIDS} (binlog serve: the replica has ${extra}, which the served binlogs, ${names}, do not)`;
   const missing = (before[0] ?? new MysqlGtidSet()).minus(has);
-  if (!missing.empty) return `${MASTER_HAS_PURGED_GTIDS} (binlog serve: the replica lacks ${missing}, which came before the first served binlog, ${logs[0]!.name})`;
+  if (!missing.empty)
+    return `${MASTER_HAS_PURGED_GTIDS} (binlog serve: the replica lacks ${missing}, which came before the first served binlog, ${logs[0]!.name})`;
   // The first binlog qualifies: its PREVIOUS_GTIDS is in the set, as just checked.
   let log = logs.length - 1;
   while (log > 0 && !(before[log] ?? new MysqlGtidSet()).minus(has).empty) log--;

@@ -81,10 +81,19 @@ export class ChangeMessages {
   of(e: BinlogEvent, checkpoint: Checkpoint): SinkMessage[] {
     if (e.notInFile) return [];
     const gtid = gtidOf(e);
-    this.transaction ??= { key: `${checkpoint.file}:${checkpoint.position}`, serverId: e.header.serverId, gtid: null, n: 0 };
+    this.transaction ??= {
+      key: `${checkpoint.file}:${checkpoint.position}`,
+      serverId: e.header.serverId,
+      gtid: null,
+      n: 0,
+    };
     if (gtid !== undefined) Object.assign(this.transaction, { key: gtid, gtid, serverId: e.header.serverId });
     if (e.type === 'TABLE_MAP_EVENT') {
-      this.tables.set(e.tableId, { db: String(textOf(e.schemaName)), table: String(textOf(e.tableName)), key: keyColumns(e.optionalMetadata) });
+      this.tables.set(e.tableId, {
+        db: String(textOf(e.schemaName)),
+        table: String(textOf(e.tableName)),
+        key: keyColumns(e.optionalMetadata),
+      });
       return [];
     }
     const kind = rowKind(e.type);
@@ -98,14 +107,23 @@ export class ChangeMessages {
     this.transaction = undefined;
   }
 
-  private rows(e: BinlogEvent & { tableId: number; rows?: readonly RowChange[] }, op: ChangeRecord['op']): SinkMessage[] {
+  private rows(
+    e: BinlogEvent & { tableId: number; rows?: readonly RowChange[] },
+    op: ChangeRecord['op'],
+  ): SinkMessage[] {
     const table = this.tables.get(e.tableId);
     if (!table) throw new Error(`the rows event at ${e.file}:${e.pos} has no TABLE_MAP before it`);
     // A rows event whose images could not be split into rows has none, and so no messages.
     const rows = e.rows ?? [];
     const subject = `${this.prefix}.${token(table.db)}.${token(table.table)}`;
     return rows.map((r, row) => {
-      const record: ChangeRecord = { before: r.before ?? null, after: r.after ?? null, op, ts_ms: e.header.timestamp * 1000, source: this.source(e, table.db, table.table, row) };
+      const record: ChangeRecord = {
+        before: r.before ?? null,
+        after: r.after ?? null,
+        op,
+        ts_ms: e.header.timestamp * 1000,
+        source: this.source(e, table.db, table.table, row),
+      };
       const partition = this.partitions === undefined ? '' : `.${partitionOf(table.key, record, this.partitions)}`;
       return this.message(subject + partition, record, changeJson(record));
     });
@@ -176,5 +194,7 @@ export function partitionOf(key: string[], record: ChangeRecord, partitions: num
  * %XX (their UTF-8 bytes), everything else as it is.
  */
 export function token(name: string): string {
-  return name.replace(/[%.*>\s\p{Cc}]/gu, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+  return name.replace(/[%.*>\s\p{Cc}]/gu, (c) =>
+    [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }

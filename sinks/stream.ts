@@ -92,7 +92,17 @@ async function sinkSide<T>(p: Promise<T>): Promise<T> {
 
 /** A stream from a server into a sink, until `stop()` (or the end of a dump that ends, as `until` asks). */
 export class BinlogStreamer {
-  readonly stats: StreamStats = { transactions: 0, published: 0, acknowledged: 0, duplicates: 0, inFlight: 0, checkpoint: undefined, lagSeconds: 0, sinkLosses: 0, reconnects: 0 };
+  readonly stats: StreamStats = {
+    transactions: 0,
+    published: 0,
+    acknowledged: 0,
+    duplicates: 0,
+    inFlight: 0,
+    checkpoint: undefined,
+    lagSeconds: 0,
+    sinkLosses: 0,
+    reconnects: 0,
+  };
   private binlog: CheckpointedEvents | undefined;
   private window: AckWindow | undefined;
   private stopping = false;
@@ -104,7 +114,9 @@ export class BinlogStreamer {
     this.backoff = new Backoff(options.sinkRetry ?? DEFAULT_SINK_RETRY);
   }
 
-  /** Streams until stopped or the binlog ends; rejects with the dump's error, or when the sink cannot be opened again. */
+  /**
+   * Streams until stopped or the binlog ends; rejects with the dump's error, or when the sink cannot be opened again.
+   */
   async run(): Promise<void> {
     let resume: Checkpoint | undefined;
     for (;;) {
@@ -150,17 +162,24 @@ export class BinlogStreamer {
   /** One dump into one sink, from `resume` (else where the options start). */
   private async pump(sink: Sink, resume: Checkpoint | undefined, attempt: { window?: AckWindow }): Promise<void> {
     const binlog = (this.binlog = this.options.binlog({ ...(resume && resumeAt(resume)), payloads: 'flat' }));
-    const writer = new CheckpointWriter(sink, (c) => (this.stats.checkpoint = c), () => binlog.close());
-    const window = (this.window = attempt.window = new AckWindow(
-      this.options.inFlight ?? DEFAULT_IN_FLIGHT,
-      (this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT) * 1000,
-      (c, at, n) => {
-        this.stats.transactions += n;
-        this.lag.acknowledged(at);
-        writer.write(c);
-      },
-      () => binlog.close(), // the dump waits no longer for events that cannot be sent
-    ));
+    const writer = new CheckpointWriter(
+      sink,
+      (c) => (this.stats.checkpoint = c),
+      () => binlog.close(),
+    );
+    const window =
+      (this.window =
+      attempt.window =
+        new AckWindow(
+          this.options.inFlight ?? DEFAULT_IN_FLIGHT,
+          (this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT) * 1000,
+          (c, at, n) => {
+            this.stats.transactions += n;
+            this.lag.acknowledged(at);
+            writer.write(c);
+          },
+          () => binlog.close(), // the dump waits no longer for events that cannot be sent
+        ));
     const { prefix, ddl, partitions } = this.options;
     const messages = new ChangeMessages(prefix ?? 'binlog', ddl ?? false, partitions);
     const reconnectsBefore = this.stats.reconnects;
@@ -183,7 +202,8 @@ export class BinlogStreamer {
       await window.drain();
       await writer.flush();
     } catch (e) {
-      if (window.failure !== undefined || writer.failure !== undefined) throw new SinkLost(window.failure ?? writer.failure);
+      if (window.failure !== undefined || writer.failure !== undefined)
+        throw new SinkLost(window.failure ?? writer.failure);
       if (!(this.stopping && e instanceof ConnectionError)) throw e;
       await sinkSide(window.drain());
       await sinkSide(writer.flush());

@@ -39,7 +39,10 @@ export class AckWindow implements SinkAcks {
     private readonly limit: number,
     /** Milliseconds the oldest unacknowledged message may wait for its acknowledgement. */
     private readonly timeout: number,
-    /** The newest checkpoint whose messages are all acknowledged, the time of its last event (seconds), and how many transactions it passed. */
+    /**
+     * The newest checkpoint whose messages are all acknowledged, the time of its last event (seconds), and how many
+     * transactions it passed.
+     */
     private readonly durable: (checkpoint: Checkpoint, at: number, transactions: number) => void,
     /** Told of the first failure. */
     private readonly failed: (e: Error) => void,
@@ -137,7 +140,7 @@ export class AckWindow implements SinkAcks {
   private release(): void {
     let last: (typeof this.marks)[number] | undefined;
     let passed = 0;
-    while (this.marks.length && this.marks[0]!.after <= this.acknowledged) (last = this.marks.shift()), passed++;
+    while (this.marks.length && this.marks[0]!.after <= this.acknowledged) ((last = this.marks.shift()), passed++);
     if (last) this.durable(last.checkpoint, last.at, passed);
   }
 

@@ -11,7 +11,20 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqlTypes } from '../generated/sqltypes.js';
-import { type BinlogOp, BinlogWriter, type BinlogWriterOptions, type ColumnDef, createTableSql, describeTable, type RowInput, RowValueError, type TableDef, TableDefinitionError, writeBinlog, writeBinlogFile } from '../builder/index.js';
+import {
+  type BinlogOp,
+  BinlogWriter,
+  type BinlogWriterOptions,
+  type ColumnDef,
+  createTableSql,
+  describeTable,
+  type RowInput,
+  RowValueError,
+  type TableDef,
+  TableDefinitionError,
+  writeBinlog,
+  writeBinlogFile,
+} from '../builder/index.js';
 import { decodeText } from '../runtime/values/charsets.js';
 import { EncodeError } from '../runtime/core/errors.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
@@ -39,7 +52,13 @@ const json = (v: unknown) => JSON.parse(toJsonLine(v as BinlogEvent)) as unknown
 const bytes = (...b: number[]) => Uint8Array.from(b);
 /** Values with byte arrays as hex, for quick deep comparison of large rows (other types kept as they are). */
 const plain = (v: unknown): unknown =>
-  v instanceof Uint8Array ? { hex: Buffer.from(v).toString('hex') } : Array.isArray(v) ? v.map(plain) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : v;
+  v instanceof Uint8Array
+    ? { hex: Buffer.from(v).toString('hex') }
+    : Array.isArray(v)
+      ? v.map(plain)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
+        : v;
 const writer = (o: BinlogWriterOptions = {}) => new BinlogWriter({ timestamp: T0, ...o });
 
 /** A geometry value as MariaDB stores it: SRID, then little-endian WKB. */
@@ -67,7 +86,13 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
   it('reproduces test/fixtures/sample.bin (written by a real 10.11.19 server) byte for byte', () => {
     const events = decodeBinlog(sample);
     const text = (i: number) => (events[i] as Of<'QUERY_EVENT'>).query as string;
-    const w = new BinlogWriter({ serverVersion: '10.11.19-MariaDB-0+deb12u1-log', timestamp: 1796162147, threadId: 6, firstXid: 8, firstTableId: 18 });
+    const w = new BinlogWriter({
+      serverVersion: '10.11.19-MariaDB-0+deb12u1-log',
+      timestamp: 1796162147,
+      threadId: 6,
+      firstXid: 8,
+      firstTableId: 18,
+    });
     w.query('CREATE DATABASE sample', { schema: 'sample' });
     const people = w.table({
       schema: 'sample',
@@ -90,10 +115,28 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
     w.update(people, [[ada, { ...ada, score: '92.50' }]], annotate(13)).commit();
     w.delete(people, [bjorn], annotate(18)).commit();
     w.query(text(23), { schema: 'sample' });
-    const notes = w.table({ schema: 'sample', name: 'notes', charset: 'latin1', engine: 'MyISAM', columns: [{ name: 'id', type: 'int' }, { name: 'txt', type: 'varchar(20)' }], primaryKey: 'id' }, { tableId: 22 });
+    const notes = w.table(
+      {
+        schema: 'sample',
+        name: 'notes',
+        charset: 'latin1',
+        engine: 'MyISAM',
+        columns: [
+          { name: 'id', type: 'int' },
+          { name: 'txt', type: 'varchar(20)' },
+        ],
+        primaryKey: 'id',
+      },
+      { tableId: 22 },
+    );
     w.insert(notes, [{ id: 1, txt: 'myisam' }], annotate(25)).commit();
     // Statement-format transactions: the context events (INTVAR, RAND, USER_VAR) as they are, then the statement.
-    for (const [query, context, xid] of [[31, [30], 15], [36, [34, 35], 16], [41, [39, 40], 17], [46, [44, 45], 19]] as const) {
+    for (const [query, context, xid] of [
+      [31, [30], 15],
+      [36, [34, 35], 16],
+      [41, [39, 40], 17],
+      [46, [44, 45], 19],
+    ] as const) {
       w.begin();
       for (const i of context) w.event(body(events[i]!) as never);
       w.query(text(query), { schema: 'sample' });
@@ -109,7 +152,11 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
     const real = decodeBinlog(sample);
     for (const checksum of ['CRC32', 'NONE'] as const) {
       const events = decodeBinlog(writer({ checksum, checkpointFile: 'mysql-bin.000007' }).toBytes());
-      expect(events.map((e) => e.type)).toEqual(['FORMAT_DESCRIPTION_EVENT', 'GTID_LIST_EVENT', 'BINLOG_CHECKPOINT_EVENT']);
+      expect(events.map((e) => e.type)).toEqual([
+        'FORMAT_DESCRIPTION_EVENT',
+        'GTID_LIST_EVENT',
+        'BINLOG_CHECKPOINT_EVENT',
+      ]);
       expect(events[0]).toMatchObject({
         header: { timestamp: T0, serverId: 1, flags: 0 },
         binlogVersion: 4,
@@ -123,9 +170,17 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
       expect(events[2]).toMatchObject({ checkpointFile: 'mysql-bin.000007' });
       // A checksum-aware FDE always ends with a CRC32; with NONE no other event has one.
       expect(typeof events[0]!.checksum).toBe('number');
-      expect(events.slice(1).every((e) => (checksum === 'CRC32' ? typeof e.checksum === 'number' : e.checksum === undefined))).toBe(true);
+      expect(
+        events
+          .slice(1)
+          .every((e) => (checksum === 'CRC32' ? typeof e.checksum === 'number' : e.checksum === undefined)),
+      ).toBe(true);
     }
-    const listed = decodeBinlog(writer({ gtidList: [{ domainId: 0, serverId: 1, seqNo: 41n }] }).query('CREATE DATABASE x').toBytes());
+    const listed = decodeBinlog(
+      writer({ gtidList: [{ domainId: 0, serverId: 1, seqNo: 41n }] })
+        .query('CREATE DATABASE x')
+        .toBytes(),
+    );
     expect(listed[1]).toMatchObject({ countAndFlags: 1, gtids: [{ domainId: 0, serverId: 1, seqNo: 41n }] });
     expect((listed[1] as Of<'GTID_LIST_EVENT'>).padding).toBeUndefined();
     expect(listed[3]).toMatchObject({ type: 'GTID_EVENT', seqNo: 42n });
@@ -141,15 +196,162 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
     schemaName: 'd',
     tableName: 't',
     columnCount: 36,
-    columnTypes: ['TINY', 'SHORT', 'INT24', 'LONG', 'LONGLONG', 'FLOAT', 'DOUBLE', 'NEWDECIMAL', 'DATE', 'TIME2', 'DATETIME2', 'TIMESTAMP2', 'YEAR', 'BIT', 'STRING', 'STRING', 'STRING', 'STRING', 'VARCHAR', 'VARCHAR', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'GEOMETRY', 'GEOMETRY', 'GEOMETRY', 'STRING', 'TIME2', 'DATETIME2', 'TIMESTAMP2'],
+    columnTypes: [
+      'TINY',
+      'SHORT',
+      'INT24',
+      'LONG',
+      'LONGLONG',
+      'FLOAT',
+      'DOUBLE',
+      'NEWDECIMAL',
+      'DATE',
+      'TIME2',
+      'DATETIME2',
+      'TIMESTAMP2',
+      'YEAR',
+      'BIT',
+      'STRING',
+      'STRING',
+      'STRING',
+      'STRING',
+      'VARCHAR',
+      'VARCHAR',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'GEOMETRY',
+      'GEOMETRY',
+      'GEOMETRY',
+      'STRING',
+      'TIME2',
+      'DATETIME2',
+      'TIMESTAMP2',
+    ],
     metadataLength: 38,
-    columnMetadata: [{}, {}, {}, {}, {}, { packLength: 4 }, { packLength: 8 }, { precision: 10, scale: 3 }, {}, { fsp: 3 }, { fsp: 6 }, { fsp: 2 }, {}, { bitsInLastByte: 5, wholeBytes: 1, bits: 13 }, { typeByte: 247, lengthByte: 1, realType: 'ENUM', maxLength: 1 }, { typeByte: 248, lengthByte: 1, realType: 'SET', maxLength: 1 }, { typeByte: 254, lengthByte: 40, realType: 'STRING', maxLength: 40 }, { typeByte: 254, lengthByte: 4, realType: 'STRING', maxLength: 4 }, { maxLength: 300 }, { maxLength: 20 }, { packLength: 1 }, { packLength: 2 }, { packLength: 3 }, { packLength: 4 }, { packLength: 1 }, { packLength: 2 }, { packLength: 3 }, { packLength: 4 }, { packLength: 4 }, { packLength: 4 }, { packLength: 4 }, { packLength: 4 }, { typeByte: 206, lengthByte: 252, realType: 'STRING', maxLength: 1020 }, { fsp: 0 }, { fsp: 0 }, { fsp: 0 }],
+    columnMetadata: [
+      {},
+      {},
+      {},
+      {},
+      {},
+      { packLength: 4 },
+      { packLength: 8 },
+      { precision: 10, scale: 3 },
+      {},
+      { fsp: 3 },
+      { fsp: 6 },
+      { fsp: 2 },
+      {},
+      { bitsInLastByte: 5, wholeBytes: 1, bits: 13 },
+      { typeByte: 247, lengthByte: 1, realType: 'ENUM', maxLength: 1 },
+      { typeByte: 248, lengthByte: 1, realType: 'SET', maxLength: 1 },
+      { typeByte: 254, lengthByte: 40, realType: 'STRING', maxLength: 40 },
+      { typeByte: 254, lengthByte: 4, realType: 'STRING', maxLength: 4 },
+      { maxLength: 300 },
+      { maxLength: 20 },
+      { packLength: 1 },
+      { packLength: 2 },
+      { packLength: 3 },
+      { packLength: 4 },
+      { packLength: 1 },
+      { packLength: 2 },
+      { packLength: 3 },
+      { packLength: 4 },
+      { packLength: 4 },
+      { packLength: 4 },
+      { packLength: 4 },
+      { packLength: 4 },
+      { typeByte: 206, lengthByte: 252, realType: 'STRING', maxLength: 1020 },
+      { fsp: 0 },
+      { fsp: 0 },
+      { fsp: 0 },
+    ],
     nullable: [false, true, true, false, ...new Array<boolean>(32).fill(true)],
     optionalMetadata: [
-      { code: 'SIGNEDNESS', unsigned: [false, true, false, true, false, false, false, true, true, false, false, false, false, false, false, false] },
-      { code: 'DEFAULT_CHARSET', defaultCollation: 63, exceptions: [{ column: 0, collation: 45 }, { column: 2, collation: 8 }, { column: 4, collation: 33 }, { column: 5, collation: 45 }, { column: 6, collation: 45 }, { column: 7, collation: 45 }, { column: 12, collation: 46 }, { column: 16, collation: 45 }] },
+      {
+        code: 'SIGNEDNESS',
+        unsigned: [
+          false,
+          true,
+          false,
+          true,
+          false,
+          false,
+          false,
+          true,
+          true,
+          false,
+          false,
+          false,
+          false,
+          false,
+          false,
+          false,
+        ],
+      },
+      {
+        code: 'DEFAULT_CHARSET',
+        defaultCollation: 63,
+        exceptions: [
+          { column: 0, collation: 45 },
+          { column: 2, collation: 8 },
+          { column: 4, collation: 33 },
+          { column: 5, collation: 45 },
+          { column: 6, collation: 45 },
+          { column: 7, collation: 45 },
+          { column: 12, collation: 46 },
+          { column: 16, collation: 45 },
+        ],
+      },
       { code: 'GEOMETRY_TYPE', geometryTypes: ['GEOMETRY', 'POINT', 'POLYGON'] },
-      { code: 'COLUMN_NAME', names: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z', 'aa', 'ab', 'ac', 'ad', 'ae', 'af', 'ag', 'ah', 'ai', 'aj'] },
+      {
+        code: 'COLUMN_NAME',
+        names: [
+          'a',
+          'b',
+          'c',
+          'd',
+          'e',
+          'f',
+          'g',
+          'h',
+          'i',
+          'j',
+          'k',
+          'l',
+          'm',
+          'n',
+          'o',
+          'p',
+          'q',
+          'r',
+          's',
+          't',
+          'u',
+          'v',
+          'w',
+          'x',
+          'y',
+          'z',
+          'aa',
+          'ab',
+          'ac',
+          'ad',
+          'ae',
+          'af',
+          'ag',
+          'ah',
+          'ai',
+          'aj',
+        ],
+      },
       { code: 'ENUM_AND_SET_COLUMN_CHARSET', collations: [8, 45] },
       { code: 'SET_STR_VALUE', sets: [{ count: 2, names: ['r', 's'] }] },
       { code: 'ENUM_STR_VALUE', enums: [{ count: 3, names: ['x', 'y', 'z'] }] },
@@ -192,7 +394,13 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
 
   it('TABLE_MAP with full optional metadata exactly as a real server wrote it, for every column type', () => {
     const w = writer();
-    const t = w.table({ schema: 'd', name: 't', charset: 'utf8mb4', columns: columnsOf(REAL_COLUMNS), primaryKey: ['d', 'a'] });
+    const t = w.table({
+      schema: 'd',
+      name: 't',
+      charset: 'utf8mb4',
+      columns: columnsOf(REAL_COLUMNS),
+      primaryKey: ['d', 'a'],
+    });
     w.insert(t, [{ a: 2, d: 1, ae: wkbPoint(1, 2) }]).commit();
     const events = decodeBinlog(w.toBytes());
     const map = of(events, 'TABLE_MAP_EVENT')[0]!;
@@ -204,7 +412,15 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
 
   it('one row statement goes into row events of at most binlog_row_event_max_size, STMT_END_F on the last (8, 8, 8, 6 rows, as the server split them)', () => {
     const w = writer();
-    const big = w.table({ schema: 'd', name: 'big', columns: [{ name: 'id', type: 'int' }, { name: 'v', type: 'varchar(2000)' }], primaryKey: 'id' });
+    const big = w.table({
+      schema: 'd',
+      name: 'big',
+      columns: [
+        { name: 'id', type: 'int' },
+        { name: 'v', type: 'varchar(2000)' },
+      ],
+      primaryKey: 'id',
+    });
     const rows = Array.from({ length: 30 }, (_, i) => ({ id: i + 1, v: 'x'.repeat(1000) }));
     w.insert(big, rows, { statement: "INSERT INTO big SELECT seq, REPEAT('x', 1000) FROM seq_1_to_30" }).commit();
     const events = decodeBinlog(w.toBytes());
@@ -213,13 +429,35 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
     expect(writes.map((e) => e.header.eventSize)).toEqual([8089, 8089, 8089, 6075]);
     expect(writes.map((e) => e.flags)).toEqual([0, 0, 0, 1]);
     expect(writes.flatMap((e) => e.rows.map((r) => r.after))).toEqual(rows);
-    expect(events.map((e) => e.type).filter((t) => t === 'TABLE_MAP_EVENT' || t === 'ANNOTATE_ROWS_EVENT')).toEqual(['ANNOTATE_ROWS_EVENT', 'TABLE_MAP_EVENT']);
+    expect(events.map((e) => e.type).filter((t) => t === 'TABLE_MAP_EVENT' || t === 'ANNOTATE_ROWS_EVENT')).toEqual([
+      'ANNOTATE_ROWS_EVENT',
+      'TABLE_MAP_EVENT',
+    ]);
     // A row larger than the limit gets an event of its own; the rows after it start the next one.
     const huge = writer();
-    const doc = huge.table({ schema: 'd', name: 'doc', columns: [{ name: 'id', type: 'int' }, { name: 't', type: 'mediumtext' }], primaryKey: 'id' });
-    huge.insert(doc, [20_000, 9_000, 30, 30, 8_150, 30].map((n, i) => ({ id: i, t: 'z'.repeat(n) }))).commit();
+    const doc = huge.table({
+      schema: 'd',
+      name: 'doc',
+      columns: [
+        { name: 'id', type: 'int' },
+        { name: 't', type: 'mediumtext' },
+      ],
+      primaryKey: 'id',
+    });
+    huge
+      .insert(
+        doc,
+        [20_000, 9_000, 30, 30, 8_150, 30].map((n, i) => ({ id: i, t: 'z'.repeat(n) })),
+      )
+      .commit();
     const split = of(decodeBinlog(huge.toBytes()), 'WRITE_ROWS_EVENT_V1');
-    expect(split.map((e) => e.rows.map((r) => (r.after!.t as string).length))).toEqual([[20_000], [9_000], [30, 30], [8_150], [30]]);
+    expect(split.map((e) => e.rows.map((r) => (r.after!.t as string).length))).toEqual([
+      [20_000],
+      [9_000],
+      [30, 30],
+      [8_150],
+      [30],
+    ]);
   });
 });
 
@@ -231,7 +469,11 @@ const EVERY: TableDef = {
   name: 'every',
   // The replay test's columns, and two spellings it does not use: BOOLEAN (TINYINT(1)) and NUMERIC(4).
   columns: EVERY_TYPE_COLUMNS.flatMap((c) =>
-    c.name === 'biu' ? [c, { name: 'bool', type: 'boolean' }] : c.name === 'money' ? [c, { name: 'int_dec', type: 'numeric(4)' }] : [c],
+    c.name === 'biu'
+      ? [c, { name: 'bool', type: 'boolean' }]
+      : c.name === 'money'
+        ? [c, { name: 'int_dec', type: 'numeric(4)' }]
+        : [c],
   ),
   primaryKey: 'id',
 };
@@ -284,9 +526,16 @@ const ROW1: RowInput = {
   mb: new Uint8Array(70000).fill(9),
   lb: bytes(),
   j: '{"k": [1, "v", null], "n": 1.5}',
-  g: wkbLine([[0, 0], [1, 1]]),
+  g: wkbLine([
+    [0, 0],
+    [1, 1],
+  ]),
   pt: wkbPoint(-1.5, 2.25),
-  ls: wkbLine([[1, 2], [3, 4], [5, 6]]),
+  ls: wkbLine([
+    [1, 2],
+    [3, 4],
+    [5, 6],
+  ]),
 };
 const ROW2: RowInput = {
   id: 2,
@@ -343,37 +592,111 @@ const ROW2: RowInput = {
 /** Every column but the key NULL. */
 const ROW3: RowInput = { id: 3 };
 
-const full = (t: { columns: readonly { name: string }[] }, r: RowInput): Row => Object.fromEntries(t.columns.map((c) => [c.name, r[c.name] ?? null]));
+const full = (t: { columns: readonly { name: string }[] }, r: RowInput): Row =>
+  Object.fromEntries(t.columns.map((c) => [c.name, r[c.name] ?? null]));
 
 describe('builder → decoder gives back the rows and statements given', () => {
   const table = describeTable(EVERY);
-  const after1: RowInput = { ...ROW1, ti: 0, dec: '1.000000000000000000000000000000', e: 'medium', s: ['red', 'green', 'blue'], c: null, j: null, pt: wkbPoint(9, 9) };
+  const after1: RowInput = {
+    ...ROW1,
+    ti: 0,
+    dec: '1.000000000000000000000000000000',
+    e: 'medium',
+    s: ['red', 'green', 'blue'],
+    c: null,
+    j: null,
+    pt: wkbPoint(9, 9),
+  };
 
   const w = writer({ serverId: 3 });
   w.createDatabase('shop');
   w.createTable(table);
   w.insert(table, [ROW1, ROW2, ROW3], { statement: 'INSERT INTO every …' });
-  w.update(table, [[ROW1, after1], [ROW3, { ...ROW3, vc: 'now set' }]]);
+  w.update(table, [
+    [ROW1, after1],
+    [ROW3, { ...ROW3, vc: 'now set' }],
+  ]);
   w.commit();
   w.delete(table, [ROW2]).commit();
   const file = w.toBytes();
   const events = decodeBinlog(file);
 
   it('every column type: inserted, updated and deleted rows decode to exactly the values given', () => {
-    expect(plain(of(events, 'WRITE_ROWS_EVENT_V1').flatMap((e) => e.rows))).toEqual(plain([ROW1, ROW2, ROW3].map((r) => ({ after: full(table, r) }))));
+    expect(plain(of(events, 'WRITE_ROWS_EVENT_V1').flatMap((e) => e.rows))).toEqual(
+      plain([ROW1, ROW2, ROW3].map((r) => ({ after: full(table, r) }))),
+    );
     expect(plain(of(events, 'UPDATE_ROWS_EVENT_V1').flatMap((e) => e.rows))).toEqual(
       plain([
         { before: full(table, ROW1), after: full(table, after1) },
         { before: full(table, ROW3), after: full(table, { ...ROW3, vc: 'now set' }) },
       ]),
     );
-    expect(plain(of(events, 'DELETE_ROWS_EVENT_V1').flatMap((e) => e.rows))).toEqual(plain([{ before: full(table, ROW2) }]));
+    expect(plain(of(events, 'DELETE_ROWS_EVENT_V1').flatMap((e) => e.rows))).toEqual(
+      plain([{ before: full(table, ROW2) }]),
+    );
   });
 
   it('the TABLE_MAP carries every column type, its metadata and the full optional metadata', () => {
     const map = of(events, 'TABLE_MAP_EVENT')[0]!;
-    expect(map).toMatchObject({ tableId: 1, flags: 1, schemaName: 'shop', tableName: 'every', columnCount: EVERY.columns.length });
-    expect(map.columnTypes).toEqual(['LONG', 'TINY', 'TINY', 'SHORT', 'SHORT', 'INT24', 'INT24', 'LONG', 'LONGLONG', 'LONGLONG', 'TINY', 'FLOAT', 'DOUBLE', 'NEWDECIMAL', 'NEWDECIMAL', 'NEWDECIMAL', 'DATE', 'TIME2', 'TIME2', 'TIME2', 'DATETIME2', 'DATETIME2', 'TIMESTAMP2', 'TIMESTAMP2', 'YEAR', 'BIT', 'BIT', 'BIT', 'STRING', 'STRING', 'STRING', 'STRING', 'STRING', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'BLOB', 'GEOMETRY', 'GEOMETRY', 'GEOMETRY']);
+    expect(map).toMatchObject({
+      tableId: 1,
+      flags: 1,
+      schemaName: 'shop',
+      tableName: 'every',
+      columnCount: EVERY.columns.length,
+    });
+    expect(map.columnTypes).toEqual([
+      'LONG',
+      'TINY',
+      'TINY',
+      'SHORT',
+      'SHORT',
+      'INT24',
+      'INT24',
+      'LONG',
+      'LONGLONG',
+      'LONGLONG',
+      'TINY',
+      'FLOAT',
+      'DOUBLE',
+      'NEWDECIMAL',
+      'NEWDECIMAL',
+      'NEWDECIMAL',
+      'DATE',
+      'TIME2',
+      'TIME2',
+      'TIME2',
+      'DATETIME2',
+      'DATETIME2',
+      'TIMESTAMP2',
+      'TIMESTAMP2',
+      'YEAR',
+      'BIT',
+      'BIT',
+      'BIT',
+      'STRING',
+      'STRING',
+      'STRING',
+      'STRING',
+      'STRING',
+      'VARCHAR',
+      'VARCHAR',
+      'VARCHAR',
+      'VARCHAR',
+      'VARCHAR',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'BLOB',
+      'GEOMETRY',
+      'GEOMETRY',
+      'GEOMETRY',
+    ]);
     const meta = Object.fromEntries(EVERY.columns.map((c, i) => [c.name, map.columnMetadata![i]]));
     expect(meta).toMatchObject({
       f: { packLength: 4 },
@@ -406,41 +729,111 @@ describe('builder → decoder gives back the rows and statements given', () => {
     });
     expect(map.nullable).toEqual(EVERY.columns.map((c) => c.name !== 'id'));
     const entries = Object.fromEntries(map.optionalMetadata.map((e) => [e.code, e]));
-    expect(map.optionalMetadata.map((e) => e.code)).toEqual(['SIGNEDNESS', 'COLUMN_CHARSET', 'GEOMETRY_TYPE', 'COLUMN_NAME', 'ENUM_AND_SET_DEFAULT_CHARSET', 'SET_STR_VALUE', 'ENUM_STR_VALUE', 'SIMPLE_PRIMARY_KEY']);
+    expect(map.optionalMetadata.map((e) => e.code)).toEqual([
+      'SIGNEDNESS',
+      'COLUMN_CHARSET',
+      'GEOMETRY_TYPE',
+      'COLUMN_NAME',
+      'ENUM_AND_SET_DEFAULT_CHARSET',
+      'SET_STR_VALUE',
+      'ENUM_STR_VALUE',
+      'SIMPLE_PRIMARY_KEY',
+    ]);
     // Numeric columns: id … int_dec (16) and YEAR, which is always UNSIGNED.
-    expect(entries.SIGNEDNESS).toEqual({ code: 'SIGNEDNESS', unsigned: [true, false, true, false, true, false, true, false, false, true, false, false, false, false, true, false, true, ...new Array<boolean>(7).fill(false)] });
+    expect(entries.SIGNEDNESS).toEqual({
+      code: 'SIGNEDNESS',
+      unsigned: [
+        true,
+        false,
+        true,
+        false,
+        true,
+        false,
+        true,
+        false,
+        false,
+        true,
+        false,
+        false,
+        false,
+        false,
+        true,
+        false,
+        true,
+        ...new Array<boolean>(7).fill(false),
+      ],
+    });
     // The 20 character columns, 9 of them binary (63): listing each (20 bytes) is shorter than the most used
     // collation and 11 exceptions (23), by the server's reckoning.
-    expect(entries.COLUMN_CHARSET).toEqual({ code: 'COLUMN_CHARSET', collations: [45, 45, 63, 8, 63, 33, 11, 54, 45, 224, 45, 46, 63, 63, 63, 63, 46, 63, 63, 63] });
-    expect(entries.GEOMETRY_TYPE).toEqual({ code: 'GEOMETRY_TYPE', geometryTypes: ['GEOMETRY', 'POINT', 'LINESTRING'] });
+    expect(entries.COLUMN_CHARSET).toEqual({
+      code: 'COLUMN_CHARSET',
+      collations: [45, 45, 63, 8, 63, 33, 11, 54, 45, 224, 45, 46, 63, 63, 63, 63, 46, 63, 63, 63],
+    });
+    expect(entries.GEOMETRY_TYPE).toEqual({
+      code: 'GEOMETRY_TYPE',
+      geometryTypes: ['GEOMETRY', 'POINT', 'LINESTRING'],
+    });
     expect(entries.COLUMN_NAME).toEqual({ code: 'COLUMN_NAME', names: EVERY.columns.map((c) => c.name) });
-    expect(entries.ENUM_AND_SET_DEFAULT_CHARSET).toEqual({ code: 'ENUM_AND_SET_DEFAULT_CHARSET', defaultCollation: 45, exceptions: [] });
-    expect(entries.SET_STR_VALUE).toEqual({ code: 'SET_STR_VALUE', sets: [{ count: 3, names: ['red', 'green', 'blue'] }] });
-    expect(entries.ENUM_STR_VALUE).toEqual({ code: 'ENUM_STR_VALUE', enums: [{ count: 3, names: ['small', 'medium', 'large'] }] });
+    expect(entries.ENUM_AND_SET_DEFAULT_CHARSET).toEqual({
+      code: 'ENUM_AND_SET_DEFAULT_CHARSET',
+      defaultCollation: 45,
+      exceptions: [],
+    });
+    expect(entries.SET_STR_VALUE).toEqual({
+      code: 'SET_STR_VALUE',
+      sets: [{ count: 3, names: ['red', 'green', 'blue'] }],
+    });
+    expect(entries.ENUM_STR_VALUE).toEqual({
+      code: 'ENUM_STR_VALUE',
+      enums: [{ count: 3, names: ['small', 'medium', 'large'] }],
+    });
     expect(entries.SIMPLE_PRIMARY_KEY).toEqual({ code: 'SIMPLE_PRIMARY_KEY', columns: [0] });
   });
 
   it('statements and event groups: GTIDs, QUERY text and schema, XIDs, server id, positions and checksums', () => {
     expect(events.map((e) => e.type)).toEqual([
-      'FORMAT_DESCRIPTION_EVENT', 'GTID_LIST_EVENT', 'BINLOG_CHECKPOINT_EVENT',
-      'GTID_EVENT', 'QUERY_EVENT',
-      'GTID_EVENT', 'QUERY_EVENT',
+      'FORMAT_DESCRIPTION_EVENT',
+      'GTID_LIST_EVENT',
+      'BINLOG_CHECKPOINT_EVENT',
+      'GTID_EVENT',
+      'QUERY_EVENT',
+      'GTID_EVENT',
+      'QUERY_EVENT',
       // Rows with 70 000- and 100 000-byte blobs each get a row event of their own.
-      'GTID_EVENT', 'ANNOTATE_ROWS_EVENT', 'TABLE_MAP_EVENT', 'WRITE_ROWS_EVENT_V1', 'WRITE_ROWS_EVENT_V1', 'WRITE_ROWS_EVENT_V1', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'XID_EVENT',
-      'GTID_EVENT', 'TABLE_MAP_EVENT', 'DELETE_ROWS_EVENT_V1', 'XID_EVENT',
+      'GTID_EVENT',
+      'ANNOTATE_ROWS_EVENT',
+      'TABLE_MAP_EVENT',
+      'WRITE_ROWS_EVENT_V1',
+      'WRITE_ROWS_EVENT_V1',
+      'WRITE_ROWS_EVENT_V1',
+      'TABLE_MAP_EVENT',
+      'UPDATE_ROWS_EVENT_V1',
+      'UPDATE_ROWS_EVENT_V1',
+      'XID_EVENT',
+      'GTID_EVENT',
+      'TABLE_MAP_EVENT',
+      'DELETE_ROWS_EVENT_V1',
+      'XID_EVENT',
     ]);
     const queries = of(events, 'QUERY_EVENT');
     expect(queries.map((q) => [q.schema, q.query, q.header.flags])).toEqual([
       ['shop', 'CREATE DATABASE `shop`', 8],
       ['shop', createTableSql(table), 0],
     ]);
-    expect(queries[1]!.query).toMatch(/^CREATE TABLE `shop`\.`every` \(\n {2}`id` INT UNSIGNED NOT NULL,\n {2}`ti` TINYINT NULL,/);
+    expect(queries[1]!.query).toMatch(
+      /^CREATE TABLE `shop`\.`every` \(\n {2}`id` INT UNSIGNED NOT NULL,\n {2}`ti` TINYINT NULL,/,
+    );
     expect(queries.map((q) => (q.statusVars ?? []).map((v) => v.code))).toEqual([
       ['Q_FLAGS2_CODE', 'Q_SQL_MODE_CODE', 'Q_CATALOG_NZ_CODE', 'Q_CHARSET_CODE'],
       ['Q_FLAGS2_CODE', 'Q_SQL_MODE_CODE', 'Q_CATALOG_NZ_CODE', 'Q_CHARSET_CODE', 'Q_XID'],
     ]);
     const gtids = of(events, 'GTID_EVENT');
-    expect(gtids.map((g) => [g.seqNo, g.domainId, g.flags])).toEqual([[1n, 0, 41], [2n, 0, 41], [3n, 0, 12], [4n, 0, 12]]);
+    expect(gtids.map((g) => [g.seqNo, g.domainId, g.flags])).toEqual([
+      [1n, 0, 41],
+      [2n, 0, 41],
+      [3n, 0, 12],
+      [4n, 0, 12],
+    ]);
     expect(of(events, 'XID_EVENT').map((x) => x.xid)).toEqual([2n, 3n]); // 1 went to CREATE TABLE's Q_XID
     expect(events.every((e) => e.header.serverId === 3 && e.header.timestamp === T0)).toBe(true);
     // Positions chain: each logPos is the next event's start; every CRC32 checked while decoding.
@@ -456,7 +849,15 @@ describe('builder → decoder gives back the rows and statements given', () => {
 
   it('statements: DDL alone in its group (implicit commit first), DML joins the transaction or commits by itself', () => {
     const w2 = writer();
-    const t = w2.table({ schema: 'app', name: 'kv', columns: [{ name: 'k', type: 'int' }, { name: 'v', type: 'text' }], primaryKey: 'k' });
+    const t = w2.table({
+      schema: 'app',
+      name: 'kv',
+      columns: [
+        { name: 'k', type: 'int' },
+        { name: 'v', type: 'text' },
+      ],
+      primaryKey: 'k',
+    });
     w2.query("INSERT INTO kv VALUES (1, 'a')", { schema: 'app' }); // autocommit
     w2.begin();
     w2.query("UPDATE kv SET v = 'b'", { schema: 'app' });
@@ -464,7 +865,11 @@ describe('builder → decoder gives back the rows and statements given', () => {
     w2.query('ALTER TABLE kv ADD COLUMN w INT', { schema: 'app' }); // commits first
     w2.query('/* hint */ DROP TABLE kv', { schema: 'app' });
     const ev = decodeBinlog(w2.toBytes()).slice(3);
-    const summary = (e: BinlogEvent & Record<string, unknown>) => [e.type, e.query ?? (e.seqNo !== undefined ? Number(e.seqNo) : ''), e.type === 'GTID_EVENT' ? e.flags : ''];
+    const summary = (e: BinlogEvent & Record<string, unknown>) => [
+      e.type,
+      e.query ?? (e.seqNo !== undefined ? Number(e.seqNo) : ''),
+      e.type === 'GTID_EVENT' ? e.flags : '',
+    ];
     expect(ev.map((e) => summary(e as BinlogEvent & Record<string, unknown>))).toEqual([
       ['GTID_EVENT', 1, 12],
       ['QUERY_EVENT', "INSERT INTO kv VALUES (1, 'a')", ''],
@@ -483,22 +888,36 @@ describe('builder → decoder gives back the rows and statements given', () => {
 
   it('non-transactional tables: GTID without FL_TRANSACTIONAL, QUERY COMMIT instead of XID', () => {
     const w2 = writer();
-    const t = w2.table({ schema: 'app', name: 'log', engine: 'MyISAM', columns: [{ name: 'msg', type: 'varchar(20)' }] });
+    const t = w2.table({
+      schema: 'app',
+      name: 'log',
+      engine: 'MyISAM',
+      columns: [{ name: 'msg', type: 'varchar(20)' }],
+    });
     w2.insert(t, [{ msg: 'hi' }]).commit();
     const ev = decodeBinlog(w2.toBytes()).slice(3);
     expect(ev.map((e) => e.type)).toEqual(['GTID_EVENT', 'TABLE_MAP_EVENT', 'WRITE_ROWS_EVENT_V1', 'QUERY_EVENT']);
     expect(ev[0]).toMatchObject({ flags: 8 });
     expect(ev[3]).toMatchObject({ query: 'COMMIT', schema: 'app', header: { flags: 8 } });
     // No primary key: no SIMPLE_PRIMARY_KEY; no numeric column: no SIGNEDNESS.
-    expect((ev[1] as Of<'TABLE_MAP_EVENT'>).optionalMetadata.map((e) => e.code)).toEqual(['DEFAULT_CHARSET', 'COLUMN_NAME']);
+    expect((ev[1] as Of<'TABLE_MAP_EVENT'>).optionalMetadata.map((e) => e.code)).toEqual([
+      'DEFAULT_CHARSET',
+      'COLUMN_NAME',
+    ]);
   });
 
   it('gtid(): domain, server id, sequence number and group-commit id of the next group; the count goes on from it', () => {
     const w2 = writer({ domainId: 1 });
     const t = w2.table({ schema: 'a', name: 'b', columns: [{ name: 'x', type: 'int' }] });
-    w2.gtid({ domainId: 5, serverId: 9, seqNo: 100 }).insert(t, [{ x: 1 }]).commit();
-    w2.gtid({ commitId: 77 }).insert(t, [{ x: 2 }]).commit();
-    w2.begin({ seqNo: 500n }).insert(t, [{ x: 3 }]).commit();
+    w2.gtid({ domainId: 5, serverId: 9, seqNo: 100 })
+      .insert(t, [{ x: 1 }])
+      .commit();
+    w2.gtid({ commitId: 77 })
+      .insert(t, [{ x: 2 }])
+      .commit();
+    w2.begin({ seqNo: 500n })
+      .insert(t, [{ x: 3 }])
+      .commit();
     const ev = decodeBinlog(w2.toBytes());
     expect(of(ev, 'GTID_EVENT').map((g) => [g.header.serverId, g.domainId, g.seqNo, g.flags, g.commitId])).toEqual([
       [9, 5, 100n, 12, undefined],
@@ -512,17 +931,36 @@ describe('builder → decoder gives back the rows and statements given', () => {
   it('binlog_row_metadata MINIMAL and NO_LOG: less optional metadata, columns known as @1, @2 …', () => {
     for (const rowMetadata of ['MINIMAL', 'NO_LOG'] as const) {
       const w2 = writer({ rowMetadata });
-      const kv = w2.table({ schema: 's', name: 'kv', columns: [{ name: 'k', type: 'int unsigned' }, { name: 'v', type: 'varchar(9)', charset: 'latin1' }, { name: 'e', type: "enum('a','b')" }] });
+      const kv = w2.table({
+        schema: 's',
+        name: 'kv',
+        columns: [
+          { name: 'k', type: 'int unsigned' },
+          { name: 'v', type: 'varchar(9)', charset: 'latin1' },
+          { name: 'e', type: "enum('a','b')" },
+        ],
+      });
       w2.insert(kv, [{ k: 4294967295, v: 'café', e: 'b' }]).commit();
       w2.insert(table, [ROW1]).commit();
       const bytes = w2.toBytes();
       const events = decodeBinlog(bytes, { columnHints: w2.columnHints });
       expect(of(events, 'TABLE_MAP_EVENT').map((m) => m.optionalMetadata.map((e) => e.code))).toEqual(
-        rowMetadata === 'MINIMAL' ? [['SIGNEDNESS', 'DEFAULT_CHARSET'], ['SIGNEDNESS', 'COLUMN_CHARSET', 'GEOMETRY_TYPE']] : [[], []],
+        rowMetadata === 'MINIMAL'
+          ? [
+              ['SIGNEDNESS', 'DEFAULT_CHARSET'],
+              ['SIGNEDNESS', 'COLUMN_CHARSET', 'GEOMETRY_TYPE'],
+            ]
+          : [[], []],
       );
       // Without ENUM_STR_VALUE an ENUM decodes to its index.
-      expect(of(events, 'WRITE_ROWS_EVENT_V1')[0]!.rows[0]!.after).toEqual({ '@1': 4294967295, '@2': 'café', '@3': rowMetadata === 'MINIMAL' ? 2 : 2 });
-      const every = of(events, 'WRITE_ROWS_EVENT_V1').slice(1).flatMap((x) => x.rows.map((r) => r.after!));
+      expect(of(events, 'WRITE_ROWS_EVENT_V1')[0]!.rows[0]!.after).toEqual({
+        '@1': 4294967295,
+        '@2': 'café',
+        '@3': rowMetadata === 'MINIMAL' ? 2 : 2,
+      });
+      const every = of(events, 'WRITE_ROWS_EVENT_V1')
+        .slice(1)
+        .flatMap((x) => x.rows.map((r) => r.after!));
       const row1 = full(table, ROW1);
       expect(every[0]!['@2']).toBe(row1.ti);
       expect(every[0]!['@10']).toBe(row1.biu);
@@ -538,7 +976,10 @@ describe('builder → decoder gives back the rows and statements given', () => {
     const b = w2.table({ schema: 's', name: 't', columns: [{ name: 'x', type: 'bigint' }] });
     expect(w2.tableId(b)).toBe(71);
     w2.insert('s.t', [{ x: 5n }]).commit();
-    expect(of(decodeBinlog(w2.toBytes()), 'TABLE_MAP_EVENT')[0]).toMatchObject({ tableId: 71, columnTypes: ['LONGLONG'] });
+    expect(of(decodeBinlog(w2.toBytes()), 'TABLE_MAP_EVENT')[0]).toMatchObject({
+      tableId: 71,
+      columnTypes: ['LONGLONG'],
+    });
   });
 
   it('rotate() and stop() end the file; event() writes any event', () => {
@@ -565,8 +1006,12 @@ describe('only the events the imitated server writes (events.yaml server:)', () 
     const w = writer();
     const at = w.position;
     const refusal = caught(EncodeError, () => w.event(previousGtids));
-    expect(refusal.message).toMatch(/^PREVIOUS_GTIDS_LOG_EVENT is mysql's: the mariadb server this writer imitates never writes it/);
-    expect(() => w.event({ type: 'START_5_7_ENCRYPTION_EVENT', raw: bytes(1) })).toThrow(/^START_5_7_ENCRYPTION_EVENT is a fork's/);
+    expect(refusal.message).toMatch(
+      /^PREVIOUS_GTIDS_LOG_EVENT is mysql's: the mariadb server this writer imitates never writes it/,
+    );
+    expect(() => w.event({ type: 'START_5_7_ENCRYPTION_EVENT', raw: bytes(1) })).toThrow(
+      /^START_5_7_ENCRYPTION_EVENT is a fork's/,
+    );
     expect(w.position).toBe(at);
   });
   it('writes events of both servers and of MariaDB, and any with foreignEvents', () => {
@@ -575,7 +1020,11 @@ describe('only the events the imitated server writes (events.yaml server:)', () 
     w.event({ type: 'RAND_EVENT', seed1: 1n, seed2: 2n });
     const foreign = writer({ foreignEvents: true });
     foreign.event(previousGtids);
-    expect(decodeBinlog(w.toBytes()).slice(3).map((e) => e.type)).toEqual(['ANNOTATE_ROWS_EVENT', 'RAND_EVENT']);
+    expect(
+      decodeBinlog(w.toBytes())
+        .slice(3)
+        .map((e) => e.type),
+    ).toEqual(['ANNOTATE_ROWS_EVENT', 'RAND_EVENT']);
     expect(decodeBinlog(foreign.toBytes()).at(-1)?.type).toBe('PREVIOUS_GTIDS_LOG_EVENT');
   });
 });
@@ -658,7 +1107,9 @@ describe('values a column cannot hold are refused, naming the table, column and 
     if (column === 'bl') {
       const w = writer();
       w.insert(t, [{ id: 1, bl: 'text' }]).commit();
-      expect(of(decodeBinlog(w.toBytes()), 'WRITE_ROWS_EVENT_V1')[0]!.rows[0]!.after!.bl).toEqual(new TextEncoder().encode('text'));
+      expect(of(decodeBinlog(w.toBytes()), 'WRITE_ROWS_EVENT_V1')[0]!.rows[0]!.after!.bl).toEqual(
+        new TextEncoder().encode('text'),
+      );
       return;
     }
     check(column, value, problem);
@@ -667,19 +1118,42 @@ describe('values a column cannot hold are refused, naming the table, column and 
   it('a row without a NOT NULL column, an unknown column, an UPDATE that is not a pair, the failing image of an UPDATE', () => {
     const w = writer();
     expect(caught(RowValueError, () => w.insert(t, [{ ti: 1 }])).reason).toMatch(/no value for this NOT NULL column/);
-    expect(caught(RowValueError, () => w.insert(t, [{ id: 1, nope: 1 }]))).toMatchObject({ column: 'nope', reason: 'no such column in the table' });
-    expect(caught(RowValueError, () => w.update(t, [{ id: 1 } as never]))).toMatchObject({ row: 0, reason: 'an UPDATE row is a pair [before, after]' });
-    const e = caught(RowValueError, () => w.update(t, [[{ id: 1 }, { id: 1 }], [{ id: 2, y: 3000 }, { id: 2 }]]));
-    expect(e).toMatchObject({ row: 1, image: 'before', column: 'y', value: 3000, schemaPath: 'shop.every[1].before.y' });
-    expect(e.message).toMatch(/^table shop\.every, row 1 \(before image\), column y: year 3000 is out of range \(YEAR\) /);
-    expect(caught(RowValueError, () => w.delete(t, ['x' as never]))).toMatchObject({ reason: "expected a row object, got 'x'" });
+    expect(caught(RowValueError, () => w.insert(t, [{ id: 1, nope: 1 }]))).toMatchObject({
+      column: 'nope',
+      reason: 'no such column in the table',
+    });
+    expect(caught(RowValueError, () => w.update(t, [{ id: 1 } as never]))).toMatchObject({
+      row: 0,
+      reason: 'an UPDATE row is a pair [before, after]',
+    });
+    const e = caught(RowValueError, () =>
+      w.update(t, [
+        [{ id: 1 }, { id: 1 }],
+        [{ id: 2, y: 3000 }, { id: 2 }],
+      ]),
+    );
+    expect(e).toMatchObject({
+      row: 1,
+      image: 'before',
+      column: 'y',
+      value: 3000,
+      schemaPath: 'shop.every[1].before.y',
+    });
+    expect(e.message).toMatch(
+      /^table shop\.every, row 1 \(before image\), column y: year 3000 is out of range \(YEAR\) /,
+    );
+    expect(caught(RowValueError, () => w.delete(t, ['x' as never]))).toMatchObject({
+      reason: "expected a row object, got 'x'",
+    });
     // A refused row ends its statement: the writer goes on.
     w.commit();
     w.insert(t, [{ id: 9 }]).commit();
-    expect(of(decodeBinlog(w.toBytes()), 'WRITE_ROWS_EVENT_V1').map((x) => x.rows.map((r) => r.after!.id))).toEqual([[9]]);
+    expect(of(decodeBinlog(w.toBytes()), 'WRITE_ROWS_EVENT_V1').map((x) => x.rows.map((r) => r.after!.id))).toEqual([
+      [9],
+    ]);
   });
 
-  it("a first row that a cell writer refuses writes nothing: no GTID, TABLE_MAP or open transaction", () => {
+  it('a first row that a cell writer refuses writes nothing: no GTID, TABLE_MAP or open transaction', () => {
     const w = writer();
     const at = w.position;
     expect(caught(RowValueError, () => w.insert(t, [{ id: 1, ti: 128 }])).value).toBe(128);
@@ -688,14 +1162,27 @@ describe('values a column cannot hold are refused, naming the table, column and 
 
   it('a column default fills what a row leaves out', () => {
     const w = writer();
-    const d = w.table({ schema: 's', name: 'd', columns: [{ name: 'a', type: 'int not null', default: 7 }, { name: 'b', type: 'varchar(3)', default: 'zz' }] });
+    const d = w.table({
+      schema: 's',
+      name: 'd',
+      columns: [
+        { name: 'a', type: 'int not null', default: 7 },
+        { name: 'b', type: 'varchar(3)', default: 'zz' },
+      ],
+    });
     w.insert(d, [{}, { a: 1, b: null }]).commit();
-    expect(of(decodeBinlog(w.toBytes()), 'WRITE_ROWS_EVENT_V1')[0]!.rows.map((r) => r.after)).toEqual([{ a: 7, b: 'zz' }, { a: 1, b: null }]);
+    expect(of(decodeBinlog(w.toBytes()), 'WRITE_ROWS_EVENT_V1')[0]!.rows.map((r) => r.after)).toEqual([
+      { a: 7, b: 'zz' },
+      { a: 1, b: null },
+    ]);
   });
 });
 
 describe('table definitions MariaDB would refuse are refused', () => {
-  const def = (columns: ColumnDef[], extra: Partial<TableDef> = {}) => () => describeTable({ schema: 's', name: 't', columns, ...extra });
+  const def =
+    (columns: ColumnDef[], extra: Partial<TableDef> = {}) =>
+    () =>
+      describeTable({ schema: 's', name: 't', columns, ...extra });
   it.each([
     [[{ name: 'a', type: 'integr' }], {}, /^unknown SQL type 'integr'$/],
     [[{ name: 'a', type: 'varchar' }], {}, /VARCHAR needs a length/],
@@ -715,7 +1202,14 @@ describe('table definitions MariaDB would refuse are refused', () => {
     [[{ name: 'a', type: 'text', charset: 'latin1', collation: 'utf8mb4_bin' }], {}, /not of character set latin1/],
     [[{ name: 'a', type: 'text', collation: 'nope_ci' }], {}, /unknown collation 'nope_ci'/],
     [[{ name: 'a', type: 'int frobnicate' }], {}, /unexpected 'frobnicate'/],
-    [[{ name: 'a', type: 'int' }, { name: 'A', type: 'int' }], {}, /^is defined twice$/],
+    [
+      [
+        { name: 'a', type: 'int' },
+        { name: 'A', type: 'int' },
+      ],
+      {},
+      /^is defined twice$/,
+    ],
     [[{ name: 'a', type: 'int' }], { primaryKey: 'b' }, /the primary key names 'b'/],
     [[{ name: 'a', type: 'blob' }], { primaryKey: 'a' }, /BLOB column cannot be a whole primary key part/],
     [[{ name: 'a', type: 'int', nullable: true }], { primaryKey: 'a' }, /primary key column cannot be NULL/],
@@ -802,12 +1296,37 @@ describe('writer state', () => {
 // ---- streaming --------------------------------------------------------------------------------------------------
 
 describe('streamed: writeBinlog, writeBinlogFile, a sink', () => {
-  const kv: TableDef = { schema: 'big', name: 'kv', columns: [{ name: 'k', type: 'bigint unsigned' }, { name: 'v', type: 'varchar(64)' }], primaryKey: 'k' };
+  const kv: TableDef = {
+    schema: 'big',
+    name: 'kv',
+    columns: [
+      { name: 'k', type: 'bigint unsigned' },
+      { name: 'v', type: 'varchar(64)' },
+    ],
+    primaryKey: 'k',
+  };
   const ops = (): BinlogOp[] => [
     { op: 'createDatabase', name: 'big' },
     { op: 'createTable', table: kv },
-    { op: 'insert', table: kv, rows: [{ k: 1n, v: 'one' }, { k: 2n, v: 'two' }], statement: 'INSERT …' },
-    { op: 'update', table: 'big.kv', rows: [[{ k: 1n, v: 'one' }, { k: 1n, v: 'uno' }]] },
+    {
+      op: 'insert',
+      table: kv,
+      rows: [
+        { k: 1n, v: 'one' },
+        { k: 2n, v: 'two' },
+      ],
+      statement: 'INSERT …',
+    },
+    {
+      op: 'update',
+      table: 'big.kv',
+      rows: [
+        [
+          { k: 1n, v: 'one' },
+          { k: 1n, v: 'uno' },
+        ],
+      ],
+    },
     { op: 'commit' },
     { op: 'gtid', seqNo: 10 },
     { op: 'timestamp', timestamp: T0 + 5 },
@@ -892,7 +1411,8 @@ describe('streamed: writeBinlog, writeBinlogFile, a sink', () => {
   });
 });
 
-// ---- properties ------------------------------------------------------------------------------------------------------
+// ---- properties
+// ------------------------------------------------------------------------------------------------------
 
 /** A column of a random type with random parameters, and an arbitrary of its values in the decoder's forms. */
 interface ColGen {
@@ -905,32 +1425,60 @@ const pad = (n: number, w: number) => String(n).padStart(w, '0');
 const digits = (max: number) => fc.array(fc.integer({ min: 0, max: 9 }), { maxLength: max }).map((d) => d.join(''));
 const daysIn = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
 const dateArb = fc
-  .record({ y: fc.integer({ min: 0, max: 9999 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 31 }) })
+  .record({
+    y: fc.integer({ min: 0, max: 9999 }),
+    m: fc.integer({ min: 1, max: 12 }),
+    d: fc.integer({ min: 1, max: 31 }),
+  })
   .map(({ y, m, d }) => `${pad(y, 4)}-${pad(m, 2)}-${pad(Math.min(d, daysIn(y === 0 ? 2000 : y, m)), 2)}`);
-const frac = (fsp: number) => (fsp ? fc.integer({ min: 0, max: 10 ** fsp - 1 }).map((f) => `.${pad(f, fsp)}`) : fc.constant(''));
-const clock = (maxHour: number) => fc.tuple(fc.integer({ min: 0, max: maxHour }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 })).map(([h, m, s]) => `${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}`);
+const frac = (fsp: number) =>
+  fsp ? fc.integer({ min: 0, max: 10 ** fsp - 1 }).map((f) => `.${pad(f, fsp)}`) : fc.constant('');
+const clock = (maxHour: number) =>
+  fc
+    .tuple(fc.integer({ min: 0, max: maxHour }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
+    .map(([h, m, s]) => `${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}`);
 const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
 const unicode = (maxLength: number) => fc.string({ unit: 'binary', maxLength }).filter(wellFormed);
-const LATIN1 = Array.from({ length: 256 }, (_, b) => decodeText(Uint8Array.of(b), 'latin1')).filter((c): c is string => typeof c === 'string');
+const LATIN1 = Array.from({ length: 256 }, (_, b) => decodeText(Uint8Array.of(b), 'latin1')).filter(
+  (c): c is string => typeof c === 'string',
+);
 const latin1 = (maxLength: number) => fc.string({ unit: fc.constantFrom(...LATIN1), maxLength });
 const member = fc.stringMatching(/^[a-z][a-z0-9_]{0,6}$/);
 const point = fc.tuple(fc.double({ noNaN: true }), fc.double({ noNaN: true })).map(([x, y]) => wkbPoint(x, y));
 
 const textCol = (sqlType: (n: number) => string, maxChars: number): fc.Arbitrary<ColGen> =>
-  fc.tuple(fc.integer({ min: 0, max: maxChars }), fc.constantFrom('utf8mb4' as const, 'latin1' as const)).map(([n, charset]) => ({
-    type: sqlType(n),
-    charset,
-    value: charset === 'utf8mb4' ? unicode(n) : latin1(n),
-  }));
+  fc
+    .tuple(fc.integer({ min: 0, max: maxChars }), fc.constantFrom('utf8mb4' as const, 'latin1' as const))
+    .map(([n, charset]) => ({
+      type: sqlType(n),
+      charset,
+      value: charset === 'utf8mb4' ? unicode(n) : latin1(n),
+    }));
 
 const columnArb: fc.Arbitrary<ColGen> = fc.oneof(
-  fc.tuple(fc.constantFrom(['tinyint', 1], ['smallint', 2], ['mediumint', 3], ['int', 4], ['bigint', 8]), fc.boolean()).map(([[name, bytes], unsigned]) => {
-    const bits = 8 * (bytes as number);
-    const type = `${name}${unsigned ? ' unsigned' : ''}`;
-    if (bits === 64) return { type, value: unsigned ? fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }) : fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }) };
-    return { type, value: unsigned ? fc.integer({ min: 0, max: 2 ** bits - 1 }) : fc.integer({ min: -(2 ** (bits - 1)), max: 2 ** (bits - 1) - 1 }) };
+  fc
+    .tuple(fc.constantFrom(['tinyint', 1], ['smallint', 2], ['mediumint', 3], ['int', 4], ['bigint', 8]), fc.boolean())
+    .map(([[name, bytes], unsigned]) => {
+      const bits = 8 * (bytes as number);
+      const type = `${name}${unsigned ? ' unsigned' : ''}`;
+      if (bits === 64)
+        return {
+          type,
+          value: unsigned
+            ? fc.bigInt({ min: 0n, max: 2n ** 64n - 1n })
+            : fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+        };
+      return {
+        type,
+        value: unsigned
+          ? fc.integer({ min: 0, max: 2 ** bits - 1 })
+          : fc.integer({ min: -(2 ** (bits - 1)), max: 2 ** (bits - 1) - 1 }),
+      };
+    }),
+  fc.constant({
+    type: 'float',
+    value: fc.float({ noNaN: true, noDefaultInfinity: true }).map((f) => shortestFloat32(Math.fround(f))),
   }),
-  fc.constant({ type: 'float', value: fc.float({ noNaN: true, noDefaultInfinity: true }).map((f) => shortestFloat32(Math.fround(f))) }),
   fc.constant({ type: 'double', value: fc.double({ noNaN: true, noDefaultInfinity: true }) }),
   fc
     .integer({ min: 1, max: 65 })
@@ -947,15 +1495,24 @@ const columnArb: fc.Arbitrary<ColGen> = fc.oneof(
   fc.constant({ type: 'date', value: fc.oneof(dateArb, fc.constant('0000-00-00')) }),
   fc.integer({ min: 0, max: 6 }).map((fsp) => ({
     type: `time(${fsp})`,
-    value: fc.tuple(fc.boolean(), clock(838), frac(fsp)).map(([neg, c, f]) => (neg && /[1-9]/.test(c + f) ? '-' : '') + c + f),
+    value: fc
+      .tuple(fc.boolean(), clock(838), frac(fsp))
+      .map(([neg, c, f]) => (neg && /[1-9]/.test(c + f) ? '-' : '') + c + f),
   })),
-  fc.integer({ min: 0, max: 6 }).map((fsp) => ({ type: `datetime(${fsp})`, value: fc.tuple(dateArb, clock(23), frac(fsp)).map(([d, c, f]) => `${d} ${c}${f}`) })),
+  fc.integer({ min: 0, max: 6 }).map((fsp) => ({
+    type: `datetime(${fsp})`,
+    value: fc.tuple(dateArb, clock(23), frac(fsp)).map(([d, c, f]) => `${d} ${c}${f}`),
+  })),
   fc.integer({ min: 0, max: 6 }).map((fsp) => ({
     type: `timestamp(${fsp})`,
-    value: fc.tuple(fc.integer({ min: 1, max: 2 ** 31 - 1 }), frac(fsp)).map(([s, f]) => new Date(s * 1000).toISOString().replace('T', ' ').slice(0, 19) + f),
+    value: fc
+      .tuple(fc.integer({ min: 1, max: 2 ** 31 - 1 }), frac(fsp))
+      .map(([s, f]) => new Date(s * 1000).toISOString().replace('T', ' ').slice(0, 19) + f),
   })),
   fc.constant({ type: 'year', value: fc.oneof(fc.constant(0), fc.integer({ min: 1901, max: 2155 })) }),
-  fc.integer({ min: 1, max: 64 }).map((bits) => ({ type: `bit(${bits})`, value: fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) - 1n }) })),
+  fc
+    .integer({ min: 1, max: 64 })
+    .map((bits) => ({ type: `bit(${bits})`, value: fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) - 1n }) })),
   fc.uniqueArray(member, { minLength: 1, maxLength: 300 }).map((members) => ({
     type: `enum(${members.map((m) => `'${m}'`).join(',')})`,
     value: fc.constantFrom(...members),
@@ -965,30 +1522,45 @@ const columnArb: fc.Arbitrary<ColGen> = fc.oneof(
     value: fc.subarray(members),
   })),
   textCol((n) => `char(${n})`, 255),
-  fc.integer({ min: 0, max: 255 }).map((n) => ({ type: `binary(${n})`, value: fc.uint8Array({ minLength: n, maxLength: n }) })),
+  fc
+    .integer({ min: 0, max: 255 })
+    .map((n) => ({ type: `binary(${n})`, value: fc.uint8Array({ minLength: n, maxLength: n }) })),
   textCol((n) => `varchar(${n})`, 400),
   fc.integer({ min: 0, max: 400 }).map((n) => ({ type: `varbinary(${n})`, value: fc.uint8Array({ maxLength: n }) })),
-  fc.constantFrom(['tinytext', 63], ['text', 300], ['mediumtext', 300], ['longtext', 300]).map(([type, n]) => ({ type: type as string, value: unicode(n as number) })),
-  fc.constantFrom(['tinyblob', 255], ['blob', 400], ['mediumblob', 400], ['longblob', 400]).map(([type, n]) => ({ type: type as string, value: fc.uint8Array({ maxLength: n as number }) })),
+  fc
+    .constantFrom(['tinytext', 63], ['text', 300], ['mediumtext', 300], ['longtext', 300])
+    .map(([type, n]) => ({ type: type as string, value: unicode(n as number) })),
+  fc
+    .constantFrom(['tinyblob', 255], ['blob', 400], ['mediumblob', 400], ['longblob', 400])
+    .map(([type, n]) => ({ type: type as string, value: fc.uint8Array({ maxLength: n as number }) })),
   fc.constant({ type: 'json', value: fc.json({ maxDepth: 2 }).filter(wellFormed) }),
   fc.constantFrom('geometry', 'point').map((type) => ({ type, value: point })),
 );
 
 const tableName = fc.stringMatching(/^[a-z][a-z0-9_]{0,20}$/); // made once: stringMatching is slow to make
-const tableArb = fc.tuple(
-  fc.array(columnArb, { minLength: 1, maxLength: 8 }).chain((gens) =>
-    fc
-      .array(fc.tuple(...gens.map((c) => fc.option(c.value, { nil: null, freq: 6 }))), { minLength: 1, maxLength: 4 })
-      .map((rows) => ({ cols: gens.map(({ type, charset }) => ({ type, charset })), rows })),
-  ),
-  tableName,
-).map(([t, name]) => ({ ...t, name }));
+const tableArb = fc
+  .tuple(
+    fc.array(columnArb, { minLength: 1, maxLength: 8 }).chain((gens) =>
+      fc
+        .array(fc.tuple(...gens.map((c) => fc.option(c.value, { nil: null, freq: 6 }))), {
+          minLength: 1,
+          maxLength: 4,
+        })
+        .map((rows) => ({ cols: gens.map(({ type, charset }) => ({ type, charset })), rows })),
+    ),
+    tableName,
+  )
+  .map(([t, name]) => ({ ...t, name }));
 
 describe('properties', () => {
   it('random tables and rows of every column type: builder → decoder gives back the same rows (insert, update, delete)', () => {
     fc.assert(
       fc.property(tableArb, ({ cols, rows, name }) => {
-        const def: TableDef = { schema: 'prop', name, columns: cols.map((c, i) => ({ name: `c${i}`, type: c.type, ...(c.charset ? { charset: c.charset } : {}) })) };
+        const def: TableDef = {
+          schema: 'prop',
+          name,
+          columns: cols.map((c, i) => ({ name: `c${i}`, type: c.type, ...(c.charset ? { charset: c.charset } : {}) })),
+        };
         const objects = rows.map((r) => Object.fromEntries(r.map((v, i) => [`c${i}`, v])) as Row);
         const w = writer();
         const t = w.createTable(def);
@@ -999,9 +1571,15 @@ describe('properties', () => {
         const bytes = w.toBytes();
         const events = decodeBinlog(bytes);
         expect(of(events, 'TABLE_MAP_EVENT')[0]!.columnTypes.length).toBe(cols.length);
-        expect(plain(of(events, 'WRITE_ROWS_EVENT_V1').flatMap((e) => e.rows.map((r) => r.after)))).toEqual(plain(objects));
-        expect(plain(of(events, 'UPDATE_ROWS_EVENT_V1').flatMap((e) => e.rows))).toEqual(plain(pairs.map(([before, after]) => ({ before, after }))));
-        expect(plain(of(events, 'DELETE_ROWS_EVENT_V1').flatMap((e) => e.rows.map((r) => r.before)))).toEqual(plain(objects));
+        expect(plain(of(events, 'WRITE_ROWS_EVENT_V1').flatMap((e) => e.rows.map((r) => r.after)))).toEqual(
+          plain(objects),
+        );
+        expect(plain(of(events, 'UPDATE_ROWS_EVENT_V1').flatMap((e) => e.rows))).toEqual(
+          plain(pairs.map(([before, after]) => ({ before, after }))),
+        );
+        expect(plain(of(events, 'DELETE_ROWS_EVENT_V1').flatMap((e) => e.rows.map((r) => r.before)))).toEqual(
+          plain(objects),
+        );
         expect(Buffer.compare(Buffer.from(encodeBinlog(events)), Buffer.from(bytes))).toBe(0);
       }),
       { numRuns: 150 },
@@ -1018,22 +1596,63 @@ describe('properties', () => {
     | { op: 'timestamp'; t: number };
 
   const TABLES: TableDef[] = [
-    { schema: 'p', name: 'inno', columns: [{ name: 'id', type: 'int' }, { name: 'v', type: 'varchar(2000)' }], primaryKey: 'id' },
-    { schema: 'p', name: 'isam', engine: 'MyISAM', columns: [{ name: 'n', type: 'bigint' }, { name: 'd', type: 'datetime(3)' }] },
+    {
+      schema: 'p',
+      name: 'inno',
+      columns: [
+        { name: 'id', type: 'int' },
+        { name: 'v', type: 'varchar(2000)' },
+      ],
+      primaryKey: 'id',
+    },
+    {
+      schema: 'p',
+      name: 'isam',
+      engine: 'MyISAM',
+      columns: [
+        { name: 'n', type: 'bigint' },
+        { name: 'd', type: 'datetime(3)' },
+      ],
+    },
   ];
   const rowFor = (table: number): fc.Arbitrary<RowInput> =>
     table === 0
-      ? fc.record({ id: fc.integer(), v: fc.oneof(fc.constant(null), fc.string({ maxLength: 10 }), fc.constant('x'.repeat(1900))) })
-      : fc.record({ n: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), d: fc.constantFrom('2020-01-01 00:00:00.000', null) });
+      ? fc.record({
+          id: fc.integer(),
+          v: fc.oneof(fc.constant(null), fc.string({ maxLength: 10 }), fc.constant('x'.repeat(1900))),
+        })
+      : fc.record({
+          n: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+          d: fc.constantFrom('2020-01-01 00:00:00.000', null),
+        });
   const opArb: fc.Arbitrary<Op> = fc.oneof(
-    fc.constantFrom('CREATE TABLE p.x (a INT)', 'ALTER TABLE p.inno ADD INDEX (v(10))', 'DROP TABLE IF EXISTS p.x').map((sql) => ({ op: 'ddl' as const, sql })),
-    fc.constantFrom("INSERT INTO p.inno VALUES (0, 'q')", 'DELETE FROM p.inno WHERE id < 0').map((sql) => ({ op: 'dml' as const, sql })),
+    fc
+      .constantFrom('CREATE TABLE p.x (a INT)', 'ALTER TABLE p.inno ADD INDEX (v(10))', 'DROP TABLE IF EXISTS p.x')
+      .map((sql) => ({ op: 'ddl' as const, sql })),
+    fc
+      .constantFrom("INSERT INTO p.inno VALUES (0, 'q')", 'DELETE FROM p.inno WHERE id < 0')
+      .map((sql) => ({ op: 'dml' as const, sql })),
     fc.integer({ min: 0, max: 1 }).chain((table) =>
-      fc.record({ op: fc.constantFrom('insert' as const, 'delete' as const), table: fc.constant(table), rows: fc.array(rowFor(table), { maxLength: 12 }), statement: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }) }),
+      fc.record({
+        op: fc.constantFrom('insert' as const, 'delete' as const),
+        table: fc.constant(table),
+        rows: fc.array(rowFor(table), { maxLength: 12 }),
+        statement: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }),
+      }),
     ),
-    fc.integer({ min: 0, max: 1 }).chain((table) => fc.record({ op: fc.constant('update' as const), table: fc.constant(table), rows: fc.array(fc.tuple(rowFor(table), rowFor(table)), { maxLength: 6 }) })),
+    fc.integer({ min: 0, max: 1 }).chain((table) =>
+      fc.record({
+        op: fc.constant('update' as const),
+        table: fc.constant(table),
+        rows: fc.array(fc.tuple(rowFor(table), rowFor(table)), { maxLength: 6 }),
+      }),
+    ),
     fc.constant({ op: 'commit' as const }),
-    fc.record({ op: fc.constant('gtid' as const), seqNo: fc.integer({ min: 1, max: 1e9 }), domainId: fc.integer({ min: 0, max: 3 }) }),
+    fc.record({
+      op: fc.constant('gtid' as const),
+      seqNo: fc.integer({ min: 1, max: 1e9 }),
+      domainId: fc.integer({ min: 0, max: 3 }),
+    }),
     fc.record({ op: fc.constant('timestamp' as const), t: fc.integer({ min: 0, max: 2 ** 32 - 1 }) }),
   );
 
@@ -1084,7 +1703,16 @@ describe('properties', () => {
                 }
                 if (op.op !== 'update' && op.statement !== undefined) expected.push(['ANNOTATE', op.statement, ts]);
                 expected.push(['TABLE_MAP', op.table + 1, ts]);
-                const changes = op.rows.map((r) => (op.op === 'insert' ? { after: full(tables[op.table]!, r as RowInput) } : op.op === 'delete' ? { before: full(tables[op.table]!, r as RowInput) } : { before: full(tables[op.table]!, (r as [RowInput, RowInput])[0]), after: full(tables[op.table]!, (r as [RowInput, RowInput])[1]) }));
+                const changes = op.rows.map((r) =>
+                  op.op === 'insert'
+                    ? { after: full(tables[op.table]!, r as RowInput) }
+                    : op.op === 'delete'
+                      ? { before: full(tables[op.table]!, r as RowInput) }
+                      : {
+                          before: full(tables[op.table]!, (r as [RowInput, RowInput])[0]),
+                          after: full(tables[op.table]!, (r as [RowInput, RowInput])[1]),
+                        },
+                );
                 expected.push([op.op, changes]);
               }
               if (op.op === 'update') w.update(tables[op.table]!, op.rows);
@@ -1113,13 +1741,27 @@ describe('properties', () => {
         const actual: unknown[] = [];
         for (const e of events) {
           const t = e.header.timestamp;
-          if (e.type === 'GTID_EVENT') actual.push(['GTID', Number((e as Of<'GTID_EVENT'>).seqNo), (e as Of<'GTID_EVENT'>).domainId, (e as Of<'GTID_EVENT'>).flags, t]);
+          if (e.type === 'GTID_EVENT')
+            actual.push([
+              'GTID',
+              Number((e as Of<'GTID_EVENT'>).seqNo),
+              (e as Of<'GTID_EVENT'>).domainId,
+              (e as Of<'GTID_EVENT'>).flags,
+              t,
+            ]);
           else if (e.type === 'QUERY_EVENT') actual.push(['QUERY', (e as Of<'QUERY_EVENT'>).query, t]);
           else if (e.type === 'XID_EVENT') actual.push(['XID', Number((e as Of<'XID_EVENT'>).xid), t]);
-          else if (e.type === 'ANNOTATE_ROWS_EVENT') actual.push(['ANNOTATE', (e as Of<'ANNOTATE_ROWS_EVENT'>).query, t]);
+          else if (e.type === 'ANNOTATE_ROWS_EVENT')
+            actual.push(['ANNOTATE', (e as Of<'ANNOTATE_ROWS_EVENT'>).query, t]);
           else if (e.type === 'TABLE_MAP_EVENT') actual.push(['TABLE_MAP', (e as Of<'TABLE_MAP_EVENT'>).tableId, t]);
           else {
-            const kind = ({ WRITE_ROWS_EVENT_V1: 'insert', UPDATE_ROWS_EVENT_V1: 'update', DELETE_ROWS_EVENT_V1: 'delete' } as Record<string, string>)[e.type]!;
+            const kind = (
+              {
+                WRITE_ROWS_EVENT_V1: 'insert',
+                UPDATE_ROWS_EVENT_V1: 'update',
+                DELETE_ROWS_EVENT_V1: 'delete',
+              } as Record<string, string>
+            )[e.type]!;
             const rowsEvent = e as Of<'WRITE_ROWS_EVENT_V1'>;
             const prev = actual.at(-1) as [string, unknown[]] | undefined;
             const continues = prev?.[0] === kind && !(events[events.indexOf(e) - 1] as Of<'WRITE_ROWS_EVENT_V1'>).flags;

@@ -32,11 +32,15 @@ let runs = 0;
 function loads(args: string[]): { code: number | null; files: string[]; packages: string[] } {
   const log = join(tmp, `loaded-${runs++}`);
   writeFileSync(log, '');
-  const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, join(root, 'bin', 'binlog'), ...args], {
-    env: { ...process.env, BINLOG_LOADED: log, NODE_DEBUG: 'module' },
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, join(root, 'bin', 'binlog'), ...args],
+    {
+      env: { ...process.env, BINLOG_LOADED: log, NODE_DEBUG: 'module' },
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    },
+  );
   const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
   const paths = urls.filter((u) => u.startsWith('file:')).map((u) => relative(root, fileURLToPath(u)));
   const inPackages = [...paths, ...[...r.stderr.matchAll(/"([^"]*node_modules[^"]*)"/g)].map((m) => m[1]!)];
@@ -50,11 +54,13 @@ describe('binlog start-up', () => {
     expect(code).toBe(0);
     expect(packages).toEqual([]);
     // The help names what encode assumes without a FORMAT_DESCRIPTION_EVENT: that one sentence of the runtime.
-    expect(files.filter((f) => !f.startsWith('dist/bin/') && f !== 'bin/binlog')).toEqual(['dist/runtime/events/assumed-format.js']);
+    expect(files.filter((f) => !f.startsWith('dist/bin/') && f !== 'bin/binlog')).toEqual([
+      'dist/runtime/events/assumed-format.js',
+    ]);
     expect(files.filter((f) => /^dist\/bin\/(dump|encode|sql|serve|stream|options|remote)\.js$/.test(f))).toEqual([]);
   });
 
-  it("dump FILE loads no package and none of the protocol layer, the replication client, the server, the tools, the builder or the sinks", () => {
+  it('dump FILE loads no package and none of the protocol layer, the replication client, the server, the tools, the builder or the sinks', () => {
     const { code, files, packages } = loads(['dump', sample]);
     expect(code).toBe(0);
     expect(packages).toEqual([]);

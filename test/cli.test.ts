@@ -31,7 +31,9 @@ describe('binlog dump', () => {
   const ok = binlog(['dump', sample]);
 
   it('ends quietly, exit 0, when the reader of its output has gone before it writes', async () => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), 'dump', sample], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), 'dump', sample], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
@@ -65,11 +67,16 @@ describe('binlog dump', () => {
     const both = binlog(['dump', sample, copy]);
     expect(both.code).toBe(0);
     const files = both.lines.map((l) => JSON.parse(l).file);
-    expect(files).toEqual([...Array(ok.lines.length).fill('sample.bin'), ...Array(ok.lines.length).fill('binlog.000002')]);
+    expect(files).toEqual([
+      ...Array(ok.lines.length).fill('sample.bin'),
+      ...Array(ok.lines.length).fill('binlog.000002'),
+    ]);
     // As mariadb-binlog: the start position is in the first file, the stop position in the last.
     const gtids = decodeBinlog(bytes).filter((e) => e.type === 'GTID_EVENT');
     const [from, to] = [gtids[2]!.pos, gtids[4]!.pos];
-    const window = binlog(['dump', `--start-position=${from}`, `--stop-position=${to}`, sample, copy]).lines.map((l) => JSON.parse(l));
+    const window = binlog(['dump', `--start-position=${from}`, `--stop-position=${to}`, sample, copy]).lines.map((l) =>
+      JSON.parse(l),
+    );
     const where = (e: { file: string; pos: number }) => `${e.file}@${e.pos}`;
     const expected = [
       ...ok.lines.map((l) => JSON.parse(l)).filter((e) => e.pos === 4 || e.pos >= from),
@@ -118,7 +125,11 @@ describe('binlog dump', () => {
     const path = file('flipped.bin', bad);
     const strict = binlog(['dump', path]);
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toMatch(new RegExp(`checksum mismatch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \\[offset \\d+, event at ${query.pos} \\(type 2, QUERY_EVENT\\)`));
+    expect(strict.stderr).toMatch(
+      new RegExp(
+        `checksum mismatch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \\[offset \\d+, event at ${query.pos} \\(type 2, QUERY_EVENT\\)`,
+      ),
+    );
     const lax = binlog(['dump', '--no-verify-checksum', path]);
     expect(lax.code).toBe(0);
     expect(lax.lines).toHaveLength(ok.lines.length);
@@ -144,7 +155,11 @@ describe('binlog dump', () => {
     const r = binlog(['dump', '--on-error=skip', file('skip.bin', bad)]);
     expect(r.code).toBe(4);
     expect(r.lines).toHaveLength(events.length);
-    expect(JSON.parse(r.lines[6]!)).toMatchObject({ type: 'UNDECODED_EVENT', header: { typeCode: events[6]!.header.typeCode }, raw: { hex: expect.any(String) } });
+    expect(JSON.parse(r.lines[6]!)).toMatchObject({
+      type: 'UNDECODED_EVENT',
+      header: { typeCode: events[6]!.header.typeCode },
+      raw: { hex: expect.any(String) },
+    });
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`skipped: checksum mismatch`)]);
   });
 
@@ -157,7 +172,10 @@ describe('binlog dump', () => {
     const [insert, update, remove] = [at('GTID_EVENT', 6), at('GTID_EVENT', 8), at('GTID_EVENT', 12)];
     const window = dumped([`--start-position=${events[insert]!.pos}`, `--stop-position=${events[remove]!.pos}`]);
     expect(window.map((e) => e.pos)).toEqual([4, ...events.slice(insert, remove).map((e) => e.pos)]);
-    const inside = dumped([`--start-position=${events[insert + 1]!.pos}`, `--stop-position=${events[remove + 1]!.pos}`]);
+    const inside = dumped([
+      `--start-position=${events[insert + 1]!.pos}`,
+      `--stop-position=${events[remove + 1]!.pos}`,
+    ]);
     expect(inside.map((e) => e.pos)).toEqual([4, ...events.slice(update, remove).map((e) => e.pos)]);
     const t = events[0]!.header.timestamp;
     const iso = new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19);
@@ -165,9 +183,20 @@ describe('binlog dump', () => {
     expect(dumped([`--stop-datetime=${iso}`]).map((e) => e.type)).toEqual([]);
     // notes' one transaction: its GTID, ANNOTATE_ROWS, TABLE_MAP, rows and COMMIT, besides the log's events.
     const notes = dumped(['--table=sample.notes']).filter((e) => e.pos > events[2]!.pos && e.type !== 'ROTATE_EVENT');
-    expect(notes.map((e) => e.query ?? e.tableName ?? e.type)).toEqual(['GTID_EVENT', "INSERT INTO notes VALUES (1, 'myisam')", 'notes', 'WRITE_ROWS_EVENT_V1', 'COMMIT']);
+    expect(notes.map((e) => e.query ?? e.tableName ?? e.type)).toEqual([
+      'GTID_EVENT',
+      "INSERT INTO notes VALUES (1, 'myisam')",
+      'notes',
+      'WRITE_ROWS_EVENT_V1',
+      'COMMIT',
+    ]);
     const other = dumped(['--database=other']);
-    expect(other.map((e) => e.type)).toEqual(['FORMAT_DESCRIPTION_EVENT', 'GTID_LIST_EVENT', 'BINLOG_CHECKPOINT_EVENT', 'ROTATE_EVENT']);
+    expect(other.map((e) => e.type)).toEqual([
+      'FORMAT_DESCRIPTION_EVENT',
+      'GTID_LIST_EVENT',
+      'BINLOG_CHECKPOINT_EVENT',
+      'ROTATE_EVENT',
+    ]);
     expect(binlog(['dump', '--start-position=x', sample]).code).toBe(2);
     expect(binlog(['dump', '--max-transaction-size=lots', sample]).code).toBe(2);
   });
@@ -187,7 +216,11 @@ describe('binlog dump', () => {
     // Lines are redrawn after \r; the last one ends with a newline.
     const last = r.stderr.split('\r').at(-1)!;
     const n = decodeBinlog(bytes).length;
-    expect(last).toMatch(new RegExp(`^${size(2 * bytes.length)} of ${size(2 * bytes.length)} \\(100%\\), ${2 * n} events, [\\d.]+ [kMG]?B/s, in \\d+\\.\\d s *\\n$`));
+    expect(last).toMatch(
+      new RegExp(
+        `^${size(2 * bytes.length)} of ${size(2 * bytes.length)} \\(100%\\), ${2 * n} events, [\\d.]+ [kMG]?B/s, in \\d+\\.\\d s *\\n$`,
+      ),
+    );
     const filtered = binlog(['dump', '--progress', '--table=notes', sample]).stderr.split('\r').at(-1)!;
     expect(filtered).toMatch(new RegExp(`\\(100%\\), ${n} events, 9 written, `));
   });
@@ -198,7 +231,7 @@ describe('binlog dump', () => {
     for (const word of ['dump', '--no-verify-checksum', 'Exit status']) expect(help.stdout).toContain(word);
   });
 
-  it('COMMAND --help shows that command\'s options, not the others\'', () => {
+  it("COMMAND --help shows that command's options, not the others'", () => {
     const help = (c: string) => binlog([c, '--help']);
     const all = binlog(['--help']).stdout;
     expect(help('dump')).toMatchObject({ code: 0, stdout: expect.stringContaining('--follow') });
@@ -230,17 +263,29 @@ describe('what the command says when it cannot go on', () => {
 
   it('an unknown option names the one likely meant; an option without its value, or with one it does not take, says so', () => {
     expect(said(['dump', '--folow', sample])).toEqual([2, 'binlog: unknown option --folow (did you mean --follow?)']);
-    expect(said(['sql', '--rows-onli', sample])).toEqual([2, 'binlog: unknown option --rows-onli (did you mean --rows-only?)']);
+    expect(said(['sql', '--rows-onli', sample])).toEqual([
+      2,
+      'binlog: unknown option --rows-onli (did you mean --rows-only?)',
+    ]);
     expect(said(['dump', '--zzzzzz', sample])).toEqual([2, 'binlog: unknown option --zzzzzz']);
     expect(said(['dump', sample, '--start-position'])).toEqual([2, 'binlog: --start-position needs a value']);
     expect(said(['dump', '--progress=yes', sample])).toEqual([2, 'binlog: --progress takes no value']);
-    expect(said(['dump', '--follow', '-'])).toEqual([2, 'binlog: --follow reads a FILE the server is writing, not standard input']);
+    expect(said(['dump', '--follow', '-'])).toEqual([
+      2,
+      'binlog: --follow reads a FILE the server is writing, not standard input',
+    ]);
   });
 
   it('file errors are said in words, not as Node error codes', () => {
-    expect(said(['dump', join(tmp, 'nope.bin')])).toEqual([3, `binlog: ${join(tmp, 'nope.bin')}: cannot open: no such file`]);
+    expect(said(['dump', join(tmp, 'nope.bin')])).toEqual([
+      3,
+      `binlog: ${join(tmp, 'nope.bin')}: cannot open: no such file`,
+    ]);
     expect(said(['dump', tmp])).toEqual([3, `binlog: ${tmp}: is a directory, not a file`]);
-    expect(said(['encode', '-o', tmp], Buffer.from(''))).toEqual([2, `binlog: -o ${tmp} is a directory: give the binlog file to write`]);
+    expect(said(['encode', '-o', tmp], Buffer.from(''))).toEqual([
+      2,
+      `binlog: -o ${tmp} is a directory: give the binlog file to write`,
+    ]);
   });
 
   it('--format=json writes one array of the lines dump writes, --pretty indented; a cut input still gives a whole array', () => {
@@ -250,42 +295,72 @@ describe('what the command says when it cannot go on', () => {
     const pretty = binlog(['dump', '--format=json', '--pretty', sample]);
     expect(JSON.parse(pretty.stdout)).toEqual(lines);
     expect(pretty.stdout).toContain('\n  "pos": 4,\n');
-    expect(JSON.parse(binlog(['dump', '--format=json', '--stop-position=5', sample]).stdout)).toEqual(lines.slice(0, 1));
+    expect(JSON.parse(binlog(['dump', '--format=json', '--stop-position=5', sample]).stdout)).toEqual(
+      lines.slice(0, 1),
+    );
     const cut = binlog(['dump', '--format=json', '-'], bytes.subarray(0, 1000));
     expect(cut.code).toBe(1);
     const fromStdin = lines.map(({ file: _, ...rest }) => rest); // standard input has no file name
     expect(JSON.parse(cut.stdout)).toEqual(fromStdin.slice(0, 9));
-    expect(said(['dump', '--pretty', sample])).toEqual([2, 'binlog: --pretty is for --format=json: JSON Lines hold each event on one line']);
-    expect(said(['dump', '--format=json', '--follow', sample])).toEqual([2, 'binlog: --format=json writes one array, which --follow would never close: use JSON Lines']);
+    expect(said(['dump', '--pretty', sample])).toEqual([
+      2,
+      'binlog: --pretty is for --format=json: JSON Lines hold each event on one line',
+    ]);
+    expect(said(['dump', '--format=json', '--follow', sample])).toEqual([
+      2,
+      'binlog: --format=json writes one array, which --follow would never close: use JSON Lines',
+    ]);
   });
 
   it('flashback of a file still being written warns as mariadb-binlog does, and its undo binlog goes without the in-use flag', () => {
     const events = decodeBinlog(bytes);
     const fde = events[0]!;
     expect(fde.header.flags! & 1).toBe(0);
-    const inUse = file('in-use.bin', encodeBinlog([{ ...fde, header: { ...fde.header, flags: fde.header.flags! | 1 } }, ...events.slice(1)]));
+    const inUse = file(
+      'in-use.bin',
+      encodeBinlog([{ ...fde, header: { ...fde.header, flags: fde.header.flags! | 1 } }, ...events.slice(1)]),
+    );
     const out = join(tmp, 'in-use-undo.bin');
     const undo = binlog(['flashback', '--table=sample.people', inUse, '-o', out]);
     expect(undo.code).toBe(0);
-    expect(undo.stderr).toBe('binlog: warning: in-use.bin: this binlog is either in use or was not closed properly: the undo covers the changes written so far\n');
+    expect(undo.stderr).toBe(
+      'binlog: warning: in-use.bin: this binlog is either in use or was not closed properly: the undo covers the changes written so far\n',
+    );
     expect(decodeBinlog(readFileSync(out))[0]!.header.flags! & 1).toBe(0);
   });
 
   it('encode and flashback write to standard output given -o -', () => {
     const dump = binlog(['dump', sample]).stdout;
-    const encoded = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'encode', '-o', '-'], { input: dump, maxBuffer: 1 << 28 });
+    const encoded = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'encode', '-o', '-'], {
+      input: dump,
+      maxBuffer: 1 << 28,
+    });
     expect([encoded.status, encoded.stderr.toString(), Buffer.compare(encoded.stdout, bytes)]).toEqual([0, '', 0]);
-    const undo = spawnSync(process.execPath, [join(root, 'bin', 'binlog'), 'flashback', '--table=sample.people', sample, '-o', '-']);
+    const undo = spawnSync(process.execPath, [
+      join(root, 'bin', 'binlog'),
+      'flashback',
+      '--table=sample.people',
+      sample,
+      '-o',
+      '-',
+    ]);
     expect(undo.status).toBe(0);
     const undone = binlog(['flashback', '--table=sample.people', sample, '-o', join(tmp, 'undo.bin')]);
     expect(undone.code).toBe(0);
     expect(Buffer.compare(undo.stdout, readFileSync(join(tmp, 'undo.bin')))).toBe(0);
   });
 
-  it('binlog completion gives a bash script that completes commands and each command\'s flags', () => {
+  it("binlog completion gives a bash script that completes commands and each command's flags", () => {
     const script = binlog(['completion']).stdout;
     const complete = (...words: string[]) => {
-      const r = spawnSync('bash', ['-c', `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _binlog; echo "\${COMPREPLY[@]}"`], { input: script, encoding: 'utf8' });
+      const r = spawnSync(
+        'bash',
+        [
+          '-c',
+          `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _binlog; echo "\${COMPREPLY[@]}"`,
+        ],
+        { input: script, encoding: 'utf8' },
+      );
       return r.stdout.trim().split(' ');
     };
     expect(complete('binlog', 'en')).toEqual(['encode']);
@@ -295,7 +370,14 @@ describe('what the command says when it cannot go on', () => {
     expect(complete('binlog', 'sql', '--pr')).toEqual(['--primary-key-only']);
     expect(complete('binlog', 'sql', '--to-')).toEqual(['--to-last-log']); // sql reads a server too (-R)
     // stream refuses --raw and --result-file: they are not offered.
-    expect(complete('binlog', 'stream', '--r')).toEqual(['--read-from-remote-server', '--reconnect', '--retry-count', '--retry-delay', '--retry-timeout', '--replicas']);
+    expect(complete('binlog', 'stream', '--r')).toEqual([
+      '--read-from-remote-server',
+      '--reconnect',
+      '--retry-count',
+      '--retry-delay',
+      '--retry-timeout',
+      '--replicas',
+    ]);
     // The words after --on-error=, --format= and --payloads=, as bash splits them at the = and without that split.
     expect(complete('binlog', 'dump', '--on-error', '=', 's')).toEqual(['stop', 'skip']);
     expect(complete('binlog', 'dump', '--format', '=')).toEqual(['jsonl', 'json']);
@@ -304,13 +386,17 @@ describe('what the command says when it cannot go on', () => {
   });
 
   it('JSON, gzip data and a bad checksum get a hint of what to do', () => {
-    expect(said(['dump', '-'], Buffer.from('{"type":"QUERY_EVENT"}\n'))[1]).toContain("(JSON text: a dump's lines are made a binlog again by encode)");
+    expect(said(['dump', '-'], Buffer.from('{"type":"QUERY_EVENT"}\n'))[1]).toContain(
+      "(JSON text: a dump's lines are made a binlog again by encode)",
+    );
     expect(said(['dump', '-'], Buffer.from([0x1f, 0x8b, 8, 0, 0, 0]))[1]).toContain('(gzip data: decompress it first)');
     const bad = Uint8Array.from(bytes);
     bad[bad.length - 1]! ^= 1;
     const [code, line] = said(['dump', file('bad-crc.bin', bad)]);
     expect(code).toBe(1);
-    expect(line).toMatch(/checksum mismatch.*\(--no-verify-checksum reads it anyway; dump --on-error=skip keeps it raw and goes on\)/);
+    expect(line).toMatch(
+      /checksum mismatch.*\(--no-verify-checksum reads it anyway; dump --on-error=skip keeps it raw and goes on\)/,
+    );
   });
 });
 
@@ -318,11 +404,25 @@ describe('binlog dump --schema-file', () => {
   // A NO_LOG binlog (no names, signedness or charsets in its TABLE_MAP) and its table's schema, by hand.
   const w = new BinlogWriter({ rowMetadata: 'NO_LOG' });
   // The table was created before the binlog, which has only its rows: the schema file is what says its columns.
-  const t = w.table({ schema: 'app', name: 'users', charset: 'latin1', primaryKey: 'id', columns: [{ name: 'id', type: 'int unsigned' }, { name: 'nick', type: 'varchar(20)', charset: 'utf8mb4' }] });
+  const t = w.table({
+    schema: 'app',
+    name: 'users',
+    charset: 'latin1',
+    primaryKey: 'id',
+    columns: [
+      { name: 'id', type: 'int unsigned' },
+      { name: 'nick', type: 'varchar(20)', charset: 'utf8mb4' },
+    ],
+  });
   w.insert(t, [{ id: 3000000000, nick: 'ünï' }]).commit();
   const noLog = file('users.000001', w.toBytes());
-  const schema = '-- Host: localhost    Database: app\nCREATE TABLE `users` (\n  `id` int(10) unsigned NOT NULL,\n  `nick` varchar(20) CHARACTER SET utf8mb4 DEFAULT NULL,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n';
-  const rows = (r: { lines: string[] }) => r.lines.map((l) => JSON.parse(l)).filter((e) => e.rows).flatMap((e) => e.rows);
+  const schema =
+    '-- Host: localhost    Database: app\nCREATE TABLE `users` (\n  `id` int(10) unsigned NOT NULL,\n  `nick` varchar(20) CHARACTER SET utf8mb4 DEFAULT NULL,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n';
+  const rows = (r: { lines: string[] }) =>
+    r.lines
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.rows)
+      .flatMap((e) => e.rows);
 
   it('gives the rows their names, signedness and text', () => {
     const r = binlog(['dump', '--schema-file', file('app.sql', new TextEncoder().encode(schema)), noLog]);
@@ -334,13 +434,21 @@ describe('binlog dump --schema-file', () => {
 
   it('DB=FILE names the database of a script that has none', () => {
     const bare = file('bare.sql', new TextEncoder().encode(schema.replace(/^-- Host.*\n/, '')));
-    expect(rows(binlog(['dump', '--schema-file', `app=${bare}`, noLog]))).toEqual([{ after: { id: 3000000000, nick: 'ünï' } }]);
+    expect(rows(binlog(['dump', '--schema-file', `app=${bare}`, noLog]))).toEqual([
+      { after: { id: 3000000000, nick: 'ünï' } },
+    ]);
     const none = binlog(['dump', '--schema-file', bare, noLog]);
-    expect([none.code, none.stderr]).toEqual([2, `binlog: --schema-file ${bare}: table users: created before any USE, and no database was given for it (nor named by a dump header)\nRun 'binlog --help' for usage.\n`]);
+    expect([none.code, none.stderr]).toEqual([
+      2,
+      `binlog: --schema-file ${bare}: table users: created before any USE, and no database was given for it (nor named by a dump header)\nRun 'binlog --help' for usage.\n`,
+    ]);
   });
 
   it('a schema of another table is one line naming the column, rows without it and exit 7; one it cannot describe is said, and left out', () => {
-    const other = file('other.sql', new TextEncoder().encode(schema.replace('`nick` varchar(20)', '`nick` varchar(30)')));
+    const other = file(
+      'other.sql',
+      new TextEncoder().encode(schema.replace('`nick` varchar(20)', '`nick` varchar(30)')),
+    );
     const bad = binlog(['dump', '--schema-file', other, noLog]);
     expect(bad.code).toBe(7);
     expect(bad.stderr).toBe(
@@ -350,13 +458,24 @@ describe('binlog dump --schema-file', () => {
     const odd = file('odd.sql', new TextEncoder().encode(schema.replace('`nick` varchar(20)', '`nick` hyperstring')));
     const skipped = binlog(['dump', '--schema-file', odd, noLog]);
     expect(skipped.code).toBe(0);
-    expect(skipped.stderr).toBe(`binlog: --schema-file ${odd}: table app.users, column nick: unknown SQL type 'hyperstring'; its rows are read without a definition.\n`);
+    expect(skipped.stderr).toBe(
+      `binlog: --schema-file ${odd}: table app.users, column nick: unknown SQL type 'hyperstring'; its rows are read without a definition.\n`,
+    );
     expect(Object.keys(rows(skipped)[0].after)).toEqual(['@1', '@2']);
   });
 
   it('a table the binlog creates is read with the definition its CREATE TABLE gives, no schema file needed', () => {
     const w = new BinlogWriter({ rowMetadata: 'NO_LOG' });
-    const created = w.createTable({ schema: 'app', name: 'users', charset: 'latin1', primaryKey: 'id', columns: [{ name: 'id', type: 'int unsigned' }, { name: 'nick', type: 'varchar(20)', charset: 'utf8mb4' }] });
+    const created = w.createTable({
+      schema: 'app',
+      name: 'users',
+      charset: 'latin1',
+      primaryKey: 'id',
+      columns: [
+        { name: 'id', type: 'int unsigned' },
+        { name: 'nick', type: 'varchar(20)', charset: 'utf8mb4' },
+      ],
+    });
     w.insert(created, [{ id: 3000000000, nick: 'ünï' }]).commit();
     const r = binlog(['dump', file('created.000001', w.toBytes())]);
     expect([r.code, r.stderr]).toEqual([0, '']);

@@ -9,12 +9,32 @@ const ROOT = join(import.meta.dirname, '..');
 
 describe('count-format-lines', () => {
   it('counts a schema line unless it is blank, a comment or part of a doc', () => {
-    const yaml = ['# a comment', 'Struct:', '  doc: >', '    two lines', '    of doc', '  fields:', '', '    - doc: one line', '      name: x', '      type: u8'];
+    const yaml = [
+      '# a comment',
+      'Struct:',
+      '  doc: >',
+      '    two lines',
+      '    of doc',
+      '  fields:',
+      '',
+      '    - doc: one line',
+      '      name: x',
+      '      type: u8',
+    ];
     expect(yamlRuleLines(yaml.join('\n'))).toBe(4);
   });
 
   it('counts a TypeScript line holding a token, a template spanning lines on each of them, and no comment', () => {
-    const code = ['/** doc', ' * more */', 'const a = 1; // trailing', '', '/* block */', 'const t = `x', 'y`;', '// alone'];
+    const code = [
+      '/** doc',
+      ' * more */',
+      'const a = 1; // trailing',
+      '',
+      '/* block */',
+      'const t = `x',
+      'y`;',
+      '// alone',
+    ];
     expect(tsCodeLines(code.join('\n'))).toBe(3);
   });
 

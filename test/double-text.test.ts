@@ -51,13 +51,66 @@ function random32(seed: number): () => number {
 describe('writeDouble', () => {
   it('writes the edge cases as String does', () => {
     const cases = [
-      0, -0, 0.1, 0.2, 0.3, 0.1 + 0.2, 1 / 3, 2 / 3, 0.5, 1.5, 123.456, 740.2857142857143, Math.PI, Math.E,
-      5e-324, 1e-323, 2.2250738585072014e-308, 2.225073858507201e-308, 1.7976931348623157e308, 1.7976931348623155e308,
-      1e-7, 1.5e-7, 9.999999999999999e-8, 1e-6, 1.234e-6, 1e21, 1.5e21, 999999999999999900000, 1e20, 123456789012345680000,
-      9007199254740993, 9007199254740992, 9007199254740994, 2 ** 53 + 2, 2 ** 60, 2 ** 64, 2 ** 70, 1e16, 1e17, 1e23, 5e-310,
-      0.30000000000000004, 1.0000000000000002, 0.9999999999999999, 4.35, 2.675, 1.005, 123456.789e-300, 1.2345678901234567e-300,
-      2.5e-300, -2.5e300, 4.9406564584124654e-324, 1.7976931348623157e-308, 8.98846567431158e307, 100, 1e15, 1e-5,
-      NaN, Infinity, -Infinity,
+      0,
+      -0,
+      0.1,
+      0.2,
+      0.3,
+      0.1 + 0.2,
+      1 / 3,
+      2 / 3,
+      0.5,
+      1.5,
+      123.456,
+      740.2857142857143,
+      Math.PI,
+      Math.E,
+      5e-324,
+      1e-323,
+      2.2250738585072014e-308,
+      2.225073858507201e-308,
+      1.7976931348623157e308,
+      1.7976931348623155e308,
+      1e-7,
+      1.5e-7,
+      9.999999999999999e-8,
+      1e-6,
+      1.234e-6,
+      1e21,
+      1.5e21,
+      999999999999999900000,
+      1e20,
+      123456789012345680000,
+      9007199254740993,
+      9007199254740992,
+      9007199254740994,
+      2 ** 53 + 2,
+      2 ** 60,
+      2 ** 64,
+      2 ** 70,
+      1e16,
+      1e17,
+      1e23,
+      5e-310,
+      0.30000000000000004,
+      1.0000000000000002,
+      0.9999999999999999,
+      4.35,
+      2.675,
+      1.005,
+      123456.789e-300,
+      1.2345678901234567e-300,
+      2.5e-300,
+      -2.5e300,
+      4.9406564584124654e-324,
+      1.7976931348623157e-308,
+      8.98846567431158e307,
+      100,
+      1e15,
+      1e-5,
+      NaN,
+      Infinity,
+      -Infinity,
     ];
     expect(mismatches(cases.flatMap((x) => (Number.isFinite(x) && x !== 0 ? around(x) : [x])))).toEqual([]);
     expect(written(-0)).toBe('0');
@@ -66,14 +119,20 @@ describe('writeDouble', () => {
   it('writes every power of two and ten, and their neighbours, as String does', () => {
     const values: number[] = [];
     for (let e = -1074; e <= 1023; e++) values.push(...around(2 ** e));
-    for (let e = -323; e <= 308; e++) values.push(...around(Number(`1e${e}`)), ...around(Number(`5e${e}`)), ...around(Number(`9.999999999999999e${e}`)));
+    for (let e = -323; e <= 308; e++)
+      values.push(
+        ...around(Number(`1e${e}`)),
+        ...around(Number(`5e${e}`)),
+        ...around(Number(`9.999999999999999e${e}`)),
+      );
     expect(mismatches(values)).toEqual([]);
   });
 
   it('writes the subnormals of few digits and 17-digit values as String does', () => {
     const values: number[] = [];
     for (let c = 1; c < 5000; c++) values.push(c * 5e-324);
-    for (let i = 1; i < 2000; i++) values.push(Number(`1.${String(i).padStart(16, '0')}e${(i % 600) - 300}`), i * 1.0000000000000002);
+    for (let i = 1; i < 2000; i++)
+      values.push(Number(`1.${String(i).padStart(16, '0')}e${(i % 600) - 300}`), i * 1.0000000000000002);
     expect(mismatches(values)).toEqual([]);
   });
 
@@ -121,7 +180,16 @@ describe('writeDouble', () => {
   });
 
   it('is what JsonBytes.number writes, its buffer growing to make room', () => {
-    const values = [-1.2345678901234567e-6, 0.1, -1.2345678901234567e-308, 740.2857142857143, 1e21, 2 ** 60, 5e-324, 123];
+    const values = [
+      -1.2345678901234567e-6,
+      0.1,
+      -1.2345678901234567e-308,
+      740.2857142857143,
+      1e21,
+      2 ** 60,
+      5e-324,
+      123,
+    ];
     for (let capacity = 1; capacity < 40; capacity++) {
       const w = new JsonBytes(capacity);
       values.forEach((x, i) => {

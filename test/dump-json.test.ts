@@ -11,7 +11,13 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeBinlog, encodeBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
-import { dumpedEvents, expectSameEventJson, expectSameJson, jsonDisagreement, referenceLine } from './support/dump-json.js';
+import {
+  dumpedEvents,
+  expectSameEventJson,
+  expectSameJson,
+  jsonDisagreement,
+  referenceLine,
+} from './support/dump-json.js';
 import { type DumpReadEvent, writeDumpEvent } from '../runtime/events/event-dump-json.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { crc32 } from 'node:zlib';
@@ -31,13 +37,50 @@ describe('JSON written as bytes', () => {
       `${'long enough for the copy path '.repeat(3)}é 名`,
       `${'long enough, then an escape '.repeat(3)}"\n`,
       `${'long, then a lone surrogate '.repeat(3)}\ud800`,
-      0, -0, 1, -1, 0.1, -1e-7, 1e21, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 1.7976931348623157e308, 5e-324, NaN, Infinity, -Infinity,
-      9, 10, 99999999, 100000000, 2147483647, 2147483648, -2147483648, -2147483649, 4294967295, 100000000 * 21474836 + 99999999, 1e15 + 7, 4503599627370497,
-      10n, -10n, 2147483648n, -100000000000000007n, 9007199254740991n, 9007199254740992n, -9007199254740992n, 18446744073709551615n, -9223372036854775808n,
-      true, false, null,
-      new Uint8Array([0, 1, 0xab, 0xff]), Buffer.from('buffer'), new Uint8Array(0),
+      0,
+      -0,
+      1,
+      -1,
+      0.1,
+      -1e-7,
+      1e21,
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+      2 ** 53,
+      1.7976931348623157e308,
+      5e-324,
+      NaN,
+      Infinity,
+      -Infinity,
+      9,
+      10,
+      99999999,
+      100000000,
+      2147483647,
+      2147483648,
+      -2147483648,
+      -2147483649,
+      4294967295,
+      100000000 * 21474836 + 99999999,
+      1e15 + 7,
+      4503599627370497,
+      10n,
+      -10n,
+      2147483648n,
+      -100000000000000007n,
+      9007199254740991n,
+      9007199254740992n,
+      -9007199254740992n,
+      18446744073709551615n,
+      -9223372036854775808n,
+      true,
+      false,
+      null,
+      new Uint8Array([0, 1, 0xab, 0xff]),
+      Buffer.from('buffer'),
+      new Uint8Array(0),
       [undefined, () => 1, null, [], {}],
-      { a: undefined, b: () => 1, c: 1, '10': 'integer keys first', 'k"\\\n': 'escaped key', 'é': 'non-ASCII key' },
+      { a: undefined, b: () => 1, c: 1, '10': 'integer keys first', 'k"\\\n': 'escaped key', é: 'non-ASCII key' },
       Object.assign(Object.create(null) as object, { x: 1, y: [-0] }),
       { nested: { bytes: new Uint8Array([1]), big: 2n ** 64n, neg: -0 } },
     ];
@@ -82,7 +125,10 @@ describe('JSON written as bytes', () => {
       w.byte(0x2a);
       const wrote = w.utf8(bytes, 0, bytes.length);
       const expected = text === undefined ? '*' : `*${JSON.stringify(text)}`;
-      expect([wrote, w.take().toString('utf8')], Buffer.from(bytes).toString('hex')).toEqual([text !== undefined, expected]);
+      expect([wrote, w.take().toString('utf8')], Buffer.from(bytes).toString('hex')).toEqual([
+        text !== undefined,
+        expected,
+      ]);
     };
     // Every one- and two-byte sequence, then each lead byte with every second byte before one and two continuations,
     // and random sequences around the boundaries of the well-formed table.
@@ -96,8 +142,14 @@ describe('JSON written as bytes', () => {
     }
     let seed = 20261204;
     const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8;
-    const near = [0x00, 0x1f, 0x22, 0x5c, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff];
-    for (let i = 0; i < 50_000; i++) expectSame(Uint8Array.from({ length: 1 + (next() % 7) }, () => (next() % 2 ? near[next() % near.length]! : next() & 0xff)));
+    const near = [
+      0x00, 0x1f, 0x22, 0x5c, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0,
+      0xf4, 0xf5, 0xff,
+    ];
+    for (let i = 0; i < 50_000; i++)
+      expectSame(
+        Uint8Array.from({ length: 1 + (next() % 7) }, () => (next() % 2 ? near[next() % near.length]! : next() & 0xff)),
+      );
   });
 
   it('grows past its buffer for one long line', () => {
@@ -108,7 +160,8 @@ describe('JSON written as bytes', () => {
   describe("the dump's rows, written from their bytes in one pass", () => {
     const sample = new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'sample.bin')));
     const writeRows = decodeBinlog(sample).find((e) => e.type === 'WRITE_ROWS_EVENT_V1')!;
-    // The first row of sample.people's INSERT: its null bitmap after the post-header (6 + 2), the column count and the columns-present bitmap.
+    // The first row of sample.people's INSERT: its null bitmap after the post-header (6 + 2), the column count and the
+    // columns-present bitmap.
     const nulls = writeRows.pos + 19 + 6 + 2 + 1 + 1;
     /** The sample with the first row's bytes changed, and its event's CRC32 made right again. */
     const forged = (edit: (b: Uint8Array) => void): Uint8Array => {
@@ -135,9 +188,13 @@ describe('JSON written as bytes', () => {
         [b[born], b[born + 1], b[born + 2]] = [v & 0xff, (v >> 8) & 0xff, v >> 16];
       });
       const { eager, line, written } = lines(b);
-      expect((eager as { rowImagesUndecoded?: string }).rowImagesUndecoded).toMatch(/^the row images do not split into rows: .*born/);
+      expect((eager as { rowImagesUndecoded?: string }).rowImagesUndecoded).toMatch(
+        /^the row images do not split into rows: .*born/,
+      );
       expect(line).toBe(referenceLine(eager));
-      expect((written as { rowImagesUndecoded?: string }).rowImagesUndecoded).toBe((eager as { rowImagesUndecoded?: string }).rowImagesUndecoded);
+      expect((written as { rowImagesUndecoded?: string }).rowImagesUndecoded).toBe(
+        (eager as { rowImagesUndecoded?: string }).rowImagesUndecoded,
+      );
     });
 
     it("unused null-bitmap bits a server would not leave: the eager decode's line, nullSpare first", () => {
@@ -156,7 +213,9 @@ describe('JSON written as bytes', () => {
       const at = events.findIndex((e) => e.type === 'UPDATE_ROWS_EVENT_V1');
       const cases: { before?: number; after?: number }[] = [{ before: 0 }, { after: 1 }, { before: 2, after: 0 }];
       for (const nullSpare of cases) {
-        const edited = events.map((e, i) => (i === at ? { ...e, rows: (e as { rows: object[] }).rows.map((c) => ({ nullSpare, ...c })) } : e));
+        const edited = events.map((e, i) =>
+          i === at ? { ...e, rows: (e as { rows: object[] }).rows.map((c) => ({ nullSpare, ...c })) } : e,
+        );
         const b = encodeBinlog(edited as BinlogEvent[]);
         const eager = dumpedEvents(b)[at]!;
         expect((eager as { rows: object[] }).rows[0]).toHaveProperty('nullSpare', nullSpare);
@@ -167,9 +226,15 @@ describe('JSON written as bytes', () => {
     });
 
     it('text that is not UTF-8, and text that needs escapes', () => {
-      // name 'Ada' (after its length byte) forged to bytes that are not UTF-8, then to a quote, a backslash and a newline.
+      // name 'Ada' (after its length byte) forged to bytes that are not UTF-8, then to a quote, a backslash and a
+      // newline.
       const name = nulls + 1 + 4 + 1;
-      for (const bytes of [[0xc3, 0x28, 0x41], [0x22, 0x5c, 0x0a], [0xed, 0xa0, 0x80], [0xef, 0xbb, 0xbf]]) {
+      for (const bytes of [
+        [0xc3, 0x28, 0x41],
+        [0x22, 0x5c, 0x0a],
+        [0xed, 0xa0, 0x80],
+        [0xef, 0xbb, 0xbf],
+      ]) {
         const { eager, line } = lines(forged((b) => b.set(bytes, name)));
         expect(line).toBe(referenceLine(eager));
       }
@@ -177,16 +242,62 @@ describe('JSON written as bytes', () => {
   });
 
   it('integers of every width, with and without their signedness, at the edges of exact numbers', () => {
-    const edges = [0n, 1n, -1n, 127n, -128n, 2n ** 31n, -(2n ** 31n), 2n ** 32n - 1n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) + 1n, -(2n ** 53n), -(2n ** 53n) - 1n];
+    const edges = [
+      0n,
+      1n,
+      -1n,
+      127n,
+      -128n,
+      2n ** 31n,
+      -(2n ** 31n),
+      2n ** 32n - 1n,
+      2n ** 53n - 1n,
+      2n ** 53n,
+      2n ** 53n + 1n,
+      -(2n ** 53n) + 1n,
+      -(2n ** 53n),
+      -(2n ** 53n) - 1n,
+    ];
     const bigints = [...edges, 2n ** 63n - 1n, -(2n ** 63n), -(2n ** 32n), 2n ** 32n, -(2n ** 32n) - 1n];
-    const unsignedBigints = [0n, 1n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n - 2n ** 32n];
+    const unsignedBigints = [
+      0n,
+      1n,
+      2n ** 32n - 1n,
+      2n ** 32n,
+      2n ** 53n - 1n,
+      2n ** 53n,
+      2n ** 63n,
+      2n ** 64n - 1n,
+      2n ** 64n - 2n ** 32n,
+    ];
     for (const rowMetadata of ['FULL', 'NO_LOG'] as const) {
       const w = new BinlogWriter({ rowMetadata });
-      const signed = w.createTable({ schema: 's', name: 'i', columns: [{ name: 'b', type: 'bigint' }, { name: 'n', type: 'int' }, { name: 't', type: 'tinyint' }] });
-      const unsigned = w.createTable({ schema: 's', name: 'u', columns: [{ name: 'b', type: 'bigint unsigned' }, { name: 'n', type: 'int unsigned' }] });
+      const signed = w.createTable({
+        schema: 's',
+        name: 'i',
+        columns: [
+          { name: 'b', type: 'bigint' },
+          { name: 'n', type: 'int' },
+          { name: 't', type: 'tinyint' },
+        ],
+      });
+      const unsigned = w.createTable({
+        schema: 's',
+        name: 'u',
+        columns: [
+          { name: 'b', type: 'bigint unsigned' },
+          { name: 'n', type: 'int unsigned' },
+        ],
+      });
       const fits = (v: bigint, bits: number) => (v >= -(2n ** BigInt(bits - 1)) && v < 2n ** BigInt(bits - 1) ? v : 0n);
-      w.insert(signed, bigints.map((b) => ({ b, n: Number(fits(b, 32)), t: Number(fits(b, 8)) }))).commit();
-      w.insert(unsigned, unsignedBigints.map((b) => ({ b, n: b < 2n ** 32n ? Number(b) : 7 }))).commit();
+      w.insert(
+        signed,
+        bigints.map((b) => ({ b, n: Number(fits(b, 32)), t: Number(fits(b, 8)) })),
+      ).commit();
+      w.insert(
+        unsigned,
+        unsignedBigints.map((b) => ({ b, n: b < 2n ** 32n ? Number(b) : 7 })),
+      ).commit();
       expect(expectSameEventJson(w.toBytes(), `integers, row metadata ${rowMetadata}`).events).toBeGreaterThan(5);
     }
   });
@@ -218,7 +329,10 @@ describeWithFixtures('JSON written as bytes, shared fixtures', () => {
 
 /** `binlog dump [args] FILE`'s standard output. */
 function dump(args: string[], input?: Uint8Array): Buffer {
-  const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], { input, maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], {
+    input,
+    maxBuffer: 1 << 30,
+  });
   return r.stdout;
 }
 
@@ -238,7 +352,9 @@ describeWithFixtures('binlog dump, end to end, against the object path', () => {
       const bytes = readFileSync(f.path);
       const out = dump(['dump', ...args, f.path]);
       // The dump reads with a schema history (the tables the file creates get their names), and so does this.
-      const lines = decodeBinlog(bytes, { ...options, file: basename(f.path), schemaHistory: new SchemaHistory() }).map((e) => `${referenceLine(e)}\n`);
+      const lines = decodeBinlog(bytes, { ...options, file: basename(f.path), schemaHistory: new SchemaHistory() }).map(
+        (e) => `${referenceLine(e)}\n`,
+      );
       expect(out.equals(Buffer.from(lines.join(''), 'utf8'))).toBe(true);
       const dir = mkdtempSync(join(tmpdir(), 'dump-json-'));
       try {

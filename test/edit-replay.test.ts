@@ -61,7 +61,9 @@ describeWithServer('an edited dump, replayed by a real server', () => {
     expect(verbose.stderr).toBe('');
     const r = await replay(bin.binlogTool, bin.client, out, target.socket);
     expect([r.dump, r.client, r.stderr]).toEqual([0, 0, '']);
-    const rows = await target.query('SELECT id, HEX(name), CAST(price AS CHAR), CAST(qty AS CHAR) FROM shop.items ORDER BY id');
+    const rows = await target.query(
+      'SELECT id, HEX(name), CAST(price AS CHAR), CAST(qty AS CHAR) FROM shop.items ORDER BY id',
+    );
     const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex').toUpperCase();
     expect(rows).toEqual([
       ['1', hex('fountain pen, refillable — ünïcode'), '1.50', '9007199254740993'],

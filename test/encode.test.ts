@@ -45,7 +45,9 @@ describe('binlog encode', () => {
     const r = binlog(['encode', '-o', out], edited.join('\n'));
     expect(r.stderr).toBe('');
     const events = decodeBinlog(readFileSync(out)); // checksums verified
-    const write = events.find((e) => e.type === 'WRITE_ROWS_EVENT_V1') as { rows: { after: Record<string, unknown> }[] };
+    const write = events.find((e) => e.type === 'WRITE_ROWS_EVENT_V1') as {
+      rows: { after: Record<string, unknown> }[];
+    };
     expect(write.rows[0]!.after.name).toBe('Ada Lovelace');
     const original = decodeBinlog(bytes);
     for (let k = 0; k < events.length; k++) {
@@ -58,7 +60,9 @@ describe('binlog encode', () => {
 
   it('computes logPos when it is absent or null, and keeps any other value', () => {
     const set = (l: string, v: string) => l.replace(/"logPos":\d+/, `"logPos":${v}`);
-    const input = lines.map((l, k) => (k === 1 ? set(l, 'null') : k === 2 ? l.replace(/"logPos":\d+,/, '') : k === 3 ? set(l, '0') : l));
+    const input = lines.map((l, k) =>
+      k === 1 ? set(l, 'null') : k === 2 ? l.replace(/"logPos":\d+,/, '') : k === 3 ? set(l, '0') : l,
+    );
     const out = join(tmp, 'logpos.bin');
     expect(binlog(['encode', '-o', out], input.join('\n')).code).toBe(0);
     const events = decodeBinlog(readFileSync(out));
@@ -84,7 +88,7 @@ describe('binlog encode', () => {
     expect(r.stderr).toContain(`line ${i + 1}: $.statusVars[0].flags2: expected an integer`);
   });
 
-  it('refuses text that the column\'s charset cannot hold, rather than writing other bytes', () => {
+  it("refuses text that the column's charset cannot hold, rather than writing other bytes", () => {
     const i = lines.findIndex((l) => l.includes('"table":"sample.notes"'));
     const bad = lines.map((l, k) => (k === i ? l.replace('"txt":"myisam"', '"txt":"\u6f22\u5b57"') : l)); // notes.txt is latin1
     const r = binlog(['encode', '-o', join(tmp, 'charset.bin')], bad.join('\n'));
@@ -96,9 +100,15 @@ describe('binlog encode', () => {
   it('refuses lines that are not JSON, unknown types without raw bytes, and a type that contradicts its code', () => {
     const notJson = binlog(['encode', '-o', join(tmp, 'x.bin')], `${lines[0]}\n{nope\n`);
     expect(notJson.stderr).toMatch(/line 2: not JSON/);
-    const unknown = binlog(['encode', '-o', join(tmp, 'y.bin')], `${lines[0]}\n${lines[1]!.replace('GTID_LIST_EVENT', 'FROB_EVENT')}\n`);
+    const unknown = binlog(
+      ['encode', '-o', join(tmp, 'y.bin')],
+      `${lines[0]}\n${lines[1]!.replace('GTID_LIST_EVENT', 'FROB_EVENT')}\n`,
+    );
     expect(unknown.stderr).toContain('line 2:');
-    const mismatch = binlog(['encode', '-o', join(tmp, 'z.bin')], `${lines[0]}\n${lines[1]!.replace('"typeCode":163', '"typeCode":161')}\n`);
+    const mismatch = binlog(
+      ['encode', '-o', join(tmp, 'z.bin')],
+      `${lines[0]}\n${lines[1]!.replace('"typeCode":163', '"typeCode":161')}\n`,
+    );
     expect(mismatch.stderr).toContain('GTID_LIST_EVENT is code 163, but header.typeCode is 161');
   });
 
@@ -110,16 +120,24 @@ describe('binlog encode', () => {
       "binlog: -: line 1: $.type: the first event is GTID_LIST_EVENT, not the FORMAT_DESCRIPTION_EVENT with which a binlog begins and which says how its events are written. Put the dump's FORMAT_DESCRIPTION_EVENT first, or write the events as a reader takes a binlog without one (binlog v4, 19-byte event headers, no checksums) with --assume-format (the assumeFormat option)",
     );
     expect(existsSync(out)).toBe(false);
-    expect(() => encodeBinlog(decodeBinlog(bytes).slice(1))).toThrow(expect.objectContaining({ kind: 'encode', schemaPath: '$.type' }));
+    expect(() => encodeBinlog(decodeBinlog(bytes).slice(1))).toThrow(
+      expect.objectContaining({ kind: 'encode', schemaPath: '$.type' }),
+    );
   });
 
   it('--assume-format writes such a dump as a reader takes it, and says so', () => {
     const out = join(tmp, 'assumed.bin');
     const r = binlog(['encode', '--assume-format', '-o', out], lines.slice(1).join('\n'));
     expect(r.code).toBe(0);
-    expect(r.stderr.trim()).toBe('binlog: -: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (binlog v4, 19-byte event headers, no checksums)');
+    expect(r.stderr.trim()).toBe(
+      'binlog: -: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (binlog v4, 19-byte event headers, no checksums)',
+    );
     const events = decodeBinlog(readFileSync(out));
-    expect(events.map((e) => e.type)).toEqual(decodeBinlog(bytes).slice(1).map((e) => e.type));
+    expect(events.map((e) => e.type)).toEqual(
+      decodeBinlog(bytes)
+        .slice(1)
+        .map((e) => e.type),
+    );
     expect(events.every((e) => e.checksum === undefined)).toBe(true);
     // With the FORMAT_DESCRIPTION_EVENT there, nothing is assumed, nor said.
     expect(binlog(['encode', '--assume-format', '-o', join(tmp, 'not-assumed.bin')], dump).stderr).toBe('');
@@ -128,11 +146,18 @@ describe('binlog encode', () => {
   it('refuses a row value of the wrong type with its line and the JSON path of the value, in either image', () => {
     const write = lines.findIndex((l) => l.includes('"type":"WRITE_ROWS_EVENT_V1"'));
     const update = lines.findIndex((l) => l.includes('"type":"UPDATE_ROWS_EVENT_V1"'));
-    const edit = (k: number, from: string, to: string) => lines.map((l, i) => (i === k ? l.replace(from, to) : l)).join('\n');
+    const edit = (k: number, from: string, to: string) =>
+      lines.map((l, i) => (i === k ? l.replace(from, to) : l)).join('\n');
     const refused = (input: string) => binlog(['encode', '-o', join(tmp, 'bad-row.bin')], input).stderr.trim();
-    expect(refused(edit(write, '"id":2', '"id":"two"'))).toBe(`binlog: -: line ${write + 1}: $.rows[1].after.id: expected a number, found "two"`);
-    expect(refused(edit(update, '"before":{"id":1', '"before":{"id":[1]'))).toBe(`binlog: -: line ${update + 1}: $.rows[0].before.id: expected a number, found [1]`);
-    expect(refused(edit(write, '"born":"1815-12-10"', '"born":"10 Dec 1815"'))).toBe(`binlog: -: line ${write + 1}: $.rows[0].after.born: '10 Dec 1815' is not a date YYYY-MM-DD`);
+    expect(refused(edit(write, '"id":2', '"id":"two"'))).toBe(
+      `binlog: -: line ${write + 1}: $.rows[1].after.id: expected a number, found "two"`,
+    );
+    expect(refused(edit(update, '"before":{"id":1', '"before":{"id":[1]'))).toBe(
+      `binlog: -: line ${update + 1}: $.rows[0].before.id: expected a number, found [1]`,
+    );
+    expect(refused(edit(write, '"born":"1815-12-10"', '"born":"10 Dec 1815"'))).toBe(
+      `binlog: -: line ${write + 1}: $.rows[0].after.born: '10 Dec 1815' is not a date YYYY-MM-DD`,
+    );
   });
 
   it('needs -o', () => {
@@ -141,9 +166,13 @@ describe('binlog encode', () => {
 });
 
 describeWithFixtures('MySQL transaction_length follows an edit', () => {
-  const lines = () => decodeBinlog(readFileSync(fixtures().find((f) => f.name.endsWith('binlog-invisible-columns.000001'))!.path)).map((e) => JSON.parse(toJsonLine(e)));
+  const lines = () =>
+    decodeBinlog(readFileSync(fixtures().find((f) => f.name.endsWith('binlog-invisible-columns.000001'))!.path)).map(
+      (e) => JSON.parse(toJsonLine(e)),
+    );
   const size = (es: { header: { eventSize: number } }[]) => es.reduce((n, e) => n + e.header.eventSize, 0);
-  const reencode = (events: any[]) => decodeBinlog(encodeBinlog(events.map((l, i) => eventFromJson(l, `line ${i + 1}`))));
+  const reencode = (events: any[]) =>
+    decodeBinlog(encodeBinlog(events.map((l, i) => eventFromJson(l, `line ${i + 1}`))));
   const lengthOf = (e: unknown) => (e as { transactionLength: bigint }).transactionLength;
   /**
    * Lengthens one string value of the row event at `rows` by 5 bytes, and checks that the GTID event before
@@ -152,7 +181,9 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
    */
   const expectLengthFollows = (events: any[], rows: number) => {
     const gtid = events.findLastIndex((e, i) => i < rows && e.type === 'GTID_LOG_EVENT');
-    const next = events.findIndex((e, i) => i > rows && ['GTID_LOG_EVENT', 'ROTATE_EVENT', 'STOP_EVENT'].includes(e.type));
+    const next = events.findIndex(
+      (e, i) => i > rows && ['GTID_LOG_EVENT', 'ROTATE_EVENT', 'STOP_EVENT'].includes(e.type),
+    );
     expect(events[gtid].transactionLength).toBe(size(events.slice(gtid, next)));
     const image = events[rows].rows[0].after ?? events[rows].rows[0].before;
     const key = Object.keys(image).find((k) => typeof image[k] === 'string')!;
@@ -165,7 +196,10 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
 
   it('a GTID event whose transaction_length was its group size gets the new size after an edit', () => {
     const events = lines();
-    const { gtid } = expectLengthFollows(events, events.findIndex((e) => e.rows));
+    const { gtid } = expectLengthFollows(
+      events,
+      events.findIndex((e) => e.rows),
+    );
     // A value that was not the group's size is kept as given.
     events[gtid].transactionLength = 7;
     expect(lengthOf(reencode(events)[gtid])).toBe(7n);
@@ -177,7 +211,9 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
     const image = events[rows].rows[0].after ?? events[rows].rows[0].before;
     const key = Object.keys(image).find((k) => typeof image[k] === 'string')!;
     image[key] += '12345';
-    const inputs = events.map((l, i) => eventFromJson({ ...l, ...(l.type === 'GTID_LOG_EVENT' ? { transactionLength: null } : {}) }, `line ${i + 1}`));
+    const inputs = events.map((l, i) =>
+      eventFromJson({ ...l, ...(l.type === 'GTID_LOG_EVENT' ? { transactionLength: null } : {}) }, `line ${i + 1}`),
+    );
     const encode = vi.spyOn(EventEncoder.prototype, 'encode');
     const decode = vi.spyOn(EventDecoder.prototype, 'decode');
     let bytes: Uint8Array;
@@ -191,7 +227,9 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
     }
     const out = decodeBinlog(bytes);
     const gtid = events.findLastIndex((e, i) => i < rows && e.type === 'GTID_LOG_EVENT');
-    const next = events.findIndex((e, i) => i > rows && ['GTID_LOG_EVENT', 'ROTATE_EVENT', 'STOP_EVENT'].includes(e.type));
+    const next = events.findIndex(
+      (e, i) => i > rows && ['GTID_LOG_EVENT', 'ROTATE_EVENT', 'STOP_EVENT'].includes(e.type),
+    );
     expect(lengthOf(out[gtid])).toBe(BigInt(size(out.slice(gtid, next))));
     expect(size(out.slice(gtid, next))).toBe(size(events.slice(gtid, next)) + 5);
   });
@@ -219,8 +257,15 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
   it('a file made by hand, without sizes or positions: the lengths computed, each event but the GTID encoded once', () => {
     const source = readFileSync(fixtures().find((f) => f.name.endsWith('binlog-invisible-columns.000001'))!.path);
     const inputs = lines().map((l, i) => {
-      const { pos: _pos, header: { eventSize: _size, ...header }, ...rest } = l;
-      return eventFromJson({ ...rest, header, ...(l.type === 'GTID_LOG_EVENT' ? { transactionLength: null } : {}) }, `line ${i + 1}`);
+      const {
+        pos: _pos,
+        header: { eventSize: _size, ...header },
+        ...rest
+      } = l;
+      return eventFromJson(
+        { ...rest, header, ...(l.type === 'GTID_LOG_EVENT' ? { transactionLength: null } : {}) },
+        `line ${i + 1}`,
+      );
     });
     const encode = vi.spyOn(EventEncoder.prototype, 'encode');
     let bytes: Uint8Array;
@@ -229,7 +274,8 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
       const times = (type: string) => encode.mock.calls.filter(([e]) => e.type === type).length;
       const count = (type: string) => inputs.filter((e) => e.type === type).length;
       // Without its source size a GTID event is encoded once to measure it, and once with its length.
-      for (const type of new Set(inputs.map((e) => e.type))) expect(times(type), type).toBe((type === 'GTID_LOG_EVENT' ? 2 : 1) * count(type));
+      for (const type of new Set(inputs.map((e) => e.type)))
+        expect(times(type), type).toBe((type === 'GTID_LOG_EVENT' ? 2 : 1) * count(type));
     } finally {
       encode.mockRestore();
     }
@@ -239,7 +285,10 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
 
   it("the file's last group ends at the STOP event, which it does not count", () => {
     const events = lines();
-    const { next } = expectLengthFollows(events, events.findLastIndex((e) => e.rows));
+    const { next } = expectLengthFollows(
+      events,
+      events.findLastIndex((e) => e.rows),
+    );
     expect([events[next].type, next]).toEqual(['STOP_EVENT', events.length - 1]);
   });
 });

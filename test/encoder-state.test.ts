@@ -9,7 +9,14 @@ import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { BinlogError } from '../runtime/core/errors.js';
 import { toJsonLine } from '../runtime/core/dump-json.js';
-import { EventDecoder, EventEncoder, eventFromJson, isEventType, type BinlogEvent, type BinlogEventInput } from '../runtime/events/event-codec.js';
+import {
+  EventDecoder,
+  EventEncoder,
+  eventFromJson,
+  isEventType,
+  type BinlogEvent,
+  type BinlogEventInput,
+} from '../runtime/events/event-codec.js';
 import { FormatState } from '../runtime/events/format-state.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
@@ -17,8 +24,18 @@ import { MYSQL_8_0_32_FDE } from './support/mysql-fde.js';
 
 /** What a FormatState holds for the events after: everything but the context it refills per event. */
 function stateOf(f: FormatState) {
-  const { binlogVersion, headerLength, postHeaderLengths, permutation, checksums, serverVersion, encrypted, tables } = f;
-  return { binlogVersion, headerLength, postHeaderLengths: [...postHeaderLengths], permutation, checksums, serverVersion, encrypted, tables };
+  const { binlogVersion, headerLength, postHeaderLengths, permutation, checksums, serverVersion, encrypted, tables } =
+    f;
+  return {
+    binlogVersion,
+    headerLength,
+    postHeaderLengths: [...postHeaderLengths],
+    permutation,
+    checksums,
+    serverVersion,
+    encrypted,
+    tables,
+  };
 }
 
 /**
@@ -34,8 +51,10 @@ function expectSameStates(events: BinlogEventInput[], offset = 4): Uint8Array[] 
     const read = decoder.decode(bytes, offset);
     const where = `after event ${i} (${e.type})`;
     if (i === events.length - 1) expect(stateOf(encoder.format), where).toEqual(stateOf(decoder.format));
-    else if (isEventType(read, 'TABLE_MAP_EVENT')) expect(encoder.format.tables.get(read.tableId), where).toEqual(decoder.format.tables.get(read.tableId));
-    else if (FormatState.changesFormat(decoder.format.realCode(read.header.typeCode))) expect(stateOf(encoder.format), where).toEqual(stateOf(decoder.format));
+    else if (isEventType(read, 'TABLE_MAP_EVENT'))
+      expect(encoder.format.tables.get(read.tableId), where).toEqual(decoder.format.tables.get(read.tableId));
+    else if (FormatState.changesFormat(decoder.format.realCode(read.header.typeCode)))
+      expect(stateOf(encoder.format), where).toEqual(stateOf(decoder.format));
     offset += bytes.length;
     return bytes;
   });
@@ -56,12 +75,17 @@ describe('EventEncoder leaves the state its output gives a decoder', () => {
     // A 5.5 server writes no algorithm byte: the one given is not written, and events have no CRC32.
     const bytes = expectSameStates([fde({ serverVersion: '5.5.40-log' }), xid]);
     expect(bytes[1]!.length).toBe(19 + 8);
-    expectSameStates([fde({ serverVersion: '5.6.1' }), fde({ serverVersion: '10.1.2-MariaDB', checksumAlg: 'BINLOG_CHECKSUM_ALG_OFF' })]);
+    expectSameStates([
+      fde({ serverVersion: '5.6.1' }),
+      fde({ serverVersion: '10.1.2-MariaDB', checksumAlg: 'BINLOG_CHECKSUM_ALG_OFF' }),
+    ]);
   });
 
   it('the server version as its padded field reads: bytes that are text, text with a NUL', () => {
     expectSameStates([fde({ serverVersion: utf8('10.11.6-MariaDB-log') })]);
-    expectSameStates([fde({ serverVersion: utf8('5.2.2-a_drop6p13'), postHeaderLengths: Array.from({ length: 22 }, (_, i) => i + 1) })]);
+    expectSameStates([
+      fde({ serverVersion: utf8('5.2.2-a_drop6p13'), postHeaderLengths: Array.from({ length: 22 }, (_, i) => i + 1) }),
+    ]);
     // What follows a NUL is not padding: the field reads as bytes, no version at all.
     expectSameStates([fde({ serverVersion: '10.5.1-MariaDB\u0000x' })]);
     expectSameStates([fde({ serverVersion: '5.5.0\u0000 mariadb' })]);
@@ -98,25 +122,43 @@ describe('EventEncoder leaves the state its output gives a decoder', () => {
   });
 
   it('nothing after START_ENCRYPTION changes it, even an event given as plaintext', () => {
-    const encryption: BinlogEventInput = { header: header(164), type: 'START_ENCRYPTION_EVENT', scheme: 1, keyVersion: 1, nonce: new Uint8Array(12) };
-    expectSameStates([fde({ serverVersion: '10.11.6-MariaDB' }), encryption, fde({ serverVersion: '8.0.32', checksumAlg: 'BINLOG_CHECKSUM_ALG_OFF' })]);
+    const encryption: BinlogEventInput = {
+      header: header(164),
+      type: 'START_ENCRYPTION_EVENT',
+      scheme: 1,
+      keyVersion: 1,
+      nonce: new Uint8Array(12),
+    };
+    expectSameStates([
+      fde({ serverVersion: '10.11.6-MariaDB' }),
+      encryption,
+      fde({ serverVersion: '8.0.32', checksumAlg: 'BINLOG_CHECKSUM_ALG_OFF' }),
+    ]);
   });
 });
 
-describeWithFixtures('EventEncoder leaves the state of a decoder of what it wrote, for every real binlog of up to 1 MB', () => {
-  // The three larger files repeat what the others hold; test/fixtures.test.ts round-trips them.
-  for (const f of fixtures().filter((f) => statSync(f.path).size <= 1e6)) {
-    it(f.name, () => {
-      const events = decodedOrNot(readFileSync(f.path));
-      // Damaged on purpose: test/fixtures.test.ts checks their errors.
-      if (!events) return;
-      // Through the dump's JSON, whose inputs leave the computed fields out.
-      expectSameStates(events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)), events[0]?.pos ?? 4);
-    });
-  }
-});
+describeWithFixtures(
+  'EventEncoder leaves the state of a decoder of what it wrote, for every real binlog of up to 1 MB',
+  () => {
+    // The three larger files repeat what the others hold; test/fixtures.test.ts round-trips them.
+    for (const f of fixtures().filter((f) => statSync(f.path).size <= 1e6)) {
+      it(f.name, () => {
+        const events = decodedOrNot(readFileSync(f.path));
+        // Damaged on purpose: test/fixtures.test.ts checks their errors.
+        if (!events) return;
+        // Through the dump's JSON, whose inputs leave the computed fields out.
+        expectSameStates(
+          events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)),
+          events[0]?.pos ?? 4,
+        );
+      });
+    }
+  },
+);
 
-/** The bytes an encoder writes for an event at offset 4, the state it leaves not made (for a decoder to refuse them). */
+/**
+ * The bytes an encoder writes for an event at offset 4, the state it leaves not made (for a decoder to refuse them).
+ */
 function bytesOf(event: BinlogEventInput): Uint8Array {
   const encoder = new EventEncoder();
   vi.spyOn(encoder.format, 'after').mockImplementation(() => {});

@@ -31,14 +31,22 @@ const NOW = '2024-05-06 07:08:09.123456';
 function binlog(): Uint8Array {
   const w = new BinlogWriter({ timestamp: 1_700_000_000 });
   for (let s = 0; s < 3; s++) {
-    const rows = [0, 1, 2].map((i) => ({ id: 10 * s + i, amount: `${s}${i}.5${i}`, at: NOW, status: 'paid', note: `Łódź ${s} ${i}` }));
+    const rows = [0, 1, 2].map((i) => ({
+      id: 10 * s + i,
+      amount: `${s}${i}.5${i}`,
+      at: NOW,
+      status: 'paid',
+      note: `Łódź ${s} ${i}`,
+    }));
     w.insert(t, rows).commit();
   }
   return w.toBytes();
 }
 
-const rowEvents = (events: BinlogEvent[]) => events.filter((e) => e.type === 'WRITE_ROWS_EVENT_V1') as (BinlogEvent & { rows: RowChange[] })[];
-const tableMaps = (events: BinlogEvent[]) => events.filter((e) => e.type === 'TABLE_MAP_EVENT') as (BinlogEvent & TableMapEvent)[];
+const rowEvents = (events: BinlogEvent[]) =>
+  events.filter((e) => e.type === 'WRITE_ROWS_EVENT_V1') as (BinlogEvent & { rows: RowChange[] })[];
+const tableMaps = (events: BinlogEvent[]) =>
+  events.filter((e) => e.type === 'TABLE_MAP_EVENT') as (BinlogEvent & TableMapEvent)[];
 
 /** Encodes the events one by one with one encoder, as encodeBinlog does, and throws what the first bad one throws. */
 function encodeAll(events: BinlogEvent[]): void {
@@ -72,7 +80,12 @@ describe('EventEncoder on edited rows', () => {
   it('writes each edited value, also one that differs from the row before only where that row repeats a value', () => {
     const events = decodeBinlog(binlog());
     const rows = rowEvents(events)[1]!.rows;
-    Object.assign(rows[1]!.after!, { at: '2024-05-06 07:08:09.123457', amount: '-0.05', status: 'sent', note: 'naïve 😀 名前' });
+    Object.assign(rows[1]!.after!, {
+      at: '2024-05-06 07:08:09.123457',
+      amount: '-0.05',
+      status: 'sent',
+      note: 'naïve 😀 名前',
+    });
     Object.assign(rows[2]!.after!, { at: NOW.slice(0, 19), amount: '0001234567890.10' });
     const again = rowEvents(decodeBinlog(encodeBinlog(events)));
     expect(again[1]!.rows.slice(0, 2).map((r) => r.after)).toEqual(rows.slice(0, 2).map((r) => r.after));
@@ -134,21 +147,34 @@ describe('EventEncoder on rows with keys added or taken away', () => {
   const same = (events: BinlogEvent[]) => expect(Buffer.compare(encodeBinlog(events), binlog())).toBe(0);
 
   it('refuses a key that is no column of the image, and a column without its key', () => {
-    expect(caught(EncodeError, () => encodeAll(withRow((r) => ({ ...r, extra: 1 })))).problem).toBe("column 'extra' is not present in this image");
+    expect(caught(EncodeError, () => encodeAll(withRow((r) => ({ ...r, extra: 1 })))).problem).toBe(
+      "column 'extra' is not present in this image",
+    );
     const { note: _note, ...rest } = rowEvents(decodeBinlog(binlog()))[0]!.rows[0]!.after!;
-    expect(caught(EncodeError, () => encodeAll(withRow(() => rest))).problem).toBe("column 'note' is present in the image but has no value");
+    expect(caught(EncodeError, () => encodeAll(withRow(() => rest))).problem).toBe(
+      "column 'note' is present in the image but has no value",
+    );
   });
 
   it('counts the keys of a row without a prototype as those of a plain one', () => {
     same(withRow((r) => Object.assign(Object.create(null), r)));
-    expect(caught(EncodeError, () => encodeAll(withRow((r) => Object.assign(Object.create(null), r, { extra: 1 })))).problem).toMatch(/'extra' is not present/);
+    expect(
+      caught(EncodeError, () => encodeAll(withRow((r) => Object.assign(Object.create(null), r, { extra: 1 })))).problem,
+    ).toMatch(/'extra' is not present/);
   });
 
   it('counts only own keys while Object.prototype has an enumerable one', () => {
-    Object.defineProperty(Object.prototype, 'inherited', { value: 1, enumerable: true, configurable: true, writable: true });
+    Object.defineProperty(Object.prototype, 'inherited', {
+      value: 1,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
     try {
       same(withRow((r) => ({ ...r })));
-      expect(caught(EncodeError, () => encodeAll(withRow((r) => ({ ...r, extra: 1 })))).problem).toMatch(/'extra' is not present/);
+      expect(caught(EncodeError, () => encodeAll(withRow((r) => ({ ...r, extra: 1 })))).problem).toMatch(
+        /'extra' is not present/,
+      );
     } finally {
       delete (Object.prototype as { inherited?: number }).inherited;
     }

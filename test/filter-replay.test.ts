@@ -74,7 +74,8 @@ describeWithServer('filtered dumps replay as mariadb-binlog filters them', () =>
   /** The tables of a target, row by row. */
   async function contents(t: { d1: string; d2: string }): Promise<Record<string, (string | null)[][]>> {
     const out: Record<string, (string | null)[][]> = {};
-    for (const name of TABLES) out[name] = await server.query(`SELECT * FROM ${name.replace(/^d1/, t.d1).replace(/^d2/, t.d2)} ORDER BY id`);
+    for (const name of TABLES)
+      out[name] = await server.query(`SELECT * FROM ${name.replace(/^d1/, t.d1).replace(/^d2/, t.d2)} ORDER BY id`);
     return out;
   }
 
@@ -98,19 +99,34 @@ describeWithServer('filtered dumps replay as mariadb-binlog filters them', () =>
   /** `binlog dump ARGS FILE | binlog encode`, replayed: the tables it gives, and the events it kept. */
   async function ours(args: string[]) {
     const out = join(tmp, `ours-${targets + 1}.bin`);
-    const dump = spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args, file], { maxBuffer: 1 << 28 });
+    const dump = spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args, file], {
+      maxBuffer: 1 << 28,
+    });
     expect(dump.status, dump.stderr.toString()).toBe(0);
-    const encode = spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'encode', '-o', out], { input: dump.stdout });
+    const encode = spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'encode', '-o', out], {
+      input: dump.stdout,
+    });
     expect(encode.status, encode.stderr.toString()).toBe(0);
     const t = await fresh();
     await applied([out], t);
-    return { tables: await contents(t), kept: dump.stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as BinlogEvent) };
+    return {
+      tables: await contents(t),
+      kept: dump.stdout
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as BinlogEvent),
+    };
   }
 
   /** mariadb-binlog ARGS FILE, replayed: the tables it gives. */
   async function theirs(args: string[]) {
     const t = await fresh();
-    await applied([...args, file], t, args.some((a) => a.startsWith('--database')));
+    await applied(
+      [...args, file],
+      t,
+      args.some((a) => a.startsWith('--database')),
+    );
     return contents(t);
   }
 
@@ -154,7 +170,8 @@ describeWithServer('filtered dumps replay as mariadb-binlog filters them', () =>
     expect(mine.tables['d2.t']).toEqual([]);
     const kept = new Set(mine.kept.map((e) => e.pos));
     const byPos = new Map(events.map((e) => [e.pos, e]));
-    const mapsD1T = (e: BinlogEvent | undefined) => e?.type === 'TABLE_MAP_EVENT' && e.schemaName === 'd1' && e.tableName === 't';
+    const mapsD1T = (e: BinlogEvent | undefined) =>
+      e?.type === 'TABLE_MAP_EVENT' && e.schemaName === 'd1' && e.tableName === 't';
     const touches = (tx: number[]) => tx.some((p) => mapsD1T(byPos.get(p)));
     // The XA COMMIT of an XA transaction that touches it goes with it.
     const queryAt = (p: number) => {

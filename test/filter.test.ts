@@ -51,7 +51,9 @@ function workload() {
   w.insert(t['shop.users']!, [{ id: 2, v: 'v' }]);
   w.setTimestamp(T + 15).insert(t['shop.users']!, [{ id: 3, v: 'w' }]);
   w.commit();
-  w.setTimestamp(T + 16).insert(t['shop.items']!, [{ id: 3, v: 'c' }]).commit();
+  w.setTimestamp(T + 16)
+    .insert(t['shop.items']!, [{ id: 3, v: 'c' }])
+    .commit();
   const bytes = w.toBytes();
   // Each transaction's GTID, in order: the three CREATE TABLEs, then those above.
   const gtids = decodeBinlog(bytes).filter((e) => e.type === 'GTID_EVENT');
@@ -78,7 +80,12 @@ function transactionAt(pos: number): number[] {
 }
 const FDE = 4;
 /** The FDE and the log's own events after it (GTID_LIST, BINLOG_CHECKPOINT): no name filter leaves them out. */
-const LOG = positions(all.slice(0, all.findIndex((e) => e.type === 'GTID_EVENT')));
+const LOG = positions(
+  all.slice(
+    0,
+    all.findIndex((e) => e.type === 'GTID_EVENT'),
+  ),
+);
 
 describe('start and stop filters keep whole transactions', () => {
   it('a transaction whose first event is at the start keeps its earlier rows', () => {
@@ -122,7 +129,9 @@ describe('start and stop filters keep whole transactions', () => {
     const big = transactionAt(mark['two-dbs']!);
     const size = all.filter((e) => big.includes(e.pos)).reduce((n, e) => n + e.header.eventSize, 0);
     expect(() => kept({ stopTime: T + 100, maxTransactionSize: size - 100 })).toThrow(LengthError);
-    expect(() => kept({ stopTime: T + 100, maxTransactionSize: size - 100 })).toThrow(`the transaction begun at ${mark['two-dbs']}`);
+    expect(() => kept({ stopTime: T + 100, maxTransactionSize: size - 100 })).toThrow(
+      `the transaction begun at ${mark['two-dbs']}`,
+    );
     expect(positions(kept({ stopTime: T + 100, maxTransactionSize: size }))).toEqual(positions(all));
     // Without a stop nothing is held whole: the same transaction streams.
     expect(positions(kept({ startTime: T, maxTransactionSize: size - 100 }))).toEqual(positions(all));
@@ -130,7 +139,8 @@ describe('start and stop filters keep whole transactions', () => {
 });
 
 describe('table and database filters', () => {
-  const types = (events: Loose[]) => events.map((e) => (e.tableName as string | undefined) ?? (e.table as string | undefined) ?? e.type);
+  const types = (events: Loose[]) =>
+    events.map((e) => (e.tableName as string | undefined) ?? (e.table as string | undefined) ?? e.type);
 
   it('keep the frame of each transaction that touches the table and only its events', () => {
     const out = kept({ table: 'shop.items' });
@@ -145,7 +155,13 @@ describe('table and database filters', () => {
 
   it('a database keeps its statements (by their default database), tables and annotations', () => {
     const out = kept({ database: 'other' });
-    expect(types(out.filter((e) => transactionAt(mark['two-dbs']!).includes(e.pos)))).toEqual(['GTID_EVENT', 'ANNOTATE_ROWS_EVENT', 'logs', 'other.logs', 'XID_EVENT']);
+    expect(types(out.filter((e) => transactionAt(mark['two-dbs']!).includes(e.pos)))).toEqual([
+      'GTID_EVENT',
+      'ANNOTATE_ROWS_EVENT',
+      'logs',
+      'other.logs',
+      'XID_EVENT',
+    ]);
     expect(out.find((e) => e.query === 'ALTER TABLE logs ADD INDEX (v)')).toBeDefined();
     // The table filter leaves statements out: only their SQL names their tables.
     expect(kept({ table: 'other.logs' }).find((e) => e.type === 'QUERY_EVENT')).toBeUndefined();
@@ -153,7 +169,16 @@ describe('table and database filters', () => {
 
   it('several tables or databases, and both at once', () => {
     const both = kept({ table: ['shop.items', 'other.logs'] });
-    expect(types(both.filter((e) => transactionAt(mark['two-dbs']!).includes(e.pos)))).toEqual(['GTID_EVENT', 'ANNOTATE_ROWS_EVENT', 'items', 'shop.items', 'ANNOTATE_ROWS_EVENT', 'logs', 'other.logs', 'XID_EVENT']);
+    expect(types(both.filter((e) => transactionAt(mark['two-dbs']!).includes(e.pos)))).toEqual([
+      'GTID_EVENT',
+      'ANNOTATE_ROWS_EVENT',
+      'items',
+      'shop.items',
+      'ANNOTATE_ROWS_EVENT',
+      'logs',
+      'other.logs',
+      'XID_EVENT',
+    ]);
     expect(positions(kept({ database: ['shop', 'other'] }))).toEqual(positions(all));
     expect(positions(kept({ database: 'other', table: 'items' }))).toEqual(LOG);
   });
@@ -177,15 +202,29 @@ const select = (events: BinlogEvent[], filter: EventFilter) => {
   return [...s.apply(events.map((e, i) => ({ ...e, pos: 100 + i }))), ...s.end()].map((e) => e.pos - 100);
 };
 const query = (q: string, schema = 'd') => ev('QUERY_EVENT', { schema, query: q });
-const map = (id: number, table: string) => ev('TABLE_MAP_EVENT', { tableId: id, flags: 1, schemaName: 'd', tableName: table });
+const map = (id: number, table: string) =>
+  ev('TABLE_MAP_EVENT', { tableId: id, flags: 1, schemaName: 'd', tableName: table });
 const rows = (id: number) => ev('WRITE_ROWS_EVENT', { tableId: id, flags: 1, table: `d.?` });
 
 describe('XA transactions, statements and payloads', () => {
   // MariaDB's XA: the GTID stands for XA START; the XA COMMIT is a transaction of its own.
-  const mariadbXa = [ev('GTID_EVENT', { flags: 76 }), map(1, 't'), rows(1), query("XA END X'78',X'',1"), ev('XA_PREPARE_LOG_EVENT')];
+  const mariadbXa = [
+    ev('GTID_EVENT', { flags: 76 }),
+    map(1, 't'),
+    rows(1),
+    query("XA END X'78',X'',1"),
+    ev('XA_PREPARE_LOG_EVENT'),
+  ];
   const commitXa = [ev('GTID_EVENT', { flags: 141 }), query("XA COMMIT X'78',X'',1")];
   // MySQL's: BEGIN's place is XA START's.
-  const mysqlXa = [ev('GTID_LOG_EVENT'), query("XA START X'78',X'',1"), map(1, 't'), rows(1), query("XA END X'78',X'',1"), ev('XA_PREPARE_LOG_EVENT')];
+  const mysqlXa = [
+    ev('GTID_LOG_EVENT'),
+    query("XA START X'78',X'',1"),
+    map(1, 't'),
+    rows(1),
+    query("XA END X'78',X'',1"),
+    ev('XA_PREPARE_LOG_EVENT'),
+  ];
   const mysqlCommit = [ev('GTID_LOG_EVENT'), query("XA COMMIT X'78',X'',1")];
 
   it('an XA COMMIT goes with its XA transaction, and passes when that was not read', () => {
@@ -201,28 +240,59 @@ describe('XA transactions, statements and payloads', () => {
   });
 
   it('a start between XA PREPARE and XA COMMIT keeps the commit: the transaction ended at its XA_PREPARE', () => {
-    const events = [...mysqlXa, ...mysqlCommit].map((e, i) => ({ ...e, header: { ...e.header, timestamp: i < mysqlXa.length ? 1 : 2 } }));
+    const events = [...mysqlXa, ...mysqlCommit].map((e, i) => ({
+      ...e,
+      header: { ...e.header, timestamp: i < mysqlXa.length ? 1 : 2 },
+    }));
     expect(select(events, { startTime: 2 })).toEqual([6, 7]);
   });
 
   it("a statement's INTVAR, RAND and USER_VAR events go with it; other statements do not pass a table filter", () => {
-    const events = [ev('INTVAR_EVENT'), query('INSERT INTO t VALUES (LAST_INSERT_ID())', 'd'), ev('USER_VAR_EVENT'), query('INSERT INTO t VALUES (@x)', 'e')];
+    const events = [
+      ev('INTVAR_EVENT'),
+      query('INSERT INTO t VALUES (LAST_INSERT_ID())', 'd'),
+      ev('USER_VAR_EVENT'),
+      query('INSERT INTO t VALUES (@x)', 'e'),
+    ];
     expect(select(events, { database: 'd' })).toEqual([0, 1]);
     expect(select(events, { database: 'e' })).toEqual([2, 3]);
     expect(select(events, { table: 'd.t' })).toEqual([]);
   });
 
   it('without GTIDs: BEGIN … COMMIT, and rows outside any ending at STMT_END_F', () => {
-    const events = [query('BEGIN'), map(1, 't'), ev('WRITE_ROWS_EVENT', { tableId: 1, flags: 0 }), rows(1), query('COMMIT'), map(2, 'u'), rows(2), map(1, 't'), rows(1)];
+    const events = [
+      query('BEGIN'),
+      map(1, 't'),
+      ev('WRITE_ROWS_EVENT', { tableId: 1, flags: 0 }),
+      rows(1),
+      query('COMMIT'),
+      map(2, 'u'),
+      rows(2),
+      map(1, 't'),
+      rows(1),
+    ];
     expect(select(events, { table: 'd.t' })).toEqual([0, 1, 2, 3, 4, 7, 8]);
     expect(select(events, { table: 'd.u' })).toEqual([5, 6]);
     // The first transaction's rows are at times 2 and 3, in the window: it passes whole.
-    expect(select(events.map((e, i) => ({ ...e, header: { ...e.header, timestamp: i } })), { startTime: 2 })).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(select(events.map((e, i) => ({ ...e, header: { ...e.header, timestamp: i } })), { startTime: 5 })).toEqual([5, 6, 7, 8]);
+    expect(
+      select(
+        events.map((e, i) => ({ ...e, header: { ...e.header, timestamp: i } })),
+        { startTime: 2 },
+      ),
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(
+      select(
+        events.map((e, i) => ({ ...e, header: { ...e.header, timestamp: i } })),
+        { startTime: 5 },
+      ),
+    ).toEqual([5, 6, 7, 8]);
   });
 
   it("a payload's inner events are selected as a transaction: the kept ones in a payload to compress anew", () => {
-    const inner = [query('BEGIN'), map(1, 't'), rows(1), map(2, 'u'), rows(2), ev('XID_EVENT')].map((e, i) => ({ ...e, pos: i }));
+    const inner = [query('BEGIN'), map(1, 't'), rows(1), map(2, 'u'), rows(2), ev('XID_EVENT')].map((e, i) => ({
+      ...e,
+      pos: i,
+    }));
     const payload = ev('TRANSACTION_PAYLOAD_EVENT', { payload: Uint8Array.of(1, 2, 3), events: inner });
     const s = new EventSelection({ table: 'd.u' });
     const out = [...s.apply([ev('ANONYMOUS_GTID_LOG_EVENT'), payload]), ...s.end()] as Loose[];
@@ -260,7 +330,8 @@ describeWithFixtures('the filters on the real files of issue 14', () => {
       let open: number | undefined;
       for (const e of decodeBinlog(readFileSync(f.path))) {
         const { begins, ends } = t.step(e);
-        if (begins && open !== undefined) cut.push(`${f.name}: the transaction at ${open} is cut by ${e.type} at ${e.pos}`);
+        if (begins && open !== undefined)
+          cut.push(`${f.name}: the transaction at ${open} is cut by ${e.type} at ${e.pos}`);
         if (begins) open = e.pos;
         if (ends) open = undefined;
       }
@@ -271,30 +342,47 @@ describeWithFixtures('the filters on the real files of issue 14', () => {
 });
 
 const tool = findMariadb()?.binlogTool;
-describeWhen(tool !== undefined && fixturesAvailable, 'the datetime window of issue 14, as mariadb-binlog reads it', () => (tool === undefined ? 'mariadb-binlog not found (install mariadb-client)' : fixturesMissing()), () => {
-  const name = 'mariadb-operator__mariadb-poc/mariadb-binlog__binlogs__domain_id_0__mariadb-repl-bin.000002';
-  const path = join(FIXTURES, 'binlogs', name);
+describeWhen(
+  tool !== undefined && fixturesAvailable,
+  'the datetime window of issue 14, as mariadb-binlog reads it',
+  () => (tool === undefined ? 'mariadb-binlog not found (install mariadb-client)' : fixturesMissing()),
+  () => {
+    const name = 'mariadb-operator__mariadb-poc/mariadb-binlog__binlogs__domain_id_0__mariadb-repl-bin.000002';
+    const path = join(FIXTURES, 'binlogs', name);
 
-  it('keeps what mariadb-binlog applies and the transaction it rolls back at the stop, whole', () => {
-    const r = spawnSync(tool!, ['--no-defaults', '--start-datetime=2025-12-30 20:55:14', '--stop-datetime=2025-12-30 20:55:15', path], {
-      env: { ...process.env, TZ: 'UTC' },
-      maxBuffer: 1 << 28,
-      encoding: 'utf8',
+    it('keeps what mariadb-binlog applies and the transaction it rolls back at the stop, whole', () => {
+      const r = spawnSync(
+        tool!,
+        ['--no-defaults', '--start-datetime=2025-12-30 20:55:14', '--stop-datetime=2025-12-30 20:55:15', path],
+        {
+          env: { ...process.env, TZ: 'UTC' },
+          maxBuffer: 1 << 28,
+          encoding: 'utf8',
+        },
+      );
+      // Its events, each "# at N" and its header line; it stops inside a transaction and ends with
+      // ROLLBACK, so what it applies is what comes up to its last Xid.
+      const blocks = [...r.stdout.matchAll(/^# at (\d+)\n#[^\n]*\t(\w+)/gm)].map((m) => ({
+        pos: Number(m[1]),
+        kind: m[2]!,
+      }));
+      const lastXid = blocks.findLastIndex((b) => b.kind === 'Xid');
+      expect(lastXid).toBeLessThan(blocks.length - 1);
+      const applied = blocks.slice(0, lastXid + 1).map((b) => b.pos);
+      const bytes = readFileSync(path);
+      const out = decodeBinlog(bytes, {
+        filter: {
+          startTime: Date.UTC(2025, 11, 30, 20, 55, 14) / 1000,
+          stopTime: Date.UTC(2025, 11, 30, 20, 55, 15) / 1000,
+        },
+      });
+      // The transaction mariadb-binlog cuts at the stop began in the window: it is kept, to its XID.
+      const every = decodeBinlog(bytes);
+      const cutAt = every.findIndex((e) => e.pos === blocks[lastXid + 1]!.pos);
+      const cut = every.slice(cutAt, every.findIndex((e, i) => i >= cutAt && e.type === 'XID_EVENT') + 1);
+      expect(positions(out)).toEqual([...applied, ...positions(cut)]);
+      // The transaction of the issue: its GTID at 20:55:14, its statements a second earlier, its XID.
+      expect(positions(out).slice(1, 7)).toEqual([375902, 375944, 376058, 376290, 376399, 376718]);
     });
-    // Its events, each "# at N" and its header line; it stops inside a transaction and ends with
-    // ROLLBACK, so what it applies is what comes up to its last Xid.
-    const blocks = [...r.stdout.matchAll(/^# at (\d+)\n#[^\n]*\t(\w+)/gm)].map((m) => ({ pos: Number(m[1]), kind: m[2]! }));
-    const lastXid = blocks.findLastIndex((b) => b.kind === 'Xid');
-    expect(lastXid).toBeLessThan(blocks.length - 1);
-    const applied = blocks.slice(0, lastXid + 1).map((b) => b.pos);
-    const bytes = readFileSync(path);
-    const out = decodeBinlog(bytes, { filter: { startTime: Date.UTC(2025, 11, 30, 20, 55, 14) / 1000, stopTime: Date.UTC(2025, 11, 30, 20, 55, 15) / 1000 } });
-    // The transaction mariadb-binlog cuts at the stop began in the window: it is kept, to its XID.
-    const every = decodeBinlog(bytes);
-    const cutAt = every.findIndex((e) => e.pos === blocks[lastXid + 1]!.pos);
-    const cut = every.slice(cutAt, every.findIndex((e, i) => i >= cutAt && e.type === 'XID_EVENT') + 1);
-    expect(positions(out)).toEqual([...applied, ...positions(cut)]);
-    // The transaction of the issue: its GTID at 20:55:14, its statements a second earlier, its XID.
-    expect(positions(out).slice(1, 7)).toEqual([375902, 375944, 376058, 376290, 376399, 376718]);
-  });
-});
+  },
+);

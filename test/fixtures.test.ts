@@ -26,7 +26,9 @@ const DAMAGED: Record<string, BinlogErrorKind> = {
   'ps_encrypted_truncated_master-bin.000002': 'truncated',
 };
 
-/** Files whose first event is no FORMAT_DESCRIPTION (the fixtures' README): encoded back only when asked to assume one. */
+/**
+ * Files whose first event is no FORMAT_DESCRIPTION (the fixtures' README): encoded back only when asked to assume one.
+ */
 const WITHOUT_FORMAT = ['binlog_no_fd_event.000001'];
 
 function match<T>(table: Record<string, T>, name: string): T | undefined {
@@ -64,7 +66,10 @@ describeWithFixtures('real binlogs round-trip byte for byte', () => {
         expect(Buffer.compare(Buffer.from(encodeBinlog(events, options)), bytes), 'decode → encode').toBe(0);
         // And through the dump's JSON, as `binlog dump | binlog encode` goes.
         const lines = events.map((e) => toJsonLine(e));
-        const back = encodeBinlog(lines.map((l, i) => eventFromJson(JSON.parse(l), `line ${i + 1}`)), options);
+        const back = encodeBinlog(
+          lines.map((l, i) => eventFromJson(JSON.parse(l), `line ${i + 1}`)),
+          options,
+        );
         expect(Buffer.compare(Buffer.from(back), bytes), 'dump → encode').toBe(0);
         // Framed without decoding: the same events (a payload's own, flat after it, are inside its frame).
         const frames = [...frameBinlog(bytes)].map((e) => [e.pos, e.typeCode, e.bytes.length]);
@@ -93,10 +98,15 @@ describeWithFixtures('real binlogs decode to what they hold', () => {
   it('MariaDB and Percona encrypted binlogs: events after START_ENCRYPTION are kept whole, never read', () => {
     for (const name of ['binlog_before_20574.bin', 'ps_encrypted_master-bin.000002']) {
       const events = decodeBinlog(readFileSync(byName(name).path));
-      const start = events.findIndex((e) => e.type === 'START_ENCRYPTION_EVENT' || e.type === 'START_5_7_ENCRYPTION_EVENT');
+      const start = events.findIndex(
+        (e) => e.type === 'START_ENCRYPTION_EVENT' || e.type === 'START_5_7_ENCRYPTION_EVENT',
+      );
       expect(start, name).toBeGreaterThan(0);
       expect(events[start]).toMatchObject({ scheme: 1 });
-      expect(events.slice(start + 1).every((e) => e.type === 'ENCRYPTED_EVENT' && 'raw' in e), name).toBe(true);
+      expect(
+        events.slice(start + 1).every((e) => e.type === 'ENCRYPTED_EVENT' && 'raw' in e),
+        name,
+      ).toBe(true);
       expect(events.length - start - 1, name).toBeGreaterThan(0);
     }
   });
@@ -104,12 +114,16 @@ describeWithFixtures('real binlogs decode to what they hold', () => {
   // (1,'two'); UPDATE t1 SET a=a+1; DELETE FROM t1 WHERE a=2. Each image is the record's one null byte
   // (0xf9 here: the reserved bit and the unused ones set), the int in 4 bytes, the CHAR as length + text.
   it('MySQL 5.1.15, 5.1.17 and the 5.1-wl2325 tree: rows v0 post-headers decoded, their images kept as bytes', () => {
-    const image = (a: number, b: string) => Buffer.concat([Buffer.of(0xf9), Buffer.from(Int32Array.of(a).buffer), Buffer.of(b.length), Buffer.from(b)]);
+    const image = (a: number, b: string) =>
+      Buffer.concat([Buffer.of(0xf9), Buffer.from(Int32Array.of(a).buffer), Buffer.of(b.length), Buffer.from(b)]);
     for (const name of ['ver_5_1-telco.001', 'ver_5_1_17.001', 'ver_5_1-wl2325_r.001']) {
       const rows = decodeBinlog(readFileSync(byName(name).path))
         .filter((e) => 'columnsPresent' in e)
         .filter((e) => e.type.startsWith('PRE_GA_'));
-      expect(rows.map((e) => e.type), name).toEqual(['PRE_GA_WRITE_ROWS_EVENT', 'PRE_GA_UPDATE_ROWS_EVENT', 'PRE_GA_DELETE_ROWS_EVENT']);
+      expect(
+        rows.map((e) => e.type),
+        name,
+      ).toEqual(['PRE_GA_WRITE_ROWS_EVENT', 'PRE_GA_UPDATE_ROWS_EVENT', 'PRE_GA_DELETE_ROWS_EVENT']);
       const images = [
         [image(0, 'one'), image(1, 'two')],
         [image(0, 'one'), image(1, 'one'), image(1, 'two'), image(2, 'two')],
@@ -123,7 +137,9 @@ describeWithFixtures('real binlogs decode to what they hold', () => {
     }
   });
   it('bug32407 (MySQL 5.1.15): two rows v0 WRITE events of a=1 into t1 (a int)', () => {
-    const rows = decodeBinlog(readFileSync(byName('std_data__bug32407.001').path)).filter((e) => isEventType(e, 'PRE_GA_WRITE_ROWS_EVENT'));
+    const rows = decodeBinlog(readFileSync(byName('std_data__bug32407.001').path)).filter((e) =>
+      isEventType(e, 'PRE_GA_WRITE_ROWS_EVENT'),
+    );
     expect(rows).toHaveLength(2);
     for (const e of rows) {
       expect(e).toMatchObject({ table: 'test.t1', columnCount: 1, columnsPresent: [true] });
@@ -165,14 +181,20 @@ describeWithFixtures('the 5.1-wl2325 tree, whose event type codes differ from My
       '16:TABLE_MAP_EVENT',
       '19:PRE_GA_DELETE_ROWS_EVENT',
     ]);
-    expect(events.filter((e) => e.type === 'TABLE_MAP_EVENT').every((e) => e.schemaName === 'test' && e.tableName === 't1')).toBe(true);
+    expect(
+      events.filter((e) => e.type === 'TABLE_MAP_EVENT').every((e) => e.schemaName === 'test' && e.tableName === 't1'),
+    ).toBe(true);
     expect(events.some((e) => 'raw' in e)).toBe(false);
   });
 
   it('_s: the statements that fill t1 and t2, the XID of the InnoDB transaction, the LOAD DATA into t3', () => {
     const events = decoded('ver_5_1-wl2325_s.001');
     expect(events.some((e) => 'raw' in e)).toBe(false);
-    expect(stored(events.filter((e) => e.header.typeCode > 15))).toEqual(['20:XID_EVENT', '21:BEGIN_LOAD_QUERY_EVENT', '22:EXECUTE_LOAD_QUERY_EVENT']);
+    expect(stored(events.filter((e) => e.header.typeCode > 15))).toEqual([
+      '20:XID_EVENT',
+      '21:BEGIN_LOAD_QUERY_EVENT',
+      '22:EXECUTE_LOAD_QUERY_EVENT',
+    ]);
     expect(queries(events)).toEqual([
       'BEGIN',
       "INSERT INTO t2 VALUES (3, 'first stm in trx')",
@@ -183,7 +205,9 @@ describeWithFixtures('the 5.1-wl2325 tree, whose event type codes differ from My
     ]);
     const at = (type: string) => events.findIndex((e) => e.type === type);
     // The transaction's two INSERTs end with its XID, as the statement says it should.
-    expect(at('XID_EVENT')).toBe(events.findIndex((e) => e.type === 'QUERY_EVENT' && String(e.query).startsWith('INSERT INTO t1 VALUES (3')) + 1);
+    expect(at('XID_EVENT')).toBe(
+      events.findIndex((e) => e.type === 'QUERY_EVENT' && String(e.query).startsWith('INSERT INTO t1 VALUES (3')) + 1,
+    );
     // An ordinary XID: the 8-byte transaction id after the 19-byte header.
     expect(events[at('XID_EVENT')]).toMatchObject({ header: { eventSize: 27 }, xid: expect.any(BigInt) });
     expect(events[at('USER_VAR_EVENT')]).toMatchObject({ name: 'x', value: { int: 4n } });
@@ -203,7 +227,12 @@ describeWithFixtures('the 5.1-wl2325 tree, whose event type codes differ from My
     const events = decodeBinlog(file('ver_5_1-wl2325_s.001'));
     const xid = events.findIndex((e) => e.type === 'XID_EVENT');
     const wrong = events.map((e, i) => (i === xid ? { ...e, header: { ...e.header, typeCode: 16 } } : e));
-    expect(() => encodeBinlog(wrong)).toThrow(expect.objectContaining({ kind: 'encode', message: expect.stringContaining('type XID_EVENT is code 20, but header.typeCode is 16') }));
+    expect(() => encodeBinlog(wrong)).toThrow(
+      expect.objectContaining({
+        kind: 'encode',
+        message: expect.stringContaining('type XID_EVENT is code 20, but header.typeCode is 16'),
+      }),
+    );
   });
 
   it('an FDE of such a version that does not list exactly 22 event types is invalid, as MySQL finds it', () => {

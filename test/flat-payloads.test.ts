@@ -15,8 +15,18 @@ import { decodeBinlog, encodeBinlog, iterateBinlog, readBinlog, type ReadOptions
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';
 
 const root = join(import.meta.dirname, '..');
-const compression = join(FIXTURES, 'binlogs', 'blackbeam__rust_mysql_common', 'test-data__binlogs__transaction_compression.000001');
-const movies = join(FIXTURES, 'binlogs', 'osheroff__mysql-binlog-connector-java', 'src__test__resources__mysql-bin.compressed');
+const compression = join(
+  FIXTURES,
+  'binlogs',
+  'blackbeam__rust_mysql_common',
+  'test-data__binlogs__transaction_compression.000001',
+);
+const movies = join(
+  FIXTURES,
+  'binlogs',
+  'osheroff__mysql-binlog-connector-java',
+  'src__test__resources__mysql-bin.compressed',
+);
 const read = (path: string) => new Uint8Array(readFileSync(path));
 const tmp = mkdtempSync(join(tmpdir(), 'binlog-flat-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -32,7 +42,8 @@ describeWithFixtures('TRANSACTION_PAYLOAD events, flat and nested', () => {
   it("the README's loop finds the row inside transaction_compression.000001's compressed transaction", async () => {
     const found: unknown[] = [];
     for await (const event of readBinlog(compression)) {
-      if ('rows' in event) for (const change of event.rows ?? []) found.push([event.table, change.after, event.inPayload]);
+      if ('rows' in event)
+        for (const change of event.rows ?? []) found.push([event.table, change.after, event.inPayload]);
     }
     expect(found).toEqual([['test.tb1', { '@1': 1 }, 274]]);
   });
@@ -53,7 +64,13 @@ describeWithFixtures('TRANSACTION_PAYLOAD events, flat and nested', () => {
     expect(events[3]).not.toHaveProperty('events');
     // Nested, the same events are the payload's.
     const nested = decodeBinlog(read(compression), { payloads: 'nested' });
-    expect(nested.map((e) => e.type)).toEqual(['FORMAT_DESCRIPTION_EVENT', 'PREVIOUS_GTIDS_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'TRANSACTION_PAYLOAD_EVENT', 'ROTATE_EVENT']);
+    expect(nested.map((e) => e.type)).toEqual([
+      'FORMAT_DESCRIPTION_EVENT',
+      'PREVIOUS_GTIDS_LOG_EVENT',
+      'ANONYMOUS_GTID_LOG_EVENT',
+      'TRANSACTION_PAYLOAD_EVENT',
+      'ROTATE_EVENT',
+    ]);
     const { inPayload: _, ...inner } = events[6]!;
     expect(nested[3]!.events![2]).toEqual(inner);
     // Read from a path, every event names its file, flat ones too.
@@ -66,10 +83,17 @@ describeWithFixtures('TRANSACTION_PAYLOAD events, flat and nested', () => {
     const bytes = read(movies);
     const types = (filter?: EventFilter) => decodeBinlog(bytes, { filter }).map((e) => [e.type, e.inPayload]);
     const all = types();
-    expect(all.filter(([, inPayload]) => inPayload !== undefined).map(([type]) => type)).toEqual(['QUERY_EVENT', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT']);
+    expect(all.filter(([, inPayload]) => inPayload !== undefined).map(([type]) => type)).toEqual([
+      'QUERY_EVENT',
+      'TABLE_MAP_EVENT',
+      'UPDATE_ROWS_EVENT',
+      'XID_EVENT',
+    ]);
     expect(types({ table: 'demo.movies' })).toEqual(all);
     const other = types({ table: 'demo.other' });
-    expect(other.some(([type, inPayload]) => inPayload !== undefined || type === 'TRANSACTION_PAYLOAD_EVENT')).toBe(false);
+    expect(other.some(([type, inPayload]) => inPayload !== undefined || type === 'TRANSACTION_PAYLOAD_EVENT')).toBe(
+      false,
+    );
   });
 
   it('both forms encode back byte for byte, from the events and through their JSON', () => {
@@ -78,7 +102,10 @@ describeWithFixtures('TRANSACTION_PAYLOAD events, flat and nested', () => {
       for (const payloads of ['flat', 'nested'] as const) {
         const options: ReadOptions = { payloads };
         expect(Buffer.compare(encodeBinlog(iterateBinlog(bytes, options)), bytes), `${path} ${payloads}`).toBe(0);
-        expect(Buffer.compare(encodeBinlog(fromJson(jsonOf(decodeBinlog(bytes, options)))), bytes), `${path} ${payloads} JSON`).toBe(0);
+        expect(
+          Buffer.compare(encodeBinlog(fromJson(jsonOf(decodeBinlog(bytes, options)))), bytes),
+          `${path} ${payloads} JSON`,
+        ).toBe(0);
       }
     }
   });
@@ -88,8 +115,21 @@ describeWithFixtures('TRANSACTION_PAYLOAD events, flat and nested', () => {
     expect(nested).toHaveLength(5);
     expect(JSON.parse(nested[3]!).events).toHaveLength(4);
     const flat = binlog(['dump', '--payloads=flat', compression]).stdout.trim().split('\n');
-    expect(flat.map((l) => JSON.parse(l).inPayload)).toEqual([undefined, undefined, undefined, undefined, 274, 274, 274, 274, undefined]);
-    for (const [form, dump] of [['nested', nested], ['flat', flat]] as const) {
+    expect(flat.map((l) => JSON.parse(l).inPayload)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      274,
+      274,
+      274,
+      274,
+      undefined,
+    ]);
+    for (const [form, dump] of [
+      ['nested', nested],
+      ['flat', flat],
+    ] as const) {
       const out = join(tmp, `${form}.bin`);
       expect(binlog(['encode', '-o', out], dump.join('\n')).stderr, form).toBe('');
       expect(Buffer.compare(readFileSync(out), read(compression)), form).toBe(0);
@@ -104,32 +144,53 @@ describeWithFixtures('TRANSACTION_PAYLOAD events, flat and nested', () => {
     json.find((e) => e.type === 'ANONYMOUS_GTID_LOG_EVENT').transactionLength = null;
     const back = decodeBinlog(encodeBinlog(fromJson(json)), { payloads: 'nested' });
     const payload = back.find((e) => e.type === 'TRANSACTION_PAYLOAD_EVENT')!;
-    expect((payload.events![2] as { rows: { after: Record<string, unknown> }[] }).rows[0]!.after['@5']).toBe('Western|Action|Drama');
-    const gtid = back.find((e) => e.type === 'ANONYMOUS_GTID_LOG_EVENT') as { transactionLength?: bigint; header: { eventSize: number } };
+    expect((payload.events![2] as { rows: { after: Record<string, unknown> }[] }).rows[0]!.after['@5']).toBe(
+      'Western|Action|Drama',
+    );
+    const gtid = back.find((e) => e.type === 'ANONYMOUS_GTID_LOG_EVENT') as {
+      transactionLength?: bigint;
+      header: { eventSize: number };
+    };
     expect(gtid.transactionLength).toBe(BigInt(gtid.header.eventSize + payload.header.eventSize));
 
     const withoutQuery = json.filter((e) => !(e.type === 'QUERY_EVENT' && e.inPayload !== undefined));
     const shorter = decodeBinlog(encodeBinlog(fromJson(withoutQuery)), { payloads: 'nested' });
-    expect(shorter.find((e) => e.type === 'TRANSACTION_PAYLOAD_EVENT')!.events!.map((e) => e.type)).toEqual(['TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT']);
+    expect(shorter.find((e) => e.type === 'TRANSACTION_PAYLOAD_EVENT')!.events!.map((e) => e.type)).toEqual([
+      'TABLE_MAP_EVENT',
+      'UPDATE_ROWS_EVENT',
+      'XID_EVENT',
+    ]);
     // Every event left out: a payload of none, not the stored bytes.
     const none = json.filter((e) => e.inPayload === undefined);
-    expect(decodeBinlog(encodeBinlog(fromJson(none)), { payloads: 'nested' }).find((e) => e.type === 'TRANSACTION_PAYLOAD_EVENT')!.events).toEqual([]);
+    expect(
+      decodeBinlog(encodeBinlog(fromJson(none)), { payloads: 'nested' }).find(
+        (e) => e.type === 'TRANSACTION_PAYLOAD_EVENT',
+      )!.events,
+    ).toEqual([]);
   });
 
   it('refuses a flat event away from its payload, and a payload with its events both ways, naming the line', () => {
     const flat = binlog(['dump', '--payloads=flat', compression]).stdout.trim().split('\n');
-    const encode = (lines: string[]) => binlog(['encode', '-o', join(tmp, 'refused.bin')], lines.join('\n')).stderr.trim();
+    const encode = (lines: string[]) =>
+      binlog(['encode', '-o', join(tmp, 'refused.bin')], lines.join('\n')).stderr.trim();
     const payloadMissing = flat.filter((_, i) => i !== 3);
     expect(encode(payloadMissing)).toBe(
       'binlog: -: line 4: $.inPayload: an event of the TRANSACTION_PAYLOAD_EVENT at 274 (its inPayload) comes right after that event or another of its events',
     );
-    const both = [...flat.slice(0, 3), binlog(['dump', compression]).stdout.split('\n')[3]!.replace(/}$/, ',"eventsFollow":true}'), ...flat.slice(4)];
-    expect(encode(both)).toBe('binlog: -: line 4: $.eventsFollow: a payload event has its events either in `events` or after it (`eventsFollow`), not both');
+    const both = [
+      ...flat.slice(0, 3),
+      binlog(['dump', compression]).stdout.split('\n')[3]!.replace(/}$/, ',"eventsFollow":true}'),
+      ...flat.slice(4),
+    ];
+    expect(encode(both)).toBe(
+      'binlog: -: line 4: $.eventsFollow: a payload event has its events either in `events` or after it (`eventsFollow`), not both',
+    );
   });
 
-  it('a bad row value names its own line: the flat event\'s, or the payload\'s with the path inside it, not the line that ends the transaction', () => {
+  it("a bad row value names its own line: the flat event's, or the payload's with the path inside it, not the line that ends the transaction", () => {
     const bad = (lines: string[]) => lines.map((l) => l.replace('"@1":1', '"@1":"one"'));
-    const encode = (lines: string[]) => binlog(['encode', '-o', join(tmp, 'refused.bin')], bad(lines).join('\n')).stderr.trim();
+    const encode = (lines: string[]) =>
+      binlog(['encode', '-o', join(tmp, 'refused.bin')], bad(lines).join('\n')).stderr.trim();
     const flat = binlog(['dump', '--payloads=flat', compression]).stdout.trim().split('\n');
     expect(encode(flat)).toBe('binlog: -: line 7: $.rows[0].after.@1: expected a number, found "one"');
     const nested = binlog(['dump', compression]).stdout.trim().split('\n');

@@ -48,7 +48,13 @@ describeWithServer('following a binlog the server is writing', () => {
     const second = decodeBinlog(readFileSync(files[1]!));
     const noted = second.find((e) => e.type === 'GTID_EVENT' && e.pos > 400)!;
     const named = (f: string, events: BinlogEvent[]) => events.map((e) => `${basename(f)}:${e.type}@${e.pos}`);
-    const expected = [...named(files[1]!, second.filter((e) => e.pos >= noted.pos)), ...named(files[2]!, decodeBinlog(readFileSync(files[2]!)))];
+    const expected = [
+      ...named(
+        files[1]!,
+        second.filter((e) => e.pos >= noted.pos),
+      ),
+      ...named(files[2]!, decodeBinlog(readFileSync(files[2]!))),
+    ];
     const stop = new AbortController();
     const seen: string[] = [];
     for await (const e of followBinlog(files[1]!, { position: noted.pos, signal: stop.signal, pollMs: 20 })) {

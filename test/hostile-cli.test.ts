@@ -55,7 +55,10 @@ describe('binlog dump of hostile files', () => {
     const run = await runBinlog(['dump', file]);
     expect(run.stderr).not.toMatch(/RangeError|at .*\.js:\d+/);
     expect(run.status).toBe(EXIT.undecoded);
-    const lines = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; rowImagesUndecoded?: string });
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; rowImagesUndecoded?: string });
     expect(lines.map((l) => l.type)).toEqual(decodeBinlog(bytes, { onError: () => 'skip' }).map((e) => e.type));
     const rows = lines.find((l) => l.type.startsWith('WRITE_ROWS_EVENT'))!;
     expect(rows.rowImagesUndecoded).toMatch(/an integer of undefined bytes/);
@@ -89,7 +92,10 @@ describe('binlog encode of out-of-range header fields (fuzzer case E3)', () => {
   /** The sample's first three lines with one header field of the line at `index` set to `value`. */
   async function linesWith(index: number, field: string, value: number): Promise<string> {
     const dump = await runBinlog(['dump', join(import.meta.dirname, 'fixtures', 'sample.bin')]);
-    const lines = dump.stdout.split('\n').slice(0, 3).map((l) => JSON.parse(l) as { header: Record<string, number> });
+    const lines = dump.stdout
+      .split('\n')
+      .slice(0, 3)
+      .map((l) => JSON.parse(l) as { header: Record<string, number> });
     lines[index]!.header[field] = value;
     return lines.map((l) => JSON.stringify(l)).join('\n');
   }
@@ -97,11 +103,14 @@ describe('binlog encode of out-of-range header fields (fuzzer case E3)', () => {
   it.each([
     ['timestamp', 1, -1, 'line 2: $ (in EventHeader.timestamp): -1 does not fit 4 bytes'],
     ['logPos', 2, 2 ** 40, 'line 3: $ (in EventHeader.logPos): 1099511627776 does not fit 4 bytes'],
-  ])('header.%s out of range: exit 1, the line and the field named, nothing written', async (field, index, value, said) => {
-    const out = join(dir, `${field}.bin`);
-    const run = await runBinlog(['encode', '-', '-o', out], { input: await linesWith(index, field, value) });
-    expect(run.status).toBe(EXIT.badInput);
-    expect(run.stderr).toBe(`binlog: -: ${said}\n`);
-    expect(existsSync(out)).toBe(false);
-  });
+  ])(
+    'header.%s out of range: exit 1, the line and the field named, nothing written',
+    async (field, index, value, said) => {
+      const out = join(dir, `${field}.bin`);
+      const run = await runBinlog(['encode', '-', '-o', out], { input: await linesWith(index, field, value) });
+      expect(run.status).toBe(EXIT.badInput);
+      expect(run.stderr).toBe(`binlog: -: ${said}\n`);
+      expect(existsSync(out)).toBe(false);
+    },
+  );
 });

@@ -117,18 +117,27 @@ describe('forged lengths give typed errors or images kept whole, without large a
       return Uint8Array.from([...body.subarray(0, at), 0xfe, 0, 0, 0, 0, 1, 0, 0, 0, ...body.subarray(at + 1)]);
     });
     const before = process.memoryUsage().arrayBuffers;
-    expect(collect(forged).error).toMatchObject({ kind: 'length', eventPos: events[tableMap]!.pos, schemaPath: 'TableMapEvent.columnTypes' });
+    expect(collect(forged).error).toMatchObject({
+      kind: 'length',
+      eventPos: events[tableMap]!.pos,
+      schemaPath: 'TableMapEvent.columnTypes',
+    });
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
   });
 
   it('a BLOB length of 4 GB in a row image', () => {
-    // sample row 2's note is x'00ff', a BLOB with a 2-byte length 02 00; forge it to ff ff ff ff ... via a pack length of 4
+    // sample row 2's note is x'00ff', a BLOB with a 2-byte length 02 00; forge it to ff ff ff ff ... via a pack length
+    // of 4
     const b = withEvent(write, (ev) => {
       const i = ev.findIndex((x, k) => x === 0x02 && ev[k + 1] === 0x00 && ev[k + 2] === 0x00 && ev[k + 3] === 0xff);
       ev[i] = 0xff;
       ev[i + 1] = 0xff;
     });
-    expectKeptWhole(b, write, /^the row images do not split into rows: length 65535 runs past the end \(2 bytes left\) \(RowsEvent\.rows\.note\); kept as bytes$/);
+    expectKeptWhole(
+      b,
+      write,
+      /^the row images do not split into rows: length 65535 runs past the end \(2 bytes left\) \(RowsEvent\.rows\.note\); kept as bytes$/,
+    );
   });
 
   it('a LONGBLOB length of 4 GB', () => {
@@ -152,7 +161,11 @@ describe('forged lengths give typed errors or images kept whole, without large a
       expect([ev[i], ev[i + 1]]).toEqual([8, 1]);
       ev[i + 1] = 100;
     });
-    expect(collect(b).error).toMatchObject({ kind: 'length', eventPos: events[tableMap]!.pos, schemaPath: 'TableMapEvent.TableMapEventOptionalMetadataEntry' });
+    expect(collect(b).error).toMatchObject({
+      kind: 'length',
+      eventPos: events[tableMap]!.pos,
+      schemaPath: 'TableMapEvent.TableMapEventOptionalMetadataEntry',
+    });
   });
 
   it('a packed integer of 0xFF', () => {

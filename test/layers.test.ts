@@ -42,9 +42,13 @@ describe('the layers of docs/architecture.md', () => {
   });
 
   it('hold the capabilities side by side, above protocol/, none importing another', () => {
-    const capabilities = layers.filter((l) => l.rank === layers.find((c) => c.path === 'replication/')!.rank).map((l) => l.path);
+    const capabilities = layers
+      .filter((l) => l.rank === layers.find((c) => c.path === 'replication/')!.rank)
+      .map((l) => l.path);
     expect(capabilities.sort()).toEqual(['builder/', 'replication/', 'server/', 'sinks/', 'tools/']);
-    expect(layers.find((l) => l.path === 'protocol/')!.rank).toBe(layers.find((l) => l.path === 'replication/')!.rank - 1);
+    expect(layers.find((l) => l.path === 'protocol/')!.rank).toBe(
+      layers.find((l) => l.path === 'replication/')!.rank - 1,
+    );
     expect(siblingImports(layers, graph)).toEqual([]);
   });
 
@@ -55,7 +59,10 @@ describe('the layers of docs/architecture.md', () => {
   });
 
   it('reach mysql2 only through protocol/mysql2-adapter.ts', () => {
-    const importers = sourceFiles(ROOT, layers.map((l) => l.path)).filter((f) => packagesOf(readFileSync(join(ROOT, f), 'utf8')).includes('mysql2'));
+    const importers = sourceFiles(
+      ROOT,
+      layers.map((l) => l.path),
+    ).filter((f) => packagesOf(readFileSync(join(ROOT, f), 'utf8')).includes('mysql2'));
     expect(importers).toEqual(['protocol/mysql2-adapter.ts']);
   });
 
@@ -74,14 +81,19 @@ describe('the layers of docs/architecture.md', () => {
   it('make no code from text at run time: no eval, no new Function, in any layer', () => {
     // A host that forbids eval (a browser under CSP, some workers) must run every layer as it is.
     const made = /\beval\s*\(|\bnew\s+Function\b|(?<![\w.])Function\s*\(/;
-    const files = sourceFiles(ROOT, layers.map((l) => l.path));
+    const files = sourceFiles(
+      ROOT,
+      layers.map((l) => l.path),
+    );
     expect(files.filter((f) => f.startsWith('runtime/')).length).toBeGreaterThan(20);
     expect(files.filter((f) => f.startsWith('generated/')).length).toBeGreaterThan(10);
     expect(files.filter((f) => made.test(readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
   });
 
   it('keep the generator apart from the runtime it generates for', () => {
-    const reaches = [...graph].filter(([f]) => f.startsWith('generator/')).flatMap(([f, ts]) => ts.filter((t) => !t.startsWith('generator/')).map((t) => `${f} → ${t}`));
+    const reaches = [...graph]
+      .filter(([f]) => f.startsWith('generator/'))
+      .flatMap(([f, ts]) => ts.filter((t) => !t.startsWith('generator/')).map((t) => `${f} → ${t}`));
     expect(reaches).toEqual([]);
   });
 });
@@ -97,7 +109,9 @@ describe('the layer check itself', () => {
       ['low/a.ts', ['high/b.ts']],
       ['high/b.ts', []],
     ]);
-    expect(upwardImports(made, graph)).toEqual(['low/a.ts imports high/b.ts: layer 1 (low/) may not import layer 2 (high/)']);
+    expect(upwardImports(made, graph)).toEqual([
+      'low/a.ts imports high/b.ts: layer 1 (low/) may not import layer 2 (high/)',
+    ]);
   });
 
   it('names both files and both folders of an import between two folders of one layer', () => {
@@ -107,11 +121,19 @@ describe('the layer check itself', () => {
       ['side/b.ts', ['low/c.ts']],
       ['low/c.ts', []],
     ]);
-    expect(siblingImports(side, graph)).toEqual(['high/a.ts imports side/b.ts: high/ and side/ are both of layer 2, and neither may import the other']);
+    expect(siblingImports(side, graph)).toEqual([
+      'high/a.ts imports side/b.ts: high/ and side/ are both of layer 2, and neither may import the other',
+    ]);
   });
 
   it('reads the packages a file imports, built-ins and relative paths left out', () => {
-    const source = ["import type { Connection } from 'mysql2';", "const { createServer } = await import('mysql2');", "import { once } from 'node:events';", "import { a } from './a.js';", "export { k } from '@nats-io/kv';"].join('\n');
+    const source = [
+      "import type { Connection } from 'mysql2';",
+      "const { createServer } = await import('mysql2');",
+      "import { once } from 'node:events';",
+      "import { a } from './a.js';",
+      "export { k } from '@nats-io/kv';",
+    ].join('\n');
     expect(packagesOf(source)).toEqual(['mysql2', '@nats-io/kv']);
   });
 
@@ -121,7 +143,9 @@ describe('the layer check itself', () => {
       ['high/b.ts', ['high/c.ts']],
       ['high/c.ts', ['high/a.ts']],
     ]);
-    expect(importCircles(graph)).toEqual(['high/c.ts imports high/a.ts, which closes a circle: high/a.ts → high/b.ts → high/c.ts → high/a.ts']);
+    expect(importCircles(graph)).toEqual([
+      'high/c.ts imports high/a.ts, which closes a circle: high/a.ts → high/b.ts → high/c.ts → high/a.ts',
+    ]);
   });
 
   it('reads static, type-only, re-exported and dynamic imports, and nothing else', () => {

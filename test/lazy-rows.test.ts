@@ -6,7 +6,18 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BinlogError, BinlogWriter, decodeBinlog, InvalidValueError, iterateBinlog, LazyRow, toJsonLine, type BinlogEvent, type LazyBinlogEvent, type Row } from '../index.js';
+import {
+  BinlogError,
+  BinlogWriter,
+  decodeBinlog,
+  InvalidValueError,
+  iterateBinlog,
+  LazyRow,
+  toJsonLine,
+  type BinlogEvent,
+  type LazyBinlogEvent,
+  type Row,
+} from '../index.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
@@ -25,7 +36,13 @@ function compare(bytes: Uint8Array, seen: Compared): void {
   const [lazy, lazyEnd] = upToFraming(() => iterateBinlog(bytes, { onError: skip, payloads: 'nested', rows: 'lazy' }));
   expect(lazyEnd).toBe(eagerEnd);
   expect(lazy.length).toBe(eager.length);
-  const pairs = eager.flatMap((e, i): [BinlogEvent, LazyBinlogEvent][] => [[e, lazy[i]!], ...(e.events ?? []).map((inner, k): [BinlogEvent, LazyBinlogEvent] => [inner, (lazy[i] as BinlogEvent).events![k] as LazyBinlogEvent])]);
+  const pairs = eager.flatMap((e, i): [BinlogEvent, LazyBinlogEvent][] => [
+    [e, lazy[i]!],
+    ...(e.events ?? []).map((inner, k): [BinlogEvent, LazyBinlogEvent] => [
+      inner,
+      (lazy[i] as BinlogEvent).events![k] as LazyBinlogEvent,
+    ]),
+  ]);
   for (const [e, l] of pairs) {
     expect(toJsonLine(l)).toBe(toJsonLine(e));
     if (!('rows' in e) || !e.rows || !('rows' in l) || !l.rows) continue;
@@ -118,7 +135,13 @@ describeWithServer('lazy rows on a MariaDB server’s binlogs', () => {
     expect(seen.differences).toEqual([]);
     expect(seen.rowEvents).toBe(6);
     // The small images are left uncompressed (log_bin_compress_min_len).
-    for (const type of ['WRITE_ROWS_COMPRESSED_EVENT_V1', 'UPDATE_ROWS_COMPRESSED_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1']) expect(seen.types).toContain(type);
+    for (const type of [
+      'WRITE_ROWS_COMPRESSED_EVENT_V1',
+      'UPDATE_ROWS_COMPRESSED_EVENT_V1',
+      'UPDATE_ROWS_EVENT_V1',
+      'DELETE_ROWS_EVENT_V1',
+    ])
+      expect(seen.types).toContain(type);
     expect(seen.cells).toBeGreaterThan(100);
   });
 });
@@ -127,7 +150,15 @@ describe('a malformed image under lazy rows', () => {
   /** A binlog of one row (id, a DATETIME) and where in it the DATETIME's first byte is. */
   function oneRow(): { bytes: Uint8Array; at: number } {
     const w = new BinlogWriter({ timestamp: 1_700_000_000 });
-    const t = w.table({ schema: 's', name: 't', columns: [{ name: 'id', type: 'int' }, { name: 'at', type: 'datetime' }, { name: 'v', type: 'varchar(10)' }] });
+    const t = w.table({
+      schema: 's',
+      name: 't',
+      columns: [
+        { name: 'id', type: 'int' },
+        { name: 'at', type: 'datetime' },
+        { name: 'v', type: 'varchar(10)' },
+      ],
+    });
     w.insert(t, [{ id: 7, at: '2024-01-02 03:04:05', v: 'abc' }]).commit();
     const bytes = w.toBytes();
     const events = decodeBinlog(bytes);
@@ -143,7 +174,9 @@ describe('a malformed image under lazy rows', () => {
     const options = { verifyChecksum: false } as const;
     const eager = decodeBinlog(bytes, options).find((e) => /^WRITE_ROWS/.test(e.type))!;
     const lazy = decodeBinlog(bytes, { ...options, rows: 'lazy' }).find((e) => /^WRITE_ROWS/.test(e.type))!;
-    expect('rowImagesUndecoded' in eager && eager.rowImagesUndecoded).toMatch(/negative DATETIME \(RowsEvent\.rows\.at\)/);
+    expect('rowImagesUndecoded' in eager && eager.rowImagesUndecoded).toMatch(
+      /negative DATETIME \(RowsEvent\.rows\.at\)/,
+    );
     const row = 'rows' in lazy ? lazy.rows![0]!.after! : undefined;
     expect(row!.get('id')).toBe(7);
     expect(row!.get('v')).toBe('abc');

@@ -14,7 +14,18 @@ import { eventFromJson, eventTypeName, type BinlogEvent } from '../runtime/event
 import { toJsonLine } from '../runtime/core/dump-json.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { describeWithFixtures, fixtures } from './support/fixtures.js';
-import { binlogWith, CLAUSES, GROUP_EVENTS, LOAD_EVENTS, legacyBinlogs, text, UUID, v1Binlog, v1Header, V1_LINES } from './support/legacy.js';
+import {
+  binlogWith,
+  CLAUSES,
+  GROUP_EVENTS,
+  LOAD_EVENTS,
+  legacyBinlogs,
+  text,
+  UUID,
+  v1Binlog,
+  v1Header,
+  V1_LINES,
+} from './support/legacy.js';
 import { describeWithServer, findMariadb, replay, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -45,14 +56,25 @@ describeWithFixtures('LOAD DATA events of real binlogs', () => {
   it('MySQL 4.1: CREATE_FILE + APPEND_BLOCK + EXEC_LOAD carry the 17920 lines of t3', () => {
     const events = read('binlog_old_version_4_1.000001');
     const create = events.find((e) => e.type === 'CREATE_FILE_EVENT')!;
-    expect(create).toMatchObject({ tableName: 't3', schema: 'test', fieldNames: [{ name: 'a' }], createFileName: 'big_file.dat' });
+    expect(create).toMatchObject({
+      tableName: 't3',
+      schema: 'test',
+      fieldNames: [{ name: 'a' }],
+      createFileName: 'big_file.dat',
+    });
     const blocks = events.filter((e) => e.type === 'APPEND_BLOCK_EVENT');
     expect(blocks.map((b) => b.fileId)).toEqual([create.fileId]);
     expect(lineCount(create.data as Uint8Array) + lineCount(blocks[0]!.data as Uint8Array)).toBe(ROWS);
     expect(events.find((e) => e.type === 'EXEC_LOAD_EVENT')).toMatchObject({ fileId: create.fileId });
   });
 
-  for (const file of ['ver_5_1_17.001', 'ver_5_1-telco.001', 'ver_5_1-wl2325_s.001', 'ver_5_1_23.001', 'ver_trunk_row_v2.001']) {
+  for (const file of [
+    'ver_5_1_17.001',
+    'ver_5_1-telco.001',
+    'ver_5_1-wl2325_s.001',
+    'ver_5_1_23.001',
+    'ver_trunk_row_v2.001',
+  ]) {
     it(`${file}: BEGIN_LOAD_QUERY + APPEND_BLOCK carry t3's lines; EXECUTE_LOAD_QUERY names the file`, () => {
       const events = read(file);
       const begin = events.find((e) => e.type === 'BEGIN_LOAD_QUERY_EVENT')!;
@@ -75,13 +97,40 @@ describe('LOAD DATA events no real file here holds, written from JSON', () => {
     // Post-header: thread 5, exec 0, skip 1, table length 1, db length 4, 2 fields; old clauses (7 bytes);
     // field lengths; names; table; db; the file name to the end.
     expect(bodyOf(bytes, 'LOAD_EVENT')).toBe(
-      '05000000' + '00000000' + '01000000' + '01' + '04' + '02000000' + '2c220a005c0808' + '0101' + '61006200' + '7400' + '7465737400' + hex(text('/tmp/old.txt')),
+      '05000000' +
+        '00000000' +
+        '01000000' +
+        '01' +
+        '04' +
+        '02000000' +
+        '2c220a005c0808' +
+        '0101' +
+        '61006200' +
+        '7400' +
+        '7465737400' +
+        hex(text('/tmp/old.txt')),
     );
     // CREATE_FILE: the LOAD post-header, the file id, the length-prefixed clauses, no fields, the
     // NUL-terminated file name, then the block.
     expect(bodyOf(bytes, 'CREATE_FILE_EVENT')).toBe(
-      '05000000' + '00000000' + '00000000' + '02' + '03' + '00000000' + '07000000' + '012c' + '0122' + '010a' + '013e' + '015c' + '06' + '743300' + '64623200' +
-        hex(text('/tmp/cf.txt')) + '00' + hex(text('1,"x"\n')),
+      '05000000' +
+        '00000000' +
+        '00000000' +
+        '02' +
+        '03' +
+        '00000000' +
+        '07000000' +
+        '012c' +
+        '0122' +
+        '010a' +
+        '013e' +
+        '015c' +
+        '06' +
+        '743300' +
+        '64623200' +
+        hex(text('/tmp/cf.txt')) +
+        '00' +
+        hex(text('1,"x"\n')),
     );
     expect(bodyOf(bytes, 'DELETE_FILE_EVENT')).toBe('08000000');
   });
@@ -89,7 +138,13 @@ describe('LOAD DATA events no real file here holds, written from JSON', () => {
   it('decode to what was written and round-trip byte for byte', () => {
     const events = expectRoundTrip(bytes).slice(3);
     expect(events.map((e) => e.type)).toEqual(LOAD_EVENTS.map((e) => e.type));
-    expect(events[1]).toMatchObject({ clauses: CLAUSES, fieldNames: [{ name: 'id' }], fieldCount: 1, tableName: 't2', fileName: '/tmp/new.txt' });
+    expect(events[1]).toMatchObject({
+      clauses: CLAUSES,
+      fieldNames: [{ name: 'id' }],
+      fieldCount: 1,
+      tableName: 't2',
+      fileName: '/tmp/new.txt',
+    });
     expect(events[2]).toMatchObject({ fileId: 7, createFileName: '/tmp/cf.txt', data: text('1,"x"\n') });
   });
 
@@ -180,10 +235,17 @@ describeWithServer('a real MariaDB 10.11 logging LOAD DATA as a statement', () =
   it('writes BEGIN_LOAD_QUERY, APPEND_BLOCK and EXECUTE_LOAD_QUERY, as SHOW BINLOG EVENTS lists them', () => {
     const events = expectRoundTrip(bytes).filter((e) => /LOAD|BLOCK/.test(e.type));
     expect(shown.map((r) => r[2])).toEqual(['Begin_load_query', 'Append_block', 'Append_block', 'Execute_load_query']);
-    expect(events.map((e) => e.type)).toEqual(['BEGIN_LOAD_QUERY_EVENT', 'APPEND_BLOCK_EVENT', 'APPEND_BLOCK_EVENT', 'EXECUTE_LOAD_QUERY_EVENT']);
+    expect(events.map((e) => e.type)).toEqual([
+      'BEGIN_LOAD_QUERY_EVENT',
+      'APPEND_BLOCK_EVENT',
+      'APPEND_BLOCK_EVENT',
+      'EXECUTE_LOAD_QUERY_EVENT',
+    ]);
     expect(events.map((e) => e.pos)).toEqual(shown.map((r) => Number(r[1])));
     // The server's account of each block: ";file_id=N;block_len=N".
-    const blocks = events.slice(0, 3).filter((e) => e.type === 'BEGIN_LOAD_QUERY_EVENT' || e.type === 'APPEND_BLOCK_EVENT');
+    const blocks = events
+      .slice(0, 3)
+      .filter((e) => e.type === 'BEGIN_LOAD_QUERY_EVENT' || e.type === 'APPEND_BLOCK_EVENT');
     for (const [i, e] of blocks.entries()) expect(`;file_id=${e.fileId};block_len=${e.data.length}`).toBe(shown[i]![5]);
   });
 
@@ -194,7 +256,9 @@ describeWithServer('a real MariaDB 10.11 logging LOAD DATA as a statement', () =
     const exec = events.find((e) => e.type === 'EXECUTE_LOAD_QUERY_EVENT')!;
     expect(`use \`${exec.schema}\`; ${exec.query} ;file_id=${exec.fileId}`).toBe(shown[3]![5]);
     expect(exec).toMatchObject({ fileId: blocks[0]!.fileId, duplicates: 'LOAD_DUP_REPLACE' });
-    expect((exec.query as string).slice(exec.fileNameStart as number, exec.fileNameEnd as number)).toBe(` INFILE '${file}' REPLACE INTO`);
+    expect((exec.query as string).slice(exec.fileNameStart as number, exec.fileNameEnd as number)).toBe(
+      ` INFILE '${file}' REPLACE INTO`,
+    );
     expect(rows).toBe('20000');
   });
 });
@@ -212,27 +276,63 @@ describeWithServer('LOAD DATA events written here, replayed into a real MariaDB 
   });
 
   it('through mariadb-binlog | mariadb: the rows of CREATE_FILE + APPEND_BLOCK + EXEC_LOAD and of BEGIN_LOAD_QUERY + EXECUTE_LOAD_QUERY', async () => {
-    const clauses = { fieldTerminator: ',', enclosedBy: '"', lineTerminator: '\n', lineStart: '', escapedBy: '\\', optFlags: 0x2 };
+    const clauses = {
+      fieldTerminator: ',',
+      enclosedBy: '"',
+      lineTerminator: '\n',
+      lineStart: '',
+      escapedBy: '\\',
+      optFlags: 0x2,
+    };
     const query = "LOAD DATA INFILE '/tmp/q.txt' INTO TABLE t FIELDS TERMINATED BY ',' ENCLOSED BY '\"'";
     const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE' });
     w.createDatabase('ld').query('CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10))', { schema: 'ld' });
     const events = [
-      { type: 'CREATE_FILE_EVENT', threadId: 5, execTime: 0, skipLines: 0, fileId: 7, clauses, fieldLengths: [], fieldNames: [], tableName: 't', schema: 'ld', createFileName: '/tmp/cf.txt', data: text('1,"x"\n') },
+      {
+        type: 'CREATE_FILE_EVENT',
+        threadId: 5,
+        execTime: 0,
+        skipLines: 0,
+        fileId: 7,
+        clauses,
+        fieldLengths: [],
+        fieldNames: [],
+        tableName: 't',
+        schema: 'ld',
+        createFileName: '/tmp/cf.txt',
+        data: text('1,"x"\n'),
+      },
       { type: 'APPEND_BLOCK_EVENT', fileId: 7, data: text('2,"y"\n') },
       { type: 'EXEC_LOAD_EVENT', fileId: 7 },
       { type: 'BEGIN_LOAD_QUERY_EVENT', fileId: 9, data: text('3,"z"\n') },
       {
-        type: 'EXECUTE_LOAD_QUERY_EVENT', threadId: 5, execTime: 0, errorCode: 0, statusVars: [], schema: 'ld', query,
-        fileId: 9, fileNameStart: query.indexOf(' INFILE'), fileNameEnd: query.indexOf(' TABLE'), duplicates: 'LOAD_DUP_ERROR',
+        type: 'EXECUTE_LOAD_QUERY_EVENT',
+        threadId: 5,
+        execTime: 0,
+        errorCode: 0,
+        statusVars: [],
+        schema: 'ld',
+        query,
+        fileId: 9,
+        fileNameStart: query.indexOf(' INFILE'),
+        fileNameEnd: query.indexOf(' TABLE'),
+        duplicates: 'LOAD_DUP_ERROR',
       },
     ] as EventInput[];
     for (const e of events) w.event(e);
     const file = join(dir, 'replay.bin');
     writeFileSync(file, w.toBytes());
     const bin = findMariadb()!;
-    const r = await replay(bin.binlogTool, bin.client, file, server.socket, { dump: [`--local-load=${dir}`], client: ['--local-infile=1'] });
+    const r = await replay(bin.binlogTool, bin.client, file, server.socket, {
+      dump: [`--local-load=${dir}`],
+      client: ['--local-infile=1'],
+    });
     expect(r).toEqual({ dump: 0, client: 0, stderr: '' });
-    expect(await server.query('SELECT a, b FROM ld.t ORDER BY a')).toEqual([['1', 'x'], ['2', 'y'], ['3', 'z']]);
+    expect(await server.query('SELECT a, b FROM ld.t ORDER BY a')).toEqual([
+      ['1', 'x'],
+      ['2', 'y'],
+      ['3', 'z'],
+    ]);
   });
 });
 
@@ -242,27 +342,55 @@ describe('SLAVE, TRANSACTION_CONTEXT, VIEW_CHANGE and PARTIAL_ROW_DATA, written 
 
   it('lay out as the servers read them', () => {
     // Slave_log_event: position 8, port 2, host NUL-terminated, the master's log name to the end.
-    expect(bodyOf(bytes, 'SLAVE_EVENT')).toBe('0400000000000000' + 'ea0c' + hex(text('master')) + '00' + hex(text('master-bin.001')));
+    expect(bodyOf(bytes, 'SLAVE_EVENT')).toBe(
+      '0400000000000000' + 'ea0c' + hex(text('master')) + '00' + hex(text('master-bin.001')),
+    );
     // Transaction_context_event: uuid length, thread, gtid_specified, snapshot length, set counts; then
     // the uuid, the Gtid_set (1 sid, its uuid, 1 interval [1, 6)), each hash with a 2-byte length.
     const gtidSet = '0100000000000000' + hex(sid) + '0100000000000000' + '0100000000000000' + '0600000000000000';
     expect(bodyOf(bytes, 'TRANSACTION_CONTEXT_EVENT')).toBe(
-      '24' + '09000000' + '00' + le32(gtidSet.length / 2) + '02000000' + '00000000' + hex(text(UUID)) + gtidSet + '0300' + hex(text('123')) + '0300' + hex(text('456')),
+      '24' +
+        '09000000' +
+        '00' +
+        le32(gtidSet.length / 2) +
+        '02000000' +
+        '00000000' +
+        hex(text(UUID)) +
+        gtidSet +
+        '0300' +
+        hex(text('123')) +
+        '0300' +
+        hex(text('456')),
     );
     // View_change_event: the view id in 40 bytes, seq_number, the entry count; key u16 + key, value u32 + value.
     const viewId = hex(text('1421867646:1')).padEnd(80, '0');
-    expect(bodyOf(bytes, 'VIEW_CHANGE_EVENT')).toBe(viewId + '2a00000000000000' + '01000000' + '0200' + hex(text('k1')) + '01000000' + '76');
+    expect(bodyOf(bytes, 'VIEW_CHANGE_EVENT')).toBe(
+      viewId + '2a00000000000000' + '01000000' + '0200' + hex(text('k1')) + '01000000' + '76',
+    );
     // MariaDB's PARTIAL_ROW_DATA_EVENT page: total fragments, sequence number, flags, the original size
     // when FL_ORIG_EVENT_SIZE, the chunk.
     const partial = decodeBinlog(bytes).filter((e) => e.type === 'PARTIAL_ROW_DATA_EVENT');
     const body = (e: BinlogEvent) => hex(bytes.subarray(e.pos + 19, e.pos + e.header.eventSize));
-    expect(partial.map(body)).toEqual(['03000000' + '01000000' + '01' + '204e000000000000' + 'aabb', '03000000' + '02000000' + '00' + 'cc']);
+    expect(partial.map(body)).toEqual([
+      '03000000' + '01000000' + '01' + '204e000000000000' + 'aabb',
+      '03000000' + '02000000' + '00' + 'cc',
+    ]);
   });
 
   it('decode to what was written and round-trip byte for byte', () => {
     const decoded = expectRoundTrip(bytes).slice(3);
-    expect(decoded[0]).toMatchObject({ masterPosition: 4n, masterPort: 3306, masterHost: 'master', masterLog: 'master-bin.001' });
-    expect(decoded[1]).toMatchObject({ serverUuid: UUID, writeSetCount: 2, readSetCount: 0, writeSet: [{ hash: '123' }, { hash: '456' }] });
+    expect(decoded[0]).toMatchObject({
+      masterPosition: 4n,
+      masterPort: 3306,
+      masterHost: 'master',
+      masterLog: 'master-bin.001',
+    });
+    expect(decoded[1]).toMatchObject({
+      serverUuid: UUID,
+      writeSetCount: 2,
+      readSetCount: 0,
+      writeSet: [{ hash: '123' }, { hash: '456' }],
+    });
     expect(decoded[2]).toMatchObject({ viewId: '1421867646:1', seqNumber: 42n, certInfo: [{ key: 'k1' }] });
     expect(Reflect.get(decoded[4]!, 'originalSize')).toBeUndefined();
   });
@@ -276,7 +404,9 @@ describe('SLAVE, TRANSACTION_CONTEXT, VIEW_CHANGE and PARTIAL_ROW_DATA, written 
       const e = decodeBinlog(bytes).find((x) => x.type === type)!;
       const b = Uint8Array.from(bytes);
       new DataView(b.buffer).setUint32(e.pos + 19 + offset, 0x7fffffff, true);
-      expect(() => decodeBinlog(b), type).toThrow(expect.objectContaining({ kind: 'length', schemaPath, eventPos: e.pos }));
+      expect(() => decodeBinlog(b), type).toThrow(
+        expect.objectContaining({ kind: 'length', schemaPath, eventPos: e.pos }),
+      );
     }
   });
 });
@@ -301,7 +431,9 @@ describe('binlog format v1 (MySQL 3.23)', () => {
   });
 
   it('a STOP event has no body: 13 bytes, shorter than any v3 or v4 header', () => {
-    const stop = encodeBinlog([...lines.slice(0, 1), { header: v1Header(3), type: 'STOP_EVENT' }].map((l) => eventFromJson(l)));
+    const stop = encodeBinlog(
+      [...lines.slice(0, 1), { header: v1Header(3), type: 'STOP_EVENT' }].map((l) => eventFromJson(l)),
+    );
     expect(stop.length).toBe(4 + 69 + 13);
     expect(expectRoundTrip(stop)[1]).toMatchObject({ type: 'STOP_EVENT', header: { eventSize: 13 } });
   });
@@ -309,11 +441,16 @@ describe('binlog format v1 (MySQL 3.23)', () => {
   it('an event_size below the 13-byte header is a framing error naming the event', () => {
     const b = Uint8Array.from(bytes);
     new DataView(b.buffer).setUint32(73 + 9, 12, true);
-    expect(() => decodeBinlog(b)).toThrow(expect.objectContaining({ kind: 'length', eventPos: 73, schemaPath: 'EventHeader.eventSize' }));
+    expect(() => decodeBinlog(b)).toThrow(
+      expect.objectContaining({ kind: 'length', eventPos: 73, schemaPath: 'EventHeader.eventSize' }),
+    );
   });
 
   it('a v3 file (START of 75 bytes) keeps its 19-byte headers', () => {
-    const v3Lines = [{ ...lines[0], binlogVersion: 3, serverVersion: '4.0.27-log' }, { ...lines[3], position: 4 }];
+    const v3Lines = [
+      { ...lines[0], binlogVersion: 3, serverVersion: '4.0.27-log' },
+      { ...lines[3], position: 4 },
+    ];
     const v3 = encodeBinlog(v3Lines.map((l) => eventFromJson({ ...l, header: { ...l.header, flags: 0 } })));
     const events = expectRoundTrip(v3);
     expect(events.map((e) => e.header.eventSize)).toEqual([75, 19 + 8 + 'master-bin.002'.length]);
@@ -326,7 +463,12 @@ describe('the catalogue names every code the servers define', () => {
   it.each(defined)('code %i', (code) => expect(eventTypeName(code)).not.toMatch(/^UNKNOWN_\d+$/));
   it('with the servers’ names at the ends of each range, and Aurora’s 100', () => {
     expect([36, 37, 42, 159, 172, 100].map(eventTypeName)).toEqual([
-      'TRANSACTION_CONTEXT_EVENT', 'VIEW_CHANGE_EVENT', 'GTID_TAGGED_LOG_EVENT', 'START_5_7_ENCRYPTION_EVENT', 'PARTIAL_ROW_DATA_EVENT', 'AURORA_PADDING_EVENT',
+      'TRANSACTION_CONTEXT_EVENT',
+      'VIEW_CHANGE_EVENT',
+      'GTID_TAGGED_LOG_EVENT',
+      'START_5_7_ENCRYPTION_EVENT',
+      'PARTIAL_ROW_DATA_EVENT',
+      'AURORA_PADDING_EVENT',
     ]);
     expect(eventTypeName(48)).toBe('UNKNOWN_48');
   });

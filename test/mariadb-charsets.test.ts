@@ -21,15 +21,32 @@ const DB = 'mb';
 const CHARSETS = ['sjis', 'cp932', 'ujis', 'eucjpms', 'big5', 'gbk', 'gb2312', 'euckr'];
 const THREE_BYTE = new Set(['ujis', 'eucjpms']);
 /** How many characters from 80 each has in the server's tables (strings/ctype-*.c, read as its mb_wc reads bytes). */
-const CHARACTERS: Record<string, number> = { sjis: 6942, cp932: 9667, ujis: 14889, eucjpms: 15078, big5: 13717, gbk: 21791, gb2312: 7445, euckr: 17048 };
+const CHARACTERS: Record<string, number> = {
+  sjis: 6942,
+  cp932: 9667,
+  ujis: 14889,
+  eucjpms: 15078,
+  big5: 13717,
+  gbk: 21791,
+  gb2312: 7445,
+  euckr: 17048,
+};
 /** Codes per long string. */
 const CHUNK = 1000;
 
-/** Every candidate code, as the SEQUENCE engine's numbers: 80-FF, 8000-FFFF, and 8F8000-8FFFFF where three-byte codes exist. */
+/**
+ * Every candidate code, as the SEQUENCE engine's numbers: 80-FF, 8000-FFFF, and 8F8000-8FFFFF where three-byte codes
+ * exist.
+ */
 const candidates = (cs: string) =>
-  ['seq_128_to_255', 'seq_32768_to_65535', ...(THREE_BYTE.has(cs) ? ['seq_9404416_to_9437183'] : [])].map((t) => `SELECT seq FROM ${DB}.${t}`).join(' UNION ALL ');
+  ['seq_128_to_255', 'seq_32768_to_65535', ...(THREE_BYTE.has(cs) ? ['seq_9404416_to_9437183'] : [])]
+    .map((t) => `SELECT seq FROM ${DB}.${t}`)
+    .join(' UNION ALL ');
 
-/** One stored value and the server's account of it, all in hex: its text as UTF-8, and that text written back in the charset. */
+/**
+ * One stored value and the server's account of it, all in hex: its text as UTF-8, and that text written back in the
+ * charset.
+ */
 interface Stored {
   bytes: string;
   text: string;
@@ -37,7 +54,8 @@ interface Stored {
 }
 const readBack = (table: string, cs: string) =>
   `SELECT id, HEX(v), HEX(CONVERT(v USING utf8mb4)), HEX(CONVERT(CONVERT(v USING utf8mb4) USING ${cs})) FROM ${DB}.${table} ORDER BY id`;
-const storedRows = (rows: (string | null)[][]) => new Map(rows.map(([id, bytes, text, back]) => [Number(id), { bytes: bytes!, text: text!, back: back! }]));
+const storedRows = (rows: (string | null)[][]) =>
+  new Map(rows.map(([id, bytes, text, back]) => [Number(id), { bytes: bytes!, text: text!, back: back! }]));
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const codePoints = (hexUtf8: string) => [...utf8.decode(fromHex(hexUtf8))];
@@ -53,7 +71,9 @@ const questionMarks = (hex: string) => (hex.match(/../g) ?? []).filter((b) => b 
 function expected(s: Stored, writes: Map<string, string>): string {
   const chars = codePoints(s.text);
   const failed = count(chars.join(''), '?') > questionMarks(s.bytes);
-  const written = chars.map((ch) => (ch.codePointAt(0)! < 0x80 ? toHex(Uint8Array.of(ch.codePointAt(0)!)) : writes.get(ch))).join('');
+  const written = chars
+    .map((ch) => (ch.codePointAt(0)! < 0x80 ? toHex(Uint8Array.of(ch.codePointAt(0)!)) : writes.get(ch)))
+    .join('');
   return !failed && written === s.bytes ? chars.join('') : `hex:${s.bytes}`;
 }
 
@@ -69,12 +89,17 @@ function serverWrites(stored: Iterable<Stored>): Map<string, string> {
 
 type Cell = string | Uint8Array;
 const norm = (v: Cell) => (typeof v === 'string' ? v : `hex:${toHex(v)}`);
-const spell = (v: string) => (v.startsWith('hex:') ? `bytes ${v.slice(4)}` : [...v].map((ch) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' '));
+const spell = (v: string) =>
+  v.startsWith('hex:')
+    ? `bytes ${v.slice(4)}`
+    : [...v].map((ch) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
 
 /** The decoded `v` of each inserted row of a table, by id. */
 function decodedCells(events: BinlogEvent[], table: string): Map<number, Cell> {
   const writes = rowEvents(events).filter((e) => e.table === `${DB}.${table}` && e.type.startsWith('WRITE_ROWS'));
-  return new Map(writes.flatMap((e) => (e.rows as RowChange[]).map((c) => [c.after!.id as number, c.after!.v as Cell] as const)));
+  return new Map(
+    writes.flatMap((e) => (e.rows as RowChange[]).map((c) => [c.after!.id as number, c.after!.v as Cell] as const)),
+  );
 }
 
 /** A long string of codes: their hex, in order, and whether the string decodes to text. */
@@ -92,7 +117,10 @@ interface Survey {
   longCodes: Map<number, Long>;
 }
 
-/** Every candidate code in a row of its own; then its characters as long strings, those that decode to text apart from the others. */
+/**
+ * Every candidate code in a row of its own; then its characters as long strings, those that decode to text apart from
+ * the others.
+ */
 async function survey(server: MariadbServer, cs: string): Promise<Survey> {
   await server.sql(
     `SET SESSION sql_mode = ''; CREATE TABLE ${DB}.codes_${cs} (id INT PRIMARY KEY, v VARCHAR(3) CHARACTER SET ${cs});
@@ -101,15 +129,27 @@ async function survey(server: MariadbServer, cs: string): Promise<Survey> {
   const codes = storedRows(await server.query(readBack(`codes_${cs}`, cs)));
   const writes = serverWrites(codes.values());
   // A character: stored as it is and converted to one character that is not the server's '?'.
-  const characters = [...codes].filter(([id, s]) => s.bytes === id.toString(16).toUpperCase() && s.text !== '3F' && codePoints(s.text).length === 1);
+  const characters = [...codes].filter(
+    ([id, s]) => s.bytes === id.toString(16).toUpperCase() && s.text !== '3F' && codePoints(s.text).length === 1,
+  );
   const longCodes = new Map<number, Long>();
   for (const text of [true, false]) {
-    const group = characters.filter(([, s]) => !expected(s, writes).startsWith('hex:') === text).map(([, s]) => s.bytes);
-    for (let i = 0; i < group.length; i += CHUNK) longCodes.set(longCodes.size + 1, { codes: group.slice(i, i + CHUNK), text });
+    const group = characters
+      .filter(([, s]) => !expected(s, writes).startsWith('hex:') === text)
+      .map(([, s]) => s.bytes);
+    for (let i = 0; i < group.length; i += CHUNK)
+      longCodes.set(longCodes.size + 1, { codes: group.slice(i, i + CHUNK), text });
   }
   const values = [...longCodes].map(([id, l]) => `(${id}, x'${l.codes.join('')}')`).join(', ');
-  await server.sql(`CREATE TABLE ${DB}.long_${cs} (id INT PRIMARY KEY, v MEDIUMTEXT CHARACTER SET ${cs}); INSERT INTO ${DB}.long_${cs} VALUES ${values};`);
-  return { codes, characters: characters.length, long: storedRows(await server.query(readBack(`long_${cs}`, cs))), longCodes };
+  await server.sql(
+    `CREATE TABLE ${DB}.long_${cs} (id INT PRIMARY KEY, v MEDIUMTEXT CHARACTER SET ${cs}); INSERT INTO ${DB}.long_${cs} VALUES ${values};`,
+  );
+  return {
+    codes,
+    characters: characters.length,
+    long: storedRows(await server.query(readBack(`long_${cs}`, cs))),
+    longCodes,
+  };
 }
 
 describeWithServer('MariaDB multi-byte character sets', () => {
@@ -137,7 +177,7 @@ describeWithServer('MariaDB multi-byte character sets', () => {
     await server?.stop();
   }, TIMEOUT);
 
-  describe('every code decodes to the server\'s text, or to its bytes where that text would not give them back', () => {
+  describe("every code decodes to the server's text, or to its bytes where that text would not give them back", () => {
     for (const cs of CHARSETS) {
       it(cs, () => {
         const { codes } = surveys.get(cs)!;
@@ -156,7 +196,7 @@ describeWithServer('MariaDB multi-byte character sets', () => {
     }
   });
 
-  describe('long strings of every valid code decode code by code to the server\'s text', () => {
+  describe("long strings of every valid code decode code by code to the server's text", () => {
     for (const cs of CHARSETS) {
       it(cs, () => {
         const { long, longCodes } = surveys.get(cs)!;
@@ -183,10 +223,16 @@ describeWithServer('MariaDB multi-byte character sets', () => {
     }
   });
 
-  it('every binlog file encodes back to identical bytes, also through the dump\'s JSON', () => {
-    files.forEach((f, n) => {
-      expectRoundTrip([f], () => encodeBinlog(decoded[n]!));
-      expectRoundTrip([f], () => encodeBinlog(decoded[n]!.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `event ${i + 1}`))));
-    });
-  }, TIMEOUT);
+  it(
+    "every binlog file encodes back to identical bytes, also through the dump's JSON",
+    () => {
+      files.forEach((f, n) => {
+        expectRoundTrip([f], () => encodeBinlog(decoded[n]!));
+        expectRoundTrip([f], () =>
+          encodeBinlog(decoded[n]!.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `event ${i + 1}`))),
+        );
+      });
+    },
+    TIMEOUT,
+  );
 });

@@ -45,7 +45,9 @@ const WORKLOAD = `
 
 /** Each row change with its event's type and table. */
 const changes = (events: BinlogEvent[]) =>
-  events.filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows)).flatMap((e) => e.rows!.map((c) => ({ type: e.type, table: e.table, ...c })));
+  events
+    .filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows))
+    .flatMap((e) => e.rows!.map((c) => ({ type: e.type, table: e.table, ...c })));
 
 describeWithServer('NO_LOG rows read with the definitions mariadb-dump --no-data gives', () => {
   let noLog: Uint8Array;
@@ -114,12 +116,20 @@ describeWithServer('NO_LOG rows read with the definitions mariadb-dump --no-data
       '@4': { signed: -56, unsigned: 200 },
     });
     expect(second!.after).toMatchObject({ '@1': 1, '@2': 5, '@3': 1n, '@4': 1 });
-    expect(legacy!.after).toMatchObject({ '@1': { signed: -1, unsigned: 4294967295 }, '@3': { signed: -1, unsigned: 16777215 } });
+    expect(legacy!.after).toMatchObject({
+      '@1': { signed: -1, unsigned: 4294967295 },
+      '@3': { signed: -1, unsigned: 16777215 },
+    });
   });
 
   it('dump | encode gives the NO_LOG file back, with the definitions and without', () => {
     for (const d of [undefined, defs]) {
-      const again = encodeBinlog(decodeBinlog(noLog, { tableDefinitions: d }).map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)), { tableDefinitions: d });
+      const again = encodeBinlog(
+        decodeBinlog(noLog, { tableDefinitions: d }).map((e, i) =>
+          eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`),
+        ),
+        { tableDefinitions: d },
+      );
       expect(Buffer.compare(Buffer.from(again), Buffer.from(noLog))).toBe(0);
     }
   });
@@ -129,18 +139,35 @@ describeWithServer('NO_LOG rows read with the definitions mariadb-dump --no-data
     const binlog = join(tmp, 'binlog.000002');
     writeFileSync(schema, schemaSql);
     writeFileSync(binlog, noLog);
-    const dump = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const dump = (args: string[]) =>
+      spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      });
     const ok = dump(['--schema-file', schema, binlog]);
     expect([ok.status, ok.stderr]).toEqual([0, '']);
-    const fromCli = ok.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => Array.isArray(e.rows));
-    expect(fromCli.flatMap((e) => e.rows)).toEqual(JSON.parse(toJsonLine(changes(decodeBinlog(full)).map(({ type: _t, table: _n, ...c }) => c))));
+    const fromCli = ok.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => Array.isArray(e.rows));
+    expect(fromCli.flatMap((e) => e.rows)).toEqual(
+      JSON.parse(toJsonLine(changes(decodeBinlog(full)).map(({ type: _t, table: _n, ...c }) => c))),
+    );
     const other = join(tmp, 'other.sql');
     expect(schemaSql).toContain('`qty` smallint(6)');
     writeFileSync(other, schemaSql.replace('`qty` smallint(6)', '`qty` int(11)'));
     const bad = dump(['--schema-file', other, binlog]);
     // The contradicted definition leaves the schema history: the dump goes on without it and exits 7.
     expect(bad.status).toBe(7);
-    expect(bad.stderr).toMatch(/^binlog: table shop\.items, column qty: the TABLE_MAP logs SHORT, the definition says INT \(logged as LONG\) \[in shop\.items\.qty\] \(the definition from the definitions given at the start\); it leaves the schema history and its rows are read without one\n$/);
-    expect(bad.stdout.trim().split('\n').filter((l) => l.includes('"rows"')).length).toBe(fromCli.length);
+    expect(bad.stderr).toMatch(
+      /^binlog: table shop\.items, column qty: the TABLE_MAP logs SHORT, the definition says INT \(logged as LONG\) \[in shop\.items\.qty\] \(the definition from the definitions given at the start\); it leaves the schema history and its rows are read without one\n$/,
+    );
+    expect(
+      bad.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('"rows"')).length,
+    ).toBe(fromCli.length);
   });
 });

@@ -26,9 +26,15 @@ describeWithServer('an encrypted MariaDB binlog without its key', () => {
     const keys = join(tmp, 'keys.txt');
     writeFileSync(keys, `1;${'a1'.repeat(32)}\n`);
     server = await startMariadb({
-      extraArgs: ['--plugin-load-add=file_key_management', `--file-key-management-filename=${keys}`, '--encrypt-binlog=ON'],
+      extraArgs: [
+        '--plugin-load-add=file_key_management',
+        `--file-key-management-filename=${keys}`,
+        '--encrypt-binlog=ON',
+      ],
     });
-    await server.sql('CREATE DATABASE e; CREATE TABLE e.t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO e.t VALUES (1, "secret"), (2, "more");');
+    await server.sql(
+      'CREATE DATABASE e; CREATE TABLE e.t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO e.t VALUES (1, "secret"), (2, "more");',
+    );
     await server.flushLogs();
     file = (await server.binlogFiles()).at(-2)!;
   }, 180_000);
@@ -39,7 +45,10 @@ describeWithServer('an encrypted MariaDB binlog without its key', () => {
 
   it('dump keeps every event, says once from where they are encrypted and with which key, and exits 7', () => {
     const r = binlog(['dump', file]);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; pos: number; keyVersion?: number });
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; pos: number; keyVersion?: number });
     const start = events.find((e) => e.type === 'START_ENCRYPTION_EVENT')!;
     const first = events.find((e) => e.type === 'ENCRYPTED_EVENT')!;
     expect(events.filter((e) => e.type === 'ENCRYPTED_EVENT').length).toBeGreaterThan(5);
@@ -52,7 +61,9 @@ describeWithServer('an encrypted MariaDB binlog without its key', () => {
 
   it('sql and flashback say it too, and exit 7', () => {
     const sql = binlog(['sql', file]);
-    expect(sql.stderr).toMatch(/^binlog: binlog\.\d+: the events from offset \d+ on are encrypted .* key id 1, key version 1 .*\n$/);
+    expect(sql.stderr).toMatch(
+      /^binlog: binlog\.\d+: the events from offset \d+ on are encrypted .* key id 1, key version 1 .*\n$/,
+    );
     expect(sql.code).toBe(7);
     const undo = binlog(['flashback', file, '-o', join(tmp, 'undo.bin')]);
     expect(undo.stderr).toMatch(/are encrypted/);

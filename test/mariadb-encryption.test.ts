@@ -92,9 +92,7 @@ async function run(setup: Setup): Promise<Run> {
       if (i === 10 || i === 25) await server.flushLogs();
     }
     const files = await server.stopAndReadBinlogs();
-    const keys = keyFile
-      ? parseKeyFile(readFileSync(keyFile), setup.encryptKeyFile ? FILE_KEY : undefined)
-      : undefined;
+    const keys = keyFile ? parseKeyFile(readFileSync(keyFile), setup.encryptKeyFile ? FILE_KEY : undefined) : undefined;
     return { setup, files, keyFile, keys };
   } finally {
     await server.stop();

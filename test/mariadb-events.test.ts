@@ -84,7 +84,8 @@ describeWithServer('MariaDB control events', () => {
   });
 
   it('every file encodes back to identical bytes', () => {
-    for (const f of files) expect(Buffer.compare(Buffer.from(encodeBinlog(decodeBinlog(f.bytes))), f.bytes), f.path).toBe(0);
+    for (const f of files)
+      expect(Buffer.compare(Buffer.from(encodeBinlog(decodeBinlog(f.bytes))), f.bytes), f.path).toBe(0);
   });
 
   it('QUERY keeps the statement text and its default schema', () => {
@@ -159,7 +160,10 @@ describeWithServer('MariaDB control events', () => {
     expect(rotate.type).toBe('ROTATE_EVENT');
     expect(rotate).toMatchObject({ position: 4n, nextFile: files[1]!.path.replace(/^.*\//, '') });
     expect(one![1]!.type).toBe('GTID_LIST_EVENT');
-    expect(two![1]).toMatchObject({ type: 'GTID_LIST_EVENT', gtids: [{ domainId: 0, serverId: 1, seqNo: BigInt(gtidPos.split('-')[2]!) }] });
+    expect(two![1]).toMatchObject({
+      type: 'GTID_LIST_EVENT',
+      gtids: [{ domainId: 0, serverId: 1, seqNo: BigInt(gtidPos.split('-')[2]!) }],
+    });
     const checkpoints = of('BINLOG_CHECKPOINT_EVENT').map((e) => e.checkpointFile);
     expect(checkpoints).toContain(files[0]!.path.replace(/^.*\//, ''));
   });
@@ -170,7 +174,11 @@ describeWithServer('MariaDB control events', () => {
 
   it('the FDE says CRC32 and every other event carries a checksum', () => {
     const fde = events[0] as Of<'FORMAT_DESCRIPTION_EVENT'>;
-    expect(fde).toMatchObject({ type: 'FORMAT_DESCRIPTION_EVENT', binlogVersion: 4, checksumAlg: 'BINLOG_CHECKSUM_ALG_CRC32' });
+    expect(fde).toMatchObject({
+      type: 'FORMAT_DESCRIPTION_EVENT',
+      binlogVersion: 4,
+      checksumAlg: 'BINLOG_CHECKSUM_ALG_CRC32',
+    });
     expect(events.every((e) => typeof e.checksum === 'number')).toBe(true);
   });
 });

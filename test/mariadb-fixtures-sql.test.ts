@@ -73,7 +73,10 @@ function statementsOf(event: BinlogEvent, context: SqlContext, run: Run): void {
     statements = toSql(event, context);
   } catch (e) {
     if (!(e instanceof SqlError)) throw e;
-    count(run.left, `refused: ${e.message.replace(/ \(in .*$| \[.*$/, '').replace(/JSON \w+ scalar/, 'JSON … scalar')}`);
+    count(
+      run.left,
+      `refused: ${e.message.replace(/ \(in .*$| \[.*$/, '').replace(/JSON \w+ scalar/, 'JSON … scalar')}`,
+    );
     return;
   }
   for (const s of statements) {
@@ -106,10 +109,14 @@ describeWithServer('the SQL of the fixtures, run by MariaDB', () => {
       const run = events && fixtureScript(events);
       if (!run) continue;
       runs.set(f.name, run);
-      it(f.name, async () => {
-        const strict = "SET sql_mode = 'STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO';\n";
-        await server.sql(SCRIPT_HEADER + strict + run.script.map((s) => `${s};\n`).join(''));
-      }, 60_000);
+      it(
+        f.name,
+        async () => {
+          const strict = "SET sql_mode = 'STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO';\n";
+          await server.sql(SCRIPT_HEADER + strict + run.script.map((s) => `${s};\n`).join(''));
+        },
+        60_000,
+      );
     }
 
     it('run most statements, and leave out only what MariaDB cannot have or the SQL refuses by design', () => {
@@ -117,10 +124,15 @@ describeWithServer('the SQL of the fixtures, run by MariaDB', () => {
       const left = new Map<string, number>();
       for (const r of all) for (const [k, n] of r.left) left.set(k, (left.get(k) ?? 0) + n);
       const ran = all.reduce((n, r) => n + r.statements, 0);
-      process.stderr.write(`fixture SQL: ${runs.size} fixtures, ${ran} statements run; left out: ${JSON.stringify(Object.fromEntries(left))}\n`);
+      process.stderr.write(
+        `fixture SQL: ${runs.size} fixtures, ${ran} statements run; left out: ${JSON.stringify(Object.fromEntries(left))}\n`,
+      );
       expect(runs.size).toBeGreaterThan(60);
       expect(ran).toBeGreaterThan(1000);
-      for (const reason of left.keys()) expect(reason).toMatch(/^(a table without (the members of (ENUM|SET) column|a type for column \(column type 242\))|a row event of such a table|MySQL's CAST|refused: (a JSON … scalar has no JSON text|a partial JSON update|its row images were kept as bytes \(v0 row images))/);
+      for (const reason of left.keys())
+        expect(reason).toMatch(
+          /^(a table without (the members of (ENUM|SET) column|a type for column \(column type 242\))|a row event of such a table|MySQL's CAST|refused: (a JSON … scalar has no JSON text|a partial JSON update|its row images were kept as bytes \(v0 row images))/,
+        );
     });
   });
 });

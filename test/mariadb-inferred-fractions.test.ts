@@ -48,11 +48,17 @@ const STEPS: { table: string; sql: string }[] = [
   { table: 'low', sql: "INSERT INTO inf.low VALUES (1, '2024-01-02 03:04:05.1234')" },
   // Digits that stop fitting: DATETIME(5), then the column made DATETIME(2), whose TABLE_MAP is the same.
   { table: 'alt', sql: "INSERT INTO inf.alt VALUES (1, '2024-01-02 03:04:05.12345')" },
-  { table: 'alt', sql: "ALTER TABLE inf.alt MODIFY d DATETIME(2); INSERT INTO inf.alt VALUES (2, '2024-01-02 03:04:05.67')" },
+  {
+    table: 'alt',
+    sql: "ALTER TABLE inf.alt MODIFY d DATETIME(2); INSERT INTO inf.alt VALUES (2, '2024-01-02 03:04:05.67')",
+  },
   // TIMESTAMP(2) rows that also split as one more row of TIMESTAMP(0): each value's seconds 0x60000000, so
   // that the bytes where the 5-byte rows would start are even (a null bitmap saying not NULL). Before the
   // inference this event read as 6 rows of '1970-01-01 00:01:36' and the like, with no word of doubt.
-  { table: 'ts', sql: `INSERT INTO inf.ts VALUES ${[12, 34, 56, 78, 90].map((f) => `(FROM_UNIXTIME(1610612736.${f}))`).join(', ')}` },
+  {
+    table: 'ts',
+    sql: `INSERT INTO inf.ts VALUES ${[12, 34, 56, 78, 90].map((f) => `(FROM_UNIXTIME(1610612736.${f}))`).join(', ')}`,
+  },
 ];
 
 const SCHEMA = `CREATE DATABASE inf;
@@ -62,7 +68,13 @@ const SCHEMA = `CREATE DATABASE inf;
   CREATE TABLE inf.alt (id INT PRIMARY KEY, d DATETIME(5));
   CREATE TABLE inf.ts (s TIMESTAMP(2) NULL);`;
 
-const COLUMNS: Record<string, string[]> = { two: ['id', 'd5', 's2', 't0', 't6'], amb: ['id', 's'], low: ['id', 'd4'], alt: ['id', 'd'], ts: ['s'] };
+const COLUMNS: Record<string, string[]> = {
+  two: ['id', 'd5', 's2', 't0', 't6'],
+  amb: ['id', 's'],
+  low: ['id', 'd4'],
+  alt: ['id', 'd'],
+  ts: ['s'],
+};
 
 describeWithServer('MariaDB’s own fractional temporals, their digits inferred without a definition', () => {
   let server: MariadbServer;
@@ -72,13 +84,18 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
   const seen: Record<string, string | null>[][] = [];
 
   beforeAll(async () => {
-    server = await startMariadb({ rowMetadata: 'FULL', extraArgs: ['--mysql56-temporal-format=OFF', '--default-time-zone=+00:00'] });
+    server = await startMariadb({
+      rowMetadata: 'FULL',
+      extraArgs: ['--mysql56-temporal-format=OFF', '--default-time-zone=+00:00'],
+    });
     await server.sql(SCHEMA);
     await server.flushLogs();
     for (const step of STEPS) {
       await server.sql(`SET sql_mode = ''; ${step.sql}`);
       const cols = COLUMNS[step.table]!;
-      const rows = await server.query(`SELECT ${cols.map((c) => `CAST(${c} AS CHAR)`).join(', ')} FROM inf.${step.table} ORDER BY 1`);
+      const rows = await server.query(
+        `SELECT ${cols.map((c) => `CAST(${c} AS CHAR)`).join(', ')} FROM inf.${step.table} ORDER BY 1`,
+      );
       seen.push(rows.map((r) => Object.fromEntries(cols.map((c, i) => [c, r[i]!]))));
     }
     await server.flushLogs();
@@ -89,13 +106,25 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
 
   /** The row events, one per step, in order. */
   const rowEvents = () => events.filter(isRows);
-  const text = (image: Record<string, unknown> | undefined) => image && Object.fromEntries(Object.entries(image).map(([k, v]) => [k, v === null ? null : String(v)]));
+  const text = (image: Record<string, unknown> | undefined) =>
+    image && Object.fromEntries(Object.entries(image).map(([k, v]) => [k, v === null ? null : String(v)]));
   const afters = (e: Rows) => e.rows!.map((c) => text(c.after));
   const befores = (e: Rows) => e.rows!.map((c) => text(c.before));
   const ids = (rows: Record<string, string | null>[], keep: string[]) => rows.filter((r) => keep.includes(r.id!));
 
   it('one row event per step', () => {
-    expect(rowEvents().map((e) => e.type.replace(/_ROWS_EVENT(_V1)?$/, ''))).toEqual(['WRITE', 'UPDATE', 'DELETE', 'WRITE', 'WRITE', 'WRITE', 'WRITE', 'WRITE', 'WRITE', 'WRITE']);
+    expect(rowEvents().map((e) => e.type.replace(/_ROWS_EVENT(_V1)?$/, ''))).toEqual([
+      'WRITE',
+      'UPDATE',
+      'DELETE',
+      'WRITE',
+      'WRITE',
+      'WRITE',
+      'WRITE',
+      'WRITE',
+      'WRITE',
+      'WRITE',
+    ]);
   });
 
   it('two fractional columns: the digits inferred, each cell the server’s, and kept for the table’s later events', () => {
@@ -106,8 +135,20 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
     expect(afters(update!)).toEqual(ids(seen[1]!, ['1', '3']));
     expect(befores(del!)).toEqual(ids(seen[1]!, ['2']));
     // The workload's own literals, so that the server's reading is not taken on trust alone.
-    expect(write!.rows![0]!.after).toEqual({ id: 1, d5: '2024-02-29 23:59:58.98765', s2: '2001-09-09 01:46:40.57', t0: '-12:34:56', t6: '-838:59:59.999999' });
-    expect(write!.rows![3]!.after).toEqual({ id: 4, d5: '0000-00-00 00:00:00.00000', s2: '0000-00-00 00:00:00.00', t0: '-00:00:01', t6: '-00:00:00.500000' });
+    expect(write!.rows![0]!.after).toEqual({
+      id: 1,
+      d5: '2024-02-29 23:59:58.98765',
+      s2: '2001-09-09 01:46:40.57',
+      t0: '-12:34:56',
+      t6: '-838:59:59.999999',
+    });
+    expect(write!.rows![3]!.after).toEqual({
+      id: 4,
+      d5: '0000-00-00 00:00:00.00000',
+      s2: '0000-00-00 00:00:00.00',
+      t0: '-00:00:01',
+      t6: '-00:00:00.500000',
+    });
   });
 
   it('images that fit two choices stay bytes, saying both; a later event decides, and its digits read the next', () => {
@@ -117,7 +158,10 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
       'the row images do not split into rows: more than one choice of fraction digits for s makes every image read and end with the event ({"s":1} and {"s":2}); give the table\'s definition; kept as bytes',
     );
     expect([second!.inferredFractionDigits, afters(second!)]).toEqual([{ s: 2 }, ids(seen[4]!, ['2'])]);
-    expect([third!.inferredFractionDigits, afters(third!)]).toEqual([{ s: 2 }, [{ id: '3', s: '2020-01-01 00:00:00.05' }]]);
+    expect([third!.inferredFractionDigits, afters(third!)]).toEqual([
+      { s: 2 },
+      [{ id: '3', s: '2020-01-01 00:00:00.05' }],
+    ]);
   });
 
   it('DATETIME(4) is ambiguous with DATETIME(5) whatever its values', () => {
@@ -134,7 +178,13 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
 
   it('TIMESTAMP(2) rows that also read as more rows of TIMESTAMP(0) are not misread: kept as bytes', () => {
     const ts = rowEvents()[9]!;
-    expect(seen[9]!.map((r) => r.s)).toEqual(['2021-01-14 08:25:36.12', '2021-01-14 08:25:36.34', '2021-01-14 08:25:36.56', '2021-01-14 08:25:36.78', '2021-01-14 08:25:36.90']);
+    expect(seen[9]!.map((r) => r.s)).toEqual([
+      '2021-01-14 08:25:36.12',
+      '2021-01-14 08:25:36.34',
+      '2021-01-14 08:25:36.56',
+      '2021-01-14 08:25:36.78',
+      '2021-01-14 08:25:36.90',
+    ]);
     expect(ts.rows).toBeUndefined();
     expect(ts.rowImagesUndecoded).toContain('({"s":0} and {"s":2})');
   });
@@ -149,7 +199,9 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
     const context = new SqlContext();
     const kept = rowEvents()[3]!;
     const statements = events.slice(0, events.indexOf(kept)).flatMap((e) => toSql(e, context));
-    expect(statements).toContain("UPDATE `inf`.`two` SET `id`=1, `d5`=NULL, `s2`='2020-01-01 00:00:00.05', `t0`='-12:34:56', `t6`='-838:59:59.999999' WHERE `id`=1 AND `d5`='2024-02-29 23:59:58.98765' AND `s2`='2001-09-09 01:46:40.57' AND `t0`='-12:34:56' AND `t6`='-838:59:59.999999' LIMIT 1");
+    expect(statements).toContain(
+      "UPDATE `inf`.`two` SET `id`=1, `d5`=NULL, `s2`='2020-01-01 00:00:00.05', `t0`='-12:34:56', `t6`='-838:59:59.999999' WHERE `id`=1 AND `d5`='2024-02-29 23:59:58.98765' AND `s2`='2001-09-09 01:46:40.57' AND `t0`='-12:34:56' AND `t6`='-838:59:59.999999' LIMIT 1",
+    );
     const sentence = `its row images were kept as bytes (${kept.rowImagesUndecoded}): give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows`;
     expect(() => toSql(kept, context)).toThrow(sentence);
     expect(() => flashback(events)).toThrow(sentence);
@@ -182,7 +234,9 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
       const r = await replay(bin.binlogTool, bin.client, file, server.socket);
       expect([r.dump, r.client, r.stderr]).toEqual([0, 0, '']);
       const cols = COLUMNS.two!;
-      const rows = await server.query(`SELECT ${cols.map((c) => `CAST(${c} AS CHAR)`).join(', ')} FROM inf.two ORDER BY 1`);
+      const rows = await server.query(
+        `SELECT ${cols.map((c) => `CAST(${c} AS CHAR)`).join(', ')} FROM inf.two ORDER BY 1`,
+      );
       expect(rows.map((r) => Object.fromEntries(cols.map((c, i) => [c, r[i]!])))).toEqual(seen[0]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

@@ -58,7 +58,8 @@ describeWithServer('SQL and undo binlogs of NO_LOG files, with the definitions o
   let end: unknown;
   const bin = findMariadb()!;
   /** The changes after the ALTER applied again by mariadb-binlog, from the state at the ALTER. */
-  const redo = () => replay(bin.binlogTool, bin.client, file, server.socket, { dump: [`--start-position=${afterAlter}`] });
+  const redo = () =>
+    replay(bin.binlogTool, bin.client, file, server.socket, { dump: [`--start-position=${afterAlter}`] });
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'binlog-no-log-'));
@@ -83,7 +84,9 @@ describeWithServer('SQL and undo binlogs of NO_LOG files, with the definitions o
   it('a TABLE_MAP the filters keep is still refused when the definition does not fit it', () => {
     const r = binlog(['sql', '--schema-file', schemaNow, file]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/column phone: the TABLE_MAP's metadata says maxLength 200, the definition's VARCHAR\(30\).* gives 30 \[event at \d+/);
+    expect(r.stderr).toMatch(
+      /column phone: the TABLE_MAP's metadata says maxLength 200, the definition's VARCHAR\(30\).* gives 30 \[event at \d+/,
+    );
   });
 
   it('definitions are checked only on what the start position, the start time and the table filter keep', () => {
@@ -129,8 +132,12 @@ describeWithServer('SQL and undo binlogs of NO_LOG files, with the definitions o
     const undo = binlog(['sql', '--flashback', `--start-position=${afterAlter}`, file]);
     expect([undo.code, undo.stderr]).toEqual([0, '']);
     // The deleted row 3 comes back by a positional INSERT; the insert of row 4 and the updates are undone by BINLOG.
-    expect(undo.stdout).toContain('-- `s`.`p` names no columns (binlog_row_metadata=FULL does): positional INSERT, values in column order\nINSERT INTO `s`.`p` VALUES (3, ');
-    expect(undo.stdout).toMatch(/BINLOG statement of the DELETE_ROWS_EVENT(_V1)? and its TABLE_MAP\nBINLOG '\n[A-Za-z0-9+/=\n]+'/);
+    expect(undo.stdout).toContain(
+      '-- `s`.`p` names no columns (binlog_row_metadata=FULL does): positional INSERT, values in column order\nINSERT INTO `s`.`p` VALUES (3, ',
+    );
+    expect(undo.stdout).toMatch(
+      /BINLOG statement of the DELETE_ROWS_EVENT(_V1)? and its TABLE_MAP\nBINLOG '\n[A-Za-z0-9+/=\n]+'/,
+    );
     // The FORMAT_DESCRIPTION's BINLOG statement comes first, before any of the rows'.
     expect(undo.stdout.indexOf("BINLOG '")).toBeLessThan(undo.stdout.indexOf('-- `s`'));
     await server.sql(undo.stdout);

@@ -5,7 +5,8 @@
  * dump | encode gives the file back. Without them the row events are delivered with their images as bytes
  * and the reason (21 such columns are past the bound of the search for their digits; the inference itself is
  * test/mariadb-inferred-fractions.test.ts), every event is read, and dump | encode gives the file back all the same.
- * Column hints saying the digits (the caller's, or information_schema's on a live read) read them as the definitions do.
+ * Column hints saying the digits (the caller's, or information_schema's on a live read) read them as the definitions
+ * do.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,9 +46,11 @@ const STATEMENTS = [
   'DELETE FROM old.t WHERE id = 2',
 ];
 
-const rowsEvents = (events: BinlogEvent[]) => events.filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows));
+const rowsEvents = (events: BinlogEvent[]) =>
+  events.filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows));
 /** The images of each change, after then before, as the server reads them back. */
-const images = (events: BinlogEvent[]) => rowsEvents(events).flatMap((e) => e.rows!.flatMap((c) => [c.after, c.before].filter((x) => x !== undefined)));
+const images = (events: BinlogEvent[]) =>
+  rowsEvents(events).flatMap((e) => e.rows!.flatMap((c) => [c.after, c.before].filter((x) => x !== undefined)));
 
 describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_format=OFF)', () => {
   let server: MariadbServer;
@@ -63,7 +66,10 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
   };
 
   beforeAll(async () => {
-    server = await startMariadb({ rowMetadata: 'NO_LOG', extraArgs: ['--mysql56-temporal-format=OFF', '--default-time-zone=+00:00'] });
+    server = await startMariadb({
+      rowMetadata: 'NO_LOG',
+      extraArgs: ['--mysql56-temporal-format=OFF', '--default-time-zone=+00:00'],
+    });
     await server.sql(SCHEMA);
     await server.flushLogs();
     for (const statement of STATEMENTS) {
@@ -76,7 +82,11 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
   }, 120_000);
   afterAll(() => server?.stop());
 
-  const viaJson = (events: BinlogEvent[], d?: TableDefinitions) => encodeBinlog(events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)), { tableDefinitions: d });
+  const viaJson = (events: BinlogEvent[], d?: TableDefinitions) =>
+    encodeBinlog(
+      events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)),
+      { tableDefinitions: d },
+    );
 
   it('the server logs the fractional columns under the old types, with no metadata', () => {
     const map = decodeBinlog(binlog, { tableDefinitions: defs }).find((e) => e.type === 'TABLE_MAP_EVENT');
@@ -87,7 +97,8 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
   const expectServerCells = (all: BinlogEvent[]) => {
     const events = rowsEvents(all);
     expect(events.map((e) => e.type)).toEqual(['WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1']);
-    const text = (image: Record<string, unknown>) => Object.fromEntries(Object.entries(image).map(([k, v]) => [k, v === null ? null : String(v)]));
+    const text = (image: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(image).map(([k, v]) => [k, v === null ? null : String(v)]));
     const [inserted, updated, deleted] = events.map((e) => e.rows!);
     expect(inserted!.map((c) => text(c.after!))).toEqual(seen[0]);
     const byId = (rows: Record<string, string | null>[], ids: string[]) => rows.filter((r) => ids.includes(r.id!));
@@ -95,8 +106,17 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
     expect(updated!.map((c) => text(c.after!))).toEqual(byId(seen[1]!, ['1', '4']));
     expect(deleted!.map((c) => text(c.before!))).toEqual(byId(seen[1]!, ['2']));
     // The workload's own literals, so that the server's reading is not taken on trust alone.
-    expect(inserted![1]!.after).toMatchObject({ t6: '-838:59:59.999999', d6: '9999-12-31 23:59:59.999999', s6: '2038-01-19 03:14:07.999999', t1: '-838:59:59.9' });
-    expect(inserted![2]!.after).toMatchObject({ t1: '-00:00:00.5', d3: '0000-00-00 00:00:00.000', s0: '0000-00-00 00:00:00' });
+    expect(inserted![1]!.after).toMatchObject({
+      t6: '-838:59:59.999999',
+      d6: '9999-12-31 23:59:59.999999',
+      s6: '2038-01-19 03:14:07.999999',
+      t1: '-838:59:59.9',
+    });
+    expect(inserted![2]!.after).toMatchObject({
+      t1: '-00:00:00.5',
+      d3: '0000-00-00 00:00:00.000',
+      s0: '0000-00-00 00:00:00',
+    });
   };
 
   it('with the definitions every cell is the server’s CAST(… AS CHAR), before and after each change', () => {
@@ -104,22 +124,34 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
   });
 
   it('with column hints giving names and fraction digits, the same cells; and they encode back', () => {
-    const columnHints: HintFn = (_, c) => (c.index ? { name: COLUMNS[c.index - 1], fractionDigits: Number(COLUMNS[c.index - 1]!.slice(1)) } : { name: 'id' });
+    const columnHints: HintFn = (_, c) =>
+      c.index ? { name: COLUMNS[c.index - 1], fractionDigits: Number(COLUMNS[c.index - 1]!.slice(1)) } : { name: 'id' };
     const events = decodeBinlog(binlog, { columnHints });
     expectServerCells(events);
     expect(Buffer.compare(Buffer.from(encodeBinlog(events, { columnHints })), Buffer.from(binlog))).toBe(0);
   });
 
   it('a hint of fraction digits past 6 is refused, naming the column', () => {
-    expect(() => decodeBinlog(binlog, { columnHints: (_, c) => (c.index === 3 ? { fractionDigits: 7 } : undefined) })).toThrow(
-      expect.objectContaining({ name: 'TableDefinitionError', message: expect.stringMatching(/old\.t.*@4.*7 fraction digits, not 0 to 6/) }),
+    expect(() =>
+      decodeBinlog(binlog, { columnHints: (_, c) => (c.index === 3 ? { fractionDigits: 7 } : undefined) }),
+    ).toThrow(
+      expect.objectContaining({
+        name: 'TableDefinitionError',
+        message: expect.stringMatching(/old\.t.*@4.*7 fraction digits, not 0 to 6/),
+      }),
     );
   });
 
   it('read live with information_schema’s columns, every cell is the server’s', async () => {
     const file = basename((await server.binlogFiles())[1]!);
     const events: BinlogEvent[] = [];
-    for await (const e of connectBinlog({ socketPath: server.socket, user: 'root', file, until: 'logs', columnNames: 'information_schema' })) {
+    for await (const e of connectBinlog({
+      socketPath: server.socket,
+      user: 'root',
+      file,
+      until: 'logs',
+      columnNames: 'information_schema',
+    })) {
       if (e.type !== 'ROTATE_EVENT' || !(e as { notInFile?: string }).notInFile) events.push(e);
     }
     expectServerCells(events);
@@ -134,17 +166,25 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
   it('without them every event is read; the row events keep their images as bytes, with the reason, and encode back', () => {
     const events = decodeBinlog(binlog);
     expect(events.at(-1)!.type).toBe('ROTATE_EVENT');
-    const kept = events.filter((e) => (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined) as (BinlogEvent & { rowImagesUndecoded: string; rowImages: Uint8Array; rows?: unknown })[];
+    const kept = events.filter(
+      (e) => (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined,
+    ) as (BinlogEvent & { rowImagesUndecoded: string; rowImages: Uint8Array; rows?: unknown })[];
     expect(kept.map((e) => e.type)).toEqual(['WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1']);
     for (const e of kept) {
       expect(e.rows).toBeUndefined();
-      // 21 such columns: the search for their digits stops at its bound, or at a second fit (runtime/rows/fractions.ts).
+      // 21 such columns: the search for their digits stops at its bound, or at a second fit
+      // (runtime/rows/fractions.ts).
       const search = `more than (4096 choices|one choice) of fraction digits for ${COLUMNS.map((_, i) => `@${i + 2}`).join(', ')} `;
-      expect(e.rowImagesUndecoded).toMatch(new RegExp(`^the row images do not split into rows: ${search}.+; give the table's definition; kept as bytes$`));
+      expect(e.rowImagesUndecoded).toMatch(
+        new RegExp(`^the row images do not split into rows: ${search}.+; give the table's definition; kept as bytes$`),
+      );
     }
     // The images are the event's body after its columns bitmaps, to its end: the checksum follows them.
     const [write] = kept;
-    const body = binlog.subarray(write!.pos + write!.header.eventSize - 4 - write!.rowImages.length, write!.pos + write!.header.eventSize - 4);
+    const body = binlog.subarray(
+      write!.pos + write!.header.eventSize - 4 - write!.rowImages.length,
+      write!.pos + write!.header.eventSize - 4,
+    );
     expect(Buffer.compare(Buffer.from(body), Buffer.from(write!.rowImages))).toBe(0);
     expect(Buffer.compare(Buffer.from(viaJson(events)), Buffer.from(binlog))).toBe(0);
   });
@@ -154,10 +194,21 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
     try {
       const file = join(tmp, 'binlog.000002');
       writeFileSync(file, binlog);
-      const cli = (args: string[], input?: string) => spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], { input, maxBuffer: 1 << 26 });
+      const cli = (args: string[], input?: string) =>
+        spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], {
+          input,
+          maxBuffer: 1 << 26,
+        });
       const dump = cli(['dump', file]);
-      expect([dump.status, dump.stderr.toString()]).toEqual([7, 'binlog: 3 row events kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n']);
-      const lines = dump.stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as { type: string; rowImages?: { hex: string } });
+      expect([dump.status, dump.stderr.toString()]).toEqual([
+        7,
+        'binlog: 3 row events kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n',
+      ]);
+      const lines = dump.stdout
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; rowImages?: { hex: string } });
       expect(lines.at(-1)!.type).toBe('ROTATE_EVENT');
       expect(lines.filter((l) => l.rowImages).length).toBe(3);
       const encoded = cli(['encode', '-o', join(tmp, 'again'), '-'], dump.stdout.toString());

@@ -14,7 +14,29 @@ import { BinlogError } from '../runtime/core/errors.js';
 import { type BinlogEvent, EventEncoder } from '../runtime/events/event-codec.js';
 import { decodeBinlog, encodeBinlog } from '../runtime/io/stream.js';
 import { describeWithServer, type MariadbServer, startMariadb, type StartOptions } from './support/mariadb.js';
-import { canon, type Col, expectedRows, expectRoundTrip, FULL_META, HINTED_META, hintsFrom, type Kind, type Meta, MINIMAL_META, NO_META, type Norm, normRow, q, ROW_TYPES, rowEvents, type RowsEventOf, selectSql, sortRows, type TableSpec, toHex } from './support/rows.js';
+import {
+  canon,
+  type Col,
+  expectedRows,
+  expectRoundTrip,
+  FULL_META,
+  HINTED_META,
+  hintsFrom,
+  type Kind,
+  type Meta,
+  MINIMAL_META,
+  NO_META,
+  type Norm,
+  normRow,
+  q,
+  ROW_TYPES,
+  rowEvents,
+  type RowsEventOf,
+  selectSql,
+  sortRows,
+  type TableSpec,
+  toHex,
+} from './support/rows.js';
 import type { RowChange } from '../runtime/core/values.js';
 
 const TIMEOUT = 180_000;
@@ -31,7 +53,10 @@ const ID = col('id', 'INT NOT NULL PRIMARY KEY', int(4));
 const BUMP_ID = 'id = id + 1000';
 const nulls = (n: number) => Array.from({ length: n }, () => 'NULL').join(', ');
 const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
-const members = (prefix: string, n: number) => names(prefix, n).map((m) => `'${m}'`).join(',');
+const members = (prefix: string, n: number) =>
+  names(prefix, n)
+    .map((m) => `'${m}'`)
+    .join(',');
 const all = (prefix: string, n: number) => `'${names(prefix, n).join(',')}'`;
 
 const INTS: TableSpec = {
@@ -127,7 +152,10 @@ const TIME_VALUES = [
 const TIMES: TableSpec = {
   name: 'times',
   cols: [ID, ...PRECISIONS.map((p) => col(`t${p}`, `TIME(${p})`, TEMPORAL))],
-  rows: [...TIME_VALUES.map((v, i) => `${i + 1}, ${PRECISIONS.map(() => `'${v}'`).join(', ')}`), `${TIME_VALUES.length + 1}, ${nulls(7)}`],
+  rows: [
+    ...TIME_VALUES.map((v, i) => `${i + 1}, ${PRECISIONS.map(() => `'${v}'`).join(', ')}`),
+    `${TIME_VALUES.length + 1}, ${nulls(7)}`,
+  ],
   update: BUMP_ID,
   orderBy: 'id',
 };
@@ -151,7 +179,10 @@ const DATETIMES: TableSpec = {
     ...PRECISIONS.map((p) => col(`ts${p}`, `TIMESTAMP(${p}) NULL DEFAULT NULL`, TEMPORAL)),
   ],
   rows: [
-    ...DATETIME_VALUES.map(([dt, ts], i) => `${i + 1}, ${PRECISIONS.map(() => `'${dt}'`).join(', ')}, ${PRECISIONS.map(() => `'${ts}'`).join(', ')}`),
+    ...DATETIME_VALUES.map(
+      ([dt, ts], i) =>
+        `${i + 1}, ${PRECISIONS.map(() => `'${dt}'`).join(', ')}, ${PRECISIONS.map(() => `'${ts}'`).join(', ')}`,
+    ),
     `${DATETIME_VALUES.length + 1}, ${nulls(14)}`,
   ],
   update: BUMP_ID,
@@ -165,9 +196,15 @@ const TIMESTAMP_EPOCH: TableSpec = {
   name: 'timestamp_epoch',
   cols: [ID, ...PRECISIONS.slice(1).map((p) => col(`ts${p}`, `TIMESTAMP(${p}) NULL DEFAULT NULL`, TEMPORAL))],
   rows: [
-    `1, ${PRECISIONS.slice(1).map(() => "'1970-01-01 00:00:00.5'").join(', ')}`,
-    `2, ${PRECISIONS.slice(1).map(() => "'1970-01-01 00:00:00.999999'").join(', ')}`,
-    `3, ${PRECISIONS.slice(1).map(() => "'1970-01-01 00:00:00'").join(', ')}`,
+    `1, ${PRECISIONS.slice(1)
+      .map(() => "'1970-01-01 00:00:00.5'")
+      .join(', ')}`,
+    `2, ${PRECISIONS.slice(1)
+      .map(() => "'1970-01-01 00:00:00.999999'")
+      .join(', ')}`,
+    `3, ${PRECISIONS.slice(1)
+      .map(() => "'1970-01-01 00:00:00'")
+      .join(', ')}`,
   ],
   update: BUMP_ID,
   orderBy: 'id',
@@ -178,7 +215,12 @@ const OLD_TEMPORAL: TableSpec = {
   name: 'old_temporal',
   before: 'SET GLOBAL mysql56_temporal_format = OFF;',
   after: 'SET GLOBAL mysql56_temporal_format = ON;',
-  cols: [ID, col('t', 'TIME', TEMPORAL), col('dt', 'DATETIME', TEMPORAL), col('ts', 'TIMESTAMP NULL DEFAULT NULL', TEMPORAL)],
+  cols: [
+    ID,
+    col('t', 'TIME', TEMPORAL),
+    col('dt', 'DATETIME', TEMPORAL),
+    col('ts', 'TIMESTAMP NULL DEFAULT NULL', TEMPORAL),
+  ],
   rows: [
     "1, '-838:59:59', '1000-01-01 00:00:00', '1970-01-01 00:00:01'",
     "2, '838:59:59', '9999-12-31 23:59:59', '2038-01-19 03:14:07'",
@@ -440,13 +482,17 @@ const WIDER_N = 300;
 const WIDER: TableSpec = {
   name: 'wider',
   cols: [ID, ...Array.from({ length: WIDER_N - 1 }, (_, k) => col(`x${k + 1}`, 'TINYINT', int(1)))],
-  rows: [1, 2, 3].map((r) => `${r}, ${Array.from({ length: WIDER_N - 1 }, (_, k) => ((k + r) % 5 === 0 ? 'NULL' : String(((k * r) % 256) - 128))).join(', ')}`),
+  rows: [1, 2, 3].map(
+    (r) =>
+      `${r}, ${Array.from({ length: WIDER_N - 1 }, (_, k) => ((k + r) % 5 === 0 ? 'NULL' : String(((k * r) % 256) - 128))).join(', ')}`,
+  ),
   update: BUMP_ID,
   orderBy: 'id',
 };
 
 const WIDE_N = 70;
-const wideCol = (i: number) => (i % 2 ? col(`c${i}`, 'INT', int(4)) : col(`c${i}`, 'VARCHAR(5) CHARACTER SET utf8mb4', text('utf8mb4')));
+const wideCol = (i: number) =>
+  i % 2 ? col(`c${i}`, 'INT', int(4)) : col(`c${i}`, 'VARCHAR(5) CHARACTER SET utf8mb4', text('utf8mb4'));
 const wideValue = (i: number, r: number) => (i % 2 ? String(i * 100 + r) : `'${r}-${i}'`);
 const widePattern = (r: number, isNull: (i: number) => boolean) =>
   `${r}, ${Array.from({ length: WIDE_N - 1 }, (_, k) => (isNull(k + 1) ? 'NULL' : wideValue(k + 1, r))).join(', ')}`;
@@ -476,7 +522,12 @@ const NOPK: TableSpec = {
 
 const COMPOSITE: TableSpec = {
   name: 'composite',
-  cols: [col('a', 'INT NOT NULL', int(4)), col('b', 'VARCHAR(10) NOT NULL', text('utf8mb4')), col('c', 'TEXT', text('utf8mb4')), col('d', 'INT', int(4))],
+  cols: [
+    col('a', 'INT NOT NULL', int(4)),
+    col('b', 'VARCHAR(10) NOT NULL', text('utf8mb4')),
+    col('c', 'TEXT', text('utf8mb4')),
+    col('d', 'INT', int(4)),
+  ],
   keys: ', PRIMARY KEY (a, b)) DEFAULT CHARSET = utf8mb4',
   rows: ["1, 'x', 'one', 1", "1, 'y', 'two', NULL", "2, 'x', NULL, 3"],
   update: 'a = a + 1000',
@@ -486,7 +537,10 @@ const COMPOSITE: TableSpec = {
 // Schema objects with names that are not ASCII: TABLE_MAP carries them in UTF-8.
 const UNICODE_NAMES: TableSpec = {
   name: 'ünï_表',
-  cols: [col('ключ', 'INT NOT NULL PRIMARY KEY', int(4)), col('値', 'VARCHAR(10) CHARACTER SET utf8mb4', text('utf8mb4'))],
+  cols: [
+    col('ключ', 'INT NOT NULL PRIMARY KEY', int(4)),
+    col('値', 'VARCHAR(10) CHARACTER SET utf8mb4', text('utf8mb4')),
+  ],
   rows: ["1, 'ü'", '2, NULL'],
   update: '`ключ` = `ключ` + 1000',
   orderBy: '`ключ`',
@@ -550,7 +604,9 @@ async function isolatedWorkload(server: MariadbServer, refs: Map<string, TableRe
   for (const t of ISOLATED) {
     await server.flushLogs();
     const values = t.rows.map((r) => `(${r})`).join(', ');
-    await server.sql(`${SESSION} ${t.before ?? ''} ${createSql(t, DB)}; ${t.after ?? ''} INSERT INTO ${q(DB)}.${q(t.name)} VALUES ${values};`);
+    await server.sql(
+      `${SESSION} ${t.before ?? ''} ${createSql(t, DB)}; ${t.after ?? ''} INSERT INTO ${q(DB)}.${q(t.name)} VALUES ${values};`,
+    );
     refs.set(t.name, { inserted: await server.query(selectSql(t, DB)), updated: [] });
   }
 }
@@ -570,7 +626,9 @@ async function typeWorkload(server: MariadbServer, refs: Map<string, TableRefs>)
   await server.sql(`CREATE DATABASE ${DB}`);
   for (const t of TABLES) {
     const values = t.rows.map((r) => `(${r})`).join(',\n');
-    await server.sql(`${SESSION} ${t.before ?? ''} ${createSql(t, DB)}; INSERT INTO ${q(DB)}.${q(t.name)} VALUES ${values}; ${t.after ?? ''}`);
+    await server.sql(
+      `${SESSION} ${t.before ?? ''} ${createSql(t, DB)}; INSERT INTO ${q(DB)}.${q(t.name)} VALUES ${values}; ${t.after ?? ''}`,
+    );
   }
   for (const t of TABLES) refs.set(t.name, { inserted: await server.query(selectSql(t, DB)), updated: [] });
   for (const t of TABLES) await server.sql(`${SESSION} UPDATE ${q(DB)}.${q(t.name)} SET ${t.update};`);
@@ -615,7 +673,11 @@ async function bigWorkload(server: MariadbServer): Promise<(string | null)[][]> 
   return server.query(selectSql(BIG, DB));
 }
 
-async function runServer(opts: StartOptions, work: (s: MariadbServer, run: Run) => Promise<void>, decode = true): Promise<Run> {
+async function runServer(
+  opts: StartOptions,
+  work: (s: MariadbServer, run: Run) => Promise<void>,
+  decode = true,
+): Promise<Run> {
   const server = await startMariadb(opts);
   const run: Run = { server, files: [], events: [], refs: new Map() };
   try {
@@ -632,8 +694,10 @@ async function runServer(opts: StartOptions, work: (s: MariadbServer, run: Run) 
 
 type TableMapOf = Extract<BinlogEvent, { type: 'TABLE_MAP_EVENT' }>;
 const isTableMap = (e: BinlogEvent): e is TableMapOf => e.type === 'TABLE_MAP_EVENT' && 'tableId' in e;
-const ofTable = (events: BinlogEvent[], db: string, t: TableSpec) => rowEvents(events).filter((e) => e.table === `${db}.${t.name}`);
-const ofKind = (events: RowsEventOf[], kind: keyof typeof ROW_TYPES) => events.filter((e) => (ROW_TYPES[kind] as readonly string[]).includes(e.type));
+const ofTable = (events: BinlogEvent[], db: string, t: TableSpec) =>
+  rowEvents(events).filter((e) => e.table === `${db}.${t.name}`);
+const ofKind = (events: RowsEventOf[], kind: keyof typeof ROW_TYPES) =>
+  events.filter((e) => (ROW_TYPES[kind] as readonly string[]).includes(e.type));
 const changes = (events: RowsEventOf[]): RowChange[] => events.flatMap((e) => e.rows as RowChange[]);
 
 /** Inserts, updates and deletes of one table decode to what the server read back before and after. */
@@ -650,7 +714,9 @@ function checkTable(events: BinlogEvent[], t: TableSpec, refs: TableRefs, meta: 
   // An UPDATE logs only the rows it changed.
   const pairs = inserted.map((b, i) => [b, updated[i]!]).filter(([b, a]) => canon(b) !== canon(a));
   const updates = changes(ofKind(mine, 'update'));
-  expect(sortRows(updates.map((c) => [normRow(t, c.before!, meta), normRow(t, c.after!, meta)]))).toEqual(sortRows(pairs));
+  expect(sortRows(updates.map((c) => [normRow(t, c.before!, meta), normRow(t, c.after!, meta)]))).toEqual(
+    sortRows(pairs),
+  );
 
   const deletes = changes(ofKind(mine, 'delete'));
   expect(deletes.every((c) => c.after === undefined && c.before !== undefined)).toBe(true);
@@ -694,7 +760,12 @@ const IMG_STEPS = [
   "UPDATE $ SET bl = x'FF', b = 'z' WHERE id = 2",
   'DELETE FROM $',
 ];
-const NOPK_STEPS = ["INSERT INTO $ (a, b, t) VALUES (1, 'x', 'text'), (2, 'y', NULL)", "UPDATE $ SET b = 'q' WHERE a = 1", "UPDATE $ SET t = 'new' WHERE a = 2", 'DELETE FROM $'];
+const NOPK_STEPS = [
+  "INSERT INTO $ (a, b, t) VALUES (1, 'x', 'text'), (2, 'y', NULL)",
+  "UPDATE $ SET b = 'q' WHERE a = 1",
+  "UPDATE $ SET t = 'new' WHERE a = 2",
+  'DELETE FROM $',
+];
 
 async function imageWorkload(server: MariadbServer, snapshots: Map<string, (string | null)[][][]>): Promise<void> {
   await server.sql(`CREATE DATABASE ${IMG_DB}`);
@@ -723,8 +794,31 @@ const CS_DB = 'cs';
  * TEXT_CHARSETS in support/rows.ts), the stored bytes otherwise, never another character.
  */
 const SINGLE_BYTE = [
-  'latin1', 'latin2', 'latin5', 'latin7', 'cp1250', 'cp1251', 'cp1256', 'cp1257', 'cp850', 'cp852', 'cp866', 'dec8', 'hp8', 'swe7',
-  'ascii', 'hebrew', 'greek', 'tis620', 'koi8r', 'koi8u', 'armscii8', 'keybcs2', 'macce', 'macroman', 'geostd8',
+  'latin1',
+  'latin2',
+  'latin5',
+  'latin7',
+  'cp1250',
+  'cp1251',
+  'cp1256',
+  'cp1257',
+  'cp850',
+  'cp852',
+  'cp866',
+  'dec8',
+  'hp8',
+  'swe7',
+  'ascii',
+  'hebrew',
+  'greek',
+  'tis620',
+  'koi8r',
+  'koi8u',
+  'armscii8',
+  'keybcs2',
+  'macce',
+  'macroman',
+  'geostd8',
 ];
 /** Every byte 01-FF in a column of the charset, one row each (ASCII too: swe7's 40 is 'É'). */
 const singleByte = (cs: string): TableSpec => ({
@@ -740,7 +834,21 @@ const SINGLE_BYTE_TABLES = SINGLE_BYTE.map(singleByte);
  * The multi-byte charsets, each given the same Unicode samples (what a charset lacks becomes '?').
  * test/mariadb-charsets.test.ts checks them code by code.
  */
-const MULTI_BYTE = ['sjis', 'cp932', 'ujis', 'eucjpms', 'gbk', 'gb2312', 'big5', 'euckr', 'utf8mb3', 'ucs2', 'utf16', 'utf16le', 'utf32'];
+const MULTI_BYTE = [
+  'sjis',
+  'cp932',
+  'ujis',
+  'eucjpms',
+  'gbk',
+  'gb2312',
+  'big5',
+  'euckr',
+  'utf8mb3',
+  'ucs2',
+  'utf16',
+  'utf16le',
+  'utf32',
+];
 const MB_SAMPLES = [
   '〜‖−¢£¬', // JIS X 0208 as sjis and ujis map it
   '～∥－￠￡￢', // the same codes as cp932 and eucjpms map them
@@ -770,12 +878,16 @@ async function charsetWorkload(server: MariadbServer, refs: Map<string, TableRef
   }
 }
 
-/** A text cell with every character outside printable ASCII as <U+XXXX>, or as bytes ('bytes 81'), so diffs name the character. */
+/**
+ * A text cell with every character outside printable ASCII as <U+XXXX>, or as bytes ('bytes 81'), so diffs name the
+ * character.
+ */
 const spell = (v: Norm): string =>
-  typeof v === 'string' && v.startsWith('hex:') ? `bytes ${v.slice(4)}`
-  : typeof v === 'string' ?
-    `'${[...v].map((ch) => (/^[\x20-\x7e]$/.test(ch) ? ch : `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`)).join('')}'`
-  : canon(v);
+  typeof v === 'string' && v.startsWith('hex:')
+    ? `bytes ${v.slice(4)}`
+    : typeof v === 'string'
+      ? `'${[...v].map((ch) => (/^[\x20-\x7e]$/.test(ch) ? ch : `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`)).join('')}'`
+      : canon(v);
 
 /** The inserted rows decode to what the server returns, compared cell by cell as code points. */
 function checkWrites(events: BinlogEvent[], db: string, t: TableSpec, rows: (string | null)[][], meta: Meta): void {
@@ -783,7 +895,9 @@ function checkWrites(events: BinlogEvent[], db: string, t: TableSpec, rows: (str
   expect(rows.length, 'the server has the rows').toBe(t.rows.length);
   const lines = (rs: Record<string, Norm>[]) =>
     sortRows(rs).flatMap((r, i) =>
-      t.cols.filter((c) => c.name !== 'id').map((c) => `row ${'id' in r ? String(r.id) : i + 1} ${c.name}: ${spell(r[c.name]!)}`),
+      t.cols
+        .filter((c) => c.name !== 'id')
+        .map((c) => `row ${'id' in r ? String(r.id) : i + 1} ${c.name}: ${spell(r[c.name]!)}`),
     );
   expect(lines(writes.map((c) => normRow(t, c.after!, meta)))).toEqual(lines(expectedRows(t, rows, meta)));
 }
@@ -793,7 +907,8 @@ function checkWrites(events: BinlogEvent[], db: string, t: TableSpec, rows: (str
 describeWithServer('MariaDB row events', () => {
   const runs: Record<'full' | 'minimal' | 'nolog' | 'compressed', Run> = {} as never;
   let isolated: Run;
-  const fileOf = (t: TableSpec) => isolated.files.find((f) => f.bytes.includes(Buffer.from(`CREATE TABLE \`${DB}\`.\`${t.name}\``)))!;
+  const fileOf = (t: TableSpec) =>
+    isolated.files.find((f) => f.bytes.includes(Buffer.from(`CREATE TABLE \`${DB}\`.\`${t.name}\``)))!;
 
   beforeAll(async () => {
     const [full, minimal, nolog, compressed, iso] = await Promise.all([
@@ -808,12 +923,15 @@ describeWithServer('MariaDB row events', () => {
       runServer({ rowMetadata: 'MINIMAL' }, (s, run) => typeWorkload(s, run.refs)),
       // Also without event checksums (binlog_checksum=NONE).
       runServer({ rowMetadata: 'NO_LOG', checksum: 'NONE' }, (s, run) => typeWorkload(s, run.refs)),
-      runServer({ rowMetadata: 'FULL', extraArgs: ['--log-bin-compress=ON', '--log-bin-compress-min-len=10'] }, async (s, run) => {
-        await typeWorkload(s, run.refs);
-        run.big = await bigWorkload(s);
-        run.images = new Map();
-        await imageWorkload(s, run.images);
-      }),
+      runServer(
+        { rowMetadata: 'FULL', extraArgs: ['--log-bin-compress=ON', '--log-bin-compress-min-len=10'] },
+        async (s, run) => {
+          await typeWorkload(s, run.refs);
+          run.big = await bigWorkload(s);
+          run.images = new Map();
+          await imageWorkload(s, run.images);
+        },
+      ),
       // Each table in a binlog file of its own, decoded by its test.
       runServer({ rowMetadata: 'FULL' }, (s, run) => isolatedWorkload(s, run.refs), false),
     ]);
@@ -847,8 +965,11 @@ describeWithServer('MariaDB row events', () => {
     }
   });
 
-  describe('text in every character set decodes to the server\'s text, or to bytes where it is no text', () => {
-    for (const t of CS_TABLES) it(t.name, () => checkWrites(runs.full.events, CS_DB, t, runs.full.refs.get(`${CS_DB}.${t.name}`)!.inserted, FULL_META));
+  describe("text in every character set decodes to the server's text, or to bytes where it is no text", () => {
+    for (const t of CS_TABLES)
+      it(t.name, () =>
+        checkWrites(runs.full.events, CS_DB, t, runs.full.refs.get(`${CS_DB}.${t.name}`)!.inserted, FULL_META),
+      );
   });
 
   describe('pre-5.6 temporal types with fractions, whose size the binlog does not give, are inferred, kept as bytes or fail, never misread', () => {
@@ -862,12 +983,14 @@ describeWithServer('MariaDB row events', () => {
           expect(e).toBeInstanceOf(BinlogError);
           return;
         }
-        // Kept whole (images as bytes, with the reason), or decoded (the digits inferred): then it must be the server's value.
+        // Kept whole (images as bytes, with the reason), or decoded (the digits inferred): then it must be the server's
+        // value.
         const kept = events.filter((e) => (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined);
         // DATETIME(3) and TIME(3) read as 4 or 5 digits too (a tenth of the value, valid): no values tell them apart.
         expect(kept.length === 0).toBe(t.name === 'hires_dt6' || t.name === 'hires_ts6');
         if (kept.length) {
-          for (const e of kept as { rows?: unknown; rowImages?: unknown }[]) expect([e.rows, e.rowImages instanceof Uint8Array]).toEqual([undefined, true]);
+          for (const e of kept as { rows?: unknown; rowImages?: unknown }[])
+            expect([e.rows, e.rowImages instanceof Uint8Array]).toEqual([undefined, true]);
           return;
         }
         checkWrites(events, DB, t, isolated.refs.get(t.name)!.inserted, FULL_META);
@@ -877,9 +1000,12 @@ describeWithServer('MariaDB row events', () => {
 
   it('the NO_LOG server wrote no checksums, the others CRC32', () => {
     // A FORMAT_DESCRIPTION event always has its checksum field (0 with binlog_checksum=NONE).
-    expect(runs.nolog.events.filter((e) => e.type !== 'FORMAT_DESCRIPTION_EVENT' && e.checksum !== undefined)).toEqual([]);
+    expect(runs.nolog.events.filter((e) => e.type !== 'FORMAT_DESCRIPTION_EVENT' && e.checksum !== undefined)).toEqual(
+      [],
+    );
     expect(rowEvents(runs.nolog.events).length).toBeGreaterThan(0);
-    for (const run of [runs.full, runs.minimal, runs.compressed]) expect(run.events.every((e) => typeof e.checksum === 'number')).toBe(true);
+    for (const run of [runs.full, runs.minimal, runs.compressed])
+      expect(run.events.every((e) => typeof e.checksum === 'number')).toBe(true);
   });
 
   it('rows are keyed by column name with FULL metadata and by @N without', () => {
@@ -896,7 +1022,8 @@ describeWithServer('MariaDB row events', () => {
       const maps = new Map<number, string>();
       for (const e of run.events) {
         if (isTableMap(e)) maps.set(e.tableId, `${String(e.schemaName)}.${String(e.tableName)}`);
-        if ('rows' in e && Array.isArray(e.rows)) expect((e as RowsEventOf).table).toBe(maps.get((e as RowsEventOf).tableId));
+        if ('rows' in e && Array.isArray(e.rows))
+          expect((e as RowsEventOf).table).toBe(maps.get((e as RowsEventOf).tableId));
       }
       for (const t of TABLES) expect(ofTable(run.events, DB, t).length, t.name).toBeGreaterThanOrEqual(3);
     }
@@ -918,14 +1045,27 @@ describeWithServer('MariaDB row events', () => {
     const hinted = maxRow(bytes.flatMap((b) => decodeBinlog(b, { columnHints: () => ({ unsigned: true }) })));
     expect([hinted['@3'], hinted['@9'], hinted['@11']]).toEqual([255, 4294967295, 18446744073709551615n]);
     // The hints only fill in what the TABLE_MAP does not say: with SIGNEDNESS logged, signed stays signed.
-    const minimal = changes(ofKind(ofTable(runs.minimal.files.flatMap((f) => decodeBinlog(f.bytes, { columnHints: () => ({ unsigned: true }) })), DB, INTS), 'write'));
+    const minimal = changes(
+      ofKind(
+        ofTable(
+          runs.minimal.files.flatMap((f) => decodeBinlog(f.bytes, { columnHints: () => ({ unsigned: true }) })),
+          DB,
+          INTS,
+        ),
+        'write',
+      ),
+    );
     expect(minimal.find((c) => c.after!['@1'] === 1)!.after!['@2']).toBe(-128);
   });
 
   it('TABLE_MAP metadata: MINIMAL logs signedness and charsets but no names; NO_LOG logs none', () => {
     const codes = (run: Run) =>
-      new Set(run.events.flatMap((e) => (isTableMap(e) && e.schemaName === DB ? e.optionalMetadata.map((m) => m.code) : [])));
-    expect([...codes(runs.full)]).toEqual(expect.arrayContaining(['SIGNEDNESS', 'COLUMN_NAME', 'ENUM_STR_VALUE', 'SET_STR_VALUE', 'SIMPLE_PRIMARY_KEY']));
+      new Set(
+        run.events.flatMap((e) => (isTableMap(e) && e.schemaName === DB ? e.optionalMetadata.map((m) => m.code) : [])),
+      );
+    expect([...codes(runs.full)]).toEqual(
+      expect.arrayContaining(['SIGNEDNESS', 'COLUMN_NAME', 'ENUM_STR_VALUE', 'SET_STR_VALUE', 'SIMPLE_PRIMARY_KEY']),
+    );
     expect([...codes(runs.minimal)]).toContain('SIGNEDNESS');
     expect([...codes(runs.minimal)].some((c) => /CHARSET/.test(String(c)))).toBe(true);
     expect([...codes(runs.minimal)]).not.toContain('COLUMN_NAME');
@@ -934,7 +1074,8 @@ describeWithServer('MariaDB row events', () => {
 
   it('compressed columns keep their stored bytes, compressed for long values, as is (0x00 header) for short ones', () => {
     const rows = changes(ofKind(ofTable(runs.full.events, DB, COMPRESSED), 'write')).map((c) => c.after!);
-    const cell = (id: number, name: string) => rows.find((r) => r.id === id)![name] as { value: string | Uint8Array; stored: Uint8Array };
+    const cell = (id: number, name: string) =>
+      rows.find((r) => r.id === id)![name] as { value: string | Uint8Array; stored: Uint8Array };
     const plain = (v: string | Uint8Array) => (typeof v === 'string' ? Buffer.from(v, 'utf8') : v);
     // Long and repetitive: zlib-compressed (header 0x8N), much smaller than the value.
     for (const name of ['vc', 'vb', 'bc', 'tc']) {
@@ -965,16 +1106,67 @@ describeWithServer('MariaDB row events', () => {
     const NOBLOB = ['id', 'a', 'b', 'c'];
     const expected: Record<ImageMode, { pk: (string[] | undefined)[][]; nopk: (string[] | undefined)[][] }> = {
       FULL: {
-        pk: [[undefined, ALL], [ALL, ALL], [ALL, ALL], [ALL, ALL], [ALL, undefined]],
-        nopk: [[undefined, ['a', 'b', 't']], [['a', 'b', 't'], ['a', 'b', 't']], [['a', 'b', 't'], ['a', 'b', 't']], [['a', 'b', 't'], undefined]],
+        pk: [
+          [undefined, ALL],
+          [ALL, ALL],
+          [ALL, ALL],
+          [ALL, ALL],
+          [ALL, undefined],
+        ],
+        nopk: [
+          [undefined, ['a', 'b', 't']],
+          [
+            ['a', 'b', 't'],
+            ['a', 'b', 't'],
+          ],
+          [
+            ['a', 'b', 't'],
+            ['a', 'b', 't'],
+          ],
+          [['a', 'b', 't'], undefined],
+        ],
       },
       MINIMAL: {
-        pk: [[undefined, ['id', 'a', 'b', 't', 'bl']], [['id'], ['a']], [['id'], ['t']], [['id'], ['b', 'bl']], [['id'], undefined]],
-        nopk: [[undefined, ['a', 'b', 't']], [['a', 'b', 't'], ['a', 'b', 't']], [['a', 'b', 't'], ['a', 'b', 't']], [['a', 'b', 't'], undefined]],
+        pk: [
+          [undefined, ['id', 'a', 'b', 't', 'bl']],
+          [['id'], ['a']],
+          [['id'], ['t']],
+          [['id'], ['b', 'bl']],
+          [['id'], undefined],
+        ],
+        nopk: [
+          [undefined, ['a', 'b', 't']],
+          [
+            ['a', 'b', 't'],
+            ['a', 'b', 't'],
+          ],
+          [
+            ['a', 'b', 't'],
+            ['a', 'b', 't'],
+          ],
+          [['a', 'b', 't'], undefined],
+        ],
       },
       NOBLOB: {
-        pk: [[undefined, ALL], [NOBLOB, NOBLOB], [NOBLOB, [...NOBLOB, 't']], [NOBLOB, [...NOBLOB, 'bl']], [NOBLOB, undefined]],
-        nopk: [[undefined, ['a', 'b', 't']], [['a', 'b', 't'], ['a', 'b', 't']], [['a', 'b', 't'], ['a', 'b', 't']], [['a', 'b', 't'], undefined]],
+        pk: [
+          [undefined, ALL],
+          [NOBLOB, NOBLOB],
+          [NOBLOB, [...NOBLOB, 't']],
+          [NOBLOB, [...NOBLOB, 'bl']],
+          [NOBLOB, undefined],
+        ],
+        nopk: [
+          [undefined, ['a', 'b', 't']],
+          [
+            ['a', 'b', 't'],
+            ['a', 'b', 't'],
+          ],
+          [
+            ['a', 'b', 't'],
+            ['a', 'b', 't'],
+          ],
+          [['a', 'b', 't'], undefined],
+        ],
       },
     };
     const order = (t: TableSpec, cols: string[]) => t.cols.map((c) => c.name).filter((n) => cols.includes(n));
@@ -992,20 +1184,27 @@ describeWithServer('MariaDB row events', () => {
       for (const [mode, [t, which]] of IMAGE_MODES.flatMap((m) => TABLES_OF(m).map((x) => [m, x] as const))) {
         it(`${label} binlog, ${mode}: ${t.name} images hold the documented columns, with the server's values`, () => {
           const events = ofTable(run().events, IMG_DB, t);
-          const shots = run().images!.get(t.name)!.map((s) => expectedRows(t, s, FULL_META));
+          const shots = run()
+            .images!.get(t.name)!
+            .map((s) => expectedRows(t, s, FULL_META));
           const exp = expected[mode][which];
           expect(events.map((e) => e.type.replace(/_ROWS(_COMPRESSED)?_EVENT_V1$/, ''))).toEqual(
-            which === 'pk' ? ['WRITE', 'UPDATE', 'UPDATE', 'UPDATE', 'DELETE'] : ['WRITE', 'UPDATE', 'UPDATE', 'DELETE'],
+            which === 'pk'
+              ? ['WRITE', 'UPDATE', 'UPDATE', 'UPDATE', 'DELETE']
+              : ['WRITE', 'UPDATE', 'UPDATE', 'DELETE'],
           );
           events.forEach((e, step) => {
             const [beforeCols, afterCols] = exp[step]!;
             const present = t.cols.filter((_, i) => e.columnsPresent[i]).map((c) => c.name);
             expect(present, `step ${step} columnsPresent`).toEqual(order(t, beforeCols ?? afterCols!));
             if (e.type.startsWith('UPDATE')) {
-              const after = t.cols.filter((_, i) => (e as { columnsPresentAfter?: boolean[] }).columnsPresentAfter?.[i]).map((c) => c.name);
+              const after = t.cols
+                .filter((_, i) => (e as { columnsPresentAfter?: boolean[] }).columnsPresentAfter?.[i])
+                .map((c) => c.name);
               expect(after, `step ${step} columnsPresentAfter`).toEqual(order(t, afterCols!));
             }
-            const pick = (row: Record<string, Norm>, cols: string[]) => Object.fromEntries(order(t, cols).map((n) => [n, row[n]!]));
+            const pick = (row: Record<string, Norm>, cols: string[]) =>
+              Object.fromEntries(order(t, cols).map((n) => [n, row[n]!]));
             const got = (e.rows as RowChange[]).map((c) => ({
               before: c.before && normRow(t, c.before, FULL_META),
               after: c.after && normRow(t, c.after, FULL_META),
@@ -1015,10 +1214,11 @@ describeWithServer('MariaDB row events', () => {
             const next = shots[step + 1]!;
             const gone = prev.filter((r) => !next.some((x) => canon(x) === canon(r)));
             const come = next.filter((r) => !prev.some((x) => canon(x) === canon(r)));
-            const want: { before?: Record<string, Norm>; after?: Record<string, Norm> }[] =
-              e.type.startsWith('WRITE') ? come.map((r) => ({ before: undefined, after: pick(r, afterCols!) }))
-              : e.type.startsWith('DELETE') ? gone.map((r) => ({ before: pick(r, beforeCols!), after: undefined }))
-              : gone.map((r, i) => ({ before: pick(r, beforeCols!), after: pick(come[i]!, afterCols!) }));
+            const want: { before?: Record<string, Norm>; after?: Record<string, Norm> }[] = e.type.startsWith('WRITE')
+              ? come.map((r) => ({ before: undefined, after: pick(r, afterCols!) }))
+              : e.type.startsWith('DELETE')
+                ? gone.map((r) => ({ before: pick(r, beforeCols!), after: undefined }))
+                : gone.map((r, i) => ({ before: pick(r, beforeCols!), after: pick(come[i]!, afterCols!) }));
             expect(sortRows(got), `step ${step} rows`).toEqual(sortRows(want));
           });
         });
@@ -1035,7 +1235,9 @@ describeWithServer('MariaDB row events', () => {
         const events = run().events;
         const mine = ofTable(events, DB, BIG);
         expect(mine.length).toBeGreaterThan(1); // split at binlog_row_event_max_size
-        expect(new Set(mine.map((e) => e.type))).toEqual(new Set([label === 'plain' ? 'WRITE_ROWS_EVENT_V1' : 'WRITE_ROWS_COMPRESSED_EVENT_V1']));
+        expect(new Set(mine.map((e) => e.type))).toEqual(
+          new Set([label === 'plain' ? 'WRITE_ROWS_EVENT_V1' : 'WRITE_ROWS_COMPRESSED_EVENT_V1']),
+        );
         const rows = changes(mine);
         expect(rows.length).toBe(5000);
         // Only the last carries STMT_END_F; all lie between one GTID and its XID.
@@ -1045,8 +1247,12 @@ describeWithServer('MariaDB row events', () => {
         let gtid = first;
         while (gtid > 0 && events[gtid]!.type !== 'GTID_EVENT') gtid--;
         expect(events[gtid]!.type).toBe('GTID_EVENT');
-        expect(events.slice(gtid + 1, last).filter((e) => e.type === 'GTID_EVENT' || e.type === 'XID_EVENT')).toEqual([]);
-        expect(events.slice(last + 1).find((e) => e.type === 'XID_EVENT' || e.type === 'GTID_EVENT')?.type).toBe('XID_EVENT');
+        expect(events.slice(gtid + 1, last).filter((e) => e.type === 'GTID_EVENT' || e.type === 'XID_EVENT')).toEqual(
+          [],
+        );
+        expect(events.slice(last + 1).find((e) => e.type === 'XID_EVENT' || e.type === 'GTID_EVENT')?.type).toBe(
+          'XID_EVENT',
+        );
         expect(rows.map((c) => normRow(BIG, c.after!, FULL_META))).toEqual(expectedRows(BIG, run().big!, FULL_META));
       });
     }
@@ -1110,7 +1316,13 @@ describeWithServer('MariaDB row events', () => {
 
   it('armscii8 ASCII text decodes to the text the server holds and encodes back to the same bytes', () => {
     const file = fileOf(ARMSCII8_ASCII);
-    checkWrites(decodeBinlog(file.bytes), DB, ARMSCII8_ASCII, isolated.refs.get(ARMSCII8_ASCII.name)!.inserted, FULL_META);
+    checkWrites(
+      decodeBinlog(file.bytes),
+      DB,
+      ARMSCII8_ASCII,
+      isolated.refs.get(ARMSCII8_ASCII.name)!.inserted,
+      FULL_META,
+    );
     expectRoundTrip([file], (b) => encodeBinlog(decodeBinlog(b))); // fails: see ARMSCII8_ASCII
   });
 

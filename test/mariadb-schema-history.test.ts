@@ -70,11 +70,15 @@ const WORKLOAD = `
 const statements = WORKLOAD.split(';\n')
   .map((s) => s.trim())
   .filter(Boolean)
-  .map((s) => (s.startsWith('USE other;') ? { db: 'other', sql: s.slice('USE other;'.length).trim() } : { db: 'shop', sql: s }));
+  .map((s) =>
+    s.startsWith('USE other;') ? { db: 'other', sql: s.slice('USE other;'.length).trim() } : { db: 'shop', sql: s },
+  );
 
 /** Each row change with its event's type and table. */
 const changes = (events: BinlogEvent[]) =>
-  events.filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows)).flatMap((e) => e.rows!.map((c) => ({ type: e.type, table: e.table, ...c })));
+  events
+    .filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows))
+    .flatMap((e) => e.rows!.map((c) => ({ type: e.type, table: e.table, ...c })));
 
 describeWithServer('the schema history, NO_LOG against FULL on a DDL-rich workload', () => {
   let noLog: Uint8Array;
@@ -103,13 +107,17 @@ describeWithServer('the schema history, NO_LOG against FULL on a DDL-rich worklo
   }, 240_000);
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  const seeded = () => new SchemaHistory({ seed: tableDefinitionsFromSql(schemaSql), databases: databaseCharsetsFromSql(schemaSql) });
+  const seeded = () =>
+    new SchemaHistory({ seed: tableDefinitionsFromSql(schemaSql), databases: databaseCharsetsFromSql(schemaSql) });
 
   it('the FULL rows are the workload’s values', () => {
     const rows = changes(decodeBinlog(full));
     expect(rows).toHaveLength(19);
     expect(rows[0]).toMatchObject({ table: 'shop.a', after: { id: 4000000000, name: '漢字 😀', qty: -1 } });
-    expect(rows[2]).toMatchObject({ type: 'DELETE_ROWS_EVENT_V1', before: { id: 4000000000, extra: null, name: '漢字 😀', qty: -1 } });
+    expect(rows[2]).toMatchObject({
+      type: 'DELETE_ROWS_EVENT_V1',
+      before: { id: 4000000000, extra: null, name: '漢字 😀', qty: -1 },
+    });
     expect(rows[3]!.after).toEqual({ name: 'café', id: 4000000002, extra2: 18446744073709551615n });
     expect(rows[4]!.after).toEqual({ label: 'b', id: 4000000003, extra2: 1n, u: 'ucs2 ü' });
     expect(rows[5]).toMatchObject({ table: 'shop.e', after: { id: 1, k: 'xl' } });
@@ -121,7 +129,11 @@ describeWithServer('the schema history, NO_LOG against FULL on a DDL-rich worklo
 
   it('NO_LOG rows read with the schema file and the binlog’s DDL are the FULL rows, event for event', () => {
     const lines: string[] = [];
-    const history = new SchemaHistory({ seed: tableDefinitionsFromSql(schemaSql), databases: databaseCharsetsFromSql(schemaSql), report: (l) => lines.push(l) });
+    const history = new SchemaHistory({
+      seed: tableDefinitionsFromSql(schemaSql),
+      databases: databaseCharsetsFromSql(schemaSql),
+      report: (l) => lines.push(l),
+    });
     expect(changes(decodeBinlog(noLog, { schemaHistory: history }))).toEqual(changes(decodeBinlog(full)));
     expect([lines, history.contradictions]).toEqual([[], 0]);
     // And the history agrees with the FULL server's own metadata at every TABLE_MAP.
@@ -140,11 +152,9 @@ describeWithServer('the schema history, NO_LOG against FULL on a DDL-rich worklo
     expect(rows.filter((c) => stated.has(c.table as string))).toEqual(created(decodeBinlog(full)));
     // shop's character set was set before the files: its new tables' text columns are refused, never guessed.
     // The copy of a table whose definition left the history is unknown too, said once.
-    expect(lines.map((l) => /^table (\S+), column (\w+)/.exec(l)?.slice(1).join('.') ?? /LIKE a table without/.exec(l)?.[0])).toEqual([
-      'shop.b.t',
-      'LIKE a table without',
-      'shop.b2.y',
-    ]);
+    expect(
+      lines.map((l) => /^table (\S+), column (\w+)/.exec(l)?.slice(1).join('.') ?? /LIKE a table without/.exec(l)?.[0]),
+    ).toEqual(['shop.b.t', 'LIKE a table without', 'shop.b2.y']);
     expect(history.contradictions).toBe(2);
   });
 
@@ -156,13 +166,29 @@ describeWithServer('the schema history, NO_LOG against FULL on a DDL-rich worklo
     writeFileSync(schema, schemaSql);
     writeFileSync(binlog, noLog);
     writeFileSync(fullFile, full);
-    const dump = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
-    const rowsOf = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => Array.isArray(e.rows)).map((e) => [e.table, e.rows]);
+    const dump = (args: string[]) =>
+      spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      });
+    const rowsOf = (out: string) =>
+      out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((e) => Array.isArray(e.rows))
+        .map((e) => [e.table, e.rows]);
     const ok = dump(['--schema-file', schema, `--schema-history=${kept}`, binlog]);
     expect([ok.status, ok.stderr]).toEqual([0, '']);
     expect(rowsOf(ok.stdout)).toEqual(rowsOf(dump([fullFile]).stdout));
-    const entries = readFileSync(kept, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const entries = readFileSync(kept, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(entries.map((e) => e.statement)).toContain('CREATE TABLE third.t (s VARCHAR(3), n INT UNSIGNED)');
-    expect(entries.find((e) => e.statement.startsWith('RENAME TABLE')).tables).toMatchObject({ 'shop.b': null, 'shop.c': null });
+    expect(entries.find((e) => e.statement.startsWith('RENAME TABLE')).tables).toMatchObject({
+      'shop.b': null,
+      'shop.c': null,
+    });
   });
 });

@@ -45,7 +45,9 @@ const COLUMNS = [
 const NAMES = COLUMNS.map((c) => c.split(' ')[0]!);
 const ROW_1 = `1, 'héllo 😀 \\\\ ''q''', 'café', '中文字符', 'ｶﾀｶﾅ漢字', '2020-01-02 03:04:05.123456', '-838:59:59.000000', '2038-01-19 03:14:07.999999', '0000-00-00', 1901, b'1111111111111111111111111111111111111111111111111111111111111111', 'ü', 'x,z', '-12345678901234567890123456789012345.123456789012345678901234567890', x'00ff0a27', 'multi\\nline', '{"k": [1, 2.5, "s"]}', 3.40282e38, -1.7976931348623157e308, -9223372036854775808, 18446744073709551615, x'000102'`;
 const ROW_2 = `2, 'ascii', 'x', 'y', 'z', '1000-01-01 00:00:00.000001', '00:00:00.5', '1970-01-01 00:00:01', '9999-12-31', 2155, b'0', 'a', '', '0.000000000000000000000000000001', '', '', '[]', 1.17549435e-38, 5e-324, 0, 0, ''`;
-const ROW_3 = `3, ${NAMES.slice(1).map(() => 'NULL').join(', ')}`;
+const ROW_3 = `3, ${NAMES.slice(1)
+  .map(() => 'NULL')
+  .join(', ')}`;
 
 const SCHEMA = `SET sql_mode = ''; CREATE DATABASE w; CREATE TABLE w.t (${COLUMNS.join(', ')});
   INSERT INTO w.t VALUES (${ROW_1}), (${ROW_2}), (${ROW_3});
@@ -139,7 +141,9 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
   it('the classic accident: UPDATE and DELETE without WHERE undone by position and --table, the other table left as it is', async () => {
     const before = await state(server, 'acc.t', ['id', 'c', 'name']);
     const [file, pos] = (await server.query('SHOW MASTER STATUS'))[0]!;
-    await server.sql(`UPDATE acc.t SET c = 0; DELETE FROM acc.t; INSERT INTO acc.other VALUES (2, 200); UPDATE acc.other SET v = v + 1;`);
+    await server.sql(
+      `UPDATE acc.t SET c = 0; DELETE FROM acc.t; INSERT INTO acc.other VALUES (2, 200); UPDATE acc.other SET v = v + 1;`,
+    );
     await server.flushLogs();
     const other = await state(server, 'acc.other', ['id', 'v']);
     expect(await state(server, 'acc.t', ['id', 'c', 'name'])).not.toEqual(before);
@@ -164,7 +168,10 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
     await server.flushLogs();
     return { file: (await server.binlogFiles()).at(-2)!, start, end: await imageState() };
   }
-  const imageState = async () => [await state(server, 'img.b', ['id', 'v', 'bl', 'tx']), await state(server, 'img.n', ['id', 'v', 's'])];
+  const imageState = async () => [
+    await state(server, 'img.b', ['id', 'v', 'bl', 'tx']),
+    await state(server, 'img.n', ['id', 'v', 's']),
+  ];
 
   for (const image of ['NOBLOB', 'MINIMAL']) {
     it(`${image} images: the SQL gives the end state again from the start`, async () => {
@@ -184,11 +191,15 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
     const { file } = await imageWorkload('MINIMAL');
     const undo = binlog(['sql', '--flashback', file]);
     expect(undo.code).toBe(1);
-    expect(undo.stderr).toMatch(/^binlog: .*: the before image lacks column v, whose old value the undo must write: the binlog does not hold it \(binlog_row_image=FULL logs it\) \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/);
+    expect(undo.stderr).toMatch(
+      /^binlog: .*: the before image lacks column v, whose old value the undo must write: the binlog does not hold it \(binlog_row_image=FULL logs it\) \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/,
+    );
     const out = join(tmp, 'minimal.bin');
     const fb = binlog(['flashback', file, '-o', out]);
     expect(fb.code).toBe(1);
-    expect(fb.stderr).toMatch(/the before image lacks column v, whose old value .* \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/);
+    expect(fb.stderr).toMatch(
+      /the before image lacks column v, whose old value .* \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/,
+    );
     expect(existsSync(out)).toBe(false);
   }, 120_000);
 
@@ -197,7 +208,9 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
     const undo = binlog(['sql', '--flashback', file]);
     expect(undo.code).toBe(1);
     // The UPDATE of bl (the workload's second statement): NOBLOB leaves the old blob out of its before image.
-    expect(undo.stderr).toMatch(/: the before image lacks column bl, whose old value the undo must write: .* \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/);
+    expect(undo.stderr).toMatch(
+      /: the before image lacks column bl, whose old value the undo must write: .* \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/,
+    );
 
     // The table without blobs alone: its images are whole, its undo by SQL restores it, img.b left changed.
     const n = binlog(['sql', '--flashback', '--table=img.n', file]);
@@ -215,7 +228,7 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
     expect(await imageState()).toEqual([again.end[0], again.start[1]]);
   }, 120_000);
 
-  it('DDL replays in its own session: a trigger whose body holds `;`, a view that PIPES_AS_CONCAT reads, then rows in the script\'s session', async () => {
+  it("DDL replays in its own session: a trigger whose body holds `;`, a view that PIPES_AS_CONCAT reads, then rows in the script's session", async () => {
     await server.flushLogs();
     await server.sql(`CREATE DATABASE ddl; CREATE TABLE ddl.t (id INT PRIMARY KEY, v INT); CREATE TABLE ddl.log (n INT);
       DELIMITER //
@@ -228,11 +241,17 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
     const ts = await server.query('SELECT UNIX_TIMESTAMP(ts) FROM ddl.r');
     const script = binlog(['sql', file]);
     expect([script.code, script.stderr]).toEqual([0, '']);
-    expect(script.stdout).toMatch(/^DELIMITER (\$\$+)\nCREATE DEFINER=.*TRIGGER .*BEGIN INSERT INTO ddl\.log VALUES \(NEW\.v\); .* END\1\nDELIMITER ;$/m);
+    expect(script.stdout).toMatch(
+      /^DELIMITER (\$\$+)\nCREATE DEFINER=.*TRIGGER .*BEGIN INSERT INTO ddl\.log VALUES \(NEW\.v\); .* END\1\nDELIMITER ;$/m,
+    );
     // The view's session, then the next statement's: sql_mode and auto_increment_increment back as they were.
-    expect(script.stdout).toMatch(/\nSET @@session\.sql_mode = 2;\nSET @@session\.auto_increment_increment = 5, @@session\.auto_increment_offset = 1;\nCREATE .*VIEW `ddl`\.`v`.*;\n.*\nSET @@session\.sql_mode = \d+;\nSET @@session\.auto_increment_increment = 1, @@session\.auto_increment_offset = 1;\nCREATE TABLE ddl\.r/);
+    expect(script.stdout).toMatch(
+      /\nSET @@session\.sql_mode = 2;\nSET @@session\.auto_increment_increment = 5, @@session\.auto_increment_offset = 1;\nCREATE .*VIEW `ddl`\.`v`.*;\n.*\nSET @@session\.sql_mode = \d+;\nSET @@session\.auto_increment_increment = 1, @@session\.auto_increment_offset = 1;\nCREATE TABLE ddl\.r/,
+    );
     // The row after the DDL reads in the script's session again.
-    expect(script.stdout).toMatch(/BEGIN;\nSET NAMES utf8mb4;\nSET sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\nINSERT INTO `ddl`\.`r`/);
+    expect(script.stdout).toMatch(
+      /BEGIN;\nSET NAMES utf8mb4;\nSET sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\nINSERT INTO `ddl`\.`r`/,
+    );
 
     await server.sql('SET sql_log_bin = 0; DROP DATABASE ddl;');
     await server.sql(script.stdout);
@@ -244,9 +263,16 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
 
   it('refuses to undo DDL, naming the event, and writes no file', () => {
     const first = join(tmp, 'ddl.bin');
-    const r = binlog(['flashback', workload.replace(/\d+$/, (n) => String(Number(n) - 1).padStart(n.length, '0')), '-o', first]);
+    const r = binlog([
+      'flashback',
+      workload.replace(/\d+$/, (n) => String(Number(n) - 1).padStart(n.length, '0')),
+      '-o',
+      first,
+    ]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/QUERY_EVENT at binlog\.\d+:\d+.*cannot be undone by rows|cannot be undone by rows.*QUERY_EVENT at/);
+    expect(r.stderr).toMatch(
+      /QUERY_EVENT at binlog\.\d+:\d+.*cannot be undone by rows|cannot be undone by rows.*QUERY_EVENT at/,
+    );
     expect(existsSync(first)).toBe(false);
   });
 });

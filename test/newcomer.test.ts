@@ -29,13 +29,20 @@ function runWithoutFixtures(ci: boolean) {
   const env: NodeJS.ProcessEnv = { ...process.env, BINLOG_FIXTURES: empty };
   delete env.CI;
   if (ci) env.CI = 'true';
-  return spawnSync('npx', ['vitest', 'run', '--testNamePattern', ': not run$', ...fixtureSuites()], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+  return spawnSync('npx', ['vitest', 'run', '--testNamePattern', ': not run$', ...fixtureSuites()], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
 }
 
 describe('without ../shared/fixtures', () => {
   it('finds the suites that read the fixtures, and not itself', () => {
     expect(fixtureSuites()).not.toContain('test/newcomer.test.ts');
-    expect(fixtureSuites()).toEqual(expect.arrayContaining(['test/fixtures.test.ts', 'test/payload.test.ts', 'test/rows-v0.test.ts']));
+    expect(fixtureSuites()).toEqual(
+      expect.arrayContaining(['test/fixtures.test.ts', 'test/payload.test.ts', 'test/rows-v0.test.ts']),
+    );
   });
 
   it('skips those suites, says so in one line at the end that counts them by what is missing, and passes', () => {
@@ -44,7 +51,10 @@ describe('without ../shared/fixtures', () => {
     const said = run.stderr.split('\n').filter((l) => l.includes('SKIPPED'));
     expect(said).toHaveLength(1);
     // Every marker test's reason is the fixtures' absence, mariadb-binlog being installed or not.
-    const [, count, same, where] = /^SKIPPED (\d+) \(not run, as what they need is missing\): (\d+) × the shared real-binlog fixtures not found at (\S+) /.exec(said[0]!) ?? [];
+    const [, count, same, where] =
+      /^SKIPPED (\d+) \(not run, as what they need is missing\): (\d+) × the shared real-binlog fixtures not found at (\S+) /.exec(
+        said[0]!,
+      ) ?? [];
     expect([same, where]).toEqual([count, empty]);
     expect(Number(count)).toBeGreaterThan(20);
   }, 120_000);

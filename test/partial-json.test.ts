@@ -42,7 +42,11 @@ const diffCell = (change: RowChange) => change.after!['@2'] as JsonDiffCell;
 function withFullBeforeImages(): { events: BinlogEvent[]; partial: number } {
   const { events, partial, update } = load();
   const e = events[partial] as RowsEvent;
-  events[partial] = { ...e, columnsPresent: [true, true, true, true], rows: e.rows.map((c, i) => ({ ...c, before: update.rows[i]!.after })) } as BinlogEvent;
+  events[partial] = {
+    ...e,
+    columnsPresent: [true, true, true, true],
+    rows: e.rows.map((c, i) => ({ ...c, before: update.rows[i]!.after })),
+  } as BinlogEvent;
   const again = decodeBinlog(encodeBinlog(events));
   return { events: again, partial };
 }
@@ -72,13 +76,17 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
     const { events, partial } = withFullBeforeImages();
     const rows = (events[partial] as RowsEvent).rows;
     rows.forEach((change, i) => expect(diffCell(change).json).toEqual(RESULTS[i]));
-    expect(toJsonLine(events[partial])).toContain('"@2":{"diff":[{"op":"REPLACE","path":"$.age","value":26}],"json":{"age":26,"data":"xxxxxxxxxx","name":"Joe"}}');
+    expect(toJsonLine(events[partial])).toContain(
+      '"@2":{"diff":[{"op":"REPLACE","path":"$.age","value":26}],"json":{"age":26,"data":"xxxxxxxxxx","name":"Joe"}}',
+    );
   });
 
   it('encode writes the diff: dump → encode gives the same bytes with json, without it, or with its keys reordered', () => {
     const { events, partial } = withFullBeforeImages();
     const bytes = encodeBinlog(events);
-    const lines = events.map((e) => JSON.parse(toJsonLine(e)) as { rows?: { after: Record<string, { json?: unknown }> }[] });
+    const lines = events.map(
+      (e) => JSON.parse(toJsonLine(e)) as { rows?: { after: Record<string, { json?: unknown }> }[] },
+    );
     const back = () => encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`)));
     expect(Buffer.compare(back(), bytes)).toBe(0);
     lines[partial]!.rows![0]!.after['@2']!.json = { name: 'Joe', data: 'xxxxxxxxxx', age: 26 };
@@ -89,7 +97,12 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
 
   it('encode refuses a json the diff does not give, and one it cannot check', () => {
     const { events, partial } = withFullBeforeImages();
-    const lines = events.map((e) => JSON.parse(toJsonLine(e)) as { rows?: { before: Record<string, unknown>; after: Record<string, { json?: unknown }> }[] });
+    const lines = events.map(
+      (e) =>
+        JSON.parse(toJsonLine(e)) as {
+          rows?: { before: Record<string, unknown>; after: Record<string, { json?: unknown }> }[];
+        },
+    );
     const encode = () => encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`)));
     lines[partial]!.rows![0]!.after['@2']!.json = { age: 27, data: 'xxxxxxxxxx', name: 'Joe' };
     expect(encode).toThrow(EncodeError);
@@ -106,7 +119,12 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
     const cell = diffCell(e.rows[1]!);
     [cell.diff, cell.json] = [[{ op: 'REMOVE', path: '$.height' }], undefined];
     const error = caught(InvalidValueError, () => decodeBinlog(encodeBinlog(events)));
-    expect(error).toMatchObject({ kind: 'invalid-value', eventPos: e.pos, eventType: 39, schemaPath: 'RowsEvent.rows.after.@2' });
+    expect(error).toMatchObject({
+      kind: 'invalid-value',
+      eventPos: e.pos,
+      eventType: 39,
+      schemaPath: 'RowsEvent.rows.after.@2',
+    });
     expect(error.problem).toBe('JSON diff 0 (REMOVE $.height): the path is not in the document');
     expect(error.offset).toBeGreaterThan(e.pos);
     expect(error.offset).toBeLessThan(e.pos + e.header.eventSize);
@@ -116,7 +134,10 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
     const { events, partial } = withFullBeforeImages();
     const e = events[partial] as RowsEvent;
     [e.rows[2]!.before!['@2'], diffCell(e.rows[2]!).json] = [null, undefined];
-    expect(caught(InvalidValueError, () => decodeBinlog(encodeBinlog(events)))).toMatchObject({ kind: 'invalid-value', problem: 'a JSON diff of a column that is NULL in the before image' });
+    expect(caught(InvalidValueError, () => decodeBinlog(encodeBinlog(events)))).toMatchObject({
+      kind: 'invalid-value',
+      problem: 'a JSON diff of a column that is NULL in the before image',
+    });
   });
 
   it('a diff of an unknown op, or without its path or value, is refused with its JSON path', () => {
@@ -128,6 +149,8 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
     };
     expect(encodeWith({ op: 'MERGE', path: '$.a', value: 1 })).toThrow(/JSON diff operation "MERGE"/);
     expect(encodeWith({ op: 'REPLACE', path: '$.age' })).toThrow("expected the REPLACE's value, found nothing");
-    expect(encodeWith({ op: 'REMOVE' })).toThrow('expected a JSON path, found nothing [in $.rows[0].after.@2.diff[0].path]');
+    expect(encodeWith({ op: 'REMOVE' })).toThrow(
+      'expected a JSON path, found nothing [in $.rows[0].after.@2.diff[0].path]',
+    );
   });
 });

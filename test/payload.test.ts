@@ -20,9 +20,24 @@ import { looseInput } from './support/events.js';
 
 type Loose = BinlogEvent & Record<string, unknown>;
 
-const compression = join(FIXTURES, 'binlogs', 'blackbeam__rust_mysql_common', 'test-data__binlogs__transaction_compression.000001');
-const movies = join(FIXTURES, 'binlogs', 'osheroff__mysql-binlog-connector-java', 'src__test__resources__mysql-bin.compressed');
-const tagged = join(FIXTURES, 'binlogs', 'blackbeam__rust_mysql_common', 'test-data__binlogs__binlog_transaction_with_GTID_TAG.000001');
+const compression = join(
+  FIXTURES,
+  'binlogs',
+  'blackbeam__rust_mysql_common',
+  'test-data__binlogs__transaction_compression.000001',
+);
+const movies = join(
+  FIXTURES,
+  'binlogs',
+  'osheroff__mysql-binlog-connector-java',
+  'src__test__resources__mysql-bin.compressed',
+);
+const tagged = join(
+  FIXTURES,
+  'binlogs',
+  'blackbeam__rust_mysql_common',
+  'test-data__binlogs__binlog_transaction_with_GTID_TAG.000001',
+);
 
 const read = (path: string) => new Uint8Array(readFileSync(path));
 /** The payloads' events inside them, as `events`, where most of these tests look for them. */
@@ -69,7 +84,7 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
     }
   });
 
-  it("transaction_compression.000001: the INSERT of 1 into test.tb1, zstd, 179 bytes in 124", () => {
+  it('transaction_compression.000001: the INSERT of 1 into test.tb1, zstd, 179 bytes in 124', () => {
     const events = decodeNested(read(compression));
     const p = payloadOf(events);
     expect(p).toMatchObject({ compressionType: 'ZSTD', uncompressedSize: 179n, payloadSize: 124 });
@@ -91,13 +106,21 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
 
   it('mysql-bin.compressed: the UPDATE of demo.movies that the connector test describes', () => {
     const p = payloadOf(decodeNested(read(movies)));
-    // mysql-binlog-connector-java, TransactionPayloadEventDataDeserializerTest: type 0, 451 bytes, 960 uncompressed, 4 events.
+    // mysql-binlog-connector-java, TransactionPayloadEventDataDeserializerTest: type 0, 451 bytes, 960 uncompressed, 4
+    // events.
     expect(p).toMatchObject({ compressionType: 'ZSTD', payloadSize: 451, uncompressedSize: 960n });
     const inner = p.events!;
     expect(inner.map((e) => e.type)).toEqual(['QUERY_EVENT', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT']);
     expect(inner[1]).toMatchObject({ tableId: 84, schemaName: 'demo', tableName: 'movies' });
     const [row] = (inner[2] as Loose).rows as { before: Record<string, unknown>; after: Record<string, unknown> }[];
-    expect(row!.before).toMatchObject({ '@1': 1, '@2': 'Once Upon a Time in the West', '@3': 1968, '@4': 'Italy', '@5': 'Western', '@11': 'Paramount Pictures' });
+    expect(row!.before).toMatchObject({
+      '@1': 1,
+      '@2': 'Once Upon a Time in the West',
+      '@3': 1968,
+      '@4': 'Italy',
+      '@5': 'Western',
+      '@11': 'Paramount Pictures',
+    });
     expect(row!.after).toMatchObject({ '@5': 'Western|Action', '@7': 'Sergio Leone', '@8': 'Ennio Morricone' });
     expect(inner[3]).toMatchObject({ xid: 31n });
   });
@@ -125,22 +148,36 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
     // MySQL's frame has a window descriptor (2 MiB: exponent 11); ask for zstd's largest default, 128 MiB.
     expect([frame[4], frame[5]]).toEqual([0x00, 11 << 3]);
     frame[5] = 17 << 3;
-    const forged = encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', uncompressedSize: p.uncompressedSize, payload: frame })]);
+    const forged = encodeBinlog([
+      FDE,
+      payloadEvent({ compressionType: 'ZSTD', uncompressedSize: p.uncompressedSize, payload: frame }),
+    ]);
     const before = process.memoryUsage().arrayBuffers;
     const events = decodeNested(forged);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
-    expect(payloadOf(events).events!.map((e) => e.type)).toEqual(['QUERY_EVENT', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT']);
+    expect(payloadOf(events).events!.map((e) => e.type)).toEqual([
+      'QUERY_EVENT',
+      'TABLE_MAP_EVENT',
+      'UPDATE_ROWS_EVENT',
+      'XID_EVENT',
+    ]);
   });
 
   it("MySQL's frame states no size: a declared size less or more than it holds, or more than its blocks can hold", () => {
     const p = payloadOf(decodeNested(read(movies)));
     const withSize = (uncompressedSize: bigint) =>
       errorOf(encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', uncompressedSize, payload: p.payload })]));
-    expect(withSize(900n)).toMatchObject({ kind: 'invalid-value', message: expect.stringMatching(/does not uncompress to 900 bytes/) });
+    expect(withSize(900n)).toMatchObject({
+      kind: 'invalid-value',
+      message: expect.stringMatching(/does not uncompress to 900 bytes/),
+    });
     expect(withSize(1000n).message).toMatch(/uncompresses to 960 bytes, not the 1000 it declares/);
     // One compressed block: at most 128 KiB.
     const before = process.memoryUsage().arrayBuffers;
-    expect(withSize(BigInt(128 << 10) + 1n)).toMatchObject({ kind: 'length', message: expect.stringMatching(/more than its zstd frame can hold/) });
+    expect(withSize(BigInt(128 << 10) + 1n)).toMatchObject({
+      kind: 'length',
+      message: expect.stringMatching(/more than its zstd frame can hold/),
+    });
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
   });
 
@@ -155,7 +192,11 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
     const crcAt = p.pos + p.header.eventSize - 4;
     new DataView(flipped.buffer).setUint32(crcAt, crc32(flipped.subarray(p.pos, crcAt)), true);
     const error = errorOf(flipped);
-    expect(error).toMatchObject({ kind: 'invalid-value', eventPos: p.pos, message: expect.stringMatching(/does not uncompress/) });
+    expect(error).toMatchObject({
+      kind: 'invalid-value',
+      eventPos: p.pos,
+      message: expect.stringMatching(/does not uncompress/),
+    });
   });
 
   it('the database and table filters see the inner events', () => {
@@ -182,13 +223,21 @@ describeWithFixtures('GTID_TAGGED in a real binlog', () => {
   it('its GTID is the next of the tagged set PREVIOUS_GTIDS lists, with the server and transaction it belongs to', () => {
     const events = decodeNested(read(tagged)) as Loose[];
     const previous = events.find((e) => e.type === 'PREVIOUS_GTIDS_LOG_EVENT')!;
-    const mytag = (previous.sids as { uuid: Uint8Array; tag: string; intervals: { end: bigint }[] }[]).find((s) => s.tag === 'mytag')!;
+    const mytag = (previous.sids as { uuid: Uint8Array; tag: string; intervals: { end: bigint }[] }[]).find(
+      (s) => s.tag === 'mytag',
+    )!;
     const g = events.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT')!;
     const uuid = Buffer.from(g.sid as Uint8Array).toString('hex');
     expect(`${uuid}:${g.tag}:${g.gno}`).toBe('55778904029911f1b1b84ef0c4956feb:mytag:3');
     expect(g.sid).toEqual(mytag.uuid);
     expect(g.gno).toBe(mytag.intervals[0]!.end);
-    expect(g).toMatchObject({ serializationVersion: 1, messageSize: g.header.eventSize - 19 - 4, flags: 0, lastCommitted: 0n, sequenceNumber: 1n });
+    expect(g).toMatchObject({
+      serializationVersion: 1,
+      messageSize: g.header.eventSize - 19 - 4,
+      flags: 0,
+      lastCommitted: 0n,
+      sequenceNumber: 1n,
+    });
     // 9.6.0, the FORMAT_DESCRIPTION's server; both timestamps and versions equal, so the originals are left out.
     expect(g.immediateServerVersion).toBe(90600);
     expect(g).not.toHaveProperty('originalCommitTimestamp', expect.anything());
@@ -198,10 +247,13 @@ describeWithFixtures('GTID_TAGGED in a real binlog', () => {
     const end = events.findIndex((e) => e.type === 'XID_EVENT');
     const group = events.slice(events.indexOf(g), end + 1);
     expect(g.transactionLength).toBe(BigInt(group.reduce((n, e) => n + e.header.eventSize, 0)));
-    expect(group.find((e) => e.type === 'WRITE_ROWS_EVENT')).toMatchObject({ table: 'test.orders', rows: [{ after: { '@1': 3, '@2': 100, '@3': '250.00' } }] });
+    expect(group.find((e) => e.type === 'WRITE_ROWS_EVENT')).toMatchObject({
+      table: 'test.orders',
+      rows: [{ after: { '@1': 3, '@2': 100, '@3': '250.00' } }],
+    });
   });
 
-  it('every optional field, a longer tag and a later server\'s field encode with a two-byte message size, the transaction length recomputed', () => {
+  it("every optional field, a longer tag and a later server's field encode with a two-byte message size, the transaction length recomputed", () => {
     const json = decodeNested(read(tagged)).map((e) => JSON.parse(toJsonLine(e)));
     const g = json.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT');
     Object.assign(g, {
@@ -218,11 +270,19 @@ describeWithFixtures('GTID_TAGGED in a real binlog', () => {
     });
     const back = decodeNested(encodeBinlog(json.map((e) => eventFromJson(e)))) as Loose[];
     const h = back.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT')!;
-    expect(h).toMatchObject({ tag: 't'.repeat(32), gno: 9223372036854775806n, lastCommitted: -5n, originalServerVersion: 80400, commitGroupTicket: 18446744073709551615n });
+    expect(h).toMatchObject({
+      tag: 't'.repeat(32),
+      gno: 9223372036854775806n,
+      lastCommitted: -5n,
+      originalServerVersion: 80400,
+      commitGroupTicket: 18446744073709551615n,
+    });
     expect(h.messageSize).toBeGreaterThan(127);
     expect(h.messageSize).toBe(h.header.eventSize - 19 - 4);
     const end = back.findIndex((e) => e.type === 'XID_EVENT');
-    expect(h.transactionLength).toBe(BigInt(back.slice(back.indexOf(h), end + 1).reduce((n, e) => n + e.header.eventSize, 0)));
+    expect(h.transactionLength).toBe(
+      BigInt(back.slice(back.indexOf(h), end + 1).reduce((n, e) => n + e.header.eventSize, 0)),
+    );
   });
 });
 
@@ -248,7 +308,9 @@ describe('TRANSACTION_PAYLOAD written from inner events', () => {
   }
 
   it("from the dump's JSON, the payload may be left out: the events make it", () => {
-    const json = JSON.parse(toJsonLine({ header: header(40), type: 'TRANSACTION_PAYLOAD_EVENT', compressionType: 'ZSTD', events: inner }));
+    const json = JSON.parse(
+      toJsonLine({ header: header(40), type: 'TRANSACTION_PAYLOAD_EVENT', compressionType: 'ZSTD', events: inner }),
+    );
     expect(json).not.toHaveProperty('payload');
     const p = payloadOf(decodeNested(encodeBinlog([FDE, eventFromJson(json)])));
     expect(p.events!.map((e) => e.type)).toEqual(['TABLE_MAP_EVENT', 'WRITE_ROWS_EVENT_V1', 'XID_EVENT']);
@@ -282,17 +344,29 @@ describe('forged payloads give typed errors, without large allocations', () => {
   const plainSize = Number(good.uncompressedSize);
   /** The payload event as given (no inner events: its fields are written as they are). */
   const forged = (fields: Record<string, unknown>) =>
-    errorOf(encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', uncompressedSize: good.uncompressedSize, payload: frame, ...fields })]));
+    errorOf(
+      encodeBinlog([
+        FDE,
+        payloadEvent({ compressionType: 'ZSTD', uncompressedSize: good.uncompressedSize, payload: frame, ...fields }),
+      ]),
+    );
   const rawBody = (body: number[]) => errorOf(encodeBinlog([FDE, payloadEvent({ raw: Uint8Array.from(body) })]));
 
   it('an uncompressed size of 2^40, refused unread', () => {
     const before = process.memoryUsage().arrayBuffers;
-    expect(forged({ uncompressedSize: 1n << 40n })).toMatchObject({ kind: 'length', schemaPath: 'TransactionPayloadEvent.payload', eventType: 40 });
+    expect(forged({ uncompressedSize: 1n << 40n })).toMatchObject({
+      kind: 'length',
+      schemaPath: 'TransactionPayloadEvent.payload',
+      eventType: 40,
+    });
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
   });
 
   it('an uncompressed size other than the one the frame header states', () => {
-    expect(forged({ uncompressedSize: 10n })).toMatchObject({ kind: 'invalid-value', message: expect.stringMatching(`holds ${plainSize} bytes, not the 10 declared`) });
+    expect(forged({ uncompressedSize: 10n })).toMatchObject({
+      kind: 'invalid-value',
+      message: expect.stringMatching(`holds ${plainSize} bytes, not the 10 declared`),
+    });
     // More than the stated size is more than its single segment (a window of that size) can hold.
     expect(forged({ uncompressedSize: BigInt(plainSize + 5) }).message).toMatch(/more than its zstd frame can hold/);
   });
@@ -302,9 +376,17 @@ describe('forged payloads give typed errors, without large allocations', () => {
     expect(forged({ payload: frame.subarray(0, 7) }).kind).toBe('truncated');
     // The frame's header (6 bytes, single segment), then one last compressed block of 8 garbage bytes.
     expect(frame[4]).toBe(0x20);
-    const garbage = Uint8Array.from([...frame.subarray(0, 6), 1 | (2 << 1) | (8 << 3), 0, 0, ...new Uint8Array(8).fill(0xa5)]);
+    const garbage = Uint8Array.from([
+      ...frame.subarray(0, 6),
+      1 | (2 << 1) | (8 << 3),
+      0,
+      0,
+      ...new Uint8Array(8).fill(0xa5),
+    ]);
     expect(forged({ payload: garbage }).message).toMatch(/does not uncompress/);
-    expect(forged({ payload: Uint8Array.from([...frame.subarray(0, 6), ...new Uint8Array(40).fill(0xa5)]) }).kind).toBe('truncated');
+    expect(forged({ payload: Uint8Array.from([...frame.subarray(0, 6), ...new Uint8Array(40).fill(0xa5)]) }).kind).toBe(
+      'truncated',
+    );
     expect(forged({ payload: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]) }).message).toMatch(/not a zstd frame/);
   });
 
@@ -324,14 +406,19 @@ describe('forged payloads give typed errors, without large allocations', () => {
   });
 
   it('inner events whose lengths are impossible, or cut short', () => {
-    const events = payloadOf(decodeNested(encodeBinlog([FDE, payloadEvent({ compressionType: 'NONE', events: inner })]))).payload as Uint8Array;
+    const events = payloadOf(
+      decodeNested(encodeBinlog([FDE, payloadEvent({ compressionType: 'NONE', events: inner })])),
+    ).payload as Uint8Array;
     const withSize = (size: number) => {
       const b = Uint8Array.from(events);
       new DataView(b.buffer).setUint32(9, size, true);
       return b;
     };
     const none = (payload: Uint8Array) => forged({ compressionType: 'NONE', uncompressedSize: undefined, payload });
-    expect(none(withSize(5))).toMatchObject({ kind: 'length', message: expect.stringMatching(/inner event at 0 has an impossible event_size 5/) });
+    expect(none(withSize(5))).toMatchObject({
+      kind: 'length',
+      message: expect.stringMatching(/inner event at 0 has an impossible event_size 5/),
+    });
     expect(none(withSize(0x7fff_ffff)).kind).toBe('length');
     expect(none(events.subarray(0, events.length - 5)).kind).toBe('length');
     expect(none(events.subarray(0, 10)).kind).toBe('truncated');
@@ -347,7 +434,10 @@ describe('forged payloads give typed errors, without large allocations', () => {
   });
 
   it('header fields: a payload size past the event, none at all, an unknown compression', () => {
-    expect(rawBody([2, 1, 0, 1, 3, 0xfc, 0xff, 0xff, 0, 1, 2, 3])).toMatchObject({ kind: 'length', schemaPath: 'TransactionPayloadEvent.payload' });
+    expect(rawBody([2, 1, 0, 1, 3, 0xfc, 0xff, 0xff, 0, 1, 2, 3])).toMatchObject({
+      kind: 'length',
+      schemaPath: 'TransactionPayloadEvent.payload',
+    });
     expect(rawBody([2, 1, 0, 0]).message).toMatch(/needs its compression type and payload size/);
     expect(rawBody([2, 1, 7, 1, 1, 0, 0]).message).toMatch(/unknown payload compression 7/);
   });
@@ -391,7 +481,10 @@ describeWithFixtures("TRANSACTION_PAYLOAD's header fields read as MySQL reads th
     expect(p.keyOrder).toEqual([1, { id: 7, bytes: Uint8Array.from([0xaa, 0xbb, 0xcc]) }, 3, 2]);
     // Without its keyOrder the event is written in the server's order, as the fixture has it.
     const { keyOrder: _order, checksum: _checksum, ...rest } = p;
-    const again = encodeBinlog([...fixtureEvents.slice(0, at), { ...rest, header: fixture.header } as BinlogEventInput]);
+    const again = encodeBinlog([
+      ...fixtureEvents.slice(0, at),
+      { ...rest, header: fixture.header } as BinlogEventInput,
+    ]);
     expect(Buffer.compare(again, file.subarray(0, fixture.pos + fixture.header.eventSize))).toBe(0);
   });
 
@@ -401,7 +494,13 @@ describeWithFixtures("TRANSACTION_PAYLOAD's header fields read as MySQL reads th
     const p = roundTrips(forged);
     expect(p).toMatchObject({ compressionType: 'ZSTD', uncompressedSize: 179n, payloadSize: 124 });
     expect(innerJson(p)).toEqual(innerJson(fixture));
-    expect(p.keyOrder).toEqual([{ id: 2, bytes: Uint8Array.from([0xfc, 0xff, 0]) }, { id: 1, bytes: Uint8Array.from([5]) }, 2, 3, 1]);
+    expect(p.keyOrder).toEqual([
+      { id: 2, bytes: Uint8Array.from([0xfc, 0xff, 0]) },
+      { id: 1, bytes: Uint8Array.from([5]) },
+      2,
+      3,
+      1,
+    ]);
   });
 
   it('an unknown id whose length runs past the event: a typed error, nothing allocated for it', () => {
@@ -416,7 +515,12 @@ describeWithFixtures("TRANSACTION_PAYLOAD's header fields read as MySQL reads th
 });
 
 describe('HEARTBEAT_V2', () => {
-  const event: BinlogEventInput = { header: header(41), type: 'HEARTBEAT_LOG_EVENT_V2', logFilename: 'binlog.000042', logPosition: 1234n };
+  const event: BinlogEventInput = {
+    header: header(41),
+    type: 'HEARTBEAT_LOG_EVENT_V2',
+    logFilename: 'binlog.000042',
+    logPosition: 1234n,
+  };
 
   it("is written as MySQL's Heartbeat codec writes it: file name, position, end mark", () => {
     const bytes = encodeBinlog([FDE, event]);
@@ -430,20 +534,35 @@ describe('HEARTBEAT_V2', () => {
 });
 
 describe('GTID_TAGGED from its bytes', () => {
-  const tagged = (body: number[]) => encodeBinlog([FDE, { header: header(42), type: 'GTID_TAGGED_LOG_EVENT', raw: Uint8Array.from(body) }]);
+  const tagged = (body: number[]) =>
+    encodeBinlog([FDE, { header: header(42), type: 'GTID_TAGGED_LOG_EVENT', raw: Uint8Array.from(body) }]);
 
   it('a message of no fields keeps them all absent, and encodes back', () => {
     // Format 1, 3 bytes in all, no field that may not be skipped.
     const bytes = tagged([0x02, 0x06, 0x00]);
     const [, g] = decodeNested(bytes) as Loose[];
-    expect(g).toMatchObject({ type: 'GTID_TAGGED_LOG_EVENT', serializationVersion: 1, messageSize: 3, lastNonIgnorableField: 0 });
+    expect(g).toMatchObject({
+      type: 'GTID_TAGGED_LOG_EVENT',
+      serializationVersion: 1,
+      messageSize: 3,
+      lastNonIgnorableField: 0,
+    });
     for (const f of ['flags', 'sid', 'gno', 'tag', 'transactionLength', 'laterFields']) expect(g![f]).toBeUndefined();
     expect(Buffer.compare(viaJson(decodeNested(bytes)), bytes)).toBe(0);
   });
 
   it('a message size that is not the message, a UUID byte over 255, a cut varint', () => {
-    expect(errorOf(tagged([0x02, 0x08, 0x00]))).toMatchObject({ kind: 'schema-check', schemaPath: 'GtidTaggedEvent.messageSize' });
-    expect(errorOf(tagged([0x02, 0x2c, 0x00, 0x02, 0xfd, 0xff, 0x07, ...new Array(15).fill(0)]))).toMatchObject({ kind: 'invalid-value', schemaPath: 'GtidTaggedEvent.sid' });
-    expect(errorOf(tagged([0x02, 0x0a, 0x00, 0x04, 0xff]))).toMatchObject({ kind: 'truncated', schemaPath: 'GtidTaggedEvent.gno' });
+    expect(errorOf(tagged([0x02, 0x08, 0x00]))).toMatchObject({
+      kind: 'schema-check',
+      schemaPath: 'GtidTaggedEvent.messageSize',
+    });
+    expect(errorOf(tagged([0x02, 0x2c, 0x00, 0x02, 0xfd, 0xff, 0x07, ...new Array(15).fill(0)]))).toMatchObject({
+      kind: 'invalid-value',
+      schemaPath: 'GtidTaggedEvent.sid',
+    });
+    expect(errorOf(tagged([0x02, 0x0a, 0x00, 0x04, 0xff]))).toMatchObject({
+      kind: 'truncated',
+      schemaPath: 'GtidTaggedEvent.gno',
+    });
   });
 });

@@ -42,14 +42,19 @@ function mismatches(fde: Listed): string[] {
     const fixed = EventPostHeaderLengths[code];
     const server = EventServers[EventTypeNames[code]!];
     if (fixed === undefined || listed === 0 || (server !== 'both' && server !== flavor)) return;
-    if (listed !== fixed) out.push(`${fde.serverVersion} ${EventTypeNames[code]}: lists ${listed}, the schemas ${fixed}`);
+    if (listed !== fixed)
+      out.push(`${fde.serverVersion} ${EventTypeNames[code]}: lists ${listed}, the schemas ${fixed}`);
   });
   return out;
 }
 
 /** The codes whose nonzero schema length some FDE lists (so the comparison has covered them). */
 function covered(fdes: Listed[]): Set<number> {
-  return new Set(fdes.flatMap((f) => f.lengths.flatMap((listed, i) => (listed !== 0 && listed === EventPostHeaderLengths[i + 1] ? [i + 1] : []))));
+  return new Set(
+    fdes.flatMap((f) =>
+      f.lengths.flatMap((listed, i) => (listed !== 0 && listed === EventPostHeaderLengths[i + 1] ? [i + 1] : [])),
+    ),
+  );
 }
 
 describe('post-header lengths: the schemas against a real MariaDB 10.11 server', () => {
@@ -60,7 +65,15 @@ describe('post-header lengths: the schemas against a real MariaDB 10.11 server',
   });
   it('cover its QUERY, TABLE_MAP, rows, GTID_LIST and BINLOG_CHECKPOINT lengths', () => {
     const seen = covered([sample]);
-    for (const name of ['QUERY_EVENT', 'TABLE_MAP_EVENT', 'WRITE_ROWS_EVENT_V1', 'WRITE_ROWS_EVENT', 'GTID_LIST_EVENT', 'BINLOG_CHECKPOINT_EVENT', 'QUERY_COMPRESSED_EVENT'] as const) {
+    for (const name of [
+      'QUERY_EVENT',
+      'TABLE_MAP_EVENT',
+      'WRITE_ROWS_EVENT_V1',
+      'WRITE_ROWS_EVENT',
+      'GTID_LIST_EVENT',
+      'BINLOG_CHECKPOINT_EVENT',
+      'QUERY_COMPRESSED_EVENT',
+    ] as const) {
       expect(seen.has(EventTypes[name]), name).toBe(true);
     }
   });
@@ -74,13 +87,15 @@ describeWithFixtures('post-header lengths: the schemas against every real server
     .filter((f) => !f.name.includes('aurora'))
     .flatMap((f) => firstFde(f.path) ?? [])
     .filter((f) => !dropTree.test(f.serverVersion));
-  it('agree with every length each lists for its flavor\'s events', () => {
+  it("agree with every length each lists for its flavor's events", () => {
     expect(fdes.length).toBeGreaterThan(100);
     expect(fdes.flatMap(mismatches)).toEqual([]);
   });
   it('every nonzero length the schemas fix is one some server lists', () => {
     const seen = covered(fdes);
-    const unlisted = Object.entries(EventPostHeaderLengths).filter(([code, length]) => length !== 0 && !seen.has(Number(code)));
+    const unlisted = Object.entries(EventPostHeaderLengths).filter(
+      ([code, length]) => length !== 0 && !seen.has(Number(code)),
+    );
     expect(unlisted.map(([code]) => EventTypeNames[Number(code)])).toEqual([]);
   });
 });

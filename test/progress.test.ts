@@ -11,7 +11,9 @@ describe('the progress line', () => {
   it('with the size known: the share and the time left, at the rate so far', () => {
     const line = progressLine({ bytes: 25e6, events: 1000, written: 1000 }, 100e6, 5, false);
     expect(line).toBe('25.0 MB of 100.0 MB (25%), 1000 events, 5.0 MB/s, ETA 15.0 s');
-    expect(progressLine({ bytes: 25e6, events: 1000, written: 10 }, undefined, 5, false)).toBe('25.0 MB, 1000 events, 10 written, 5.0 MB/s');
+    expect(progressLine({ bytes: 25e6, events: 1000, written: 10 }, undefined, 5, false)).toBe(
+      '25.0 MB, 1000 events, 10 written, 5.0 MB/s',
+    );
   });
 
   it('done() draws the figures as they are at the end, and ends the line', () => {

@@ -7,7 +7,20 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeBinlog } from '../runtime/io/stream.js';
-import { blocksOf, compile, documents, linkCheckout, ROOT, runJs, runSh, SAMPLE, tsBlocks, userProject, writeBlocks, type Block } from './support/examples.js';
+import {
+  blocksOf,
+  compile,
+  documents,
+  linkCheckout,
+  ROOT,
+  runJs,
+  runSh,
+  SAMPLE,
+  tsBlocks,
+  userProject,
+  writeBlocks,
+  type Block,
+} from './support/examples.js';
 import { FIXTURES, fixturesAvailable } from './support/fixtures.js';
 
 const project = userProject(linkCheckout);
@@ -50,17 +63,28 @@ describe("the README's TypeScript examples", () => {
     const lines = run(readmeFiles[0]!).trim().split('\n');
     expect(lines).toContain('{"gtid":[0,1,3]}');
     expect(lines).toContain('next file: binlog.000002');
-    expect(lines).toContain('sample.people {"after":{"id":1,"name":"Ada","score":"91.50","born":"1815-12-10","note":null}}');
+    expect(lines).toContain(
+      'sample.people {"after":{"id":1,"name":"Ada","score":"91.50","born":"1815-12-10","note":null}}',
+    );
     expect(lines.filter((l) => l.startsWith('query:'))).not.toEqual([]);
   });
 
-  it.runIf(fixturesAvailable)('the reading loop finds the row of a MySQL 8 compressed transaction', { timeout: 60_000 }, () => {
-    const compressed = join(FIXTURES, 'binlogs', 'blackbeam__rust_mysql_common', 'test-data__binlogs__transaction_compression.000001');
-    const file = join(dir, 'compressed.ts');
-    writeFileSync(file, readme[0]!.code.replace(`'${SAMPLE}'`, JSON.stringify(compressed)));
-    expect(compile(dir, [file])).toEqual([]);
-    expect(run(file).trim().split('\n')).toContain('test.tb1 {"nullSpare":{"after":0},"after":{"@1":1}}');
-  });
+  it.runIf(fixturesAvailable)(
+    'the reading loop finds the row of a MySQL 8 compressed transaction',
+    { timeout: 60_000 },
+    () => {
+      const compressed = join(
+        FIXTURES,
+        'binlogs',
+        'blackbeam__rust_mysql_common',
+        'test-data__binlogs__transaction_compression.000001',
+      );
+      const file = join(dir, 'compressed.ts');
+      writeFileSync(file, readme[0]!.code.replace(`'${SAMPLE}'`, JSON.stringify(compressed)));
+      expect(compile(dir, [file])).toEqual([]);
+      expect(run(file).trim().split('\n')).toContain('test.tb1 {"nullSpare":{"after":0},"after":{"@1":1}}');
+    },
+  );
 
   it('the writer writes the rows it was given', () => {
     run(readmeFiles[1]!);
@@ -85,7 +109,9 @@ describe('the TypeScript examples of docs/', () => {
     expect(docs.find((d) => d.b.code.includes('connectBinlog'))?.b.flags).toContain('no-run');
   });
 
-  it.each(docs.filter((d) => !d.b.flags.includes('no-run')).map((d) => [`${d.b.file}: ${d.b.code.split('\n')[0]}`, d.file]))('%s runs', (_, file) => {
+  it.each(
+    docs.filter((d) => !d.b.flags.includes('no-run')).map((d) => [`${d.b.file}: ${d.b.code.split('\n')[0]}`, d.file]),
+  )('%s runs', (_, file) => {
     run(file);
   });
 
@@ -99,26 +125,42 @@ const shell = documents().flatMap((d) => blocksOf(d).filter((b) => b.lang === 's
 
 describe('the shell examples marked `sh run`', () => {
   it('are there, with their output, in the README and json-format.md', () => {
-    expect(shell.filter((b) => b.output !== undefined).map((b) => b.file)).toEqual(expect.arrayContaining(['README.md', 'docs/json-format.md']));
+    expect(shell.filter((b) => b.output !== undefined).map((b) => b.file)).toEqual(
+      expect.arrayContaining(['README.md', 'docs/json-format.md']),
+    );
   });
 
-  it.each(shell.map((b): [string, Block] => [`${b.file}: ${b.code.split('\n')[0]}`, b]))('%s prints what the page shows', (_, b) => {
-    const r = runSh(dir, b.code);
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    if (b.output !== undefined) expect(r.stdout).toBe(b.output);
-  });
+  it.each(shell.map((b): [string, Block] => [`${b.file}: ${b.code.split('\n')[0]}`, b]))(
+    '%s prints what the page shows',
+    (_, b) => {
+      const r = runSh(dir, b.code);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      if (b.output !== undefined) expect(r.stdout).toBe(b.output);
+    },
+  );
 });
 
 /** The anchors GitHub gives a page's headings (lower case, punctuation but - and _ dropped, spaces as -). */
 function anchors(file: string): Set<string> {
   const text = readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```$/gm, '');
-  return new Set([...text.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')));
+  return new Set(
+    [...text.matchAll(/^#+ (.+)$/gm)].map((m) =>
+      m[1]!
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
 }
 
 describe('the links of the README and docs/', () => {
   const links = documents().flatMap((d) =>
-    [...readFileSync(join(ROOT, d), 'utf8').replace(/^```[\s\S]*?^```$/gm, '').matchAll(/\]\(([^)\s]+)\)/g)]
+    [
+      ...readFileSync(join(ROOT, d), 'utf8')
+        .replace(/^```[\s\S]*?^```$/gm, '')
+        .matchAll(/\]\(([^)\s]+)\)/g),
+    ]
       .map((m) => m[1]!)
       .filter((l) => !/^[a-z]+:/.test(l))
       .map((l) => ({ from: d, link: l })),
@@ -143,7 +185,12 @@ describe('docs/cli.md', () => {
   it('names every flag of `binlog --help` (the pages of newer commands may hold theirs)', () => {
     const help = runSh(dir, './bin/binlog --help');
     const flags = (text: string) => new Set(text.match(/--[a-z][a-z-]*/g));
-    const documented = flags(documents().filter((d) => d.startsWith('docs/')).map((d) => readFileSync(join(ROOT, d), 'utf8')).join('\n'));
+    const documented = flags(
+      documents()
+        .filter((d) => d.startsWith('docs/'))
+        .map((d) => readFileSync(join(ROOT, d), 'utf8'))
+        .join('\n'),
+    );
     expect(flags(help.stdout).size).toBeGreaterThan(40);
     expect([...flags(help.stdout)].filter((f) => !documented.has(f))).toEqual([]);
     expect(readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8')).toContain('--read-from-remote-server');

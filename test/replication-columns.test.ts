@@ -22,7 +22,13 @@ function afterImages(e: BinlogEvent): Record<string, unknown>[] {
 
 describeWithServer('column hints from information_schema', () => {
   let server: MariadbServer;
-  const options = (more: Partial<LiveOptions> = {}): LiveOptions => ({ socketPath: server.socket, user: 'root', file: 'binlog.000001', until: 'logs', ...more });
+  const options = (more: Partial<LiveOptions> = {}): LiveOptions => ({
+    socketPath: server.socket,
+    user: 'root',
+    file: 'binlog.000001',
+    until: 'logs',
+    ...more,
+  });
 
   beforeAll(async () => {
     server = await startMariadb({ rowMetadata: 'NO_LOG' });
@@ -39,31 +45,46 @@ describeWithServer('column hints from information_schema', () => {
     await server?.stop();
   }, TIMEOUT);
 
-  it('without it, NO_LOG rows are @N-keyed and an integer\u2019s signedness unknown', async () => {
-    const [first] = await rows(options());
-    expect(Object.keys(first!)).toEqual(['@1', '@2', '@3', '@4', '@5', '@6']);
-    expect(first!['@1']).toEqual({ signed: -1, unsigned: 4294967295 });
-  }, TIMEOUT);
+  it(
+    'without it, NO_LOG rows are @N-keyed and an integer\u2019s signedness unknown',
+    async () => {
+      const [first] = await rows(options());
+      expect(Object.keys(first!)).toEqual(['@1', '@2', '@3', '@4', '@5', '@6']);
+      expect(first!['@1']).toEqual({ signed: -1, unsigned: 4294967295 });
+    },
+    TIMEOUT,
+  );
 
-  it('with it, names, unsigned integers, ENUM and SET members and the charset are as a FULL server logs them, for the table as it is now', async () => {
-    const seen = await rows(options({ columnNames: 'information_schema' }));
-    // Read after the ALTER, the first row's table is the altered one: `label`, as the server says now.
-    expect(seen).toEqual([
-      { id: 4294967295, big: 18446744073709551615n, small: -1, kind: "it's", tags: ['x', 'y'], label: 'café' },
-      { id: 1, big: 0n, small: 127, kind: 'c', tags: [], label: 'naïve' },
-    ]);
-  }, TIMEOUT);
+  it(
+    'with it, names, unsigned integers, ENUM and SET members and the charset are as a FULL server logs them, for the table as it is now',
+    async () => {
+      const seen = await rows(options({ columnNames: 'information_schema' }));
+      // Read after the ALTER, the first row's table is the altered one: `label`, as the server says now.
+      expect(seen).toEqual([
+        { id: 4294967295, big: 18446744073709551615n, small: -1, kind: "it's", tags: ['x', 'y'], label: 'café' },
+        { id: 1, big: 0n, small: 127, kind: 'c', tags: [], label: 'naïve' },
+      ]);
+    },
+    TIMEOUT,
+  );
 
-  it('a DDL passing in the stream is read again at the table\u2019s next TABLE_MAP', async () => {
-    const stream = connectBinlog(options({ columnNames: 'information_schema', until: 'never' }));
-    const seen: Record<string, unknown>[] = [];
-    for await (const e of stream) {
-      const images = afterImages(e);
-      seen.push(...images);
-      if (images.length && seen.length === 2) await server.sql("ALTER TABLE s.t CHANGE label title VARCHAR(10) CHARACTER SET latin1; INSERT INTO s.t VALUES (2, 2, 2, 'a', 'y', 'z');");
-      if (seen.length === 3) break;
-    }
-    expect(Object.keys(seen[2]!)).toEqual(['id', 'big', 'small', 'kind', 'tags', 'title']);
-    expect(seen[2]).toMatchObject({ id: 2, title: 'z', kind: 'a', tags: ['y'] });
-  }, TIMEOUT);
+  it(
+    'a DDL passing in the stream is read again at the table\u2019s next TABLE_MAP',
+    async () => {
+      const stream = connectBinlog(options({ columnNames: 'information_schema', until: 'never' }));
+      const seen: Record<string, unknown>[] = [];
+      for await (const e of stream) {
+        const images = afterImages(e);
+        seen.push(...images);
+        if (images.length && seen.length === 2)
+          await server.sql(
+            "ALTER TABLE s.t CHANGE label title VARCHAR(10) CHARACTER SET latin1; INSERT INTO s.t VALUES (2, 2, 2, 'a', 'y', 'z');",
+          );
+        if (seen.length === 3) break;
+      }
+      expect(Object.keys(seen[2]!)).toEqual(['id', 'big', 'small', 'kind', 'tags', 'title']);
+      expect(seen[2]).toMatchObject({ id: 2, title: 'z', kind: 'a', tags: ['y'] });
+    },
+    TIMEOUT,
+  );
 });

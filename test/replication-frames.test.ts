@@ -26,11 +26,25 @@ describeWithFixtures('the live framing of a MariaDB 11.8 dump', () => {
   const encoder = new EventEncoder();
   encoder.encode(new EventDecoder().decode(format!.bytes, 4) as BinlogEventInput, 4);
 
-  /** The fake ROTATE a source sends first: timestamp 0, log_pos 0, and (unless `flagged` is false) LOG_EVENT_ARTIFICIAL_F. */
+  /**
+   * The fake ROTATE a source sends first: timestamp 0, log_pos 0, and (unless `flagged` is false)
+   * LOG_EVENT_ARTIFICIAL_F.
+   */
   const fakeRotate = (position: number, flagged = true) =>
-    encoder.encode({ type: 'ROTATE_EVENT', position: BigInt(position), nextFile: NAME, header: { timestamp: 0, serverId: 10, logPos: 0, flags: flagged ? EventFlags.LOG_EVENT_ARTIFICIAL_F : 0 } } as BinlogEventInput, 0);
+    encoder.encode(
+      {
+        type: 'ROTATE_EVENT',
+        position: BigInt(position),
+        nextFile: NAME,
+        header: { timestamp: 0, serverId: 10, logPos: 0, flags: flagged ? EventFlags.LOG_EVENT_ARTIFICIAL_F : 0 },
+      } as BinlogEventInput,
+      0,
+    );
 
-  /** The FORMAT_DESCRIPTION resent before a start past it: log_pos 0, no flag (sql_repl.cc's send_format_descriptor_event). */
+  /**
+   * The FORMAT_DESCRIPTION resent before a start past it: log_pos 0, no flag (sql_repl.cc's
+   * send_format_descriptor_event).
+   */
   const resentFormat = () => {
     const b = format!.bytes.slice();
     b.fill(0, EventHeaderOffsets.logPos, EventHeaderOffsets.logPos + 4);
@@ -51,7 +65,9 @@ describeWithFixtures('the live framing of a MariaDB 11.8 dump', () => {
   }
 
   it('holds QUERY events with log_pos 0 inside its transactions', () => {
-    const zeros = rest.filter((f) => new DataView(f.bytes.buffer, f.bytes.byteOffset).getUint32(EventHeaderOffsets.logPos, true) === 0);
+    const zeros = rest.filter(
+      (f) => new DataView(f.bytes.buffer, f.bytes.byteOffset).getUint32(EventHeaderOffsets.logPos, true) === 0,
+    );
     expect(zeros.length).toBe(252);
     expect(new Set(zeros.map((f) => f.typeCode))).toEqual(new Set([EventTypes.QUERY_EVENT]));
   });

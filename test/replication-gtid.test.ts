@@ -45,9 +45,22 @@ describe('MySQL GTID set', () => {
       countLow: 1,
       countHigh: 0,
       format: 0,
-      sids: [{ uuid: SID, intervals: [{ start: 1n, end: 6n }, { start: 7n, end: 8n }] }],
+      sids: [
+        {
+          uuid: SID,
+          intervals: [
+            { start: 1n, end: 6n },
+            { start: 7n, end: 8n },
+          ],
+        },
+      ],
     });
-    expect(new MysqlGtidSet(`${UUID}:tag_1:3`).encoded()).toEqual({ countLow: 1, countHigh: 1, format: 1, sids: [{ uuid: SID, tag: 'tag_1', intervals: [{ start: 3n, end: 4n }] }] });
+    expect(new MysqlGtidSet(`${UUID}:tag_1:3`).encoded()).toEqual({
+      countLow: 1,
+      countHigh: 1,
+      format: 1,
+      sids: [{ uuid: SID, tag: 'tag_1', intervals: [{ start: 3n, end: 4n }] }],
+    });
   });
 
   it('refuses a set that does not begin with a UUID, or a bad interval', () => {

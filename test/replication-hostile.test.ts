@@ -31,7 +31,10 @@ function dumped(port: number, seen: unknown[] = [], options: Partial<LiveOptions
   const live: LiveOptions = { host: '127.0.0.1', port, user: 'u', password: 'p', file: 'binlog.000001', until: 'file' };
   return (async () => {
     for await (const e of connectBinlog({ ...live, heartbeatPeriod: 0, ...options })) seen.push(e);
-  })().then(() => undefined, (e: unknown) => e);
+  })().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 }
 
 const R3_PROBLEM = 'the server sent an event whose header gives 4294967295 bytes in a packet that holds 30';
@@ -53,117 +56,171 @@ describe('a hostile primary', () => {
 
   const remote = (port: number) => ['-R', '--host=127.0.0.1', `--port=${port}`, '--user=u', '--password=p'];
 
-  it('R3: an event whose event_size exceeds its packet is a typed error naming the offset and the event', async () => {
-    primary = await startFakePrimary('8.0.36', sessionThen((c) => c.answer([oversizedEvent()])));
-    const seen: unknown[] = [];
-    const error = await dumped(primary.port, seen);
-    expect(seen).toEqual([]);
-    expect(error).toBeInstanceOf(LengthError);
-    expect((error as Error).message).toBe(`${R3_PROBLEM} [offset 13, event at 4 (type 2)]`);
-  }, TIMEOUT);
-
-  it('R3: neither printed by dump -R nor written by --raw into the .partial file', async () => {
-    primary = await startFakePrimary('8.0.36', sessionThen((c) => c.answer([oversizedEvent()])));
-    const printed = await runBinlog(['dump', ...remote(primary.port), '--heartbeat-period=0', 'binlog.000001']);
-    expect(printed.stdout).toBe('');
-    expect(printed.stderr).toBe(`binlog: binlog.000001: ${R3_PROBLEM} [offset 13, event at 4 (type 2)]\n`);
-    expect(printed.status).not.toBe(0);
-    const prefix = join(work, 'r3-');
-    const raw = await runBinlog(['dump', ...remote(primary.port), 
-      '--heartbeat-period=0', '--raw', `--result-file=${prefix}`, 'binlog.000001',
-    ]);
-    expect(raw.stderr).toMatch(/4294967295 bytes/);
-    expect(raw.status).not.toBe(0);
-    const partial = `${prefix}binlog.000001.partial`;
-    // The file may not even be begun; if it is, it holds nothing of the event.
-    if (existsSync(partial)) expect(readFileSync(partial).includes(Buffer.from([0xff, 0xff, 0xff, 0xff]))).toBe(false);
-  }, TIMEOUT);
-
-  it('R5: a server error message reaches the terminal with its control characters escaped', async () => {
-    const message = Buffer.from('no\x1b[2J\x1b[31m binlog\r\nbinlog: all fine\x07\x9b');
-    primary = await startFakePrimary('8.0.36', (c) => c.answer([err(1236, 'HY000', message)]));
-    const escaped = 'no\\e[2J\\e[31m binlog\\r\\nbinlog: all fine\\x07\\x9b';
-    const error = await dumped(primary.port);
-    expect(error).toBeInstanceOf(ServerError);
-    expect((error as ServerError).message).toBe(`the server says: ${escaped} (error 1236, SQL state HY000)`);
-    const printed = await runBinlog(['dump', ...remote(primary.port), 'binlog.000001']);
-    expect(printed.stderr).toBe(`binlog: binlog.000001: the server says: ${escaped} (error 1236, SQL state HY000)\n`);
-  }, TIMEOUT);
-
-  it('R4: a primary that logs in and never answers the first query: an error naming the query, in time', async () => {
-    primary = await startFakePrimary('8.0.36', () => {});
-    const began = Date.now();
-    const printed = await runBinlog(['dump', ...remote(primary.port), '--connect-timeout=1', 'binlog.000001']);
-    expect(Date.now() - began).toBeLessThan(8_000);
-    expect(printed.stderr).toBe(
-      'binlog: binlog.000001: the query SELECT VERSION() AS version, @@global.binlog_checksum AS checksum: ' +
-        'no answer from the server within 1 s\n',
-    );
-    expect(printed.status).toBe(6);
-  }, TIMEOUT);
-
-  it('R4: a server that accepts the connection and never greets: an error naming the handshake', async () => {
-    const held: Socket[] = [];
-    const silent = createServer((socket) => held.push(socket.on('error', () => {})));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const { port } = silent.address() as AddressInfo;
-    try {
-      const error = await dumped(port, [], { connectTimeout: 300 });
-      expect(error).toBeInstanceOf(ConnectionError);
-      expect((error as Error).message).toBe(
-        `connected to 127.0.0.1:${port}, the server's greeting (the handshake) never came: ` +
-          'no answer from the server within 0.3 s',
+  it(
+    'R3: an event whose event_size exceeds its packet is a typed error naming the offset and the event',
+    async () => {
+      primary = await startFakePrimary(
+        '8.0.36',
+        sessionThen((c) => c.answer([oversizedEvent()])),
       );
-    } finally {
-      for (const socket of held) socket.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-    }
-  }, TIMEOUT);
+      const seen: unknown[] = [];
+      const error = await dumped(primary.port, seen);
+      expect(seen).toEqual([]);
+      expect(error).toBeInstanceOf(LengthError);
+      expect((error as Error).message).toBe(`${R3_PROBLEM} [offset 13, event at 4 (type 2)]`);
+    },
+    TIMEOUT,
+  );
 
-  it('R1: a packet of endless 16 MB frames is refused past --max-allowed-packet, and the client ends', async () => {
-    let framesSent = 0;
-    primary = await startFakePrimary('8.0.36', sessionThen((c) => endlessFrames(c.socket, () => framesSent++)));
-    const began = Date.now();
-    const printed = await runBinlog(['dump', ...remote(primary.port), '--max-allowed-packet=1M', 'binlog.000001']);
-    expect(printed.stderr).toBe(`binlog: binlog.000001: ${R1_PROBLEM(1 << 20)}\n`);
-    expect(printed.status).toBe(6);
-    expect(Date.now() - began).toBeLessThan(15_000);
-    // The first frame's header already says more than 1 MB: the client closed before the frames could pile up.
-    expect(framesSent).toBeLessThan(MAX_FRAMES);
-  }, TIMEOUT);
-
-  it('R1: the frames of one packet count together: the second 16 MB frame passes a 20 MB limit', async () => {
-    primary = await startFakePrimary('8.0.36', sessionThen((c) => endlessFrames(c.socket, () => {})));
-    const error = await dumped(primary.port, [], { maxAllowedPacket: 20 << 20 });
-    expect(error).toBeInstanceOf(ConnectionError);
-    expect((error as Error).message).toBe(R1_PROBLEM(20 << 20));
-  }, TIMEOUT);
-  it('R2: caching_sha2_password full authentication over plain TCP: no password sent, the login refused', async () => {
-    const { server, port, after } = await fullAuthenticationAsker();
-    try {
-      const error = await dumped(port, [], { password: 'secret-pw' });
-      expect(error).toBeInstanceOf(ConnectionError);
-      expect((error as Error).message).toBe(
-        `cannot connect to 127.0.0.1:${port}: the server asks caching_sha2_password for the password over a ` +
-          'connection that is not encrypted: it is sent only over TLS (--ssl-mode), a unix socket, or encrypted ' +
-          'with the key of --server-public-key-path (or, trusting the server to send its own, --get-server-public-key)',
+  it(
+    'R3: neither printed by dump -R nor written by --raw into the .partial file',
+    async () => {
+      primary = await startFakePrimary(
+        '8.0.36',
+        sessionThen((c) => c.answer([oversizedEvent()])),
       );
-      // Neither a request for the server's key (0x02) nor anything else came after the server asked.
-      expect(after).toEqual([]);
-    } finally {
-      server.close();
-    }
-  }, TIMEOUT);
+      const printed = await runBinlog(['dump', ...remote(primary.port), '--heartbeat-period=0', 'binlog.000001']);
+      expect(printed.stdout).toBe('');
+      expect(printed.stderr).toBe(`binlog: binlog.000001: ${R3_PROBLEM} [offset 13, event at 4 (type 2)]\n`);
+      expect(printed.status).not.toBe(0);
+      const prefix = join(work, 'r3-');
+      const raw = await runBinlog([
+        'dump',
+        ...remote(primary.port),
+        '--heartbeat-period=0',
+        '--raw',
+        `--result-file=${prefix}`,
+        'binlog.000001',
+      ]);
+      expect(raw.stderr).toMatch(/4294967295 bytes/);
+      expect(raw.status).not.toBe(0);
+      const partial = `${prefix}binlog.000001.partial`;
+      // The file may not even be begun; if it is, it holds nothing of the event.
+      if (existsSync(partial))
+        expect(readFileSync(partial).includes(Buffer.from([0xff, 0xff, 0xff, 0xff]))).toBe(false);
+    },
+    TIMEOUT,
+  );
 
-  it('R2: with --get-server-public-key, the client asks the server for its key', async () => {
-    const { server, port, after } = await fullAuthenticationAsker();
-    try {
-      await dumped(port, [], { password: 'secret-pw', getServerPublicKey: true, connectTimeout: 1000 });
-      expect(after[0]).toEqual(Buffer.from([0x02]));
-    } finally {
-      server.close();
-    }
-  }, TIMEOUT);
+  it(
+    'R5: a server error message reaches the terminal with its control characters escaped',
+    async () => {
+      const message = Buffer.from('no\x1b[2J\x1b[31m binlog\r\nbinlog: all fine\x07\x9b');
+      primary = await startFakePrimary('8.0.36', (c) => c.answer([err(1236, 'HY000', message)]));
+      const escaped = 'no\\e[2J\\e[31m binlog\\r\\nbinlog: all fine\\x07\\x9b';
+      const error = await dumped(primary.port);
+      expect(error).toBeInstanceOf(ServerError);
+      expect((error as ServerError).message).toBe(`the server says: ${escaped} (error 1236, SQL state HY000)`);
+      const printed = await runBinlog(['dump', ...remote(primary.port), 'binlog.000001']);
+      expect(printed.stderr).toBe(`binlog: binlog.000001: the server says: ${escaped} (error 1236, SQL state HY000)\n`);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'R4: a primary that logs in and never answers the first query: an error naming the query, in time',
+    async () => {
+      primary = await startFakePrimary('8.0.36', () => {});
+      const began = Date.now();
+      const printed = await runBinlog(['dump', ...remote(primary.port), '--connect-timeout=1', 'binlog.000001']);
+      expect(Date.now() - began).toBeLessThan(8_000);
+      expect(printed.stderr).toBe(
+        'binlog: binlog.000001: the query SELECT VERSION() AS version, @@global.binlog_checksum AS checksum: ' +
+          'no answer from the server within 1 s\n',
+      );
+      expect(printed.status).toBe(6);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'R4: a server that accepts the connection and never greets: an error naming the handshake',
+    async () => {
+      const held: Socket[] = [];
+      const silent = createServer((socket) => held.push(socket.on('error', () => {})));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { port } = silent.address() as AddressInfo;
+      try {
+        const error = await dumped(port, [], { connectTimeout: 300 });
+        expect(error).toBeInstanceOf(ConnectionError);
+        expect((error as Error).message).toBe(
+          `connected to 127.0.0.1:${port}, the server's greeting (the handshake) never came: ` +
+            'no answer from the server within 0.3 s',
+        );
+      } finally {
+        for (const socket of held) socket.destroy();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'R1: a packet of endless 16 MB frames is refused past --max-allowed-packet, and the client ends',
+    async () => {
+      let framesSent = 0;
+      primary = await startFakePrimary(
+        '8.0.36',
+        sessionThen((c) => endlessFrames(c.socket, () => framesSent++)),
+      );
+      const began = Date.now();
+      const printed = await runBinlog(['dump', ...remote(primary.port), '--max-allowed-packet=1M', 'binlog.000001']);
+      expect(printed.stderr).toBe(`binlog: binlog.000001: ${R1_PROBLEM(1 << 20)}\n`);
+      expect(printed.status).toBe(6);
+      expect(Date.now() - began).toBeLessThan(15_000);
+      // The first frame's header already says more than 1 MB: the client closed before the frames could pile up.
+      expect(framesSent).toBeLessThan(MAX_FRAMES);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'R1: the frames of one packet count together: the second 16 MB frame passes a 20 MB limit',
+    async () => {
+      primary = await startFakePrimary(
+        '8.0.36',
+        sessionThen((c) => endlessFrames(c.socket, () => {})),
+      );
+      const error = await dumped(primary.port, [], { maxAllowedPacket: 20 << 20 });
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect((error as Error).message).toBe(R1_PROBLEM(20 << 20));
+    },
+    TIMEOUT,
+  );
+  it(
+    'R2: caching_sha2_password full authentication over plain TCP: no password sent, the login refused',
+    async () => {
+      const { server, port, after } = await fullAuthenticationAsker();
+      try {
+        const error = await dumped(port, [], { password: 'secret-pw' });
+        expect(error).toBeInstanceOf(ConnectionError);
+        expect((error as Error).message).toBe(
+          `cannot connect to 127.0.0.1:${port}: the server asks caching_sha2_password for the password over a ` +
+            'connection that is not encrypted: it is sent only over TLS (--ssl-mode), a unix socket, or encrypted ' +
+            'with the key of --server-public-key-path (or, trusting the server to send its own, --get-server-public-key)',
+        );
+        // Neither a request for the server's key (0x02) nor anything else came after the server asked.
+        expect(after).toEqual([]);
+      } finally {
+        server.close();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'R2: with --get-server-public-key, the client asks the server for its key',
+    async () => {
+      const { server, port, after } = await fullAuthenticationAsker();
+      try {
+        await dumped(port, [], { password: 'secret-pw', getServerPublicKey: true, connectTimeout: 1000 });
+        expect(after[0]).toEqual(Buffer.from([0x02]));
+      } finally {
+        server.close();
+      }
+    },
+    TIMEOUT,
+  );
 });
 
 /** More 16 MB frames than a test should ever see sent: the client must have closed long before. */
@@ -204,7 +261,7 @@ async function fullAuthenticationAsker(): Promise<{ server: Server; port: number
     socket.write(frame(0, greeting('8.0.36', 'caching_sha2_password')));
     let packets = 0;
     socket.on('data', (data: Buffer) => {
-      for (let at = 0; at + 4 <= data.length; ) {
+      for (let at = 0; at + 4 <= data.length;) {
         const length = data.readUIntLE(at, 3);
         const sequenceId = data[at + 3]!;
         const payload = data.subarray(at + 4, at + 4 + length);

@@ -32,13 +32,19 @@ const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0).toString(16).p
 
 describe('replication commands', () => {
   it('COM_BINLOG_DUMP: command, position, flags, server id, then the file to the end', () => {
-    const bytes = written((w) => encodeBinlogDumpPacket(w, { position: 1588, flags: 2, serverId: 10101, file: 'mysql-bin.000034' }, ctx));
+    const bytes = written((w) =>
+      encodeBinlogDumpPacket(w, { position: 1588, flags: 2, serverId: 10101, file: 'mysql-bin.000034' }, ctx),
+    );
     expect(bytes).toEqual(hex(`12 34 06 00 00 02 00 75 27 00 00 ${ascii('mysql-bin.000034')}`));
   });
 
   it('COM_REGISTER_SLAVE: the report host, user and password each after its length', () => {
     const bytes = written((w) =>
-      encodeRegisterSlavePacket(w, { serverId: 10101, host: 'slave_n_1', user: '', password: '', port: 23241, replicationRank: 0, masterId: 0 }, ctx),
+      encodeRegisterSlavePacket(
+        w,
+        { serverId: 10101, host: 'slave_n_1', user: '', password: '', port: 23241, replicationRank: 0, masterId: 0 },
+        ctx,
+      ),
     );
     expect(bytes).toEqual(hex(`15 75 27 00 00 09 ${ascii('slave_n_1')} 00 00 c9 5a 00 00 00 00 00 00 00 00`));
   });
@@ -73,9 +79,15 @@ describe('the packets of a dump', () => {
   });
 
   it('an ERR: code, the # marker, the SQL state, the message', () => {
-    const p = decode(hex(`ff d4 04 23 ${ascii('HY000')} ${ascii('Could not find first log file name in binary log index file')}`));
+    const p = decode(
+      hex(`ff d4 04 23 ${ascii('HY000')} ${ascii('Could not find first log file name in binary log index file')}`),
+    );
     expect(p.status).toBe('BINLOG_PACKET_ERR');
-    expect(p.body as ErrPacket).toEqual({ errorCode: 1236, sqlState: 'HY000', message: 'Could not find first log file name in binary log index file' });
+    expect(p.body as ErrPacket).toEqual({
+      errorCode: 1236,
+      sqlState: 'HY000',
+      message: 'Could not find first log file name in binary log index file',
+    });
   });
 
   it('an EOF: warnings and status flags', () => {

@@ -29,7 +29,8 @@ function small(from: number, n: number): string {
   }).join('\n');
 }
 
-const large = (from: number) => `INSERT INTO w.t SELECT ${from} + seq, REPEAT(CHAR(65 + seq % 26), 4000) FROM seq_1_to_${LARGE_ROWS};`;
+const large = (from: number) =>
+  `INSERT INTO w.t SELECT ${from} + seq, REPEAT(CHAR(65 + seq % 26), 4000) FROM seq_1_to_${LARGE_ROWS};`;
 
 /** The rows written, as the consumer saw them: id, value, and how many reconnects had happened. */
 interface Seen {
@@ -97,121 +98,145 @@ describeWithServer('live replication that reconnects', () => {
     await server?.stop();
   }, TIMEOUT);
 
-  it('a KILLed dump thread: the dump goes on from the last transaction read, a transaction cut mid-way handed out once', async () => {
-    await server.sql('CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY, v TEXT);');
-    const stream = connectBinlog(options({ file: 'binlog.000001' }));
-    const writer = (async () => {
-      await server.sql(small(1, 30));
-      await server.sql(large(LARGE), 'w');
-      await server.sql(small(1000, 30));
-      await server.sql(`INSERT INTO w.t VALUES (${MARKER}, 'end')`);
-    })();
-    let killedSmall = false;
-    let killedLarge = false;
-    const consumer = consume(stream, async (row) => {
-      // Inside a small transaction, and at the first row of the large one: most of it not yet sent.
-      if (row.id === 31 && !killedSmall) {
-        killedSmall = true;
-        await killDumpThreads();
+  it(
+    'a KILLed dump thread: the dump goes on from the last transaction read, a transaction cut mid-way handed out once',
+    async () => {
+      await server.sql('CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY, v TEXT);');
+      const stream = connectBinlog(options({ file: 'binlog.000001' }));
+      const writer = (async () => {
+        await server.sql(small(1, 30));
+        await server.sql(large(LARGE), 'w');
+        await server.sql(small(1000, 30));
+        await server.sql(`INSERT INTO w.t VALUES (${MARKER}, 'end')`);
+      })();
+      let killedSmall = false;
+      let killedLarge = false;
+      const consumer = consume(stream, async (row) => {
+        // Inside a small transaction, and at the first row of the large one: most of it not yet sent.
+        if (row.id === 31 && !killedSmall) {
+          killedSmall = true;
+          await killDumpThreads();
+        }
+        if (row.id > LARGE && !killedLarge) {
+          killedLarge = true;
+          await killDumpThreads();
+        }
+      });
+      const [seen] = await Promise.all([consumer, writer]);
+      stream.close();
+      expect(stream.reconnects).toBe(2);
+      // The large transaction's rows came over two connections: the loss cut it.
+      const largeRows = seen.filter((r) => r.id > LARGE && r.id < MARKER);
+      expect(new Set(largeRows.map((r) => r.reconnects))).toEqual(new Set([1, 2]));
+      expect(largeRows.length).toBe(LARGE_ROWS);
+      expect(new Set(seen.map((r) => r.id)).size).toBe(seen.length);
+      expect({ count: seen.length, digest: digest(seen) }).toEqual(await table());
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a server restarted while the consumer runs: every row once, the dump going on into the file the server starts',
+    async () => {
+      await server.sql('DROP DATABASE w; CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY, v TEXT);');
+      const [status] = await server.query('SHOW MASTER STATUS');
+      const stream = connectBinlog(options({ file: status![0]!, position: Number(status![1]) }));
+      const consumer = consume(stream);
+      const writer = (async () => {
+        await server.sql(small(1, 20));
+        await server.sql(large(LARGE), 'w');
+        await server.restart();
+        await server.sql(small(1000, 20));
+        await server.sql(`INSERT INTO w.t VALUES (${MARKER}, 'end')`);
+      })();
+      const [seen] = await Promise.all([consumer, writer]);
+      stream.close();
+      expect(stream.reconnects).toBeGreaterThanOrEqual(1);
+      expect(seen.at(-1)).toMatchObject({ id: MARKER });
+      expect(new Set(seen.map((r) => r.id)).size).toBe(seen.length);
+      expect({ count: seen.length, digest: digest(seen) }).toEqual(await table());
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'frames reconnected after a KILL inside a large transaction go on right after the last frame: the file byte for byte',
+    async () => {
+      await server.sql('DROP DATABASE IF EXISTS f; CREATE DATABASE f; CREATE TABLE f.t (id INT PRIMARY KEY, v TEXT);');
+      await server.flushLogs();
+      const [[file]] = (await server.query('SHOW MASTER STATUS')) as [[string]];
+      await server.sql(large(LARGE).replace('w.t', 'f.t'), 'f');
+      const dump = connectBinlogFrames({ ...options({ file }), until: 'file' });
+      const chunks: Uint8Array[] = [BINLOG_MAGIC];
+      let killed = false;
+      for await (const f of dump) {
+        if (f.notInFile) continue;
+        chunks.push(f.bytes);
+        // The first rows of the 12 MB transaction: most of it not yet sent.
+        if (f.typeCode === EventTypes.WRITE_ROWS_EVENT_V1 && !killed) {
+          killed = true;
+          await killDumpThreads();
+        }
       }
-      if (row.id > LARGE && !killedLarge) {
-        killedLarge = true;
-        await killDumpThreads();
+      expect(killed).toBe(true);
+      const original = readFileSync(join(server.datadir, file));
+      original[4 + EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F; // the file still open: as it will be closed
+      expect(Buffer.concat(chunks).equals(original)).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'an idle dump is kept by heartbeats: no reconnect while they come',
+    async () => {
+      const stream = connectBinlog(options({ heartbeatPeriod: 0.2 }));
+      let heartbeats = 0;
+      for await (const e of stream) if (e.notInFile === 'heartbeat' && ++heartbeats === 8) break;
+      expect(stream.reconnects).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a server that stops answering is lost at twice the heartbeat period (at least 1 s), and the reconnect gives up as told',
+    async () => {
+      const stream = connectBinlog(
+        options({ heartbeatPeriod: 0.5, connectTimeout: 1000, reconnect: { retries: 1, delay: 0.1 } }),
+      );
+      let error: unknown;
+      try {
+        for await (const e of stream) {
+          // Waiting at the end of the log: freeze the server.
+          if (e.type === 'FORMAT_DESCRIPTION_EVENT') process.kill(server.pid, 'SIGSTOP');
+        }
+      } catch (e) {
+        error = e;
+      } finally {
+        process.kill(server.pid, 'SIGCONT');
       }
-    });
-    const [seen] = await Promise.all([consumer, writer]);
-    stream.close();
-    expect(stream.reconnects).toBe(2);
-    // The large transaction's rows came over two connections: the loss cut it.
-    const largeRows = seen.filter((r) => r.id > LARGE && r.id < MARKER);
-    expect(new Set(largeRows.map((r) => r.reconnects))).toEqual(new Set([1, 2]));
-    expect(largeRows.length).toBe(LARGE_ROWS);
-    expect(new Set(seen.map((r) => r.id)).size).toBe(seen.length);
-    expect({ count: seen.length, digest: digest(seen) }).toEqual(await table());
-  }, TIMEOUT);
+      expect(error).toBeInstanceOf(GaveUpError);
+      const gaveUp = error as GaveUpError;
+      expect(gaveUp.attempts).toBe(1);
+      // The one attempt found no handshake either.
+      expect(gaveUp.lastError).toBeInstanceOf(ConnectionError);
+      expect(gaveUp.message).toMatch(/^gave up reconnecting after 1 attempt in \d+\.\d s: /);
+      expect(stream.reconnects).toBe(0);
 
-  it('a server restarted while the consumer runs: every row once, the dump going on into the file the server starts', async () => {
-    await server.sql('DROP DATABASE w; CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY, v TEXT);');
-    const [status] = await server.query('SHOW MASTER STATUS');
-    const stream = connectBinlog(options({ file: status![0]!, position: Number(status![1]) }));
-    const consumer = consume(stream);
-    const writer = (async () => {
-      await server.sql(small(1, 20));
-      await server.sql(large(LARGE), 'w');
-      await server.restart();
-      await server.sql(small(1000, 20));
-      await server.sql(`INSERT INTO w.t VALUES (${MARKER}, 'end')`);
-    })();
-    const [seen] = await Promise.all([consumer, writer]);
-    stream.close();
-    expect(stream.reconnects).toBeGreaterThanOrEqual(1);
-    expect(seen.at(-1)).toMatchObject({ id: MARKER });
-    expect(new Set(seen.map((r) => r.id)).size).toBe(seen.length);
-    expect({ count: seen.length, digest: digest(seen) }).toEqual(await table());
-  }, TIMEOUT);
-
-  it('frames reconnected after a KILL inside a large transaction go on right after the last frame: the file byte for byte', async () => {
-    await server.sql('DROP DATABASE IF EXISTS f; CREATE DATABASE f; CREATE TABLE f.t (id INT PRIMARY KEY, v TEXT);');
-    await server.flushLogs();
-    const [[file]] = (await server.query('SHOW MASTER STATUS')) as [[string]];
-    await server.sql(large(LARGE).replace('w.t', 'f.t'), 'f');
-    const dump = connectBinlogFrames({ ...options({ file }), until: 'file' });
-    const chunks: Uint8Array[] = [BINLOG_MAGIC];
-    let killed = false;
-    for await (const f of dump) {
-      if (f.notInFile) continue;
-      chunks.push(f.bytes);
-      // The first rows of the 12 MB transaction: most of it not yet sent.
-      if (f.typeCode === EventTypes.WRITE_ROWS_EVENT_V1 && !killed) {
-        killed = true;
-        await killDumpThreads();
+      // Without reconnecting, the silence itself is the error, and says how long it waited.
+      const once = connectBinlog(options({ heartbeatPeriod: 0.5, reconnect: false }));
+      let silence: unknown;
+      try {
+        for await (const e of once) if (e.type === 'FORMAT_DESCRIPTION_EVENT') process.kill(server.pid, 'SIGSTOP');
+      } catch (e) {
+        silence = e;
+      } finally {
+        process.kill(server.pid, 'SIGCONT');
       }
-    }
-    expect(killed).toBe(true);
-    const original = readFileSync(join(server.datadir, file));
-    original[4 + EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F; // the file still open: as it will be closed
-    expect(Buffer.concat(chunks).equals(original)).toBe(true);
-  }, TIMEOUT);
-
-  it('an idle dump is kept by heartbeats: no reconnect while they come', async () => {
-    const stream = connectBinlog(options({ heartbeatPeriod: 0.2 }));
-    let heartbeats = 0;
-    for await (const e of stream) if (e.notInFile === 'heartbeat' && ++heartbeats === 8) break;
-    expect(stream.reconnects).toBe(0);
-  }, TIMEOUT);
-
-  it('a server that stops answering is lost at twice the heartbeat period (at least 1 s), and the reconnect gives up as told', async () => {
-    const stream = connectBinlog(options({ heartbeatPeriod: 0.5, connectTimeout: 1000, reconnect: { retries: 1, delay: 0.1 } }));
-    let error: unknown;
-    try {
-      for await (const e of stream) {
-        // Waiting at the end of the log: freeze the server.
-        if (e.type === 'FORMAT_DESCRIPTION_EVENT') process.kill(server.pid, 'SIGSTOP');
-      }
-    } catch (e) {
-      error = e;
-    } finally {
-      process.kill(server.pid, 'SIGCONT');
-    }
-    expect(error).toBeInstanceOf(GaveUpError);
-    const gaveUp = error as GaveUpError;
-    expect(gaveUp.attempts).toBe(1);
-    // The one attempt found no handshake either.
-    expect(gaveUp.lastError).toBeInstanceOf(ConnectionError);
-    expect(gaveUp.message).toMatch(/^gave up reconnecting after 1 attempt in \d+\.\d s: /);
-    expect(stream.reconnects).toBe(0);
-
-    // Without reconnecting, the silence itself is the error, and says how long it waited.
-    const once = connectBinlog(options({ heartbeatPeriod: 0.5, reconnect: false }));
-    let silence: unknown;
-    try {
-      for await (const e of once) if (e.type === 'FORMAT_DESCRIPTION_EVENT') process.kill(server.pid, 'SIGSTOP');
-    } catch (e) {
-      silence = e;
-    } finally {
-      process.kill(server.pid, 'SIGCONT');
-    }
-    expect(silence).toBeInstanceOf(ConnectionError);
-    expect((silence as Error).message).toBe('nothing came from the server for 1 s, twice its heartbeat period: the connection is taken as lost');
-  }, TIMEOUT);
+      expect(silence).toBeInstanceOf(ConnectionError);
+      expect((silence as Error).message).toBe(
+        'nothing came from the server for 1 s, twice its heartbeat period: the connection is taken as lost',
+      );
+    },
+    TIMEOUT,
+  );
 });

@@ -14,7 +14,20 @@ const TIMEOUT = 120_000;
 
 /** A self-signed certificate and its key, made with openssl for the test. */
 function selfSigned(key: string, cert: string, subject: string[]): void {
-  const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', ...subject];
+  const args = [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    ...subject,
+  ];
   execFileSync('openssl', args, { stdio: 'ignore' });
 }
 
@@ -43,29 +56,41 @@ describeWithServer('dump -R over TLS', () => {
   const dump = (...tls: string[]) =>
     runBinlog(['dump', '-R', `--socket=${server.socket}`, '--user=tls', '--password=pw', ...tls, 'binlog.000001']);
 
-  it('an account that requires TLS is refused without it, and reads the binlog with each verifying mode', async () => {
-    const plain = await dump();
-    expect(plain.status).toBe(6);
-    expect(plain.stderr).toMatch(/Access denied for user 'tls'@'localhost'/);
-    for (const mode of ['REQUIRED', 'VERIFY_CA', 'VERIFY_IDENTITY']) {
-      const r = await dump(`--ssl-mode=${mode}`, `--ssl-ca=${join(dir, 'cert.pem')}`);
-      expect(r.stderr, mode).toBe('');
-      expect(r.status, mode).toBe(0);
-      expect(r.stdout, mode).toMatch(/INSERT INTO d\.t VALUES \(1\)/);
-    }
-  }, TIMEOUT);
+  it(
+    'an account that requires TLS is refused without it, and reads the binlog with each verifying mode',
+    async () => {
+      const plain = await dump();
+      expect(plain.status).toBe(6);
+      expect(plain.stderr).toMatch(/Access denied for user 'tls'@'localhost'/);
+      for (const mode of ['REQUIRED', 'VERIFY_CA', 'VERIFY_IDENTITY']) {
+        const r = await dump(`--ssl-mode=${mode}`, `--ssl-ca=${join(dir, 'cert.pem')}`);
+        expect(r.stderr, mode).toBe('');
+        expect(r.status, mode).toBe(0);
+        expect(r.stdout, mode).toMatch(/INSERT INTO d\.t VALUES \(1\)/);
+      }
+    },
+    TIMEOUT,
+  );
 
-  it('VERIFY_CA refuses a server whose certificate its CA did not sign', async () => {
-    const other = join(dir, 'other');
-    selfSigned(`${other}.key`, `${other}.pem`, ['-subj', '/CN=other']);
-    const r = await dump('--ssl-mode=VERIFY_CA', `--ssl-ca=${other}.pem`);
-    expect(r.status).toBe(6);
-    expect(r.stderr).toMatch(/cannot connect to socket .*: self.signed certificate|unable to verify|certificate/i);
-  }, TIMEOUT);
+  it(
+    'VERIFY_CA refuses a server whose certificate its CA did not sign',
+    async () => {
+      const other = join(dir, 'other');
+      selfSigned(`${other}.key`, `${other}.pem`, ['-subj', '/CN=other']);
+      const r = await dump('--ssl-mode=VERIFY_CA', `--ssl-ca=${other}.pem`);
+      expect(r.status).toBe(6);
+      expect(r.stderr).toMatch(/cannot connect to socket .*: self.signed certificate|unable to verify|certificate/i);
+    },
+    TIMEOUT,
+  );
 
-  it('PREFERRED and a bad mode are usage errors', async () => {
-    expect((await dump('--ssl-mode=PREFERRED')).stderr).toMatch(/PREFERRED would fall back to plain TCP unseen/);
-    const modes = /--ssl-mode is one of DISABLED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY/;
-    expect((await dump('--ssl-mode=SOMETIMES')).stderr).toMatch(modes);
-  }, TIMEOUT);
+  it(
+    'PREFERRED and a bad mode are usage errors',
+    async () => {
+      expect((await dump('--ssl-mode=PREFERRED')).stderr).toMatch(/PREFERRED would fall back to plain TCP unseen/);
+      const modes = /--ssl-mode is one of DISABLED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY/;
+      expect((await dump('--ssl-mode=SOMETIMES')).stderr).toMatch(modes);
+    },
+    TIMEOUT,
+  );
 });

@@ -53,7 +53,8 @@ async function fileEvents(server: MariadbServer): Promise<BinlogEvent[]> {
   return out;
 }
 
-const gtidOf = (e: BinlogEvent) => (e.type === 'GTID_EVENT' ? `${e.domainId}-${e.header.serverId}-${e.seqNo}` : undefined);
+const gtidOf = (e: BinlogEvent) =>
+  e.type === 'GTID_EVENT' ? `${e.domainId}-${e.header.serverId}-${e.seqNo}` : undefined;
 
 describeWithServer('live replication from MariaDB', () => {
   let server: MariadbServer;
@@ -71,133 +72,187 @@ describeWithServer('live replication from MariaDB', () => {
     await server?.stop();
   }, TIMEOUT);
 
-  it("sends every event of the server's files, the same objects as the files give", async () => {
-    const live = await collect({ ...socket(), file: 'binlog.000001', until: 'logs' });
-    const artificial = live.filter((e) => e.notInFile);
-    // The fake ROTATE that names each file as the dump enters it.
-    expect(artificial.map((e) => [e.type, e.notInFile, e.file])).toEqual([
-      ['ROTATE_EVENT', 'artificial', 'binlog.000001'],
-      ['ROTATE_EVENT', 'artificial', 'binlog.000002'],
-    ]);
-    const fromFiles = await fileEvents(server);
-    expect(new Set(fromFiles.map((e) => e.file)).size).toBe(2);
-    const lines = (es: BinlogEvent[]) => es.map((e) => toJsonLine(e));
-    expect(lines(live.filter((e) => !e.notInFile))).toEqual(lines(fromFiles));
-    for (const type of ['TABLE_MAP_EVENT', 'WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1', 'XID_EVENT', 'ANNOTATE_ROWS_EVENT']) {
-      expect(fromFiles.some((e) => e.type === type), type).toBe(true);
-    }
-  }, TIMEOUT);
-
-  it('resumes from a stored checkpoint (by position, or by GTID) with each transaction exactly once', async () => {
-    const all = (await fileEvents(server)).map(gtidOf).filter((g) => g !== undefined);
-    expect(all.length).toBeGreaterThanOrEqual(5);
-    // Read until the third transaction has begun, storing the checkpoint after each event as a consumer would.
-    const stream = connectBinlog({ ...socket(), file: 'binlog.000001', until: 'logs' });
-    let stored = stream.checkpoint;
-    const begun: string[] = [];
-    let afterThird = 0;
-    for await (const e of stream) {
-      stored = stream.checkpoint;
-      const g = gtidOf(e);
-      if (g) begun.push(g);
-      if (begun.length === 3 && ++afterThird === 2) break; // inside the third transaction
-    }
-    expect(begun).toEqual(all.slice(0, 3));
-    expect(stored.file).toBe('binlog.000001');
-    expect(stored.gtid).toBe(all[1]);
-    await server.sql('INSERT INTO shop.item (id) VALUES (6)');
-    const later = (await fileEvents(server)).map(gtidOf).filter((g) => g !== undefined);
-    expect(later.length).toBe(all.length + 1);
-    // The first two transactions were handled: each later one comes once, the third from its start.
-    const byPosition = await collect({ ...socket(), file: stored.file, position: stored.position, until: 'logs' });
-    expect(byPosition.map(gtidOf).filter((g) => g !== undefined)).toEqual(later.slice(2));
-    const byGtid = await collect({ ...socket(), gtid: stored.gtid, until: 'logs' });
-    expect(byGtid.map(gtidOf).filter((g) => g !== undefined)).toEqual(later.slice(2));
-  }, TIMEOUT);
-
-  it('starts from now, waits for new events, and sends heartbeats while idle', async () => {
-    const stream = connectBinlog({ ...socket(), heartbeatPeriod: 0.1 });
-    const seen: BinlogEvent[] = [];
-    let wrote = false;
-    for await (const e of stream) {
-      seen.push(e);
-      if (seen.length > MAX_EVENTS) throw new Error('no XID came');
-      // Idle at the end of the log: the heartbeat comes, and then a new transaction.
-      if (e.notInFile === 'heartbeat' && !wrote) {
-        wrote = true;
-        expect(stream.checkpoint).toMatchObject({ file: stream.start!.file, position: stream.start!.position });
-        await server.sql('INSERT INTO shop.item (id) VALUES (7)');
+  it(
+    "sends every event of the server's files, the same objects as the files give",
+    async () => {
+      const live = await collect({ ...socket(), file: 'binlog.000001', until: 'logs' });
+      const artificial = live.filter((e) => e.notInFile);
+      // The fake ROTATE that names each file as the dump enters it.
+      expect(artificial.map((e) => [e.type, e.notInFile, e.file])).toEqual([
+        ['ROTATE_EVENT', 'artificial', 'binlog.000001'],
+        ['ROTATE_EVENT', 'artificial', 'binlog.000002'],
+      ]);
+      const fromFiles = await fileEvents(server);
+      expect(new Set(fromFiles.map((e) => e.file)).size).toBe(2);
+      const lines = (es: BinlogEvent[]) => es.map((e) => toJsonLine(e));
+      expect(lines(live.filter((e) => !e.notInFile))).toEqual(lines(fromFiles));
+      for (const type of [
+        'TABLE_MAP_EVENT',
+        'WRITE_ROWS_EVENT_V1',
+        'UPDATE_ROWS_EVENT_V1',
+        'DELETE_ROWS_EVENT_V1',
+        'XID_EVENT',
+        'ANNOTATE_ROWS_EVENT',
+      ]) {
+        expect(
+          fromFiles.some((e) => e.type === type),
+          type,
+        ).toBe(true);
       }
-      if (e.type === 'XID_EVENT') break;
-    }
-    const [status] = await server.query('SHOW MASTER STATUS');
-    expect(seen[0]).toMatchObject({ type: 'ROTATE_EVENT', notInFile: 'artificial', nextFile: status![0] });
-    expect(seen.find((e) => e.notInFile === 'heartbeat')).toMatchObject({ type: 'HEARTBEAT_LOG_EVENT' });
-    const rows = seen.find((e) => e.type === 'WRITE_ROWS_EVENT_V1');
-    expect(rows && 'rows' in rows && rows.rows?.[0]).toMatchObject({ after: { id: 7 } });
-    expect(stream.checkpoint).toMatchObject({ file: status![0], position: Number(status![1]) });
-  }, TIMEOUT);
+    },
+    TIMEOUT,
+  );
 
-  it('a consumer that stops reading holds the socket paused: the queue stays within its bound however much is written', async () => {
-    await server.sql('CREATE TABLE shop.bulk (id INT PRIMARY KEY, v VARCHAR(1000))');
-    const stream = connectBinlog({ ...socket() });
-    const written = 20_000;
-    let rows = 0;
-    let largest = 0;
-    for await (const e of stream) {
-      largest = Math.max(largest, e.header.eventSize);
-      if (e.type === 'ROTATE_EVENT' && e.notInFile) {
-        // Not reading while 20 MB of rows are written.
-        for (let t = 0; t < 20; t++) await server.sql(`INSERT INTO shop.bulk SELECT ${t * 1000} + seq, REPEAT('r', 1000) FROM seq_1_to_1000`, 'shop');
-      }
-      if (e.type === 'WRITE_ROWS_EVENT_V1' && (rows += e.rows!.length) === written) break;
-    }
-    expect(rows).toBe(written);
-    expect(stream.queue.pauses).toBeGreaterThanOrEqual(1);
-    expect(stream.queue.peak).toBeGreaterThan(QUEUE_HIGH_WATER);
-    // What passed the mark: the rest of the socket read (64 KiB) that filled it, its last event whole.
-    expect(stream.queue.peak).toBeLessThanOrEqual(QUEUE_HIGH_WATER + 64 * 1024 + largest);
-  }, TIMEOUT);
-
-  it('a position inside an event is the server\u2019s error, quoted', async () => {
-    const error = await collect({ ...socket(), file: 'binlog.000001', position: 5, until: 'logs' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ServerError);
-    expect(error).toMatchObject({ kind: 'server', errorCode: 1236 });
-    expect((error as Error).message).toMatch(/bogus data in log event; the first event 'binlog.000001' at 5/);
-  }, TIMEOUT);
-
-  it('a dump whose thread the server kills ends with a ConnectionError', async () => {
-    const stream = connectBinlog({ ...socket() });
-    let error: unknown;
-    try {
+  it(
+    'resumes from a stored checkpoint (by position, or by GTID) with each transaction exactly once',
+    async () => {
+      const all = (await fileEvents(server)).map(gtidOf).filter((g) => g !== undefined);
+      expect(all.length).toBeGreaterThanOrEqual(5);
+      // Read until the third transaction has begun, storing the checkpoint after each event as a consumer would.
+      const stream = connectBinlog({ ...socket(), file: 'binlog.000001', until: 'logs' });
+      let stored = stream.checkpoint;
+      const begun: string[] = [];
+      let afterThird = 0;
       for await (const e of stream) {
-        if (e.type !== 'FORMAT_DESCRIPTION_EVENT') continue;
-        // Waiting at the end of the log now: kill the dump thread, as an operator would.
-        const [id] = (await server.query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'"))[0]!;
-        await server.sql(`KILL ${id}`);
+        stored = stream.checkpoint;
+        const g = gtidOf(e);
+        if (g) begun.push(g);
+        if (begun.length === 3 && ++afterThird === 2) break; // inside the third transaction
       }
-    } catch (e) {
-      error = e;
-    }
-    // MariaDB closes the killed thread's connection without an ERR packet.
-    expect(error).toBeInstanceOf(ConnectionError);
-    expect((error as Error).message).toBe('the server closed the connection');
-  }, TIMEOUT);
+      expect(begun).toEqual(all.slice(0, 3));
+      expect(stored.file).toBe('binlog.000001');
+      expect(stored.gtid).toBe(all[1]);
+      await server.sql('INSERT INTO shop.item (id) VALUES (6)');
+      const later = (await fileEvents(server)).map(gtidOf).filter((g) => g !== undefined);
+      expect(later.length).toBe(all.length + 1);
+      // The first two transactions were handled: each later one comes once, the third from its start.
+      const byPosition = await collect({ ...socket(), file: stored.file, position: stored.position, until: 'logs' });
+      expect(byPosition.map(gtidOf).filter((g) => g !== undefined)).toEqual(later.slice(2));
+      const byGtid = await collect({ ...socket(), gtid: stored.gtid, until: 'logs' });
+      expect(byGtid.map(gtidOf).filter((g) => g !== undefined)).toEqual(later.slice(2));
+    },
+    TIMEOUT,
+  );
 
-  it("a wrong password is the server's error, quoted", async () => {
-    await server.sql(`CREATE USER repl@localhost IDENTIFIED BY 'right'; GRANT REPLICATION SLAVE ON *.* TO repl@localhost;`);
-    const error = await collect({ socketPath: server.socket, user: 'repl', password: 'wrong', until: 'logs' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ServerError);
-    expect(error).toMatchObject({ kind: 'server', errorCode: 1045, sqlState: '28000' });
-    expect((error as Error).message).toMatch(/Access denied for user 'repl'@'localhost'/);
-  }, TIMEOUT);
+  it(
+    'starts from now, waits for new events, and sends heartbeats while idle',
+    async () => {
+      const stream = connectBinlog({ ...socket(), heartbeatPeriod: 0.1 });
+      const seen: BinlogEvent[] = [];
+      let wrote = false;
+      for await (const e of stream) {
+        seen.push(e);
+        if (seen.length > MAX_EVENTS) throw new Error('no XID came');
+        // Idle at the end of the log: the heartbeat comes, and then a new transaction.
+        if (e.notInFile === 'heartbeat' && !wrote) {
+          wrote = true;
+          expect(stream.checkpoint).toMatchObject({ file: stream.start!.file, position: stream.start!.position });
+          await server.sql('INSERT INTO shop.item (id) VALUES (7)');
+        }
+        if (e.type === 'XID_EVENT') break;
+      }
+      const [status] = await server.query('SHOW MASTER STATUS');
+      expect(seen[0]).toMatchObject({ type: 'ROTATE_EVENT', notInFile: 'artificial', nextFile: status![0] });
+      expect(seen.find((e) => e.notInFile === 'heartbeat')).toMatchObject({ type: 'HEARTBEAT_LOG_EVENT' });
+      const rows = seen.find((e) => e.type === 'WRITE_ROWS_EVENT_V1');
+      expect(rows && 'rows' in rows && rows.rows?.[0]).toMatchObject({ after: { id: 7 } });
+      expect(stream.checkpoint).toMatchObject({ file: status![0], position: Number(status![1]) });
+    },
+    TIMEOUT,
+  );
 
-  it("an unknown start file is the server's error, quoted", async () => {
-    const error = await collect({ ...socket(), file: 'binlog.000099', until: 'logs' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ServerError);
-    expect(error).toMatchObject({ kind: 'server', errorCode: 1236 });
-    expect((error as Error).message).toMatch(/Could not find first log file name in binary log index file/);
-  }, TIMEOUT);
+  it(
+    'a consumer that stops reading holds the socket paused: the queue stays within its bound however much is written',
+    async () => {
+      await server.sql('CREATE TABLE shop.bulk (id INT PRIMARY KEY, v VARCHAR(1000))');
+      const stream = connectBinlog({ ...socket() });
+      const written = 20_000;
+      let rows = 0;
+      let largest = 0;
+      for await (const e of stream) {
+        largest = Math.max(largest, e.header.eventSize);
+        if (e.type === 'ROTATE_EVENT' && e.notInFile) {
+          // Not reading while 20 MB of rows are written.
+          for (let t = 0; t < 20; t++)
+            await server.sql(
+              `INSERT INTO shop.bulk SELECT ${t * 1000} + seq, REPEAT('r', 1000) FROM seq_1_to_1000`,
+              'shop',
+            );
+        }
+        if (e.type === 'WRITE_ROWS_EVENT_V1' && (rows += e.rows!.length) === written) break;
+      }
+      expect(rows).toBe(written);
+      expect(stream.queue.pauses).toBeGreaterThanOrEqual(1);
+      expect(stream.queue.peak).toBeGreaterThan(QUEUE_HIGH_WATER);
+      // What passed the mark: the rest of the socket read (64 KiB) that filled it, its last event whole.
+      expect(stream.queue.peak).toBeLessThanOrEqual(QUEUE_HIGH_WATER + 64 * 1024 + largest);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a position inside an event is the server\u2019s error, quoted',
+    async () => {
+      const error = await collect({ ...socket(), file: 'binlog.000001', position: 5, until: 'logs' }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ServerError);
+      expect(error).toMatchObject({ kind: 'server', errorCode: 1236 });
+      expect((error as Error).message).toMatch(/bogus data in log event; the first event 'binlog.000001' at 5/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a dump whose thread the server kills ends with a ConnectionError',
+    async () => {
+      const stream = connectBinlog({ ...socket() });
+      let error: unknown;
+      try {
+        for await (const e of stream) {
+          if (e.type !== 'FORMAT_DESCRIPTION_EVENT') continue;
+          // Waiting at the end of the log now: kill the dump thread, as an operator would.
+          const [id] = (
+            await server.query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'")
+          )[0]!;
+          await server.sql(`KILL ${id}`);
+        }
+      } catch (e) {
+        error = e;
+      }
+      // MariaDB closes the killed thread's connection without an ERR packet.
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect((error as Error).message).toBe('the server closed the connection');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a wrong password is the server's error, quoted",
+    async () => {
+      await server.sql(
+        `CREATE USER repl@localhost IDENTIFIED BY 'right'; GRANT REPLICATION SLAVE ON *.* TO repl@localhost;`,
+      );
+      const error = await collect({ socketPath: server.socket, user: 'repl', password: 'wrong', until: 'logs' }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ServerError);
+      expect(error).toMatchObject({ kind: 'server', errorCode: 1045, sqlState: '28000' });
+      expect((error as Error).message).toMatch(/Access denied for user 'repl'@'localhost'/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "an unknown start file is the server's error, quoted",
+    async () => {
+      const error = await collect({ ...socket(), file: 'binlog.000099', until: 'logs' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServerError);
+      expect(error).toMatchObject({ kind: 'server', errorCode: 1236 });
+      expect((error as Error).message).toMatch(/Could not find first log file name in binary log index file/);
+    },
+    TIMEOUT,
+  );
 });
 
 describeWithServer('live replication over TCP', () => {
@@ -216,12 +271,23 @@ describeWithServer('live replication over TCP', () => {
     await server?.stop();
   }, TIMEOUT);
 
-  it('reads the same events through host and port, with a password', async () => {
-    const live = await collect({ host: '127.0.0.1', port, user: 'tcp', password: 'pw', file: 'binlog.000001', until: 'logs' });
-    const fromFile = await fileEvents(server);
-    expect(live.filter((e) => !e.notInFile).map((e) => toJsonLine(e))).toEqual(fromFile.map((e) => toJsonLine(e)));
-    expect(live.some((e) => e.type === 'WRITE_ROWS_EVENT_V1')).toBe(true);
-  }, TIMEOUT);
+  it(
+    'reads the same events through host and port, with a password',
+    async () => {
+      const live = await collect({
+        host: '127.0.0.1',
+        port,
+        user: 'tcp',
+        password: 'pw',
+        file: 'binlog.000001',
+        until: 'logs',
+      });
+      const fromFile = await fileEvents(server);
+      expect(live.filter((e) => !e.notInFile).map((e) => toJsonLine(e))).toEqual(fromFile.map((e) => toJsonLine(e)));
+      expect(live.some((e) => e.type === 'WRITE_ROWS_EVENT_V1')).toBe(true);
+    },
+    TIMEOUT,
+  );
 });
 
 function freePort(): Promise<number> {

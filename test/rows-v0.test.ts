@@ -22,7 +22,8 @@ import { caught, hex } from './runtime/helpers.js';
 
 const byName = (suffix: string) => readFileSync(fixtures().find((f) => f.name.endsWith(suffix))!.path);
 const T1: TableDefinitions = { 'test.t1': 'CREATE TABLE t1 (a int, b char(50)) ENGINE = MyISAM' };
-const oldRows = (events: BinlogEvent[]) => events.filter((e) => e.type.startsWith('PRE_GA_')) as (BinlogEvent & { rows?: unknown[]; rowImages?: Uint8Array })[];
+const oldRows = (events: BinlogEvent[]) =>
+  events.filter((e) => e.type.startsWith('PRE_GA_')) as (BinlogEvent & { rows?: unknown[]; rowImages?: Uint8Array })[];
 
 /** decode → encode, and dump → JSON → encode, both with the definitions, give the input back. */
 function expectRoundTrips(bytes: Uint8Array, tableDefinitions: TableDefinitions): void {
@@ -81,29 +82,45 @@ describeWithFixtures('rows v0 with the table definition', () => {
 
   it('a definition the images do not fit is a typed error naming the event, never other values', () => {
     const bytes = byName('ver_5_1_17.001');
-    const decode = (def: string) => caught(InvalidValueError, () => decodeBinlog(bytes, { tableDefinitions: { 'test.t1': def } }));
+    const decode = (def: string) =>
+      caught(InvalidValueError, () => decodeBinlog(bytes, { tableDefinitions: { 'test.t1': def } }));
     // NOT NULL b has no null bit: bit 2 would be unused, and so set; the record has it clear (b is not NULL).
     const notNull = decode('a int, b char(50) not null');
     expect(notNull).toMatchObject({ eventPos: 461, eventType: 20, schemaPath: 'OldRowsEvent.rows.after.nullBytes' });
     expect(notNull.message).toContain('null bit 2');
     expect(decode('a int, b char(2)').message).toContain('longer than');
     // A definition of other columns than the TABLE_MAP's is refused as the TABLE_MAP is read.
-    const other = (def: string) => caught(TableDefinitionError, () => decodeBinlog(bytes, { tableDefinitions: { 'test.t1': def } }));
-    expect(other('a int')).toMatchObject({ eventPos: 421, problem: 'table test.t1: the definition has 1 columns, the TABLE_MAP 2' });
-    expect(other('a int, b varchar(50)').problem).toBe('table test.t1, column b: the TABLE_MAP logs STRING, the definition says VARCHAR(50) (logged as VARCHAR or VARCHAR_COMPRESSED)');
-    expect(other('a bigint, b char(50)').problem).toBe('table test.t1, column a: the TABLE_MAP logs LONG, the definition says BIGINT (logged as LONGLONG)');
+    const other = (def: string) =>
+      caught(TableDefinitionError, () => decodeBinlog(bytes, { tableDefinitions: { 'test.t1': def } }));
+    expect(other('a int')).toMatchObject({
+      eventPos: 421,
+      problem: 'table test.t1: the definition has 1 columns, the TABLE_MAP 2',
+    });
+    expect(other('a int, b varchar(50)').problem).toBe(
+      'table test.t1, column b: the TABLE_MAP logs STRING, the definition says VARCHAR(50) (logged as VARCHAR or VARCHAR_COMPRESSED)',
+    );
+    expect(other('a bigint, b char(50)').problem).toBe(
+      'table test.t1, column a: the TABLE_MAP logs LONG, the definition says BIGINT (logged as LONGLONG)',
+    );
     expect(other('a int, b char(50), c text').problem).toContain('the definition has 3 columns');
   });
 
   it('encoding refuses a NULL in a NOT NULL column and null bytes that contradict the row', () => {
     const defs: TableDefinitions = { 'test.t1': 'a int, b char(50)' };
-    const events = decodeBinlog(byName('ver_5_1_17.001'), { tableDefinitions: defs }) as (BinlogEvent & { rows?: { after?: Record<string, unknown>; nullBytes?: unknown }[] })[];
+    const events = decodeBinlog(byName('ver_5_1_17.001'), { tableDefinitions: defs }) as (BinlogEvent & {
+      rows?: { after?: Record<string, unknown>; nullBytes?: unknown }[];
+    })[];
     const write = events.find((e) => e.type === 'PRE_GA_WRITE_ROWS_EVENT')!;
     write.rows![0]!.after!.a = null;
     const reread = oldRows(decodeBinlog(encodeBinlog(events, { tableDefinitions: defs }), { tableDefinitions: defs }));
     expect(reread[0]!.rows).toEqual([{ after: { a: null, b: 'one' } }, { after: { a: 1, b: 'two' } }]);
-    const notNull = caught(EncodeError, () => encodeBinlog(events, { tableDefinitions: { 'test.t1': 'a int not null, b char(50)' } }));
-    expect([notNull.schemaPath, notNull.problem]).toEqual(['$.rows[0].after.a', "column 'a' is NOT NULL in the definition"]);
+    const notNull = caught(EncodeError, () =>
+      encodeBinlog(events, { tableDefinitions: { 'test.t1': 'a int not null, b char(50)' } }),
+    );
+    expect([notNull.schemaPath, notNull.problem]).toEqual([
+      '$.rows[0].after.a',
+      "column 'a' is NOT NULL in the definition",
+    ]);
     write.rows![1]!.after!.b = 2;
     const value = caught(EncodeError, () => encodeBinlog(events, { tableDefinitions: defs }));
     expect([value.schemaPath, value.problem]).toEqual(['$.rows[1].after.b', 'expected text or bytes, found 2']);
@@ -118,7 +135,9 @@ describeWithFixtures('binlog dump and encode --table-def', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'binlog-v0-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   const binlog = (args: string[]) => {
-    const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], { maxBuffer: 1 << 28 });
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], {
+      maxBuffer: 1 << 28,
+    });
     return { code: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   };
   const source = fixtures().find((f) => f.name.endsWith('ver_5_1_17.001'))!.path;
@@ -138,21 +157,34 @@ describeWithFixtures('binlog dump and encode --table-def', () => {
     // Without the definition, the file's own CREATE TABLE t1 gives it (the schema history), before its rows.
     const plain = binlog(['dump', source]);
     expect([plain.code, plain.stderr]).toEqual([0, '']);
-    expect(JSON.parse(plain.stdout.split('\n').find((l) => l.includes('PRE_GA_DELETE'))!).rows).toEqual([{ before: { a: 2, b: 'two' } }]);
+    expect(JSON.parse(plain.stdout.split('\n').find((l) => l.includes('PRE_GA_DELETE'))!).rows).toEqual([
+      { before: { a: 2, b: 'two' } },
+    ]);
     const again = join(tmp, 'again.bin');
     expect(binlog(['encode', jsonl, '-o', again]).code).toBe(0);
     expect(readFileSync(again).equals(readFileSync(source))).toBe(true);
   });
 
-  it('a wrong definition is replaced by the file\'s own CREATE TABLE; one that cannot be described is a usage error', () => {
-    // The definitions given are those at the file's start: its CREATE TABLE t1 comes after, and is what its rows read with.
+  it("a wrong definition is replaced by the file's own CREATE TABLE; one that cannot be described is a usage error", () => {
+    // The definitions given are those at the file's start: its CREATE TABLE t1 comes after, and is what its rows read
+    // with.
     const wrong = binlog(['dump', '--table-def', 'test.t1=a int, b char(50) not null', source]);
     expect([wrong.code, wrong.stderr]).toEqual([0, '']);
     expect(wrong.stdout).toContain('"rows":[{"before":{"a":2,"b":"two"}}]');
     expect(binlog(['dump', '--table-def', 'test.t1=a nosuch', source]).code).toBe(2);
     expect(binlog(['dump', '--table-def', 'no-equals-sign', source]).code).toBe(2);
     const defs = join(tmp, 'defs.json');
-    writeFileSync(defs, JSON.stringify({ 'test.t1': { columns: [{ name: 'a', type: 'int' }, { name: 'b', type: 'char(50)' }] } }));
+    writeFileSync(
+      defs,
+      JSON.stringify({
+        'test.t1': {
+          columns: [
+            { name: 'a', type: 'int' },
+            { name: 'b', type: 'char(50)' },
+          ],
+        },
+      }),
+    );
     expect(binlog(['dump', '--table-defs', defs, source]).stdout).toContain('"rows":[{"before":{"a":2,"b":"two"}}]');
   });
 });
@@ -165,7 +197,8 @@ describeWithFixtures('binlog dump and encode --table-def', () => {
  * BIT odd bits in the null bytes: a's null bit is bit 0, b's bit 1 and its three bits 2-4, then d 5,
  * e 6, f 7: one null byte.
  */
-const T2_SQL = "CREATE TABLE t2 (a int, b bit(3), c varchar(5) NOT NULL, d decimal(5,2) DEFAULT 1.50, e enum('x','y'), f datetime) ENGINE=MyISAM";
+const T2_SQL =
+  "CREATE TABLE t2 (a int, b bit(3), c varchar(5) NOT NULL, d decimal(5,2) DEFAULT 1.50, e enum('x','y'), f datetime) ENGINE=MyISAM";
 const T2: TableDefinitions = { 'test.t2': T2_SQL };
 
 const le64 = (n: bigint) => {
@@ -195,7 +228,7 @@ function t2Binlog(images: string, columnsPresent = Array(6).fill(true)): Uint8Ar
   return encodeBinlog(events);
 }
 
-describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', () => {
+describeWithFixtures("rows v0 hand-made images (on the 5.1.17 fixture's FDE)", () => {
   it('NULLs, a BIT in the null bytes, VARCHAR, DECIMAL, ENUM, DATETIME: values, and the written defaults kept', () => {
     const bytes = t2Binlog(`${ROW_VALUES} ${ROW_NULLS}`);
     const [write] = oldRows(decodeBinlog(bytes, { tableDefinitions: T2 }));
@@ -209,14 +242,22 @@ describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', 
   it('null bytes a row does not explain (a BIT odd bit that is not its value) are kept, and given back', () => {
     const bytes = t2Binlog(`04 07000000 05 026869 800c22 02 ${le64(20070110123456n)}`);
     const [write] = oldRows(decodeBinlog(bytes, { tableDefinitions: T2 }));
-    expect(write!.rows).toEqual([{ after: { a: 7, b: 5n, c: 'hi', d: '12.34', e: 'y', f: '2007-01-10 12:34:56' }, nullBytes: { after: hex('04') } }]);
+    expect(write!.rows).toEqual([
+      {
+        after: { a: 7, b: 5n, c: 'hi', d: '12.34', e: 'y', f: '2007-01-10 12:34:56' },
+        nullBytes: { after: hex('04') },
+      },
+    ]);
     expectRoundTrips(bytes, T2);
   });
 
   it('a column absent from the image has no value; its null bit, set in the record, is kept in nullBytes', () => {
     const present = [true, true, true, true, true, false];
     const values = { a: 7, b: 5n, c: 'hi', d: '12.34', e: 'y' };
-    for (const [nullByte, kept] of [['14', undefined], ['94', { after: hex('94') }]] as const) {
+    for (const [nullByte, kept] of [
+      ['14', undefined],
+      ['94', { after: hex('94') }],
+    ] as const) {
       const bytes = t2Binlog(`${nullByte} 07000000 05 026869 800c22 02`, present);
       const [write] = oldRows(decodeBinlog(bytes, { tableDefinitions: T2 }));
       expect(write!.rows).toEqual([kept ? { after: values, nullBytes: kept } : { after: values }]);
@@ -229,14 +270,21 @@ describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', 
     const innodb = T2_SQL.replace('MyISAM', 'InnoDB');
     caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': innodb } }));
     // FIXED: the VARCHAR no longer packs the record; its reserved bit 0 would be a's, which is clear.
-    caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': `${T2_SQL} ROW_FORMAT=FIXED` } }));
+    caught(InvalidValueError, () =>
+      decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': `${T2_SQL} ROW_FORMAT=FIXED` } }),
+    );
     // packRecord says what the columns cannot (a table ALTERed from another layout).
     const given = { 'test.t2': { ...parseTableSql(`${T2_SQL} ROW_FORMAT=FIXED`, 'test.t2'), packRecord: true } };
     expect(oldRows(decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: given }))[0]!.rows).toHaveLength(1);
   });
 
   it('CREATE TABLE is read for columns, keys, engine, row format and charset; what cannot be described is refused', () => {
-    expect(parseTableSql("CREATE TABLE IF NOT EXISTS `db`.`t` (`id` int NOT NULL AUTO_INCREMENT, s varchar(10) CHARACTER SET utf8 DEFAULT 'a,b' COMMENT 'x', PRIMARY KEY (`id`), KEY k (s(3))) ENGINE=InnoDB ROW_FORMAT=FIXED DEFAULT CHARSET=latin1;", 'db.t')).toEqual({
+    expect(
+      parseTableSql(
+        "CREATE TABLE IF NOT EXISTS `db`.`t` (`id` int NOT NULL AUTO_INCREMENT, s varchar(10) CHARACTER SET utf8 DEFAULT 'a,b' COMMENT 'x', PRIMARY KEY (`id`), KEY k (s(3))) ENGINE=InnoDB ROW_FORMAT=FIXED DEFAULT CHARSET=latin1;",
+        'db.t',
+      ),
+    ).toEqual({
       columns: [
         { name: 'id', type: 'int NOT NULL' },
         { name: 's', type: 'varchar(10) CHARACTER SET utf8' },
@@ -246,7 +294,8 @@ describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', 
       rowFormat: 'FIXED',
       charset: 'latin1',
     });
-    const refused = (defs: TableDefinitions) => caught(TableDefinitionError, () => decodeBinlog(byName('ver_5_1_17.001'), { tableDefinitions: defs }));
+    const refused = (defs: TableDefinitions) =>
+      caught(TableDefinitionError, () => decodeBinlog(byName('ver_5_1_17.001'), { tableDefinitions: defs }));
     expect(refused({ 'test.t1': 'a integr' }).message).toContain("unknown SQL type 'integr'");
     expect(refused({ t1: 'a int' }).message).toContain("'schema.table'");
   });
@@ -259,15 +308,23 @@ describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', 
   });
 
   it('a value its defined column cannot hold is refused: a BIT(3) of 255, DECIMAL(5,2) digits past 99', () => {
-    const bit = caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES.replace(' 05 ', ' ff ')), { tableDefinitions: T2 }));
+    const bit = caught(InvalidValueError, () =>
+      decodeBinlog(t2Binlog(ROW_VALUES.replace(' 05 ', ' ff ')), { tableDefinitions: T2 }),
+    );
     expect(bit.message).toContain('does not fit BIT(3)');
     expect(bit.schemaPath).toBe('OldRowsEvent.rows.b');
     // 0x64 = 100 in the fraction's one byte, where two digits go.
-    caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES.replace(' 800c22 ', ' 800c64 ')), { tableDefinitions: T2 }));
+    caught(InvalidValueError, () =>
+      decodeBinlog(t2Binlog(ROW_VALUES.replace(' 800c22 ', ' 800c64 ')), { tableDefinitions: T2 }),
+    );
     // c varchar(5) packs as 1 length byte and at most 5 bytes: 'hello!' is 7 bytes.
-    const long = caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES.replace(' 026869 ', ' 0668656c6c6f21 ')), { tableDefinitions: T2 }));
+    const long = caught(InvalidValueError, () =>
+      decodeBinlog(t2Binlog(ROW_VALUES.replace(' 026869 ', ' 0668656c6c6f21 ')), { tableDefinitions: T2 }),
+    );
     expect(long.message).toContain("7 bytes, longer than the definition's c holds");
-    expect(decodeBinlog(t2Binlog(ROW_VALUES.replace(' 026869 ', ' 0568656c6c6f ')), { tableDefinitions: T2 })).toBeDefined();
+    expect(
+      decodeBinlog(t2Binlog(ROW_VALUES.replace(' 026869 ', ' 0568656c6c6f ')), { tableDefinitions: T2 }),
+    ).toBeDefined();
   });
 
   it('every byte of the images changed: a typed error, or values that encode back to those very bytes', () => {
@@ -291,7 +348,10 @@ describeWithFixtures('rows v0 hand-made images (on the 5.1.17 fixture\'s FDE)', 
               continue;
             }
             decoded++;
-            expect(Buffer.from(encodeBinlog(events, { tableDefinitions })).equals(Buffer.from(bad)), `byte ${at} = ${v}`).toBe(true);
+            expect(
+              Buffer.from(encodeBinlog(events, { tableDefinitions })).equals(Buffer.from(bad)),
+              `byte ${at} = ${v}`,
+            ).toBe(true);
           }
         }
       }

@@ -21,7 +21,10 @@ const corpus = readFileSync(new URL('fixtures/ddl-corpus.jsonl', import.meta.url
 
 /** The columns of a table now, as `name type` strings. */
 function columns(h: SchemaHistory, qualified: string): string[] | undefined {
-  return h.definitions().get(qualified)?.columns.map((c) => `${c.name} ${c.type}`);
+  return h
+    .definitions()
+    .get(qualified)
+    ?.columns.map((c) => `${c.name} ${c.type}`);
 }
 
 function history(statements: string[], schema = 'shop', seed?: Record<string, string>) {
@@ -70,7 +73,14 @@ describe('a schema history, statement by statement', () => {
       'ALTER TABLE a CHANGE extra bigger BIGINT UNSIGNED, RENAME COLUMN name TO label',
       'ALTER TABLE a ADD (x1 INT, x2 DOUBLE), ALGORITHM=INPLACE, LOCK=NONE, ADD INDEX (x1)',
     ]);
-    expect(columns(h, 'shop.a')).toEqual(['first_one CHAR(1)', 'label VARCHAR(40) NOT NULL', 'id INT', 'bigger BIGINT UNSIGNED', 'x1 INT', 'x2 DOUBLE']);
+    expect(columns(h, 'shop.a')).toEqual([
+      'first_one CHAR(1)',
+      'label VARCHAR(40) NOT NULL',
+      'id INT',
+      'bigger BIGINT UNSIGNED',
+      'x1 INT',
+      'x2 DOUBLE',
+    ]);
     expect(h.definitions().get('shop.a')!.primaryKey).toEqual(['id']);
   });
 
@@ -120,7 +130,7 @@ describe('a schema history, statement by statement', () => {
     expect(a.map((c) => c.charset)).toEqual(['utf8mb4', 'utf8mb4', 'binary', 'latin1']);
   });
 
-  it('a table created without a character set takes its database\'s, else the server\'s', () => {
+  it("a table created without a character set takes its database's, else the server's", () => {
     const h = new SchemaHistory();
     h.query('CREATE DATABASE d1 CHARACTER SET ucs2', '', { pos: 1 }, 8);
     h.query('CREATE TABLE d1.a (c CHAR(3))', '', { pos: 2 }, 8);
@@ -169,15 +179,22 @@ describe('a schema history, statement by statement', () => {
   it('kept as JSON lines and replayed to any position', () => {
     const { entries } = history(['CREATE TABLE a (id INT)', 'ALTER TABLE a ADD v INT', 'RENAME TABLE a TO b']);
     const text = entries.map((e) => JSON.stringify(e)).join('\n');
-    expect(columns(SchemaHistory.load(text, { file: 'binlog.000001', pos: 250 }), 'shop.a')).toEqual(['id INT', 'v INT']);
-    expect(SchemaHistory.load(text, { file: 'binlog.000001', pos: 150 }).definitions().get('shop.a')!.columns).toHaveLength(1);
+    expect(columns(SchemaHistory.load(text, { file: 'binlog.000001', pos: 250 }), 'shop.a')).toEqual([
+      'id INT',
+      'v INT',
+    ]);
+    expect(
+      SchemaHistory.load(text, { file: 'binlog.000001', pos: 150 }).definitions().get('shop.a')!.columns,
+    ).toHaveLength(1);
     const end = SchemaHistory.load(text);
     expect([...end.definitions().keys()]).toEqual(['shop.b']);
     expect(end.get('shop.b')!.table.columns.map((c) => c.name)).toEqual(['id', 'v']);
   });
 
   it('a definition written as CREATE TABLE reads back as itself', () => {
-    const { h } = history(['CREATE TABLE a (`we``ird` ENUM(\'x\',\'y\') NOT NULL, n DECIMAL(10,2) UNSIGNED, PRIMARY KEY (`we``ird`)) ENGINE=InnoDB DEFAULT CHARSET=latin1']);
+    const { h } = history([
+      "CREATE TABLE a (`we``ird` ENUM('x','y') NOT NULL, n DECIMAL(10,2) UNSIGNED, PRIMARY KEY (`we``ird`)) ENGINE=InnoDB DEFAULT CHARSET=latin1",
+    ]);
     const sql = createTableSql('shop.a', h.definitions().get('shop.a')!);
     const again = new SchemaHistory({ seed: { 'shop.a': sql } });
     expect(again.get('shop.a')!.table.columns).toEqual(h.get('shop.a')!.table.columns);
@@ -188,7 +205,9 @@ describe('binlog dump and binlog schema with the history', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'schema-history-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   const binlog = (args: string[]) => {
-    const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], {
+      encoding: 'utf8',
+    });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   // The table's rows before the ALTER have one column, after it two; the last ALTER is one the rows never follow.
@@ -196,27 +215,50 @@ describe('binlog dump and binlog schema with the history', () => {
   const before = w.createTable({ schema: 'app', name: 'a', columns: [{ name: 'id', type: 'int unsigned' }] });
   w.insert(before, [{ id: 3000000000 }]).commit();
   w.query('ALTER TABLE a ADD COLUMN note VARCHAR(5) CHARACTER SET latin1 AFTER id', { schema: 'app' });
-  const after = w.table({ schema: 'app', name: 'a', columns: [{ name: 'id', type: 'int unsigned' }, { name: 'note', type: 'varchar(5)', charset: 'latin1' }] });
+  const after = w.table({
+    schema: 'app',
+    name: 'a',
+    columns: [
+      { name: 'id', type: 'int unsigned' },
+      { name: 'note', type: 'varchar(5)', charset: 'latin1' },
+    ],
+  });
   w.insert(after, [{ id: 3000000001, note: 'é' }]).commit();
   w.query('ALTER TABLE a ADD COLUMN never INT', { schema: 'app' });
   w.insert(after, [{ id: 5, note: 'x' }]).commit();
   const bytes = w.toBytes();
   const path = join(tmp, 'app.000001');
   writeFileSync(path, bytes);
-  const alters = decodeBinlog(bytes).filter((e) => e.type === 'QUERY_EVENT' && String((e as { query: string }).query).startsWith('ALTER'));
+  const alters = decodeBinlog(bytes).filter(
+    (e) => e.type === 'QUERY_EVENT' && String((e as { query: string }).query).startsWith('ALTER'),
+  );
 
   it('reads the rows on each side of an ALTER with the definition of their point; a contradicted one is one line and exit 7', () => {
     const kept = join(tmp, 'kept.jsonl');
     const r = binlog(['dump', `--schema-history=${kept}`, path]);
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.rows).map((e) => e.rows[0].after);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.rows)
+      .map((e) => e.rows[0].after);
     expect(rows).toEqual([{ id: 3000000000 }, { id: 3000000001, note: 'é' }, { '@1': 5, '@2': { hex: '78' } }]);
     expect(r.code).toBe(7);
     expect(r.stderr).toBe(
       `binlog: table app.a: the definition has 3 columns, the TABLE_MAP 2 [in app.a] (the definition from the statement at app.000001:${alters[1]!.pos} (ALTER TABLE a ADD COLUMN never INT)); it leaves the schema history and its rows are read without one\n`,
     );
-    const entries = readFileSync(kept, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as HistoryEntry);
+    const entries = readFileSync(kept, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as HistoryEntry);
     expect(entries.map((e) => [e.file, e.pos, Object.keys(e.tables)])).toEqual([
-      ['app.000001', decodeBinlog(bytes).find((e) => e.type === 'QUERY_EVENT' && String((e as { query: string }).query).startsWith('CREATE'))!.pos, ['app.a']],
+      [
+        'app.000001',
+        decodeBinlog(bytes).find(
+          (e) => e.type === 'QUERY_EVENT' && String((e as { query: string }).query).startsWith('CREATE'),
+        )!.pos,
+        ['app.a'],
+      ],
       ['app.000001', alters[0]!.pos, ['app.a']],
       ['app.000001', alters[1]!.pos, ['app.a']],
     ]);
@@ -224,11 +266,15 @@ describe('binlog dump and binlog schema with the history', () => {
 
   it('binlog schema prints the definitions at a position as CREATE TABLE, from the files or a kept history', () => {
     const at = binlog(['schema', `--at=app.000001:${alters[0]!.pos}`, path]);
-    const table = (columns: string) => `CREATE TABLE \`app\`.\`a\` (\n${columns}\n) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n`;
+    const table = (columns: string) =>
+      `CREATE TABLE \`app\`.\`a\` (\n${columns}\n) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n`;
     expect([at.code, at.stderr, at.stdout]).toEqual([0, '', table('  `id` INT UNSIGNED NULL')]);
     // At the end, the definition the last TABLE_MAP contradicted has left the history.
     const end = binlog(['schema', path]);
-    expect([end.stdout, end.stderr]).toEqual(['', expect.stringContaining('table app.a: the definition has 3 columns, the TABLE_MAP 2')]);
+    expect([end.stdout, end.stderr]).toEqual([
+      '',
+      expect.stringContaining('table app.a: the definition has 3 columns, the TABLE_MAP 2'),
+    ]);
     const kept = join(tmp, 'kept.jsonl');
     expect(binlog(['schema', `--schema-history=${kept}`, `--at=app.000001:${alters[1]!.pos}`]).stdout).toBe(
       table('  `id` INT UNSIGNED NULL,\n  `note` VARCHAR(5) CHARACTER SET latin1'),

@@ -116,9 +116,13 @@ describe('binlog serve takes its password from a file or a prompt', () => {
   it('--password-file: the first line of the file, on no command line', async () => {
     const file = join(dir, 'pw');
     writeFileSync(file, `${SECRET}\nignored second line\n`);
-    const child = spawn(process.execPath, [BIN, 'serve', '--port=0', '--user=repl', `--password-file=${file}`, SAMPLE], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--port=0', '--user=repl', `--password-file=${file}`, SAMPLE],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     try {
       const port = Number((await saidOn(child.stderr!, / on 127\.0\.0\.1:(\d+)\n/))[1]);
       expect(await logsIn(port, SECRET)).toBe(true);
@@ -129,7 +133,8 @@ describe('binlog serve takes its password from a file or a prompt', () => {
   });
 
   it('--password and --password-file together, or without --user, are usage errors', () => {
-    const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'serve', ...args, SAMPLE], { encoding: 'utf8' });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [BIN, 'serve', ...args, SAMPLE], { encoding: 'utf8' });
     const both = run('--user=repl', '--password=a', `--password-file=${join(dir, 'pw')}`);
     expect(both.status).toBe(2);
     expect(both.stderr).toContain('--password and --password-file exclude each other');

@@ -21,7 +21,9 @@ function synthetic(): Uint8Array {
   const w = new BinlogWriter({ timestamp: 1_700_000_000 });
   const t = w.createTable({ schema: 'db', name: 't', columns: [{ name: 'id', type: 'int' }], primaryKey: 'id' });
   w.insert(t, [{ id: 1 }], { statement: 'INSERT INTO db.t VALUES (1)' }).commit();
-  w.begin({ commitId: 5 }).insert(t, [{ id: 2 }], { statement: 'INSERT INTO db.t VALUES (2)' }).commit();
+  w.begin({ commitId: 5 })
+    .insert(t, [{ id: 2 }], { statement: 'INSERT INTO db.t VALUES (2)' })
+    .commit();
   return w.end().toBytes();
 }
 
@@ -31,7 +33,14 @@ describe('serveBinlog and older MariaDB replicas', () => {
   const fileEvents = decodeBinlog(bytes);
   let server: BinlogServer;
   beforeAll(async () => {
-    server = await serveBinlog({ events: (async function* () { yield* fileEvents as never[]; })() }, { log: (m) => console.log(m) });
+    server = await serveBinlog(
+      {
+        events: (async function* () {
+          yield* fileEvents as never[];
+        })(),
+      },
+      { log: (m) => console.log(m) },
+    );
   });
   afterAll(() => server?.close());
 
@@ -41,10 +50,12 @@ describe('serveBinlog and older MariaDB replicas', () => {
     try {
       await wire.query("SET @master_binlog_checksum = 'CRC32'");
       if (capability !== undefined) await wire.query(`SET @mariadb_slave_capability = ${capability}`);
-      const flags = BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK | (annotate ? BinlogDumpFlags.BINLOG_SEND_ANNOTATE_ROWS_EVENT : 0);
+      const flags =
+        BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK | (annotate ? BinlogDumpFlags.BINLOG_SEND_ANNOTATE_ROWS_EVENT : 0);
       const payload = packet(encodeBinlogDumpPacket, { position: 4, flags, serverId: 99, file: 'binlog.000001' });
       const sent: Uint8Array[] = [];
-      for await (const p of wire.stream(payload, (b) => b[0] === 0xfe && b.length < 9)) if (p[0] === 0) sent.push(p.slice(1));
+      for await (const p of wire.stream(payload, (b) => b[0] === 0xfe && b.length < 9))
+        if (p[0] === 0) sent.push(p.slice(1));
       return sent.slice(1);
     } finally {
       wire.close();
@@ -63,55 +74,93 @@ describe('serveBinlog and older MariaDB replicas', () => {
   const without = (...left: number[]) => codes.filter((c) => !left.includes(c));
 
   it('holds every MariaDB event a replica may not know', () => {
-    for (const c of [EventTypes.GTID_EVENT, EventTypes.GTID_LIST_EVENT, EventTypes.BINLOG_CHECKPOINT_EVENT, EventTypes.ANNOTATE_ROWS_EVENT]) expect(codes).toContain(c);
+    for (const c of [
+      EventTypes.GTID_EVENT,
+      EventTypes.GTID_LIST_EVENT,
+      EventTypes.BINLOG_CHECKPOINT_EVENT,
+      EventTypes.ANNOTATE_ROWS_EVENT,
+    ])
+      expect(codes).toContain(c);
     // The CREATE TABLE's group is standalone; the two inserts' are transactions, one with a commit id.
-    expect(fileEvents.filter((e) => e.type === 'GTID_EVENT').map((e) => (e as BinlogEvent & { flags: number }).flags & 1)).toEqual([1, 0, 0]);
+    expect(
+      fileEvents.filter((e) => e.type === 'GTID_EVENT').map((e) => (e as BinlogEvent & { flags: number }).flags & 1),
+    ).toEqual([1, 0, 0]);
   });
 
   it('sends a replica of capability 4 the file, ANNOTATE_ROWS only when asked for', async () => {
-    expect((await dump(4, true)).map((b) => Buffer.from(b).toString('hex'))).toEqual(file.map((f) => Buffer.from(f.bytes).toString('hex')));
+    expect((await dump(4, true)).map((b) => Buffer.from(b).toString('hex'))).toEqual(
+      file.map((f) => Buffer.from(f.bytes).toString('hex')),
+    );
     expect(types(await dump(4, false))).toEqual(without(EventTypes.ANNOTATE_ROWS_EVENT));
   });
 
   it('leaves out for replicas that tolerate holes what they do not know, a GTID made a BEGIN', async () => {
     const three = await dump(3, false);
     expect(types(three)).toEqual(
-      file.filter((f, i) => f.typeCode !== EventTypes.ANNOTATE_ROWS_EVENT && f.typeCode !== EventTypes.GTID_LIST_EVENT && !(f.typeCode === EventTypes.GTID_EVENT && i === codes.indexOf(EventTypes.GTID_EVENT))).map((f) => (f.typeCode === EventTypes.GTID_EVENT ? EventTypes.QUERY_EVENT : f.typeCode)),
+      file
+        .filter(
+          (f, i) =>
+            f.typeCode !== EventTypes.ANNOTATE_ROWS_EVENT &&
+            f.typeCode !== EventTypes.GTID_LIST_EVENT &&
+            !(f.typeCode === EventTypes.GTID_EVENT && i === codes.indexOf(EventTypes.GTID_EVENT)),
+        )
+        .map((f) => (f.typeCode === EventTypes.GTID_EVENT ? EventTypes.QUERY_EVENT : f.typeCode)),
     );
     const begins = decoded(three).filter((e) => e.type === 'QUERY_EVENT' && e.query === 'BEGIN');
     expect(begins).toHaveLength(2);
     // Each BEGIN where its GTID event was, of its size (the one with a commit id 2 bytes longer).
     const gtids = file.filter((f) => f.typeCode === EventTypes.GTID_EVENT).slice(1);
-    expect(begins.map((e) => [e.header.logPos! - e.header.eventSize!, e.header.eventSize])).toEqual(gtids.map((g) => [g.pos, g.bytes.length]));
+    expect(begins.map((e) => [e.header.logPos! - e.header.eventSize!, e.header.eventSize])).toEqual(
+      gtids.map((g) => [g.pos, g.bytes.length]),
+    );
     expect(types(await dump(2, false))).not.toContain(EventTypes.BINLOG_CHECKPOINT_EVENT);
   });
 
   it('replaces for replicas that do not tolerate holes each unknown event by one of its size', async () => {
-    for (const [capability, annotateKept] of [[1, true], [undefined, false]] as const) {
+    for (const [capability, annotateKept] of [
+      [1, true],
+      [undefined, false],
+    ] as const) {
       const sent = await dump(capability, false);
       // Every event where the file has one, of its size: the offsets a replica counts stay right.
       expect(sent.map((b) => b.length)).toEqual(file.map((f) => f.bytes.length));
       const back = decoded(sent);
       expect(back.map((e) => e.pos)).toEqual(file.map((f) => f.pos));
       const replaced = back.flatMap((e, i) => (sent[i]![4] !== codes[i] ? [{ e, was: codes[i]! }] : []));
-      const left = codes.filter((c) => c === EventTypes.GTID_EVENT || c === EventTypes.GTID_LIST_EVENT || c === EventTypes.BINLOG_CHECKPOINT_EVENT || (!annotateKept && c === EventTypes.ANNOTATE_ROWS_EVENT));
+      const left = codes.filter(
+        (c) =>
+          c === EventTypes.GTID_EVENT ||
+          c === EventTypes.GTID_LIST_EVENT ||
+          c === EventTypes.BINLOG_CHECKPOINT_EVENT ||
+          (!annotateKept && c === EventTypes.ANNOTATE_ROWS_EVENT),
+      );
       expect(replaced.map((r) => r.was)).toEqual(left);
-      expect(replaced.filter(({ e }) => e.type === 'USER_VAR_EVENT').map(({ was }) => was)).toEqual([EventTypes.GTID_LIST_EVENT]);
+      expect(replaced.filter(({ e }) => e.type === 'USER_VAR_EVENT').map(({ was }) => was)).toEqual([
+        EventTypes.GTID_LIST_EVENT,
+      ]);
       for (const { e, was } of replaced) {
         if (e.type === 'USER_VAR_EVENT') {
           expect(e).toMatchObject({ isNull: 1, name: expect.stringMatching(/^!(d(u(m(m(y(v(a(r)?)?)?)?)?)?)?)?$/) });
           continue;
         }
         const query = String((e as BinlogEvent & { query: unknown }).query);
-        // A transaction's GTID a BEGIN; the rest a comment naming the type, cut or padded with spaces to the event's size.
+        // A transaction's GTID a BEGIN; the rest a comment naming the type, cut or padded with spaces to the event's
+        // size.
         const comment = `# Dummy event replacing event type ${was} that slave cannot handle.`;
-        expect(query === 'BEGIN' ? was : query.length <= comment.length ? comment.startsWith(query) : query === comment.padEnd(query.length, ' ')).toBe(query === 'BEGIN' ? EventTypes.GTID_EVENT : true);
+        expect(
+          query === 'BEGIN'
+            ? was
+            : query.length <= comment.length
+              ? comment.startsWith(query)
+              : query === comment.padEnd(query.length, ' '),
+        ).toBe(query === 'BEGIN' ? EventTypes.GTID_EVENT : true);
       }
     }
   });
 
   it('decides as sql_repl.cc does, by capability', () => {
-    const rule = (code: number, capability: number, annotate = false, standalone = false) => treatment(code, () => standalone, capability, annotate);
+    const rule = (code: number, capability: number, annotate = false, standalone = false) =>
+      treatment(code, () => standalone, capability, annotate);
     expect([0, 1, 2, 4].map((c) => rule(EventTypes.ANNOTATE_ROWS_EVENT, c))).toEqual(['dummy', 'send', 'drop', 'drop']);
     expect(rule(EventTypes.ANNOTATE_ROWS_EVENT, 0, true)).toBe('send');
     expect([0, 2, 3, 4].map((c) => rule(EventTypes.GTID_EVENT, c))).toEqual(['begin', 'begin', 'begin', 'send']);

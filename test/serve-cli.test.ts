@@ -19,7 +19,9 @@ const binlog = (args: string[], input = '') => runBinlog(args, { input });
 
 /** `binlog serve` started on a free port; resolves with the process and the port it says. */
 function serving(args: string[], input?: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), 'serve', '--port=0', ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'bin', 'binlog'), 'serve', '--port=0', ...args], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   if (input !== undefined) child.stdin!.end(input);
   return new Promise((resolve, reject) => {
     let stderr = '';
@@ -49,9 +51,25 @@ describe('binlog serve', () => {
     dir = mkdtempSync(join(tmpdir(), 'serve-cli-'));
     file = join(dir, 'binlog.000001');
     const w = new BinlogWriter({ timestamp: 1_700_000_000 });
-    const t = w.createTable({ schema: 'db', name: 't', columns: [{ name: 'id', type: 'int' }, { name: 'v', type: 'text' }], primaryKey: 'id' });
-    w.insert(t, [{ id: 1, v: 'one' }, { id: 2, v: 'two' }]).commit();
-    w.update(t, [[{ id: 2, v: 'two' }, { id: 2, v: 'deux' }]]).commit();
+    const t = w.createTable({
+      schema: 'db',
+      name: 't',
+      columns: [
+        { name: 'id', type: 'int' },
+        { name: 'v', type: 'text' },
+      ],
+      primaryKey: 'id',
+    });
+    w.insert(t, [
+      { id: 1, v: 'one' },
+      { id: 2, v: 'two' },
+    ]).commit();
+    w.update(t, [
+      [
+        { id: 2, v: 'two' },
+        { id: 2, v: 'deux' },
+      ],
+    ]).commit();
     writeFileSync(file, w.end().toBytes());
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,7 +79,15 @@ describe('binlog serve', () => {
     expect(local.status).toBe(0);
     const { child, port } = await serving([file]);
     try {
-      const remote = await binlog(['dump', '-R', '--host=127.0.0.1', `--port=${port}`, '--user=cdc', '--to-last-log', 'binlog.000001']);
+      const remote = await binlog([
+        'dump',
+        '-R',
+        '--host=127.0.0.1',
+        `--port=${port}`,
+        '--user=cdc',
+        '--to-last-log',
+        'binlog.000001',
+      ]);
       expect(remote.stderr).toBe('');
       expect(remote.stdout.split('\n').filter((l) => !notInFile(l))).toEqual(local.stdout.split('\n'));
     } finally {
@@ -74,7 +100,15 @@ describe('binlog serve', () => {
     const edited = local.stdout.replace('"deux"', '"zwei"');
     const { child, port } = await serving(['--from-jsonl', '-'], edited);
     try {
-      const remote = await binlog(['dump', '-R', '--host=127.0.0.1', `--port=${port}`, '--user=cdc', '--to-last-log', 'binlog.000001']);
+      const remote = await binlog([
+        'dump',
+        '-R',
+        '--host=127.0.0.1',
+        `--port=${port}`,
+        '--user=cdc',
+        '--to-last-log',
+        'binlog.000001',
+      ]);
       expect(remote.stderr).toBe('');
       const lines = remote.stdout.split('\n').filter((l) => !notInFile(l));
       expect(lines.filter((l) => l.includes('"zwei"'))).toHaveLength(1);
@@ -85,13 +119,22 @@ describe('binlog serve', () => {
   });
 
   it('says what is wrong with its command line, and with its binlogs', async () => {
-    expect(await binlog(['serve'])).toMatchObject({ status: 2, stderr: expect.stringMatching(/serve needs binlog FILEs or folders/) });
-    expect(await binlog(['serve', '--port=x', file])).toMatchObject({ status: 2, stderr: expect.stringMatching(/--port takes a number/) });
+    expect(await binlog(['serve'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(/serve needs binlog FILEs or folders/),
+    });
+    expect(await binlog(['serve', '--port=x', file])).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(/--port takes a number/),
+    });
     const missing = await binlog(['serve', '--port=0', join(dir, 'nosuch.000001')]);
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toMatch(/nosuch\.000001/);
     expect(missing.stderr).not.toMatch(/\n\s+at /);
-    expect(await binlog(['serve', '--port=0', '--from-jsonl', '-'], '')).toMatchObject({ status: 1, stderr: 'binlog: -: there is no binlog to serve\n' });
+    expect(await binlog(['serve', '--port=0', '--from-jsonl', '-'], '')).toMatchObject({
+      status: 1,
+      stderr: 'binlog: -: there is no binlog to serve\n',
+    });
   });
 });
 
@@ -102,7 +145,15 @@ describeWithFixtures('binlog serve of a MariaDB 11.8 binlog', () => {
     expect(local.stdout.match(/"logPos":0,/g)).toHaveLength(252);
     const { child, port } = await serving([path]);
     try {
-      const remote = await binlog(['dump', '-R', '--host=127.0.0.1', `--port=${port}`, '--user=cdc', '--to-last-log', basename(path)]);
+      const remote = await binlog([
+        'dump',
+        '-R',
+        '--host=127.0.0.1',
+        `--port=${port}`,
+        '--user=cdc',
+        '--to-last-log',
+        basename(path),
+      ]);
       expect(remote.stderr).toBe('');
       expect(remote.stdout.split('\n').filter((l) => !notInFile(l))).toEqual(local.stdout.split('\n'));
     } finally {

@@ -19,9 +19,26 @@ const { default: ZongJi } = await import('@vlasky/zongji');
 function synthetic(): Uint8Array {
   const w = new BinlogWriter({ timestamp: 1_700_000_000 });
   w.createDatabase('shop');
-  const t = w.createTable({ schema: 'shop', name: 'item', columns: [{ name: 'id', type: 'int' }, { name: 'name', type: 'varchar(20)' }, { name: 'qty', type: 'bigint' }], primaryKey: 'id' });
-  w.insert(t, [{ id: 1, name: 'pen', qty: 5 }, { id: 2, name: 'ink', qty: 7 }]).commit();
-  w.update(t, [[{ id: 1, name: 'pen', qty: 5 }, { id: 1, name: 'pen', qty: 4 }]]).commit();
+  const t = w.createTable({
+    schema: 'shop',
+    name: 'item',
+    columns: [
+      { name: 'id', type: 'int' },
+      { name: 'name', type: 'varchar(20)' },
+      { name: 'qty', type: 'bigint' },
+    ],
+    primaryKey: 'id',
+  });
+  w.insert(t, [
+    { id: 1, name: 'pen', qty: 5 },
+    { id: 2, name: 'ink', qty: 7 },
+  ]).commit();
+  w.update(t, [
+    [
+      { id: 1, name: 'pen', qty: 5 },
+      { id: 1, name: 'pen', qty: 4 },
+    ],
+  ]).commit();
   w.delete(t, [{ id: 2, name: 'ink', qty: 7 }]).commit();
   return w.end().toBytes();
 }
@@ -31,12 +48,23 @@ type Change = [string, unknown[]];
 
 /** The file's row events as changes, from this project's decoder. */
 function fileChanges(events: BinlogEvent[]): Change[] {
-  const kinds: Record<string, string> = { WRITE_ROWS_EVENT_V1: 'writerows', UPDATE_ROWS_EVENT_V1: 'updaterows', DELETE_ROWS_EVENT_V1: 'deleterows' };
+  const kinds: Record<string, string> = {
+    WRITE_ROWS_EVENT_V1: 'writerows',
+    UPDATE_ROWS_EVENT_V1: 'updaterows',
+    DELETE_ROWS_EVENT_V1: 'deleterows',
+  };
   return events.flatMap((e) => {
     const kind = kinds[e.type];
     if (!kind || !('rows' in e) || !e.rows) return [];
     const rows: RowChange[] = e.rows;
-    return [[kind, rows.map((r) => (kind === 'updaterows' ? { before: plain(r.before!), after: plain(r.after!) } : plain((r.after ?? r.before)!)))] as Change];
+    return [
+      [
+        kind,
+        rows.map((r) =>
+          kind === 'updaterows' ? { before: plain(r.before!), after: plain(r.after!) } : plain((r.after ?? r.before)!),
+        ),
+      ] as Change,
+    ];
   });
 }
 
@@ -74,7 +102,12 @@ describe('CDC clients of serveBinlog', () => {
           got.push([e.getEventName(), e.rows.map((r) => plain({ ...r }))]);
           if (got.length === want.length) (clearTimeout(timer), resolve());
         });
-        zongji.start({ serverId: 77, filename: 'binlog.000001', position: 4, includeEvents: ['tablemap', 'writerows', 'updaterows', 'deleterows'] });
+        zongji.start({
+          serverId: 77,
+          filename: 'binlog.000001',
+          position: 4,
+          includeEvents: ['tablemap', 'writerows', 'updaterows', 'deleterows'],
+        });
       });
     } finally {
       zongji.stop();
@@ -87,18 +120,41 @@ describe('CDC clients of serveBinlog', () => {
     const conn = await mysql.createConnection({ ...at(), password: '' });
     try {
       // zongji's query, through mysql2's execute (COM_STMT_PREPARE, COM_STMT_EXECUTE, the binary protocol).
-      const asked = 'SELECT COLUMN_NAME, COLLATION_NAME, CHARACTER_SET_NAME, COLUMN_COMMENT, COLUMN_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA=? AND TABLE_NAME=? ORDER BY ORDINAL_POSITION';
+      const asked =
+        'SELECT COLUMN_NAME, COLLATION_NAME, CHARACTER_SET_NAME, COLUMN_COMMENT, COLUMN_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA=? AND TABLE_NAME=? ORDER BY ORDINAL_POSITION';
       const [rows] = await conn.execute(asked, ['shop', 'item']);
       expect(rows).toEqual([
         { COLUMN_NAME: 'id', COLLATION_NAME: null, CHARACTER_SET_NAME: null, COLUMN_COMMENT: '', COLUMN_TYPE: 'int' },
-        { COLUMN_NAME: 'name', COLLATION_NAME: 'utf8mb4_general_ci', CHARACTER_SET_NAME: 'utf8mb4', COLUMN_COMMENT: '', COLUMN_TYPE: 'varchar' },
-        { COLUMN_NAME: 'qty', COLLATION_NAME: null, CHARACTER_SET_NAME: null, COLUMN_COMMENT: '', COLUMN_TYPE: 'bigint' },
+        {
+          COLUMN_NAME: 'name',
+          COLLATION_NAME: 'utf8mb4_general_ci',
+          CHARACTER_SET_NAME: 'utf8mb4',
+          COLUMN_COMMENT: '',
+          COLUMN_TYPE: 'varchar',
+        },
+        {
+          COLUMN_NAME: 'qty',
+          COLLATION_NAME: null,
+          CHARACTER_SET_NAME: null,
+          COLUMN_COMMENT: '',
+          COLUMN_TYPE: 'bigint',
+        },
       ]);
       // Prepared once, executed again with other values; and as a plain query.
-      await expect(conn.execute(asked, ['shop', 'nosuch'])).rejects.toThrow(/no TABLE_MAP of shop\.nosuch is in the served binlogs/);
-      const [text] = await conn.query("SELECT column_name, ordinal_position FROM information_schema.columns WHERE table_name = 'item' AND table_schema = 'shop'");
-      expect(text).toEqual([{ column_name: 'id', ordinal_position: '1' }, { column_name: 'name', ordinal_position: '2' }, { column_name: 'qty', ordinal_position: '3' }]);
-      await expect(conn.query("SELECT nosuch FROM information_schema.columns WHERE table_schema = 'shop' AND table_name = 'item'")).rejects.toThrow(/Unknown column 'nosuch'/);
+      await expect(conn.execute(asked, ['shop', 'nosuch'])).rejects.toThrow(
+        /no TABLE_MAP of shop\.nosuch is in the served binlogs/,
+      );
+      const [text] = await conn.query(
+        "SELECT column_name, ordinal_position FROM information_schema.columns WHERE table_name = 'item' AND table_schema = 'shop'",
+      );
+      expect(text).toEqual([
+        { column_name: 'id', ordinal_position: '1' },
+        { column_name: 'name', ordinal_position: '2' },
+        { column_name: 'qty', ordinal_position: '3' },
+      ]);
+      await expect(
+        conn.query("SELECT nosuch FROM information_schema.columns WHERE table_schema = 'shop' AND table_name = 'item'"),
+      ).rejects.toThrow(/Unknown column 'nosuch'/);
     } finally {
       await conn.end();
     }
@@ -136,7 +192,11 @@ describe('CDC clients of serveBinlog', () => {
       stream.close();
     }
     // Where the source stands: the end of the binlog.
-    expect(heartbeat).toMatchObject({ type: 'HEARTBEAT_LOG_EVENT', logFile: 'binlog.000001', header: { logPos: bytes.length } });
+    expect(heartbeat).toMatchObject({
+      type: 'HEARTBEAT_LOG_EVENT',
+      logFile: 'binlog.000001',
+      header: { logPos: bytes.length },
+    });
   });
 });
 
@@ -154,7 +214,14 @@ describe('serveBinlog of events still arriving', () => {
     }
     const server = await serveBinlog({ events: arriving() }, { log: (m) => console.log(m) });
     const lines: string[] = [];
-    const stream = connectBinlog({ host: '127.0.0.1', port: server.port, user: 'cdc', file: 'binlog.000001', position: 4, heartbeatPeriod: 1 });
+    const stream = connectBinlog({
+      host: '127.0.0.1',
+      port: server.port,
+      user: 'cdc',
+      file: 'binlog.000001',
+      position: 4,
+      heartbeatPeriod: 1,
+    });
     const timer = setTimeout(() => stream.close(), WAIT_MS);
     try {
       let released = false;

@@ -16,13 +16,37 @@ import { connectBinlog } from '../replication/client.js';
 import { serveBinlog, type BinlogServer } from '../server/serve.js';
 
 /** [domain, server, seq] of each group, in binlog order: the first binlog's, then the second's. */
-const FIRST: [number, number, number][] = [[0, 1, 1], [1, 2, 1], [0, 1, 2], [1, 2, 2], [0, 1, 3]];
-const SECOND: [number, number, number][] = [[1, 2, 3], [0, 1, 4], [1, 2, 4]];
+const FIRST: [number, number, number][] = [
+  [0, 1, 1],
+  [1, 2, 1],
+  [0, 1, 2],
+  [1, 2, 2],
+  [0, 1, 3],
+];
+const SECOND: [number, number, number][] = [
+  [1, 2, 3],
+  [0, 1, 4],
+  [1, 2, 4],
+];
 
 function binlog(groups: [number, number, number][], gtidList: [number, number, number][], next?: string): Uint8Array {
-  const w = new BinlogWriter({ timestamp: 1_700_000_000, gtidList: gtidList.map(([domainId, serverId, seqNo]) => ({ domainId, serverId, seqNo: BigInt(seqNo) })) });
-  const t = w.table({ schema: 'db', name: 't', columns: [{ name: 'id', type: 'int' }, { name: 'd', type: 'int' }], primaryKey: 'id' });
-  for (const [domainId, serverId, seqNo] of groups) w.begin({ domainId, serverId, seqNo }).insert(t, [{ id: domainId * 100 + seqNo, d: domainId }]).commit();
+  const w = new BinlogWriter({
+    timestamp: 1_700_000_000,
+    gtidList: gtidList.map(([domainId, serverId, seqNo]) => ({ domainId, serverId, seqNo: BigInt(seqNo) })),
+  });
+  const t = w.table({
+    schema: 'db',
+    name: 't',
+    columns: [
+      { name: 'id', type: 'int' },
+      { name: 'd', type: 'int' },
+    ],
+    primaryKey: 'id',
+  });
+  for (const [domainId, serverId, seqNo] of groups)
+    w.begin({ domainId, serverId, seqNo })
+      .insert(t, [{ id: domainId * 100 + seqNo, d: domainId }])
+      .commit();
   if (next) w.rotate(next);
   return w.end().toBytes();
 }
@@ -38,12 +62,23 @@ describe('MariaDB GTID starts of serveBinlog, domains interleaved', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'serve-gtid-'));
     writeFileSync(join(dir, 'binlog.000001'), binlog(FIRST, [], 'binlog.000002'));
-    writeFileSync(join(dir, 'binlog.000002'), binlog(SECOND, [[0, 1, 3], [1, 2, 2]]));
+    writeFileSync(
+      join(dir, 'binlog.000002'),
+      binlog(SECOND, [
+        [0, 1, 3],
+        [1, 2, 2],
+      ]),
+    );
     for (const name of ['binlog.000001', 'binlog.000002']) {
       let gtid = '';
       for await (const e of readBinlog(join(dir, name))) {
         if (e.type === 'GTID_EVENT') gtid = gtidText(e);
-        const outside = ['FORMAT_DESCRIPTION_EVENT', 'GTID_LIST_EVENT', 'BINLOG_CHECKPOINT_EVENT', 'ROTATE_EVENT'].includes(e.type);
+        const outside = [
+          'FORMAT_DESCRIPTION_EVENT',
+          'GTID_LIST_EVENT',
+          'BINLOG_CHECKPOINT_EVENT',
+          'ROTATE_EVENT',
+        ].includes(e.type);
         lines.push({ line: toJsonLine(e), gtid: outside ? '' : gtid });
       }
     }
@@ -56,19 +91,38 @@ describe('MariaDB GTID starts of serveBinlog, domains interleaved', () => {
 
   async function dump(gtid: string): Promise<BinlogEvent[]> {
     const out: BinlogEvent[] = [];
-    for await (const e of connectBinlog({ host: '127.0.0.1', port: server.port, user: 'replica', gtid, until: 'logs', heartbeatPeriod: 0 })) out.push(e);
+    for await (const e of connectBinlog({
+      host: '127.0.0.1',
+      port: server.port,
+      user: 'replica',
+      gtid,
+      until: 'logs',
+      heartbeatPeriod: 0,
+    }))
+      out.push(e);
     return out;
   }
 
   /** A line as compared: a FORMAT_DESCRIPTION's created time (and so its CRC32) aside, checked by `created`. */
   const compared = (line: string) => line.replace(/"createTimestamp":\d+(,.*)"checksum":\d+/, '$1');
   /** The lines of the binlogs from `file` on, the groups named left out. */
-  const expected = (from: string, leftOut: string[]) => lines.filter((l) => JSON.parse(l.line).file >= from && !leftOut.includes(l.gtid)).map((l) => compared(l.line));
+  const expected = (from: string, leftOut: string[]) =>
+    lines.filter((l) => JSON.parse(l.line).file >= from && !leftOut.includes(l.gtid)).map((l) => compared(l.line));
   const inFile = (events: BinlogEvent[]) => events.filter((e) => !e.notInFile).map((e) => compared(toJsonLine(e)));
-  /** The created time of each FORMAT_DESCRIPTION sent: 0 while the replica's position is ahead (its temporary tables kept, as MariaDB sends it). */
-  const created = (events: BinlogEvent[]) => events.flatMap((e) => (e.type === 'FORMAT_DESCRIPTION_EVENT' ? [e.createTimestamp] : []));
+  /**
+   * The created time of each FORMAT_DESCRIPTION sent: 0 while the replica's position is ahead (its temporary tables
+   * kept, as MariaDB sends it).
+   */
+  const created = (events: BinlogEvent[]) =>
+    events.flatMap((e) => (e.type === 'FORMAT_DESCRIPTION_EVENT' ? [e.createTimestamp] : []));
   const toldLists = (events: BinlogEvent[]) =>
-    events.filter((e) => e.type === 'GTID_LIST_EVENT' && e.notInFile).map((e) => (e as BinlogEvent & { gtids: { domainId: number; serverId: number; seqNo: bigint }[] }).gtids.map((g) => `${g.domainId}-${g.serverId}-${g.seqNo}`).join(','));
+    events
+      .filter((e) => e.type === 'GTID_LIST_EVENT' && e.notInFile)
+      .map((e) =>
+        (e as BinlogEvent & { gtids: { domainId: number; serverId: number; seqNo: bigint }[] }).gtids
+          .map((g) => `${g.domainId}-${g.serverId}-${g.seqNo}`)
+          .join(','),
+      );
 
   it('leaves out, per domain, the groups up to the replica GTID, though another domain comes first', async () => {
     // Domain 0 is further on than domain 1: 1-2-2 comes before 0-1-3 and is sent, 0-1-3 is not.

@@ -20,7 +20,11 @@ const SCHEMA = `
 
 /** Some transactions: inserts, updates and deletes, each seed giving different rows. */
 function work(seed: number): string {
-  const rows = Array.from({ length: 20 }, (_, i) => `(${seed * 100 + i}, 'item ${seed}-${i} ünï', ${i}.25, '2024-01-0${(i % 9) + 1} 03:04:05.678', '{"k": [${i}, ${seed}]}', ${18446744073709551615n - BigInt(i)}, x'00ff${seed.toString(16).padStart(2, '0')}')`);
+  const rows = Array.from(
+    { length: 20 },
+    (_, i) =>
+      `(${seed * 100 + i}, 'item ${seed}-${i} ünï', ${i}.25, '2024-01-0${(i % 9) + 1} 03:04:05.678', '{"k": [${i}, ${seed}]}', ${18446744073709551615n - BigInt(i)}, x'00ff${seed.toString(16).padStart(2, '0')}')`,
+  );
   return `
     INSERT INTO shop.item VALUES ${rows.join(', ')};
     BEGIN;
@@ -55,7 +59,9 @@ describeWithServer('a real MariaDB replica of serveBinlog', () => {
     'applies the primary binlogs by file and position, then by GTID after a stop, ending with its tables',
     async () => {
       const [first] = await primary.binlogFiles();
-      await replica.sql(`${source(`MASTER_LOG_FILE='${first!.split('/').at(-1)}', MASTER_LOG_POS=4, MASTER_USE_GTID=no`)}; START SLAVE;`);
+      await replica.sql(
+        `${source(`MASTER_LOG_FILE='${first!.split('/').at(-1)}', MASTER_LOG_POS=4, MASTER_USE_GTID=no`)}; START SLAVE;`,
+      );
       await caughtUp(primary, replica);
       expect((await replica.query('SELECT COUNT(*) FROM shop.log'))[0]![0]).toBe('2');
       // Stopped, the primary goes on; started again from its GTID position, the replica gets the rest once.
@@ -65,18 +71,35 @@ describeWithServer('a real MariaDB replica of serveBinlog', () => {
       await primary.sql(work(4));
       await replica.sql(`${source('MASTER_USE_GTID=slave_pos')}; START SLAVE;`);
       await caughtUp(primary, replica);
-      expect(await replica.query('SELECT what FROM shop.log ORDER BY n')).toEqual([['seed 1'], ['seed 2'], ['seed 3'], ['seed 4']]);
+      expect(await replica.query('SELECT what FROM shop.log ORDER BY n')).toEqual([
+        ['seed 1'],
+        ['seed 2'],
+        ['seed 3'],
+        ['seed 4'],
+      ]);
       // And what the primary writes while the replica is connected reaches it (--follow).
       await primary.sql(work(5));
       await caughtUp(primary, replica);
       const s = await slaveStatus(replica);
-      expect(s).toMatchObject({ Slave_IO_Running: 'Yes', Slave_SQL_Running: 'Yes', Last_IO_Error: '', Using_Gtid: 'Slave_Pos' });
+      expect(s).toMatchObject({
+        Slave_IO_Running: 'Yes',
+        Slave_SQL_Running: 'Yes',
+        Last_IO_Error: '',
+        Using_Gtid: 'Slave_Pos',
+      });
       // The replica server restarted (its replication starting with it), and the primary writing
       // meanwhile: it resumes at its own position, every transaction once.
       await replica.restart();
       await primary.sql(work(6));
       await caughtUp(primary, replica);
-      expect((await replica.query('SELECT what FROM shop.log ORDER BY n')).flat()).toEqual(['seed 1', 'seed 2', 'seed 3', 'seed 4', 'seed 5', 'seed 6']);
+      expect((await replica.query('SELECT what FROM shop.log ORDER BY n')).flat()).toEqual([
+        'seed 1',
+        'seed 2',
+        'seed 3',
+        'seed 4',
+        'seed 5',
+        'seed 6',
+      ]);
     },
     TIMEOUT,
   );
@@ -90,10 +113,16 @@ describeWithServer('a real MariaDB replica of serveBinlog', () => {
         await replica.sql(`STOP SLAVE; RESET SLAVE; ${source(more)}; START SLAVE;`);
         return ioError(replica);
       };
-      expect(await restart(`MASTER_LOG_FILE='${name}', MASTER_LOG_POS=5, MASTER_USE_GTID=no`)).toMatch(/position 5 is inside the event at 4/);
-      expect(await restart(`MASTER_LOG_FILE='nosuch.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no`)).toMatch(/nosuch\.000001 is not a binlog served here/);
+      expect(await restart(`MASTER_LOG_FILE='${name}', MASTER_LOG_POS=5, MASTER_USE_GTID=no`)).toMatch(
+        /position 5 is inside the event at 4/,
+      );
+      expect(await restart(`MASTER_LOG_FILE='nosuch.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no`)).toMatch(
+        /nosuch\.000001 is not a binlog served here/,
+      );
       await replica.sql("STOP SLAVE; SET GLOBAL gtid_slave_pos = '0-1-999999'");
-      expect(await restart('MASTER_USE_GTID=slave_pos')).toMatch(/GTID 0-1-999999, which is in none of the served binlogs/);
+      expect(await restart('MASTER_USE_GTID=slave_pos')).toMatch(
+        /GTID 0-1-999999, which is in none of the served binlogs/,
+      );
     },
     TIMEOUT,
   );

@@ -21,9 +21,25 @@ const WAIT_MS = 60_000;
 function synthetic(): Uint8Array {
   const w = new BinlogWriter({ timestamp: 1_700_000_000 });
   w.createDatabase('synth');
-  const t = w.createTable({ schema: 'synth', name: 't', columns: [{ name: 'id', type: 'int' }, { name: 'v', type: 'varchar(20)' }], primaryKey: 'id' });
-  w.insert(t, [{ id: 1, v: 'a' }, { id: 2, v: 'b' }]).commit();
-  w.update(t, [[{ id: 1, v: 'a' }, { id: 1, v: 'A' }]]).commit();
+  const t = w.createTable({
+    schema: 'synth',
+    name: 't',
+    columns: [
+      { name: 'id', type: 'int' },
+      { name: 'v', type: 'varchar(20)' },
+    ],
+    primaryKey: 'id',
+  });
+  w.insert(t, [
+    { id: 1, v: 'a' },
+    { id: 2, v: 'b' },
+  ]).commit();
+  w.update(t, [
+    [
+      { id: 1, v: 'a' },
+      { id: 1, v: 'A' },
+    ],
+  ]).commit();
   w.delete(t, [{ id: 2, v: 'b' }]).commit();
   w.insert(t, [{ id: 3, v: 'c' }]).commit();
   return w.end().toBytes();
@@ -51,7 +67,11 @@ describeWithServer('binlogs made to order, applied by a real MariaDB replica', (
   }, TIMEOUT);
 
   /** Serves `binlogs`, points the replica at them from the start, and gives its rows once they are `want`. */
-  async function applied(binlogs: ServedBinlogs, file: string, want: (string | null)[][]): Promise<(string | null)[][]> {
+  async function applied(
+    binlogs: ServedBinlogs,
+    file: string,
+    want: (string | null)[][],
+  ): Promise<(string | null)[][]> {
     const served: BinlogServer = await serveBinlog(binlogs, { log: (m) => console.log(m) });
     try {
       await replica.sql(`STOP SLAVE; RESET SLAVE ALL; DROP DATABASE IF EXISTS synth;
@@ -78,7 +98,10 @@ describeWithServer('binlogs made to order, applied by a real MariaDB replica', (
     async () => {
       const path = join(dir, 'binlog.000001');
       writeFileSync(path, synthetic());
-      const want = [['1', 'A'], ['3', 'c']];
+      const want = [
+        ['1', 'A'],
+        ['3', 'c'],
+      ];
       expect(await applied({ files: [path] }, 'binlog.000001', want)).toEqual(want);
     },
     TIMEOUT,
@@ -93,12 +116,18 @@ describeWithServer('binlogs made to order, applied by a real MariaDB replica', (
       const from = lines.findLastIndex((l, i) => i < del && l.includes('"type":"GTID_EVENT"'));
       const to = lines.findIndex((l, i) => i > del && l.includes('"type":"XID_EVENT"'));
       expect([from, del, to].every((i) => i > 0)).toBe(true);
-      const edited = [...lines.slice(0, from), ...lines.slice(to + 1)].map((l) => (l.includes('"type":"WRITE_ROWS') && l.includes('"c"') ? l.replace('"c"', '"edited"') : l));
+      const edited = [...lines.slice(0, from), ...lines.slice(to + 1)].map((l) =>
+        l.includes('"type":"WRITE_ROWS') && l.includes('"c"') ? l.replace('"c"', '"edited"') : l,
+      );
       expect(edited.filter((l) => l.includes('"edited"'))).toHaveLength(1);
       async function* events() {
         for (const l of edited) yield eventFromJson(JSON.parse(l));
       }
-      const want = [['1', 'A'], ['2', 'b'], ['3', 'edited']];
+      const want = [
+        ['1', 'A'],
+        ['2', 'b'],
+        ['3', 'edited'],
+      ];
       expect(await applied({ events: events() }, 'binlog.000001', want)).toEqual(want);
     },
     TIMEOUT,

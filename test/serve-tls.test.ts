@@ -21,8 +21,19 @@ const WAIT_MS = 60_000;
 function synthetic(): Uint8Array {
   const w = new BinlogWriter({ timestamp: 1_700_000_000 });
   w.createDatabase('sealed');
-  const t = w.createTable({ schema: 'sealed', name: 't', columns: [{ name: 'id', type: 'int' }, { name: 'v', type: 'varchar(20)' }], primaryKey: 'id' });
-  w.insert(t, [{ id: 1, v: 'over' }, { id: 2, v: 'tls' }]).commit();
+  const t = w.createTable({
+    schema: 'sealed',
+    name: 't',
+    columns: [
+      { name: 'id', type: 'int' },
+      { name: 'v', type: 'varchar(20)' },
+    ],
+    primaryKey: 'id',
+  });
+  w.insert(t, [
+    { id: 1, v: 'over' },
+    { id: 2, v: 'tls' },
+  ]).commit();
   return w.end().toBytes();
 }
 
@@ -32,12 +43,38 @@ describe('serveBinlog over TLS', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'serve-tls-'));
     // A self-signed certificate, made for the test.
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const events = decodeBinlog(synthetic(), { file: 'binlog.000001' });
     async function* served() {
       for (const e of events) yield e as BinlogEventInput;
     }
-    server = await serveBinlog({ events: served() }, { tls: { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) }, log: (m) => console.log(m) });
+    server = await serveBinlog(
+      { events: served() },
+      {
+        tls: { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) },
+        log: (m) => console.log(m),
+      },
+    );
   });
   afterAll(async () => {
     await server?.close();
@@ -46,7 +83,12 @@ describe('serveBinlog over TLS', () => {
 
   it('gives a client that asks for TLS an encrypted connection, and one that does not a clear one', async () => {
     const mysql = await import('mysql2/promise');
-    const sealed = await mysql.createConnection({ host: '127.0.0.1', port: server.port, user: 'cdc', ssl: { rejectUnauthorized: false } });
+    const sealed = await mysql.createConnection({
+      host: '127.0.0.1',
+      port: server.port,
+      user: 'cdc',
+      ssl: { rejectUnauthorized: false },
+    });
     const clear = await mysql.createConnection({ host: '127.0.0.1', port: server.port, user: 'cdc' });
     try {
       const stream = (c: object) => (c as { connection: { stream: { encrypted?: boolean } } }).connection.stream;
@@ -68,7 +110,9 @@ describe('serveBinlog over TLS', () => {
     it(
       'replicates over TLS',
       async () => {
-        await replica.sql(`CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${server.port}, MASTER_USER='cdc', MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no, MASTER_CONNECT_RETRY=1, MASTER_SSL=1, MASTER_SSL_CA='${join(dir, 'cert.pem')}', MASTER_SSL_VERIFY_SERVER_CERT=1; START SLAVE;`);
+        await replica.sql(
+          `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${server.port}, MASTER_USER='cdc', MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no, MASTER_CONNECT_RETRY=1, MASTER_SSL=1, MASTER_SSL_CA='${join(dir, 'cert.pem')}', MASTER_SSL_VERIFY_SERVER_CERT=1; START SLAVE;`,
+        );
         const until = Date.now() + WAIT_MS;
         let rows: (string | null)[][] = [];
         while (rows.length < 2 && Date.now() < until) {
@@ -76,7 +120,14 @@ describe('serveBinlog over TLS', () => {
           if (rows.length < 2) await new Promise((r) => setTimeout(r, 200));
         }
         const s = await slaveStatus(replica);
-        expect({ rows, io: s.Last_IO_Error, ssl: s.Master_SSL_Allowed }).toEqual({ rows: [['1', 'over'], ['2', 'tls']], io: '', ssl: 'Yes' });
+        expect({ rows, io: s.Last_IO_Error, ssl: s.Master_SSL_Allowed }).toEqual({
+          rows: [
+            ['1', 'over'],
+            ['2', 'tls'],
+          ],
+          io: '',
+          ssl: 'Yes',
+        });
       },
       TIMEOUT,
     );

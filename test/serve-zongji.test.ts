@@ -58,7 +58,12 @@ describeWithServer('zongji of serveBinlog, asking for the columns', () => {
             rows.push(...e.rows);
             if (rows.length === 2) (clearTimeout(timer), resolve());
           });
-          zongji.start({ serverId: 78, filename: first.split('/').at(-1), position: 4, includeEvents: ['tablemap', 'writerows'] });
+          zongji.start({
+            serverId: 78,
+            filename: first.split('/').at(-1),
+            position: 4,
+            includeEvents: ['tablemap', 'writerows'],
+          });
         });
       } finally {
         zongji.stop();

@@ -69,7 +69,12 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
     const events = await live({ ...at(), file: basename(mariadb), position: 4, until: 'logs' });
     expect(inFile(events)).toEqual(await fileLines([mariadb]));
     // Before the file's events: the fake ROTATE that names it, as a real source sends.
-    expect(events[0]).toMatchObject({ type: 'ROTATE_EVENT', notInFile: 'artificial', nextFile: basename(mariadb), position: 4n });
+    expect(events[0]).toMatchObject({
+      type: 'ROTATE_EVENT',
+      notInFile: 'artificial',
+      nextFile: basename(mariadb),
+      position: 4n,
+    });
     const mysqlEvents = await live({ ...at(mysqlServer), file: basename(mysql), position: 4, until: 'logs' });
     expect(inFile(mysqlEvents)).toEqual(await fileLines([mysql]));
     expect(mysqlEvents.length).toBeGreaterThan(300);
@@ -84,7 +89,11 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
       const pos = (JSON.parse(lines[k]!) as { pos: number }).pos;
       const events = await live({ ...at(mysqlServer), file: basename(mysql), position: pos, until: 'logs' });
       expect(inFile(events)).toEqual(lines.slice(k));
-      expect(events[1]).toMatchObject({ type: 'FORMAT_DESCRIPTION_EVENT', notInFile: 'artificial', header: { logPos: 0 } });
+      expect(events[1]).toMatchObject({
+        type: 'FORMAT_DESCRIPTION_EVENT',
+        notInFile: 'artificial',
+        header: { logPos: 0 },
+      });
     }
   });
 
@@ -93,7 +102,9 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
     const inside = live({ ...at(mysqlServer), file: basename(mysql), position: third.pos + 1, until: 'file' });
     await expect(inside).rejects.toThrow(ServerError);
     await expect(inside).rejects.toThrow(new RegExp(`position ${third.pos + 1} is inside the event at ${third.pos}`));
-    await expect(live({ ...at(), file: 'nosuch.000001', position: 4, until: 'file' })).rejects.toThrow(/nosuch\.000001 is not a binlog served here/);
+    await expect(live({ ...at(), file: 'nosuch.000001', position: 4, until: 'file' })).rejects.toThrow(
+      /nosuch\.000001 is not a binlog served here/,
+    );
   });
 
   it('starts after a MariaDB GTID state, and refuses one that is in no served file', async () => {
@@ -109,7 +120,9 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
     const sent = inFile(events);
     expect(sent.slice(1)).toEqual([...lines.slice(1, at_(g!.pos)), ...lines.slice(at_(gtids[1]!.pos))]);
     expect(events.find((e) => e.type === 'FORMAT_DESCRIPTION_EVENT')).toMatchObject({ pos: 4, createTimestamp: 0 });
-    await expect(live({ ...at(), gtid: '0-1-999999999', until: 'logs' })).rejects.toThrow(/GTID 0-1-999999999, which is in none of the served binlogs/);
+    await expect(live({ ...at(), gtid: '0-1-999999999', until: 'logs' })).rejects.toThrow(
+      /GTID 0-1-999999999, which is in none of the served binlogs/,
+    );
   });
 
   it('leaves out the transactions of a MySQL GTID set (COM_BINLOG_DUMP_GTID)', async () => {
@@ -119,8 +132,13 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
       const lines = await fileLines([path]);
       const gtids = lines.flatMap((l, i) => (JSON.parse(l).type === 'GTID_LOG_EVENT' ? [i] : []));
       expect(gtids).toHaveLength(3);
-      const first = decodeBinlog(readFileSync(path)).find((e) => e.type === 'GTID_LOG_EVENT') as BinlogEvent & { sid: Uint8Array; gno: bigint };
-      const uuid = Buffer.from(first.sid).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+      const first = decodeBinlog(readFileSync(path)).find((e) => e.type === 'GTID_LOG_EVENT') as BinlogEvent & {
+        sid: Uint8Array;
+        gno: bigint;
+      };
+      const uuid = Buffer.from(first.sid)
+        .toString('hex')
+        .replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
       const events = await live({ ...at(gtidServer), gtid: `${uuid}:${first.gno}`, until: 'logs' });
       // The first transaction, from its GTID event to the next one, is not sent; the rest is. The
       // FORMAT_DESCRIPTION says no created time, the binlog's first transaction being the replica's.
@@ -145,23 +163,36 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
     const gtidServer = await serveBinlog({ events: events() }, { log: (m) => console.log(m) });
     try {
       const dump = (gtid: string) => live({ ...at(gtidServer), gtid, until: 'logs' });
-      await expect(dump(`${other}:1-5,${source}:1-4`)).rejects.toThrow(/Slave has more GTIDs than the master has, using the master's SERVER_UUID\..*the replica has 80549ecc-d2f2-11ea-b790-0242ac130002:4, which the served binlogs/);
+      await expect(dump(`${other}:1-5,${source}:1-4`)).rejects.toThrow(
+        /Slave has more GTIDs than the master has, using the master's SERVER_UUID\..*the replica has 80549ecc-d2f2-11ea-b790-0242ac130002:4, which the served binlogs/,
+      );
       await expect(dump(`${other}:1-6`)).rejects.toThrow(/the replica has 3e11fa47-71ca-11e1-9e33-c80aa9429562:6,/);
-      await expect(dump(`${source}:1`)).rejects.toThrow(/The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires\..*lacks 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5/);
+      await expect(dump(`${source}:1`)).rejects.toThrow(
+        /The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires\..*lacks 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5/,
+      );
       await expect(dump(`${other}:1-3:5,${source}:1`)).rejects.toThrow(/lacks 3e11fa47-71ca-11e1-9e33-c80aa9429562:4,/);
       // A source the binlogs do not have is another primary's: not refused.
       const events = await dump(`${other}:1-5,${source}:1-2,aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee:1-100`);
-      expect(events.filter((e) => e.type === 'GTID_LOG_EVENT').map((e) => (e as BinlogEvent & { gno: bigint }).gno)).toEqual([3n]);
+      expect(
+        events.filter((e) => e.type === 'GTID_LOG_EVENT').map((e) => (e as BinlogEvent & { gno: bigint }).gno),
+      ).toEqual([3n]);
     } finally {
       await gtidServer.close();
     }
   });
 
   it('lets in only the account given, when one is', async () => {
-    const guarded = await serveBinlog({ files: [mariadb] }, { user: 'repl', password: 's3cret', log: (m) => console.log(m) });
+    const guarded = await serveBinlog(
+      { files: [mariadb] },
+      { user: 'repl', password: 's3cret', log: (m) => console.log(m) },
+    );
     try {
-      await expect(Wire.open({ ...at(guarded), user: 'repl', password: 'wrong' })).rejects.toThrow(/Access denied for user 'repl'/);
-      await expect(Wire.open({ ...at(guarded), user: 'other', password: 's3cret' })).rejects.toThrow(/Access denied for user 'other'/);
+      await expect(Wire.open({ ...at(guarded), user: 'repl', password: 'wrong' })).rejects.toThrow(
+        /Access denied for user 'repl'/,
+      );
+      await expect(Wire.open({ ...at(guarded), user: 'other', password: 's3cret' })).rejects.toThrow(
+        /Access denied for user 'other'/,
+      );
       const wire = await Wire.open({ ...at(guarded), user: 'repl', password: 's3cret' });
       expect(await wire.query('SELECT 1 AS one')).toEqual([{ one: '1' }]);
       wire.close();
@@ -173,9 +204,15 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
   it('sends no CRC32s to a replica that does not ask for them', async () => {
     const wire = await Wire.open(at(mysqlServer));
     try {
-      const payload = packet(encodeBinlogDumpPacket, { position: 4, flags: BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK, serverId: 99, file: basename(mysql) });
+      const payload = packet(encodeBinlogDumpPacket, {
+        position: 4,
+        flags: BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK,
+        serverId: 99,
+        file: basename(mysql),
+      });
       const sent: Uint8Array[] = [];
-      for await (const p of wire.stream(payload, (b) => b[0] === 0xfe && b.length < 9)) if (p[0] === 0) sent.push(p.subarray(1));
+      for await (const p of wire.stream(payload, (b) => b[0] === 0xfe && b.length < 9))
+        if (p[0] === 0) sent.push(p.subarray(1));
       const file = [...frameBinlog(readFileSync(mysql))];
       // The fake ROTATE first; then each event of the file, 4 bytes shorter but the FORMAT_DESCRIPTION,
       // whose algorithm says none (its CRC32 stays, as a checksum-aware server writes it).
@@ -184,7 +221,9 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
       expect(fde[fde.length - 5]).toBe(0);
       expect(file[0]!.bytes[fde.length - 5]).toBe(1);
       expect(sent.slice(2).map((b) => b.length)).toEqual(file.slice(1).map((f) => f.bytes.length - 4));
-      expect(sent.slice(2).map((b) => Buffer.from(b.subarray(19)).toString('hex'))).toEqual(file.slice(1).map((f) => Buffer.from(f.bytes.subarray(19, -4)).toString('hex')));
+      expect(sent.slice(2).map((b) => Buffer.from(b.subarray(19)).toString('hex'))).toEqual(
+        file.slice(1).map((f) => Buffer.from(f.bytes.subarray(19, -4)).toString('hex')),
+      );
       // Read as a binlog without checksums, they are the file's events.
       const framer = new Framer({ verifyChecksum: true });
       framer.push(Uint8Array.of(0xfe, 0x62, 0x69, 0x6e));
@@ -198,23 +237,45 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
   it('answers what clients ask before a dump, and an unknown statement with an ERR naming it', async () => {
     const wire = await Wire.open(at());
     try {
-      const [row] = await wire.query('SELECT UNIX_TIMESTAMP(), @@server_id AS id, @@global.binlog_checksum, VERSION() v');
+      const [row] = await wire.query(
+        'SELECT UNIX_TIMESTAMP(), @@server_id AS id, @@global.binlog_checksum, VERSION() v',
+      );
       expect(row!['@@global.binlog_checksum']).toBe('CRC32');
       expect(row!.v).toMatch(/^10\.5\.15-MariaDB/);
       expect(Math.abs(Number(row!['UNIX_TIMESTAMP()']) - Date.now() / 1000)).toBeLessThan(3600);
       await wire.query("SET @master_binlog_checksum = 'NONE', @x := 5");
-      expect(await wire.query('SELECT @master_binlog_checksum, @x')).toEqual([{ '@master_binlog_checksum': 'NONE', '@x': '5' }]);
-      expect(await wire.query("SHOW VARIABLES LIKE 'SERVER_ID'")).toEqual([{ Variable_name: 'server_id', Value: String(row!.id) }]);
-      expect(await wire.query('SHOW BINARY LOGS')).toEqual([{ Log_name: basename(mariadb), File_size: String(statSync(mariadb).size) }]);
+      expect(await wire.query('SELECT @master_binlog_checksum, @x')).toEqual([
+        { '@master_binlog_checksum': 'NONE', '@x': '5' },
+      ]);
+      expect(await wire.query("SHOW VARIABLES LIKE 'SERVER_ID'")).toEqual([
+        { Variable_name: 'server_id', Value: String(row!.id) },
+      ]);
+      expect(await wire.query('SHOW BINARY LOGS')).toEqual([
+        { Log_name: basename(mariadb), File_size: String(statSync(mariadb).size) },
+      ]);
       const [status] = await wire.query('SHOW MASTER STATUS');
       expect(status).toMatchObject({ File: basename(mariadb), Position: String(statSync(mariadb).size) });
-      await expect(wire.query('SELECT * FROM mysql.user')).rejects.toThrow(/binlog serve does not answer this statement: SELECT \* FROM mysql\.user/);
+      await expect(wire.query('SELECT * FROM mysql.user')).rejects.toThrow(
+        /binlog serve does not answer this statement: SELECT \* FROM mysql\.user/,
+      );
       await expect(wire.query('SELECT @@nosuch')).rejects.toThrow(/Unknown system variable 'nosuch'/);
       await expect(wire.command(Uint8Array.of(0x99))).rejects.toThrow(/binlog serve does not know command 0x99/);
       // The connection is still good after the errors.
       expect(await wire.query('SELECT 1 AS one')).toEqual([{ one: '1' }]);
-      await wire.command(packet(encodeRegisterSlavePacket, { serverId: 42, host: 'cdc-host', user: '', password: '', port: 3310, replicationRank: 0, masterId: 0 }));
-      expect(await wire.query('SHOW SLAVE HOSTS')).toEqual([{ Server_id: '42', Host: 'cdc-host', Port: '3310', Master_id: '0' }]);
+      await wire.command(
+        packet(encodeRegisterSlavePacket, {
+          serverId: 42,
+          host: 'cdc-host',
+          user: '',
+          password: '',
+          port: 3310,
+          replicationRank: 0,
+          masterId: 0,
+        }),
+      );
+      expect(await wire.query('SHOW SLAVE HOSTS')).toEqual([
+        { Server_id: '42', Host: 'cdc-host', Port: '3310', Master_id: '0' },
+      ]);
     } finally {
       wire.close();
     }

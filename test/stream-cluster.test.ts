@@ -87,12 +87,21 @@ class Reader {
   constructor(private readonly args: string[]) {}
 
   start(extra: string[] = []): void {
-    const child = (this.child = spawn(process.execPath, [join(root, 'bin', 'binlog'), 'stream', ...this.args, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = (this.child = spawn(
+      process.execPath,
+      [join(root, 'bin', 'binlog'), 'stream', ...this.args, ...extra],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       this.stderr += d;
       if (process.env.STREAM_DEBUG) process.stderr.write(d);
     });
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => d.split('\n').filter(Boolean).forEach((l) => this.stats.push(JSON.parse(l) as Record<string, unknown>)));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) =>
+      d
+        .split('\n')
+        .filter(Boolean)
+        .forEach((l) => this.stats.push(JSON.parse(l) as Record<string, unknown>)),
+    );
     this.exited = new Promise((resolve) =>
       child.on('close', (code, signal) => {
         if (signal !== 'SIGKILL' && code !== 0) this.crashed = `exit ${code}: ${this.stderr}`;
@@ -118,7 +127,9 @@ describeWithNats('binlog stream into a 3-node JetStream cluster', () => {
 
   beforeAll(async () => {
     [server, cluster] = await Promise.all([startMariadb(), startNatsCluster(3)]);
-    await server.sql('CREATE DATABASE w; CREATE TABLE w.a (id INT PRIMARY KEY, v VARCHAR(64), n INT); CREATE TABLE w.b (id INT PRIMARY KEY, v VARCHAR(64), n INT);');
+    await server.sql(
+      'CREATE DATABASE w; CREATE TABLE w.a (id INT PRIMARY KEY, v VARCHAR(64), n INT); CREATE TABLE w.b (id INT PRIMARY KEY, v VARCHAR(64), n INT);',
+    );
   }, TIMEOUT);
 
   afterAll(async () => {
@@ -127,83 +138,118 @@ describeWithNats('binlog stream into a 3-node JetStream cluster', () => {
 
   const gtidSeq = (c: Checkpoint | undefined) => Number(c?.gtid.split('-')[2] ?? 0);
 
-  it('keeps every row change once and in order per subject while the leader node and the reader are SIGKILLed', async () => {
-    const [[startGtid]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
-    const to = `--to=${cluster.urls.join(',')}`;
-    const reader = new Reader(['-R', '--socket', server.socket, '--user', 'root', to, '--replicas=3', '--ack-timeout=2', '--stats=0.2', '--reconnect', '--heartbeat-period=1']);
-    reader.start([`--start-gtid=${startGtid}`]);
-    const first = gtidSeq({ gtid: startGtid } as Checkpoint);
-    let killed: { leader: string; replicas: number } | undefined;
-    for (let r = 0; r < ROUNDS; r++) {
-      await server.sql(round(r), 'w');
-      // The writer keeps about two rounds ahead of what is acknowledged, so that the kills fall mid-stream.
-      await until(`round ${r - 2} acknowledged`, () => gtidSeq(reader.checkpoint()) >= first + r - 2);
-      if (r === 8) {
-        // The stream's leader dies with messages in flight; it is started again a moment later.
-        await until('a leader of the stream', async () => (killed = await leaderOf(cluster.urls, 'binlog')) !== undefined);
-        const i = cluster.names.indexOf(killed!.leader);
-        await cluster.kill(i);
-        await server.sql(round(++r), 'w');
-        await sleep(1500);
-        await cluster.start(i);
+  it(
+    'keeps every row change once and in order per subject while the leader node and the reader are SIGKILLed',
+    async () => {
+      const [[startGtid]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+      const to = `--to=${cluster.urls.join(',')}`;
+      const reader = new Reader([
+        '-R',
+        '--socket',
+        server.socket,
+        '--user',
+        'root',
+        to,
+        '--replicas=3',
+        '--ack-timeout=2',
+        '--stats=0.2',
+        '--reconnect',
+        '--heartbeat-period=1',
+      ]);
+      reader.start([`--start-gtid=${startGtid}`]);
+      const first = gtidSeq({ gtid: startGtid } as Checkpoint);
+      let killed: { leader: string; replicas: number } | undefined;
+      for (let r = 0; r < ROUNDS; r++) {
+        await server.sql(round(r), 'w');
+        // The writer keeps about two rounds ahead of what is acknowledged, so that the kills fall mid-stream.
+        await until(`round ${r - 2} acknowledged`, () => gtidSeq(reader.checkpoint()) >= first + r - 2);
+        if (r === 8) {
+          // The stream's leader dies with messages in flight; it is started again a moment later.
+          await until(
+            'a leader of the stream',
+            async () => (killed = await leaderOf(cluster.urls, 'binlog')) !== undefined,
+          );
+          const i = cluster.names.indexOf(killed!.leader);
+          await cluster.kill(i);
+          await server.sql(round(++r), 'w');
+          await sleep(1500);
+          await cluster.start(i);
+        }
+        if (r === 18) {
+          await reader.stop('SIGKILL');
+          await server.sql(round(++r), 'w');
+          reader.start(); // from the checkpoint
+        }
       }
-      if (r === 18) {
-        await reader.stop('SIGKILL');
-        await server.sql(round(++r), 'w');
-        reader.start(); // from the checkpoint
+      const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+      await until('the last transaction acknowledged', () => reader.checkpoint()?.gtid === end, 120_000);
+      expect(await reader.stop('SIGTERM')).toBe(0);
+
+      const messages = await readAll(cluster.urls, 'binlog');
+      expect(killed?.replicas).toBe(3);
+      // Each change once: the workload's count, each id once.
+      expect(messages.length).toBe(ROUNDS * PER_ROUND);
+      expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
+      // Commit order per subject: GTID sequence numbers never go back, and within a transaction the ids count up.
+      const last = new Map<string, [number, number]>();
+      for (const m of messages) {
+        const seq = Number(m.body.source.gtid!.split('-')[2]);
+        const n = Number(m.id.split('/')[2]);
+        const [lastSeq, lastN] = last.get(m.subject) ?? [0, -1];
+        expect(seq > lastSeq || (seq === lastSeq && n > lastN), `${m.subject} ${m.id} after ${lastSeq}/${lastN}`).toBe(
+          true,
+        );
+        last.set(m.subject, [seq, n]);
       }
-    }
-    const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
-    await until('the last transaction acknowledged', () => reader.checkpoint()?.gtid === end, 120_000);
-    expect(await reader.stop('SIGTERM')).toBe(0);
+      expect(reader.stderr).toMatch(/the broker was lost/);
+    },
+    TIMEOUT,
+  );
 
-    const messages = await readAll(cluster.urls, 'binlog');
-    expect(killed?.replicas).toBe(3);
-    // Each change once: the workload's count, each id once.
-    expect(messages.length).toBe(ROUNDS * PER_ROUND);
-    expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
-    // Commit order per subject: GTID sequence numbers never go back, and within a transaction the ids count up.
-    const last = new Map<string, [number, number]>();
-    for (const m of messages) {
-      const seq = Number(m.body.source.gtid!.split('-')[2]);
-      const n = Number(m.id.split('/')[2]);
-      const [lastSeq, lastN] = last.get(m.subject) ?? [0, -1];
-      expect(seq > lastSeq || (seq === lastSeq && n > lastN), `${m.subject} ${m.id} after ${lastSeq}/${lastN}`).toBe(true);
-      last.set(m.subject, [seq, n]);
-    }
-    expect(reader.stderr).toMatch(/the broker was lost/);
-  }, TIMEOUT);
+  it(
+    '--partitions spreads a table over PREFIX.<db>.<table>.<P> by primary key, each key on one subject in commit order',
+    async () => {
+      await server.sql('CREATE TABLE w.p (id INT PRIMARY KEY, n INT)', 'w');
+      const [[startGtid]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+      const keys = 40;
+      await server.sql(`INSERT INTO w.p SELECT seq, 0 FROM seq_1_to_${keys}`, 'w');
+      // Each key updated three times, in transactions that touch every key, then half of them deleted.
+      for (let k = 1; k <= 3; k++) await server.sql(`UPDATE w.p SET n = ${k}`, 'w');
+      await server.sql(`DELETE FROM w.p WHERE id % 2 = 0`, 'w');
+      const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+      const args = [
+        '-R',
+        '--socket',
+        server.socket,
+        '--user',
+        'root',
+        `--to=${cluster.urls.join(',')}`,
+        '--stream=parts',
+        '--subject-prefix=parts',
+      ];
+      const reader = new Reader([...args, '--partitions=4', '--stats=0.2', '--replicas=3']);
+      reader.start([`--start-gtid=${startGtid}`]);
+      await until('the workload acknowledged', () => reader.checkpoint()?.gtid === end, 120_000);
+      expect(await reader.stop('SIGTERM')).toBe(0);
 
-  it('--partitions spreads a table over PREFIX.<db>.<table>.<P> by primary key, each key on one subject in commit order', async () => {
-    await server.sql('CREATE TABLE w.p (id INT PRIMARY KEY, n INT)', 'w');
-    const [[startGtid]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
-    const keys = 40;
-    await server.sql(`INSERT INTO w.p SELECT seq, 0 FROM seq_1_to_${keys}`, 'w');
-    // Each key updated three times, in transactions that touch every key, then half of them deleted.
-    for (let k = 1; k <= 3; k++) await server.sql(`UPDATE w.p SET n = ${k}`, 'w');
-    await server.sql(`DELETE FROM w.p WHERE id % 2 = 0`, 'w');
-    const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
-    const args = ['-R', '--socket', server.socket, '--user', 'root', `--to=${cluster.urls.join(',')}`, '--stream=parts', '--subject-prefix=parts'];
-    const reader = new Reader([...args, '--partitions=4', '--stats=0.2', '--replicas=3']);
-    reader.start([`--start-gtid=${startGtid}`]);
-    await until('the workload acknowledged', () => reader.checkpoint()?.gtid === end, 120_000);
-    expect(await reader.stop('SIGTERM')).toBe(0);
-
-    const messages = await readAll(cluster.urls, 'parts');
-    expect(messages.length).toBe(keys * 4 + keys / 2);
-    const subjectOf = new Map<number, string>();
-    const history = new Map<number, string[]>();
-    for (const m of messages) {
-      const id = Number((m.body.after ?? m.body.before)!.id);
-      expect(m.subject).toMatch(/^parts\.w\.p\.[0-3]$/);
-      // One subject per key, whatever the operation.
-      expect(m.subject, `key ${id}`).toBe(subjectOf.get(id) ?? m.subject);
-      subjectOf.set(id, m.subject);
-      history.set(id, [...(history.get(id) ?? []), `${m.body.op}${m.body.after?.n ?? ''}`]);
-    }
-    // The table is spread: more than one partition holds keys.
-    expect(new Set(subjectOf.values()).size).toBeGreaterThan(1);
-    // Per key, the commit order: inserted, updated to 1, 2, 3, then (even keys) deleted.
-    for (const [id, ops] of history) expect(ops, `key ${id}`).toEqual(['c0', 'u1', 'u2', 'u3', ...(id % 2 === 0 ? ['d'] : [])]);
-  }, TIMEOUT);
+      const messages = await readAll(cluster.urls, 'parts');
+      expect(messages.length).toBe(keys * 4 + keys / 2);
+      const subjectOf = new Map<number, string>();
+      const history = new Map<number, string[]>();
+      for (const m of messages) {
+        const id = Number((m.body.after ?? m.body.before)!.id);
+        expect(m.subject).toMatch(/^parts\.w\.p\.[0-3]$/);
+        // One subject per key, whatever the operation.
+        expect(m.subject, `key ${id}`).toBe(subjectOf.get(id) ?? m.subject);
+        subjectOf.set(id, m.subject);
+        history.set(id, [...(history.get(id) ?? []), `${m.body.op}${m.body.after?.n ?? ''}`]);
+      }
+      // The table is spread: more than one partition holds keys.
+      expect(new Set(subjectOf.values()).size).toBeGreaterThan(1);
+      // Per key, the commit order: inserted, updated to 1, 2, 3, then (even keys) deleted.
+      for (const [id, ops] of history)
+        expect(ops, `key ${id}`).toEqual(['c0', 'u1', 'u2', 'u3', ...(id % 2 === 0 ? ['d'] : [])]);
+    },
+    TIMEOUT,
+  );
 });

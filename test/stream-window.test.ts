@@ -8,13 +8,22 @@ import type { Checkpoint } from '../protocol/checkpoint.js';
 import type { SinkMessage } from '../sinks/sink.js';
 import { AckWindow } from '../sinks/window.js';
 
-const message = (n: number): SinkMessage => ({ subject: `binlog.d.t${n % 2}`, id: `1/0-1-9/${n}`, body: new Uint8Array() });
+const message = (n: number): SinkMessage => ({
+  subject: `binlog.d.t${n % 2}`,
+  id: `1/0-1-9/${n}`,
+  body: new Uint8Array(),
+});
 const checkpoint = (position: number) => ({ file: 'binlog.000001', position, gtid: '' }) as Checkpoint;
 
 function window(limit: number, timeout = 60_000) {
   const durable: number[] = [];
   const failures: Error[] = [];
-  const w = new AckWindow(limit, timeout, (c, _at, n) => durable.push(c.position, n), (e) => failures.push(e));
+  const w = new AckWindow(
+    limit,
+    timeout,
+    (c, _at, n) => durable.push(c.position, n),
+    (e) => failures.push(e),
+  );
   return { w, durable, failures };
 }
 
@@ -57,7 +66,9 @@ it('fails with the refused message named, and takes no more', async () => {
   for (let n = 0; n < 3; n++) w.take(message(n));
   w.acked(0, false);
   w.lost(new Error('JetStream refused it: maximum messages exceeded (10077)'), 2);
-  expect(failures.map((e) => e.message)).toEqual(['JetStream refused it: maximum messages exceeded (10077), for the message 1/0-1-9/2 on binlog.d.t0']);
+  expect(failures.map((e) => e.message)).toEqual([
+    'JetStream refused it: maximum messages exceeded (10077), for the message 1/0-1-9/2 on binlog.d.t0',
+  ]);
   expect(() => w.take(message(3))).toThrow(/maximum messages/);
   await expect(w.drain()).rejects.toThrow(/maximum messages/);
   w.close();

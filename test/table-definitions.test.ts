@@ -60,10 +60,16 @@ function binlog(rowMetadata: RowMetadata): Uint8Array {
 const NO_LOG = binlog('NO_LOG');
 const FULL = binlog('FULL');
 
-const rowsOf = (events: BinlogEvent[]) => events.filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows)).flatMap((e) => e.rows!.map((c) => c.after));
+const rowsOf = (events: BinlogEvent[]) =>
+  events
+    .filter((e): e is RowsEvent => 'rows' in e && Array.isArray(e.rows))
+    .flatMap((e) => e.rows!.map((c) => c.after));
 /** Through the dump's JSON and back, as `binlog dump | binlog encode` does. */
 const viaJson = (events: BinlogEvent[], defs?: TableDefinitions) =>
-  encodeBinlog(events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)), { tableDefinitions: defs });
+  encodeBinlog(
+    events.map((e, i) => eventFromJson(JSON.parse(toJsonLine(e)), `line ${i + 1}`)),
+    { tableDefinitions: defs },
+  );
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
 
 describe('rows v1/v2 with a table definition', () => {
@@ -93,56 +99,111 @@ describe('rows v1/v2 with a table definition', () => {
   });
 
   it('dump | encode gives the bytes back, with the definition and without it', () => {
-    for (const defs of [undefined, DEFS]) expect(sameBytes(viaJson(decodeBinlog(NO_LOG, { tableDefinitions: defs }), defs), NO_LOG)).toBe(true);
+    for (const defs of [undefined, DEFS])
+      expect(sameBytes(viaJson(decodeBinlog(NO_LOG, { tableDefinitions: defs }), defs), NO_LOG)).toBe(true);
   });
 
   it('a definition that names no character set gives text none: it stays bytes', () => {
-    const bare = { 'db.t': 'id int unsigned, s int, e enum(\'a\',\'b\',\'c\'), st set(\'x\',\'y\',\'z\'), v varchar(40), l varchar(10), tx text, big bigint unsigned' };
+    const bare = {
+      'db.t':
+        "id int unsigned, s int, e enum('a','b','c'), st set('x','y','z'), v varchar(40), l varchar(10), tx text, big bigint unsigned",
+    };
     const [row] = rowsOf(decodeBinlog(NO_LOG, { tableDefinitions: bare }));
     expect([row!.id, row!.e, row!.st]).toEqual([4000000000, 'b', ['x', 'z']]);
     expect(row!.l).toEqual(Uint8Array.of(0x63, 0x61, 0x66, 0xe9));
     expect(row!.tx).toBeInstanceOf(Uint8Array);
   });
 
-  it("a definition of another table is a TableDefinitionError naming the column, as the TABLE_MAP is read", () => {
-    const refused = (bytes: Uint8Array, sql: string) => caught(TableDefinitionError, () => decodeBinlog(bytes, { tableDefinitions: { 'db.t': sql } }));
+  it('a definition of another table is a TableDefinitionError naming the column, as the TABLE_MAP is read', () => {
+    const refused = (bytes: Uint8Array, sql: string) =>
+      caught(TableDefinitionError, () => decodeBinlog(bytes, { tableDefinitions: { 'db.t': sql } }));
     const swap = (from: string, to: string) => {
       expect(CREATE).toContain(from);
       return CREATE.replace(from, to);
     };
     const noLog = (from: string, to: string) => refused(NO_LOG, swap(from, to));
-    expect(noLog('  `big` bigint(20) unsigned DEFAULT NULL,\n', '')).toMatchObject({ table: 'db.t', column: undefined, reason: 'the definition has 7 columns, the TABLE_MAP 8' });
-    expect(noLog('`s` int(11)', '`s` varchar(11)')).toMatchObject({ column: 's', reason: 'the TABLE_MAP logs LONG, the definition says VARCHAR(11) (logged as VARCHAR or VARCHAR_COMPRESSED)' });
-    expect(noLog('`s` int(11)', '`s` bigint')).toMatchObject({ column: 's', reason: 'the TABLE_MAP logs LONG, the definition says BIGINT (logged as LONGLONG)' });
+    expect(noLog('  `big` bigint(20) unsigned DEFAULT NULL,\n', '')).toMatchObject({
+      table: 'db.t',
+      column: undefined,
+      reason: 'the definition has 7 columns, the TABLE_MAP 8',
+    });
+    expect(noLog('`s` int(11)', '`s` varchar(11)')).toMatchObject({
+      column: 's',
+      reason: 'the TABLE_MAP logs LONG, the definition says VARCHAR(11) (logged as VARCHAR or VARCHAR_COMPRESSED)',
+    });
+    expect(noLog('`s` int(11)', '`s` bigint')).toMatchObject({
+      column: 's',
+      reason: 'the TABLE_MAP logs LONG, the definition says BIGINT (logged as LONGLONG)',
+    });
     // The byte length a VARCHAR logs tells utf8mb4 (4 bytes a character) from latin1.
     expect(noLog('`v` varchar(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci', '`v` varchar(10)')).toMatchObject({
       column: 'v',
       reason: "the TABLE_MAP's metadata says maxLength 40, the definition's VARCHAR(10) in latin1 gives 10",
     });
-    expect(noLog("`e` enum('a','b','c')", '`e` char(1)')).toMatchObject({ column: 'e', reason: 'the TABLE_MAP logs ENUM, the definition says CHAR(1)' });
-    expect(noLog("`e` enum('a','b','c')", "`e` set('a','b','c')")).toMatchObject({ column: 'e', reason: "the TABLE_MAP logs ENUM, the definition says SET('a','b','c')" });
+    expect(noLog("`e` enum('a','b','c')", '`e` char(1)')).toMatchObject({
+      column: 'e',
+      reason: 'the TABLE_MAP logs ENUM, the definition says CHAR(1)',
+    });
+    expect(noLog("`e` enum('a','b','c')", "`e` set('a','b','c')")).toMatchObject({
+      column: 'e',
+      reason: "the TABLE_MAP logs ENUM, the definition says SET('a','b','c')",
+    });
     // Where FULL metadata says it, the definition must say the same.
     const full = (from: string, to: string) => refused(FULL, swap(from, to));
-    expect(full('`s` int(11)', '`other` int(11)')).toMatchObject({ column: 'other', reason: 'the TABLE_MAP names column 2 s' });
-    expect(full('`id` int(10) unsigned', '`id` int(10)')).toMatchObject({ column: 'id', reason: 'the TABLE_MAP says UNSIGNED, the definition INT' });
-    expect(full('`tx` text CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci', '`tx` text')).toMatchObject({ column: 'tx', reason: 'the TABLE_MAP says character set utf8mb4, the definition latin1' });
-    expect(full("`e` enum('a','b','c')", "`e` enum('a','c','b')")).toMatchObject({ column: 'e', reason: "the TABLE_MAP's members are 'a','b','c', the definition says ENUM('a','c','b')" });
+    expect(full('`s` int(11)', '`other` int(11)')).toMatchObject({
+      column: 'other',
+      reason: 'the TABLE_MAP names column 2 s',
+    });
+    expect(full('`id` int(10) unsigned', '`id` int(10)')).toMatchObject({
+      column: 'id',
+      reason: 'the TABLE_MAP says UNSIGNED, the definition INT',
+    });
+    expect(full('`tx` text CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci', '`tx` text')).toMatchObject({
+      column: 'tx',
+      reason: 'the TABLE_MAP says character set utf8mb4, the definition latin1',
+    });
+    expect(full("`e` enum('a','b','c')", "`e` enum('a','c','b')")).toMatchObject({
+      column: 'e',
+      reason: "the TABLE_MAP's members are 'a','b','c', the definition says ENUM('a','c','b')",
+    });
     // Column names compare as the servers compare them.
-    expect(rowsOf(decodeBinlog(FULL, { tableDefinitions: { 'db.t': swap('`s` int(11)', '`S` int(11)') } }))[0]).toHaveProperty('s', -5);
+    expect(
+      rowsOf(decodeBinlog(FULL, { tableDefinitions: { 'db.t': swap('`s` int(11)', '`S` int(11)') } }))[0],
+    ).toHaveProperty('s', -5);
   });
 
   it('encode takes both readings back, or either one as a number, and refuses readings of other bytes', () => {
-    const events = () => decodeBinlog(NO_LOG).map((e) => JSON.parse(toJsonLine(e)) as { rows?: { after: Record<string, unknown> }[] });
+    const events = () =>
+      decodeBinlog(NO_LOG).map((e) => JSON.parse(toJsonLine(e)) as { rows?: { after: Record<string, unknown> }[] });
     const encode = (edit: (after: Record<string, unknown>) => void) => {
       const lines = events();
       edit(lines.find((e) => e.rows)!.rows![0]!.after);
       return encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`)));
     };
-    expect(sameBytes(encode(() => {}), NO_LOG)).toBe(true);
-    for (const id of [4000000000, -294967296]) expect(sameBytes(encode((a) => (a['@1'] = id)), NO_LOG)).toBe(true);
-    expect(sameBytes(encode((a) => (a['@8'] = '18446744073709551615')), NO_LOG)).toBe(true);
+    expect(
+      sameBytes(
+        encode(() => {}),
+        NO_LOG,
+      ),
+    ).toBe(true);
+    for (const id of [4000000000, -294967296])
+      expect(
+        sameBytes(
+          encode((a) => (a['@1'] = id)),
+          NO_LOG,
+        ),
+      ).toBe(true);
+    expect(
+      sameBytes(
+        encode((a) => (a['@8'] = '18446744073709551615')),
+        NO_LOG,
+      ),
+    ).toBe(true);
     const other = caught(EncodeError, () => encode((a) => (a['@1'] = { signed: -1, unsigned: 4000000000 })));
-    expect([other.schemaPath, other.problem]).toEqual(['$.rows[0].after.@1', 'expected the signed and unsigned readings of the same 4 bytes, found {"signed":-1,"unsigned":4000000000}']);
+    expect([other.schemaPath, other.problem]).toEqual([
+      '$.rows[0].after.@1',
+      'expected the signed and unsigned readings of the same 4 bytes, found {"signed":-1,"unsigned":4000000000}',
+    ]);
     const beyond = caught(EncodeError, () => encode((a) => (a['@1'] = 4294967296)));
     expect(beyond.schemaPath).toBe('$.rows[0].after.@1');
   });
@@ -210,8 +271,13 @@ describe('tableDefinitionsFromSql', () => {
   it('takes the database of tables before any USE from the caller, else refuses them', () => {
     const bare = 'CREATE TABLE a (x int); USE b; CREATE TABLE c (y int);';
     expect(Object.keys(tableDefinitionsFromSql(bare, 'z'))).toEqual(['z.a', 'b.c']);
-    expect(caught(TableDefinitionError, () => tableDefinitionsFromSql(bare))).toMatchObject({ table: 'a', reason: 'created before any USE, and no database was given for it (nor named by a dump header)' });
-    expect(caught(TableDefinitionError, () => tableDefinitionsFromSql('USE a; CREATE TABLE b LIKE c;'))).toMatchObject({ table: 'a.b' });
+    expect(caught(TableDefinitionError, () => tableDefinitionsFromSql(bare))).toMatchObject({
+      table: 'a',
+      reason: 'created before any USE, and no database was given for it (nor named by a dump header)',
+    });
+    expect(caught(TableDefinitionError, () => tableDefinitionsFromSql('USE a; CREATE TABLE b LIKE c;'))).toMatchObject({
+      table: 'a.b',
+    });
   });
 
   it('reads past the column attributes that do not change how values are stored', () => {
@@ -238,8 +304,17 @@ describe('tableDefinitionsFromSql', () => {
   });
 
   it('a collation not known here stands for its character set (MySQL 8, MariaDB 11)', () => {
-    const def = parseTableSql('CREATE TABLE t (a varchar(5) COLLATE utf8mb4_0900_ai_ci, b text) DEFAULT CHARSET=latin2 COLLATE=latin2_uca1400_ai_ci', 'd.t');
-    expect(def).toEqual({ columns: [{ name: 'a', type: 'varchar(5) CHARACTER SET utf8mb4' }, { name: 'b', type: 'text' }], charset: 'latin2' });
+    const def = parseTableSql(
+      'CREATE TABLE t (a varchar(5) COLLATE utf8mb4_0900_ai_ci, b text) DEFAULT CHARSET=latin2 COLLATE=latin2_uca1400_ai_ci',
+      'd.t',
+    );
+    expect(def).toEqual({
+      columns: [
+        { name: 'a', type: 'varchar(5) CHARACTER SET utf8mb4' },
+        { name: 'b', type: 'text' },
+      ],
+      charset: 'latin2',
+    });
     const table = resolveTableDefinitions({ 'd.t': def }).get('d.t')!.table;
     expect(table.columns.map((c) => c.charset)).toEqual(['utf8mb4', 'latin2']);
   });
@@ -276,13 +351,22 @@ CREATE TABLE \`film\` (
 ) ENGINE=InnoDB AUTO_INCREMENT=1001 DEFAULT CHARSET=utf8;`;
 
 describeWithFixtures('definitions on a MySQL 5.5 file (the sakila sample database)', () => {
-  const bytes = () => readFileSync(join(FIXTURES, 'binlogs', 'osheroff__mysql-binlog-connector-java', 'src__test__resources__mysql-bin.sakila'));
+  const bytes = () =>
+    readFileSync(
+      join(FIXTURES, 'binlogs', 'osheroff__mysql-binlog-connector-java', 'src__test__resources__mysql-bin.sakila'),
+    );
   const defs = tableDefinitionsFromSql(SAKILA);
-  const first = (events: BinlogEvent[], table: string) => (events.find((e) => 'rows' in e && (e as RowsEvent).table === table) as RowsEvent).rows![0]!.after;
+  const first = (events: BinlogEvent[], table: string) =>
+    (events.find((e) => 'rows' in e && (e as RowsEvent).table === table) as RowsEvent).rows![0]!.after;
 
   it('give the rows names, text, ENUM and SET members, the pre-5.6 TIMESTAMP as logged', () => {
     const events = decodeBinlog(bytes(), { tableDefinitions: defs });
-    expect(first(events, 'sakila.actor')).toEqual({ actor_id: 1, first_name: 'PENELOPE', last_name: 'GUINESS', last_update: '2006-02-15 03:34:33' });
+    expect(first(events, 'sakila.actor')).toEqual({
+      actor_id: 1,
+      first_name: 'PENELOPE',
+      last_name: 'GUINESS',
+      last_update: '2006-02-15 03:34:33',
+    });
     expect(first(events, 'sakila.film')).toMatchObject({
       film_id: 1,
       title: 'ACADEMY DINOSAUR',
@@ -297,7 +381,9 @@ describeWithFixtures('definitions on a MySQL 5.5 file (the sakila sample databas
 
   it('a definition of other columns is refused as its TABLE_MAP is read', () => {
     const other = SAKILA.replace('`first_name` varchar(45)', '`first_name` varchar(40)');
-    expect(caught(TableDefinitionError, () => decodeBinlog(bytes(), { tableDefinitions: tableDefinitionsFromSql(other) }))).toMatchObject({
+    expect(
+      caught(TableDefinitionError, () => decodeBinlog(bytes(), { tableDefinitions: tableDefinitionsFromSql(other) })),
+    ).toMatchObject({
       table: 'sakila.actor',
       column: 'first_name',
       reason: "the TABLE_MAP's metadata says maxLength 135, the definition's VARCHAR(40) in utf8mb3 gives 120",
@@ -306,7 +392,9 @@ describeWithFixtures('definitions on a MySQL 5.5 file (the sakila sample databas
 
   it('a fraction on a column MySQL logs as the TIMESTAMP without one is refused: only MariaDB logs its own there', () => {
     const other = SAKILA.replace('`last_update` timestamp NOT NULL', '`last_update` timestamp(3) NOT NULL');
-    expect(caught(TableDefinitionError, () => decodeBinlog(bytes(), { tableDefinitions: tableDefinitionsFromSql(other) }))).toMatchObject({
+    expect(
+      caught(TableDefinitionError, () => decodeBinlog(bytes(), { tableDefinitions: tableDefinitionsFromSql(other) })),
+    ).toMatchObject({
       table: 'sakila.actor',
       column: 'last_update',
       reason: 'the TABLE_MAP logs TIMESTAMP, the definition says TIMESTAMP(3) (logged as TIMESTAMP2)',

@@ -23,12 +23,22 @@ const query = (statusVars: QueryEventStatusVarsEntry[]): BinlogEvent => ({
   query: 'CREATE TABLE t (id INT)',
 });
 const SQL_MODE: QueryEventStatusVarsEntry = { code: 'Q_SQL_MODE_CODE', sqlMode: 0x4n };
-const CHARSET: QueryEventStatusVarsEntry = { code: 'Q_CHARSET_CODE', characterSetClient: 33, collationConnection: 33, collationServer: 8 };
-const ZONE: QueryEventStatusVarsEntry = { code: 'Q_TIME_ZONE_CODE', timeZone: "Europe/O'Hare\\x" } as QueryEventStatusVarsEntry;
+const CHARSET: QueryEventStatusVarsEntry = {
+  code: 'Q_CHARSET_CODE',
+  characterSetClient: 33,
+  collationConnection: 33,
+  collationServer: 8,
+};
+const ZONE: QueryEventStatusVarsEntry = {
+  code: 'Q_TIME_ZONE_CODE',
+  timeZone: "Europe/O'Hare\\x",
+} as QueryEventStatusVarsEntry;
 
 describe('ScriptSession', () => {
   it('begins in the row session the header sets', () => {
-    expect(SCRIPT_HEADER).toBe("SET NAMES utf8mb4;\nSET time_zone = '+00:00';\nSET sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\n");
+    expect(SCRIPT_HEADER).toBe(
+      "SET NAMES utf8mb4;\nSET time_zone = '+00:00';\nSET sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\n",
+    );
     expect(new ScriptSession().forRows()).toEqual([]);
   });
 
@@ -41,16 +51,26 @@ describe('ScriptSession', () => {
       "SET @@session.time_zone = 'Europe/O''Hare\\\\x'",
     ]);
     expect(s.forStatement(query([SQL_MODE, CHARSET, ZONE]))).toEqual([]);
-    expect(s.forStatement(query([{ ...SQL_MODE, sqlMode: 0x8n }, CHARSET, ZONE]))).toEqual(['SET @@session.sql_mode = 8']);
-    expect(s.forRows()).toEqual(['SET NAMES utf8mb4', "SET time_zone = '+00:00'", "SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'"]);
+    expect(s.forStatement(query([{ ...SQL_MODE, sqlMode: 0x8n }, CHARSET, ZONE]))).toEqual([
+      'SET @@session.sql_mode = 8',
+    ]);
+    expect(s.forRows()).toEqual([
+      'SET NAMES utf8mb4',
+      "SET time_zone = '+00:00'",
+      "SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'",
+    ]);
     expect(s.forRows()).toEqual([]);
   });
 
   it('takes auto_increment as 1, 1 where the event does not log it (the server leaves the default out)', () => {
     const s = new ScriptSession();
     expect(s.forStatement(query([]))).toEqual([]);
-    expect(s.forStatement(query([{ code: 'Q_AUTO_INCREMENT', increment: 5, offset: 2 }]))).toEqual(['SET @@session.auto_increment_increment = 5, @@session.auto_increment_offset = 2']);
-    expect(s.forStatement(query([]))).toEqual(['SET @@session.auto_increment_increment = 1, @@session.auto_increment_offset = 1']);
+    expect(s.forStatement(query([{ code: 'Q_AUTO_INCREMENT', increment: 5, offset: 2 }]))).toEqual([
+      'SET @@session.auto_increment_increment = 5, @@session.auto_increment_offset = 2',
+    ]);
+    expect(s.forStatement(query([]))).toEqual([
+      'SET @@session.auto_increment_increment = 1, @@session.auto_increment_offset = 1',
+    ]);
     // The row session leaves auto_increment as it is: row images carry their values.
     expect(s.forRows()).toEqual([]);
   });

@@ -14,8 +14,18 @@ import { flashback } from '../tools/flashback.js';
 import { caught } from './runtime/helpers.js';
 import { eventHeader } from './support/events.js';
 
-const col = (realType: number, extra: Partial<Column> = {}): Column => ({ index: 0, name: 'c', type: realType, realType, layout: {} as Column['layout'], nullable: true, meta: {}, ...extra });
-const lit = (v: Parameters<typeof sqlLiteral>[0], c: Column, flavor: 'mysql' | 'mariadb' = 'mariadb') => sqlLiteral(v, c, flavor, 't.c');
+const col = (realType: number, extra: Partial<Column> = {}): Column => ({
+  index: 0,
+  name: 'c',
+  type: realType,
+  realType,
+  layout: {} as Column['layout'],
+  nullable: true,
+  meta: {},
+  ...extra,
+});
+const lit = (v: Parameters<typeof sqlLiteral>[0], c: Column, flavor: 'mysql' | 'mariadb' = 'mariadb') =>
+  sqlLiteral(v, c, flavor, 't.c');
 
 describe('sqlLiteral', () => {
   it('writes strings as their bytes in the column charset, plain ASCII as quoted text', () => {
@@ -42,7 +52,9 @@ describe('sqlLiteral', () => {
   it('writes numbers that read back to the same bits', () => {
     expect(lit(-128, col(ColumnType.TINY))).toBe('-128');
     expect(lit(18446744073709551615n, col(ColumnType.LONGLONG, { unsigned: true }))).toBe('18446744073709551615');
-    expect(lit('-1.500000000000000000000000000000', col(ColumnType.NEWDECIMAL))).toBe('-1.500000000000000000000000000000');
+    expect(lit('-1.500000000000000000000000000000', col(ColumnType.NEWDECIMAL))).toBe(
+      '-1.500000000000000000000000000000',
+    );
     // FLOAT: the float32 itself as a double, so that it compares equal to the column's value.
     expect(lit(3.4e38, col(ColumnType.FLOAT))).toBe('3.3999999521443642e+38');
     expect(lit(0.1, col(ColumnType.FLOAT))).toBe('0.10000000149011612e0');
@@ -71,19 +83,26 @@ describe('sqlLiteral', () => {
     const text = lit(floats, col(ColumnType.VECTOR), 'mysql');
     expect(text).toMatch(/^STRING_TO_VECTOR\('\[[-0-9.e,]+\]'\)$/);
     const back = Buffer.alloc(12);
-    text.slice(19, -3).split(',').forEach((d, i) => back.writeFloatLE(Number(d), i * 4));
+    text
+      .slice(19, -3)
+      .split(',')
+      .forEach((d, i) => back.writeFloatLE(Number(d), i * 4));
     expect(back).toEqual(stored);
   });
 
   it('writes JSON as CAST(… AS JSON) for MySQL, keeping integer and double types; refuses what no JSON text says', () => {
     const json = col(ColumnType.JSON);
-    expect(lit({ json: { a: [1, { $uint: 2 }, { $double: 3 }, 'x'] } }, json, 'mysql')).toBe(`CAST(_utf8mb4'{"a":[1,2,3.0,"x"]}' AS JSON)`);
+    expect(lit({ json: { a: [1, { $uint: 2 }, { $double: 3 }, 'x'] } }, json, 'mysql')).toBe(
+      `CAST(_utf8mb4'{"a":[1,2,3.0,"x"]}' AS JSON)`,
+    );
     expect(() => lit({ json: { $decimal: '1.50', precision: 3, scale: 2 } }, json, 'mysql')).toThrow(/decimal scalar/);
     expect(() => lit({ diff: [] }, json, 'mysql')).toThrow(/partial JSON update/);
   });
 
   it('refuses an integer of unknown signedness, saying what resolves it', () => {
-    expect(() => lit({ signed: -1, unsigned: 255 }, col(ColumnType.TINY))).toThrow(/unknown signedness \(-1 or 255\).*definition/);
+    expect(() => lit({ signed: -1, unsigned: 255 }, col(ColumnType.TINY))).toThrow(
+      /unknown signedness \(-1 or 255\).*definition/,
+    );
   });
 });
 
@@ -109,7 +128,12 @@ const map = (names?: string[]): BinlogEvent => ({
   columnTypes: ['LONG', 'LONG'],
   columnMetadata: [{}, {}],
   nullable: [false, true],
-  optionalMetadata: names ? [{ code: 'COLUMN_NAME', names }, { code: 'SIMPLE_PRIMARY_KEY', columns: [0] }] : [],
+  optionalMetadata: names
+    ? [
+        { code: 'COLUMN_NAME', names },
+        { code: 'SIMPLE_PRIMARY_KEY', columns: [0] },
+      ]
+    : [],
 });
 type RowsType = 'WRITE_ROWS_EVENT' | 'UPDATE_ROWS_EVENT' | 'DELETE_ROWS_EVENT';
 const rows = (type: RowsType, changes: RowChange[], fields: Partial<RowsEvent> = {}): BinlogEvent => ({
@@ -137,22 +161,32 @@ function context(names?: string[], primaryKeyOnly = false): SqlContext {
 describe('toSql and undoSql', () => {
   it('writes each change, NULL compared with IS NULL, and the undo last row first', () => {
     const c = context(['id', 'v']);
-    expect(toSql(rows('WRITE_ROWS_EVENT', [{ after: { id: 1, v: null } }]), c)).toEqual(['INSERT INTO `d`.`t` (`id`, `v`) VALUES (1, NULL)']);
-    expect(toSql(rows('UPDATE_ROWS_EVENT', [{ before: { id: 1, v: null }, after: { id: 1, v: 2 } }]), c)).toEqual(['UPDATE `d`.`t` SET `id`=1, `v`=2 WHERE `id`=1 AND `v` IS NULL LIMIT 1']);
+    expect(toSql(rows('WRITE_ROWS_EVENT', [{ after: { id: 1, v: null } }]), c)).toEqual([
+      'INSERT INTO `d`.`t` (`id`, `v`) VALUES (1, NULL)',
+    ]);
+    expect(toSql(rows('UPDATE_ROWS_EVENT', [{ before: { id: 1, v: null }, after: { id: 1, v: 2 } }]), c)).toEqual([
+      'UPDATE `d`.`t` SET `id`=1, `v`=2 WHERE `id`=1 AND `v` IS NULL LIMIT 1',
+    ]);
     expect(undoSql(rows('DELETE_ROWS_EVENT', [{ before: { id: 1, v: 5 } }, { before: { id: 2, v: 6 } }]), c)).toEqual([
       'INSERT INTO `d`.`t` (`id`, `v`) VALUES (2, 6)',
       'INSERT INTO `d`.`t` (`id`, `v`) VALUES (1, 5)',
     ]);
-    expect(undoSql(rows('UPDATE_ROWS_EVENT', [{ before: { id: 1, v: null }, after: { id: 1, v: 2 } }]), c)).toEqual(['UPDATE `d`.`t` SET `id`=1, `v`=NULL WHERE `id`=1 AND `v`=2 LIMIT 1']);
+    expect(undoSql(rows('UPDATE_ROWS_EVENT', [{ before: { id: 1, v: null }, after: { id: 1, v: 2 } }]), c)).toEqual([
+      'UPDATE `d`.`t` SET `id`=1, `v`=NULL WHERE `id`=1 AND `v`=2 LIMIT 1',
+    ]);
   });
 
   it('--primary-key-only: WHERE the key the TABLE_MAP names', () => {
     const c = context(['id', 'v'], true);
-    expect(toSql(rows('DELETE_ROWS_EVENT', [{ before: { id: 1, v: 5 } }]), c)).toEqual(['DELETE FROM `d`.`t` WHERE `id`=1 LIMIT 1']);
+    expect(toSql(rows('DELETE_ROWS_EVENT', [{ before: { id: 1, v: 5 } }]), c)).toEqual([
+      'DELETE FROM `d`.`t` WHERE `id`=1 LIMIT 1',
+    ]);
   });
 
   it('refuses a table whose columns have no names, naming it', () => {
-    expect(() => toSql(rows('WRITE_ROWS_EVENT', [{ after: { '@1': 1, '@2': 2 } }]), context())).toThrow(/table d\.t: its TABLE_MAP names no columns.*--schema-file/);
+    expect(() => toSql(rows('WRITE_ROWS_EVENT', [{ after: { '@1': 1, '@2': 2 } }]), context())).toThrow(
+      /table d\.t: its TABLE_MAP names no columns.*--schema-file/,
+    );
   });
 
   it('prints a statement after its USE, and refuses to undo it', () => {
@@ -177,36 +211,82 @@ describe('toSql and undoSql', () => {
 describe('invert', () => {
   it('refuses the undo of a MINIMAL image: a deleted row without all its columns, an update without the old values', () => {
     expect(() => invert('delete', { before: { id: 1 } }, ['id', 'v'], 'row 1')).toThrow(/lacks column v/);
-    expect(() => invert('update', { before: { id: 1 }, after: { v: 2 } }, ['id', 'v'], 'row 1')).toThrow(/lacks column v/);
+    expect(() => invert('update', { before: { id: 1 }, after: { v: 2 } }, ['id', 'v'], 'row 1')).toThrow(
+      /lacks column v/,
+    );
   });
 
   it('undoes an update in the row as the update left it', () => {
-    expect(invert('update', { before: { id: 1, v: 1, w: 0 }, after: { v: 2 } }, ['id', 'v', 'w'], 'row 1')).toEqual({ kind: 'update', before: { id: 1, v: 2, w: 0 }, after: { v: 1 } });
+    expect(invert('update', { before: { id: 1, v: 1, w: 0 }, after: { v: 2 } }, ['id', 'v', 'w'], 'row 1')).toEqual({
+      kind: 'update',
+      before: { id: 1, v: 2, w: 0 },
+      after: { v: 1 },
+    });
   });
 });
 
 describe('flashback', () => {
   it('reverses the transactions, their rows events and rows, a MariaDB GTID becoming BEGIN', () => {
-    const gtid = (seqNo: number): BinlogEvent => ({ type: 'GTID_EVENT', pos: 50, header: eventHeader(EventTypes.GTID_EVENT), seqNo: BigInt(seqNo), domainId: 0, flags: 12 });
+    const gtid = (seqNo: number): BinlogEvent => ({
+      type: 'GTID_EVENT',
+      pos: 50,
+      header: eventHeader(EventTypes.GTID_EVENT),
+      seqNo: BigInt(seqNo),
+      domainId: 0,
+      flags: 12,
+    });
     const xid: BinlogEvent = { type: 'XID_EVENT', pos: 60, header: eventHeader(EventTypes.XID_EVENT), xid: 1n };
-    const out = flashback([FDE, gtid(1), map(['id', 'v']), rows('WRITE_ROWS_EVENT', [{ after: { id: 1, v: 1 } }, { after: { id: 2, v: 2 } }]), xid, gtid(2), map(['id', 'v']), rows('UPDATE_ROWS_EVENT', [{ before: { id: 1, v: 1 }, after: { id: 1, v: 9 } }]), xid]);
-    expect(out.map((e) => e.type)).toEqual(['FORMAT_DESCRIPTION_EVENT', 'QUERY_EVENT', 'TABLE_MAP_EVENT', 'UPDATE_ROWS_EVENT', 'XID_EVENT', 'QUERY_EVENT', 'TABLE_MAP_EVENT', 'DELETE_ROWS_EVENT', 'XID_EVENT']);
+    const out = flashback([
+      FDE,
+      gtid(1),
+      map(['id', 'v']),
+      rows('WRITE_ROWS_EVENT', [{ after: { id: 1, v: 1 } }, { after: { id: 2, v: 2 } }]),
+      xid,
+      gtid(2),
+      map(['id', 'v']),
+      rows('UPDATE_ROWS_EVENT', [{ before: { id: 1, v: 1 }, after: { id: 1, v: 9 } }]),
+      xid,
+    ]);
+    expect(out.map((e) => e.type)).toEqual([
+      'FORMAT_DESCRIPTION_EVENT',
+      'QUERY_EVENT',
+      'TABLE_MAP_EVENT',
+      'UPDATE_ROWS_EVENT',
+      'XID_EVENT',
+      'QUERY_EVENT',
+      'TABLE_MAP_EVENT',
+      'DELETE_ROWS_EVENT',
+      'XID_EVENT',
+    ]);
     expect((out[3] as { rows: unknown }).rows).toEqual([{ before: { id: 1, v: 9 }, after: { v: 1, id: 1 } }]);
     expect((out[7] as { rows: unknown }).rows).toEqual([{ before: { id: 2, v: 2 } }, { before: { id: 1, v: 1 } }]);
     expect((out[1] as { query: string }).query).toBe('BEGIN');
   });
 
   it('refuses a NOBLOB DELETE whose before image lacks a column, naming the event, the row and the column', () => {
-    const noblob = rows('DELETE_ROWS_EVENT', [{ before: { id: 1, v: 5 } }, { before: { id: 2 } }], { columnsPresent: [true, false] });
+    const noblob = rows('DELETE_ROWS_EVENT', [{ before: { id: 1, v: 5 } }, { before: { id: 2 } }], {
+      columnsPresent: [true, false],
+    });
     const e = caught(SqlError, () => flashback([FDE, map(['id', 'v']), noblob]));
-    expect([e.problem, e.schemaPath]).toEqual(['the before image lacks column v, whose old value the undo must write: the binlog does not hold it (binlog_row_image=FULL logs it)', 'DELETE_ROWS_EVENT at binlog.000001:200, row 2']);
+    expect([e.problem, e.schemaPath]).toEqual([
+      'the before image lacks column v, whose old value the undo must write: the binlog does not hold it (binlog_row_image=FULL logs it)',
+      'DELETE_ROWS_EVENT at binlog.000001:200, row 2',
+    ]);
   });
 
   it('refuses an event whose images were kept as bytes, with their reason, in SQL and in flashback', () => {
-    const kept = rows('WRITE_ROWS_EVENT', [], { rows: undefined, rowImages: new Uint8Array([1]), rowImagesUndecoded: 'why' });
-    const sentence = "its row images were kept as bytes (why): give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows";
+    const kept = rows('WRITE_ROWS_EVENT', [], {
+      rows: undefined,
+      rowImages: new Uint8Array([1]),
+      rowImagesUndecoded: 'why',
+    });
+    const sentence =
+      "its row images were kept as bytes (why): give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows";
     for (const f of [() => toSql(kept, context(['id', 'v'])), () => flashback([FDE, map(['id', 'v']), kept])]) {
-      expect([caught(SqlError, f).problem, caught(SqlError, f).schemaPath]).toEqual([sentence, 'WRITE_ROWS_EVENT at binlog.000001:200']);
+      expect([caught(SqlError, f).problem, caught(SqlError, f).schemaPath]).toEqual([
+        sentence,
+        'WRITE_ROWS_EVENT at binlog.000001:200',
+      ]);
     }
   });
 });

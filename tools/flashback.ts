@@ -23,15 +23,30 @@ import { rowKind } from '../protocol/row-kinds.js';
 import { eventName, invert, notDecoded, SqlContext, SqlError } from './sql.js';
 import type { TableKnowledge } from '../runtime/events/format-state.js';
 
-type Rows = BinlogEvent & { tableId: number; flags: number; rows?: RowChange[]; columnsPresent: boolean[]; columnsPresentAfter?: boolean[] };
+type Rows = BinlogEvent & {
+  tableId: number;
+  flags: number;
+  rows?: RowChange[];
+  columnsPresent: boolean[];
+  columnsPresentAfter?: boolean[];
+};
 
 /** The events of the log itself that an undo binlog leaves out: only the first FORMAT_DESCRIPTION is its own. */
-const LEFT_OUT = new Set(['ANNOTATE_ROWS_EVENT', 'ROWS_QUERY_LOG_EVENT', 'GTID_LOG_EVENT', 'ANONYMOUS_GTID_LOG_EVENT', 'GTID_TAGGED_LOG_EVENT']);
+const LEFT_OUT = new Set([
+  'ANNOTATE_ROWS_EVENT',
+  'ROWS_QUERY_LOG_EVENT',
+  'GTID_LOG_EVENT',
+  'ANONYMOUS_GTID_LOG_EVENT',
+  'GTID_TAGGED_LOG_EVENT',
+]);
 
 /** An event as the encoder takes it anew: its place, size and checksum derived again. */
 export function anew(e: BinlogEvent): BinlogEventInput {
   const { pos: _pos, file: _file, checksum: _checksum, header, ...body } = e as BinlogEvent & { checksum?: number };
-  return { ...body, header: { timestamp: header.timestamp, serverId: header.serverId, flags: header.flags } } as BinlogEventInput;
+  return {
+    ...body,
+    header: { timestamp: header.timestamp, serverId: header.serverId, flags: header.flags },
+  } as BinlogEventInput;
 }
 
 /**
@@ -67,7 +82,16 @@ class Undo {
 
   events(): BinlogEventInput[] {
     if (this.rows.length === 0) return [];
-    const rows = this.rows.map((r, i) => ({ ...r, flags: i === this.rows.length - 1 ? (r as Rows).flags | RowsFlags.STMT_END_F : (r as Rows).flags & ~RowsFlags.STMT_END_F }) as BinlogEventInput);
+    const rows = this.rows.map(
+      (r, i) =>
+        ({
+          ...r,
+          flags:
+            i === this.rows.length - 1
+              ? (r as Rows).flags | RowsFlags.STMT_END_F
+              : (r as Rows).flags & ~RowsFlags.STMT_END_F,
+        }) as BinlogEventInput,
+    );
     return [...(this.frame ? [this.frame] : []), ...this.maps.values(), ...rows, ...(this.commit ? [this.commit] : [])];
   }
 }
@@ -75,14 +99,22 @@ class Undo {
 /** The rows event that reverts one: its type reversed, each row inverted, its rows last to first. */
 export function reversed(e: Rows, context: SqlContext): BinlogEventInput {
   const kind = rowKind(e.type)!;
-  if (e.type === 'PARTIAL_UPDATE_ROWS_EVENT') throw new SqlError('a partial JSON update (binlog_row_value_options=PARTIAL_JSON) holds no old values to set back', eventName(e));
+  if (e.type === 'PARTIAL_UPDATE_ROWS_EVENT')
+    throw new SqlError(
+      'a partial JSON update (binlog_row_value_options=PARTIAL_JSON) holds no old values to set back',
+      eventName(e),
+    );
   if (!e.rows) throw notDecoded(e);
   const table = context.tables.get(e.tableId);
   if (!table) throw new SqlError(`table id ${e.tableId} has no TABLE_MAP before it`, eventName(e));
   const names = table.columns.map((c) => c.name);
   const rows = e.rows.map((change, i) => {
     const c = invert(kind, change, names, `${eventName(e)}, row ${i + 1}`);
-    return c.kind === 'write' ? { after: c.after } : c.kind === 'delete' ? { before: c.before } : { before: c.before, after: c.after };
+    return c.kind === 'write'
+      ? { after: c.after }
+      : c.kind === 'delete'
+        ? { before: c.before }
+        : { before: c.before, after: c.after };
   });
   const type = e.type.replace(/(WRITE|DELETE|UPDATE)/, (k) => REVERSED_TYPE[k]!);
   const out = { ...anew(e), type, rows: rows.reverse() } as BinlogEventInput & Partial<Rows>;
@@ -116,7 +148,11 @@ export function flashback(events: Iterable<BinlogEvent>, knowledge: TableKnowled
     take(e, undo, context);
   }
   undone.push(undo);
-  if (!format) throw new SqlError('the events hold no FORMAT_DESCRIPTION_EVENT, which says how to write the undo', 'the first event');
+  if (!format)
+    throw new SqlError(
+      'the events hold no FORMAT_DESCRIPTION_EVENT, which says how to write the undo',
+      'the first event',
+    );
   return [format, ...undone.reverse().flatMap((u) => u.events())];
 }
 
@@ -131,6 +167,12 @@ function take(e: BinlogEvent, undo: Undo, context: SqlContext): void {
     const k = keywordOf(e)?.keyword;
     if (k === 'BEGIN') undo.frame = anew(e);
     else if (k === 'COMMIT') undo.commit = anew(e);
-    else throw new SqlError(e.type === 'QUERY_EVENT' ? `a statement (${String((e as { query: unknown }).query).slice(0, 60)}) cannot be undone by rows` : 'this event cannot be undone by rows', eventName(e));
+    else
+      throw new SqlError(
+        e.type === 'QUERY_EVENT'
+          ? `a statement (${String((e as { query: unknown }).query).slice(0, 60)}) cannot be undone by rows`
+          : 'this event cannot be undone by rows',
+        eventName(e),
+      );
   }
 }

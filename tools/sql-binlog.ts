@@ -22,7 +22,11 @@ const textName = (t: unknown) => (typeof t === 'string' ? t : Buffer.from(t as U
 
 /** An event's bytes as the text of a BINLOG statement: base64 in lines of 76 characters, as the server writes it. */
 function base64Lines(bytes: Uint8Array): string {
-  return (Buffer.from(bytes).toString('base64').match(/.{1,76}/g) ?? []).join('\n');
+  return (
+    Buffer.from(bytes)
+      .toString('base64')
+      .match(/.{1,76}/g) ?? []
+  ).join('\n');
 }
 
 /** The start of the comment before the statements of a table without names, which says what form they take. */
@@ -69,7 +73,12 @@ export class UnnamedRows {
   forward(e: BinlogEvent, table: TableInfo, context: SqlContext): string[] {
     const rows = (e as { rows?: RowChange[] }).rows;
     if (rowKind(e.type) === 'write' && rows) {
-      const inserts = this.inserts(rows.map((r) => r.after ?? {}), table, context, eventName(e));
+      const inserts = this.inserts(
+        rows.map((r) => r.after ?? {}),
+        table,
+        context,
+        eventName(e),
+      );
       if (inserts) return inserts;
     }
     return this.binlog(anew(e), table, e, true);
@@ -82,7 +91,12 @@ export class UnnamedRows {
   undo(e: BinlogEvent, table: TableInfo, context: SqlContext): string[] {
     const undo = reversed(e as Parameters<typeof reversed>[0], context) as BinlogEventInput & { rows: RowChange[] };
     if (rowKind(undo.type) === 'write') {
-      const inserts = this.inserts(undo.rows.map((r) => r.after ?? {}), table, context, eventName(e));
+      const inserts = this.inserts(
+        undo.rows.map((r) => r.after ?? {}),
+        table,
+        context,
+        eventName(e),
+      );
       if (inserts) return inserts;
     }
     return this.binlog(undo, table, e, false);

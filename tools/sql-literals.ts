@@ -47,18 +47,37 @@ function doubleLiteral(v: number): string {
   return /e/i.test(s) ? s : `${s}e0`;
 }
 
-const TEMPORAL: ReadonlySet<number> = new Set([ColumnType.DATE, ColumnType.NEWDATE, ColumnType.TIME, ColumnType.TIME2, ColumnType.DATETIME, ColumnType.DATETIME2, ColumnType.TIMESTAMP, ColumnType.TIMESTAMP2]);
+const TEMPORAL: ReadonlySet<number> = new Set([
+  ColumnType.DATE,
+  ColumnType.NEWDATE,
+  ColumnType.TIME,
+  ColumnType.TIME2,
+  ColumnType.DATETIME,
+  ColumnType.DATETIME2,
+  ColumnType.TIMESTAMP,
+  ColumnType.TIMESTAMP2,
+]);
 
 /** The literal for a column's value; `flavor` says how JSON is written (MySQL's JSON type, MariaDB's text). */
 export function sqlLiteral(v: CellValue, column: Column, flavor: Flavor, where: string): string {
   if (v === null) return 'NULL';
   const type = column.realType;
   if (typeof v === 'object' && !(v instanceof Uint8Array) && !Array.isArray(v)) {
-    if ('signed' in v) throw new SqlError(`an integer of unknown signedness (${v.signed} or ${v.unsigned}): give the table's definition (--schema-file, tableDefinitions) or columnHints to say which`, where);
+    if ('signed' in v)
+      throw new SqlError(
+        `an integer of unknown signedness (${v.signed} or ${v.unsigned}): give the table's definition (--schema-file, tableDefinitions) or columnHints to say which`,
+        where,
+      );
     if ('value' in v) return sqlLiteral(v.value, column, flavor, where); // MariaDB's compressed column: its text
-    if ('diff' in v) throw new SqlError('a partial JSON update (PARTIAL_UPDATE_ROWS) is a diff, not a value: write the binlog with binlog_row_value_options=\'\'', where);
+    if ('diff' in v)
+      throw new SqlError(
+        "a partial JSON update (PARTIAL_UPDATE_ROWS) is a diff, not a value: write the binlog with binlog_row_value_options=''",
+        where,
+      );
     const text = jsonText(v.json, where);
-    return flavor === 'mysql' ? `CAST(${textLiteral(text, 'utf8mb4', where)} AS JSON)` : textLiteral(text, 'utf8mb4', where);
+    return flavor === 'mysql'
+      ? `CAST(${textLiteral(text, 'utf8mb4', where)} AS JSON)`
+      : textLiteral(text, 'utf8mb4', where);
   }
   if (type === ColumnType.FLOAT) return doubleLiteral(Math.fround(v as number)); // the float32, exact as a double
   if (type === ColumnType.DOUBLE) return doubleLiteral(v as number);
@@ -69,7 +88,8 @@ export function sqlLiteral(v: CellValue, column: Column, flavor: Flavor, where: 
   if (type === ColumnType.SET) return stringLiteral(setText(v as Text[]), column, where);
   // The VECTOR type code is MySQL's (MariaDB logs its vectors as VARBINARY): each float32 as the decimal of
   // its exact double, which STRING_TO_VECTOR rounds back to the same float32.
-  if (type === ColumnType.VECTOR) return `STRING_TO_VECTOR('[${(v as number[]).map((x) => String(Math.fround(x))).join(',')}]')`;
+  if (type === ColumnType.VECTOR)
+    return `STRING_TO_VECTOR('[${(v as number[]).map((x) => String(Math.fround(x))).join(',')}]')`;
   if (Array.isArray(v)) throw new SqlError(`an array value in a ${column.realType} column`, where);
   return stringLiteral(v as Text, column, where);
 }
@@ -98,5 +118,7 @@ function jsonText(t: JsonTree, where: string): string {
   if ('$double' in t) return /e/.test(String(t.$double)) ? String(t.$double) : `${String(t.$double)}.0`;
   const custom = Object.keys(t).find((k) => k.startsWith('$'));
   if (custom) throw new SqlError(`a JSON ${custom.slice(1)} scalar has no JSON text that reads back as one`, where);
-  return `{${Object.entries(t).map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x, where)}`).join(',')}}`;
+  return `{${Object.entries(t)
+    .map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x, where)}`)
+    .join(',')}}`;
 }

@@ -30,7 +30,6 @@ function comment(e: BinlogEvent): string {
   return `-- ${e.file ? `${e.file}:` : 'pos '}${e.pos}, ${time}${gtid ? `, GTID ${gtid}` : ''}`;
 }
 
-
 /** One transaction's statements and its comment, as it is printed. */
 interface Group {
   comment: string;
@@ -76,7 +75,9 @@ export class SqlScript {
     let out = head + this.close();
     // The undo's BINLOG statements come after the last change's: the FORMAT_DESCRIPTION's goes before them all.
     if (this.options.flashback && this.unnamedRows.usedBinlog) out += terminated(this.unnamedRows.formatStatement());
-    if (this.options.flashback) for (const g of this.undone.reverse()) out += `${g.comment}\nBEGIN;\n${g.statements.map(terminated).join('')}COMMIT;\n`;
+    if (this.options.flashback)
+      for (const g of this.undone.reverse())
+        out += `${g.comment}\nBEGIN;\n${g.statements.map(terminated).join('')}COMMIT;\n`;
     return out;
   }
 

@@ -24,9 +24,12 @@ const ROW_SESSION: Partial<Record<Setting, string>> = {
 };
 
 /** The row statements' session, as a script begins. */
-export const SCRIPT_HEADER = Object.values(ROW_SESSION).map((s) => `${s};\n`).join('');
+export const SCRIPT_HEADER = Object.values(ROW_SESSION)
+  .map((s) => `${s};\n`)
+  .join('');
 
-const autoIncrement = (increment: number, offset: number) => `SET @@session.auto_increment_increment = ${increment}, @@session.auto_increment_offset = ${offset}`;
+const autoIncrement = (increment: number, offset: number) =>
+  `SET @@session.auto_increment_increment = ${increment}, @@session.auto_increment_offset = ${offset}`;
 /** The server's default, which it leaves out of the status variables; a client's session begins with it. */
 const DEFAULT_AUTO_INCREMENT = autoIncrement(1, 1);
 
@@ -35,10 +38,12 @@ const quoted = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'
 /** The SET statement of each setting a QUERY event's status variables log. */
 function statementSession(event: BinlogEvent): Partial<Record<Setting, string>> {
   const out: Partial<Record<Setting, string>> = {};
-  for (const v of ((event as { statusVars?: QueryEventStatusVarsEntry[] }).statusVars ?? [])) {
+  for (const v of (event as { statusVars?: QueryEventStatusVarsEntry[] }).statusVars ?? []) {
     if (v.code === 'Q_SQL_MODE_CODE') out.sqlMode = `SET @@session.sql_mode = ${v.sqlMode}`;
-    else if (v.code === 'Q_CHARSET_CODE') out.charset = `SET @@session.character_set_client = ${v.characterSetClient}, @@session.collation_connection = ${v.collationConnection}, @@session.collation_server = ${v.collationServer}`;
-    else if (v.code === 'Q_TIME_ZONE_CODE') out.timeZone = `SET @@session.time_zone = ${quoted(textOf(v.timeZone) ?? Buffer.from(v.timeZone as Uint8Array).toString('latin1'))}`;
+    else if (v.code === 'Q_CHARSET_CODE')
+      out.charset = `SET @@session.character_set_client = ${v.characterSetClient}, @@session.collation_connection = ${v.collationConnection}, @@session.collation_server = ${v.collationServer}`;
+    else if (v.code === 'Q_TIME_ZONE_CODE')
+      out.timeZone = `SET @@session.time_zone = ${quoted(textOf(v.timeZone) ?? Buffer.from(v.timeZone as Uint8Array).toString('latin1'))}`;
     else if (v.code === 'Q_AUTO_INCREMENT') out.autoIncrement = autoIncrement(v.increment, v.offset);
   }
   out.autoIncrement ??= DEFAULT_AUTO_INCREMENT;
@@ -47,7 +52,10 @@ function statementSession(event: BinlogEvent): Partial<Record<Setting, string>> 
 
 /** What the script's session is, as printed so far. */
 export class ScriptSession {
-  private readonly current: Partial<Record<Setting, string>> = { ...ROW_SESSION, autoIncrement: DEFAULT_AUTO_INCREMENT };
+  private readonly current: Partial<Record<Setting, string>> = {
+    ...ROW_SESSION,
+    autoIncrement: DEFAULT_AUTO_INCREMENT,
+  };
 
   /** The SET statements to print before a statement (DDL) of this QUERY event. */
   forStatement(event: BinlogEvent): string[] {

@@ -86,7 +86,10 @@ const textName = (t: unknown) => textOf(t) ?? Buffer.from(t as Uint8Array).toStr
 export function notDecoded(event: BinlogEvent): SqlError {
   const kept = (event as { rowImagesUndecoded?: string }).rowImagesUndecoded;
   const why = kept ? `its row images were kept as bytes (${kept})` : 'its row images are not decoded';
-  return new SqlError(`${why}: give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows`, eventName(event));
+  return new SqlError(
+    `${why}: give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows`,
+    eventName(event),
+  );
 }
 
 /** Whether a table's columns go without names: its TABLE_MAP gives none and no definition does. */
@@ -100,7 +103,10 @@ function namedTable(event: BinlogEvent & { tableId: number }, context: SqlContex
   if (!table) throw new SqlError(`table id ${event.tableId} has no TABLE_MAP before it`, eventName(event));
   if (unnamed(table)) {
     const qualified = `${textName(table.schema)}.${textName(table.table)}`;
-    throw new SqlError(`table ${qualified}: its TABLE_MAP names no columns (binlog_row_metadata=FULL does); give its definition (--schema-file, tableDefinitions) to write SQL of its rows`, eventName(event));
+    throw new SqlError(
+      `table ${qualified}: its TABLE_MAP names no columns (binlog_row_metadata=FULL does); give its definition (--schema-file, tableDefinitions) to write SQL of its rows`,
+      eventName(event),
+    );
   }
   return table;
 }
@@ -114,7 +120,9 @@ function rowStatements(event: BinlogEvent, context: SqlContext, undo: boolean): 
   const table = namedTable(event as BinlogEvent & { tableId: number }, context);
   const writer = new StatementWriter(table, context, eventName(event));
   const names = table.columns.map((c) => c.name);
-  const out = rows.map((change, i) => writer.change(undo ? invert(kind, change, names, `${eventName(event)}, row ${i + 1}`) : { kind, ...change }));
+  const out = rows.map((change, i) =>
+    writer.change(undo ? invert(kind, change, names, `${eventName(event)}, row ${i + 1}`) : { kind, ...change }),
+  );
   return undo ? out.reverse() : out;
 }
 
@@ -136,9 +144,17 @@ export function invert(kind: RowKind, change: RowChange, columns: readonly strin
   const before = change.before ?? {};
   const after = change.after ?? {};
   const missing = (kind === 'delete' ? columns : Object.keys(after)).filter((c) => !(c in before));
-  if (missing.length) throw new SqlError(`the before image lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, whose old value the undo must write: the binlog does not hold it (binlog_row_image=FULL logs it)`, where);
+  if (missing.length)
+    throw new SqlError(
+      `the before image lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, whose old value the undo must write: the binlog does not hold it (binlog_row_image=FULL logs it)`,
+      where,
+    );
   if (kind === 'delete') return { kind: 'write', after: before };
-  return { kind: 'update', before: { ...before, ...after }, after: Object.fromEntries(Object.keys(after).map((c) => [c, before[c]!])) };
+  return {
+    kind: 'update',
+    before: { ...before, ...after },
+    after: Object.fromEntries(Object.keys(after).map((c) => [c, before[c]!])),
+  };
 }
 
 class StatementWriter {
@@ -171,13 +187,20 @@ class StatementWriter {
   private condition(image: Row): string {
     const cols = this.key.length && this.key.every((k) => k in image) ? this.key : Object.keys(image);
     if (cols.length === 0) throw new SqlError('an image holds no columns to find its row by', this.where);
-    return cols.map((n) => (image[n] === null ? `${ident(n)} IS NULL` : `${ident(n)}=${this.literal(n, image)}`)).join(' AND ');
+    return cols
+      .map((n) => (image[n] === null ? `${ident(n)} IS NULL` : `${ident(n)}=${this.literal(n, image)}`))
+      .join(' AND ');
   }
 
   private literal(name: string, image: Row): string {
     const column = this.byName.get(name);
     if (!column) throw new SqlError(`column ${name} is not in the table's TABLE_MAP`, this.where);
-    return sqlLiteral(image[name]!, column, this.context.flavor, `${this.where}, ${textName(this.table.table)}.${name}`);
+    return sqlLiteral(
+      image[name]!,
+      column,
+      this.context.flavor,
+      `${this.where}, ${textName(this.table.table)}.${name}`,
+    );
   }
 }
 
@@ -192,7 +215,8 @@ export function toSql(event: BinlogEvent, context: SqlContext): string[] {
   context.observe(event);
   if (rowKind(event.type)) return rowStatements(event, context, false);
   if (event.type === 'XID_EVENT') return ['COMMIT'];
-  if (event.type === 'GTID_EVENT' && ((event as { flags?: number }).flags! & GtidFlags.FL_STANDALONE) === 0) return ['BEGIN'];
+  if (event.type === 'GTID_EVENT' && ((event as { flags?: number }).flags! & GtidFlags.FL_STANDALONE) === 0)
+    return ['BEGIN'];
   if (event.type !== 'QUERY_EVENT') return [];
   const k = keywordOf(event);
   if (k && (k.keyword === 'BEGIN' || k.keyword === 'COMMIT' || k.keyword === 'ROLLBACK')) return [k.keyword];
@@ -210,6 +234,10 @@ export function toSql(event: BinlogEvent, context: SqlContext): string[] {
 export function undoSql(event: BinlogEvent, context: SqlContext): string[] {
   context.observe(event);
   if (rowKind(event.type)) return rowStatements(event, context, true);
-  if (event.type === 'QUERY_EVENT' && !keywordOf(event)) throw new SqlError(`a statement (${textName((event as { query: unknown }).query).slice(0, 60)}) cannot be undone by rows`, eventName(event));
+  if (event.type === 'QUERY_EVENT' && !keywordOf(event))
+    throw new SqlError(
+      `a statement (${textName((event as { query: unknown }).query).slice(0, 60)}) cannot be undone by rows`,
+      eventName(event),
+    );
   return [];
 }

@@ -17,7 +17,17 @@ import { emitOldRowImages } from './old-row-images.js';
 import { emitRowImages } from './row-images.js';
 import { HEADER, newProject, type EmittedFile } from './print.js';
 import { emitServedVariables, emitServers } from './servers.js';
-import { emitConstants, emitCovers, emitEntryUnion, emitEnums, emitEventSets, emitEventTypes, emitInterfaces, emitLookup, emitOffsets } from './types.js';
+import {
+  emitConstants,
+  emitCovers,
+  emitEntryUnion,
+  emitEnums,
+  emitEventSets,
+  emitEventTypes,
+  emitInterfaces,
+  emitLookup,
+  emitOffsets,
+} from './types.js';
 
 /**
  * Every generated module. `runtimeDir` is the runtime's path relative to the output folder (the
@@ -29,14 +39,37 @@ export function emit(ir: Ir, sourceOf: (module: string) => string, runtimeDir = 
   for (const module of ir.modules) {
     const m = new Module(module, ir);
     const sf = project.createSourceFile(`${module}.ts`, '', { overwrite: true });
-    emitConstants(sf, m, ir.constants.filter((c) => c.module === module));
+    emitConstants(
+      sf,
+      m,
+      ir.constants.filter((c) => c.module === module),
+    );
     for (const l of ir.lookups) if (l.module === module) emitLookup(sf, m, l);
-    emitEnums(sf, [...ir.enums.values()].filter((e) => e.module === module), true);
-    emitEnums(sf, [...ir.flags.values()].filter((e) => e.module === module), false);
+    emitEnums(
+      sf,
+      [...ir.enums.values()].filter((e) => e.module === module),
+      true,
+    );
+    emitEnums(
+      sf,
+      [...ir.flags.values()].filter((e) => e.module === module),
+      false,
+    );
     for (const s of ir.structs.values()) if (s.module === module) emitStruct(sf, m, s);
     if (module === ir.eventsModule) emitEvents(sf, m, ir);
-    emitCells(sf, m, ir.cells.filter((c) => c.module === module), ir.externs.filter((x) => x.module === module));
-    if (ir.binaryJson?.module === module) emitBinaryJson(sf, m, ir.binaryJson, ir.externs.filter((x) => x.module === module));
+    emitCells(
+      sf,
+      m,
+      ir.cells.filter((c) => c.module === module),
+      ir.externs.filter((x) => x.module === module),
+    );
+    if (ir.binaryJson?.module === module)
+      emitBinaryJson(
+        sf,
+        m,
+        ir.binaryJson,
+        ir.externs.filter((x) => x.module === module),
+      );
     if (ir.rowImages?.module === module) emitRowImages(sf, m, ir.rowImages);
     if (ir.oldRowImages?.module === module) emitOldRowImages(sf, ir.oldRowImages);
     if (ir.servers?.module === module) emitServers(sf, ir.servers);

@@ -22,10 +22,18 @@ const hex = (n: number) => `0x${n.toString(16).padStart(2, '0')}`;
 export function emitBinaryJson(sf: SourceFile, m: Module, j: IrBinaryJson, externs: IrExtern[]): void {
   m.rtType('JsonTree');
   m.rt('InvalidValueError');
-  emitHelpers(sf, m, 'BinaryJsonHelpers', "What binary JSON takes from the runtime (the schema's `externs`): custom data's values, no fact of the grammar.", externs);
+  emitHelpers(
+    sf,
+    m,
+    'BinaryJsonHelpers',
+    "What binary JSON takes from the runtime (the schema's `externs`): custom data's values, no fact of the grammar.",
+    externs,
+  );
   const custom = j.values.find((v): v is Extract<IrJsonbValue, { kind: 'custom' }> => v.kind === 'custom');
   const tags = [...NUMBER_TAGS, ...(custom?.as.map(([t]) => t) ?? []), OPAQUE_TAG];
-  sf.addStatements(`/** The keys of an object that is a scalar of the JSON form, not an object of the document. */\nconst SCALAR_KEYS = new Set([${tags.map(q).join(', ')}]);`);
+  sf.addStatements(
+    `/** The keys of an object that is a scalar of the JSON form, not an object of the document. */\nconst SCALAR_KEYS = new Set([${tags.map(q).join(', ')}]);`,
+  );
   sf.addFunction({
     name: 'isJsonObject',
     isExported: true,
@@ -38,17 +46,37 @@ export function emitBinaryJson(sf: SourceFile, m: Module, j: IrBinaryJson, exter
     name: 'compareJsonKeys',
     isExported: true,
     docs: ["An object's key order (containers.keyOrder): by byte length, then by bytes."],
-    parameters: [{ name: 'a', type: 'string' }, { name: 'b', type: 'string' }],
+    parameters: [
+      { name: 'a', type: 'string' },
+      { name: 'b', type: 'string' },
+    ],
     returnType: 'number',
     statements: 'const [x, y] = [Buffer.from(a), Buffer.from(b)];\nreturn x.length - y.length || Buffer.compare(x, y);',
   });
   sf.addInterface({
     name: 'BinaryJsonCodec',
     isExported: true,
-    docs: ['A document both ways: bytes (found at `offset`, for errors) to its tree, and a tree to the server\'s canonical bytes.'],
+    docs: [
+      "A document both ways: bytes (found at `offset`, for errors) to its tree, and a tree to the server's canonical bytes.",
+    ],
     methods: [
-      { name: 'decode', parameters: [{ name: 'b', type: 'Uint8Array' }, { name: 'offset', type: 'number' }, { name: 'path', type: 'string' }], returnType: 'JsonTree' },
-      { name: 'encode', parameters: [{ name: 'tree', type: 'JsonTree' }, { name: 'path', type: 'string' }], returnType: 'Uint8Array' },
+      {
+        name: 'decode',
+        parameters: [
+          { name: 'b', type: 'Uint8Array' },
+          { name: 'offset', type: 'number' },
+          { name: 'path', type: 'string' },
+        ],
+        returnType: 'JsonTree',
+      },
+      {
+        name: 'encode',
+        parameters: [
+          { name: 'tree', type: 'JsonTree' },
+          { name: 'path', type: 'string' },
+        ],
+        returnType: 'Uint8Array',
+      },
     ],
   });
   const uses = externs.length ? `const { ${externs.map((x) => x.name).join(', ')} } = h;\n` : '';
@@ -89,7 +117,9 @@ function decoder(j: IrBinaryJson, custom: Extract<IrJsonbValue, { kind: 'custom'
   out.line('return value(b, dv, b[0]!, 1, b.length - 1);');
   out.close('} catch (e) {');
   out.depthUp();
-  out.line('if (e instanceof Bad || e instanceof RangeError) throw new InvalidValueError(`binary JSON: ${e.message}`, { offset, schemaPath: path });');
+  out.line(
+    'if (e instanceof Bad || e instanceof RangeError) throw new InvalidValueError(`binary JSON: ${e.message}`, { offset, schemaPath: path });',
+  );
   out.line('throw e;');
   out.close();
   out.close();
@@ -207,18 +237,23 @@ function numberCase(out: Lines, v: Num): void {
 }
 
 const formatName = (j: IrBinaryJson, f: number) => j.formats[f]!.name;
-const containerName = (j: IrBinaryJson, v: Container) => `${formatName(j, v.format)}${v.kind === 'object' ? 'Object' : 'Array'}`;
+const containerName = (j: IrBinaryJson, v: Container) =>
+  `${formatName(j, v.format)}${v.kind === 'object' ? 'Object' : 'Array'}`;
 
 /** The types a format's value-entries hold inlined, as a condition on `t`. */
 function inlinedIn(j: IrBinaryJson, f: number): string {
-  const codes = j.values.filter((v) => (v.kind === 'number' || v.kind === 'literal') && v.inlined.includes(f)).map((v) => `t === ${hex(v.code)}`);
+  const codes = j.values
+    .filter((v) => (v.kind === 'number' || v.kind === 'literal') && v.inlined.includes(f))
+    .map((v) => `t === ${hex(v.code)}`);
   return codes.length ? codes.join(' || ') : 'false';
 }
 
 /** A value-entry of format f at p: the value inlined in it, or at its offset from the container's start. */
 function entry(out: Lines, j: IrBinaryJson, f: number): void {
   const w = widthIn(j.containers.valueOffset, f, j);
-  out.open(`function ${formatName(j, f)}Entry(b: Uint8Array, dv: DataView, p: number, base: number, size: number, end: number): JsonTree {`);
+  out.open(
+    `function ${formatName(j, f)}Entry(b: Uint8Array, dv: DataView, p: number, base: number, size: number, end: number): JsonTree {`,
+  );
   out.line('const t = b[p]!;');
   out.line(`if (${inlinedIn(j, f)}) return value(b, dv, t, p + 1, ${w});`);
   out.line(`need(p + 1, ${w}, end);`);
@@ -229,11 +264,19 @@ function entry(out: Lines, j: IrBinaryJson, f: number): void {
 
 function container(out: Lines, j: IrBinaryJson, v: Container): void {
   const c = j.containers;
-  const [count, size, keyOffset, keyLength, valueOffset] = [c.elementCount, c.size, c.keyOffset, c.keyLength, c.valueOffset].map((w) => widthIn(w, v.format, j)) as [number, number, number, number, number];
+  const [count, size, keyOffset, keyLength, valueOffset] = [
+    c.elementCount,
+    c.size,
+    c.keyOffset,
+    c.keyLength,
+    c.valueOffset,
+  ].map((w) => widthIn(w, v.format, j)) as [number, number, number, number, number];
   const keyEntry = keyOffset + keyLength;
   const valueEntry = 1 + valueOffset;
   const object = v.kind === 'object';
-  out.line(`/** ${v.name}: element-count, size${object ? ', key-entries' : ''}, value-entries, then ${object ? 'keys and ' : ''}values at their offsets. */`);
+  out.line(
+    `/** ${v.name}: element-count, size${object ? ', key-entries' : ''}, value-entries, then ${object ? 'keys and ' : ''}values at their offsets. */`,
+  );
   out.open(`function ${containerName(j, v)}(b: Uint8Array, dv: DataView, at: number, end: number): JsonTree {`);
   out.line(`need(at, ${count}, end);`);
   out.line(`const count = ${read(count, 'at')};`);
@@ -283,11 +326,13 @@ function encoder(j: IrBinaryJson, custom: Extract<IrJsonbValue, { kind: 'custom'
   out.line('return bytes;');
   out.close('} catch (e) {');
   out.depthUp();
-  out.line('if (e instanceof Bad) throw new InvalidValueError(`binary JSON: ${e.message}`, { offset: -1, schemaPath: path });');
+  out.line(
+    'if (e instanceof Bad) throw new InvalidValueError(`binary JSON: ${e.message}`, { offset: -1, schemaPath: path });',
+  );
   out.line('throw e;');
   out.close();
   out.close();
-  out.line('/** A bigint as n little-endian bytes, two\'s complement. */');
+  out.line("/** A bigint as n little-endian bytes, two's complement. */");
   out.open('function le(v: bigint, n: number): number[] {');
   out.line('let x = BigInt.asUintN(8 * n, v);');
   out.line('const bytes: number[] = [];');
@@ -312,15 +357,22 @@ function encoder(j: IrBinaryJson, custom: Extract<IrJsonbValue, { kind: 'custom'
   out.close('} while (n);');
   out.line('return bytes;');
   out.close();
-  for (const signed of [true, false]) intEncoded(out, numbers.filter((v) => !v.float && v.signed === signed), signed);
+  for (const signed of [true, false])
+    intEncoded(
+      out,
+      numbers.filter((v) => !v.float && v.signed === signed),
+      signed,
+    );
   out.open('function doubleBytes(v: number): number[] {');
   out.line('const b = new Uint8Array(8);');
   out.line('new DataView(b.buffer).setFloat64(0, v, true);');
   out.line('return [...b];');
   out.close();
-  out.line('/** A value\'s type and bytes; `limit`: the last format a container in it may take (its parent\'s). */');
+  out.line("/** A value's type and bytes; `limit`: the last format a container in it may take (its parent's). */");
   out.open('function encodeValue(v: JsonTree, limit: number, path: string): Encoded | undefined {');
-  if (literal.kind === 'literal') for (const [code, json] of literal.values) out.line(`if (v === ${json}) return [${hex(literal.code)}, [${hex(code)}]];`);
+  if (literal.kind === 'literal')
+    for (const [code, json] of literal.values)
+      out.line(`if (v === ${json}) return [${hex(literal.code)}, [${hex(code)}]];`);
   out.open("if (typeof v === 'number') {");
   out.line('if (Number.isInteger(v)) return signedEncoded(BigInt(v));');
   out.line(`return [${hex(double.code)}, doubleBytes(v)];`);
@@ -333,15 +385,25 @@ function encoder(j: IrBinaryJson, custom: Extract<IrJsonbValue, { kind: 'custom'
   out.close();
   out.line('if (Array.isArray(v)) return containerEncoded(v.map((x) => [undefined, x] as const), false, limit, path);');
   out.line('if (!isJsonObject(v)) return tagged(v, path);');
-  out.line('return containerEncoded(Object.keys(v).sort(compareJsonKeys).map((k) => [k, v[k]!] as const), true, limit, path);');
+  out.line(
+    'return containerEncoded(Object.keys(v).sort(compareJsonKeys).map((k) => [k, v[k]!] as const), true, limit, path);',
+  );
   out.close();
   tagged(out, double.code, custom);
   out.line('type Entries = readonly (readonly [string | undefined, JsonTree])[];');
-  out.line('/** The first format that holds the container, up to `limit` (the serializer tries the small form first). */');
-  out.open('function containerEncoded(entries: Entries, object: boolean, limit: number, path: string): Encoded | undefined {');
+  out.line(
+    '/** The first format that holds the container, up to `limit` (the serializer tries the small form first). */',
+  );
+  out.open(
+    'function containerEncoded(entries: Entries, object: boolean, limit: number, path: string): Encoded | undefined {',
+  );
   for (let f = 0; f < j.formats.length; f++) {
     const call = `${formatName(j, f)}Container(entries, object, path)`;
-    out.line(f === last ? `return ${call};` : `const ${formatName(j, f)} = ${call};\nif (${formatName(j, f)} || limit === ${f}) return ${formatName(j, f)};`);
+    out.line(
+      f === last
+        ? `return ${call};`
+        : `const ${formatName(j, f)} = ${call};\nif (${formatName(j, f)} || limit === ${f}) return ${formatName(j, f)};`,
+    );
   }
   out.close();
   for (let f = 0; f < j.formats.length; f++) containerIn(out, j, f);
@@ -366,10 +428,17 @@ function tagged(out: Lines, doubleCode: number, custom: Extract<IrJsonbValue, { 
   out.open('function tagged(v: { [key: string]: JsonTree }, path: string): Encoded {');
   out.line("if ('$uint' in v) return unsignedEncoded(BigInt(v.$uint as number | string));");
   out.line("if ('$int' in v) return signedEncoded(BigInt(v.$int as number | string));");
-  out.line(`if ('$double' in v) return [${hex(doubleCode)}, doubleBytes(v.$double === '-0' ? -0 : (v.$double as number))];`);
+  out.line(
+    `if ('$double' in v) return [${hex(doubleCode)}, doubleBytes(v.$double === '-0' ? -0 : (v.$double as number))];`,
+  );
   if (custom) {
-    for (const [tag, code, name] of custom.as) out.line(`if ('${tag}' in v) return customEncoded(${code} /* ${name} */, customData('${tag}', ${code}, v, path));`);
-    out.line(`if ('${OPAQUE_TAG}' in v) return customEncoded(v.${OPAQUE_TAG} as number, Buffer.from(v.hex as string, 'hex'));`);
+    for (const [tag, code, name] of custom.as)
+      out.line(
+        `if ('${tag}' in v) return customEncoded(${code} /* ${name} */, customData('${tag}', ${code}, v, path));`,
+      );
+    out.line(
+      `if ('${OPAQUE_TAG}' in v) return customEncoded(v.${OPAQUE_TAG} as number, Buffer.from(v.hex as string, 'hex'));`,
+    );
   }
   out.line("return fail(`an object of $-keys that is no known scalar: ${Object.keys(v).join(', ')}`);");
   out.close();
@@ -382,15 +451,29 @@ function tagged(out: Lines, doubleCode: number, custom: Extract<IrJsonbValue, { 
   out.close();
 }
 
-/** A container in format f: element-count, size, key-entries, value-entries, keys, values; undefined where it does not fit. */
+/**
+ * A container in format f: element-count, size, key-entries, value-entries, keys, values; undefined where it does not
+ * fit.
+ */
 function containerIn(out: Lines, j: IrBinaryJson, f: number): void {
   const c = j.containers;
-  const [count, size, keyOffset, keyLength, valueOffset] = [c.elementCount, c.size, c.keyOffset, c.keyLength, c.valueOffset].map((w) => widthIn(w, f, j)) as [number, number, number, number, number];
+  const [count, size, keyOffset, keyLength, valueOffset] = [
+    c.elementCount,
+    c.size,
+    c.keyOffset,
+    c.keyLength,
+    c.valueOffset,
+  ].map((w) => widthIn(w, f, j)) as [number, number, number, number, number];
   const types = (kind: 'object' | 'array') => j.values.find((v) => v.kind === kind && v.format === f)!.code;
-  const inlined = j.values.filter((v): v is Num | Extract<IrJsonbValue, { kind: 'literal' }> => (v.kind === 'number' || v.kind === 'literal') && v.inlined.includes(f));
+  const inlined = j.values.filter(
+    (v): v is Num | Extract<IrJsonbValue, { kind: 'literal' }> =>
+      (v.kind === 'number' || v.kind === 'literal') && v.inlined.includes(f),
+  );
   const signedInlined = inlined.filter((v) => v.kind === 'number' && v.signed).map((v) => `type === ${hex(v.code)}`);
   const max = (w: number) => 2 ** (8 * w) - 1;
-  out.open(`function ${formatName(j, f)}Container(entries: Entries, object: boolean, path: string): Encoded | undefined {`);
+  out.open(
+    `function ${formatName(j, f)}Container(entries: Entries, object: boolean, path: string): Encoded | undefined {`,
+  );
   out.line('const n = entries.length;');
   out.line("const keys = object ? entries.map(([k]) => encoder.encode(k ?? '')) : [];");
   out.line(`let at = ${count + size} + (object ? n * ${keyOffset + keyLength} : 0) + n * ${1 + valueOffset};`);
@@ -412,9 +495,13 @@ function containerIn(out: Lines, j: IrBinaryJson, f: number): void {
   out.line('valueEntries.push(type);');
   const inlinedCond = inlined.map((v) => `type === ${hex(v.code)}`).join(' || ') || 'false';
   out.open(`if (${inlinedCond}) {`);
-  out.line('// The value in the offset\'s place: a signed one sign-extended, a literal or an unsigned one zero-extended.');
+  out.line(
+    "// The value in the offset's place: a signed one sign-extended, a literal or an unsigned one zero-extended.",
+  );
   out.line('const u = body.reduce((x, b, i) => x + (BigInt(b) << BigInt(8 * i)), 0n);');
-  out.line(`valueEntries.push(...le(${signedInlined.length ? `${signedInlined.join(' || ')} ? BigInt.asIntN(8 * body.length, u) : u` : 'u'}, ${valueOffset}));`);
+  out.line(
+    `valueEntries.push(...le(${signedInlined.length ? `${signedInlined.join(' || ')} ? BigInt.asIntN(8 * body.length, u) : u` : 'u'}, ${valueOffset}));`,
+  );
   out.line('continue;');
   out.close();
   out.line(`put(valueEntries, at, ${valueOffset});`);
@@ -425,7 +512,9 @@ function containerIn(out: Lines, j: IrBinaryJson, f: number): void {
   out.line('const bytes: number[] = [];');
   out.line(`put(bytes, n, ${count});`);
   out.line(`put(bytes, at, ${size});`);
-  out.line('for (const part of [keyEntries, valueEntries]) for (let i = 0; i < part.length; i++) bytes.push(part[i]!);');
+  out.line(
+    'for (const part of [keyEntries, valueEntries]) for (let i = 0; i < part.length; i++) bytes.push(part[i]!);',
+  );
   out.line('for (const k of keys) for (let i = 0; i < k.length; i++) bytes.push(k[i]!);');
   out.line('for (let i = 0; i < values.length; i++) bytes.push(values[i]!);');
   out.line(`return [object ? ${hex(types('object'))} : ${hex(types('array'))}, bytes];`);

@@ -38,7 +38,13 @@ const KIND_TYPES: Partial<Record<ExternType, 'CellValue' | 'Text' | 'CellColumn'
 export function emitCells(sf: SourceFile, m: Module, cells: IrCell[], externs: IrExtern[]): void {
   if (!cells.length) return;
   m.rtType('CellCodec');
-  emitHelpers(sf, m, 'CellHelpers', "What the cells take from the runtime (the schema's `externs`): text and values to fields and back, no fact of the format.", externs);
+  emitHelpers(
+    sf,
+    m,
+    'CellHelpers',
+    "What the cells take from the runtime (the schema's `externs`): text and values to fields and back, no fact of the format.",
+    externs,
+  );
   for (const cell of cells) emitCell(sf, m, cell);
   sf.addTypeAlias({ name: 'CellName', isExported: true, type: cells.map((c) => q(c.name)).join(' | ') });
   sf.addFunction({
@@ -66,7 +72,12 @@ export function emitHelpers(sf: SourceFile, m: Module, name: string, doc: string
       const made = { name: x.name, docs: docs(x.doc), parameters, returnType: TS_TYPE[x.returns] };
       if (!x.json) return [made];
       m.rtType('JsonBytes');
-      const json = { name: x.json, docs: [`Writes what ${x.name} gives as the dump's JSON, into \`w\`.`], parameters: [{ name: 'w', type: 'JsonBytes' }, ...parameters], returnType: 'void' };
+      const json = {
+        name: x.json,
+        docs: [`Writes what ${x.name} gives as the dump's JSON, into \`w\`.`],
+        parameters: [{ name: 'w', type: 'JsonBytes' }, ...parameters],
+        returnType: 'void',
+      };
       return [made, json];
     }),
   });
@@ -88,7 +99,14 @@ function emitCell(sf: SourceFile, m: Module, c: IrCell): void {
     isExported: true,
     docs: docs(c.doc),
     // Each factory takes just the helpers it calls, so that a codec outside the row cells (binary JSON's) can make one.
-    parameters: [{ name: c.calls.length ? 'h' : '_h', type: c.calls.length ? `Pick<CellHelpers, ${c.calls.map((n) => `'${n}'`).join(' | ')}>` : 'Partial<CellHelpers>' }],
+    parameters: [
+      {
+        name: c.calls.length ? 'h' : '_h',
+        type: c.calls.length
+          ? `Pick<CellHelpers, ${c.calls.map((n) => `'${n}'`).join(' | ')}>`
+          : 'Partial<CellHelpers>',
+      },
+    ],
     returnType: 'CellCodec',
     statements: `${uses}return {\n${[
       method('reader', withFactory(c, readerBody(m, c, x), x)),
@@ -124,7 +142,9 @@ function method(name: 'reader' | 'skipper' | 'writer' | 'json', body: string): s
 function paramSource(p: IrCell['params'][number]): string {
   switch (p.from) {
     case 'meta':
-      return p.default === undefined ? `c.meta.${p.key} as number` : `(c.meta.${p.key} as number | undefined) ?? ${p.default}`;
+      return p.default === undefined
+        ? `c.meta.${p.key} as number`
+        : `(c.meta.${p.key} as number | undefined) ?? ${p.default}`;
     case 'layout':
       return `(c.layout as { ${p.key}: number }).${p.key}`;
     case 'unsigned':
@@ -138,7 +158,9 @@ function paramSource(p: IrCell['params'][number]): string {
   }
 }
 
-/** The bytes a part spans, as code over the factory's names; a bytes or text part checks its own (`r.uint`, `r.bytes`). */
+/**
+ * The bytes a part spans, as code over the factory's names; a bytes or text part checks its own (`r.uint`, `r.bytes`).
+ */
 function partSize(p: IrCellPart, x: (e: Expr) => string): string {
   if (p.kind === 'fixed') return String(p.int.width);
   return p.kind === 'bytes' || p.kind === 'sized' || p.kind === 'text' ? '0' : x(p.bytes);
@@ -188,7 +210,9 @@ function readerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
 /** What a reading body ends in: the value returned, or its JSON written. */
 type Gives = 'value' | 'json';
 
-/** The parts read and checked, then the value returned, or its JSON written (which keeps no last value: it makes none). */
+/**
+ * The parts read and checked, then the value returned, or its JSON written (which keeps no last value: it makes none).
+ */
 function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: Gives): string {
   const out = new Lines();
   const sizes = c.parts.map((p) => partSize(p, x));
@@ -196,7 +220,10 @@ function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: Gives)
   const size = fixed ? String(sizes.reduce((n, s) => n + Number(s), 0)) : 'size$';
   if (!fixed) out.line(`const size$ = ${sizes.map((s) => (/^[\w$.]+$/.test(s) ? s : `(${s})`)).join(' + ')};`);
   const memo = c.decode.memo && gives === 'value';
-  if (memo) out.line(`let ${[...c.parts.map((p) => `${p.name}$memo: number | bigint = -1`), 'value$memo: CellValue = null'].join(', ')};`);
+  if (memo)
+    out.line(
+      `let ${[...c.parts.map((p) => `${p.name}$memo: number | bigint = -1`), 'value$memo: CellValue = null'].join(', ')};`,
+    );
   if (memo) m.rtType('CellValue');
   out.open(gives === 'json' ? 'return (r, w) => {' : 'return (r) => {');
   if (usesName(c.decode, 'cellOffset')) out.line('const cellOffset = r.offset;');
@@ -204,14 +231,17 @@ function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: Gives)
   const checks = [...c.decode.checks];
   c.parts.forEach((p, i) => {
     // A part sized by the parts before it is read once the checks of those alone have passed.
-    if (p.kind === 'sized') for (const check of takeChecksBefore(c, i, checks)) out.line(`if (${x(check.cond)}) throw ${invalid(m, message(check, x))};`);
+    if (p.kind === 'sized')
+      for (const check of takeChecksBefore(c, i, checks))
+        out.line(`if (${x(check.cond)}) throw ${invalid(m, message(check, x))};`);
     out.line(`const ${p.name} = ${readPart(p, x, gives)};`);
   });
   if (memo) out.line(`if (${c.parts.map((p) => `${p.name} === ${p.name}$memo`).join(' && ')}) return value$memo;`);
   for (const p of c.parts) {
     if (p.kind !== 'fixed') continue;
     const width = p.int.width * 8;
-    if (width > 32 && p.bits.some((b) => b.shift + b.bits <= 32)) out.line(`const ${p.name}$low = ${p.name} % 0x100000000;`);
+    if (width > 32 && p.bits.some((b) => b.shift + b.bits <= 32))
+      out.line(`const ${p.name}$low = ${p.name} % 0x100000000;`);
     for (const b of p.bits) readBits(m, out, p.name, width, b);
   }
   for (const [n, e] of c.decode.lets) out.line(`const ${n} = ${x(e)};`);
@@ -226,9 +256,16 @@ function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: Gives)
   return out.text();
 }
 
-/** The checks (taken out of `checks`) that read none of part `i`, the parts after it, the bit fields and the decode lets. */
+/**
+ * The checks (taken out of `checks`) that read none of part `i`, the parts after it, the bit fields and the decode
+ * lets.
+ */
 function takeChecksBefore(c: IrCell, i: number, checks: IrCheck[]): IrCheck[] {
-  const later = new Set([...c.parts.slice(i).map((p) => p.name), ...c.parts.flatMap((p) => (p.kind === 'fixed' ? p.bits.map((b) => b.name) : [])), ...c.decode.lets.map(([n]) => n)]);
+  const later = new Set([
+    ...c.parts.slice(i).map((p) => p.name),
+    ...c.parts.flatMap((p) => (p.kind === 'fixed' ? p.bits.map((b) => b.name) : [])),
+    ...c.decode.lets.map(([n]) => n),
+  ]);
   const early = checks.filter((k) => [k.cond, ...k.values].every((e) => identifiers(e).every((id) => !later.has(id))));
   early.forEach((k) => checks.splice(checks.indexOf(k), 1));
   return early;
@@ -250,7 +287,8 @@ function skipperBody(c: IrCell, x: (e: Expr) => string): string {
   if (fixed.length) out.line(`r.need(${fixed.map((s) => (/^[\w$.]+$/.test(s) ? s : `(${s})`)).join(' + ')}, path);`);
   c.parts.forEach((p, i) => {
     // The length first: `r.pos += …` would take r.pos before the length moved it.
-    if (p.kind === 'bytes') out.line(`const ${p.name} = r.lengthBefore(${x(p.prefix)}, path);\nr.pos += r.length(${p.name}, path);`);
+    if (p.kind === 'bytes')
+      out.line(`const ${p.name} = r.lengthBefore(${x(p.prefix)}, path);\nr.pos += r.length(${p.name}, path);`);
     else if (p.kind === 'sized') out.line(`r.pos += r.length(${x(p.size)}, path);`);
     else if (p.kind === 'text') out.line(`${x(p.codec)}.skip(r);`);
     else if (sizing.has(p.name)) out.line(`const ${p.name} = ${readPart(p, x, 'value')};`);
@@ -273,7 +311,11 @@ function widthMethod(c: IrCell, x: (e: Expr) => string): string[] {
 
 /** Whether a name is read by any of the decode steps. */
 function usesName(decode: IrCell['decode'], name: string): boolean {
-  const exprs = [...decode.lets.map(([, e]) => e), ...decode.checks.flatMap((k) => [k.cond, ...k.values]), decode.value];
+  const exprs = [
+    ...decode.lets.map(([, e]) => e),
+    ...decode.checks.flatMap((k) => [k.cond, ...k.values]),
+    decode.value,
+  ];
   return exprs.some((e) => identifiers(e).includes(name));
 }
 
@@ -306,7 +348,8 @@ function readPart(p: IrCellPart, x: (e: Expr) => string, gives: Gives): string {
 function readBits(m: Module, out: Lines, part: string, width: number, b: IrBitField): void {
   const top = b.shift + b.bits === width;
   const mask = `0x${(2 ** b.bits - 1).toString(16)}`;
-  const shifted = (v: string, all: boolean) => (b.shift === 0 ? `${v} & ${mask}` : all ? `${v} >>> ${b.shift}` : `(${v} >>> ${b.shift}) & ${mask}`);
+  const shifted = (v: string, all: boolean) =>
+    b.shift === 0 ? `${v} & ${mask}` : all ? `${v} >>> ${b.shift}` : `(${v} >>> ${b.shift}) & ${mask}`;
   let code: string;
   if (width <= 32) code = shifted(part, top);
   else if (b.shift + b.bits <= 32) code = shifted(`${part}$low`, false);
@@ -354,7 +397,8 @@ function writerBody(m: Module, c: IrCell, x: (e: Expr) => string): string {
     gives.forEach((g, i) => out.line(`const ${g} = fields$[${i}]!;`));
   }
   for (const [n, e] of c.encode.lets) out.line(`const ${n} = ${x(e)};`);
-  for (const check of c.encode.checks) out.line(`if (${x(check.cond)}) throw new ${m.rt('EncodeError')}(${message(check, x)}, path);`);
+  for (const check of c.encode.checks)
+    out.line(`if (${x(check.cond)}) throw new ${m.rt('EncodeError')}(${message(check, x)}, path);`);
   for (const p of c.parts) if (p.kind === 'fixed') composePart(m, out, p);
   if (memo) {
     out.line(`${[...c.parts.map((p) => `${p.name}$memo = ${p.name}`), 'value$memo = value'].join(';\n')};`);
@@ -376,15 +420,19 @@ function unusedFieldsLeftOut(lines: string[], gives: string[]): string[] {
 /** A fixed part from its bit fields (each checked to fit), or checked to fit the integer. */
 function composePart(m: Module, out: Lines, p: Extract<IrCellPart, { kind: 'fixed' }>): void {
   const width = p.int.width * 8;
-  const fail = (what: string, bits: string) => `throw new ${m.rt('EncodeError')}(\`${what} \${${what}} does not fit ${bits}\`, path)`;
+  const fail = (what: string, bits: string) =>
+    `throw new ${m.rt('EncodeError')}(\`${what} \${${what}} does not fit ${bits}\`, path)`;
   if (!p.bits.length) {
     if (p.int.big) return;
     const [lo, hi] = p.int.signed ? [-(2 ** (width - 1)), 2 ** (width - 1) - 1] : [0, 2 ** width - 1];
-    out.line(`if (!(${p.name} >= ${lo} && ${p.name} <= ${hi})) ${fail(p.name, p.int.signed ? `i${width}` : `u${width}`)};`);
+    out.line(
+      `if (!(${p.name} >= ${lo} && ${p.name} <= ${hi})) ${fail(p.name, p.int.signed ? `i${width}` : `u${width}`)};`,
+    );
     return;
   }
   for (const b of p.bits) {
-    if (b.constValue === undefined) out.line(`if (!(${b.name} >= 0 && ${b.name} <= ${2 ** b.bits - 1})) ${fail(b.name, `${b.bits} bits`)};`);
+    if (b.constValue === undefined)
+      out.line(`if (!(${b.name} >= 0 && ${b.name} <= ${2 ** b.bits - 1})) ${fail(b.name, `${b.bits} bits`)};`);
   }
   const term = (b: IrBitField) => {
     const v = b.constValue ?? b.name;

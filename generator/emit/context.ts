@@ -7,7 +7,12 @@ import { isRuntimeType, runtimeModule } from './runtime-names.js';
 export function emitContext(project: Project, ir: Ir, runtimeDir: string): EmittedFile {
   const sf = project.createSourceFile('context.ts', '', { overwrite: true });
   for (const type of new Set(ir.context.map((c) => c.type))) {
-    if (isRuntimeType(type)) sf.addImportDeclaration({ moduleSpecifier: runtimeModule(runtimeDir, type), namedImports: [type], isTypeOnly: true });
+    if (isRuntimeType(type))
+      sf.addImportDeclaration({
+        moduleSpecifier: runtimeModule(runtimeDir, type),
+        namedImports: [type],
+        isTypeOnly: true,
+      });
   }
   sf.addInterface({
     isExported: true,

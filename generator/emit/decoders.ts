@@ -20,7 +20,11 @@ export function emitDecoder(sf: SourceFile, m: Module, s: IrStruct): void {
     isExported: true,
     name: `decode${s.name}`,
     docs: [`Reads ${s.name}.`],
-    parameters: used(body, [{ name: 'r', type: m.rtType('Reader') }, { name: 'ctx', type: m.context() }, ...structParams(s)]),
+    parameters: used(body, [
+      { name: 'r', type: m.rtType('Reader') },
+      { name: 'ctx', type: m.context() },
+      ...structParams(s),
+    ]),
     returnType: s.name,
     statements: body,
   });
@@ -77,7 +81,9 @@ function decodeBody(m: Module, s: IrStruct): string {
     const d = f.derive;
     const target = d && 'target' in d ? s.fields.find((t) => t.name === d.target) : undefined;
     if (f.cond && target?.cond) {
-      L.line(`if (${f.name} !== undefined && ${target.name} === undefined) throw ${m.rt('absentTarget')}(r, ${q(f.path)}, '${target.name}');`);
+      L.line(
+        `if (${f.name} !== undefined && ${target.name} === undefined) throw ${m.rt('absentTarget')}(r, ${q(f.path)}, '${target.name}');`,
+      );
     }
   }
   if (total) L.line(`${m.rt('checkDerived')}(${total.name}, r.pos - ${total.name}$start, r, ${q(total.path)});`);
@@ -94,14 +100,16 @@ function presence(L: Lines, m: Module, s: IrStruct, f: IrField): string {
   const list = s.keys?.list;
   if (f.key === undefined) return compileExpr(f.cond!, decodeName(m, s));
   if (!list) return `r.key(${f.key}, ${s.keys!.serial}, ${q(f.path)})`;
-  if (list.first === f.name) L.line(`const keyed$ = ${m.rt('readKeyed')}(r, ${s.keys!.serial}, ${list.end}, '${s.name}.keyOrder');`);
+  if (list.first === f.name)
+    L.line(`const keyed$ = ${m.rt('readKeyed')}(r, ${s.keys!.serial}, ${list.end}, '${s.name}.keyOrder');`);
   L.line(`const ${f.name}$r = ${m.rt('lastKeyed')}(keyed$, ${f.key});`);
   return `${f.name}$r`;
 }
 
 /** Statements that read field `f` into a local of its name (declared here when `declare`). */
 function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: boolean, checked = false): void {
-  const bind = (local: string, value: string) => L.line(declare ? `const ${local} = ${value};` : `${local} = ${value};`);
+  const bind = (local: string, value: string) =>
+    L.line(declare ? `const ${local} = ${value};` : `${local} = ${value};`);
   const fixed = fixedSize(f.type);
   if (f.repeat) return decodeRepeat(L, m, s, f, declare);
   const reader = f.compression ? inflatedReader(L, m, s, f) : fieldReader(L, m, s, f);
@@ -132,7 +140,9 @@ function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: bool
 /** A derived value must be what its expression gives, or encoding would not give back the stored bytes. */
 function checkValue(L: Lines, m: Module, s: IrStruct, f: IrField): void {
   const name = decodeName(m, s);
-  L.line(`${m.rt('checkDerived')}(${name(f.name)}, ${compileExpr((f.derive as { expr: Expr }).expr, name)}, r, ${q(f.path)});`);
+  L.line(
+    `${m.rt('checkDerived')}(${name(f.name)}, ${compileExpr((f.derive as { expr: Expr }).expr, name)}, r, ${q(f.path)});`,
+  );
 }
 
 function spanRead(span: Span, reader: string, path: string, name: (id: string) => string): string {
@@ -168,9 +178,12 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
     case 'float':
       return `${reader}.f${t.width * 8}()`;
     case 'text':
-      return t.span.kind === 'padded' ? spanRead(t.span, reader, f.path, name) : `${m.rt('bytesToText')}(${spanRead(t.span, reader, f.path, name)})`;
+      return t.span.kind === 'padded'
+        ? spanRead(t.span, reader, f.path, name)
+        : `${m.rt('bytesToText')}(${spanRead(t.span, reader, f.path, name)})`;
     case 'bytes':
-      if (t.each && t.span.kind === 'size') return `${reader}.varintBytes(${compileExpr(t.span.size, name)}, ${q(f.path)})`;
+      if (t.each && t.span.kind === 'size')
+        return `${reader}.varintBytes(${compileExpr(t.span.size, name)}, ${q(f.path)})`;
       return spanRead(t.span, reader, f.path, name);
     case 'bitmap':
       return `${reader}.bitmap(${compileExpr(t.bits, name)}, ${q(f.path)}${t.msb || t.keepSpare ? `, ${t.msb}` : ''}${t.keepSpare ? ', true' : ''})`;
@@ -191,12 +204,17 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
 function inflatedReader(L: Lines, m: Module, s: IrStruct, f: IrField): string {
   const reader = `${f.name}$r`;
   const stored = `${f.name}Compressed`;
-  const size = f.size === undefined || f.size === 'rest' ? 'r.rest()' : `r.bytes(${compileExpr(f.size, decodeName(m, s))}, ${q(f.path)})`;
+  const size =
+    f.size === undefined || f.size === 'rest'
+      ? 'r.rest()'
+      : `r.bytes(${compileExpr(f.size, decodeName(m, s))}, ${q(f.path)})`;
   L.line(`let ${reader} = r;`);
   L.line(`let ${stored}: Uint8Array | undefined;`);
   L.open(`if (${f.compression!.cond ? compileExpr(f.compression!.cond, decodeName(m, s)) : 'true'}) {`);
   L.line(`${stored} = ${size};`);
-  L.line(`${reader} = ${m.rt('inflate')}('${f.compression!.codec}', ${stored}, r.offset - ${stored}.length, ${q(f.path)});`);
+  L.line(
+    `${reader} = ${m.rt('inflate')}('${f.compression!.codec}', ${stored}, r.offset - ${stored}.length, ${q(f.path)});`,
+  );
   L.close();
   return reader;
 }
@@ -217,7 +235,8 @@ function decodeRepeat(L: Lines, m: Module, s: IrStruct, f: IrField, declare: boo
   const fixed = fixedSize(f.type);
   const min = minSize(m.ir, f.type);
   const reader = fieldReader(L, m, s, f);
-  const decl = (local: string, type: string, init: string) => L.line(declare ? `const ${local}: ${type} = ${init};` : `${local} = ${init};`);
+  const decl = (local: string, type: string, init: string) =>
+    L.line(declare ? `const ${local}: ${type} = ${init};` : `${local} = ${init};`);
   let loop: string;
   if (f.repeat!.kind === 'count') {
     const n = `${f.name}$n`;
@@ -253,7 +272,8 @@ function decodeSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, target: stri
   const t = f.type as Extract<IrType, { kind: 'switch' }>;
   const on = compileExpr(t.on, decodeName(m, s));
   L.open(`switch (${on}) {`);
-  for (const c of t.cases) L.line(`case ${c.match}: ${target} = ${m.structFn('decode', c.struct)}(${reader}, ctx); break;`);
+  for (const c of t.cases)
+    L.line(`case ${c.match}: ${target} = ${m.structFn('decode', c.struct)}(${reader}, ctx); break;`);
   if (t.default) L.line(`default: ${target} = ${m.structFn('decode', t.default)}(${reader}, ctx);`);
   else L.line(`default: throw ${m.rt('noCase')}(${on}, ${reader}, ${q(f.path)});`);
   L.close();
@@ -267,9 +287,14 @@ export function emitEntryListDecoder(sf: SourceFile, m: Module, t: IrEntryList, 
   L.line(`r.need(${t.code.width}, '${owner.name}.${t.entryType}.code');`);
   L.line(`const code = r.${intMethod(t.code)}();`);
   if (t.kind === 'tlv') {
-    L.line(`const body = r.sub(${lengthRead(t.length, 'r', `${owner.name}.${t.entryType}.length`)}, '${owner.name}.${t.entryType}');`);
+    L.line(
+      `const body = r.sub(${lengthRead(t.length, 'r', `${owner.name}.${t.entryType}.length`)}, '${owner.name}.${t.entryType}');`,
+    );
     L.open('switch (code) {');
-    for (const e of t.entries) L.line(`case ${e.code}: out.push(${m.structFn('decode', e.struct)}(body, ctx)); body.done('${e.struct}'); break;`);
+    for (const e of t.entries)
+      L.line(
+        `case ${e.code}: out.push(${m.structFn('decode', e.struct)}(body, ctx)); body.done('${e.struct}'); break;`,
+      );
     L.line('default: out.push({ code, raw: body.rest() });');
     L.close();
   } else {
@@ -284,8 +309,13 @@ export function emitEntryListDecoder(sf: SourceFile, m: Module, t: IrEntryList, 
   sf.addFunction({
     isExported: true,
     name: `decode${t.entryType}List`,
-    docs: [`Reads ${owner.name}'s ${t.kind === 'tlv' ? 'type-length-value entries' : 'code-tagged entries'} to the end of \`r\`, in stored order.`],
-    parameters: [{ name: 'r', type: m.rtType('Reader') }, { name: 'ctx', type: m.context() }],
+    docs: [
+      `Reads ${owner.name}'s ${t.kind === 'tlv' ? 'type-length-value entries' : 'code-tagged entries'} to the end of \`r\`, in stored order.`,
+    ],
+    parameters: [
+      { name: 'r', type: m.rtType('Reader') },
+      { name: 'ctx', type: m.context() },
+    ],
     returnType: `${t.entryType}[]`,
     statements: L.text(),
   });
@@ -294,15 +324,25 @@ export function emitEntryListDecoder(sf: SourceFile, m: Module, t: IrEntryList, 
 export function emitEventBodyDecoder(sf: SourceFile, m: Module, ir: Ir): void {
   const L = new Lines();
   L.open('switch (code) {');
-  for (const e of eventsWithBody(ir)) L.line(`case ${e.code}: return Object.assign(into, { type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}));`);
+  for (const e of eventsWithBody(ir))
+    L.line(
+      `case ${e.code}: return Object.assign(into, { type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}));`,
+    );
   L.line('default: return undefined;');
   L.close();
   sf.addFunction({
     isExported: true,
     name: 'decodeEventBody',
-    docs: ['Decodes the body of an event of a type the schemas describe into `into` (after what it holds); undefined for any other type.'],
+    docs: [
+      'Decodes the body of an event of a type the schemas describe into `into` (after what it holds); undefined for any other type.',
+    ],
     typeParameters: [{ name: 'T', constraint: 'object' }],
-    parameters: [{ name: 'code', type: 'number' }, { name: 'r', type: m.rtType('Reader') }, { name: 'ctx', type: m.context() }, { name: 'into', type: 'T' }],
+    parameters: [
+      { name: 'code', type: 'number' },
+      { name: 'r', type: m.rtType('Reader') },
+      { name: 'ctx', type: m.context() },
+      { name: 'into', type: 'T' },
+    ],
     returnType: '(T & EventBody) | undefined',
     statements: L.text(),
   });

@@ -14,9 +14,15 @@ import { rowsFromJson } from './rows.js';
 
 /** What every converter takes: the JSON value, and its path for errors. */
 /** The converter of each companion type read back from JSON but bytes' (numbers by default). */
-const COMPANION_JSON: Record<string, 'jBytes' | 'jNumbers'> = { Uint8Array: 'jBytes', 'Record<string, number>': 'jNumbers' };
+const COMPANION_JSON: Record<string, 'jBytes' | 'jNumbers'> = {
+  Uint8Array: 'jBytes',
+  'Record<string, number>': 'jNumbers',
+};
 
-const JSON_PARAMS = [{ name: 'j', type: 'unknown' }, { name: 'path', type: 'string' }];
+const JSON_PARAMS = [
+  { name: 'j', type: 'unknown' },
+  { name: 'path', type: 'string' },
+];
 
 export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
   const L = new Lines();
@@ -26,7 +32,8 @@ export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
   // The codes a switch reads (a given computed field's are for the encoder alone); the JSON form is
   // read whatever the fields' conditions say, so nothing else reads them.
   const switches = s.fields.flatMap((g) => (g.type.kind === 'switch' ? [g.type.on] : []));
-  const coded = (f: IrField) => isEnum(f.type) && switches.some((on) => identifiers(on).includes(f.name)) && !isGiven(f);
+  const coded = (f: IrField) =>
+    isEnum(f.type) && switches.some((on) => identifiers(on).includes(f.name)) && !isGiven(f);
   for (const f of fields) {
     if (coded(f)) L.line(`let ${f.name}$code: ${f.repeat ? 'number[] = []' : 'number | undefined'};`);
   }
@@ -54,11 +61,15 @@ export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
     // A companion is there with its field or without it (images kept as bytes are there instead of their rows).
     for (const c of companions(f, s)) {
       // The order is the list's; a string says why something is kept as it is, and is not read back.
-      if (c.name !== 'keyOrder' && c.type !== 'string') L.line(`if (o.${c.name} !== undefined) v.${c.name} = ${m.rt(COMPANION_JSON[c.type] ?? 'jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`);
+      if (c.name !== 'keyOrder' && c.type !== 'string')
+        L.line(
+          `if (o.${c.name} !== undefined) v.${c.name} = ${m.rt(COMPANION_JSON[c.type] ?? 'jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`,
+        );
     }
   }
   // The list's order belongs to no one field: it is read whichever fields are given.
-  if (s.keys?.list) L.line(`if (o.keyOrder !== undefined) v.keyOrder = ${m.rt('jKeyOrder')}(o.keyOrder, \`\${path}.keyOrder\`);`);
+  if (s.keys?.list)
+    L.line(`if (o.keyOrder !== undefined) v.keyOrder = ${m.rt('jKeyOrder')}(o.keyOrder, \`\${path}.keyOrder\`);`);
   L.line('return v;');
   sf.addFunction({
     isExported: true,
@@ -104,12 +115,21 @@ function fromJsonValue(m: Module, t: IrType, j: string, p: string): string {
   }
 }
 
-function fromJsonSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, j: string, p: string, take: (x: string) => string): void {
+function fromJsonSwitch(
+  L: Lines,
+  m: Module,
+  s: IrStruct,
+  f: IrField,
+  j: string,
+  p: string,
+  take: (x: string) => string,
+): void {
   const t = f.type as Extract<IrType, { kind: 'switch' }>;
   const on = compileExpr(t.on, encodeName(m, s));
   const conv = (struct: string) => `${m.structFromJson(struct)}(${j}, ${p})`;
   L.open(`switch (${on}) {`);
-  for (const c of t.cases) L.line(`case ${c.match}: ${take(conv(c.struct))}${take('').startsWith('return') ? '' : ' break;'}`);
+  for (const c of t.cases)
+    L.line(`case ${c.match}: ${take(conv(c.struct))}${take('').startsWith('return') ? '' : ' break;'}`);
   if (t.default) L.line(`default: ${take(conv(t.default))}`);
   else L.line(`default: throw new ${m.rt('EncodeError')}(\`no case for \${${on}}\`, ${p});`);
   L.close();
@@ -121,7 +141,9 @@ export function emitEntryFromJson(sf: SourceFile, m: Module, t: IrEntryList, own
   L.line(`const o = ${m.rt('jObject')}(j, path);`);
   L.open('switch (o.code) {');
   for (const e of t.entries) L.line(`case '${e.name}': return ${m.structFromJson(e.struct)}(o, path);`);
-  L.line(`default: return { code: ${m.rt('jNum')}(o.code, \`\${path}.code\`), raw: ${m.rt('jBytes')}(o.raw, \`\${path}.raw\`) };`);
+  L.line(
+    `default: return { code: ${m.rt('jNum')}(o.code, \`\${path}.code\`), raw: ${m.rt('jBytes')}(o.raw, \`\${path}.raw\`) };`,
+  );
   L.close();
   sf.addFunction({
     isExported: true,
@@ -136,7 +158,10 @@ export function emitEntryFromJson(sf: SourceFile, m: Module, t: IrEntryList, own
 export function emitEventBodyFromJson(sf: SourceFile, m: Module, ir: Ir): void {
   const L = new Lines();
   L.open('switch (type) {');
-  for (const e of eventsWithBody(ir)) L.line(`case '${e.name}': return Object.assign({ type: '${e.name}' as const }, ${m.structFromJson(e.body!)}(j, path));`);
+  for (const e of eventsWithBody(ir))
+    L.line(
+      `case '${e.name}': return Object.assign({ type: '${e.name}' as const }, ${m.structFromJson(e.body!)}(j, path));`,
+    );
   L.line('default: return undefined;');
   L.close();
   sf.addFunction({

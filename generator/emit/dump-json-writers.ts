@@ -107,7 +107,10 @@ export function emitEntryListJsonWriter(sf: SourceFile, m: Module, t: IrEntryLis
     isExported: true,
     name: `write${t.entryType}ListJson`,
     docs: [`Writes ${owner.name}'s entries in their JSON form.`],
-    parameters: [{ name: 'w', type: m.rtType('JsonBytes') }, { name: 'list', type: `readonly ${t.entryType}[]` }],
+    parameters: [
+      { name: 'w', type: m.rtType('JsonBytes') },
+      { name: 'list', type: `readonly ${t.entryType}[]` },
+    ],
     returnType: 'void',
     statements: L.text(),
   });

@@ -20,7 +20,12 @@ export function emitEncoder(sf: SourceFile, m: Module, s: IrStruct): void {
     isExported: true,
     name: `encode${s.name}`,
     docs: [`Writes ${s.name}.`],
-    parameters: used(body, [{ name: 'w', type: m.rtType('Writer') }, { name: 'v', type: `${s.name}Input` }, { name: 'ctx', type: m.context() }, ...structParams(s)]),
+    parameters: used(body, [
+      { name: 'w', type: m.rtType('Writer') },
+      { name: 'v', type: `${s.name}Input` },
+      { name: 'ctx', type: m.context() },
+      ...structParams(s),
+    ]),
     returnType: 'void',
     statements: body,
   });
@@ -36,18 +41,25 @@ function encodeBody(m: Module, s: IrStruct): string {
 
   // The computed fields given to the encoder, which stored fields derive from.
   const given = s.fields.filter(isGiven);
-  for (const f of given) L.line(`const ${isEnum(f.type) ? `${f.name}$code` : f.name} = ${isEnum(f.type) ? enumCode(m, f, `v.${f.name}`) : `v.${f.name}`};`);
+  for (const f of given)
+    L.line(
+      `const ${isEnum(f.type) ? `${f.name}$code` : f.name} = ${isEnum(f.type) ? enumCode(m, f, `v.${f.name}`) : `v.${f.name}`};`,
+    );
   // Values other fields need before they are written.
   for (const f of s.fields) {
     if (isGiven(f)) continue;
     if (f.type.kind === 'computed') {
-      if (usedInExpressions(s, f.name)) L.line(`const ${isEnum(f.type) ? `${f.name}$code` : f.name} = ${compileExpr(f.type.expr, name)};`);
+      if (usedInExpressions(s, f.name))
+        L.line(`const ${isEnum(f.type) ? `${f.name}$code` : f.name} = ${compileExpr(f.type.expr, name)};`);
       continue;
     }
     if (isEnum(f.type) && usedInExpressions(s, f.name) && !f.derive) {
       const code = (x: string) => enumCode(m, f, x);
       if (f.repeat) L.line(`const ${f.name}$code = v.${f.name}.map((x) => ${code('x')});`);
-      else L.line(`const ${f.name}$code = ${f.cond ? `v.${f.name} === undefined ? undefined : ${code(`v.${f.name}`)}` : code(`v.${f.name}`)};`);
+      else
+        L.line(
+          `const ${f.name}$code = ${f.cond ? `v.${f.name} === undefined ? undefined : ${code(`v.${f.name}`)}` : code(`v.${f.name}`)};`,
+        );
     }
     const d = f.derive;
     if (!d) continue;
@@ -98,7 +110,9 @@ function encodeBody(m: Module, s: IrStruct): string {
       // A trailer whose presence the decoder tells by the bytes left is written when it is given.
       // (A derived trailer is there when what it derives from is.)
       const given = f.derive && 'target' in f.derive ? f.derive.target : f.name;
-      const present = identifiers(f.cond).includes('remaining') ? `v.${given} !== undefined` : compileExpr(f.cond, name);
+      const present = identifiers(f.cond).includes('remaining')
+        ? `v.${given} !== undefined`
+        : compileExpr(f.cond, name);
       encodeList(L, m, s, f, w, 'before');
       L.open(`if (${present}) {`);
       if (f.key !== undefined) encodeKeyed(L, m, s, f, plans, w);
@@ -129,7 +143,9 @@ function readBack(L: Lines, m: Module, s: IrStruct, f: IrField): void {
   const again = `${f.name}$again`;
   const local = name(f.name);
   L.line(`const ${again} = ${compileExpr((f.type as { expr: Expr }).expr, stored)};`);
-  L.line(`if (${again} !== ${local}) throw new ${m.rt('EncodeError')}(\`${f.name} \${${local}} cannot be stored: it would read back as \${${again}}\`, ${q(f.path)});`);
+  L.line(
+    `if (${again} !== ${local}) throw new ${m.rt('EncodeError')}(\`${f.name} \${${local}} cannot be stored: it would read back as \${${again}}\`, ${q(f.path)});`,
+  );
 }
 
 /** An integer as a field of type `t` stores it: cut to its width, as the Writer's typed stores do. */
@@ -169,11 +185,21 @@ function encodeList(L: Lines, m: Module, s: IrStruct, f: IrField, w: string, at:
   const list = s.keys?.list;
   if (at === 'before' && list?.first === f.name) L.line('const keyed$ = new Map<number, Uint8Array>();');
   if (at === 'after' && list?.last === f.name) {
-    L.line(`${m.rt('writeKeyed')}(${w}, keyed$, v.keyOrder, [${list.ids.join(', ')}], ${s.keys!.serial}, ${list.end}, '${s.name}');`);
+    L.line(
+      `${m.rt('writeKeyed')}(${w}, keyed$, v.keyOrder, [${list.ids.join(', ')}], ${s.keys!.serial}, ${list.end}, '${s.name}');`,
+    );
   }
 }
 
-function encodeField(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<string, SizePlan>, optional: boolean, w = 'w'): void {
+function encodeField(
+  L: Lines,
+  m: Module,
+  s: IrStruct,
+  f: IrField,
+  plans: Map<string, SizePlan>,
+  optional: boolean,
+  w = 'w',
+): void {
   const d: Derive | undefined = f.derive;
   if (f.constValue !== undefined) return void L.line(writeValue(m, s, f, String(f.constValue), w, false));
   if (d?.kind === 'frame') return void L.line(writeValue(m, s, f, `v.${f.name} ?? 0`, w, false));
@@ -186,7 +212,10 @@ function encodeField(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<st
 
   const plan = plans.get(f.name);
   if (plan?.kind === 'aside') return void L.line(`${w}.bytes(${plan.writer}.view());`);
-  const value = optional && !identifiers(f.cond!).includes('remaining') ? `${m.rt('required')}(v.${f.name}, ${q(f.path)})` : `v.${f.name}`;
+  const value =
+    optional && !identifiers(f.cond!).includes('remaining')
+      ? `${m.rt('required')}(v.${f.name}, ${q(f.path)})`
+      : `v.${f.name}`;
   if (plan) L.line(`const ${f.name}$start = ${w}.pos;`);
   if (f.compression) {
     const plain = `${f.name}$plain`;
@@ -194,7 +223,9 @@ function encodeField(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<st
     L.open(`if (${cond}) {`);
     L.line(`const ${plain} = new ${m.rt('Writer')}();`);
     writeField(L, m, s, f, value, plain);
-    L.line(`${w}.bytes(${m.rt('deflate')}('${f.compression.codec}', ${plain}.view(), v.${f.name}Compressed, ${q(f.path)}));`);
+    L.line(
+      `${w}.bytes(${m.rt('deflate')}('${f.compression.codec}', ${plain}.view(), v.${f.name}Compressed, ${q(f.path)}));`,
+    );
     L.close('} else {');
     L.depthUp();
     writeField(L, m, s, f, value, w);
@@ -212,19 +243,32 @@ function encodeField(L: Lines, m: Module, s: IrStruct, f: IrField, plans: Map<st
 function writeField(L: Lines, m: Module, s: IrStruct, f: IrField, value: string, writer: string): void {
   const lengthField = derivedBy(s, f.name);
   if (lengthField?.derive?.kind === 'lengthOf') {
-    return void L.line(`${spanWrite(f, (f.type as { span: Span }).span, `${f.name}$bytes`, writer, encodeName(m, s), true)};`);
+    return void L.line(
+      `${spanWrite(f, (f.type as { span: Span }).span, `${f.name}$bytes`, writer, encodeName(m, s), true)};`,
+    );
   }
   if (f.type.kind === 'switch' && !f.repeat) return encodeSwitch(L, m, s, f, value, writer);
   if (!f.repeat) return void L.line(writeValue(m, s, f, value, writer, !!lengthField));
   const elem = `${f.name}$e`;
   if (f.repeat.kind === 'count' && !lengthField && !identifiers(f.repeat.count).includes('remaining')) {
-    L.line(`if (${value}.length !== (${compileExpr(f.repeat.count, encodeName(m, s))})) throw new ${m.rt('EncodeError')}('wrong number of elements', ${q(f.path)});`);
+    L.line(
+      `if (${value}.length !== (${compileExpr(f.repeat.count, encodeName(m, s))})) throw new ${m.rt('EncodeError')}('wrong number of elements', ${q(f.path)});`,
+    );
   }
   const one: IrField = { ...f, repeat: undefined };
   L.open(`for (let i = 0; i < ${value}.length; i++) {`);
   if (isEnum(f.type) && usedInExpressions(s, f.name)) {
     // The codes were computed up front, for the expressions that read them.
-    L.line(writeValue(m, s, { ...one, type: { ...(f.type as IntType), enum: undefined } }, `${f.name}$code[i]!`, writer, false));
+    L.line(
+      writeValue(
+        m,
+        s,
+        { ...one, type: { ...(f.type as IntType), enum: undefined } },
+        `${f.name}$code[i]!`,
+        writer,
+        false,
+      ),
+    );
   } else {
     L.line(`const ${elem} = ${value}[i]!;`);
     if (f.type.kind === 'switch') encodeSwitch(L, m, s, one, elem, writer);
@@ -234,12 +278,20 @@ function writeField(L: Lines, m: Module, s: IrStruct, f: IrField, value: string,
 }
 
 /** A statement that writes value `value` of field `f`'s type. */
-function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: string, sizedByDerived: boolean): string {
+function writeValue(
+  m: Module,
+  s: IrStruct,
+  f: IrField,
+  value: string,
+  writer: string,
+  sizedByDerived: boolean,
+): string {
   const t = f.type;
   const name = encodeName(m, s);
   switch (t.kind) {
     case 'int':
-      if (t.enum && usedInExpressions(s, f.name)) return `${writer}.${intMethod(t)}(${f.name}$code${f.cond ? '!' : ''}, ${q(f.path)});`;
+      if (t.enum && usedInExpressions(s, f.name))
+        return `${writer}.${intMethod(t)}(${f.name}$code${f.cond ? '!' : ''}, ${q(f.path)});`;
       return `${writer}.${intMethod(t)}(${t.enum ? enumCode(m, f, value) : value}, ${q(f.path)});`;
     case 'packed':
       return `${writer}.${packedMethod(t, true)}(${t.enum ? enumCode(m, f, value) : value}, ${q(f.path)});`;
@@ -252,10 +304,12 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
     case 'rows':
       return encodeRows(m, t, writer, value, name, f.path);
     case 'text':
-      if (t.span.kind === 'padded' || t.span.kind === 'nul') return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
+      if (t.span.kind === 'padded' || t.span.kind === 'nul')
+        return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
       return `${spanWrite(f, t.span, `${m.rt('textToBytes')}(${value})`, writer, name, sizedByDerived)};`;
     case 'bytes':
-      if (t.each && t.span.kind === 'size') return `${writer}.varintBytes(${value}, ${compileExpr(t.span.size, name)}, ${q(f.path)});`;
+      if (t.each && t.span.kind === 'size')
+        return `${writer}.varintBytes(${value}, ${compileExpr(t.span.size, name)}, ${q(f.path)});`;
       return `${spanWrite(f, t.span, value, writer, name, sizedByDerived)};`;
     case 'bitmap': {
       // A bitmap that fills the rest of its structure is as long as the value says.
@@ -272,7 +326,14 @@ function writeValue(m: Module, s: IrStruct, f: IrField, value: string, writer: s
   }
 }
 
-function spanWrite(f: IrField, span: Span, bytes: string, writer: string, name: (id: string) => string, derived: boolean): string {
+function spanWrite(
+  f: IrField,
+  span: Span,
+  bytes: string,
+  writer: string,
+  name: (id: string) => string,
+  derived: boolean,
+): string {
   const path = q(f.path);
   switch (span.kind) {
     case 'size': {
@@ -295,9 +356,14 @@ function encodeSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, value: strin
   const on = compileExpr(t.on, encodeName(m, s));
   L.open(`switch (${on}) {`);
   for (const c of t.cases) {
-    L.line(`case ${c.match}: ${m.structFn('encode', c.struct)}(${writer}, ${value} as ${m.structType(c.struct, true)}, ctx); break;`);
+    L.line(
+      `case ${c.match}: ${m.structFn('encode', c.struct)}(${writer}, ${value} as ${m.structType(c.struct, true)}, ctx); break;`,
+    );
   }
-  if (t.default) L.line(`default: ${m.structFn('encode', t.default)}(${writer}, ${value} as ${m.structType(t.default, true)}, ctx);`);
+  if (t.default)
+    L.line(
+      `default: ${m.structFn('encode', t.default)}(${writer}, ${value} as ${m.structType(t.default, true)}, ctx);`,
+    );
   else L.line(`default: throw new ${m.rt('EncodeError')}(\`no case for \${${on}}\`, ${q(f.path)});`);
   L.close();
 }
@@ -309,17 +375,22 @@ export function emitEntryListEncoder(sf: SourceFile, m: Module, t: IrEntryList, 
   L.open('switch (e.code) {');
   const write = (code: string) => `w.${intMethod(t.code)}(${code});`;
   for (const e of t.entries) {
-    const call = (writer: string) => `${m.structFn('encode', e.struct)}(${writer}, e as ${m.structType(e.struct, true)}, ctx);`;
+    const call = (writer: string) =>
+      `${m.structFn('encode', e.struct)}(${writer}, e as ${m.structType(e.struct, true)}, ctx);`;
     if (t.kind === 'tlv') {
       // The length precedes a value whose size is known only once written: write it aside first.
-      L.line(`case '${e.name}': { ${write(String(e.code))} const sub = new ${m.rt('Writer')}(); ${call('sub')} w.prefixed(sub.view(), ${lengthWidth(t.length)}, '${e.struct}'); break; }`);
+      L.line(
+        `case '${e.name}': { ${write(String(e.code))} const sub = new ${m.rt('Writer')}(); ${call('sub')} w.prefixed(sub.view(), ${lengthWidth(t.length)}, '${e.struct}'); break; }`,
+      );
     } else {
       L.line(`case '${e.name}': ${write(String(e.code))} ${call('w')} break;`);
     }
   }
   const raw = `e as { code: number; raw: Uint8Array }`;
   if (t.kind === 'tlv') {
-    L.line(`default: ${write(`(${raw}).code`)} w.prefixed((${raw}).raw, ${lengthWidth(t.length)}, '${owner.name}.${t.entryType}');`);
+    L.line(
+      `default: ${write(`(${raw}).code`)} w.prefixed((${raw}).raw, ${lengthWidth(t.length)}, '${owner.name}.${t.entryType}');`,
+    );
   } else {
     L.line(`default: ${write(`(${raw}).code`)} w.bytes((${raw}).raw);`);
   }
@@ -342,13 +413,20 @@ export function emitEntryListEncoder(sf: SourceFile, m: Module, t: IrEntryList, 
 export function emitEventBodyEncoder(sf: SourceFile, m: Module, ir: Ir): void {
   const L = new Lines();
   L.open('switch (body.type) {');
-  for (const e of eventsWithBody(ir)) L.line(`case '${e.name}': return ${m.structFn('encode', e.body!)}(${['w', 'body', 'ctx', ...eventArgs(m, e)].join(', ')});`);
+  for (const e of eventsWithBody(ir))
+    L.line(
+      `case '${e.name}': return ${m.structFn('encode', e.body!)}(${['w', 'body', 'ctx', ...eventArgs(m, e)].join(', ')});`,
+    );
   L.close();
   sf.addFunction({
     isExported: true,
     name: 'encodeEventBody',
     docs: ['Encodes an event body by its type name.'],
-    parameters: [{ name: 'w', type: m.rtType('Writer') }, { name: 'body', type: 'EventBodyInput' }, { name: 'ctx', type: m.context() }],
+    parameters: [
+      { name: 'w', type: m.rtType('Writer') },
+      { name: 'body', type: 'EventBodyInput' },
+      { name: 'ctx', type: m.context() },
+    ],
     returnType: 'void',
     statements: L.text(),
   });

@@ -15,5 +15,7 @@ export function eventArgs(m: Module, e: IrEvent): string[] {
   const noNames = (id: string): string => {
     throw new Error(`event ${e.name}: arguments are constants, '${id}' is not`);
   };
-  return body.params.map((p) => compileExpr(parseExpr(e.args![p.name]!), (id) => (id.includes('.') ? constValue(m.ir, id) : noNames(id))));
+  return body.params.map((p) =>
+    compileExpr(parseExpr(e.args![p.name]!), (id) => (id.includes('.') ? constValue(m.ir, id) : noNames(id))),
+  );
 }

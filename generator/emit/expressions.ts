@@ -76,7 +76,8 @@ function exprsOf(f: IrField): Expr[] {
   if (t.kind === 'switch') out.push(t.on);
   if (t.kind === 'bitmap') out.push(t.bits);
   if (t.kind === 'struct') t.args.forEach(([, e]) => out.push(e));
-  if ((t.kind === 'text' || t.kind === 'bytes') && (t.span.kind === 'size' || t.span.kind === 'padded')) out.push(t.span.size);
+  if ((t.kind === 'text' || t.kind === 'bytes') && (t.span.kind === 'size' || t.span.kind === 'padded'))
+    out.push(t.span.size);
   return out;
 }
 

@@ -51,44 +51,100 @@ export function keptFields(s: IrStruct): IrField[] {
   return s.fields.filter((f) => f.constValue === undefined);
 }
 
-/** The members of a decoded value, in the order the decoder writes them: an entry's code, then each kept field and its companions. */
+/**
+ * The members of a decoded value, in the order the decoder writes them: an entry's code, then each kept field and its
+ * companions.
+ */
 export function decodedProps(s: IrStruct): { name: string; field?: IrField }[] {
-  const props = keptFields(s).flatMap((f) => [{ name: f.name, field: f }, ...companions(f, s).map((c) => ({ name: c.name }))]);
+  const props = keptFields(s).flatMap((f) => [
+    { name: f.name, field: f },
+    ...companions(f, s).map((c) => ({ name: c.name })),
+  ]);
   return s.entryCode ? [{ name: 'code' }, ...props] : props;
 }
 
-const KEY_ORDER_DOC = 'The keyed fields as stored, when not in declared order or not only the declared fields once each (ids; {id, bytes} for fields kept as stored).';
+const KEY_ORDER_DOC =
+  'The keyed fields as stored, when not in declared order or not only the declared fields once each (ids; {id, bytes} for fields kept as stored).';
 
 /**
  * What a field keeps beside its value so that encoding gives back the stored bytes: a compressed field's
  * stored form, a bitmap's set spare bits, rows' images kept as bytes (and why); beside a sized list's first
  * field, the list's stored order.
  */
-export function companions(f: IrField, s: IrStruct): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
-  const order = s.keys?.list?.first === f.name ? [{ name: 'keyOrder', type: 'KeyedEntry[]', hasQuestionToken: true as const, docs: [KEY_ORDER_DOC] }] : [];
-  if (f.type.kind === 'rows' && f.type.undecoded) return [...order, ...undecodedCompanions(f.type.undecoded), ...inferredCompanion(f.type.inferred), ...compressed(f)];
+export function companions(
+  f: IrField,
+  s: IrStruct,
+): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
+  const order =
+    s.keys?.list?.first === f.name
+      ? [{ name: 'keyOrder', type: 'KeyedEntry[]', hasQuestionToken: true as const, docs: [KEY_ORDER_DOC] }]
+      : [];
+  if (f.type.kind === 'rows' && f.type.undecoded)
+    return [
+      ...order,
+      ...undecodedCompanions(f.type.undecoded),
+      ...inferredCompanion(f.type.inferred),
+      ...compressed(f),
+    ];
   if (f.compression) return [...order, ...compressed(f)];
-  if (f.type.kind === 'bitmap' && f.type.keepSpare) return [...order, { name: `${f.name}Spare`, type: 'number', hasQuestionToken: true, docs: [`The set unused bits of ${f.name}'s last byte, when there are any.`] }];
+  if (f.type.kind === 'bitmap' && f.type.keepSpare)
+    return [
+      ...order,
+      {
+        name: `${f.name}Spare`,
+        type: 'number',
+        hasQuestionToken: true,
+        docs: [`The set unused bits of ${f.name}'s last byte, when there are any.`],
+      },
+    ];
   return order;
 }
 
 function compressed(f: IrField): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
   if (!f.compression) return [];
-  return [{ name: `${f.name}Compressed`, type: 'Uint8Array', hasQuestionToken: true, docs: [`${f.name} as stored, compressed (${f.compression.codec}).`] }];
+  return [
+    {
+      name: `${f.name}Compressed`,
+      type: 'Uint8Array',
+      hasQuestionToken: true,
+      docs: [`${f.name} as stored, compressed (${f.compression.codec}).`],
+    },
+  ];
 }
 
 /** Row images that cannot be split: the reason (informational, never read back) and the images' bytes. */
 function undecodedCompanions(name: string): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
   return [
-    { name: `${name}Undecoded`, type: 'string', hasQuestionToken: true, docs: [`Why ${name} is not split into rows (informational).`] },
-    { name, type: 'Uint8Array', hasQuestionToken: true, docs: ['The row images as stored, when they cannot be split into rows (the rows are then absent).'] },
+    {
+      name: `${name}Undecoded`,
+      type: 'string',
+      hasQuestionToken: true,
+      docs: [`Why ${name} is not split into rows (informational).`],
+    },
+    {
+      name,
+      type: 'Uint8Array',
+      hasQuestionToken: true,
+      docs: ['The row images as stored, when they cannot be split into rows (the rows are then absent).'],
+    },
   ];
 }
 
 /** The fraction digits inferred for columns the binlog does not size, which the encoder reads back. */
-function inferredCompanion(name: string | undefined): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
+function inferredCompanion(
+  name: string | undefined,
+): { name: string; type: string; hasQuestionToken: true; docs: string[] }[] {
   if (!name) return [];
-  return [{ name, type: 'Record<string, number>', hasQuestionToken: true, docs: ['The fraction digits inferred, by column, for the columns whose size the binlog does not say (the rows are read and written with them).'] }];
+  return [
+    {
+      name,
+      type: 'Record<string, number>',
+      hasQuestionToken: true,
+      docs: [
+        'The fraction digits inferred, by column, for the columns whose size the binlog does not say (the rows are read and written with them).',
+      ],
+    },
+  ];
 }
 
 /** Whether a field may be absent from a value: it has a condition, or it is rows that may be kept as bytes. */
@@ -96,7 +152,10 @@ export function mayBeAbsent(f: IrField): boolean {
   return !!f.cond || (f.type.kind === 'rows' && f.type.undecoded !== undefined);
 }
 
-/** What an encoder takes: computed fields are not written, so they are not asked for, but for those stored fields derive from. */
+/**
+ * What an encoder takes: computed fields are not written, so they are not asked for, but for those stored fields derive
+ * from.
+ */
 export function inputFields(s: IrStruct): IrField[] {
   return keptFields(s).filter((f) => f.type.kind !== 'computed' || isGiven(f));
 }

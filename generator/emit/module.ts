@@ -76,7 +76,12 @@ export function addImports(sf: SourceFile, m: Module, runtimeDir: string): void 
     files.map((file) => {
       const { values, types } = byFile.get(file)!;
       const named = [...new Set([...values, ...types])].sort().map((n) => ({ name: n, isTypeOnly: !values.has(n) }));
-      return { kind: StructureKind.ImportDeclaration, moduleSpecifier: file, namedImports: named, isTypeOnly: values.size === 0 };
+      return {
+        kind: StructureKind.ImportDeclaration,
+        moduleSpecifier: file,
+        namedImports: named,
+        isTypeOnly: values.size === 0,
+      };
     }),
   );
   // An all-types import says so once, on the declaration, rather than on each name.

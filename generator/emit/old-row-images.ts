@@ -9,8 +9,18 @@ import type { IrOldFact, IrOldRowImages } from '../ir/types.js';
 import { addSmallFunctions, bitMaskExpr, docs, type SmallFunction } from './print.js';
 
 export function emitOldRowImages(sf: SourceFile, ri: IrOldRowImages): void {
-  emitFacts(sf, 'OldRowTable', "oldRowImages.table: what a table's definition says that its rows v0 images' layout reads.", ri.table);
-  emitFacts(sf, 'OldRowColumn', "oldRowImages.column: what a column's definition says that its rows v0 images' layout reads.", ri.column);
+  emitFacts(
+    sf,
+    'OldRowTable',
+    "oldRowImages.table: what a table's definition says that its rows v0 images' layout reads.",
+    ri.table,
+  );
+  emitFacts(
+    sf,
+    'OldRowColumn',
+    "oldRowImages.column: what a column's definition says that its rows v0 images' layout reads.",
+    ri.column,
+  );
   emitBitArithmetic(sf, ri);
   emitLayout(sf, ri);
   emitRowBits(sf);
@@ -22,11 +32,19 @@ function emitFacts(sf: SourceFile, name: string, doc: string, facts: IrOldFact[]
     name,
     isExported: true,
     docs: [doc],
-    properties: facts.map((f) => ({ name: f.name, type: f.type, hasQuestionToken: f.optional, docs: f.doc ? [f.doc] : [] })),
+    properties: facts.map((f) => ({
+      name: f.name,
+      type: f.type,
+      hasQuestionToken: f.optional,
+      docs: f.doc ? [f.doc] : [],
+    })),
   });
 }
 
-/** Compiles a layout expression: the table's facts read from `table`, a column's from `column` (an optional one where the `if` has it). */
+/**
+ * Compiles a layout expression: the table's facts read from `table`, a column's from `column` (an optional one where
+ * the `if` has it).
+ */
 function compile(ri: IrOldRowImages, e: Expr): string {
   return compileExpr(e, (id) => {
     const column = ri.column.find((f) => f.name === id);
@@ -45,13 +63,25 @@ function emitBitArithmetic(sf: SourceFile, ri: IrOldRowImages): void {
     statements: `return ${bitMaskExpr(ri.msb)};`,
   });
   const fns: SmallFunction[] = [
-    ['oldNullBit', 'bytes: Uint8Array, k: number', 'boolean', 'Whether bit k of the null bytes is set.', 'return (bytes[k >>> 3]! & oldNullMask(k)) !== 0;'],
-    ['setOldNullSpan', 'bytes: Uint8Array, at: number, count: number', 'void', 'Sets the `count` bits from bit `at`.', 'for (let k = at; k < at + count; k++) bytes[k >>> 3]! |= oldNullMask(k);'],
+    [
+      'oldNullBit',
+      'bytes: Uint8Array, k: number',
+      'boolean',
+      'Whether bit k of the null bytes is set.',
+      'return (bytes[k >>> 3]! & oldNullMask(k)) !== 0;',
+    ],
+    [
+      'setOldNullSpan',
+      'bytes: Uint8Array, at: number, count: number',
+      'void',
+      'Sets the `count` bits from bit `at`.',
+      'for (let k = at; k < at + count; k++) bytes[k >>> 3]! |= oldNullMask(k);',
+    ],
     [
       'setOldNullBits',
       'bytes: Uint8Array, at: number, count: number, value: number',
       'void',
-      "Sets the `count` bits from bit `at` that are set in `value`, its least significant bit at `at`.",
+      'Sets the `count` bits from bit `at` that are set in `value`, its least significant bit at `at`.',
       'for (let k = 0; k < count; k++) if ((value >> k) & 1) setOldNullSpan(bytes, at + k, 1);',
     ],
     [
@@ -72,8 +102,20 @@ function emitLayout(sf: SourceFile, ri: IrOldRowImages): void {
     isExported: true,
     docs: ["Where a column's bits are in the null bytes (oldRowImages.nullBytes.columns)."],
     properties: [
-      { name: 'nullBit', type: 'number', hasQuestionToken: true, docs: ['Its null bit, when it has one (holds: isNull).'] },
-      { name: 'firstPackedByte', type: '{ at: number; count: number }', hasQuestionToken: true, docs: ["The bits holding its packed form's first byte, its low `count` bits from bit `at` (holds: firstPackedByte)."] },
+      {
+        name: 'nullBit',
+        type: 'number',
+        hasQuestionToken: true,
+        docs: ['Its null bit, when it has one (holds: isNull).'],
+      },
+      {
+        name: 'firstPackedByte',
+        type: '{ at: number; count: number }',
+        hasQuestionToken: true,
+        docs: [
+          "The bits holding its packed form's first byte, its low `count` bits from bit `at` (holds: firstPackedByte).",
+        ],
+      },
     ],
   });
   sf.addInterface({
@@ -83,7 +125,11 @@ function emitLayout(sf: SourceFile, ri: IrOldRowImages): void {
     properties: [
       { name: 'bytes', type: 'number', docs: ['How many there are.'] },
       { name: 'columns', type: 'OldColumnBits[]', docs: ["Each column's bits, in column order."] },
-      { name: 'alwaysSet', type: 'Uint8Array', docs: [`The bits every record sets: the record's own${ri.spareSet ? ' and the unused last ones' : ''}.`] },
+      {
+        name: 'alwaysSet',
+        type: 'Uint8Array',
+        docs: [`The bits every record sets: the record's own${ri.spareSet ? ' and the unused last ones' : ''}.`],
+      },
     ],
   });
   const record = ri.record.map((b) => `if (${compile(ri, b.cond)}) bit += ${compile(ri, b.count)}; // ${b.name}`);
@@ -95,8 +141,13 @@ function emitLayout(sf: SourceFile, ri: IrOldRowImages): void {
   sf.addFunction({
     name: 'oldNullBytesLayout',
     isExported: true,
-    docs: docs(`${ri.doc ?? 'Rows v0 images.'}\nThe null bytes of a table with these columns: the record's bits first, then each column's in column order.`),
-    parameters: [{ name: 'table', type: 'OldRowTable' }, { name: 'columns', type: 'readonly OldRowColumn[]' }],
+    docs: docs(
+      `${ri.doc ?? 'Rows v0 images.'}\nThe null bytes of a table with these columns: the record's bits first, then each column's in column order.`,
+    ),
+    parameters: [
+      { name: 'table', type: 'OldRowTable' },
+      { name: 'columns', type: 'readonly OldRowColumn[]' },
+    ],
     returnType: 'OldNullBytes',
     statements: [
       'let bit = 0;',
@@ -121,18 +172,37 @@ function emitRowBits(sf: SourceFile): void {
   sf.addFunction({
     name: 'setOldColumnBits',
     isExported: true,
-    docs: ["oldRowImages.nullBytes: sets a column's bits in a row's null bytes: its null bit when it is NULL, and its packed form's first byte's bits."],
-    parameters: [{ name: 'bytes', type: 'Uint8Array' }, { name: 'c', type: 'OldColumnBits' }, { name: 'isNull', type: 'boolean' }, { name: 'packed', type: 'Uint8Array' }],
+    docs: [
+      "oldRowImages.nullBytes: sets a column's bits in a row's null bytes: its null bit when it is NULL, and its packed form's first byte's bits.",
+    ],
+    parameters: [
+      { name: 'bytes', type: 'Uint8Array' },
+      { name: 'c', type: 'OldColumnBits' },
+      { name: 'isNull', type: 'boolean' },
+      { name: 'packed', type: 'Uint8Array' },
+    ],
     returnType: 'void',
-    statements: ['if (isNull && c.nullBit !== undefined) setOldNullSpan(bytes, c.nullBit, 1);', 'if (c.firstPackedByte) setOldNullBits(bytes, c.firstPackedByte.at, c.firstPackedByte.count, packed[0]!);'].join('\n'),
+    statements: [
+      'if (isNull && c.nullBit !== undefined) setOldNullSpan(bytes, c.nullBit, 1);',
+      'if (c.firstPackedByte) setOldNullBits(bytes, c.firstPackedByte.at, c.firstPackedByte.count, packed[0]!);',
+    ].join('\n'),
   });
   sf.addFunction({
     name: 'oldDecidedBits',
     isExported: true,
-    docs: ['oldRowImages.nullBytes: the bits a row of these columns decides: the ones every record sets and the columns\' null bits.'],
-    parameters: [{ name: 'layout', type: 'OldNullBytes' }, { name: 'columns', type: 'readonly OldColumnBits[]' }],
+    docs: [
+      "oldRowImages.nullBytes: the bits a row of these columns decides: the ones every record sets and the columns' null bits.",
+    ],
+    parameters: [
+      { name: 'layout', type: 'OldNullBytes' },
+      { name: 'columns', type: 'readonly OldColumnBits[]' },
+    ],
     returnType: 'Uint8Array',
-    statements: ['const out = layout.alwaysSet.slice();', 'for (const c of columns) if (c.nullBit !== undefined) setOldNullSpan(out, c.nullBit, 1);', 'return out;'].join('\n'),
+    statements: [
+      'const out = layout.alwaysSet.slice();',
+      'for (const c of columns) if (c.nullBit !== undefined) setOldNullSpan(out, c.nullBit, 1);',
+      'return out;',
+    ].join('\n'),
   });
 }
 

@@ -21,8 +21,20 @@ export function docs(doc: string | undefined): string[] {
 }
 
 /** `export const name[: type] = initializer;`, with its doc comment and, after it, a `comment` line. */
-export function addConst(sf: SourceFile, name: string, initializer: string, docs: string[], type?: string, comment?: string): void {
-  const statement = sf.addVariableStatement({ isExported: true, declarationKind: VariableDeclarationKind.Const, docs, declarations: [{ name, type, initializer }] });
+export function addConst(
+  sf: SourceFile,
+  name: string,
+  initializer: string,
+  docs: string[],
+  type?: string,
+  comment?: string,
+): void {
+  const statement = sf.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs,
+    declarations: [{ name, type, initializer }],
+  });
   if (!comment) return;
   // The comment goes between the doc comment and the code; the statement's text begins at its doc comment.
   const [whole, code] = [statement.getText(true), statement.getText(false)];
@@ -36,7 +48,9 @@ export function objectLiteral(props: string[]): string {
 
 /** Parameters as a function's body uses them: an unused one gets a leading underscore, as TypeScript wants. */
 export function used<P extends { name: string }>(body: string, ps: P[]): P[] {
-  return ps.map((p) => (new RegExp(`\\b${p.name.replace('$', '\\$')}\\b`).test(body) ? p : { ...p, name: `_${p.name}` }));
+  return ps.map((p) =>
+    new RegExp(`\\b${p.name.replace('$', '\\$')}\\b`).test(body) ? p : { ...p, name: `_${p.name}` },
+  );
 }
 
 /** A string literal of `s` (a schema path or name, which holds no quote). */
@@ -72,7 +86,12 @@ export class Lines {
 export type SmallFunction = [name: string, params: string, returnType: string, doc: string, body: string];
 
 /** Adds small functions of one schema section, each doc under the section's name (`rowImages.nulls: …`). */
-export function addSmallFunctions(sf: SourceFile, section: string, fns: SmallFunction[], exported: (name: string) => boolean = () => true): void {
+export function addSmallFunctions(
+  sf: SourceFile,
+  section: string,
+  fns: SmallFunction[],
+  exported: (name: string) => boolean = () => true,
+): void {
   for (const [name, params, returnType, doc, body] of fns) {
     sf.addFunction({
       name,

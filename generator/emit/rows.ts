@@ -36,7 +36,12 @@ function rowLayout(t: Rows, field: (name: string) => string, images: string, pat
 }
 
 /** Binds the rows of a split (`split`, a local holding decodeRows' value), or the bytes and reason kept instead. */
-export function splitRowsInto(t: Rows, field: string, split: string, bind: (local: string, value: string) => void): void {
+export function splitRowsInto(
+  t: Rows,
+  field: string,
+  split: string,
+  bind: (local: string, value: string) => void,
+): void {
   bind(field, `${split}.rows`);
   bind(`${t.undecoded}Undecoded`, `${split}.undecoded`);
   bind(t.undecoded!, `${split}.bytes`);
@@ -44,9 +49,23 @@ export function splitRowsInto(t: Rows, field: string, split: string, bind: (loca
 }
 
 /** A statement writing the row images `value` to `writer`, through `ctx.tables` (or the bytes kept instead of them). */
-export function encodeRows(m: Module, t: Rows, writer: string, value: string, name: (id: string) => string, path: string): string {
+export function encodeRows(
+  m: Module,
+  t: Rows,
+  writer: string,
+  value: string,
+  name: (id: string) => string,
+  path: string,
+): string {
   if (t.undecoded) {
-    const rows = encodeRows(m, { ...t, undecoded: undefined }, writer, `${m.rt('required')}(${value}, ${q(path)})`, name, path);
+    const rows = encodeRows(
+      m,
+      { ...t, undecoded: undefined },
+      writer,
+      `${m.rt('required')}(${value}, ${q(path)})`,
+      name,
+      path,
+    );
     return `if (v.${t.undecoded} !== undefined) ${writer}.bytes(v.${t.undecoded}); else ${rows}`;
   }
   const layout = rowLayout(t, (field) => `v.${field}`, compileExpr(t.images, name), path);

@@ -52,14 +52,31 @@ export const RUNTIME = {
 export type RuntimeName = keyof typeof RUNTIME;
 
 /** Runtime types imported only as types. */
-export const TYPE_ONLY_RUNTIME = { Text: 'core/reader', KeyedEntry: 'core/keyed-fields', RowChange: 'core/values', RowChangeInput: 'core/values', OldRowChange: 'core/values', RowTables: 'core/tables', CellCodec: 'core/values', CellValue: 'core/values', CellColumn: 'core/values', TextCodec: 'core/values', JsonTree: 'core/values', ColumnCover: 'core/tables', JsonBytes: 'core/dump-json-bytes' } as const;
+export const TYPE_ONLY_RUNTIME = {
+  Text: 'core/reader',
+  KeyedEntry: 'core/keyed-fields',
+  RowChange: 'core/values',
+  RowChangeInput: 'core/values',
+  OldRowChange: 'core/values',
+  RowTables: 'core/tables',
+  CellCodec: 'core/values',
+  CellValue: 'core/values',
+  CellColumn: 'core/values',
+  TextCodec: 'core/values',
+  JsonTree: 'core/values',
+  ColumnCover: 'core/tables',
+  JsonBytes: 'core/dump-json-bytes',
+} as const;
 export type RuntimeType = keyof typeof TYPE_ONLY_RUNTIME | 'Reader' | 'Writer';
 
 export function isRuntimeType(name: string): name is keyof typeof TYPE_ONLY_RUNTIME {
   return name in TYPE_ONLY_RUNTIME;
 }
 
-/** The import specifier of the runtime module that holds `name`; `runtimeDir` is the runtime's path from the output folder. */
+/**
+ * The import specifier of the runtime module that holds `name`; `runtimeDir` is the runtime's path from the output
+ * folder.
+ */
 export function runtimeModule(runtimeDir: string, name: RuntimeName | RuntimeType): string {
   return `${runtimeDir}/${isRuntimeType(name) ? TYPE_ONLY_RUNTIME[name] : RUNTIME[name]}.js`;
 }

@@ -13,7 +13,11 @@ export function emitServers(sf: SourceFile, ir: IrServers): void {
     name: 'ServerProfile',
     docs: ['A server the builder imitates: what it says of itself without any statement asking (`servers`).'],
     properties: [
-      { name: 'flavor', type: "'mysql' | 'mariadb'", docs: ["Which server it is, as the catalogue's `server:` names them."] },
+      {
+        name: 'flavor',
+        type: "'mysql' | 'mariadb'",
+        docs: ["Which server it is, as the catalogue's `server:` names them."],
+      },
       { name: 'serverVersion', type: 'string', docs: ['The server version its FORMAT_DESCRIPTION gives.'] },
       {
         name: 'eventTypes',

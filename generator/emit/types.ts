@@ -26,7 +26,9 @@ function typedArray(values: number[]): string {
   const perRow = ROW_VALUES[type];
   // A few values stay on the constant's own line, which a long name then still leaves under the print width.
   if (hex.length <= INLINE_VALUES) return `${type}.of(${hex.join(', ')})`;
-  const rows = Array.from({ length: Math.ceil(hex.length / perRow) }, (_, i) => hex.slice(i * perRow, (i + 1) * perRow));
+  const rows = Array.from({ length: Math.ceil(hex.length / perRow) }, (_, i) =>
+    hex.slice(i * perRow, (i + 1) * perRow),
+  );
   return `${type}.of(\n${rows.map((r) => `  ${r.join(', ')},`).join('\n')}\n)`;
 }
 
@@ -53,17 +55,32 @@ export function emitConstants(sf: SourceFile, m: Module, constants: Ir['constant
   for (const c of constants) {
     if (!Array.isArray(c.value)) addConst(sf, c.name, JSON.stringify(c.value), docs(c.doc));
     else if (builtOnFirstUse(c)) {
-      addConst(sf, c.name, `${m.rt('builtOnFirstUse')}(() => ${typedArray(c.value)})`, docs(c.doc), undefined, KEEP_LAYOUT);
+      addConst(
+        sf,
+        c.name,
+        `${m.rt('builtOnFirstUse')}(() => ${typedArray(c.value)})`,
+        docs(c.doc),
+        undefined,
+        KEEP_LAYOUT,
+      );
     } else addConst(sf, c.name, typedArray(c.value), docs(c.doc), undefined, KEEP_LAYOUT);
   }
 }
 
 export function emitLookup(sf: SourceFile, m: Module, l: Ir['lookups'][number]): void {
-  const literal = (v: unknown) => JSON.stringify(v).replace(/"([A-Za-z_][A-Za-z0-9_]*)":/g, '$1: ').replace(/,/g, ', ');
+  const literal = (v: unknown) =>
+    JSON.stringify(v)
+      .replace(/"([A-Za-z_][A-Za-z0-9_]*)":/g, '$1: ')
+      .replace(/,/g, ', ');
   if (l.key) {
     // Keyed by an enum: a constant object by code, each entry marked with its name.
     const body = l.entries.map(([code, , name, v]) => `/* ${name} */ ${code}: ${literal(v)},`);
-    addConst(sf, l.name, `${objectLiteral(body)} as const`, docs(l.doc ? `${l.doc.trim()}\n\nKeyed by ${l.key} code.` : `Keyed by ${l.key} code.`));
+    addConst(
+      sf,
+      l.name,
+      `${objectLiteral(body)} as const`,
+      docs(l.doc ? `${l.doc.trim()}\n\nKeyed by ${l.key} code.` : `Keyed by ${l.key} code.`),
+    );
     sf.addTypeAlias({ isExported: true, name: `${l.name}Entry`, type: `(typeof ${l.name})[keyof typeof ${l.name}]` });
     return;
   }
@@ -75,10 +92,21 @@ export function emitLookup(sf: SourceFile, m: Module, l: Ir['lookups'][number]):
 /** Enums, with their names by value; flags (`named` false), as hex masks. */
 export function emitEnums(sf: SourceFile, enums: IrEnum[], named: boolean): void {
   for (const e of enums) {
-    addConst(sf, e.name, `${objectLiteral(e.values.map(([n, v]) => `${n}: ${named ? v : `0x${v.toString(16)}`},`))} as const`, e.doc ? [e.doc] : []);
+    addConst(
+      sf,
+      e.name,
+      `${objectLiteral(e.values.map(([n, v]) => `${n}: ${named ? v : `0x${v.toString(16)}`},`))} as const`,
+      e.doc ? [e.doc] : [],
+    );
     if (!named) continue;
     sf.addTypeAlias({ isExported: true, name: `${e.name}Name`, type: `keyof typeof ${e.name}` });
-    addConst(sf, `${e.name}Names`, objectLiteral(e.values.map(([n, v]) => `${v}: '${n}',`)), [`Names of ${e.name} by value.`], `Readonly<Record<number, ${e.name}Name>>`);
+    addConst(
+      sf,
+      `${e.name}Names`,
+      objectLiteral(e.values.map(([n, v]) => `${v}: '${n}',`)),
+      [`Names of ${e.name} by value.`],
+      `Readonly<Record<number, ${e.name}Name>>`,
+    );
   }
 }
 
@@ -99,7 +127,12 @@ export function emitInterfaces(sf: SourceFile, m: Module, s: IrStruct): void {
     ],
   });
   if (!hasDistinctInput(m.ir, s)) {
-    sf.addTypeAlias({ isExported: true, name: `${s.name}Input`, docs: [`What \`encode${s.name}\` takes: the decoded value.`], type: s.name });
+    sf.addTypeAlias({
+      isExported: true,
+      name: `${s.name}Input`,
+      docs: [`What \`encode${s.name}\` takes: the decoded value.`],
+      type: s.name,
+    });
     return;
   }
   sf.addInterface({
@@ -137,31 +170,57 @@ export function emitCovers(sf: SourceFile, m: Module, t: IrEntryList, owner: IrS
     return [`${name}: { ${COVER_SERVERS.map((s) => `${s}: ${server(covers[s])}`).join(', ')} },`];
   });
   const names = t.entries.filter((e) => e.covers).map((e) => `'${e.name}'`);
-  addConst(sf, t.covers!, objectLiteral(props), [`The columns each entry of ${owner.name}'s list covers (its \`covers:\`): its values are theirs, in column order.`], `Readonly<Record<${names.join(' | ')}, ${m.rtType('ColumnCover')}>>`);
+  addConst(
+    sf,
+    t.covers!,
+    objectLiteral(props),
+    [
+      `The columns each entry of ${owner.name}'s list covers (its \`covers:\`): its values are theirs, in column order.`,
+    ],
+    `Readonly<Record<${names.join(' | ')}, ${m.rtType('ColumnCover')}>>`,
+  );
 }
 
 export function emitOffsets(sf: SourceFile, s: IrStruct): void {
   const props: string[] = [];
   let at = 0;
   for (const f of s.fields) {
-    const size = fixedSize(f.type) ?? (f.type.kind === 'text' && f.type.span.kind === 'padded' && f.type.span.size.kind === 'num' ? f.type.span.size.value : undefined);
+    const size =
+      fixedSize(f.type) ??
+      (f.type.kind === 'text' && f.type.span.kind === 'padded' && f.type.span.size.kind === 'num'
+        ? f.type.span.size.value
+        : undefined);
     // A conditional field keeps its offset: it holds wherever the field is present.
     if (size === undefined || f.repeat) break;
     props.push(`${f.name}: ${at},`);
     at += size;
   }
   props.push(`end: ${at},`);
-  addConst(sf, `${s.name}Offsets`, `${objectLiteral(props)} as const`, [`Byte offsets of ${s.name}'s leading fixed-size fields, and where they end.`]);
+  addConst(sf, `${s.name}Offsets`, `${objectLiteral(props)} as const`, [
+    `Byte offsets of ${s.name}'s leading fixed-size fields, and where they end.`,
+  ]);
 }
 
 /** The catalogue's codes and names, and the union of the event bodies the schemas describe. */
 export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
-  addConst(sf, 'EventTypes', `${objectLiteral(ir.events.map((e) => `${e.name}: ${e.code},`))} as const`, ["Every event type code a server may write, by its server's constant name."]);
-  addConst(sf, 'EventTypeNames', objectLiteral(ir.events.map((e) => `${e.code}: '${e.name}',`)), ['Constant names by event type code.'], 'Readonly<Record<number, string>>');
+  addConst(sf, 'EventTypes', `${objectLiteral(ir.events.map((e) => `${e.name}: ${e.code},`))} as const`, [
+    "Every event type code a server may write, by its server's constant name.",
+  ]);
+  addConst(
+    sf,
+    'EventTypeNames',
+    objectLiteral(ir.events.map((e) => `${e.code}: '${e.name}',`)),
+    ['Constant names by event type code.'],
+    'Readonly<Record<number, string>>',
+  );
   addConst(
     sf,
     'EventPostHeaderLengths',
-    objectLiteral(ir.events.flatMap((e) => (e.postHeaderLength === undefined ? [] : [`/* ${e.name} */ ${e.code}: ${e.postHeaderLength},`]))),
+    objectLiteral(
+      ir.events.flatMap((e) =>
+        e.postHeaderLength === undefined ? [] : [`/* ${e.name} */ ${e.code}: ${e.postHeaderLength},`],
+      ),
+    ),
     [
       "Post-header lengths by event type code, as a v4 FORMAT_DESCRIPTION lists them, where the body's schema fixes one (its `postHeader`): the bytes of its fields through that one, under the event's arguments. A code not here has a post-header that its fields do not fix.",
     ],
@@ -172,37 +231,84 @@ export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
       isExported: true,
       name: input ? 'EventBodyInput' : 'EventBody',
       docs: [input ? 'What `encodeEventBody` takes.' : 'A decoded event body, tagged with its type name.'],
-      type: eventsWithBody(ir).map((e) => `({ type: '${e.name}' } & ${m.structType(e.body!, input)})`).join('\n  | '),
+      type: eventsWithBody(ir)
+        .map((e) => `({ type: '${e.name}' } & ${m.structType(e.body!, input)})`)
+        .join('\n  | '),
     });
   }
   addConst(
     sf,
     'EventBodyStructs',
     objectLiteral(eventsWithBody(ir).map((e) => `${e.name}: '${e.body}',`)),
-    ["The struct of each described event type's body: the first part of the schema paths its encoder's errors name, whose fields are the event's own keys in JSON."],
+    [
+      "The struct of each described event type's body: the first part of the schema paths its encoder's errors name, whose fields are the event's own keys in JSON.",
+    ],
     'Readonly<Record<string, string>>',
   );
   const undescribed = ir.events.filter((e) => !e.body).map((e) => `'${e.name}'`);
   sf.addTypeAlias({
     isExported: true,
     name: 'UndescribedEventType',
-    docs: ["The catalogue's names of the event types whose body no schema describes: their events are read as raw bytes."],
+    docs: [
+      "The catalogue's names of the event types whose body no schema describes: their events are read as raw bytes.",
+    ],
     type: undescribed.length ? undescribed.join(' | ') : 'never',
   });
 }
 
 /** The codes of the event types with a body; each type's servers, effect and place in a transaction. */
 export function emitEventSets(sf: SourceFile, ir: Ir): void {
-  addConst(sf, 'EventCodesWithBody', `new Set<number>([${eventsWithBody(ir).map((e) => e.code).join(', ')}])`, ['Codes whose body a schema describes.']);
-  emitByName(sf, ir, 'server', 'EventServer', 'EventServers', 'Which servers write events of each type (the catalogue\'s `server:`): both, mysql, mariadb, or vendor (only a fork).');
-  emitByName(sf, ir, 'effect', 'EventEffect', 'EventEffects', 'What events of each type change for the events after them (the catalogue\'s `effect:`); absent: nothing.');
-  emitByName(sf, ir, 'transaction', 'EventTransaction', 'EventTransactions', 'Where events of each type stand to a transaction (the catalogue\'s `transaction:`); absent: they may be part of one.');
+  addConst(
+    sf,
+    'EventCodesWithBody',
+    `new Set<number>([${eventsWithBody(ir)
+      .map((e) => e.code)
+      .join(', ')}])`,
+    ['Codes whose body a schema describes.'],
+  );
+  emitByName(
+    sf,
+    ir,
+    'server',
+    'EventServer',
+    'EventServers',
+    "Which servers write events of each type (the catalogue's `server:`): both, mysql, mariadb, or vendor (only a fork).",
+  );
+  emitByName(
+    sf,
+    ir,
+    'effect',
+    'EventEffect',
+    'EventEffects',
+    "What events of each type change for the events after them (the catalogue's `effect:`); absent: nothing.",
+  );
+  emitByName(
+    sf,
+    ir,
+    'transaction',
+    'EventTransaction',
+    'EventTransactions',
+    "Where events of each type stand to a transaction (the catalogue's `transaction:`); absent: they may be part of one.",
+  );
 }
 
 /** A catalogue key by type name, and the union of the values the catalogue gives it. */
-function emitByName(sf: SourceFile, ir: Ir, key: 'server' | 'effect' | 'transaction', type: string, name: string, doc: string): void {
+function emitByName(
+  sf: SourceFile,
+  ir: Ir,
+  key: 'server' | 'effect' | 'transaction',
+  type: string,
+  name: string,
+  doc: string,
+): void {
   const given = ir.events.filter((e) => e[key] !== undefined);
   const values = [...new Set(given.map((e) => `'${e[key]}'`))].sort();
   sf.addTypeAlias({ isExported: true, name: type, type: values.join(' | ') });
-  addConst(sf, name, objectLiteral(given.map((e) => `${e.name}: '${e[key]}',`)), [doc], `Readonly<Partial<Record<string, ${type}>>>`);
+  addConst(
+    sf,
+    name,
+    objectLiteral(given.map((e) => `${e.name}: '${e[key]}',`)),
+    [doc],
+    `Readonly<Partial<Record<string, ${type}>>>`,
+  );
 }

@@ -33,7 +33,8 @@ function resolve(pass: Pass, o: Origin, raw: RawBinaryJson, module: string): IrB
     if (code === undefined) pass.fail(o, ['values', name], `'${name}' is not a ${raw.type} name`);
     else values.push({ name, code, ...valueOf(pass, o, name, v, format, formats) } as IrJsonbValue);
   }
-  for (const [name] of types.values) if (!(name in raw.values)) pass.fail(o, ['values'], `${raw.type}.${name} has no value`);
+  for (const [name] of types.values)
+    if (!(name in raw.values)) pass.fail(o, ['values'], `${raw.type}.${name} has no value`);
   checkEncodable(pass, o, values, formats);
   const width = (w: RawJsonbWidth): JsonbWidth => (w === 'format' ? 'format' : WIDTHS[w]!);
   const c = raw.containers;
@@ -43,19 +44,38 @@ function resolve(pass: Pass, o: Origin, raw: RawBinaryJson, module: string): IrB
     typeEnum: raw.type,
     formats,
     values,
-    containers: { elementCount: width(c.elementCount), size: width(c.size), keyOffset: width(c.keyOffset), keyLength: width(c.keyLength), valueOffset: width(c.valueOffset), keyOrder: c.keyOrder },
+    containers: {
+      elementCount: width(c.elementCount),
+      size: width(c.size),
+      keyOffset: width(c.keyOffset),
+      keyLength: width(c.keyLength),
+      valueOffset: width(c.valueOffset),
+      keyOrder: c.keyOrder,
+    },
     dataLength: raw.dataLength,
   };
 }
 
 type FormatOf = (name: string, where: (string | number)[]) => number;
 
-function valueOf(pass: Pass, o: Origin, name: string, v: RawJsonbValue, format: FormatOf, formats: { name: string; width: number }[]): object {
+function valueOf(
+  pass: Pass,
+  o: Origin,
+  name: string,
+  v: RawJsonbValue,
+  format: FormatOf,
+  formats: { name: string; width: number }[],
+): object {
   const at = ['values', name];
   const inlined = (bytes: number) =>
     (v.inlined ?? []).map((f, i) => {
       const k = format(f, [...at, 'inlined', i]);
-      if (k >= 0 && bytes > formats[k]!.width) pass.fail(o, [...at, 'inlined', i], `${v.type} values (${bytes} bytes) do not fit the ${f} form's ${formats[k]!.width}-byte value-entries`);
+      if (k >= 0 && bytes > formats[k]!.width)
+        pass.fail(
+          o,
+          [...at, 'inlined', i],
+          `${v.type} values (${bytes} bytes) do not fit the ${f} form's ${formats[k]!.width}-byte value-entries`,
+        );
       return k;
     });
   switch (v.type) {
@@ -77,12 +97,23 @@ function valueOf(pass: Pass, o: Origin, name: string, v: RawJsonbValue, format: 
   }
 }
 
-function literals(pass: Pass, o: Origin, at: (string | number)[], raw: Record<string, null | boolean>): [number, null | boolean][] {
+function literals(
+  pass: Pass,
+  o: Origin,
+  at: (string | number)[],
+  raw: Record<string, null | boolean>,
+): [number, null | boolean][] {
   const out = Object.entries(raw).map(([code, json]): [number, null | boolean] => [Number(code), json]);
-  for (const [code] of out) if (code > 255) pass.fail(o, [...at, 'values', String(code)], `a literal is one byte, not ${code}`);
+  for (const [code] of out)
+    if (code > 255) pass.fail(o, [...at, 'values', String(code)], `a literal is one byte, not ${code}`);
   for (const json of JSON_LITERALS) {
     const n = out.filter(([, j]) => j === json).length;
-    if (n !== 1) pass.fail(o, [...at, 'values'], `JSON ${json} is ${n ? 'given more than one byte' : 'given no byte'}: the encoder writes exactly one`);
+    if (n !== 1)
+      pass.fail(
+        o,
+        [...at, 'values'],
+        `JSON ${json} is ${n ? 'given more than one byte' : 'given no byte'}: the encoder writes exactly one`,
+      );
   }
   return out;
 }
@@ -90,7 +121,11 @@ function literals(pass: Pass, o: Origin, at: (string | number)[], raw: Record<st
 function customTypes(pass: Pass, o: Origin, at: (string | number)[], v: RawJsonbValue): [string, number, string][] {
   const e: IrEnum | undefined = pass.ir.enums.get(v.enum ?? '');
   if (!e) {
-    pass.fail(o, [...at, 'enum'], v.enum === undefined ? 'custom data names the enum of its custom types' : `unknown enum '${v.enum}'`);
+    pass.fail(
+      o,
+      [...at, 'enum'],
+      v.enum === undefined ? 'custom data names the enum of its custom types' : `unknown enum '${v.enum}'`,
+    );
     return [];
   }
   return Object.entries(v.as ?? {}).flatMap(([tag, name]): [string, number, string][] => {
@@ -103,16 +138,43 @@ function customTypes(pass: Pass, o: Origin, at: (string | number)[], v: RawJsonb
 /** The encoder writes each JSON value as exactly one type: say where a kind has none, or two. */
 function checkEncodable(pass: Pass, o: Origin, values: IrJsonbValue[], formats: { name: string }[]): void {
   const one = (what: string, matches: IrJsonbValue[], atLeast = false) => {
-    if (matches.length === 0 || (!atLeast && matches.length > 1)) pass.fail(o, ['values'], `${matches.length ? 'more than one type' : 'no type'} holds ${what}: the encoder needs ${atLeast ? 'one at least' : 'exactly one'}`);
+    if (matches.length === 0 || (!atLeast && matches.length > 1))
+      pass.fail(
+        o,
+        ['values'],
+        `${matches.length ? 'more than one type' : 'no type'} holds ${what}: the encoder needs ${atLeast ? 'one at least' : 'exactly one'}`,
+      );
   };
   formats.forEach(({ name }, f) => {
-    for (const kind of ['object', 'array'] as const) one(`an ${kind} in the ${name} form`, values.filter((v) => v.kind === kind && v.format === f));
+    for (const kind of ['object', 'array'] as const)
+      one(
+        `an ${kind} in the ${name} form`,
+        values.filter((v) => v.kind === kind && v.format === f),
+      );
   });
   const numbers = values.filter((v) => v.kind === 'number');
-  one('a double (f64)', numbers.filter((v) => v.float && v.width === 8));
-  one('a signed integer', numbers.filter((v) => !v.float && v.signed), true);
-  one('an unsigned integer', numbers.filter((v) => !v.signed), true);
-  one('the literals', values.filter((v) => v.kind === 'literal'));
-  one('a string', values.filter((v) => v.kind === 'string'));
-  if (values.filter((v) => v.kind === 'custom').length > 1) pass.fail(o, ['values'], 'more than one type holds custom data: the encoder needs one at most');
+  one(
+    'a double (f64)',
+    numbers.filter((v) => v.float && v.width === 8),
+  );
+  one(
+    'a signed integer',
+    numbers.filter((v) => !v.float && v.signed),
+    true,
+  );
+  one(
+    'an unsigned integer',
+    numbers.filter((v) => !v.signed),
+    true,
+  );
+  one(
+    'the literals',
+    values.filter((v) => v.kind === 'literal'),
+  );
+  one(
+    'a string',
+    values.filter((v) => v.kind === 'string'),
+  );
+  if (values.filter((v) => v.kind === 'custom').length > 1)
+    pass.fail(o, ['values'], 'more than one type holds custom data: the encoder needs one at most');
 }

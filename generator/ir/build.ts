@@ -21,7 +21,8 @@ export function buildIr(files: SchemaFile[]): { ir: Ir; errors: SchemaError[] } 
   resolveLookups(pass, files);
   const hooks = structHooks(pass);
   for (const file of files) {
-    for (const [name, s] of Object.entries(rawFile(file).structs ?? {})) resolveStruct(pass, hooks, name, s, { file, path: ['structs', name] });
+    for (const [name, s] of Object.entries(rawFile(file).structs ?? {}))
+      resolveStruct(pass, hooks, name, s, { file, path: ['structs', name] });
   }
   // Once every structure exists, sizes can be reckoned across references.
   for (const s of pass.ir.structs.values()) checkElements(pass, s, pass.origins.get(s.name)!);

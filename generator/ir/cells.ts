@@ -18,10 +18,23 @@ const ENCODE_INPUTS = ['value'];
 export function resolveExterns(pass: Pass, files: SchemaFile[]): void {
   for (const file of files) {
     for (const [name, x] of Object.entries(rawFile(file).externs ?? {})) {
-      if (pass.ir.externs.some((e) => e.name === name)) pass.fail({ file, path: ['externs', name] }, [], `extern '${name}' is defined twice`);
+      if (pass.ir.externs.some((e) => e.name === name))
+        pass.fail({ file, path: ['externs', name] }, [], `extern '${name}' is defined twice`);
       // Each cell's factory is named `<cell>Cell`, and takes the externs into its own scope.
-      if (name.endsWith('Cell')) pass.fail({ file, path: ['externs', name] }, [], `an extern's name may not end in 'Cell', as the cells' factories do`);
-      pass.ir.externs.push({ name, module: file.module, doc: x.doc, args: Object.entries(x.args), returns: x.returns, json: x.json });
+      if (name.endsWith('Cell'))
+        pass.fail(
+          { file, path: ['externs', name] },
+          [],
+          `an extern's name may not end in 'Cell', as the cells' factories do`,
+        );
+      pass.ir.externs.push({
+        name,
+        module: file.module,
+        doc: x.doc,
+        args: Object.entries(x.args),
+        returns: x.returns,
+        json: x.json,
+      });
     }
   }
   pass.ir.externs.forEach((x, i) => {
@@ -29,7 +42,11 @@ export function resolveExterns(pass: Pass, files: SchemaFile[]): void {
     const taken = pass.ir.externs.some((e, k) => e.name === x.json || (k < i && e.json === x.json));
     if (x.json && (x.json.endsWith('Cell') || taken)) {
       const file = files.find((f) => f.module === x.module)!;
-      pass.fail({ file, path: ['externs', x.name, 'json'] }, [], `'${x.json}' names an extern or another's JSON writer, or ends in 'Cell': a JSON writer's name is its own`);
+      pass.fail(
+        { file, path: ['externs', x.name, 'json'] },
+        [],
+        `'${x.json}' names an extern or another's JSON writer, or ends in 'Cell': a JSON writer's name is its own`,
+      );
     }
   });
 }
@@ -53,13 +70,18 @@ export function resolveCells(pass: Pass, files: SchemaFile[]): void {
   }
 }
 
-/** The tables that name cells by column type: the layouts, MariaDB's own fractional temporals', and binary JSON's temporals'. */
+/**
+ * The tables that name cells by column type: the layouts, MariaDB's own fractional temporals', and binary JSON's
+ * temporals'.
+ */
 const LAYOUT_TABLES = ['CellLayouts', 'FractionLayouts', 'JsonbCustomData'];
 
 /** The codec names the layout tables use, where the schemas have them. */
 function codecNames(pass: Pass): Set<string> | undefined {
   const tables = pass.ir.lookups.filter((l) => LAYOUT_TABLES.includes(l.name));
-  return tables.length ? new Set(tables.flatMap((t) => t.entries.map(([, , , v]) => (v as { codec: string }).codec))) : undefined;
+  return tables.length
+    ? new Set(tables.flatMap((t) => t.entries.map(([, , , v]) => (v as { codec: string }).codec)))
+    : undefined;
 }
 
 /** What a cell's expressions are read against: the names defined so far, the calls they make. */
@@ -81,7 +103,8 @@ class CellScope {
   expr(src: string | number | boolean, where: YamlPath): Expr {
     try {
       const e = parseExpr(src);
-      for (const id of identifiers(e)) if (!this.names.has(id) && !this.constant(id)) this.pass.fail(this.o, where, `unknown name '${id}'`);
+      for (const id of identifiers(e))
+        if (!this.names.has(id) && !this.constant(id)) this.pass.fail(this.o, where, `unknown name '${id}'`);
       for (const call of calls(e)) this.call(call.fn, call.args.length, where);
       return e;
     } catch (err) {
@@ -99,8 +122,18 @@ class CellScope {
     const x = this.pass.ir.externs.find((e) => e.name === fn);
     if (!x) this.pass.fail(this.o, where, `unknown extern '${fn}'`);
     // A cell's factory takes the helpers of its own file's externs (CellHelpers lists those).
-    else if (x.module !== this.o.file.module) this.pass.fail(this.o, where, `'${fn}' is an extern of another file (${x.module}): a cell calls those of its own`);
-    else if (x.args.length !== count) this.pass.fail(this.o, where, `'${fn}' takes ${x.args.length} argument${x.args.length === 1 ? '' : 's'}, not ${count}`);
+    else if (x.module !== this.o.file.module)
+      this.pass.fail(
+        this.o,
+        where,
+        `'${fn}' is an extern of another file (${x.module}): a cell calls those of its own`,
+      );
+    else if (x.args.length !== count)
+      this.pass.fail(
+        this.o,
+        where,
+        `'${fn}' takes ${x.args.length} argument${x.args.length === 1 ? '' : 's'}, not ${count}`,
+      );
     this.calls.add(fn);
   }
 
@@ -143,7 +176,12 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
     return part;
   });
   const sized = parts.findIndex((p) => p.kind === 'bytes' || p.kind === 'sized' || p.kind === 'text');
-  if (sized >= 0 && sized < parts.length - 1) pass.fail(o, ['layout', sized], 'a bytes or text part is the last of its cell: what follows it would have no fixed place');
+  if (sized >= 0 && sized < parts.length - 1)
+    pass.fail(
+      o,
+      ['layout', sized],
+      'a bytes or text part is the last of its cell: what follows it would have no fixed place',
+    );
 
   const decoding = new CellScope(pass, o);
   const encoding = new CellScope(pass, o);
@@ -159,13 +197,21 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
   // A value carried with numbers is written as a whole, not by its extern's JSON writer.
   const json = carried.length ? undefined : jsonWriterCall(pass, value);
   if (json) decoding.calls.add(json.fn);
-  const decode = { lets: decodeLets, checks: decoding.checks(raw.decode.checks, ['decode', 'checks']), value, with: carried, memo: raw.decode.memo === true, json };
+  const decode = {
+    lets: decodeLets,
+    checks: decoding.checks(raw.decode.checks, ['decode', 'checks']),
+    value,
+    with: carried,
+    memo: raw.decode.memo === true,
+    json,
+  };
 
   ENCODE_INPUTS.forEach((n) => encoding.names.add(n));
   carried.forEach((n, i) => encoding.define(n, ['decode', 'with', i]));
   const fields = encoding.expr(raw.encode.fields, ['encode', 'fields']);
   const asItIs = fields.kind === 'id' && fields.name === 'value' && raw.encode.gives.length === 1;
-  if (fields.kind !== 'call' && !asItIs) pass.fail(o, ['encode', 'fields'], 'is not a call of an extern, nor `value` given as one name');
+  if (fields.kind !== 'call' && !asItIs)
+    pass.fail(o, ['encode', 'fields'], 'is not a call of an extern, nor `value` given as one name');
   raw.encode.gives.forEach((g, i) => encoding.define(g, ['encode', 'gives', i]));
   const encode = {
     fields,
@@ -178,30 +224,50 @@ function resolveCell(pass: Pass, o: Origin, name: string, raw: RawCell, module: 
   for (const stored of storedNames(parts)) {
     if (!encoding.names.has(stored)) pass.fail(o, ['encode'], `nothing gives '${stored}', which the layout stores`);
   }
-  if (sized >= 0 && (decode.memo || encode.memo)) pass.fail(o, [decode.memo ? 'decode' : 'encode', 'memo'], 'a cell with a bytes or text part keeps no last value: its parts are not numbers to compare');
+  if (sized >= 0 && (decode.memo || encode.memo))
+    pass.fail(
+      o,
+      [decode.memo ? 'decode' : 'encode', 'memo'],
+      'a cell with a bytes or text part keeps no last value: its parts are not numbers to compare',
+    );
   const used = new Set([...factory.calls, ...layout.calls, ...decoding.calls, ...encoding.calls]);
   return { name, doc: raw.doc, module, params, lets, parts, decode, encode, calls: [...used].sort() };
 }
 
 function cellParam(name: string, raw: string | { from: string; default: number }): IrCellParam {
   const [source, key] = (typeof raw === 'string' ? raw : raw.from).split('.') as [string, string];
-  const from = source === 'column' ? (key as 'unsigned' | 'signKnown' | 'members' | 'binary') : (source as 'meta' | 'layout');
+  const from =
+    source === 'column' ? (key as 'unsigned' | 'signKnown' | 'members' | 'binary') : (source as 'meta' | 'layout');
   return { name, from, key, default: typeof raw === 'string' ? undefined : raw.default };
 }
 
 /** What encode must give: each part's value, or each of its bit fields but a constant one. */
 function storedNames(parts: IrCellPart[]): string[] {
-  return parts.flatMap((p) => (p.kind === 'fixed' && p.bits.length ? p.bits.filter((b) => b.constValue === undefined).map((b) => b.name) : [p.name]));
+  return parts.flatMap((p) =>
+    p.kind === 'fixed' && p.bits.length
+      ? p.bits.filter((b) => b.constValue === undefined).map((b) => b.name)
+      : [p.name],
+  );
 }
 
 /** The parts `with` names: each one the cell reads as a number, which the value does not say. */
 function carriedParts(pass: Pass, o: Origin, raw: RawCell, parts: IrCellPart[]): string[] {
   const names = raw.decode.with ?? [];
-  if (names.length && (raw.decode.memo || raw.encode.memo)) pass.fail(o, [raw.decode.memo ? 'decode' : 'encode', 'memo'], 'a value carried `with` numbers keeps no last value: the value alone is not what to compare');
+  if (names.length && (raw.decode.memo || raw.encode.memo))
+    pass.fail(
+      o,
+      [raw.decode.memo ? 'decode' : 'encode', 'memo'],
+      'a value carried `with` numbers keeps no last value: the value alone is not what to compare',
+    );
   return names.filter((n, i) => {
     const p = parts.find((q) => q.name === n);
     const numeric = p && ((p.kind === 'fixed' && !p.int.big && !p.bits.length) || p.kind === 'uint');
-    if (!numeric) pass.fail(o, ['decode', 'with', i], `'${n}' is no part of this cell read as a number (a fixed integer of up to 6 bytes without bit fields, or a uint)`);
+    if (!numeric)
+      pass.fail(
+        o,
+        ['decode', 'with', i],
+        `'${n}' is no part of this cell read as a number (a fixed integer of up to 6 bytes without bit fields, or a uint)`,
+      );
     return numeric;
   });
 }
@@ -210,7 +276,14 @@ function carriedParts(pass: Pass, o: Origin, raw: RawCell, parts: IrCellPart[]):
  * A stored part; its sizes are reckoned once per column, so they read only the params and lets, but a
  * bytes part's `size`, reckoned per value (`layout`: the params, the lets and the parts before it).
  */
-function cellPart(pass: Pass, o: Origin, i: number, raw: RawCellPart, factory: CellScope, layout: CellScope): IrCellPart {
+function cellPart(
+  pass: Pass,
+  o: Origin,
+  i: number,
+  raw: RawCellPart,
+  factory: CellScope,
+  layout: CellScope,
+): IrCellPart {
   const expr = (key: 'bytes' | 'signed' | 'prefix' | 'codec') => factory.expr(raw[key] ?? 0, ['layout', i, key]);
   switch (raw.type) {
     case 'uint':
@@ -222,9 +295,15 @@ function cellPart(pass: Pass, o: Origin, i: number, raw: RawCellPart, factory: C
       return { name: raw.name, kind: 'float', bytes: expr('bytes') };
     case 'bytes':
       if ((raw.prefix === undefined) === (raw.size === undefined)) {
-        pass.fail(o, ['layout', i], 'a bytes part has `prefix` (the bytes of its length, stored before it) or `size` (its length, from what precedes it): one of them');
+        pass.fail(
+          o,
+          ['layout', i],
+          'a bytes part has `prefix` (the bytes of its length, stored before it) or `size` (its length, from what precedes it): one of them',
+        );
       }
-      return raw.size === undefined ? { name: raw.name, kind: 'bytes', prefix: expr('prefix') } : { name: raw.name, kind: 'sized', size: layout.expr(raw.size, ['layout', i, 'size']) };
+      return raw.size === undefined
+        ? { name: raw.name, kind: 'bytes', prefix: expr('prefix') }
+        : { name: raw.name, kind: 'sized', size: layout.expr(raw.size, ['layout', i, 'size']) };
     case 'text':
       return { name: raw.name, kind: 'text', codec: expr('codec') };
     default: {
@@ -244,12 +323,19 @@ export function fixedInt(type: string): IntType {
 function bitFields(pass: Pass, o: Origin, raw: RawCellPart, int: IntType): IrBitField[] {
   if (!raw.bits) return [];
   const total = raw.bits.reduce((n, b) => n + b.bits, 0);
-  if (total !== int.width * 8) pass.fail(o, ['bits'], `the bit fields hold ${total} bits, the ${raw.type} ${int.width * 8}`);
-  if (int.signed || int.big) pass.fail(o, ['type'], `only an unsigned integer of up to 6 bytes is split into bit fields, not ${raw.type}`);
+  if (total !== int.width * 8)
+    pass.fail(o, ['bits'], `the bit fields hold ${total} bits, the ${raw.type} ${int.width * 8}`);
+  if (int.signed || int.big)
+    pass.fail(o, ['type'], `only an unsigned integer of up to 6 bytes is split into bit fields, not ${raw.type}`);
   let shift = total;
   return raw.bits.map((b, i) => {
     shift -= b.bits;
-    if ((b.const === undefined) !== (b.error === undefined)) pass.fail(o, ['bits', i], '`const` and `error` go together: the only value a bit field may hold, and the problem when it holds another');
+    if ((b.const === undefined) !== (b.error === undefined))
+      pass.fail(
+        o,
+        ['bits', i],
+        '`const` and `error` go together: the only value a bit field may hold, and the problem when it holds another',
+      );
     return { name: b.name, bits: b.bits, shift, constValue: b.const, error: b.error };
   });
 }

@@ -15,9 +15,11 @@ export function checkDerived(pass: Pass, s: IrStruct, o: Origin): void {
     const target = s.fields[targetIndex];
     const failAt = (problem: string) => pass.fail(below(o, 'fields', i, 'derive', d.kind), [], problem);
     if (!target) return failAt(`no field '${d.target}' in '${s.name}'`);
-    if (targetIndex < i) return failAt(`'${d.target}' comes before '${f.name}'; a derived field must precede what it derives from`);
+    if (targetIndex < i)
+      return failAt(`'${d.target}' comes before '${f.name}'; a derived field must precede what it derives from`);
     if (f.type.kind !== 'int' && f.type.kind !== 'packed') return failAt(`a ${d.kind} field must be an integer`);
-    const sizedBy = d.kind === 'countOf' ? (target.repeat?.kind === 'count' ? target.repeat.count : undefined) : sizeExpr(target);
+    const sizedBy =
+      d.kind === 'countOf' ? (target.repeat?.kind === 'count' ? target.repeat.count : undefined) : sizeExpr(target);
     const plus = d.kind === 'sizeOf' ? d.plus : 0;
     const wanted = plus ? `${f.name} - ${plus}` : f.name;
     if (!sizedBy || sizedBy.source !== wanted) {
@@ -38,7 +40,10 @@ function sizeExpr(f: IrField): Expr | undefined {
 /** `rest` must be the end of a structure (only a conditional trailer may follow). */
 export function checkRest(pass: Pass, s: IrStruct, o: Origin): void {
   s.fields.forEach((f, i) => {
-    const rest = f.size === 'rest' || f.repeat?.kind === 'rest' || ((f.type.kind === 'text' || f.type.kind === 'bytes') && f.type.span.kind === 'rest');
+    const rest =
+      f.size === 'rest' ||
+      f.repeat?.kind === 'rest' ||
+      ((f.type.kind === 'text' || f.type.kind === 'bytes') && f.type.span.kind === 'rest');
     // A sized key's value reads to the end of its own length, not of the structure.
     const ownWindow = f.key !== undefined && s.keys?.sized;
     if (rest && !ownWindow && s.fields.slice(i + 1).some((later) => !later.cond)) {

@@ -28,7 +28,8 @@ export function resolveEvents(pass: Pass, files: SchemaFile[]): void {
         }
       }
       // The runtime decodes an event with an effect to apply it: one kept raw says nothing it could take.
-      if (e.effect !== undefined && e.body === undefined) pass.fail(o, ['effect'], `'${e.effect}' is taken from the event's body, and ${e.name} has none`);
+      if (e.effect !== undefined && e.body === undefined)
+        pass.fail(o, ['effect'], `'${e.effect}' is taken from the event's body, and ${e.name} has none`);
       ir.events.push(e);
       ir.eventsModule = file.module;
     });
@@ -39,8 +40,10 @@ export function resolveEvents(pass: Pass, files: SchemaFile[]): void {
 /** The arguments give every parameter and no other; no field takes a key the event object keeps. */
 function checkEventBody(pass: Pass, body: IrStruct, o: Origin, args: Record<string, string | number>): boolean {
   const before = pass.errors.length;
-  for (const p of body.params) if (!(p.name in args)) pass.fail(o, ['args'], `'${body.name}' needs the argument '${p.name}'`);
-  for (const a of Object.keys(args)) if (!body.params.some((p) => p.name === a)) pass.fail(o, ['args', a], `'${body.name}' has no parameter '${a}'`);
+  for (const p of body.params)
+    if (!(p.name in args)) pass.fail(o, ['args'], `'${body.name}' needs the argument '${p.name}'`);
+  for (const a of Object.keys(args))
+    if (!body.params.some((p) => p.name === a)) pass.fail(o, ['args', a], `'${body.name}' has no parameter '${a}'`);
   for (const f of body.fields) {
     if (RESERVED_EVENT_KEYS.includes(f.name)) {
       pass.fail(o, ['body'], `field '${f.name}' of '${body.name}' is a key the event object reserves`);

@@ -60,7 +60,11 @@ function checkExpr(pass: Pass, e: Expr, o: Origin, where: YamlPath, scope: Scope
     if ('path' in ref && !isNumeric(ref.type) && !args.includes(id)) {
       fail(o, where, `'${id}' is not a number-valued field and cannot be used in an expression`);
     } else if ('path' in ref && !ref.repeat !== !arrays.includes(id)) {
-      fail(o, where, ref.repeat ? `'${id}' is an array: use ${id}[...]` : `'${id}' is not an array and cannot be indexed`);
+      fail(
+        o,
+        where,
+        ref.repeat ? `'${id}' is an array: use ${id}[...]` : `'${id}' is not an array and cannot be indexed`,
+      );
     }
   }
   for (const name of contextNames(e)) {
@@ -71,7 +75,11 @@ function checkExpr(pass: Pass, e: Expr, o: Origin, where: YamlPath, scope: Scope
 
 /** Whether a field of type `t` holds a number an expression can compute with (bigints cannot mix). */
 export function isNumeric(t: IrType): boolean {
-  return ((t.kind === 'int' || t.kind === 'packed') && !t.big) || t.kind === 'uint' || (t.kind === 'computed' && t.value !== 'string');
+  return (
+    ((t.kind === 'int' || t.kind === 'packed') && !t.big) ||
+    t.kind === 'uint' ||
+    (t.kind === 'computed' && t.value !== 'string')
+  );
 }
 
 /** The value of `Enum.NAME` (an enum's or a flags' constant), or undefined for any other name. */

@@ -26,14 +26,22 @@ export function lowerSizedList(pass: Pass, s: IrStruct, o: Origin): void {
   if (!s.keys?.sized) return;
   const keyed = s.fields.filter((f) => f.key !== undefined);
   if (keyed.length === 0) return;
-  if (s.fields.some((f) => f.name === 'keyOrder')) return pass.fail(o, ['fields'], `'keyOrder' holds a sized list's stored order: name the field otherwise`);
+  if (s.fields.some((f) => f.name === 'keyOrder'))
+    return pass.fail(o, ['fields'], `'keyOrder' holds a sized list's stored order: name the field otherwise`);
   const from = s.fields.indexOf(keyed[0]!);
   const gap = keyed.findIndex((f, i) => s.fields[from + i] !== f);
   if (gap >= 0) {
     const between = s.fields[from + gap]!.name;
-    return pass.fail(o, ['fields'], `'${between}' comes between keyed fields: a sized list's are read in one loop, so they follow each other`);
+    return pass.fail(
+      o,
+      ['fields'],
+      `'${between}' comes between keyed fields: a sized list's are read in one loop, so they follow each other`,
+    );
   }
   const next = s.fields[from + keyed.length];
-  const end = next?.constValue !== undefined && next.type.kind === 'packed' && next.type.serial === s.keys.serial ? next.constValue : undefined;
+  const end =
+    next?.constValue !== undefined && next.type.kind === 'packed' && next.type.serial === s.keys.serial
+      ? next.constValue
+      : undefined;
   s.keys.list = { ids: keyed.map((f) => f.key!), first: keyed[0]!.name, last: keyed.at(-1)!.name, end };
 }

@@ -33,7 +33,12 @@ export function newPass(files: SchemaFile[]): Pass {
     modules: files.map((f) => f.module),
     reservedEventKeys: RESERVED_EVENT_KEYS,
   };
-  return { ir, origins: new Map(), errors, fail: (o, path, problem) => errors.push(schemaError(o.file, [...o.path, ...path], problem)) };
+  return {
+    ir,
+    origins: new Map(),
+    errors,
+    fail: (o, path, problem) => errors.push(schemaError(o.file, [...o.path, ...path], problem)),
+  };
 }
 
 /** The origin of something at `path` below `o`. */
@@ -41,7 +46,10 @@ export function below(o: Origin, ...path: YamlPath): Origin {
   return { file: o.file, path: [...o.path, ...path] };
 }
 
-/** A section a schema set has at most once (the code emitted from it is the set's only one): resolved where it is, a second one refused. */
+/**
+ * A section a schema set has at most once (the code emitted from it is the set's only one): resolved where it is, a
+ * second one refused.
+ */
 export function resolveSection<K extends 'binaryJson' | 'rowImages' | 'oldRowImages' | 'servers' | 'servedVariables'>(
   pass: Pass,
   files: SchemaFile[],

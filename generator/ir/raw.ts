@@ -106,7 +106,9 @@ export interface RawBinaryJson {
   type: string;
   formats: Record<string, 'u8' | 'u16' | 'u32'>;
   values: Record<string, RawJsonbValue>;
-  containers: Record<'elementCount' | 'size' | 'keyOffset' | 'keyLength' | 'valueOffset', RawJsonbWidth> & { keyOrder: 'length-then-bytes' };
+  containers: Record<'elementCount' | 'size' | 'keyOffset' | 'keyLength' | 'valueOffset', RawJsonbWidth> & {
+    keyOrder: 'length-then-bytes';
+  };
   dataLength: { bitsPerByte: number; maxBytes: number };
 }
 

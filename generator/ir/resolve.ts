@@ -8,7 +8,18 @@ import { columnTypes, resolveCovers } from './covers.js';
 import { exprReader, isNumeric, type ReadExpr, type Scope } from './expressions.js';
 import { below, type Origin, type Pass } from './pass.js';
 import type { RawField, RawStruct } from './raw.js';
-import type { IntType, IrEntry, IrEnum, IrField, IrStruct, IrType, LengthType, PackedType, Span, Derive } from './types.js';
+import type {
+  IntType,
+  IrEntry,
+  IrEnum,
+  IrField,
+  IrStruct,
+  IrType,
+  LengthType,
+  PackedType,
+  Span,
+  Derive,
+} from './types.js';
 
 /**
  * What build.ts runs as resolution goes: on each field once it is resolved, and on each struct once its
@@ -21,7 +32,55 @@ export interface Hooks {
 }
 
 /** Names the emitted code uses for itself. */
-const RESERVED_NAMES = new Set(['r', 'w', 'v', 'i', 'ctx', 'remaining', 'index', 'code', 'default', 'new', 'delete', 'function', 'var', 'let', 'const', 'class', 'return', 'this', 'switch', 'case', 'if', 'else', 'for', 'while', 'do', 'in', 'of', 'typeof', 'void', 'with', 'yield', 'await', 'enum', 'export', 'import', 'super', 'throw', 'try', 'catch', 'finally', 'break', 'continue', 'debugger', 'instanceof', 'null', 'true', 'false']);
+const RESERVED_NAMES = new Set([
+  'r',
+  'w',
+  'v',
+  'i',
+  'ctx',
+  'remaining',
+  'index',
+  'code',
+  'default',
+  'new',
+  'delete',
+  'function',
+  'var',
+  'let',
+  'const',
+  'class',
+  'return',
+  'this',
+  'switch',
+  'case',
+  'if',
+  'else',
+  'for',
+  'while',
+  'do',
+  'in',
+  'of',
+  'typeof',
+  'void',
+  'with',
+  'yield',
+  'await',
+  'enum',
+  'export',
+  'import',
+  'super',
+  'throw',
+  'try',
+  'catch',
+  'finally',
+  'break',
+  'continue',
+  'debugger',
+  'instanceof',
+  'null',
+  'true',
+  'false',
+]);
 
 /** One field being resolved: its struct, its YAML and where it is, what it can see. */
 interface FieldAt {
@@ -34,10 +93,27 @@ interface FieldAt {
   expr: ReadExpr;
 }
 
-export function resolveStruct(pass: Pass, hooks: Hooks, name: string, raw: RawStruct, o: Origin, entryCode?: string): IrStruct {
+export function resolveStruct(
+  pass: Pass,
+  hooks: Hooks,
+  name: string,
+  raw: RawStruct,
+  o: Origin,
+  entryCode?: string,
+): IrStruct {
   const params = Object.entries(raw.params ?? {}).map(([n, p]) => ({ name: n, ...p }));
   const keys = raw.keys && { serial: raw.keys.type === 'varint', sized: raw.keys.sized === true };
-  const s: IrStruct = { name, doc: raw.doc, module: o.file.module, params, fields: [], entryCode, offsets: raw.offsets, keys, postHeader: raw.postHeader };
+  const s: IrStruct = {
+    name,
+    doc: raw.doc,
+    module: o.file.module,
+    params,
+    fields: [],
+    entryCode,
+    offsets: raw.offsets,
+    keys,
+    postHeader: raw.postHeader,
+  };
   pass.ir.structs.set(name, s);
   const scope: Scope = new Map();
   for (const p of params) {
@@ -80,7 +156,11 @@ function derivedValue(pass: Pass, s: IrStruct, field: IrField, src: string | num
     if (later < at) continue;
     const f = s.fields[later]!;
     if (f.type.kind !== 'computed') {
-      pass.fail(o, ['derive', 'value'], `'${id}' is not before '${field.name}': a derived value names earlier fields, or computed fields after it`);
+      pass.fail(
+        o,
+        ['derive', 'value'],
+        `'${id}' is not before '${field.name}': a derived value names earlier fields, or computed fields after it`,
+      );
     } else if (f.type.value !== 'number') {
       pass.fail(o, ['derive', 'value'], `'${id}' would be given to the encoder, so it must be a number`);
     } else {
@@ -103,12 +183,16 @@ function resolveField(c: FieldAt): IrField | undefined {
   if (f.repeat === undefined && f.count !== undefined) pass.fail(o, ['count'], `'count' needs 'repeat: count'`);
   field.cond = expr('if', f.if);
   if (f.const !== undefined) {
-    if (type.kind !== 'int' && !(type.kind === 'packed' && !type.big)) pass.fail(o, ['const'], `only integers can be constant`);
+    if (type.kind !== 'int' && !(type.kind === 'packed' && !type.big))
+      pass.fail(o, ['const'], `only integers can be constant`);
     field.constValue = f.const;
   }
   if (f.derive) field.derive = resolveDerive(f.derive);
   if (f.compression) {
-    field.compression = { codec: f.compression.codec, cond: expr('compression', f.compression.if, ['compression', 'if']) };
+    field.compression = {
+      codec: f.compression.codec,
+      cond: expr('compression', f.compression.if, ['compression', 'if']),
+    };
     if (scope.has(`${f.name}Compressed`)) pass.fail(o, ['name'], `'${f.name}Compressed' would be taken twice`);
   }
   return field;
@@ -125,9 +209,11 @@ function intType(name: string): IntType | undefined {
 
 function resolveType(c: FieldAt): IrType | undefined {
   const { pass, f, o, expr } = c;
-  if (intType(f.type) || ['packed', 'packed64', 'varint', 'varint64', 'zigzag64'].includes(f.type)) return integerType(c);
+  if (intType(f.type) || ['packed', 'packed64', 'varint', 'varint64', 'zigzag64'].includes(f.type))
+    return integerType(c);
   if (f.computed !== undefined) {
-    if (!['number', 'string', 'boolean'].includes(f.type)) pass.fail(o, ['type'], `a computed field is a number, string or boolean`);
+    if (!['number', 'string', 'boolean'].includes(f.type))
+      pass.fail(o, ['type'], `a computed field is a number, string or boolean`);
     const e = expr('computed', f.computed);
     return e && { kind: 'computed', expr: e, value: f.type as 'number' | 'string' | 'boolean', enum: f.enum };
   }
@@ -164,7 +250,12 @@ function resolveType(c: FieldAt): IrType | undefined {
 function integerType({ pass, f, o }: FieldAt): IrType | undefined {
   const serial = f.type.startsWith('varint') || f.type === 'zigzag64';
   const big = f.type.endsWith('64');
-  const base: IntType | PackedType = intType(f.type) ?? { kind: 'packed', big, serial, ...(f.type === 'zigzag64' ? { signed: true } : {}) };
+  const base: IntType | PackedType = intType(f.type) ?? {
+    kind: 'packed',
+    big,
+    serial,
+    ...(f.type === 'zigzag64' ? { signed: true } : {}),
+  };
   if (f.enum !== undefined && !pass.ir.enums.has(f.enum)) {
     pass.fail(o, ['enum'], `unknown enum '${f.enum}'`);
     return undefined;
@@ -175,17 +266,38 @@ function integerType({ pass, f, o }: FieldAt): IrType | undefined {
 /** Row images: they name the earlier fields that give their table and its columns. */
 function rowsType({ pass, f, o, scope, expr }: FieldAt): IrType {
   const table = f.table === undefined ? undefined : scope.get(f.table);
-  if (!(table && 'path' in table && isNumeric(table.type))) pass.fail(o, ['table'], `'${f.table}' is not an earlier number field`);
+  if (!(table && 'path' in table && isNumeric(table.type)))
+    pass.fail(o, ['table'], `'${f.table}' is not an earlier number field`);
   for (const key of ['columns', 'columnsAfter'] as const) {
     const ref = f[key] === undefined ? undefined : scope.get(f[key]!);
     if (f[key] !== undefined && !(ref && 'path' in ref && ref.type.kind === 'bitmap')) {
       pass.fail(o, [key], `'${f[key]}' is not an earlier bitmap field`);
     }
   }
-  // v1/v2 images split or are kept whole; v0's are bytes or rows by whether the table is defined, which the schema says.
-  if ((f.layout === 'v0') === (f.undecoded !== undefined)) pass.fail(o, ['undecoded'], 'v1/v2 rows name where images that do not split are kept (`undecoded`); v0 rows do not');
-  if (f.inferred !== undefined && f.undecoded === undefined) pass.fail(o, ['inferred'], 'only rows whose images may be kept (`undecoded`) name where inferred fraction digits are said (`inferred`)');
-  return { kind: 'rows', table: f.table!, columns: f.columns!, columnsAfter: f.columnsAfter, images: expr('images', f.images)!, layout: f.layout, undecoded: f.undecoded, inferred: f.inferred };
+  // v1/v2 images split or are kept whole; v0's are bytes or rows by whether the table is defined, which the schema
+  // says.
+  if ((f.layout === 'v0') === (f.undecoded !== undefined))
+    pass.fail(
+      o,
+      ['undecoded'],
+      'v1/v2 rows name where images that do not split are kept (`undecoded`); v0 rows do not',
+    );
+  if (f.inferred !== undefined && f.undecoded === undefined)
+    pass.fail(
+      o,
+      ['inferred'],
+      'only rows whose images may be kept (`undecoded`) name where inferred fraction digits are said (`inferred`)',
+    );
+  return {
+    kind: 'rows',
+    table: f.table!,
+    columns: f.columns!,
+    columnsAfter: f.columnsAfter,
+    images: expr('images', f.images)!,
+    layout: f.layout,
+    undecoded: f.undecoded,
+    inferred: f.inferred,
+  };
 }
 
 function stringType(c: FieldAt): IrType | undefined {
@@ -204,7 +316,10 @@ function resolveSpan({ pass, f, o, expr }: FieldAt): Span | undefined {
   if (f.type === 'padded') return { kind: 'padded', size: expr('size', f.size)! };
   if (f.prefix !== undefined) {
     if (f.size !== undefined) pass.fail(o, ['size'], `give either 'size' or 'prefix', not both`);
-    return { kind: 'prefix', prefix: intType(f.prefix) ?? { kind: 'packed', big: false, serial: f.prefix === 'varint' } };
+    return {
+      kind: 'prefix',
+      prefix: intType(f.prefix) ?? { kind: 'packed', big: false, serial: f.prefix === 'varint' },
+    };
   }
   if (f.size === 'rest') return { kind: 'rest' };
   if (f.size === undefined) {
@@ -220,11 +335,13 @@ function switchType({ pass, f, o, scope, expr }: FieldAt): IrType | undefined {
   const cases: { match: number; struct: string }[] = [];
   for (const [key, struct] of Object.entries(f.cases ?? {})) {
     const match = /^-?\d+$/.test(key) ? Number(key) : onEnum?.values.find(([n]) => n === key)?.[1];
-    if (match === undefined) pass.fail(o, ['cases', key], `'${key}' is neither a number nor a name of the switched-on enum`);
+    if (match === undefined)
+      pass.fail(o, ['cases', key], `'${key}' is neither a number nor a name of the switched-on enum`);
     else if (!pass.origins.has(struct)) pass.fail(o, ['cases', key], `unknown struct '${struct}'`);
     else cases.push({ match, struct });
   }
-  if (f.default !== undefined && !pass.origins.has(f.default)) pass.fail(o, ['default'], `unknown struct '${f.default}'`);
+  if (f.default !== undefined && !pass.origins.has(f.default))
+    pass.fail(o, ['default'], `unknown struct '${f.default}'`);
   return on ? { kind: 'switch', on, cases, default: f.default } : undefined;
 }
 

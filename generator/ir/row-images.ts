@@ -25,12 +25,24 @@ function resolve(pass: Pass, o: Origin, raw: RawRowImages, module: string): IrRo
   });
   for (const part of PARTS) {
     const n = parts.filter((p) => p.part === part).length;
-    if (n !== 1) pass.fail(o, ['change'], `a change has its ${part} part ${n ? `${n} times` : 'nowhere'}: once, where it is stored`);
+    if (n !== 1)
+      pass.fail(
+        o,
+        ['change'],
+        `a change has its ${part} part ${n ? `${n} times` : 'nowhere'}: once, where it is stored`,
+      );
   }
   const covers = coveredTypes(pass, o, raw.options.covers);
   if (!images || !known || !covers) return undefined;
   const mask = known.values.reduce((m, [, bit]) => m | bit, 0);
-  return { module, doc: raw.doc, images: raw.images, parts, options: { ...raw.options, mask, covers }, nulls: { msb: raw.nulls.order === 'msb', spareSet: raw.nulls.spare === 'set' } };
+  return {
+    module,
+    doc: raw.doc,
+    images: raw.images,
+    parts,
+    options: { ...raw.options, mask, covers },
+    nulls: { msb: raw.nulls.order === 'msb', spareSet: raw.nulls.spare === 'set' },
+  };
 }
 
 /** `[Enum.NAME, …]`: the column types the options have a bit for, all of one enum. */
@@ -42,7 +54,8 @@ function coveredTypes(pass: Pass, o: Origin, refs: string[]): IrRowImages['optio
   refs.forEach((ref, i) => {
     const [group, member] = ref.split('.') as [string, string];
     const code = types.values.find(([n]) => n === member)?.[1];
-    if (group !== name) pass.fail(o, ['options', 'covers', i], `'${group}' is not '${name}': the covered types are of one enum`);
+    if (group !== name)
+      pass.fail(o, ['options', 'covers', i], `'${group}' is not '${name}': the covered types are of one enum`);
     else if (code === undefined) pass.fail(o, ['options', 'covers', i], `'${name}' has no value '${member}'`);
     else codes.push([member, code]);
   });
@@ -59,7 +72,9 @@ function flagsOf(pass: Pass, o: Origin, at: string[], name: string) {
 function checkOptions(pass: Pass, o: Origin, raw: RawRowImages['options']): void {
   const s = pass.ir.structs.get(raw.struct);
   if (!s) return pass.fail(o, ['options', 'struct'], `unknown struct '${raw.struct}'`);
-  if (s.params.length !== 1 || s.params[0]!.type !== 'number') pass.fail(o, ['options', 'struct'], `${raw.struct} takes one number, the count of the columns it covers`);
+  if (s.params.length !== 1 || s.params[0]!.type !== 'number')
+    pass.fail(o, ['options', 'struct'], `${raw.struct} takes one number, the count of the columns it covers`);
   const f = s.fields.find((x) => x.name === raw.field);
-  if (!f || f.cond || !(f.type.kind === 'int' || f.type.kind === 'packed') || f.type.big) pass.fail(o, ['options', 'field'], `${raw.struct} has no unconditional number field '${raw.field}'`);
+  if (!f || f.cond || !(f.type.kind === 'int' || f.type.kind === 'packed') || f.type.big)
+    pass.fail(o, ['options', 'field'], `${raw.struct} has no unconditional number field '${raw.field}'`);
 }

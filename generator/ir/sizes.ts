@@ -41,10 +41,16 @@ export function checkElements(pass: Pass, s: IrStruct, o: Origin): void {
   s.fields.forEach((f, i) => {
     // A count already bounded by an earlier array of non-empty elements (e.g. one per column) is safe.
     const bounded = (c: Expr) =>
-      s.fields.slice(0, i).some((e) => e.repeat?.kind === 'count' && e.repeat.count.source === c.source && minSize(pass.ir, e.type) > 0);
+      s.fields
+        .slice(0, i)
+        .some((e) => e.repeat?.kind === 'count' && e.repeat.count.source === c.source && minSize(pass.ir, e.type) > 0);
     if (f.repeat?.kind === 'count' && bounded(f.repeat.count)) return;
     if (f.repeat && minSize(pass.ir, f.type) === 0) {
-      pass.fail(o, ['fields', i, 'repeat'], `an element of '${f.name}' can take no bytes, so its count cannot be bounded`);
+      pass.fail(
+        o,
+        ['fields', i, 'repeat'],
+        `an element of '${f.name}' can take no bytes, so its count cannot be bounded`,
+      );
     }
   });
 }
@@ -58,19 +64,29 @@ const LONGEST_POST_HEADER = 255;
  * ctx.postHeaderLength itself: the fields are read as a post-header long enough for all of them would
  * read them, and must read the same at the length that gives.
  */
-export function postHeaderLength(ir: Ir, body: IrStruct, args: Record<string, number | boolean>): number | { problem: string } {
+export function postHeaderLength(
+  ir: Ir,
+  body: IrStruct,
+  args: Record<string, number | boolean>,
+): number | { problem: string } {
   if (body.postHeader === false) return 0;
   const fields = body.fields.slice(0, body.fields.findIndex((f) => f.name === body.postHeader) + 1);
   const full = postHeaderBytes(ir, fields, args, LONGEST_POST_HEADER);
   if (typeof full !== 'number') return full;
   const own = postHeaderBytes(ir, fields, args, full);
   if (typeof own !== 'number') return own;
-  if (own !== full) return { problem: `its fields take ${full} bytes in the longest post-header, but ${own} in one of ${full}` };
+  if (own !== full)
+    return { problem: `its fields take ${full} bytes in the longest post-header, but ${own} in one of ${full}` };
   return full;
 }
 
 /** The bytes of the post-header's fields when the FORMAT_DESCRIPTION gives it `length`. */
-function postHeaderBytes(ir: Ir, fields: IrField[], args: Record<string, number | boolean>, length: number): number | { problem: string } {
+function postHeaderBytes(
+  ir: Ir,
+  fields: IrField[],
+  args: Record<string, number | boolean>,
+  length: number,
+): number | { problem: string } {
   const known = (id: string): number | boolean | undefined => {
     if (id === 'ctx.binlogVersion') return 4;
     if (id === 'ctx.postHeaderLength') return length;
@@ -78,7 +94,8 @@ function postHeaderBytes(ir: Ir, fields: IrField[], args: Record<string, number 
   };
   let bytes = 0;
   for (const f of fields) {
-    if (f.cond && evaluateExpr(f.cond, known) === undefined) return { problem: `whether '${f.name}' is there depends on what the event holds` };
+    if (f.cond && evaluateExpr(f.cond, known) === undefined)
+      return { problem: `whether '${f.name}' is there depends on what the event holds` };
     if (f.cond && !evaluateExpr(f.cond, known)) continue;
     const size = f.repeat ? undefined : knownSize(f.type, known);
     if (size === undefined) return { problem: `'${f.name}' has no size known before the event is read` };
@@ -95,6 +112,7 @@ function knownSize(t: IrType, known: (id: string) => number | boolean | undefine
   };
   if (t.kind === 'computed') return 0;
   if (t.kind === 'uint') return value(t.size);
-  if ((t.kind === 'text' || t.kind === 'bytes') && (t.span.kind === 'size' || t.span.kind === 'padded')) return value(t.span.size);
+  if ((t.kind === 'text' || t.kind === 'bytes') && (t.span.kind === 'size' || t.span.kind === 'padded'))
+    return value(t.span.size);
   return fixedSize(t);
 }

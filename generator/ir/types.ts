@@ -55,7 +55,9 @@ export interface IrEntry {
   covers?: IrCovers;
 }
 
-/** The servers whose TABLE_MAP metadata may count a column type otherwise (a cover key's values name them, or `both`). */
+/**
+ * The servers whose TABLE_MAP metadata may count a column type otherwise (a cover key's values name them, or `both`).
+ */
 export const COVER_SERVERS = ['mysql', 'mariadb'] as const;
 export type CoverServer = (typeof COVER_SERVERS)[number];
 
@@ -73,14 +75,29 @@ export type IrType =
   /** `input`: a derived value names it, so the encoder takes it (and derives the stored fields from it). */
   | { kind: 'computed'; expr: Expr; value: 'number' | 'string' | 'boolean'; enum?: string; input?: boolean }
   /** `undecoded`: the name the images are kept under, as bytes with the reason, when they cannot be split into rows. */
-  /** `inferred`: the name of the fraction digits the rows layer inferred for columns the binlog does not size (read back on encode). */
-  | { kind: 'rows'; table: string; columns: string; columnsAfter?: string; images: Expr; layout?: 'v0'; undecoded?: string; inferred?: string }
+  /**
+   * `inferred`: the name of the fraction digits the rows layer inferred for columns the binlog does not size (read back
+   * on encode).
+   */
+  | {
+      kind: 'rows';
+      table: string;
+      columns: string;
+      columnsAfter?: string;
+      images: Expr;
+      layout?: 'v0';
+      undecoded?: string;
+      inferred?: string;
+    }
   | { kind: 'struct'; name: string; args: [string, Expr][] }
   | { kind: 'switch'; on: Expr; cases: { match: number; struct: string }[]; default?: string }
   | { kind: 'tlv'; code: IntType; length: LengthType; entries: IrEntry[]; entryType: string; covers?: string }
   | { kind: 'tagged'; code: IntType; entries: IrEntry[]; entryType: string; covers?: string };
 
-/** A TLV or tagged entry list: its entries are structs of their own; `covers` names the table of their covers, when they have some. */
+/**
+ * A TLV or tagged entry list: its entries are structs of their own; `covers` names the table of their covers, when they
+ * have some.
+ */
 export type IrEntryList = Extract<IrType, { kind: 'tlv' | 'tagged' }>;
 
 export type Derive =
@@ -175,7 +192,20 @@ export type EventServer = CoverServer | 'both' | 'vendor';
 export type EventEffect = 'sets-format' | 'sets-v3-format' | 'starts-encryption' | 'maps-table' | 'rotates';
 
 /** The kinds of value an extern takes and gives (language.schema.json `externType`). */
-export type ExternType = 'number' | 'boolean' | 'string' | 'bigint' | 'integer' | 'value' | 'texts' | 'numbers' | 'indexes' | 'bytes' | 'column' | 'textCodec' | 'json';
+export type ExternType =
+  | 'number'
+  | 'boolean'
+  | 'string'
+  | 'bigint'
+  | 'integer'
+  | 'value'
+  | 'texts'
+  | 'numbers'
+  | 'indexes'
+  | 'bytes'
+  | 'column'
+  | 'textCodec'
+  | 'json';
 
 /** A function the generated code is given by the runtime (the `externs` section). */
 export interface IrExtern {
@@ -238,7 +268,14 @@ export interface IrCell {
    * `json`: where the value is the result of an extern with a JSON writer, that writer's call (same
    * arguments); `with`: the numeric parts the value carries (a WithCell), which encode takes from it.
    */
-  decode: { lets: [string, Expr][]; checks: IrCheck[]; value: Expr; with: string[]; memo: boolean; json?: Extract<Expr, { kind: 'call' }> };
+  decode: {
+    lets: [string, Expr][];
+    checks: IrCheck[];
+    value: Expr;
+    with: string[];
+    memo: boolean;
+    json?: Extract<Expr, { kind: 'call' }>;
+  };
   encode: { fields: Expr; gives: string[]; lets: [string, Expr][]; checks: IrCheck[]; memo: boolean };
   /** Every extern its code calls, for the factory to take from the helpers. */
   calls: string[];
@@ -266,7 +303,14 @@ export interface IrBinaryJson {
   /** The container forms, in the order the serializer tries them. */
   formats: { name: string; width: number }[];
   values: IrJsonbValue[];
-  containers: { elementCount: JsonbWidth; size: JsonbWidth; keyOffset: JsonbWidth; keyLength: JsonbWidth; valueOffset: JsonbWidth; keyOrder: 'length-then-bytes' };
+  containers: {
+    elementCount: JsonbWidth;
+    size: JsonbWidth;
+    keyOffset: JsonbWidth;
+    keyLength: JsonbWidth;
+    valueOffset: JsonbWidth;
+    keyOrder: 'length-then-bytes';
+  };
   dataLength: { bitsPerByte: number; maxBytes: number };
 }
 
@@ -278,8 +322,17 @@ export interface IrRowImages {
   images: string;
   /** A change's parts in the order they are stored, each with the images bit it is present under. */
   parts: { part: 'before' | 'options' | 'after'; flag: string; bit: number }[];
-  /** The value options' struct, its field of bits, the bits the reader knows (`known` flags), and the column types it has a bit for. */
-  options: { struct: string; field: string; known: string; mask: number; covers: { enum: string; codes: [name: string, code: number][] } };
+  /**
+   * The value options' struct, its field of bits, the bits the reader knows (`known` flags), and the column types it
+   * has a bit for.
+   */
+  options: {
+    struct: string;
+    field: string;
+    known: string;
+    mask: number;
+    covers: { enum: string; codes: [name: string, code: number][] };
+  };
   nulls: { msb: boolean; spareSet: boolean };
 }
 
@@ -340,8 +393,7 @@ export type ServedVariableServer = 'both' | 'mysql' | 'mariadb';
 
 /** A variable `binlog serve` reports (the `servedVariables` section): a fixed value, or where it comes from. */
 export type IrServedVariable = { name: string; server: ServedVariableServer; doc?: string } & (
-  | { value: string }
-  | { from: ServedVariableSource }
+  { value: string } | { from: ServedVariableSource }
 );
 
 export interface IrServedVariables {

@@ -32,7 +32,9 @@ export function digitsBefore(buf: Uint8Array, end: number, n: number): number {
   return end;
 }
 
-/** n's eight digits (0 <= n < 10^8), zeros first, ending before buf[end]: four divisions that do not wait on each other. */
+/**
+ * n's eight digits (0 <= n < 10^8), zeros first, ending before buf[end]: four divisions that do not wait on each other.
+ */
 export function eightDigitsBefore(buf: Uint8Array, end: number, n: number): void {
   const high = (n / 10000) | 0;
   const low = n - high * 10000;

@@ -26,15 +26,22 @@ function widthOf(v: number): number {
 }
 
 function inflateChecked(stream: Uint8Array, length: number, raw: boolean, offset: number, path: string): Uint8Array {
-  if (length > MAX_INFLATED) throw new LengthError(`compressed data claims ${length} bytes`, { offset, schemaPath: path });
+  if (length > MAX_INFLATED)
+    throw new LengthError(`compressed data claims ${length} bytes`, { offset, schemaPath: path });
   let out: Buffer;
   try {
     out = (raw ? inflateRawSync : inflateSync)(stream, { maxOutputLength: Math.max(length, 1) });
   } catch (e) {
-    throw new InvalidValueError(`compressed data does not inflate: ${(e as Error).message}`, { offset, schemaPath: path });
+    throw new InvalidValueError(`compressed data does not inflate: ${(e as Error).message}`, {
+      offset,
+      schemaPath: path,
+    });
   }
   if (out.length !== length) {
-    throw new InvalidValueError(`compressed data inflates to ${out.length} bytes, not the ${length} it claims`, { offset, schemaPath: path });
+    throw new InvalidValueError(`compressed data inflates to ${out.length} bytes, not the ${length} it claims`, {
+      offset,
+      schemaPath: path,
+    });
   }
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
@@ -43,10 +50,14 @@ function inflateChecked(stream: Uint8Array, length: number, raw: boolean, offset
 export function inflateBlock(stored: Uint8Array, offset: number, path: string): Uint8Array {
   const head = stored[0];
   if (head === undefined || (head & 0xe0) !== 0x80) {
-    throw new InvalidValueError(`not a compressed block (header 0x${(head ?? 0).toString(16)})`, { offset, schemaPath: path });
+    throw new InvalidValueError(`not a compressed block (header 0x${(head ?? 0).toString(16)})`, {
+      offset,
+      schemaPath: path,
+    });
   }
   const n = head & 0x07;
-  if (n < 1 || n > 4 || stored.length < 1 + n) throw new LengthError(`bad compressed block length width ${n}`, { offset, schemaPath: path });
+  if (n < 1 || n > 4 || stored.length < 1 + n)
+    throw new LengthError(`bad compressed block length width ${n}`, { offset, schemaPath: path });
   return inflateChecked(stored.subarray(1 + n), beUint(stored, 1, n), false, offset, path);
 }
 
@@ -61,9 +72,11 @@ export function inflateColumn(stored: Uint8Array, offset: number, path: string):
   if (stored.length === 0) return stored;
   const head = stored[0]!;
   if (head >> 4 === 0) return stored.subarray(1);
-  if (head >> 4 !== 8) throw new InvalidValueError(`unknown column compression method ${head >> 4}`, { offset, schemaPath: path });
+  if (head >> 4 !== 8)
+    throw new InvalidValueError(`unknown column compression method ${head >> 4}`, { offset, schemaPath: path });
   const n = head & 0x07;
-  if (n < 1 || n > 4 || stored.length < 1 + n) throw new LengthError(`bad compressed column length width ${n}`, { offset, schemaPath: path });
+  if (n < 1 || n > 4 || stored.length < 1 + n)
+    throw new LengthError(`bad compressed column length width ${n}`, { offset, schemaPath: path });
   return inflateChecked(stored.subarray(1 + n), beUint(stored, 1, n), (head & 0x08) !== 0, offset, path);
 }
 
@@ -75,7 +88,12 @@ export function deflateColumn(plain: Uint8Array): Uint8Array {
 }
 
 /** The stored bytes if they still decompress to `plain`, else `plain` compressed anew. */
-export function reuseOr(stored: Uint8Array | undefined, plain: Uint8Array, inflate: (b: Uint8Array) => Uint8Array, deflate: (b: Uint8Array) => Uint8Array): Uint8Array {
+export function reuseOr(
+  stored: Uint8Array | undefined,
+  plain: Uint8Array,
+  inflate: (b: Uint8Array) => Uint8Array,
+  deflate: (b: Uint8Array) => Uint8Array,
+): Uint8Array {
   if (stored !== undefined) {
     try {
       if (sameBytes(inflate(stored), plain)) return stored;
@@ -98,7 +116,12 @@ export function inflate(codec: keyof typeof CODECS, stored: Uint8Array, offset: 
 }
 
 /** For generated code: the bytes to store for a compressed field. */
-export function deflate(codec: keyof typeof CODECS, plain: Uint8Array, stored: Uint8Array | undefined, path: string): Uint8Array {
+export function deflate(
+  codec: keyof typeof CODECS,
+  plain: Uint8Array,
+  stored: Uint8Array | undefined,
+  path: string,
+): Uint8Array {
   const c = CODECS[codec];
   return reuseOr(stored, plain, (b) => c.inflate(b, 0, path), c.deflate);
 }

@@ -107,7 +107,12 @@ export function writeDouble(buf: Uint8Array, p: number, x: number): number {
   const a1 = ((low >>> (24 - sh)) | (chi << (8 + sh))) & 0xffffff;
   const a2 = chi >>> (16 - sh);
   const gi = e * 6;
-  const g0 = G[gi]!, g1 = G[gi + 1]!, g2 = G[gi + 2]!, g3 = G[gi + 3]!, g4 = G[gi + 4]!, g5 = G[gi + 5]!;
+  const g0 = G[gi]!,
+    g1 = G[gi + 1]!,
+    g2 = G[gi + 2]!,
+    g3 = G[gi + 3]!,
+    g4 = G[gi + 4]!,
+    g5 = G[gi + 5]!;
   // The product's columns (each below 2^50, exact); limbs 6 up are v's integer part, 0 … 5 its fraction.
   const c0 = a0 * g0;
   const c1 = a0 * g1 + a1 * g0;

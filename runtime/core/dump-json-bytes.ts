@@ -21,11 +21,19 @@ const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x
 const LONG_STRING = 24;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** A byte of UTF-8 text is, to JSON, an ASCII character kept as it is, one that is escaped, or part of a longer sequence. */
+/**
+ * A byte of UTF-8 text is, to JSON, an ASCII character kept as it is, one that is escaped, or part of a longer
+ * sequence.
+ */
 const [PLAIN, ESCAPED, SEQUENCE] = [0, 1, 2];
-const BYTE_KIND = Uint8Array.from({ length: 256 }, (_, c) => (c >= 0x80 ? SEQUENCE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPED : PLAIN));
+const BYTE_KIND = Uint8Array.from({ length: 256 }, (_, c) =>
+  c >= 0x80 ? SEQUENCE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPED : PLAIN,
+);
 
-/** The cache keeps the field names met so far as the bytes of `"name":`; it is bounded, since row names come from the input. */
+/**
+ * The cache keeps the field names met so far as the bytes of `"name":`; it is bounded, since row names come from the
+ * input.
+ */
 const KEYS = new Map<string, Uint8Array>();
 const KEYS_MAX = 4096;
 
@@ -37,7 +45,9 @@ export function jsonKey(name: string): Uint8Array {
   return w.take();
 }
 
-/** Says whether an object given these keys in this order keeps that order (a JS object moves integer-like keys first). */
+/**
+ * Says whether an object given these keys in this order keeps that order (a JS object moves integer-like keys first).
+ */
 export function keepsKeyOrder(names: readonly string[]): boolean {
   const keys = Object.keys(Object.fromEntries(names.map((name) => [name, 0])));
   return keys.every((k, i) => k === names[i]);
@@ -217,7 +227,7 @@ export class JsonBytes {
     const buf = this.buf;
     let p = this.pos;
     buf[p++] = QUOTE;
-    for (let i = start; i < end; ) {
+    for (let i = start; i < end;) {
       const c = src[i]!;
       const kind = BYTE_KIND[c]!;
       if (kind === PLAIN) {
@@ -288,7 +298,12 @@ export class JsonBytes {
       const start = this.pos;
       for (const k in change) {
         const v = change[k];
-        if ((k === 'before' || k === 'after') && typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
+        if (
+          (k === 'before' || k === 'after') &&
+          typeof v === 'object' &&
+          v !== null &&
+          Object.getPrototypeOf(v) === Object.prototype
+        ) {
           this.member(cachedKey(k), start);
           this.image(v as Record<string, unknown>, names, keys);
         } else this.entry(k, v, start);
@@ -334,7 +349,8 @@ export class JsonBytes {
         if (v instanceof Uint8Array) return this.hex(v);
         if (Array.isArray(v)) return this.array(v);
         if (v instanceof JsonText) return this.text(v);
-        if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return this.value((v as { toJSON(): unknown }).toJSON());
+        if (typeof (v as { toJSON?: unknown }).toJSON === 'function')
+          return this.value((v as { toJSON(): unknown }).toJSON());
         return this.object(v as Record<string, unknown>);
       default:
         // Only an array's element gets here as undefined, a function or a symbol, since objects leave them out.
@@ -380,7 +396,10 @@ export class JsonBytes {
   }
 }
 
-/** Copies src[start, end) to dst at p and returns the end. A loop copies short runs, since it beats set()'s call for them. */
+/**
+ * Copies src[start, end) to dst at p and returns the end. A loop copies short runs, since it beats set()'s call for
+ * them.
+ */
 function copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, p: number): number {
   if (end - start > 16) {
     dst.set(src.subarray(start, end), p);

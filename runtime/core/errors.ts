@@ -83,7 +83,12 @@ export class BinlogError extends Error {
    */
   rebased(from: string, to: string): this {
     const p = this.schemaPath;
-    if (p === undefined || !p.startsWith(from) || (p.length > from.length && p[from.length] !== '.' && p[from.length] !== '[')) return this;
+    if (
+      p === undefined ||
+      !p.startsWith(from) ||
+      (p.length > from.length && p[from.length] !== '.' && p[from.length] !== '[')
+    )
+      return this;
     return this.at(to + p.slice(from.length));
   }
 
@@ -193,7 +198,10 @@ export class ServerError extends BinlogError {
     readonly sqlState: string,
     readonly serverMessage: string,
     site: ErrorSite = { offset: -1 },
-    /** What the server refused, when its message alone misleads (MariaDB answers a COM_REGISTER_SLAVE without the privilege with 1045, as for a wrong password). */
+    /**
+     * What the server refused, when its message alone misleads (MariaDB answers a COM_REGISTER_SLAVE without the
+     * privilege with 1045, as for a wrong password).
+     */
     readonly refused?: string,
   ) {
     const says = `the server says: ${printable(serverMessage)} (error ${errorCode}, SQL state ${sqlState})`;
@@ -223,7 +231,9 @@ export class GaveUpError extends ConnectionError {
     /** Why the connection was lost, or why the last attempt failed. */
     readonly lastError: Error,
   ) {
-    super(`gave up reconnecting after ${attempts} attempt${attempts === 1 ? '' : 's'} in ${seconds.toFixed(1)} s: ${lastError.message}`);
+    super(
+      `gave up reconnecting after ${attempts} attempt${attempts === 1 ? '' : 's'} in ${seconds.toFixed(1)} s: ${lastError.message}`,
+    );
   }
 }
 

@@ -78,7 +78,8 @@ export function writeKeyed(
     const id = typeof e === 'number' ? e : e.id;
     if (typeof e !== 'number') {
       if (id === end) throw new EncodeError(`a stored field with id ${id} would read as the end mark`, at);
-      if (ids.includes(id) && !left.has(id)) throw new EncodeError(`a stored field with id ${id} would read as that field's value`, at);
+      if (ids.includes(id) && !left.has(id))
+        throw new EncodeError(`a stored field with id ${id} would read as that field's value`, at);
     } else if (!left.has(id)) {
       throw new EncodeError(values.has(id) ? `field ${id} is named twice` : `field ${id} is named but not given`, at);
     }

@@ -97,7 +97,10 @@ export class Reader {
 
   need(n: number, path: string): void {
     if (this.end - this.pos < n) {
-      throw new TruncatedError(`need ${n} bytes, ${this.end - this.pos} left`, { offset: this.offset, schemaPath: path });
+      throw new TruncatedError(`need ${n} bytes, ${this.end - this.pos} left`, {
+        offset: this.offset,
+        schemaPath: path,
+      });
     }
   }
 
@@ -220,7 +223,8 @@ export class Reader {
   varint(path: string): number {
     const at = this.offset;
     const v = this.varintBig(path);
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new LengthError(`varint ${v} is too large`, { offset: at, schemaPath: path });
+    if (v > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new LengthError(`varint ${v} is too large`, { offset: at, schemaPath: path });
     return Number(v);
   }
 
@@ -243,7 +247,8 @@ export class Reader {
       this.pos += n;
       v = raw >> BigInt(n);
     }
-    if (varintWidth(v) !== n) throw new InvalidValueError(`varint ${v} in a ${n}-byte form`, { offset: at, schemaPath: path });
+    if (varintWidth(v) !== n)
+      throw new InvalidValueError(`varint ${v} in a ${n}-byte form`, { offset: at, schemaPath: path });
     return v;
   }
 
@@ -470,7 +475,10 @@ export class Reader {
     return v;
   }
 
-  /** A value's length before it, little-endian in `width` bytes (1 to 6): the 1- and 2-byte lengths of strings without a loop. */
+  /**
+   * A value's length before it, little-endian in `width` bytes (1 to 6): the 1- and 2-byte lengths of strings without a
+   * loop.
+   */
   lengthBefore(width: number, path: string): number {
     if (width === 1 && this.pos < this.end) return this.buf[this.pos++]!;
     if (width === 2 && this.end - this.pos >= 2) return this.u16();
@@ -502,7 +510,10 @@ export class Reader {
     this.spare = bits & 7 ? spare : 0;
     if (this.spare && !keepSpare) {
       // Servers zero the spare bits; a set one would be lost on the way back, so it is refused instead.
-      throw new InvalidValueError(`spare bits set after bit ${bits} of a bitmap`, { offset: this.offset + n - 1, schemaPath: path });
+      throw new InvalidValueError(`spare bits set after bit ${bits} of a bitmap`, {
+        offset: this.offset + n - 1,
+        schemaPath: path,
+      });
     }
     this.pos = p + n;
     return out;

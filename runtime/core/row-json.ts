@@ -14,7 +14,8 @@ export function rowsFromJson(j: unknown, path: string): RowChangeInput[] {
     for (const image of ['before', 'after'] as const) {
       if (o[image] === undefined) continue;
       const row: Row = {};
-      for (const [name, v] of Object.entries(jObject(o[image], `${at}.${image}`))) row[name] = jCell(v, `${at}.${image}.${name}`) as CellValue;
+      for (const [name, v] of Object.entries(jObject(o[image], `${at}.${image}`)))
+        row[name] = jCell(v, `${at}.${image}.${name}`) as CellValue;
       change[image] = row;
     }
     if (o.jsonOptions !== undefined) change.jsonOptions = jNum(o.jsonOptions, `${at}.jsonOptions`);
@@ -39,7 +40,8 @@ export function oldRowsFromJson(j: unknown, path: string): OldRowChange[] {
       const values = o.nullValues === undefined ? undefined : jObject(o.nullValues, `${path}[${i}].nullValues`)[image];
       if (values !== undefined) {
         const row: Row = {};
-        for (const [name, v] of Object.entries(jObject(values, `${path}[${i}].nullValues.${image}`))) row[name] = jCell(v, `${path}[${i}].nullValues.${image}.${name}`) as CellValue;
+        for (const [name, v] of Object.entries(jObject(values, `${path}[${i}].nullValues.${image}`)))
+          row[name] = jCell(v, `${path}[${i}].nullValues.${image}.${name}`) as CellValue;
         (change.nullValues ??= {})[image] = row;
       }
       const bytes = o.nullBytes === undefined ? undefined : jObject(o.nullBytes, `${path}[${i}].nullBytes`)[image];

@@ -24,7 +24,10 @@ export function checkConst(actual: number, expected: number, r: Reader, path: st
 
 export function checkDerived(actual: number, expected: number, r: Reader, path: string): void {
   if (actual !== expected) {
-    throw new SchemaCheckError(`stored ${actual}, but it derives as ${expected}`, { offset: r.offset, schemaPath: path });
+    throw new SchemaCheckError(`stored ${actual}, but it derives as ${expected}`, {
+      offset: r.offset,
+      schemaPath: path,
+    });
   }
 }
 
@@ -34,7 +37,10 @@ export function required<T>(v: T | undefined, path: string): T {
 }
 
 export function absentTarget(r: Reader, path: string, target: string): SchemaCheckError {
-  return new SchemaCheckError(`present, but '${target}', which it measures, is not`, { offset: r.offset, schemaPath: path });
+  return new SchemaCheckError(`present, but '${target}', which it measures, is not`, {
+    offset: r.offset,
+    schemaPath: path,
+  });
 }
 
 export function noCase(value: number, r: Reader, path: string): InvalidValueError {
@@ -47,7 +53,10 @@ export function noCase(value: number, r: Reader, path: string): InvalidValueErro
  */
 export function versionAtLeast(version: string | Uint8Array, mysql: string, mariadb: string): boolean {
   // Bytes are the version as stored: what follows the first NUL is padding, whatever it holds.
-  const stored = typeof version === 'string' ? undefined : version.subarray(0, version.indexOf(0) < 0 ? version.length : version.indexOf(0));
+  const stored =
+    typeof version === 'string'
+      ? undefined
+      : version.subarray(0, version.indexOf(0) < 0 ? version.length : version.indexOf(0));
   const text = stored === undefined ? (version as string) : new TextDecoder('latin1').decode(stored);
   const want = (/mariadb/i.test(text) ? mariadb : mysql).split('.').map(Number);
   const have = (/^(\d+)\.(\d+)\.(\d+)/.exec(text) ?? ['', '0', '0', '0']).slice(1).map(Number);
@@ -103,5 +112,13 @@ export function cellWith(v: CellValue, names: readonly string[], path: string): 
 /** A value that carries numbers with it (a cell's `with`). */
 export function isWithCell(v: CellValue): v is WithCell {
   // Arrays have a `with` method, not numbers.
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'value' in v && 'with' in v && typeof v.with === 'object' && v.with !== null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    'value' in v &&
+    'with' in v &&
+    typeof v.with === 'object' &&
+    v.with !== null
+  );
 }

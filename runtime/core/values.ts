@@ -6,13 +6,7 @@ import type { Reader, Text } from './reader.js';
 import type { Writer } from './writer.js';
 import type { JsonBytes } from './dump-json-bytes.js';
 
-export type JsonTree =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonTree[]
-  | { [key: string]: JsonTree };
+export type JsonTree = null | boolean | number | string | JsonTree[] | { [key: string]: JsonTree };
 
 /** A compressed column's value and its stored bytes (kept so that encoding can give them back). */
 export interface CompressedCell {
@@ -67,7 +61,19 @@ export interface WithCell {
   with: Readonly<Record<string, number>>;
 }
 
-export type CellValue = null | number | bigint | string | Uint8Array | Text[] | number[] | CompressedCell | JsonCell | JsonDiffCell | EitherSignCell | WithCell;
+export type CellValue =
+  | null
+  | number
+  | bigint
+  | string
+  | Uint8Array
+  | Text[]
+  | number[]
+  | CompressedCell
+  | JsonCell
+  | JsonDiffCell
+  | EitherSignCell
+  | WithCell;
 
 /** What a cell codec reads of a column: its metadata, its CellLayouts entry, what the optional metadata says. */
 export interface CellColumn {
@@ -96,7 +102,10 @@ export type CellReader = (r: Reader) => CellValue;
 export type CellSkipper = (r: Reader) => void;
 /** Writes one value of a column, or refuses it (EncodeError, naming the column's path). */
 export type CellWriter = (w: Writer, v: CellValue) => void;
-/** Reads one value of a column and writes its JSON form, as the dump writes the value the reader gives (bin/dump-lines.ts). */
+/**
+ * Reads one value of a column and writes its JSON form, as the dump writes the value the reader gives
+ * (bin/dump-lines.ts).
+ */
 export type CellJsonWriter = (r: Reader, w: JsonBytes) => void;
 
 /**
@@ -110,7 +119,10 @@ export interface CellCodec<C extends CellColumn = CellColumn> {
   writer(c: C, path: string): CellWriter;
   /** The bytes of every value of the column, where they are fixed: lazy rows then step over a value without a call. */
   width?(c: C): number;
-  /** A writer of the value's JSON straight from its bytes, where the codec has one faster than its reader's value written. */
+  /**
+   * A writer of the value's JSON straight from its bytes, where the codec has one faster than its reader's value
+   * written.
+   */
   json?(c: C, path: string): CellJsonWriter;
 }
 

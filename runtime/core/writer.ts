@@ -8,7 +8,8 @@ const utf8 = new TextEncoder();
  * Buffer#write would put U+FFFD in its place, a value nobody gave.
  */
 export function checkWellFormed(v: string, path: string): void {
-  if (!v.isWellFormed()) throw new EncodeError(`${JSON.stringify(v).slice(0, 60)} has a lone surrogate, which no charset can store`, path);
+  if (!v.isWellFormed())
+    throw new EncodeError(`${JSON.stringify(v).slice(0, 60)} has a lone surrogate, which no charset can store`, path);
 }
 
 /** A text value's UTF-8 (bytes pass through). */
@@ -42,7 +43,8 @@ const UINT_LIMIT = [1, 2 ** 8, 2 ** 16, 2 ** 24, 2 ** 32, 2 ** 40, 2 ** 48];
 
 /** Refuses what an unsigned integer of `n` bytes (0 to 6) cannot hold. */
 function checkUint(v: number, n: number, path: string): void {
-  if (!(v >= 0 && v < UINT_LIMIT[n]!) || !Number.isInteger(v)) throw new EncodeError(`${v} does not fit ${n} bytes`, path);
+  if (!(v >= 0 && v < UINT_LIMIT[n]!) || !Number.isInteger(v))
+    throw new EncodeError(`${v} does not fit ${n} bytes`, path);
 }
 
 /**
@@ -213,7 +215,8 @@ export class Writer {
   prefixed(v: Uint8Array, width: number, path: string): void {
     if (width === -1) this.varint(v.length, path);
     else if (width === 0) this.packed(v.length, path);
-    else if (v.length >= 2 ** (8 * width)) throw new EncodeError(`${v.length} bytes do not fit a ${width}-byte length`, path);
+    else if (v.length >= 2 ** (8 * width))
+      throw new EncodeError(`${v.length} bytes do not fit a ${width}-byte length`, path);
     else if (width === 1) this.u8(v.length);
     else if (width === 2) this.u16(v.length);
     else if (width === 3) this.u24(v.length);
@@ -233,9 +236,9 @@ export class Writer {
     if (typeof v === 'number') {
       if (!Number.isSafeInteger(v) || v < 0) throw new EncodeError(`not a packed integer: ${v}`, path);
       if (v < 0xfb) return this.u8(v);
-      if (v <= 0xffff) return this.u8(0xfc), this.u16(v);
-      if (v <= 0xffffff) return this.u8(0xfd), this.u24(v);
-      return this.u8(0xfe), this.u64(BigInt(v));
+      if (v <= 0xffff) return (this.u8(0xfc), this.u16(v));
+      if (v <= 0xffffff) return (this.u8(0xfd), this.u24(v));
+      return (this.u8(0xfe), this.u64(BigInt(v)));
     }
     if (v < 0n || v > 0xffff_ffff_ffff_ffffn) throw new EncodeError(`not a packed integer: ${v}`, path);
     if (v <= 0xffffffn) return this.packed(Number(v), path);
@@ -284,7 +287,8 @@ export class Writer {
     }
     const x = v as number;
     const half = HALF[n]!;
-    if (!Number.isInteger(x) || x < (signed ? -half : 0) || x >= (signed ? half : 2 * half)) throw new EncodeError(`${x} is out of range`, path);
+    if (!Number.isInteger(x) || x < (signed ? -half : 0) || x >= (signed ? half : 2 * half))
+      throw new EncodeError(`${x} is out of range`, path);
     const u = x < 0 ? x + 2 * half : x;
     if (n === 1) this.u8(u);
     else if (n === 2) this.u16(u);

@@ -192,13 +192,19 @@ export class BinlogEncoder {
   private encodeGtid(gtid: Gtid, restSize: number, at: number, sourceLength: bigint | undefined): Uint8Array {
     const width = lengthWidth(gtid.type);
     const sourceSize = gtid.header.eventSize;
-    let length = sourceSize === undefined || sourceLength === undefined ? BigInt(restSize) : settle(restSize, sourceSize - width(sourceLength), width);
+    let length =
+      sourceSize === undefined || sourceLength === undefined
+        ? BigInt(restSize)
+        : settle(restSize, sourceSize - width(sourceLength), width);
     for (let tries = 0; tries < 4; tries++) {
       const bytes = this.encoder.encode({ ...gtid, transactionLength: length } as BinlogEventInput, at);
       if (BigInt(restSize + bytes.length) === length) return bytes;
       length = settle(restSize, bytes.length - width(length), width);
     }
-    throw new InternalError(`the GTID event's size does not settle with a transaction length of ${length}`, { offset: at, eventPos: at });
+    throw new InternalError(`the GTID event's size does not settle with a transaction length of ${length}`, {
+      offset: at,
+      eventPos: at,
+    });
   }
 }
 
@@ -231,7 +237,9 @@ function settle(restSize: number, gtidSize: number, width: (n: bigint) => number
   return length;
 }
 
-/** How a GTID event type stores its transaction length: a serialization varint (tagged), else MySQL's packed integer. */
+/**
+ * How a GTID event type stores its transaction length: a serialization varint (tagged), else MySQL's packed integer.
+ */
 function lengthWidth(type: string): (n: bigint) => number {
   return type === 'GTID_TAGGED_LOG_EVENT' ? varintWidth : packedWidth;
 }

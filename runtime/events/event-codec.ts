@@ -19,11 +19,27 @@ import {
 import type { FormatDescriptionEvent, FormatDescriptionEventInput } from '../../generated/control.js';
 import type { TransactionPayloadEvent } from '../../generated/payload.js';
 import { decodeTableMapEvent, type TableMapEventInput } from '../../generated/rows.js';
-import { decodeEventHeader, encodeEventHeader, EventHeaderFromJson, EventHeaderOffsets, type EventHeader, type EventHeaderInput } from '../../generated/header.js';
+import {
+  decodeEventHeader,
+  encodeEventHeader,
+  EventHeaderFromJson,
+  EventHeaderOffsets,
+  type EventHeader,
+  type EventHeaderInput,
+} from '../../generated/header.js';
 import { BinlogError, ChecksumError, EncodeError, InternalError, LengthError } from '../core/errors.js';
 import { jArray, jBool, jBytes, jEnum, jNum, jObject } from '../core/dump-json.js';
 import { packPayload, payloadEvents, splitEvents } from './payload.js';
-import { CHECKSUM_LENGTH, checksumAware, eventCrc, FDE_CODE, fdeServerVersion, FormatState, storedServerVersion, type TableKnowledge } from './format-state.js';
+import {
+  CHECKSUM_LENGTH,
+  checksumAware,
+  eventCrc,
+  FDE_CODE,
+  fdeServerVersion,
+  FormatState,
+  storedServerVersion,
+  type TableKnowledge,
+} from './format-state.js';
 import { Reader, type Text } from '../core/reader.js';
 import type { RowChange } from '../core/values.js';
 import type { LazyRowChange } from '../rows/lazy.js';
@@ -46,7 +62,10 @@ export const UNDECODED = 'UNDECODED_EVENT';
  */
 export type RawEventType = UndescribedEventType | `UNKNOWN_${number}` | typeof ENCRYPTED | typeof UNDECODED;
 
-/** An event whose body no schema describes yet, that is encrypted, or that could not be decoded: its body bytes, kept whole. */
+/**
+ * An event whose body no schema describes yet, that is encrypted, or that could not be decoded: its body bytes, kept
+ * whole.
+ */
 export interface RawBody {
   type: RawEventType;
   raw: Uint8Array;
@@ -73,9 +92,15 @@ export type BinlogEvent = {
   checksum?: number;
   /** A TRANSACTION_PAYLOAD's inner events, each `pos` its offset within the uncompressed payload (nested form). */
   events?: BinlogEvent[];
-  /** Flat form (runtime/events/flat-payloads.ts): this TRANSACTION_PAYLOAD's events are the events after it that carry `inPayload`. */
+  /**
+   * Flat form (runtime/events/flat-payloads.ts): this TRANSACTION_PAYLOAD's events are the events after it that carry
+   * `inPayload`.
+   */
   eventsFollow?: true;
-  /** Flat form: this event is inside the TRANSACTION_PAYLOAD at this file offset (`pos` is its offset within the uncompressed payload). */
+  /**
+   * Flat form: this event is inside the TRANSACTION_PAYLOAD at this file offset (`pos` is its offset within the
+   * uncompressed payload).
+   */
   inPayload?: number;
   /**
    * An event a server sent a replica that is not in its binlog file at `pos` (replication/): one it
@@ -143,7 +168,10 @@ export type { RowForm };
 /** An event as the readers give it under `rows: 'lazy'`: each change's images LazyRow views. */
 export type LazyBinlogEvent = WithLazyRows<BinlogEvent>;
 
-/** Each member of the union by itself (`E extends unknown` distributes): the rows events' rows, the others' inner events. */
+/**
+ * Each member of the union by itself (`E extends unknown` distributes): the rows events' rows, the others' inner
+ * events.
+ */
 type WithLazyRows<E> = E extends unknown
   ? 'rows' extends keyof E
     ? E extends { rows?: RowChange[] }
@@ -214,14 +242,18 @@ export class EventDecoder {
   private bodyEnd(bytes: Uint8Array, pos: number, hasChecksum: boolean): number {
     const bodyEnd = bytes.length - (hasChecksum ? CHECKSUM_LENGTH : 0);
     if (bodyEnd < this.format.headerLength) {
-      throw new LengthError(`event of ${bytes.length} bytes is shorter than its header`, { offset: pos, schemaPath: 'EventHeader' });
+      throw new LengthError(`event of ${bytes.length} bytes is shorter than its header`, {
+        offset: pos,
+        schemaPath: 'EventHeader',
+      });
     }
     return bodyEnd;
   }
 
   /** The CRC32 stored at `bodyEnd`, checked against the bytes before it unless checks are turned off. */
   private verifyChecksum(bytes: Uint8Array, pos: number, bodyEnd: number): number {
-    const stored = (bytes[bodyEnd]! | (bytes[bodyEnd + 1]! << 8) | (bytes[bodyEnd + 2]! << 16) | (bytes[bodyEnd + 3]! << 24)) >>> 0;
+    const stored =
+      (bytes[bodyEnd]! | (bytes[bodyEnd + 1]! << 8) | (bytes[bodyEnd + 2]! << 16) | (bytes[bodyEnd + 3]! << 24)) >>> 0;
     if (this.verify) {
       const actual = eventCrc(bytes, bodyEnd, crc32);
       if (actual !== stored) throw new ChecksumError(stored, actual, { offset: pos + bodyEnd, schemaPath: 'checksum' });
@@ -253,7 +285,10 @@ export class EventDecoder {
     const bytes = this.format.encryption?.ready ? this.plaintext(stored, pos)! : stored;
     if (this.format.encryption && bytes === stored) return this.encryptedEvent(stored, pos);
     const code = this.format.realCode(bytes[EventHeaderOffsets.typeCode]!);
-    const ctx = this.format.context(code, code === FDE_CODE && checksumAware(fdeServerVersion(bytes, this.format.headerLength)));
+    const ctx = this.format.context(
+      code,
+      code === FDE_CODE && checksumAware(fdeServerVersion(bytes, this.format.headerLength)),
+    );
     const headerEnd = Math.min(this.format.headerLength, bytes.length);
     // A checksum is the event's last four bytes; where a forged header length reaches into them there is
     // none to keep apart, and every byte after the header stays in the body, so that none is read twice.
@@ -293,7 +328,8 @@ export class EventDecoder {
       r.done(event.type);
     }
     if (checksum !== undefined) event.checksum = checksum;
-    if (code === PAYLOAD_CODE) event.events = this.innerEvents(event as BinlogEvent & TransactionPayloadEvent, pos + bodyEnd);
+    if (code === PAYLOAD_CODE)
+      event.events = this.innerEvents(event as BinlogEvent & TransactionPayloadEvent, pos + bodyEnd);
     format.after(event, effect === 'maps-table' ? bytes.subarray(format.headerLength, bodyEnd) : undefined);
     return event;
   }
@@ -368,9 +404,13 @@ export class EventEncoder {
     w.reset();
     const encrypted = event.type === ENCRYPTED;
     // Whether the FDE carries its algorithm and a CRC32, from its version's bytes as the decoder tells it.
-    const aware = code === FDE_CODE && !encrypted && checksumAware(textToBytes((event as { serverVersion?: Text }).serverVersion ?? ''));
+    const aware =
+      code === FDE_CODE &&
+      !encrypted &&
+      checksumAware(textToBytes((event as { serverVersion?: Text }).serverVersion ?? ''));
     // A v1 header has no flags (nor logPos), as the decoder gives it; v3 and v4 headers always have them.
-    if (FormatState.effectOf(code) === 'sets-v3-format' && !encrypted) this.format.startV3(event.header.flags === undefined);
+    if (FormatState.effectOf(code) === 'sets-v3-format' && !encrypted)
+      this.format.startV3(event.header.flags === undefined);
     const ctx = this.format.context(code, aware);
     if (encrypted) ctx.hasChecksum = false; // an encrypted event's CRC is inside its ciphertext
     encodeEventHeader(w, { ...event.header, typeCode: stored, eventSize: 0, logPos: 0 }, ctx);
@@ -399,12 +439,19 @@ export class EventEncoder {
 
   /**
    * What the event changes for those after it, exactly as a decoder of `bytes` would have it, taken from
-   * the input, by its effect: an FDE as its bytes read back (fdeAsRead), START_EVENT_V3 and START_ENCRYPTION by their type.
+   * the input, by its effect: an FDE as its bytes read back (fdeAsRead), START_EVENT_V3 and START_ENCRYPTION by their
+   * type.
    * A TABLE_MAP's table needs the metadata the schema computes from the stored bytes (realType, maxLength,
    * bits), which an input leaves out: its body is read for them, and only when the table id's last
    * TABLE_MAP had other bytes. A raw event has its fields only as bytes: it is read whole.
    */
-  private leaveState(event: BinlogEventInput, code: number, bytes: Uint8Array, offset: number, hasChecksum: boolean): void {
+  private leaveState(
+    event: BinlogEventInput,
+    code: number,
+    bytes: Uint8Array,
+    offset: number,
+    hasChecksum: boolean,
+  ): void {
     if ('raw' in event) {
       this.reader.decode(bytes, offset);
       return;
@@ -419,9 +466,16 @@ export class EventEncoder {
       return;
     }
     const ctx = this.format.context(code, false);
-    const body = new Reader(bytes, this.format.headerLength, bytes.length - (hasChecksum ? CHECKSUM_LENGTH : 0), offset);
+    const body = new Reader(
+      bytes,
+      this.format.headerLength,
+      bytes.length - (hasChecksum ? CHECKSUM_LENGTH : 0),
+      offset,
+    );
     const bodyBytes = bytes.subarray(body.pos, body.end);
-    this.format.tables.registerBody((event as TableMapEventInput).tableId, bodyBytes, () => decodeTableMapEvent(body, ctx));
+    this.format.tables.registerBody((event as TableMapEventInput).tableId, bodyBytes, () =>
+      decodeTableMapEvent(body, ctx),
+    );
   }
 
   /**
@@ -432,11 +486,15 @@ export class EventEncoder {
     const named = typeCodeOf(event.type);
     const given = event.header.typeCode;
     if (given === undefined) {
-      if (named === undefined) throw new EncodeError(`${event.type} has no type code: give header.typeCode`, '$.header.typeCode');
+      if (named === undefined)
+        throw new EncodeError(`${event.type} has no type code: give header.typeCode`, '$.header.typeCode');
       return this.format.storedCode(named);
     }
     if (named !== undefined && named !== this.format.realCode(given)) {
-      throw new EncodeError(`type ${event.type} is code ${this.format.storedCode(named)}, but header.typeCode is ${given}`, '$.type');
+      throw new EncodeError(
+        `type ${event.type} is code ${this.format.storedCode(named)}, but header.typeCode is ${given}`,
+        '$.type',
+      );
     }
     return given;
   }
@@ -456,7 +514,11 @@ export class EventEncoder {
         }
       }),
     );
-    return { ...event, ...packPayload(event as Partial<TransactionPayloadEvent>, plain.view()), events: undefined } as BinlogEventInput;
+    return {
+      ...event,
+      ...packPayload(event as Partial<TransactionPayloadEvent>, plain.view()),
+      events: undefined,
+    } as BinlogEventInput;
   }
 }
 
@@ -465,7 +527,11 @@ export class EventEncoder {
  * checksum algorithm only when the event carries one, the server version as its padded field reads, and
  * post-header lengths of its own rather than the caller's array, which the caller may change afterwards.
  */
-function fdeAsRead(fde: FormatDescriptionEventInput, hasChecksum: boolean, pos: number): FormatDescriptionEvent & { type: string; pos: number } {
+function fdeAsRead(
+  fde: FormatDescriptionEventInput,
+  hasChecksum: boolean,
+  pos: number,
+): FormatDescriptionEvent & { type: string; pos: number } {
   return {
     ...fde,
     type: 'FORMAT_DESCRIPTION_EVENT',
@@ -484,7 +550,12 @@ function placed(e: unknown, bytes: Uint8Array, pos: number, format: FormatState)
   const code = bytes[EventHeaderOffsets.typeCode];
   const name = code === undefined ? undefined : eventTypeName(format.realCode(code));
   if (e instanceof BinlogError) return e.atEvent(pos, code, name);
-  return new InternalError(`internal error: ${(e as Error).message}`, { offset: pos, eventPos: pos, eventType: code, eventTypeName: name });
+  return new InternalError(`internal error: ${(e as Error).message}`, {
+    offset: pos,
+    eventPos: pos,
+    eventType: code,
+    eventTypeName: name,
+  });
 }
 
 /**
@@ -495,7 +566,8 @@ function placed(e: unknown, bytes: Uint8Array, pos: number, format: FormatState)
 function givenLogPos(event: BinlogEventInput): number | undefined {
   const given = event.header.logPos;
   if (given === undefined || given === null) return undefined;
-  if (event.pos !== undefined && event.header.eventSize !== undefined && given === event.pos + event.header.eventSize) return undefined;
+  if (event.pos !== undefined && event.header.eventSize !== undefined && given === event.pos + event.header.eventSize)
+    return undefined;
   return given;
 }
 
@@ -507,7 +579,8 @@ export function moveEvent(bytes: Uint8Array, by: number, placement: Placement): 
   if (!placement.logPosComputed || by === 0) return;
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   dv.setUint32(EventHeaderOffsets.logPos, dv.getUint32(EventHeaderOffsets.logPos, true) + by, true);
-  if (placement.hasChecksum) dv.setUint32(bytes.length - CHECKSUM_LENGTH, eventCrc(bytes, bytes.length - CHECKSUM_LENGTH, crc32), true);
+  if (placement.hasChecksum)
+    dv.setUint32(bytes.length - CHECKSUM_LENGTH, eventCrc(bytes, bytes.length - CHECKSUM_LENGTH, crc32), true);
 }
 
 /**
@@ -530,7 +603,10 @@ export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
     ...(o.notInFile !== undefined ? { notInFile: String(jEnum(o.notInFile, `${path}.notInFile`)) } : {}),
   };
   if (o.raw !== undefined) return { ...base, type, raw: jBytes(o.raw, `${path}.raw`) };
-  const events = o.events === undefined ? undefined : jArray(o.events, `${path}.events`).map((e, i) => eventFromJson(e, `${path}.events[${i}]`));
+  const events =
+    o.events === undefined
+      ? undefined
+      : jArray(o.events, `${path}.events`).map((e, i) => eventFromJson(e, `${path}.events[${i}]`));
   const eventsFollow = o.eventsFollow === undefined ? undefined : jBool(o.eventsFollow, `${path}.eventsFollow`);
   // Inner events make the payload: it may be left out.
   const fields = (events || eventsFollow) && o.payload === undefined ? { ...o, payload: { hex: '' } } : o;
@@ -538,7 +614,13 @@ export function eventFromJson(j: unknown, path = '$'): BinlogEventInput {
   const toCompute = o.transactionLength === null;
   const body = eventBodyFromJson(type, toCompute ? { ...fields, transactionLength: undefined } : fields, path);
   if (!body) throw new EncodeError(`${type} has no schema: give its body as "raw": {"hex": …}`, path);
-  return { ...base, ...body, ...(toCompute ? { transactionLength: null } : {}), ...(events ? { events } : {}), ...(eventsFollow !== undefined ? { eventsFollow } : {}) } as BinlogEventInput;
+  return {
+    ...base,
+    ...body,
+    ...(toCompute ? { transactionLength: null } : {}),
+    ...(events ? { events } : {}),
+    ...(eventsFollow !== undefined ? { eventsFollow } : {}),
+  } as BinlogEventInput;
 }
 
 /** The code of a type name (`UNKNOWN_<code>` included); undefined for a name no server defines. */
@@ -552,6 +634,9 @@ function typeCodeOf(type: string): number | undefined {
  * Narrows an event to a decoded body of one type, as `event.type === type` does (raw, encrypted and
  * undecoded events have types of their own).
  */
-export function isEventType<T extends EventBody['type']>(event: BinlogEvent, type: T): event is Extract<BinlogEvent, { type: T }> {
+export function isEventType<T extends EventBody['type']>(
+  event: BinlogEvent,
+  type: T,
+): event is Extract<BinlogEvent, { type: T }> {
   return event.type === type;
 }

@@ -86,7 +86,8 @@ function withRenderedRows(e: DumpReadEvent, rows: JsonBytes): DumpEvent {
 function writersCover(e: BinlogEvent | DumpEvent): boolean {
   const body = eventBodyMembers(e.type);
   if (body < 0) return false;
-  const known = 3 + body + (e.file !== undefined ? 1 : 0) + (e.checksum !== undefined ? 1 : 0) + (e.events !== undefined ? 1 : 0);
+  const known =
+    3 + body + (e.file !== undefined ? 1 : 0) + (e.checksum !== undefined ? 1 : 0) + (e.events !== undefined ? 1 : 0);
   return known === memberCount(e);
 }
 

@@ -9,7 +9,10 @@
 import { EncodeError } from '../core/errors.js';
 import type { BinlogEvent, BinlogEventInput } from './event-codec.js';
 
-/** How readers deliver a TRANSACTION_PAYLOAD's events: after it, each on its own ('flat'), or inside it, as `events` ('nested'). */
+/**
+ * How readers deliver a TRANSACTION_PAYLOAD's events: after it, each on its own ('flat'), or inside it, as `events`
+ * ('nested').
+ */
 export type PayloadForm = 'flat' | 'nested';
 
 /** The event, then, if it is a payload holding events, those events, flat. */
@@ -48,7 +51,10 @@ export class PayloadGatherer {
     if (event.inPayload !== undefined) {
       const held = this.held;
       if (held === undefined || held.payload.event.pos !== event.inPayload) {
-        throw new EncodeError(`an event of the TRANSACTION_PAYLOAD_EVENT at ${event.inPayload} (its inPayload) comes right after that event or another of its events`, '$.inPayload');
+        throw new EncodeError(
+          `an event of the TRANSACTION_PAYLOAD_EVENT at ${event.inPayload} (its inPayload) comes right after that event or another of its events`,
+          '$.inPayload',
+        );
       }
       held.events.push(event);
       held.sources.push(item.source);
@@ -57,7 +63,10 @@ export class PayloadGatherer {
     const ready = this.end();
     if (!event.eventsFollow) ready.push(item);
     else if (event.events !== undefined) {
-      throw new EncodeError('a payload event has its events either in `events` or after it (`eventsFollow`), not both', '$.eventsFollow');
+      throw new EncodeError(
+        'a payload event has its events either in `events` or after it (`eventsFollow`), not both',
+        '$.eventsFollow',
+      );
     } else this.held = { payload: item, events: [], sources: [] };
     return ready;
   }
@@ -68,6 +77,12 @@ export class PayloadGatherer {
     if (held === undefined) return [];
     this.held = undefined;
     const { eventsFollow: _, ...payload } = held.payload.event;
-    return [{ event: { ...payload, events: held.events } as BinlogEventInput, source: held.payload.source, inner: held.sources }];
+    return [
+      {
+        event: { ...payload, events: held.events } as BinlogEventInput,
+        source: held.payload.source,
+        inner: held.sources,
+      },
+    ];
   }
 }

@@ -104,7 +104,13 @@ export class FormatState {
     this.history = options.schemaHistory;
     const definitions = this.history ?? resolveTableDefinitions(options.tableDefinitions);
     this.tables = new TableRegistry(options.columnHints, definitions);
-    this.ctx = { tables: rowTables(this.tables, options), binlogVersion: 4, headerLength: EVENT_HEADER_LENGTH, postHeaderLength: 0, hasChecksum: false };
+    this.ctx = {
+      tables: rowTables(this.tables, options),
+      binlogVersion: 4,
+      headerLength: EVENT_HEADER_LENGTH,
+      postHeaderLength: 0,
+      hasChecksum: false,
+    };
   }
 
   /** The schema history that QUERY events update, when the caller keeps one. */
@@ -170,7 +176,9 @@ export class FormatState {
 
   /** The type codes whose events change what later events mean: those with an effect on the state. */
   private static readonly CHANGING: ReadonlySet<number> = new Set(
-    Object.entries(EventEffects).flatMap(([name, effect]) => (FormatState.EFFECTS[effect!] ? [EventTypes[name as keyof typeof EventTypes] as number] : [])),
+    Object.entries(EventEffects).flatMap(([name, effect]) =>
+      FormatState.EFFECTS[effect!] ? [EventTypes[name as keyof typeof EventTypes] as number] : [],
+    ),
   );
 
   /** The effect of events of a real type code on what follows them (the catalogue's `effect:`). */
@@ -178,7 +186,9 @@ export class FormatState {
     return EventEffects[EventTypeNames[code] ?? ''];
   }
 
-  /** Whether events of this type change what later events mean (FDE, START_EVENT_V3, START_ENCRYPTION and TABLE_MAP do). */
+  /**
+   * Whether events of this type change what later events mean (FDE, START_EVENT_V3, START_ENCRYPTION and TABLE_MAP do).
+   */
   static changesFormat(code: number): boolean {
     return FormatState.CHANGING.has(code);
   }
@@ -219,11 +229,14 @@ export class FormatState {
     this.unknownEncryption = false;
     this.binlogVersion = 4;
     this.headerLength = fde.headerLength;
-    this.checksums = fde.checksumAlg === 'BINLOG_CHECKSUM_ALG_CRC32' || fde.checksumAlg === ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32;
+    this.checksums =
+      fde.checksumAlg === 'BINLOG_CHECKSUM_ALG_CRC32' || fde.checksumAlg === ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32;
     this.serverVersion = typeof fde.serverVersion === 'string' ? fde.serverVersion : '';
     this.tables.newFormat(/mariadb/i.test(this.serverVersion) ? 'mariadb' : 'mysql', this.serverVersion);
     this.permutation = DROP_TREE_VERSION.test(this.serverVersion) ? DROP_TREE_EVENT_TYPE_PERMUTATION : undefined;
-    this.postHeaderLengths = this.permutation ? permutedLengths(fde.postHeaderLengths, this.permutation, pos) : fde.postHeaderLengths;
+    this.postHeaderLengths = this.permutation
+      ? permutedLengths(fde.postHeaderLengths, this.permutation, pos)
+      : fde.postHeaderLengths;
   }
 }
 
@@ -269,10 +282,13 @@ const DROP_TREE_VERSION = new RegExp(DROP_TREE_SERVER_VERSIONS);
  */
 function permutedLengths(stored: readonly number[], permutation: Uint8Array, pos: number): number[] {
   if (stored.length !== DROP_TREE_EVENT_TYPES) {
-    throw new InvalidValueError(`a 5.1-wl2325 server's FORMAT_DESCRIPTION lists ${stored.length} event types, not ${DROP_TREE_EVENT_TYPES}`, {
-      offset: pos,
-      schemaPath: 'FormatDescriptionEvent.postHeaderLengths',
-    });
+    throw new InvalidValueError(
+      `a 5.1-wl2325 server's FORMAT_DESCRIPTION lists ${stored.length} event types, not ${DROP_TREE_EVENT_TYPES}`,
+      {
+        offset: pos,
+        schemaPath: 'FormatDescriptionEvent.postHeaderLengths',
+      },
+    );
   }
   const real = new Array<number>(stored.length);
   stored.forEach((length, i) => (real[permutation[i + 1]! - 1] = length));
@@ -285,7 +301,8 @@ export function checksumAware(serverVersion: string | Uint8Array): boolean {
 }
 
 /** The bytes of an FDE's NUL-padded server version field. */
-const SERVER_VERSION_LENGTH = FormatDescriptionEventOffsets.createTimestamp - FormatDescriptionEventOffsets.serverVersion;
+const SERVER_VERSION_LENGTH =
+  FormatDescriptionEventOffsets.createTimestamp - FormatDescriptionEventOffsets.serverVersion;
 
 /** The server version inside an FDE's raw bytes (header included), read without decoding the event. */
 export function fdeServerVersion(event: Uint8Array, headerLength: number): Uint8Array {
@@ -312,7 +329,8 @@ export function storedServerVersion(version: Text): Text {
 export function eventCrc(event: Uint8Array, end: number, crc32: (b: Uint8Array, seed?: number) => number): number {
   const flagsAt = EventHeaderOffsets.flags;
   const inUse = EventFlags.LOG_EVENT_BINLOG_IN_USE_F;
-  if (event[EventHeaderOffsets.typeCode] !== FDE_CODE || !(event[flagsAt]! & inUse)) return crc32(event.subarray(0, end));
+  if (event[EventHeaderOffsets.typeCode] !== FDE_CODE || !(event[flagsAt]! & inUse))
+    return crc32(event.subarray(0, end));
   const head = crc32(event.subarray(0, flagsAt));
   const flag = crc32(Uint8Array.of(event[flagsAt]! & ~inUse), head);
   return crc32(event.subarray(flagsAt + 1, end), flag);

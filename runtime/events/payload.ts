@@ -46,7 +46,8 @@ function frameHeader(frame: Uint8Array, offset: number): FrameHeader {
   const sizeAt = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][descriptor & 3]!;
   const sizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][descriptor >> 6]!;
   const length = sizeAt + sizeBytes;
-  if (frame.length < length) throw new TruncatedError('the zstd frame header is cut short', { offset, schemaPath: PATH });
+  if (frame.length < length)
+    throw new TruncatedError('the zstd frame header is cut short', { offset, schemaPath: PATH });
   let contentSize: number | undefined;
   if (sizeBytes) {
     contentSize = 0;
@@ -66,11 +67,13 @@ function frameCapacity(frame: Uint8Array, header: FrameHeader, offset: number): 
   const fullBlock = Math.min(header.window, MAX_BLOCK);
   let at = header.length;
   let capacity = 0;
-  for (let last = false; !last; ) {
-    if (frame.length - at < 3) throw new TruncatedError('the zstd frame ends inside its blocks', { offset, schemaPath: PATH });
+  for (let last = false; !last;) {
+    if (frame.length - at < 3)
+      throw new TruncatedError('the zstd frame ends inside its blocks', { offset, schemaPath: PATH });
     const block = frame[at]! | (frame[at + 1]! << 8) | (frame[at + 2]! << 16);
     const [type, size] = [(block >> 1) & 3, block >>> 3];
-    if (type === 3) throw new InvalidValueError(`a zstd block of the reserved type at ${at}`, { offset, schemaPath: PATH });
+    if (type === 3)
+      throw new InvalidValueError(`a zstd block of the reserved type at ${at}`, { offset, schemaPath: PATH });
     last = (block & 1) === 1;
     capacity += type === 2 ? fullBlock : size;
     // An RLE block stores its one byte; the others, their size.
@@ -79,7 +82,10 @@ function frameCapacity(frame: Uint8Array, header: FrameHeader, offset: number): 
   if (header.checksum) at += 4;
   if (at > frame.length) throw new TruncatedError('the zstd frame is cut short', { offset, schemaPath: PATH });
   if (at !== frame.length) {
-    throw new InvalidValueError(`the payload is not one zstd frame: ${frame.length - at} bytes from ${at} are left`, { offset, schemaPath: PATH });
+    throw new InvalidValueError(`the payload is not one zstd frame: ${frame.length - at} bytes from ${at} are left`, {
+      offset,
+      schemaPath: PATH,
+    });
   }
   return capacity;
 }
@@ -91,25 +97,38 @@ function frameCapacity(frame: Uint8Array, header: FrameHeader, offset: number): 
  */
 function unzstd(frame: Uint8Array, declared: bigint | undefined, offset: number): Uint8Array {
   const header = frameHeader(frame, offset);
-  if (header.window > MAX_WINDOW) throw new LengthError(`the zstd frame asks for a ${header.window}-byte window`, { offset, schemaPath: PATH });
+  if (header.window > MAX_WINDOW)
+    throw new LengthError(`the zstd frame asks for a ${header.window}-byte window`, { offset, schemaPath: PATH });
   const capacity = Math.min(frameCapacity(frame, header, offset), MAX_INFLATED);
   if (declared !== undefined && declared > BigInt(capacity)) {
-    throw new LengthError(`the payload claims ${declared} uncompressed bytes, more than its zstd frame can hold`, { offset, schemaPath: PATH });
+    throw new LengthError(`the payload claims ${declared} uncompressed bytes, more than its zstd frame can hold`, {
+      offset,
+      schemaPath: PATH,
+    });
   }
   const size = declared === undefined ? Math.min(header.contentSize ?? capacity, capacity) : Number(declared);
   // The decoder allocates what the header states, when it states a size.
   if (header.contentSize !== undefined && header.contentSize !== size) {
-    throw new InvalidValueError(`the zstd frame holds ${header.contentSize} bytes, not the ${size} declared`, { offset, schemaPath: PATH });
+    throw new InvalidValueError(`the zstd frame holds ${header.contentSize} bytes, not the ${size} declared`, {
+      offset,
+      schemaPath: PATH,
+    });
   }
   let plain: Uint8Array;
   try {
     plain = zstd().decompress(frame, { defaultHeapSize: Math.max(size, 1) });
   } catch {
     // The library says only "Failed to compress with code N" (sic), N one of zstd's error codes.
-    throw new InvalidValueError(`the payload does not uncompress to ${size} bytes: not a valid zstd frame`, { offset, schemaPath: PATH });
+    throw new InvalidValueError(`the payload does not uncompress to ${size} bytes: not a valid zstd frame`, {
+      offset,
+      schemaPath: PATH,
+    });
   }
   if (declared !== undefined && plain.length !== size) {
-    throw new InvalidValueError(`the payload uncompresses to ${plain.length} bytes, not the ${size} it declares`, { offset, schemaPath: PATH });
+    throw new InvalidValueError(`the payload uncompresses to ${plain.length} bytes, not the ${size} it declares`, {
+      offset,
+      schemaPath: PATH,
+    });
   }
   return plain;
 }
@@ -122,11 +141,17 @@ function isZstd(event: { compressionType?: string | number }): boolean {
 export function payloadEvents(event: TransactionPayloadEvent, offset: number): Uint8Array {
   // MySQL refuses a payload event without both (Transaction_payload::decode).
   if (event.compressionType === undefined || event.payloadSize === undefined) {
-    throw new InvalidValueError('a payload event needs its compression type and payload size', { offset, schemaPath: 'TransactionPayloadEvent' });
+    throw new InvalidValueError('a payload event needs its compression type and payload size', {
+      offset,
+      schemaPath: 'TransactionPayloadEvent',
+    });
   }
   if (isZstd(event)) return unzstd(event.payload, event.uncompressedSize, offset);
   if (event.compressionType !== 'NONE' && event.compressionType !== PayloadCompression.NONE) {
-    throw new InvalidValueError(`unknown payload compression ${event.compressionType}`, { offset, schemaPath: 'TransactionPayloadEvent.compressionType' });
+    throw new InvalidValueError(`unknown payload compression ${event.compressionType}`, {
+      offset,
+      schemaPath: 'TransactionPayloadEvent.compressionType',
+    });
   }
   return event.payload;
 }
@@ -138,7 +163,7 @@ export function payloadEvents(event: TransactionPayloadEvent, offset: number): U
 export function splitEvents<E>(bytes: Uint8Array, offset: number, decode: (event: Uint8Array, at: number) => E): E[] {
   const out: E[] = [];
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     if (bytes.length - at < EVENT_HEADER_LENGTH) {
       throw new TruncatedError(`the payload ends inside an event header at ${at}`, { offset, schemaPath: PATH });
     }
@@ -157,8 +182,14 @@ export function packPayload(
   event: { compressionType?: string | number; payload?: Uint8Array },
   plain: Uint8Array,
 ): { payload: Uint8Array; uncompressedSize?: bigint } {
-  if (event.compressionType === undefined) throw new EncodeError('a payload event needs its compressionType', 'TransactionPayloadEvent.compressionType');
+  if (event.compressionType === undefined)
+    throw new EncodeError('a payload event needs its compressionType', 'TransactionPayloadEvent.compressionType');
   if (!isZstd(event)) return { payload: plain };
-  const payload = reuseOr(event.payload, plain, (b) => unzstd(b, BigInt(plain.length), 0), (b) => zstd().compress(b, ZSTD_LEVEL));
+  const payload = reuseOr(
+    event.payload,
+    plain,
+    (b) => unzstd(b, BigInt(plain.length), 0),
+    (b) => zstd().compress(b, ZSTD_LEVEL),
+  );
   return { payload, uncompressedSize: BigInt(plain.length) };
 }

@@ -56,7 +56,9 @@ export interface EventFilter {
   stopTime?: number;
   /** Only transactions that touch these databases, and of those only their events. */
   database?: string | string[];
-  /** Only transactions that touch these tables (`db.table`, or `table` in any database), and of those only their events. */
+  /**
+   * Only transactions that touch these tables (`db.table`, or `table` in any database), and of those only their events.
+   */
   table?: string | string[];
   /** Compare names without regard to case (lower_case_table_names=1 or 2); exactly by default. */
   ignoreCase?: boolean;
@@ -94,7 +96,9 @@ class Names {
     this.databases = databases.map((spec) => ({ db: this.fold(spec), spec }));
     this.tables = tables.map((spec) => {
       const dot = spec.indexOf('.');
-      return dot < 0 ? { table: this.fold(spec), spec } : { db: this.fold(spec.slice(0, dot)), table: this.fold(spec.slice(dot + 1)), spec };
+      return dot < 0
+        ? { table: this.fold(spec), spec }
+        : { db: this.fold(spec.slice(0, dot)), table: this.fold(spec.slice(dot + 1)), spec };
     });
   }
 
@@ -113,7 +117,8 @@ class Names {
     const t = this.name(table);
     const inDb = (d: (typeof this.databases)[number]) => d.db === db;
     for (const d of this.databases) if (inDb(d)) this.seen.add(`d:${d.spec}`);
-    const inTable = (spec: (typeof this.tables)[number]) => t !== undefined && spec.table === t && (spec.db === undefined || spec.db === db);
+    const inTable = (spec: (typeof this.tables)[number]) =>
+      t !== undefined && spec.table === t && (spec.db === undefined || spec.db === db);
     for (const spec of this.tables) if (inTable(spec)) this.seen.add(`t:${spec.spec}`);
     const dbOk = this.databases.length === 0 || this.databases.some(inDb);
     return dbOk && (this.tables.length === 0 || this.tables.some(inTable));
@@ -128,16 +133,34 @@ class Names {
   }
 }
 
-type Field = { schema?: Text; tableName?: Text; schemaName?: Text; fileId?: number; tableId?: number; events?: BinlogEvent[] };
+type Field = {
+  schema?: Text;
+  tableName?: Text;
+  schemaName?: Text;
+  fileId?: number;
+  tableId?: number;
+  events?: BinlogEvent[];
+};
 
 /** What an event is to the names: a table's (map, rows, fragment), a statement's, or the frame around them. */
-type Kind = 'map' | 'rows' | 'fragment' | 'annotation' | 'file' | 'context' | 'payload' | 'statement' | 'incident' | 'frame';
+type Kind =
+  'map' | 'rows' | 'fragment' | 'annotation' | 'file' | 'context' | 'payload' | 'statement' | 'incident' | 'frame';
 
 const ANNOTATIONS: ReadonlySet<string> = new Set<EventName>(['ANNOTATE_ROWS_EVENT', 'ROWS_QUERY_LOG_EVENT']);
 /** Events that set up the statement after them. */
-const CONTEXT: ReadonlySet<string> = new Set<EventName>(['INTVAR_EVENT', 'RAND_EVENT', 'USER_VAR_EVENT', 'BEGIN_LOAD_QUERY_EVENT', 'APPEND_BLOCK_EVENT']);
+const CONTEXT: ReadonlySet<string> = new Set<EventName>([
+  'INTVAR_EVENT',
+  'RAND_EVENT',
+  'USER_VAR_EVENT',
+  'BEGIN_LOAD_QUERY_EVENT',
+  'APPEND_BLOCK_EVENT',
+]);
 /** Events of a file that a CREATE_FILE began. */
-const FILE_EVENTS: ReadonlySet<string> = new Set<EventName>(['APPEND_BLOCK_EVENT', 'EXEC_LOAD_EVENT', 'DELETE_FILE_EVENT']);
+const FILE_EVENTS: ReadonlySet<string> = new Set<EventName>([
+  'APPEND_BLOCK_EVENT',
+  'EXEC_LOAD_EVENT',
+  'DELETE_FILE_EVENT',
+]);
 
 function kindOf(e: BinlogEvent, f: Field, fileIds: Map<number, boolean>): Kind {
   if ('raw' in e) return 'frame';
@@ -262,7 +285,10 @@ class Content {
     inner.close();
     if (!inner.selected) return;
     // Its stored bytes hold more than the kept events: encoding compresses them anew.
-    this.take(kept.length === events.length ? e : ({ ...e, events: kept, payload: new Uint8Array(0) } as BinlogEvent), []);
+    this.take(
+      kept.length === events.length ? e : ({ ...e, events: kept, payload: new Uint8Array(0) } as BinlogEvent),
+      [],
+    );
   }
 
   /** Passes on `e`, after `before`, and the held frame first if nothing was selected yet. */
@@ -282,7 +308,8 @@ class Content {
 
   /** The transaction has ended: an XA COMMIT or ROLLBACK passes unless its transaction was left out. */
   close(): void {
-    if (!this.selected && this.xaCompletes !== undefined && this.names.xa.get(this.xaCompletes) !== false) this.select();
+    if (!this.selected && this.xaCompletes !== undefined && this.names.xa.get(this.xaCompletes) !== false)
+      this.select();
     if (this.xaEnd !== undefined) this.names.xa.set(this.xaEnd, this.selected);
     if (this.xaCompletes !== undefined) this.names.xa.delete(this.xaCompletes);
   }
@@ -343,7 +370,8 @@ export class EventSelection {
     const list = (v: string | string[] | undefined) => (v === undefined ? [] : typeof v === 'string' ? [v] : v);
     const databases = list(filter.database);
     const tables = list(filter.table);
-    this.names = databases.length || tables.length ? new Names(databases, tables, filter.ignoreCase ?? false) : undefined;
+    this.names =
+      databases.length || tables.length ? new Names(databases, tables, filter.ignoreCase ?? false) : undefined;
     this.started = filter.startPosition === undefined && filter.startTime === undefined;
     this.holds = filter.stopPosition !== undefined || filter.stopTime !== undefined;
     this.max = filter.maxTransactionSize ?? DEFAULT_MAX_TRANSACTION;
@@ -386,7 +414,7 @@ export class EventSelection {
   private push(e: BinlogEvent): void {
     this.read++;
     this.position = e.pos + e.header.eventSize;
-    if (!this.anyRead) (this.anyRead = true), (this.firstFile = e.file);
+    if (!this.anyRead) ((this.anyRead = true), (this.firstFile = e.file));
     if (this.stopped) return;
     if (this.stopsAt(e)) {
       this.stopped = true;

@@ -100,10 +100,7 @@ export class MysqlFileDecryption {
     this.held = [];
     const first = this.decrypt(head.subarray(MYSQL_HEADER_LENGTH));
     if (first.length >= BINLOG_MAGIC.length && !BINLOG_MAGIC.every((b, i) => first[i] === b)) {
-      throw new KeyError(
-        'the keyring key does not decrypt the file: its magic is not fe 62 69 6e after decryption',
-        0,
-      );
+      throw new KeyError('the keyring key does not decrypt the file: its magic is not fe 62 69 6e after decryption', 0);
     }
     return first;
   }

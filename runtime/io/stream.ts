@@ -146,7 +146,7 @@ export class Framer {
 
   /** Every complete event queued so far, one per event of the file (a payload's events inside it: see inForm). */
   *drain(): Generator<BinlogEvent> {
-    for (let bytes; (bytes = this.next()); ) {
+    for (let bytes; (bytes = this.next());) {
       const event = this.event(bytes, this.pos);
       this.pos += bytes.length;
       yield event;
@@ -178,7 +178,7 @@ export class Framer {
 
   /** Every complete event queued so far, checked (EventDecoder.frame) but not decoded. */
   *drainFrames(): Generator<FramedEvent> {
-    for (let bytes; (bytes = this.next()); ) {
+    for (let bytes; (bytes = this.next());) {
       const frame = this.frame(bytes);
       this.pos += bytes.length;
       yield frame;
@@ -196,7 +196,9 @@ export class Framer {
       const bytes = this.next();
       if (!bytes) return false;
       if (this.pos + bytes.length > position) {
-        throw new RangeError(`position ${position} is inside the event at ${this.pos}, which ends at ${this.pos + bytes.length}`);
+        throw new RangeError(
+          `position ${position} is inside the event at ${this.pos}, which ends at ${this.pos + bytes.length}`,
+        );
       }
       this.frame(bytes);
       this.pos += bytes.length;
@@ -235,7 +237,8 @@ export class Framer {
     try {
       return this.decoder.frame(bytes, this.pos);
     } catch (e) {
-      if (e instanceof BinlogError && this.onError?.(e) === 'skip') return { pos: this.pos, typeCode: bytes[EventHeaderOffsets.typeCode]!, bytes };
+      if (e instanceof BinlogError && this.onError?.(e) === 'skip')
+        return { pos: this.pos, typeCode: bytes[EventHeaderOffsets.typeCode]!, bytes };
       throw e;
     }
   }
@@ -281,7 +284,11 @@ export function* inForm(events: Iterable<BinlogEvent>, options: ReadOptions): Ge
 }
 
 /** The events that pass `selection` (all of them without one), in the form asked for: every reader's last steps. */
-export function* selected(events: Iterable<BinlogEvent>, selection: EventSelection | undefined, options: ReadOptions): Generator<BinlogEvent> {
+export function* selected(
+  events: Iterable<BinlogEvent>,
+  selection: EventSelection | undefined,
+  options: ReadOptions,
+): Generator<BinlogEvent> {
   yield* inForm(selection ? selection.apply(events) : events, options);
 }
 
@@ -302,8 +309,13 @@ export type LazyReadOptions = ReadOptions & { rows: 'lazy' };
 /** The events of a binlog, as they are read. Every complete event before a fault is delivered first. */
 export function readBinlog(source: ByteSource, options: LazyReadOptions): AsyncGenerator<LazyBinlogEvent>;
 export function readBinlog(source: ByteSource, options?: ReadOptions): AsyncGenerator<BinlogEvent>;
-export async function* readBinlog(source: ByteSource, options: ReadOptions = {}): AsyncGenerator<BinlogEvent | LazyBinlogEvent> {
-  const framer = new Framer(typeof source === 'string' ? { ...options, file: options.file ?? basename(source) } : options);
+export async function* readBinlog(
+  source: ByteSource,
+  options: ReadOptions = {},
+): AsyncGenerator<BinlogEvent | LazyBinlogEvent> {
+  const framer = new Framer(
+    typeof source === 'string' ? { ...options, file: options.file ?? basename(source) } : options,
+  );
   const selection = selectionOf(options);
   for await (const chunk of chunks(source)) {
     framer.push(chunk);
@@ -359,7 +371,9 @@ function checkMagic(head: Uint8Array): void {
   if (!is(BINLOG_MAGIC)) {
     const hex = Array.from(head.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
     throw new BadMagicError(
-      head.length < BINLOG_MAGIC.length ? `the input ends inside the magic (${head.length} bytes)` : `not a binlog: starts with ${hex}, not fe 62 69 6e${lookalike(head)}`,
+      head.length < BINLOG_MAGIC.length
+        ? `the input ends inside the magic (${head.length} bytes)`
+        : `not a binlog: starts with ${hex}, not fe 62 69 6e${lookalike(head)}`,
       { offset: 0 },
     );
   }

@@ -29,7 +29,8 @@ const isQuery = (e: BinlogEvent) => EventTransactions[e.type] === 'query';
  * them (Query_log_event::is_trans_keyword): BEGIN, COMMIT and ROLLBACK whole, the others as the start of
  * the statement, in any case.
  */
-export type Keyword = 'BEGIN' | 'COMMIT' | 'ROLLBACK' | 'XA START' | 'XA END' | 'XA COMMIT' | 'XA ROLLBACK' | 'SAVEPOINT' | 'ROLLBACK TO';
+export type Keyword =
+  'BEGIN' | 'COMMIT' | 'ROLLBACK' | 'XA START' | 'XA END' | 'XA COMMIT' | 'XA ROLLBACK' | 'SAVEPOINT' | 'ROLLBACK TO';
 
 const WHOLE = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
 const LEADING = /^(XA\s+(?:START|END|COMMIT|ROLLBACK)|SAVEPOINT|ROLLBACK\s+TO)\s+(.*)$/is;
@@ -110,7 +111,7 @@ export class Transactions {
       return { begins: true, ends: false, outside: false };
     }
     const begins = !this.open;
-    if (begins) (this.open = true), (this.begun = false);
+    if (begins) ((this.open = true), (this.begun = false));
     if (role === 'begin') this.begun = true;
     const ends = role === 'commit' || (role === 'statement' && !this.begun);
     if (ends) this.open = false;

@@ -37,7 +37,6 @@ export const MAX_TRIES = 4096;
 /** Fraction digits go to 6 (microseconds). */
 const MAX_DIGITS = FRACTION_STEP.length - 1;
 
-
 /** Whether some column of the table may be MariaDB's own fractional form, of digits the binlog does not say. */
 export const hasUnsized = (t: TableInfo) => t.columns.some(unsized);
 
@@ -62,7 +61,11 @@ function marked(digits: Digits): Digits | undefined {
   return some.length ? Object.fromEntries(some) : undefined;
 }
 
-const names = (t: TableInfo) => t.columns.filter(unsized).map((c) => c.name).join(', ');
+const names = (t: TableInfo) =>
+  t.columns
+    .filter(unsized)
+    .map((c) => c.name)
+    .join(', ');
 
 /**
  * The inference of each table's digits over one stream's row events, kept by table id and `schema.table`:
@@ -86,7 +89,8 @@ export class FractionInference {
     const search = new Search(r, t, layout);
     r.pos = start;
     const reason = search.unfit(t);
-    if (reason) return { undecoded: `the row images do not split into rows: ${reason}; kept as bytes`, bytes: r.rest() };
+    if (reason)
+      return { undecoded: `the row images do not split into rows: ${reason}; kept as bytes`, bytes: r.rest() };
     const digits = { ...kept, ...search.found[0]! };
     const split = splitWith(r, t, digits, layout);
     if (split.rows) this.kept.set(name, digits);
@@ -100,14 +104,28 @@ function splitWith(r: Reader, t: TableInfo, digits: Digits, layout: RowLayout): 
   return split.rows ? { rows: split.rows, inferred: marked(digits) } : split;
 }
 
-/** Writes rows with the digits an event says (RowsSplit.inferred), each checked to be for a column the binlog does not size. */
-export function encodeWithDigits(w: Writer, rows: RowChangeInput[], t: TableInfo, digits: Readonly<Digits>, layout: RowLayout): void {
+/**
+ * Writes rows with the digits an event says (RowsSplit.inferred), each checked to be for a column the binlog does not
+ * size.
+ */
+export function encodeWithDigits(
+  w: Writer,
+  rows: RowChangeInput[],
+  t: TableInfo,
+  digits: Readonly<Digits>,
+  layout: RowLayout,
+): void {
   const { path } = layout;
   for (const [name, n] of Object.entries(digits)) {
     const c = t.columns.find((x) => x.name === name);
     const at = `${path}.inferredFractionDigits.${name}`;
-    if (!c || !unsized(c)) throw new EncodeError(`column '${name}' is no TIME, DATETIME or TIMESTAMP whose fraction digits the binlog leaves unsaid`, at);
-    if (!Number.isInteger(n) || n < 1 || n > MAX_DIGITS) throw new EncodeError(`${n} is no number of fraction digits (1 to ${MAX_DIGITS})`, at);
+    if (!c || !unsized(c))
+      throw new EncodeError(
+        `column '${name}' is no TIME, DATETIME or TIMESTAMP whose fraction digits the binlog leaves unsaid`,
+        at,
+      );
+    if (!Number.isInteger(n) || n < 1 || n > MAX_DIGITS)
+      throw new EncodeError(`${n} is no number of fraction digits (1 to ${MAX_DIGITS})`, at);
   }
   const derived = withDigits(t, digits);
   encodeRows(w, rows, { get: () => derived }, layout);
@@ -124,7 +142,12 @@ interface Slot {
 function slot(c: Column, path: string): Slot {
   const variants = unsized(c) ? Array.from({ length: MAX_DIGITS + 1 }, (_, n) => (n ? withFraction(c, n) : c)) : [c];
   const at = `${path}.${c.name}`;
-  return { column: c, unsized: variants.length > 1, read: variants.map((v) => cellCodec(v).reader(v, at)), write: variants.map((v) => cellCodec(v).writer(v, at)) };
+  return {
+    column: c,
+    unsized: variants.length > 1,
+    read: variants.map((v) => cellCodec(v).reader(v, at)),
+    write: variants.map((v) => cellCodec(v).writer(v, at)),
+  };
 }
 
 /** The depth-first search of one event's digits (see the module's comment). */
@@ -163,8 +186,10 @@ class Search {
 
   /** Why the search found no one assignment, or undefined when it did. */
   unfit(t: TableInfo): string | undefined {
-    if (this.capped) return `more than ${MAX_TRIES} choices of fraction digits for ${names(t)} (MariaDB's own TIME(n), DATETIME(n), TIMESTAMP(n), whose n the binlog does not say) were tried; give the table's definition`;
-    if (this.found.length === 0) return `no fraction digits (0 to ${MAX_DIGITS}) for ${names(t)} make every image read and end with the event`;
+    if (this.capped)
+      return `more than ${MAX_TRIES} choices of fraction digits for ${names(t)} (MariaDB's own TIME(n), DATETIME(n), TIMESTAMP(n), whose n the binlog does not say) were tried; give the table's definition`;
+    if (this.found.length === 0)
+      return `no fraction digits (0 to ${MAX_DIGITS}) for ${names(t)} make every image read and end with the event`;
     if (this.found.length > 1) {
       const shown = this.found.map((d) => JSON.stringify(d)).join(' and ');
       return `more than one choice of fraction digits for ${names(t)} makes every image read and end with the event (${shown}); give the table's definition`;

@@ -93,7 +93,13 @@ function readImage(r: Reader, img: Image, change: RowChange, image: RowImageName
  * Steps over an image's null bitmap and returns where it starts. Unused bits that servers would not leave
  * are kept with the change, so that it encodes back the same.
  */
-export function nullBitmap(r: Reader, img: Image, change: Pick<RowChange, 'nullSpare'>, image: RowImageName, path: string): number {
+export function nullBitmap(
+  r: Reader,
+  img: Image,
+  change: Pick<RowChange, 'nullSpare'>,
+  image: RowImageName,
+  path: string,
+): number {
   const n = img.columns.length;
   const nulls = r.pos;
   r.pos += r.length(nullBitmapBytes(n), path);
@@ -102,7 +108,9 @@ export function nullBitmap(r: Reader, img: Image, change: Pick<RowChange, 'nullS
   return nulls;
 }
 
-/** Writes one image of a change of the rows at `rows`; the cells' errors name `rows.column` and are placed in the image. */
+/**
+ * Writes one image of a change of the rows at `rows`; the cells' errors name `rows.column` and are placed in the image.
+ */
 function writeImage(w: Writer, change: RowChangeInput, image: RowImageName, img: Image, rows: string): void {
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', `${rows}.${image}`);
@@ -111,7 +119,11 @@ function writeImage(w: Writer, change: RowChangeInput, image: RowImageName, img:
   const at = w.reserve(nullBitmapBytes(n));
   setNullSpare(w.buf, at, n, change.nullSpare?.[image] ?? serverNullSpare(n));
   const missing = placedAt(() => img.write(w, row, at, img.writers), rows, `${rows}.${image}`);
-  if (missing >= 0) throw new EncodeError(`column '${columns[missing]!.name}' is present in the image but has no value`, `${rows}.${image}`);
+  if (missing >= 0)
+    throw new EncodeError(
+      `column '${columns[missing]!.name}' is present in the image but has no value`,
+      `${rows}.${image}`,
+    );
   // Every present column has its value (checked above), so any more keys are columns not in the image.
   if (ownKeyCount(row) !== n) {
     const extra = Object.keys(row).find((name) => !columns.some((c) => c.name === name));
@@ -127,7 +139,9 @@ function writeImage(w: Writer, change: RowChangeInput, image: RowImageName, img:
 function ownKeyCount(row: Row): number {
   let count = 0;
   for (const _ in row) count++;
-  return Object.getPrototypeOf(row) === Object.prototype && !hasEnumerableKeys(Object.prototype) ? count : Object.keys(row).length;
+  return Object.getPrototypeOf(row) === Object.prototype && !hasEnumerableKeys(Object.prototype)
+    ? count
+    : Object.keys(row).length;
 }
 
 function hasEnumerableKeys(o: object): boolean {
@@ -145,7 +159,10 @@ export interface ImageLayout {
   jsonColumns: Column[];
 }
 
-/** Each table's image layouts are kept by images and present columns, since a table's row events nearly always share one. */
+/**
+ * Each table's image layouts are kept by images and present columns, since a table's row events nearly always share
+ * one.
+ */
 const MAX_LAYOUTS = 64;
 const LAYOUTS = new WeakMap<TableInfo, Map<string, ImageLayout>>();
 
@@ -157,14 +174,19 @@ function bits(present: boolean[]): string {
 }
 
 /** The layout's images resolved against table `t`, once per table and layout; `r` places the errors of a decode. */
-export function imageLayout(t: TableInfo, { columns, columnsAfter, images, path }: RowLayout, r: Reader | undefined): ImageLayout {
+export function imageLayout(
+  t: TableInfo,
+  { columns, columnsAfter, images, path }: RowLayout,
+  r: Reader | undefined,
+): ImageLayout {
   const key = `${images} ${path} ${bits(columns)} ${columnsAfter ? bits(columnsAfter) : ''}`;
   let layouts = LAYOUTS.get(t);
   const known = layouts?.get(key);
   if (known) return known;
   const before = presentColumns(t, columns, r, path);
   // An UPDATE whose images have the same columns reads both with the same cell readers, so that those
-  // that keep their last value (values/strings.ts, values/temporal.ts) give the before image's back for each column left alone.
+  // that keep their last value (values/strings.ts, values/temporal.ts) give the before image's back for each column
+  // left alone.
   const sameColumns = !columnsAfter || bits(columnsAfter) === bits(columns);
   const after = images & BEFORE && images & AFTER && !sameColumns ? presentColumns(t, columnsAfter, r, path) : before;
   const jsonColumns = images & JSON_DIFFS ? rowOptionColumns(t.columns) : [];
@@ -192,7 +214,10 @@ export function splitRows(r: Reader, tables: TableLookup, layout: RowLayout): Ro
 }
 
 /** Gives the rows `split` reads from `r`; where they do not split (see splitRows), it gives why, and their bytes. */
-export function orBytes<T>(r: Reader, split: () => T): { rows: T; undecoded?: undefined; bytes?: undefined } | Exclude<RowsSplit, { rows: RowChange[] }> {
+export function orBytes<T>(
+  r: Reader,
+  split: () => T,
+): { rows: T; undecoded?: undefined; bytes?: undefined } | Exclude<RowsSplit, { rows: RowChange[] }> {
   const start = r.pos;
   try {
     return { rows: split() };
@@ -216,7 +241,10 @@ function splitImages(r: Reader, tables: TableLookup, layout: RowLayout): SplitCh
   const made = imageLayout(table(tables, layout.tableId, r.offset, path), layout, r);
   if (made.before.columns.length === 0 && made.after.columns.length === 0 && r.pos < r.end) {
     // Images of no columns take no bytes: the rows would never end.
-    throw new InvalidValueError('row images of no columns, with bytes after them', { offset: r.offset, schemaPath: path });
+    throw new InvalidValueError('row images of no columns, with bytes after them', {
+      offset: r.offset,
+      schemaPath: path,
+    });
   }
   const steps = new ReadSteps(made, path);
   const out: SplitChange[] = [];
@@ -249,7 +277,13 @@ class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
     const diffs = partialColumns(this.layout.jsonColumns, change);
     split.diffs = diffs;
     split.afterAt = r.offset;
-    change.after = readImage(r, diffs ? withDiffs(this.layout.after, diffs) : this.layout.after, change, 'after', this.paths.after);
+    change.after = readImage(
+      r,
+      diffs ? withDiffs(this.layout.after, diffs) : this.layout.after,
+      change,
+      'after',
+      this.paths.after,
+    );
   }
 
   options(r: Reader, split: SplitChange): void {
@@ -317,4 +351,3 @@ class WriteSteps implements RowChangeSteps<Writer, RowChangeInput> {
     encodeRowOptions(w, options, NO_CONTEXT, this.layout.jsonColumns.length, this.path);
   }
 }
-

@@ -32,7 +32,11 @@ function reject(problem: string): never {
  * The document the diffs give, applied in order to `before` (which is left as it is). A diff that does
  * not apply gives an InvalidValueError at `site` naming the diff, its op and path.
  */
-export function applyJsonDiff(before: JsonTree, diffs: readonly JsonDiff[], site: ErrorSite = { offset: -1 }): JsonTree {
+export function applyJsonDiff(
+  before: JsonTree,
+  diffs: readonly JsonDiff[],
+  site: ErrorSite = { offset: -1 },
+): JsonTree {
   let doc = before;
   diffs.forEach((d, i) => {
     try {
@@ -74,27 +78,35 @@ function edit(node: JsonTree, legs: Leg[], at: number, op: (parent: JsonTree, le
   return withChild(node, leg, edit(next, legs, at + 1, op));
 }
 
-const replace = (value: JsonTree) => (parent: JsonTree, leg: Leg): JsonTree => {
-  if (child(parent, leg) === undefined) reject('the path is not in the document');
-  return withChild(parent, leg, value);
-};
+const replace =
+  (value: JsonTree) =>
+  (parent: JsonTree, leg: Leg): JsonTree => {
+    if (child(parent, leg) === undefined) reject('the path is not in the document');
+    return withChild(parent, leg, value);
+  };
 
-const insert = (value: JsonTree) => (parent: JsonTree, leg: Leg): JsonTree => {
-  if (Array.isArray(parent) && 'cell' in leg) {
-    const out = [...parent];
-    out.splice(cellIndex(leg, parent.length).position, 0, value);
-    return out;
-  }
-  if (isJsonObject(parent) && 'member' in leg) {
-    if (Object.hasOwn(parent, leg.member)) reject('the member exists already');
-    return objectOf([...Object.entries(parent), [leg.member, value]]);
-  }
-  return reject(`the parent is ${kind(parent)}, which ${'cell' in leg ? 'an array cell' : 'a member'} cannot go into`);
-};
+const insert =
+  (value: JsonTree) =>
+  (parent: JsonTree, leg: Leg): JsonTree => {
+    if (Array.isArray(parent) && 'cell' in leg) {
+      const out = [...parent];
+      out.splice(cellIndex(leg, parent.length).position, 0, value);
+      return out;
+    }
+    if (isJsonObject(parent) && 'member' in leg) {
+      if (Object.hasOwn(parent, leg.member)) reject('the member exists already');
+      return objectOf([...Object.entries(parent), [leg.member, value]]);
+    }
+    return reject(
+      `the parent is ${kind(parent)}, which ${'cell' in leg ? 'an array cell' : 'a member'} cannot go into`,
+    );
+  };
 
 function remove(parent: JsonTree, leg: Leg): JsonTree {
   if (child(parent, leg) === undefined) reject('the path is not in the document');
-  return 'cell' in leg ? without(parent as JsonTree[], leg) : objectOf(Object.entries(parent as JsonObject).filter(([k]) => k !== leg.member));
+  return 'cell' in leg
+    ? without(parent as JsonTree[], leg)
+    : objectOf(Object.entries(parent as JsonObject).filter(([k]) => k !== leg.member));
 }
 
 function without(array: JsonTree[], leg: Cell): JsonTree[] {
@@ -115,7 +127,8 @@ function child(node: JsonTree, leg: Leg): JsonTree | undefined {
 
 /** A copy of the array or object `node` with its child at `leg` (which `child` found) set to `value`. */
 function withChild(node: JsonTree, leg: Leg, value: JsonTree): JsonTree {
-  if ('member' in leg) return objectOf(Object.entries(node as JsonObject).map(([k, v]) => [k, k === leg.member ? value : v]));
+  if ('member' in leg)
+    return objectOf(Object.entries(node as JsonObject).map(([k, v]) => [k, k === leg.member ? value : v]));
   const array = node as JsonTree[];
   const at = cellIndex(leg, array.length).position;
   return array.map((x, i) => (i === at ? value : x));
@@ -138,7 +151,8 @@ function kind(v: JsonTree): string {
 }
 
 // `.name`, `."quoted name"`, `[n]`, `[last]`, `[last - n]`.
-const LEG = /\.(?:([A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*)|("(?:[^"\\]|\\.)*"))|\[\s*(?:(\d+)|last(?:\s*-\s*(\d+))?)\s*\]/y;
+const LEG =
+  /\.(?:([A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*)|("(?:[^"\\]|\\.)*"))|\[\s*(?:(\d+)|last(?:\s*-\s*(\d+))?)\s*\]/y;
 
 /** The legs of a diff's path; anything but `$` and member and cell legs (wildcards, ranges) is refused. */
 function parsePath(path: string): Leg[] {
@@ -200,7 +214,8 @@ export function checkResultingJson(change: RowChange, columns: Iterable<Column>,
     const [before, cell] = [change.before?.[c.name], change.after?.[c.name]];
     if (!isDiffCell(cell) || cell.json === undefined) continue;
     const at = `${path}.${c.name}.json`;
-    if (!isJsonCell(before)) throw new EncodeError(`derived from the before image's document, which this row does not hold: leave it out`, at);
+    if (!isJsonCell(before))
+      throw new EncodeError(`derived from the before image's document, which this row does not hold: leave it out`, at);
     let derived: JsonTree;
     try {
       derived = applyJsonDiff(before.json, cell.diff);
@@ -208,13 +223,18 @@ export function checkResultingJson(change: RowChange, columns: Iterable<Column>,
       if (e instanceof BinlogError) throw new EncodeError(e.problem, at);
       throw e;
     }
-    if (!sameJson(derived, cell.json)) throw new EncodeError('not what the diff makes of the before image: edit the diff (json is derived), or leave json out', at);
+    if (!sameJson(derived, cell.json))
+      throw new EncodeError(
+        'not what the diff makes of the before image: edit the diff (json is derived), or leave json out',
+        at,
+      );
   }
 }
 
 /** Whether two documents are the same, whatever the order of their objects' keys. */
 export function sameJson(a: JsonTree, b: JsonTree): boolean {
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]!));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]!));
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b;
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k]!, b[k]!));

@@ -1,5 +1,6 @@
 /**
- * The dump's rows (row-tables.ts's DUMP_ROWS, which no public option names). A rows event's images are left where they are, and
+ * The dump's rows (row-tables.ts's DUMP_ROWS, which no public option names). A rows event's images are left where they
+ * are, and
  * `render` writes them as JSON in one pass over their bytes before the event's line is written: each value
  * goes through its cell's JSON writer (UTF-8 text escaped from the bytes, other values as their reader
  * gives them), under names encoded once per layout. No row object is made, and no text becomes a JS
@@ -11,7 +12,13 @@
  * in `nullSpare` before its first image; `render` writes that member first too, holding the before image
  * back until the after image's bitmap is read.
  */
-import { RowImages, type RowChangeSteps, type RowImageName, rowImagePaths, walkRowChange } from '../../generated/rows.js';
+import {
+  RowImages,
+  type RowChangeSteps,
+  type RowImageName,
+  rowImagePaths,
+  walkRowChange,
+} from '../../generated/rows.js';
 import { BinlogError } from '../core/errors.js';
 import { JsonBytes, jsonKey, JsonText } from '../core/dump-json-bytes.js';
 import { Reader } from '../core/reader.js';

@@ -13,7 +13,14 @@
  * were (the readers never reuse them). Changes whose after image holds JSON diffs (PARTIAL_UPDATE_ROWS)
  * and rows v0 are decoded at once, and given as views of their decoded values.
  */
-import { nullBitmapBytes, RowImages, type RowChangeSteps, type RowImageName, rowImagePaths, walkRowChange } from '../../generated/rows.js';
+import {
+  nullBitmapBytes,
+  RowImages,
+  type RowChangeSteps,
+  type RowImageName,
+  rowImagePaths,
+  walkRowChange,
+} from '../../generated/rows.js';
 import type { Reader } from '../core/reader.js';
 import type { RowLayout } from '../core/tables.js';
 import type { CellValue, Row, RowChange } from '../core/values.js';
@@ -23,7 +30,10 @@ import { decodeRows, imageLayout, nullBitmap, table, type Image, type TableLooku
 const { JSON_DIFFS } = RowImages;
 
 /** A row change under `rows: 'lazy'`: its images as views. */
-export type LazyRowChange<C extends RowChange = RowChange> = Omit<C, 'before' | 'after'> & { before?: LazyRow; after?: LazyRow };
+export type LazyRowChange<C extends RowChange = RowChange> = Omit<C, 'before' | 'after'> & {
+  before?: LazyRow;
+  after?: LazyRow;
+};
 
 /** Where an image's present columns are, by name and by their index in the table; made once per image layout. */
 interface Columns {
@@ -179,6 +189,9 @@ export function splitLazyRows(r: Reader, tables: TableLookup, layout: RowLayout)
 
 /** A change decoded at once, its images as views (its keys in their order, as the JSON form shows them). */
 export function viewsOf<C extends RowChange>(change: C, t: TableInfo): LazyRowChange<C> {
-  const entries = Object.entries(change).map(([k, v]) => [k, k === 'before' || k === 'after' ? LazyRow.of(v as Row, t) : v]);
+  const entries = Object.entries(change).map(([k, v]) => [
+    k,
+    k === 'before' || k === 'after' ? LazyRow.of(v as Row, t) : v,
+  ]);
   return Object.fromEntries(entries) as LazyRowChange<C>;
 }

@@ -70,15 +70,28 @@ function buildLayout(t: TableInfo, def: TableDefinition, path: string): OldLayou
   const cells = def.table.columns.map((b, i) => cellOf(b, t.columns[i]!.type, `${path}.${b.name}`));
   const facts = def.table.columns.map((b, i) => ({ ...b, packedEmpty: cells[i]!.empty.length }));
   const nullBytes = oldNullBytesLayout(def, facts);
-  const columns = cells.map((c, i): OldColumn => ({ ...c, bits: nullBytes.columns[i]!, longest: oldLongestPacked(facts[i]!) }));
+  const columns = cells.map((c, i): OldColumn => ({
+    ...c,
+    bits: nullBytes.columns[i]!,
+    longest: oldLongestPacked(facts[i]!),
+  }));
   return { columns, nullBytes };
 }
 
-/** A column's cell codec, under the TABLE_MAP's type: a TIME, DATETIME or TIMESTAMP without fraction is logged as its pre-5.6 type. */
+/**
+ * A column's cell codec, under the TABLE_MAP's type: a TIME, DATETIME or TIMESTAMP without fraction is logged as its
+ * pre-5.6 type.
+ */
 function cellOf(b: BuiltColumn, logged: number, path: string): Omit<OldColumn, 'bits' | 'longest'> {
   const column = cellColumn(b, logged);
   const codec = cellCodec(column);
-  return { column, read: codec.reader(column, path), write: codec.writer(column, path), path, empty: emptyForm(column, codec) };
+  return {
+    column,
+    read: codec.reader(column, path),
+    write: codec.writer(column, path),
+    path,
+    empty: emptyForm(column, codec),
+  };
 }
 
 function emptyForm(c: Column, codec: CellCodec): Uint8Array {
@@ -89,25 +102,41 @@ function emptyForm(c: Column, codec: CellCodec): Uint8Array {
 }
 
 /** The null bytes a row gives: the bits every record sets, and the present columns' bits. */
-function nullBytesOf(layout: OldLayout, present: OldColumn[], isNull: (c: OldColumn) => boolean, packed: (c: OldColumn) => Uint8Array): Uint8Array {
+function nullBytesOf(
+  layout: OldLayout,
+  present: OldColumn[],
+  isNull: (c: OldColumn) => boolean,
+  packed: (c: OldColumn) => Uint8Array,
+): Uint8Array {
   const out = layout.nullBytes.alwaysSet.slice();
   for (const c of present) setOldColumnBits(out, c.bits, isNull(c), packed(c));
   return out;
 }
 
 function presentColumns(layout: OldLayout, present: boolean[], problem: (p: string) => Error): OldColumn[] {
-  if (present.length !== layout.columns.length) throw problem(`the row event has ${present.length} columns, the definition ${layout.columns.length}`);
+  if (present.length !== layout.columns.length)
+    throw problem(`the row event has ${present.length} columns, the definition ${layout.columns.length}`);
   return layout.columns.filter((_, i) => present[i]);
 }
 
-function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: RowImageName, path: string): Row {
+function readImage(
+  r: Reader,
+  layout: OldLayout,
+  present: OldColumn[],
+  change: OldRowChange,
+  image: RowImageName,
+  path: string,
+): Row {
   const at = r.offset;
   const { alwaysSet } = layout.nullBytes;
   const nullBytes = r.bytes(layout.nullBytes.bytes, `${path}.nullBytes`);
   const clear = oldBitDiffering(alwaysSet, alwaysSet, nullBytes);
   if (clear !== undefined) {
     // Every record sets these bits: a clear one means the definition places the null bits elsewhere.
-    throw new InvalidValueError(`null bit ${clear} is clear where every record of the defined table sets it: the definition does not fit`, { offset: at, schemaPath: `${path}.nullBytes` });
+    throw new InvalidValueError(
+      `null bit ${clear} is clear where every record of the defined table sets it: the definition does not fit`,
+      { offset: at, schemaPath: `${path}.nullBytes` },
+    );
   }
   const row: Row = {};
   const packed = new Map<OldColumn, Uint8Array>();
@@ -120,7 +149,12 @@ function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: O
     row[c.column.name] = isNull ? null : v;
     if (isNull && !sameBytes(packed.get(c)!, c.empty)) ((change.nullValues ??= {})[image] ??= {})[c.column.name] = v;
   }
-  const expected = nullBytesOf(layout, present, (c) => row[c.column.name] === null, (c) => packed.get(c)!);
+  const expected = nullBytesOf(
+    layout,
+    present,
+    (c) => row[c.column.name] === null,
+    (c) => packed.get(c)!,
+  );
   if (!sameBytes(expected, nullBytes)) (change.nullBytes ??= {})[image] = nullBytes.slice();
   return row;
 }
@@ -131,7 +165,8 @@ function readImage(r: Reader, layout: OldLayout, present: OldColumn[], change: O
  */
 function checkFits(c: OldColumn, v: CellValue, bytes: Uint8Array, offset: number): void {
   let problem: string | undefined;
-  if (c.longest !== undefined && bytes.length > c.longest) problem = `${bytes.length} bytes, longer than the definition's ${c.column.name} holds`;
+  if (c.longest !== undefined && bytes.length > c.longest)
+    problem = `${bytes.length} bytes, longer than the definition's ${c.column.name} holds`;
   else {
     const again = new Writer(bytes.length + 8);
     try {
@@ -152,7 +187,8 @@ export function decodeOldRows(r: Reader, tables: TableRegistry, rows: RowLayout)
   const present = presentColumns(layout, columns, problem);
   const out: OldRowChange[] = [];
   // Each image has at least its null bytes, or a present column: an image of neither would never end.
-  if (layout.nullBytes.bytes === 0 && present.length === 0 && r.pos < r.end) throw problem('row images of no bytes, with bytes after them');
+  if (layout.nullBytes.bytes === 0 && present.length === 0 && r.pos < r.end)
+    throw problem('row images of no bytes, with bytes after them');
   const steps = stepsByImage<Reader, OldRowChange>(
     (r, change, image) => void (change[image] = readImage(r, layout, present, change, image, `${path}.${image}`)),
     () => {
@@ -167,21 +203,34 @@ export function decodeOldRows(r: Reader, tables: TableRegistry, rows: RowLayout)
   return out;
 }
 
-/** Writes one image of a change of the rows at `rows`, whose cells' errors name `rows.column`: they are placed in the image. */
-function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: OldRowChange, image: RowImageName, rows: string): void {
+/**
+ * Writes one image of a change of the rows at `rows`, whose cells' errors name `rows.column`: they are placed in the
+ * image.
+ */
+function writeImage(
+  w: Writer,
+  layout: OldLayout,
+  present: OldColumn[],
+  change: OldRowChange,
+  image: RowImageName,
+  rows: string,
+): void {
   const path = `${rows}.${image}`;
   const row = change[image];
   if (!row) throw new EncodeError('a row image this event needs is missing', path);
   for (const name of Object.keys(row)) {
-    if (!present.some((c) => c.column.name === name)) throw new EncodeError(`column '${name}' is not present in this image`, path);
+    if (!present.some((c) => c.column.name === name))
+      throw new EncodeError(`column '${name}' is not present in this image`, path);
   }
   const at = w.reserve(layout.nullBytes.bytes);
   const packed = new Map<OldColumn, Uint8Array>();
   for (const c of present) {
-    if (!(c.column.name in row)) throw new EncodeError(`column '${c.column.name}' is present in the image but has no value`, path);
+    if (!(c.column.name in row))
+      throw new EncodeError(`column '${c.column.name}' is present in the image but has no value`, path);
     let v: CellValue = row[c.column.name]!;
     if (v === null) {
-      if (c.bits.nullBit === undefined) throw new EncodeError(`column '${c.column.name}' is NOT NULL in the definition`, `${path}.${c.column.name}`);
+      if (c.bits.nullBit === undefined)
+        throw new EncodeError(`column '${c.column.name}' is NOT NULL in the definition`, `${path}.${c.column.name}`);
       v = change.nullValues?.[image]?.[c.column.name] ?? null;
     }
     const start = w.view().length;
@@ -191,20 +240,49 @@ function writeImage(w: Writer, layout: OldLayout, present: OldColumn[], change: 
     }
     packed.set(c, w.view().slice(start));
   }
-  const expected = nullBytesOf(layout, present, (c) => row[c.column.name] === null, (c) => packed.get(c)!);
-  w.buf.set(keptNullBytes(change.nullBytes?.[image], expected, layout, present, `${rows}.nullBytes.${image}`) ?? expected, at);
+  const expected = nullBytesOf(
+    layout,
+    present,
+    (c) => row[c.column.name] === null,
+    (c) => packed.get(c)!,
+  );
+  w.buf.set(
+    keptNullBytes(change.nullBytes?.[image], expected, layout, present, `${rows}.nullBytes.${image}`) ?? expected,
+    at,
+  );
 }
 
-/** Kept null bytes, checked: as many as the table has, with the fixed bits and the row's NULLs as the row gives them. */
-function keptNullBytes(kept: Uint8Array | undefined, expected: Uint8Array, layout: OldLayout, present: OldColumn[], path: string): Uint8Array | undefined {
+/**
+ * Kept null bytes, checked: as many as the table has, with the fixed bits and the row's NULLs as the row gives them.
+ */
+function keptNullBytes(
+  kept: Uint8Array | undefined,
+  expected: Uint8Array,
+  layout: OldLayout,
+  present: OldColumn[],
+  path: string,
+): Uint8Array | undefined {
   if (!kept) return undefined;
-  if (kept.length !== layout.nullBytes.bytes) throw new EncodeError(`${kept.length} null bytes, where the table has ${layout.nullBytes.bytes}`, path);
-  const disagreeing = oldBitDiffering(oldDecidedBits(layout.nullBytes, present.map((c) => c.bits)), kept, expected);
+  if (kept.length !== layout.nullBytes.bytes)
+    throw new EncodeError(`${kept.length} null bytes, where the table has ${layout.nullBytes.bytes}`, path);
+  const disagreeing = oldBitDiffering(
+    oldDecidedBits(
+      layout.nullBytes,
+      present.map((c) => c.bits),
+    ),
+    kept,
+    expected,
+  );
   if (disagreeing !== undefined) throw new EncodeError(`null bit ${disagreeing} disagrees with the row`, path);
   return kept;
 }
 
-export function encodeOldRows(w: Writer, rows: OldRowChange[], tables: TableRegistry, { tableId, columns, images, path }: RowLayout): void {
+export function encodeOldRows(
+  w: Writer,
+  rows: OldRowChange[],
+  tables: TableRegistry,
+  { tableId, columns, images, path }: RowLayout,
+): void {
   const problem = (p: string) => new EncodeError(p, path);
   const layout = layoutOf(tables, tableId, problem, path);
   const present = presentColumns(layout, columns, problem);
@@ -217,4 +295,3 @@ export function encodeOldRows(w: Writer, rows: OldRowChange[], tables: TableRegi
   // The paths name the change's parts: placed at the change.
   rows.forEach((change, i) => placedAt(() => walkRowChange(w, images, change, steps), path, `${path}[${i}]`));
 }
-

@@ -16,7 +16,11 @@ export function covers(entry: CoveringEntry, realType: number, flavor: Flavor): 
 }
 
 /** The columns `entry` covers, in column order. */
-export function coveredColumns<C extends { realType: number }>(columns: readonly C[], entry: CoveringEntry, flavor: Flavor): readonly C[] {
+export function coveredColumns<C extends { realType: number }>(
+  columns: readonly C[],
+  entry: CoveringEntry,
+  flavor: Flavor,
+): readonly C[] {
   const cover = TableMapEventOptionalMetadataCovers[entry];
   return cover === 'all' ? columns : columns.filter((c) => cover[flavor].has(c.realType));
 }

@@ -150,7 +150,7 @@ function create(t: Cursor, orReplace: boolean, temporary: boolean): DdlChange {
   if (t.take('LIKE') || (paren && isWord(t.peek(1), 'LIKE') && (t.at += 2))) {
     return { kind: 'like', table, source: t.name(), ifNotExists, temporary };
   }
-  if (!paren) return t.fail('CREATE TABLE … SELECT without a column list: its columns are the query\'s');
+  if (!paren) return t.fail("CREATE TABLE … SELECT without a column list: its columns are the query's");
   const close = closing(t.toks, t.at);
   if (close === t.toks.length) t.fail("the column list has no closing ')'");
   const options = t.toks.slice(close + 1);
@@ -167,8 +167,19 @@ const systemVersioned = (toks: string[]) =>
   toks.some((x, i) => isWord(x, 'SYSTEM') && isWord(toks[i + 1], 'VERSIONING') && isWord(toks[i - 1], 'WITH', 'ADD'));
 
 /** Items of a column list that are no column. */
-const KEY_ITEMS = ['PRIMARY', 'KEY', 'INDEX', 'UNIQUE', 'CONSTRAINT', 'FOREIGN', 'FULLTEXT', 'SPATIAL', 'CHECK', 'PERIOD',
-  'VECTOR'];
+const KEY_ITEMS = [
+  'PRIMARY',
+  'KEY',
+  'INDEX',
+  'UNIQUE',
+  'CONSTRAINT',
+  'FOREIGN',
+  'FULLTEXT',
+  'SPATIAL',
+  'CHECK',
+  'PERIOD',
+  'VECTOR',
+];
 
 /** A column list's columns and primary key. */
 function columnList(toks: string[], fail: (p: string) => never): TableDefinitionInput {
@@ -201,8 +212,19 @@ function alter(t: Cursor): DdlChange {
 }
 
 /** The words after ADD or DROP that name something other than a column. */
-const NOT_COLUMN = ['INDEX', 'KEY', 'UNIQUE', 'FULLTEXT', 'SPATIAL', 'VECTOR', 'FOREIGN', 'CONSTRAINT', 'CHECK', 'PARTITION',
-  'PERIOD'];
+const NOT_COLUMN = [
+  'INDEX',
+  'KEY',
+  'UNIQUE',
+  'FULLTEXT',
+  'SPATIAL',
+  'VECTOR',
+  'FOREIGN',
+  'CONSTRAINT',
+  'CHECK',
+  'PARTITION',
+  'PERIOD',
+];
 
 /** One clause of ALTER TABLE (a table option list may hold several options). */
 function alterClause(item: string[], fail: (p: string) => never): AlterClause[] {
@@ -249,7 +271,10 @@ function alterClause(item: string[], fail: (p: string) => never): AlterClause[] 
     if (word(1, 'COLUMN')) return [{ op: 'rename-column', from: unquote(item[2] ?? ''), to: unquote(item[4] ?? '') }];
     if (word(1, 'INDEX', 'KEY')) return [];
     skip('TO', 'AS');
-    const name = item.slice(i).filter((x) => x !== '.').map(unquote);
+    const name = item
+      .slice(i)
+      .filter((x) => x !== '.')
+      .map(unquote);
     const table = name.at(-1) ?? fail('RENAME names no table');
     const to = name.length === 2 ? { schema: name[0], table } : { table };
     return [{ op: 'rename', to }];
@@ -258,13 +283,20 @@ function alterClause(item: string[], fail: (p: string) => never): AlterClause[] 
     const at = word(2, 'CHARACTER') ? 4 : 3;
     const options = tableOptions(['CHARSET', ...item.slice(at)], fail);
     const charset = options.charset ?? fail('CONVERT TO names no character set');
-    return [{ op: 'convert', charset, collation: typeof options.collation === 'string' ? options.collation : undefined }];
+    return [
+      { op: 'convert', charset, collation: typeof options.collation === 'string' ? options.collation : undefined },
+    ];
   }
   return tableOptionsClause(item, fail);
 }
 
 /** A column added: its definition, where it goes, and whether it is the primary key. */
-function added(item: string[], where: 'last' | 'placed', ifNotExists: boolean, fail: (p: string) => never): AlterClause {
+function added(
+  item: string[],
+  where: 'last' | 'placed',
+  ifNotExists: boolean,
+  fail: (p: string) => never,
+): AlterClause {
   const read = placedColumn(item, fail);
   const { column, primaryKey } = read;
   const place = where === 'placed' ? read.place : undefined;
@@ -282,8 +314,8 @@ interface PlacedColumn {
 function placedColumn(item: string[], fail: (p: string) => never): PlacedColumn {
   let place: Place;
   let def = item;
-  if (isWord(item.at(-1), 'FIRST')) (place = 'first'), (def = item.slice(0, -1));
-  else if (isWord(item.at(-2), 'AFTER')) (place = { after: unquote(item.at(-1)!) }), (def = item.slice(0, -2));
+  if (isWord(item.at(-1), 'FIRST')) ((place = 'first'), (def = item.slice(0, -1)));
+  else if (isWord(item.at(-2), 'AFTER')) ((place = { after: unquote(item.at(-1)!) }), (def = item.slice(0, -2)));
   const [column, primaryKey] = columnDef(def, fail);
   return { column, place, primaryKey };
 }

@@ -23,10 +23,19 @@ export const placeholderName = (index: number) => `@${index + 1}`;
  * Gives the TABLE_MAP's columns what the definition says of them and their metadata does not; `typed`:
  * whether the TABLE_MAP carries the columns' type metadata (those of MySQL 5.1.0-5.1.17, with rows v0, do not).
  */
-export function applyDefinition(columns: Column[], def: TableDefinition, qualified: string, typed: boolean, flavor: Flavor): void {
+export function applyDefinition(
+  columns: Column[],
+  def: TableDefinition,
+  qualified: string,
+  typed: boolean,
+  flavor: Flavor,
+): void {
   const built = def.table.columns;
   if (built.length !== columns.length) {
-    throw new TableDefinitionError(`the definition has ${built.length} columns, the TABLE_MAP ${columns.length}`, qualified);
+    throw new TableDefinitionError(
+      `the definition has ${built.length} columns, the TABLE_MAP ${columns.length}`,
+      qualified,
+    );
   }
   columns.forEach((c, i) => {
     const b = built[i]!;
@@ -44,11 +53,16 @@ export function applyDefinition(columns: Column[], def: TableDefinition, qualifi
 
 const typeName = (t: number) => ColumnTypeNames[t] ?? String(t);
 
-/** The definition's type must be one the TABLE_MAP may log for it, with the same metadata where that is the definition's own. */
+/**
+ * The definition's type must be one the TABLE_MAP may log for it, with the same metadata where that is the definition's
+ * own.
+ */
 function checkType(c: Column, b: BuiltColumn, typed: boolean, flavor: Flavor, fail: (p: string) => never): void {
   const logged = loggedTypes(b, flavor);
   if (!logged.includes(c.type)) {
-    fail(`the TABLE_MAP logs ${typeName(c.type)}, the definition says ${b.sqlType} (logged as ${logged.map(typeName).join(' or ')})`);
+    fail(
+      `the TABLE_MAP logs ${typeName(c.type)}, the definition says ${b.sqlType} (logged as ${logged.map(typeName).join(' or ')})`,
+    );
   }
   // The other types a column may be logged as carry other metadata (or none).
   if (!typed || c.type !== b.columnType) return;
@@ -57,7 +71,9 @@ function checkType(c: Column, b: BuiltColumn, typed: boolean, flavor: Flavor, fa
     if (key === 'realType' || c.meta[key] === value) continue;
     const charset = b.charset && b.charset !== 'binary' ? ` in ${b.charset}` : '';
     // The key is the dump's, as the TABLE_MAP's columnMetadata shows it.
-    fail(`the TABLE_MAP's metadata says ${key} ${String(c.meta[key])}, the definition's ${b.sqlType}${charset} gives ${String(value)}`);
+    fail(
+      `the TABLE_MAP's metadata says ${key} ${String(c.meta[key])}, the definition's ${b.sqlType}${charset} gives ${String(value)}`,
+    );
   }
 }
 
@@ -74,7 +90,10 @@ function giveFraction(c: Column, b: BuiltColumn): void {
 /** The type codes MariaDB's own fractional forms are logged under. */
 const UNSIZED: ReadonlySet<number> = new Set(Object.keys(FractionLayouts).map(Number));
 
-/** A TIME, DATETIME or TIMESTAMP column that may be MariaDB's own fractional form, its digits said by no definition or hint. */
+/**
+ * A TIME, DATETIME or TIMESTAMP column that may be MariaDB's own fractional form, its digits said by no definition or
+ * hint.
+ */
 export const unsized = (c: Column) => UNSIZED.has(c.type) && c.meta.fsp === undefined;
 
 /**
@@ -96,13 +115,15 @@ function giveSignedness(c: Column, b: BuiltColumn, fail: (p: string) => never): 
   // YEAR is unsigned whatever its definition says.
   if (!b.numeric || b.kind === 'year') return;
   if (c.unsigned === undefined) c.unsigned = b.unsigned;
-  else if (c.unsigned !== b.unsigned) fail(`the TABLE_MAP says ${c.unsigned ? 'UNSIGNED' : 'signed'}, the definition ${b.sqlType}`);
+  else if (c.unsigned !== b.unsigned)
+    fail(`the TABLE_MAP says ${c.unsigned ? 'UNSIGNED' : 'signed'}, the definition ${b.sqlType}`);
 }
 
 function giveCharset(c: Column, b: BuiltColumn, flavor: Flavor, fail: (p: string) => never): void {
-  const character = covers('COLUMN_CHARSET', c.realType, flavor) || covers('ENUM_AND_SET_COLUMN_CHARSET', c.realType, flavor);
+  const character =
+    covers('COLUMN_CHARSET', c.realType, flavor) || covers('ENUM_AND_SET_COLUMN_CHARSET', c.realType, flavor);
   if (!character || b.collation === undefined) return;
-  if (c.charset === undefined) (c.collation = b.collation), (c.charset = b.charset);
+  if (c.charset === undefined) ((c.collation = b.collation), (c.charset = b.charset));
   else if (c.charset !== b.charset) fail(`the TABLE_MAP says character set ${c.charset}, the definition ${b.charset}`);
 }
 
@@ -113,7 +134,8 @@ function giveMembers(c: Column, b: BuiltColumn, fail: (p: string) => never): voi
     return;
   }
   // Members that are not text in their charset stay bytes in the TABLE_MAP: those are not compared.
-  const differ = c.members.length !== b.members.length || c.members.some((m, i) => typeof m === 'string' && m !== b.members![i]);
+  const differ =
+    c.members.length !== b.members.length || c.members.some((m, i) => typeof m === 'string' && m !== b.members![i]);
   const list = c.members.map((m) => (typeof m === 'string' ? `'${m}'` : '(bytes)')).join(',');
   if (differ) fail(`the TABLE_MAP's members are ${list}, the definition says ${b.sqlType}`);
 }

@@ -18,7 +18,10 @@ export interface TableDefinitionInput {
   /** Default character set of its character columns (default latin1, MySQL 5.1's). */
   charset?: string;
   collation?: string | number;
-  /** Storage engine (default MyISAM, MySQL 5.1's): MyISAM, MERGE, ARCHIVE and NDB keep BIT columns' odd bits in the null bytes. */
+  /**
+   * Storage engine (default MyISAM, MySQL 5.1's): MyISAM, MERGE, ARCHIVE and NDB keep BIT columns' odd bits in the null
+   * bytes.
+   */
   engine?: string;
   /** ROW_FORMAT: DYNAMIC packs the record, FIXED keeps VARCHAR columns from packing it. */
   rowFormat?: string;
@@ -51,7 +54,8 @@ export function resolveTableDefinitions(defs: TableDefinitions | undefined): Map
   const out = new Map<string, TableDefinition>();
   for (const [qualified, def] of Object.entries(defs ?? {})) {
     const dot = qualified.indexOf('.');
-    if (dot <= 0 || dot === qualified.length - 1) throw new TableDefinitionError("a table definition's key is 'schema.table'", qualified);
+    if (dot <= 0 || dot === qualified.length - 1)
+      throw new TableDefinitionError("a table definition's key is 'schema.table'", qualified);
     const input = typeof def === 'string' ? parseTableSql(def, qualified) : def;
     out.set(qualified, resolve(qualified.slice(0, dot), qualified.slice(dot + 1), input));
   }
@@ -60,11 +64,21 @@ export function resolveTableDefinitions(defs: TableDefinitions | undefined): Map
 
 function resolve(schema: string, name: string, def: TableDefinitionInput): TableDefinition {
   const engine = def.engine ?? 'MyISAM';
-  const table = describeTable({ schema, name, columns: def.columns, primaryKey: def.primaryKey, charset: def.collation === undefined ? (def.charset ?? 'latin1') : def.charset, collation: def.collation, engine });
+  const table = describeTable({
+    schema,
+    name,
+    columns: def.columns,
+    primaryKey: def.primaryKey,
+    charset: def.collation === undefined ? (def.charset ?? 'latin1') : def.charset,
+    collation: def.collation,
+    engine,
+  });
   const rowFormat = def.rowFormat?.toUpperCase();
   // sql_table.cc (mysql_prepare_create_table, mysql_create_table_no_lock): BLOB, TEXT and GEOMETRY
   // columns pack the record, VARCHAR ones unless ROW_FORMAT=FIXED, and ROW_FORMAT=DYNAMIC does.
-  const packs = table.columns.some((c) => c.kind === 'blob' || c.kind === 'geometry' || (c.kind === 'varchar' && rowFormat !== 'FIXED'));
+  const packs = table.columns.some(
+    (c) => c.kind === 'blob' || c.kind === 'geometry' || (c.kind === 'varchar' && rowFormat !== 'FIXED'),
+  );
   const tableCharset = def.charset !== undefined || def.collation !== undefined;
   return {
     table,
@@ -108,7 +122,18 @@ export const unquote = (name: string) => (name.startsWith('`') ? name.slice(1, -
 export const isWord = (t: string | undefined, ...words: string[]) => t !== undefined && words.includes(t.toUpperCase());
 
 /** Items of the column list that are no column (keys, constraints, MariaDB's system-time period). */
-const KEY_ITEMS = ['PRIMARY', 'KEY', 'INDEX', 'UNIQUE', 'CONSTRAINT', 'FOREIGN', 'FULLTEXT', 'SPATIAL', 'CHECK', 'PERIOD'];
+const KEY_ITEMS = [
+  'PRIMARY',
+  'KEY',
+  'INDEX',
+  'UNIQUE',
+  'CONSTRAINT',
+  'FOREIGN',
+  'FULLTEXT',
+  'SPATIAL',
+  'CHECK',
+  'PERIOD',
+];
 
 /**
  * A definition from SQL: `CREATE TABLE name (columns and keys) options`, or only the columns. Column
@@ -175,7 +200,25 @@ const READ_PAST: Record<string, readonly ('value' | 'expr' | 'word' | 'optional=
   REF_SYSTEM_ID: ['optional=', 'word'],
 };
 /** Attributes of one or more words alone (MariaDB's COMPRESSED column format among them: the TABLE_MAP says it). */
-const WORDS_PAST = ['AUTO_INCREMENT', 'UNIQUE', 'KEY', 'INVISIBLE', 'VISIBLE', 'VIRTUAL', 'STORED', 'PERSISTENT', 'COMPRESSED', 'GENERATED', 'ALWAYS', 'SERIAL', 'VALUE', 'SYSTEM', 'VERSIONING', 'WITH', 'WITHOUT'];
+const WORDS_PAST = [
+  'AUTO_INCREMENT',
+  'UNIQUE',
+  'KEY',
+  'INVISIBLE',
+  'VISIBLE',
+  'VIRTUAL',
+  'STORED',
+  'PERSISTENT',
+  'COMPRESSED',
+  'GENERATED',
+  'ALWAYS',
+  'SERIAL',
+  'VALUE',
+  'SYSTEM',
+  'VERSIONING',
+  'WITH',
+  'WITHOUT',
+];
 
 /** A column's name and type (as a ColumnDef), and whether it says PRIMARY KEY itself. */
 export function columnDef(item: string[], fail: (p: string) => never): [ColumnDef, boolean] {
@@ -185,11 +228,16 @@ export function columnDef(item: string[], fail: (p: string) => never): [ColumnDe
   for (let i = 1; i < item.length; i++) {
     const t = item[i]!;
     const upper = t.toUpperCase();
-    if (isWord(t, 'PRIMARY') && isWord(item[i + 1], 'KEY')) (inKey = true), i++;
+    if (isWord(t, 'PRIMARY') && isWord(item[i + 1], 'KEY')) ((inKey = true), i++);
     // SERIAL as the type is BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE (SERIAL DEFAULT VALUE is an attribute).
     else if (i === 1 && isWord(t, 'SERIAL')) type.push('BIGINT', 'UNSIGNED', 'NOT', 'NULL');
     // BINARY after a character type asks for its charset's binary collation, which stores values alike.
-    else if (i > 1 && isWord(t, 'BINARY') && /^(n?(var)?char|(tiny|medium|long)?text|enum|set|national)/i.test(type[0] ?? '')) continue;
+    else if (
+      i > 1 &&
+      isWord(t, 'BINARY') &&
+      /^(n?(var)?char|(tiny|medium|long)?text|enum|set|national)/i.test(type[0] ?? '')
+    )
+      continue;
     // MariaDB's system-versioned tables' period columns: AS ROW START, AS ROW END.
     else if (isWord(t, 'AS') && isWord(item[i + 1], 'ROW')) i += 2;
     else if (isWord(t, 'ON') && isWord(item[i + 1], 'UPDATE')) i = valueEnd(item, i + 2);
@@ -201,13 +249,18 @@ export function columnDef(item: string[], fail: (p: string) => never): [ColumnDe
       for (const what of READ_PAST[upper]!) {
         if (what === 'optional=') i += item[i + 1] === '=' ? 1 : 0;
         else if (what === 'value') i = valueEnd(item, i + 1);
-        else if (what === 'expr') i = item[i + 1] === '(' ? closing(item, i + 1) : fail(`${upper} takes an expression in parentheses (column ${name})`);
+        else if (what === 'expr')
+          i =
+            item[i + 1] === '('
+              ? closing(item, i + 1)
+              : fail(`${upper} takes an expression in parentheses (column ${name})`);
         else i++;
       }
     } else if (isWord(t, ...WORDS_PAST)) continue;
     else if (isWord(t, 'COLLATE') && item[i + 1] !== undefined && collationId(unquote(item[i + 1]!)) === undefined) {
       // A collation not known here stands for its character set, whose name begins it: text needs no more.
-      if (!type.some((x) => isWord(x, 'CHARSET', 'CHARACTER'))) type.push('CHARACTER', 'SET', charsetOfCollation(unquote(item[i + 1]!)));
+      if (!type.some((x) => isWord(x, 'CHARSET', 'CHARACTER')))
+        type.push('CHARACTER', 'SET', charsetOfCollation(unquote(item[i + 1]!)));
       i++;
     } else type.push(t);
   }
@@ -244,7 +297,10 @@ export function closing(toks: string[], open: number): number {
 
 /** Tokens back into a type that runtime/tables/sql-type-parser.ts reads: words apart, punctuation as it was. */
 function joinType(toks: string[]): string {
-  return toks.reduce((s, t, i) => (i > 0 && /^[A-Za-z0-9_$]/.test(t) && /[A-Za-z0-9_$'")]$/.test(s) ? `${s} ${t}` : s + t), '');
+  return toks.reduce(
+    (s, t, i) => (i > 0 && /^[A-Za-z0-9_$]/.test(t) && /[A-Za-z0-9_$'")]$/.test(s) ? `${s} ${t}` : s + t),
+    '',
+  );
 }
 
 /** ENGINE (or TYPE), ROW_FORMAT, [DEFAULT] CHARSET / CHARACTER SET and COLLATE after the column list. */

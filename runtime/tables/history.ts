@@ -57,7 +57,8 @@ class Known {
 
   get definition(): TableDefinitionInput | 'unknown' {
     const given = this.given;
-    return (this.read ??= typeof given === 'string' && given !== 'unknown' ? parseTableSql(given, this.qualified) : given);
+    return (this.read ??=
+      typeof given === 'string' && given !== 'unknown' ? parseTableSql(given, this.qualified) : given);
   }
 }
 
@@ -466,7 +467,9 @@ const CHARSET_CLAUSE = /\s+(?:CHARACTER\s+SET|CHARSET)\s+\S+|\s+COLLATE\s+\S+/gi
 /** The character columns (not binary strings) of a definition, by index. */
 function textColumns(def: TableDefinitionInput, qualified: string): number[] {
   const table = resolveTableDefinitions({ [qualified]: def }).get(qualified)!.table;
-  const text = table.columns.filter((c) => c.collation !== undefined && c.charset !== 'binary' && c.kind !== 'geometry');
+  const text = table.columns.filter(
+    (c) => c.collation !== undefined && c.charset !== 'binary' && c.kind !== 'geometry',
+  );
   return text.map((c) => c.index);
 }
 

@@ -100,7 +100,9 @@ export class TableRegistry {
   newFormat(flavor: Flavor, serverVersion = ''): void {
     this.bodies.clear();
     this.flavorOf = flavor;
-    this.fractionsUnlogged = flavor === 'mariadb' && versionAtLeast(serverVersion, FRACTIONS_UNLOGGED_SINCE_MARIADB, FRACTIONS_UNLOGGED_SINCE_MARIADB);
+    this.fractionsUnlogged =
+      flavor === 'mariadb' &&
+      versionAtLeast(serverVersion, FRACTIONS_UNLOGGED_SINCE_MARIADB, FRACTIONS_UNLOGGED_SINCE_MARIADB);
   }
 
   /**
@@ -231,7 +233,11 @@ function giveCollations(
 }
 
 /** Each value of an entry given to the column it is for, in turn. */
-function give<T>(values: readonly T[] | undefined, columns: readonly Column[], set: (c: Column, v: T | undefined) => void): void {
+function give<T>(
+  values: readonly T[] | undefined,
+  columns: readonly Column[],
+  set: (c: Column, v: T | undefined) => void,
+): void {
   if (values) columns.forEach((c, i) => set(c, values[i]));
 }
 
@@ -239,11 +245,19 @@ function give<T>(values: readonly T[] | undefined, columns: readonly Column[], s
  * The columns of a TABLE_MAP: its types and metadata, what its optional metadata says of them, then what the
  * caller's definition of the table says that it does not (defined-columns.ts), then the caller's hints.
  */
-function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | undefined, definition: TableDefinition | undefined): TableInfo {
+function describeTable(
+  event: TableMapEvent,
+  flavor: Flavor,
+  hints: HintFn | undefined,
+  definition: TableDefinition | undefined,
+): TableInfo {
   const columns: Column[] = event.columnTypes.map((t, index) => {
     const type = typeof t === 'number' ? t : ColumnType[t];
     const meta = (event.columnMetadata?.[index] ?? {}) as Record<string, unknown>;
-    const realType = typeof meta.realType === 'string' ? ColumnType[meta.realType as keyof typeof ColumnType] : (meta.realType as number | undefined) ?? type;
+    const realType =
+      typeof meta.realType === 'string'
+        ? ColumnType[meta.realType as keyof typeof ColumnType]
+        : ((meta.realType as number | undefined) ?? type);
     return {
       index,
       name: placeholderName(index),
@@ -267,9 +281,17 @@ function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | und
   for (const c of columns) {
     if (c.collation !== undefined) c.charset = charsetOf(c.collation);
     // Member names are in the column's charset; the schema read them as UTF-8 where they were valid.
-    if (c.members && c.charset) c.members = c.members.map((m) => decodeText(typeof m === 'string' ? utf8.encode(m) : m, c.charset!));
+    if (c.members && c.charset)
+      c.members = c.members.map((m) => decodeText(typeof m === 'string' ? utf8.encode(m) : m, c.charset!));
   }
-  if (definition) applyDefinition(columns, definition, qualifiedName(event.schemaName, event.tableName), event.columnMetadata !== undefined, flavor);
+  if (definition)
+    applyDefinition(
+      columns,
+      definition,
+      qualifiedName(event.schemaName, event.tableName),
+      event.columnMetadata !== undefined,
+      flavor,
+    );
   for (const c of columns) {
     const hint = hints?.({ schema: event.schemaName, table: event.tableName }, c);
     if (hint?.unsigned !== undefined && c.unsigned === undefined) c.unsigned = hint.unsigned;
@@ -277,7 +299,8 @@ function describeTable(event: TableMapEvent, flavor: Flavor, hints: HintFn | und
     if (hint?.name !== undefined && c.name === `@${c.index + 1}`) c.name = hint.name;
     if (hint?.members !== undefined && c.members === undefined) c.members = hint.members;
     // Only MariaDB logs a fraction under the types without one.
-    if (hint?.fractionDigits !== undefined && flavor === 'mariadb' && unsized(c)) Object.assign(c, withFraction(c, hintedDigits(hint.fractionDigits, event, c)));
+    if (hint?.fractionDigits !== undefined && flavor === 'mariadb' && unsized(c))
+      Object.assign(c, withFraction(c, hintedDigits(hint.fractionDigits, event, c)));
   }
   return { tableId: event.tableId, schema: event.schemaName, table: event.tableName, columns };
 }

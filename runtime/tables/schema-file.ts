@@ -31,7 +31,8 @@ export function tableDefinitionsFromSql(text: string, defaultSchema?: string): T
     if (!like) defs[key] = statement;
     else {
       const source = defs[qualify(like[1]!, like[2], schema)];
-      if (source === undefined) throw new TableDefinitionError('CREATE TABLE … LIKE names a table the script has not created before it', key);
+      if (source === undefined)
+        throw new TableDefinitionError('CREATE TABLE … LIKE names a table the script has not created before it', key);
       defs[key] = source;
     }
   }
@@ -55,8 +56,14 @@ export function databaseCharsetsFromSql(text: string): Record<string, string> {
 const NAME = '(`(?:[^`]|``)*`|"(?:[^"]|"")*"|[\\w$]+)';
 const QUALIFIED = `${NAME}(?:\\s*\\.\\s*${NAME})?`;
 const USE = new RegExp(`^\\s*USE\\s+${NAME}\\s*$`, 'i');
-const CREATE_TABLE = new RegExp(`^\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:TEMPORARY\\s+)?TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${QUALIFIED}`, 'i');
-const CREATE_DATABASE = new RegExp(`^\\s*CREATE\\s+(?:DATABASE|SCHEMA)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${NAME}.*?\\b(?:CHARACTER\\s+SET|CHARSET)\\s*=?\\s*(\\w+)`, 'is');
+const CREATE_TABLE = new RegExp(
+  `^\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:TEMPORARY\\s+)?TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${QUALIFIED}`,
+  'i',
+);
+const CREATE_DATABASE = new RegExp(
+  `^\\s*CREATE\\s+(?:DATABASE|SCHEMA)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${NAME}.*?\\b(?:CHARACTER\\s+SET|CHARSET)\\s*=?\\s*(\\w+)`,
+  'is',
+);
 const DELIMITER = /^[ \t]*delimiter[ \t]+(\S+)[^\n]*/i;
 const LIKE = new RegExp(`^\\s*\\(?\\s*LIKE\\s+${QUALIFIED}`, 'i');
 
@@ -69,7 +76,11 @@ function unquote(name: string): string {
 function qualify(first: string, second: string | undefined, schema: string | undefined): string {
   if (second !== undefined) return `${unquote(first)}.${unquote(second)}`;
   const table = unquote(first);
-  if (schema === undefined) throw new TableDefinitionError('created before any USE, and no database was given for it (nor named by a dump header)', table);
+  if (schema === undefined)
+    throw new TableDefinitionError(
+      'created before any USE, and no database was given for it (nor named by a dump header)',
+      table,
+    );
   return `${schema}.${table}`;
 }
 

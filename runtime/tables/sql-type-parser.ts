@@ -86,7 +86,7 @@ class Cursor {
       if (this.i >= text.length) return this.fail(`unterminated string in '${text}'`);
       const ch = text[this.i]!;
       if (ch === '\\' && this.i + 1 < text.length) s += unescape(text[++this.i]!);
-      else if (ch === quote && text[this.i + 1] === quote) (s += quote), this.i++;
+      else if (ch === quote && text[this.i + 1] === quote) ((s += quote), this.i++);
       else if (ch === quote) break;
       else s += ch;
     }
@@ -96,7 +96,8 @@ class Cursor {
 
   private number(): number {
     const m = /^\d+/.exec(this.text.slice(this.i));
-    if (!m) return this.fail(`unexpected '${this.text.slice(this.i, this.i + 10)}' in the parameters of '${this.text}'`);
+    if (!m)
+      return this.fail(`unexpected '${this.text.slice(this.i, this.i + 10)}' in the parameters of '${this.text}'`);
     this.i += m[0].length;
     return Number(m[0]);
   }
@@ -107,7 +108,7 @@ class Cursor {
     for (let w = this.word(); w !== undefined; w = this.word()) {
       if (w === 'unsigned') parsed.unsigned = true;
       else if (w === 'signed') parsed.unsigned = false;
-      else if (w === 'zerofill') (parsed.zerofill = true), (parsed.unsigned = true);
+      else if (w === 'zerofill') ((parsed.zerofill = true), (parsed.unsigned = true));
       else if (w === 'character' || w === 'charset') {
         if (w === 'character' && this.word() !== 'set') return fail(`expected CHARACTER SET in '${text}'`);
         parsed.charset = this.word() ?? fail(`CHARACTER SET without a name in '${text}'`);

@@ -14,7 +14,10 @@ import { covers } from './covers.js';
 import { parseType, type ParsedType } from './sql-type-parser.js';
 import type { BuiltColumn, ColumnDef, SqlKind } from './table-types.js';
 
-/** An entry of the SqlTypes table (schemas/sqltypes.yaml) that is not an alias, its keys as optional as its kind makes them. */
+/**
+ * An entry of the SqlTypes table (schemas/sqltypes.yaml) that is not an alias, its keys as optional as its kind makes
+ * them.
+ */
 export interface SqlTypeFacts {
   kind: SqlKind;
   columnType: ColumnTypeName;
@@ -89,7 +92,9 @@ for (const [id, c] of Charsets as ReadonlyMap<number, { name: string; maxBytes: 
   CHARSETS.set(c.name, facts);
   if (c.alias) CHARSETS.set(c.alias, facts);
 }
-const COLLATION_IDS = new Map<string, number>([...(Collations as ReadonlyMap<number, string>)].map(([id, name]) => [name, id]));
+const COLLATION_IDS = new Map<string, number>(
+  [...(Collations as ReadonlyMap<number, string>)].map(([id, name]) => [name, id]),
+);
 
 /** A character set by its lower-case name or alias. */
 export function characterSet(name: string): CharsetFacts | undefined {
@@ -115,7 +120,11 @@ export interface ResolvedCharset {
 }
 
 /** A character set and collation from their names (either may be absent; then the other decides). */
-export function resolveCharset(charset: string | undefined, collation: string | number | undefined, fail: (p: string) => never): ResolvedCharset | undefined {
+export function resolveCharset(
+  charset: string | undefined,
+  collation: string | number | undefined,
+  fail: (p: string) => never,
+): ResolvedCharset | undefined {
   let cs: CharsetFacts | undefined;
   if (charset !== undefined) {
     cs = CHARSETS.get(charset.toLowerCase());
@@ -134,7 +143,13 @@ export function resolveCharset(charset: string | undefined, collation: string | 
 // ---- columns ------------------------------------------------------------------------------------------------
 
 /** Describes a column from its definition (`fail` throws for what MariaDB would refuse). */
-export function describeColumn(def: ColumnDef, index: number, inKey: boolean, tableCharset: ResolvedCharset | undefined, fail: (p: string) => never): BuiltColumn {
+export function describeColumn(
+  def: ColumnDef,
+  index: number,
+  inKey: boolean,
+  tableCharset: ResolvedCharset | undefined,
+  fail: (p: string) => never,
+): BuiltColumn {
   if (typeof def.name !== 'string' || def.name === '') fail('a column needs a name');
   if (typeof def.type !== 'string') fail('a column needs a type');
   const t = parseType(def.type, fail);
@@ -150,7 +165,8 @@ export function describeColumn(def: ColumnDef, index: number, inKey: boolean, ta
   if (def.default !== undefined) col.default = def.default;
   const args = t.args ?? [];
   const numbers = (most: number): number[] => {
-    if (args.length > most || args.some((a) => typeof a !== 'number')) fail(`${t.name.toUpperCase()} takes at most ${most} numeric parameter(s)`);
+    if (args.length > most || args.some((a) => typeof a !== 'number'))
+      fail(`${t.name.toUpperCase()} takes at most ${most} numeric parameter(s)`);
     return args as number[];
   };
   PARAMETERS[facts.kind](col, { facts, upper, args, numbers, unsigned, mbmaxlen, fail });
@@ -159,14 +175,22 @@ export function describeColumn(def: ColumnDef, index: number, inKey: boolean, ta
 
 /** NULL or NOT NULL, from the type's words, `nullable` and the primary key (whose columns are NOT NULL). */
 function isNullable(def: ColumnDef, t: ParsedType, inKey: boolean, fail: (p: string) => never): boolean {
-  if (t.nullable !== undefined && def.nullable !== undefined && t.nullable !== def.nullable) fail('the type and `nullable` disagree');
+  if (t.nullable !== undefined && def.nullable !== undefined && t.nullable !== def.nullable)
+    fail('the type and `nullable` disagree');
   const explicit = def.nullable ?? t.nullable;
   if (inKey && explicit === true) fail('a primary key column cannot be NULL');
   return explicit ?? !inKey;
 }
 
 /** The column as its type logs it, before its parameters: the column types and what optional metadata counts it in. */
-function loggedColumn(def: ColumnDef, index: number, facts: SqlTypeFacts, upper: string, nullable: boolean, unsigned: boolean): BuiltColumn {
+function loggedColumn(
+  def: ColumnDef,
+  index: number,
+  facts: SqlTypeFacts,
+  upper: string,
+  nullable: boolean,
+  unsigned: boolean,
+): BuiltColumn {
   const columnType = ColumnType[facts.columnType];
   const realType = ColumnType[facts.realType ?? facts.columnType];
   return {
@@ -191,18 +215,30 @@ const CHARACTER_KINDS: readonly SqlKind[] = ['char', 'varchar', 'blob', 'enum', 
  * Gives a character column its character set and collation (given, fixed by its type, the table's, or
  * utf8mb4), a binary string or geometry column binary; returns the bytes per character its lengths count.
  */
-function giveCharset(col: BuiltColumn, def: ColumnDef, t: ParsedType, facts: SqlTypeFacts, tableCharset: ResolvedCharset | undefined, fail: (p: string) => never): number {
+function giveCharset(
+  col: BuiltColumn,
+  def: ColumnDef,
+  t: ParsedType,
+  facts: SqlTypeFacts,
+  tableCharset: ResolvedCharset | undefined,
+  fail: (p: string) => never,
+): number {
   const upper = col.sqlType;
   const isCharacterType = CHARACTER_KINDS.includes(facts.kind) && !facts.binary;
   const charsetGiven = def.charset ?? t.charset;
   const collationGiven = def.collation ?? t.collation;
   const given = charsetGiven !== undefined || collationGiven !== undefined;
   // BINARY, VARBINARY and the BLOBs take CHARACTER SET binary, which they have anyway.
-  if (!isCharacterType && given && !(facts.binary && /^binary$/i.test(String(charsetGiven ?? collationGiven)))) fail(`${upper} has no character set`);
+  if (!isCharacterType && given && !(facts.binary && /^binary$/i.test(String(charsetGiven ?? collationGiven))))
+    fail(`${upper} has no character set`);
   if (isCharacterType) {
     const fixed = facts.charset !== undefined ? resolveCharset(facts.charset, facts.collation, fail) : undefined;
     if (fixed && given) fail(`${upper}'s character set is always ${facts.collation}`);
-    const cs = fixed ?? resolveCharset(charsetGiven, collationGiven, fail) ?? tableCharset ?? resolveCharset('utf8mb4', undefined, fail)!;
+    const cs =
+      fixed ??
+      resolveCharset(charsetGiven, collationGiven, fail) ??
+      tableCharset ??
+      resolveCharset('utf8mb4', undefined, fail)!;
     col.collation = cs.collation;
     col.charset = charsetOf(cs.collation) ?? cs.charset.name;
     col.ownCharset = fixed !== undefined || given;
@@ -249,8 +285,10 @@ const PARAMETERS: Record<SqlKind, (col: BuiltColumn, p: TypeParameters) => void>
   decimal(col, p) {
     const { maxPrecision, maxScale, defaultPrecision } = p.facts as Required<SqlTypeFacts>;
     const [precision = defaultPrecision, scale = 0] = p.numbers(2);
-    if (precision < 1 || precision > maxPrecision) p.fail(`DECIMAL precision ${precision} is not within 1 to ${maxPrecision}`);
-    if (scale > maxScale || scale > precision) p.fail(`DECIMAL(${precision},${scale}): the scale is at most ${maxScale} and the precision`);
+    if (precision < 1 || precision > maxPrecision)
+      p.fail(`DECIMAL precision ${precision} is not within 1 to ${maxPrecision}`);
+    if (scale > maxScale || scale > precision)
+      p.fail(`DECIMAL(${precision},${scale}): the scale is at most ${maxScale} and the precision`);
     col.precision = precision;
     col.scale = scale;
     col.metadata = { precision, scale };
@@ -280,7 +318,8 @@ const PARAMETERS: Record<SqlKind, (col: BuiltColumn, p: TypeParameters) => void>
   char(col, p) {
     const fixed = p.facts.fixedLength;
     const [length = fixed ?? p.facts.defaultLength!] = p.numbers(fixed === undefined ? 1 : 0);
-    if (fixed === undefined && length > p.facts.maxLength!) p.fail(`${p.upper}(${length}) is longer than ${p.facts.maxLength}`);
+    if (fixed === undefined && length > p.facts.maxLength!)
+      p.fail(`${p.upper}(${length}) is longer than ${p.facts.maxLength}`);
     const bytes = length * p.mbmaxlen;
     col.length = length;
     col.maxBytes = bytes;
@@ -374,7 +413,7 @@ export function cellColumn(b: BuiltColumn, logged = b.columnType): Column {
     meta,
   };
   if (b.numeric) c.unsigned = b.unsigned;
-  if (b.collation !== undefined) (c.collation = b.collation), (c.charset = b.charset);
+  if (b.collation !== undefined) ((c.collation = b.collation), (c.charset = b.charset));
   if (b.members) c.members = b.members;
   return c;
 }

@@ -40,7 +40,22 @@ export interface TableDef {
 }
 
 /** How a type's parameters are read and its values checked: the `kind` of schemas/sqltypes.yaml's SqlTypes. */
-export type SqlKind = 'int' | 'float' | 'decimal' | 'date' | 'time' | 'datetime' | 'timestamp' | 'year' | 'bit' | 'enum' | 'set' | 'char' | 'varchar' | 'blob' | 'geometry';
+export type SqlKind =
+  | 'int'
+  | 'float'
+  | 'decimal'
+  | 'date'
+  | 'time'
+  | 'datetime'
+  | 'timestamp'
+  | 'year'
+  | 'bit'
+  | 'enum'
+  | 'set'
+  | 'char'
+  | 'varchar'
+  | 'blob'
+  | 'geometry';
 
 /** A column described: its SQL definition and everything TABLE_MAP says about it. */
 export interface BuiltColumn {
@@ -63,7 +78,10 @@ export interface BuiltColumn {
   /** Collation id and character set of character, ENUM and SET columns (63, binary, for bytes). */
   collation?: number;
   charset?: string;
-  /** Whether that character set is the column's own (its definition names it, or its type fixes it), not its table's or the default. */
+  /**
+   * Whether that character set is the column's own (its definition names it, or its type fixes it), not its table's or
+   * the default.
+   */
   ownCharset?: boolean;
   /** ENUM and SET members. */
   members?: string[];
@@ -86,7 +104,10 @@ export class TableDefinitionError extends EncodeError {
   /** The problem alone, without the table and column the message names. */
   readonly reason: string;
   constructor(reason: string, table: string, column?: string) {
-    super(`table ${table}${column !== undefined ? `, column ${column}` : ''}: ${reason}`, column !== undefined ? `${table}.${column}` : table);
+    super(
+      `table ${table}${column !== undefined ? `, column ${column}` : ''}: ${reason}`,
+      column !== undefined ? `${table}.${column}` : table,
+    );
     this.table = table;
     this.column = column;
     this.reason = reason;

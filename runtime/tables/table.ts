@@ -7,7 +7,17 @@ import { describeColumn, resolveCharset } from './sqltypes.js';
 import { type BuiltColumn, type TableDef, TableDefinitionError } from './table-types.js';
 
 /** The engines whose tables take no part in transactions: their changes commit with QUERY 'COMMIT', not XID. */
-const NON_TRANSACTIONAL_ENGINES = new Set(['myisam', 'aria', 'memory', 'heap', 'csv', 'archive', 'merge', 'mrg_myisam', 'blackhole']);
+const NON_TRANSACTIONAL_ENGINES = new Set([
+  'myisam',
+  'aria',
+  'memory',
+  'heap',
+  'csv',
+  'archive',
+  'merge',
+  'mrg_myisam',
+  'blackhole',
+]);
 
 /** A table described: its columns resolved. */
 export class Table {
@@ -32,20 +42,28 @@ export class Table {
       throw new TableDefinitionError(problem, this.qualified, column);
     };
     if (!def.columns?.length) fail('a table needs at least one column');
-    const pk = def.primaryKey === undefined ? [] : typeof def.primaryKey === 'string' ? [def.primaryKey] : def.primaryKey;
+    const pk =
+      def.primaryKey === undefined ? [] : typeof def.primaryKey === 'string' ? [def.primaryKey] : def.primaryKey;
     const tableCharset = resolveCharset(def.charset, def.collation, (p) => fail(p));
     const seen = new Set<string>();
     this.columns = def.columns.map((c, index) => {
       const key = c.name.toLowerCase();
       if (seen.has(key)) fail('is defined twice', c.name);
       seen.add(key);
-      return describeColumn(c, index, pk.some((k) => k.toLowerCase() === key), tableCharset, (p) => fail(p, c.name));
+      return describeColumn(
+        c,
+        index,
+        pk.some((k) => k.toLowerCase() === key),
+        tableCharset,
+        (p) => fail(p, c.name),
+      );
     });
     this.byName = new Map(this.columns.map((c) => [c.name, c]));
     this.primaryKey = pk.map((k) => {
       const c = this.columns.find((x) => x.name.toLowerCase() === k.toLowerCase());
       if (!c) return fail(`the primary key names '${k}', which is not a column`);
-      if (c.kind === 'blob' || c.kind === 'geometry') fail(`a ${c.sqlType} column cannot be a whole primary key part`, c.name);
+      if (c.kind === 'blob' || c.kind === 'geometry')
+        fail(`a ${c.sqlType} column cannot be a whole primary key part`, c.name);
       return c.index;
     });
     if (new Set(this.primaryKey).size !== this.primaryKey.length) fail('the primary key names a column twice');

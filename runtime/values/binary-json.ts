@@ -21,7 +21,17 @@ import type { CellCodec } from './cell-codec.js';
 import { Writer } from '../core/writer.js';
 import type { Column } from './column.js';
 import { decimalBytes, decimalSize, decodeDecimal } from './decimal.js';
-import { dateFields, dateJson, dateText, datetimeFields, datetimeJson, datetimeText, timeFields, timeJson, timeText } from './temporal.js';
+import {
+  dateFields,
+  dateJson,
+  dateText,
+  datetimeFields,
+  datetimeJson,
+  datetimeText,
+  timeFields,
+  timeJson,
+  timeText,
+} from './temporal.js';
 
 export { isJsonObject, compareJsonKeys as compareKeys };
 
@@ -35,7 +45,9 @@ export function decodeJsonb(b: Uint8Array, offset: number, path: string): JsonTr
 /** The server's canonical binary form of a decoded tree. */
 export const encodeJsonb = codec.encode;
 
-/** OPAQUE `as`: the value of the custom data of `type` written under `tag`, or null where the data is not of its form. */
+/**
+ * OPAQUE `as`: the value of the custom data of `type` written under `tag`, or null where the data is not of its form.
+ */
 function customValue(tag: string, type: number, data: Uint8Array): JsonTree {
   const cell = customCell(type);
   if (!cell) return null;
@@ -65,7 +77,9 @@ function shown(tag: string, value: CellValue): JsonTree {
 /** The cell's value of what the document shows under `tag`, the inverse of `shown`. */
 function given(tag: string, o: { [key: string]: JsonTree }): CellValue {
   const { [tag]: value, ...beside } = o;
-  return Object.keys(beside).length ? { value: value as CellValue, with: beside as Record<string, number> } : (value as CellValue);
+  return Object.keys(beside).length
+    ? { value: value as CellValue, with: beside as Record<string, number> }
+    : (value as CellValue);
 }
 
 /** The cells of JsonbCustomData's codecs, given the helpers they take. */
@@ -83,7 +97,15 @@ function customCell(type: number): { column: Column; codec: CellCodec; read: Cel
   let cell = CUSTOM.get(type);
   const layout = JsonbCustomData[type as keyof typeof JsonbCustomData];
   if (!cell && layout) {
-    const column: Column = { index: 0, name: '', type, realType: type, layout: layout as unknown as Column['layout'], nullable: false, meta: {} };
+    const column: Column = {
+      index: 0,
+      name: '',
+      type,
+      realType: type,
+      layout: layout as unknown as Column['layout'],
+      nullable: false,
+      meta: {},
+    };
     const codec = CELLS[layout.codec]!;
     // What the data does not read as is kept as it is: the reader's error names no path.
     cell = { column, codec, read: codec.reader(column, '$') };

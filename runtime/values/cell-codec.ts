@@ -14,7 +14,8 @@ export type { CellJsonWriter, CellReader, CellSkipper, CellWriter } from '../cor
 
 /** A number from the column's TABLE_MAP metadata. */
 export const num = (c: Column, key: string) => c.meta[key] as number;
-export const bad = (r: Reader, problem: string, path: string) => new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
+export const bad = (r: Reader, problem: string, path: string) =>
+  new InvalidValueError(problem, { offset: r.offset, schemaPath: path });
 
 export function expect<T extends CellValue>(v: CellValue, ok: (v: CellValue) => v is T, what: string, path: string): T {
   if (!ok(v)) throw new EncodeError(`expected ${what}, found ${shown(v)}`, path);
@@ -24,5 +25,7 @@ export const isNumber = (v: CellValue): v is number => typeof v === 'number';
 export const isString = (v: CellValue): v is string => typeof v === 'string';
 /** An integer as a bigint, a safe number, or (as the dump writes one past 2^53) a decimal string. */
 export const isBig = (v: CellValue): v is bigint | number =>
-  typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v));
+  typeof v === 'bigint' ||
+  (typeof v === 'number' && Number.isInteger(v)) ||
+  (typeof v === 'string' && /^-?\d+$/.test(v));
 export const isTextValue = (v: CellValue): v is Text => typeof v === 'string' || v instanceof Uint8Array;

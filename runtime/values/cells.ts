@@ -12,7 +12,21 @@ import { decimalBytes, decimalSize, decodeDecimal, newdecimal } from './decimal.
 import { jsonDocument, jsonStored } from './json-cells.js';
 import { bothReadings, float32Bytes, float32s, integerOf, numberOf, shortestFloat32 } from './numbers.js';
 import { byteLength, columnText, zeroPadded, zerosTrimmed } from './strings.js';
-import { dateFields, dateJson, dateText, datetimeFields, datetimeJson, datetimeText, fraction, timeFields, timeJson, timeText, utcJson, utcSeconds, utcText } from './temporal.js';
+import {
+  dateFields,
+  dateJson,
+  dateText,
+  datetimeFields,
+  datetimeJson,
+  datetimeText,
+  fraction,
+  timeFields,
+  timeJson,
+  timeText,
+  utcJson,
+  utcSeconds,
+  utcText,
+} from './temporal.js';
 
 const HELPERS: CellHelpers = {
   dateText,

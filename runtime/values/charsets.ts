@@ -27,7 +27,9 @@ const iconv = builtOnFirstUse(() => require('iconv-lite') as typeof import('icon
  */
 const CODECS = new Map(
   Object.entries(charsetFacts).flatMap(([name, codec]) =>
-    name.startsWith('ENCODING_') && typeof codec === 'string' ? [[name.slice('ENCODING_'.length).toLowerCase(), codec] as const] : [],
+    name.startsWith('ENCODING_') && typeof codec === 'string'
+      ? [[name.slice('ENCODING_'.length).toLowerCase(), codec] as const]
+      : [],
   ),
 );
 
@@ -57,7 +59,13 @@ interface Codes {
  */
 function buildCodes(pairs: Iterable<readonly [number, number]>, decodeOnly: ArrayLike<number> = []): Codes {
   const unwritten = new Set(Array.from(decodeOnly));
-  const codes: Codes = { short: new Uint16Array(0x10000), long: new Map(), fromUnicode: new Uint32Array(0x10000), longest: 1, ascii: true };
+  const codes: Codes = {
+    short: new Uint16Array(0x10000),
+    long: new Map(),
+    fromUnicode: new Uint32Array(0x10000),
+    longest: 1,
+    ascii: true,
+  };
   for (const [code, cp] of pairs) {
     if (code > 0xffff) codes.long.set(code, cp);
     else codes.short[code] = cp;
@@ -104,13 +112,17 @@ function valuesOf(table: Table | undefined): ArrayLike<number> | undefined {
 /** How to build each table-driven character set's codes, by its MySQL name. */
 const TABLES = new Map<string, () => Codes>([
   ...Object.entries(singleByteTables).map(
-    ([name, table]) => [name.slice('TO_UNICODE_'.length).toLowerCase(), () => buildCodes(singleBytePairs(table))] as const,
+    ([name, table]) =>
+      [name.slice('TO_UNICODE_'.length).toLowerCase(), () => buildCodes(singleBytePairs(table))] as const,
   ),
   ...Object.entries(MULTI_BYTE_TABLES)
     .filter(([name]) => name.startsWith('CODES_'))
     .map(([name, segments]) => {
       const charset = name.slice('CODES_'.length);
-      return [charset.toLowerCase(), () => buildCodes(multiBytePairs(valuesOf(segments)), valuesOf(MULTI_BYTE_TABLES[`DECODE_ONLY_${charset}`]))] as const;
+      return [
+        charset.toLowerCase(),
+        () => buildCodes(multiBytePairs(valuesOf(segments)), valuesOf(MULTI_BYTE_TABLES[`DECODE_ONLY_${charset}`])),
+      ] as const;
     }),
 ]);
 
@@ -138,7 +150,7 @@ function toUnicode(codes: Codes, code: number): number | undefined {
  */
 function decodeCodes(bytes: Uint8Array, codes: Codes): string | undefined {
   let out = '';
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     let code = bytes[i]!;
     let length = 1;
     let cp = toUnicode(codes, code);
@@ -203,7 +215,9 @@ export function utf8mb3Text(text: Text, bytes: Uint8Array): Text {
 function decodeIconv(bytes: Uint8Array, charset: string): string | undefined {
   const codec = CODECS.get(charset);
   if (codec === undefined) return undefined;
-  const text = iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false });
+  const text = iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, {
+    stripBOM: false,
+  });
   // iconv-lite writes U+FFFD for a sequence it does not know: not text the server means, keep the bytes.
   if (text.includes('\uFFFD')) return undefined;
   const back = iconvBytes(text, charset, codec);
@@ -231,7 +245,11 @@ export function beyondBmp(text: string): boolean {
 export function encodeText(value: Text, charset: string, path = ''): Uint8Array {
   if (typeof value !== 'string') return value;
   const bytes = encodableText(value, charset, path);
-  if (bytes === undefined) throw new EncodeError(`${JSON.stringify(value).slice(0, 60)} has characters ${charset} cannot hold: give its bytes`, path);
+  if (bytes === undefined)
+    throw new EncodeError(
+      `${JSON.stringify(value).slice(0, 60)} has characters ${charset} cannot hold: give its bytes`,
+      path,
+    );
   return bytes;
 }
 
@@ -243,7 +261,11 @@ export function encodableText(value: string, charset: string, path = ''): Uint8A
   if (codec !== undefined) {
     const bytes = iconvBytes(value, charset, codec);
     // iconv-lite writes '?' for a character it cannot encode: only reading the bytes back tells.
-    return bytes !== undefined && iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false }) === value ? bytes : undefined;
+    return bytes !== undefined &&
+      iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), codec, { stripBOM: false }) ===
+        value
+      ? bytes
+      : undefined;
   }
   if (charset === 'utf8mb3' && beyondBmp(value)) return undefined;
   // 'binary' takes a string as its UTF-8; a charset with no table here only ASCII, the same in all of them.

@@ -55,4 +55,7 @@ export interface ColumnHints {
   fractionDigits?: number;
 }
 
-export type HintFn = (table: { schema: Text; table: Text }, column: { index: number; name: string; type: number }) => ColumnHints | undefined;
+export type HintFn = (
+  table: { schema: Text; table: Text },
+  column: { index: number; name: string; type: number },
+) => ColumnHints | undefined;

@@ -29,7 +29,12 @@ function everyByte(byte: number, n: number): number {
 /** Byte size of decimal2bin's form of DECIMAL(precision, scale). */
 export function decimalSize(precision: number, scale: number): number {
   const intg = precision - scale;
-  return Math.floor(intg / GROUP) * WHOLE + PARTIAL[intg % GROUP]! + Math.floor(scale / GROUP) * WHOLE + PARTIAL[scale % GROUP]!;
+  return (
+    Math.floor(intg / GROUP) * WHOLE +
+    PARTIAL[intg % GROUP]! +
+    Math.floor(scale / GROUP) * WHOLE +
+    PARTIAL[scale % GROUP]!
+  );
 }
 
 /** The digit groups of decimal2bin, in stored order: [bytes, digits] each. */
@@ -136,14 +141,18 @@ function makeDecimalForm(precision: number, scale: number): DecimalForm {
     return { groups, decode };
   }
   const intg = precision - scale;
-  return { groups, decode: intg <= 15 && scale <= GROUP ? smallDecimal(groups, scale) : anyDecimal(groups, intg, scale) };
+  return {
+    groups,
+    decode: intg <= 15 && scale <= GROUP ? smallDecimal(groups, scale) : anyDecimal(groups, intg, scale),
+  };
 }
 
 /** The forms of the (precision, scale) pairs a byte each can give (the metadata's), made once each. */
 const FORMS = new Map<number, DecimalForm>();
 
 function decimalForm(precision: number, scale: number): DecimalForm {
-  if (!(precision >>> 0 === precision && scale >>> 0 === scale && (precision | scale) < 256)) return makeDecimalForm(precision, scale);
+  if (!(precision >>> 0 === precision && scale >>> 0 === scale && (precision | scale) < 256))
+    return makeDecimalForm(precision, scale);
   const key = (precision << 8) | scale;
   let made = FORMS.get(key);
   if (!made) FORMS.set(key, (made = makeDecimalForm(precision, scale)));
@@ -163,7 +172,14 @@ export function decimalBytes(v: CellValue, precision: number, scale: number, pat
 }
 
 /** decimal2bin's form of `value` into `out` from `at`, where there is room for it (decimalSize). */
-function writeDecimal(out: Uint8Array, start: number, value: string, precision: number, scale: number, path: string): void {
+function writeDecimal(
+  out: Uint8Array,
+  start: number,
+  value: string,
+  precision: number,
+  scale: number,
+  path: string,
+): void {
   // -?\d+(\.\d+)? checked by hand: the whole part is [sign, dot), the fraction (dot, length).
   const length = value.length;
   const sign = value.charCodeAt(0) === 0x2d ? 1 : 0;
@@ -175,7 +191,8 @@ function writeDecimal(out: Uint8Array, start: number, value: string, precision: 
   const intg = precision - scale;
   let zeros = sign;
   while (zeros < dot && value.charCodeAt(zeros) === 0x30) zeros++;
-  if (dot - zeros > intg || length - dot - 1 > scale) throw new EncodeError(`'${value}' does not fit DECIMAL(${precision},${scale})`, path);
+  if (dot - zeros > intg || length - dot - 1 > scale)
+    throw new EncodeError(`'${value}' does not fit DECIMAL(${precision},${scale})`, path);
   // Digit k of the intg + scale digits is at j of the text, the whole part right-aligned and the fraction
   // left-aligned: read where it is (no match array, digit strings or slices per value, no closure or
   // iterator, which each value allocated).

@@ -18,8 +18,14 @@ export function jsonDocument(stored: Uint8Array, offset: number, path: string): 
 
 /** Stored bytes that still mean the same document are written as they are; else the canonical form. */
 export function jsonStored(v: CellValue, path: string): Uint8Array {
-  const cell = expect(v, (x): x is JsonCell => typeof x === 'object' && x !== null && 'json' in x, 'a {json} cell', path);
-  const same = cell.stored !== undefined && JSON.stringify(decodeJsonb(cell.stored, 0, path)) === JSON.stringify(cell.json);
+  const cell = expect(
+    v,
+    (x): x is JsonCell => typeof x === 'object' && x !== null && 'json' in x,
+    'a {json} cell',
+    path,
+  );
+  const same =
+    cell.stored !== undefined && JSON.stringify(decodeJsonb(cell.stored, 0, path)) === JSON.stringify(cell.json);
   return same ? cell.stored! : encodeJsonb(cell.json, path);
 }
 
@@ -50,7 +56,8 @@ export const jsonDiffCodec: Omit<CellCodec, 'skipper'> = {
       const stored = atColumn(() => decodeJsonDiffs(r, NO_CONTEXT), path).diffs;
       const diff: JsonDiff[] = [];
       for (const d of stored) {
-        if (typeof d.op === 'number') throw new InvalidValueError(`JSON diff operation ${d.op}`, { offset: offsetIn(r, d.path), schemaPath: path });
+        if (typeof d.op === 'number')
+          throw new InvalidValueError(`JSON diff operation ${d.op}`, { offset: offsetIn(r, d.path), schemaPath: path });
         const at = new TextDecoder().decode(d.path);
         if (d.value === undefined) {
           diff.push({ op: d.op, path: at });
@@ -58,7 +65,11 @@ export const jsonDiffCodec: Omit<CellCodec, 'skipper'> = {
         }
         const offset = offsetIn(r, d.value);
         const value = decodeJsonb(d.value, offset, path);
-        if (!sameBytes(encodeJsonb(value, path), d.value)) throw new InvalidValueError('a JSON diff value not in the canonical form', { offset: offset + d.value.length, schemaPath: path });
+        if (!sameBytes(encodeJsonb(value, path), d.value))
+          throw new InvalidValueError('a JSON diff value not in the canonical form', {
+            offset: offset + d.value.length,
+            schemaPath: path,
+          });
         diff.push({ op: d.op, path: at, value });
       }
       return { diff };
@@ -66,12 +77,23 @@ export const jsonDiffCodec: Omit<CellCodec, 'skipper'> = {
   },
   writer(_c, path) {
     return (w, v) => {
-      const cell = expect(v, (x): x is JsonDiffCell => typeof x === 'object' && x !== null && 'diff' in x, 'a {diff} cell', path);
+      const cell = expect(
+        v,
+        (x): x is JsonDiffCell => typeof x === 'object' && x !== null && 'diff' in x,
+        'a {diff} cell',
+        path,
+      );
       const diffs = cell.diff.map((d): JsonDiffInput => {
-        if (!Object.hasOwn(JsonDiffOperation, d.op)) throw new EncodeError(`JSON diff operation ${JSON.stringify(d.op)}: one of ${Object.keys(JsonDiffOperation).join(', ')}`, path);
+        if (!Object.hasOwn(JsonDiffOperation, d.op))
+          throw new EncodeError(
+            `JSON diff operation ${JSON.stringify(d.op)}: one of ${Object.keys(JsonDiffOperation).join(', ')}`,
+            path,
+          );
         const bytes = new TextEncoder().encode(d.path);
         // JsonDiff's `if`: a REMOVE stores no value; another stores its value, null if it has none.
-        return d.op === 'REMOVE' ? { op: d.op, path: bytes } : { op: d.op, path: bytes, value: encodeJsonb(d.value ?? null, path) };
+        return d.op === 'REMOVE'
+          ? { op: d.op, path: bytes }
+          : { op: d.op, path: bytes, value: encodeJsonb(d.value ?? null, path) };
       });
       atColumn(() => encodeJsonDiffs(w, { diffs }, NO_CONTEXT), path);
     };

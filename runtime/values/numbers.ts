@@ -28,7 +28,8 @@ function oneInteger(v: CellValue | undefined, big: boolean, path: string): numbe
   return typeof v === 'bigint' ? v : BigInt(expect(v ?? null, isBig, 'an integer', path));
 }
 
-const isReadings = (v: CellValue): v is EitherSignCell => typeof v === 'object' && v !== null && 'signed' in v && 'unsigned' in v;
+const isReadings = (v: CellValue): v is EitherSignCell =>
+  typeof v === 'object' && v !== null && 'signed' in v && 'unsigned' in v;
 
 /** 2^bits of a `bytes`-byte integer. */
 const span = (bytes: number) => 1n << BigInt(8 * bytes);
@@ -41,14 +42,23 @@ const bigOf = (n: number | bigint) => (typeof n === 'bigint' ? n : Number.isInte
  * `unsigned` says of a {signed, unsigned} pair, which must be the two readings of the same bytes; where the
  * signedness is not `known`, a number either reading gives as its signed reading, which is what is written.
  */
-export function integerOf(v: CellValue, bytes: number, unsigned: boolean, known: boolean, path: string): number | bigint {
+export function integerOf(
+  v: CellValue,
+  bytes: number,
+  unsigned: boolean,
+  known: boolean,
+  path: string,
+): number | bigint {
   const big = bytes === 8;
   if (isReadings(v)) {
     const s = oneInteger(v.signed, big, `${path}.signed`);
     const u = oneInteger(v.unsigned, big, `${path}.unsigned`);
     const [bs, bu] = [bigOf(s), bigOf(u)];
     if (bs === undefined || bu === undefined || bs >= 0n || bu !== bs + span(bytes)) {
-      throw new EncodeError(`expected the signed and unsigned readings of the same ${bytes} bytes, found ${shown(v)}`, path);
+      throw new EncodeError(
+        `expected the signed and unsigned readings of the same ${bytes} bytes, found ${shown(v)}`,
+        path,
+      );
     }
     return known && unsigned ? u : s;
   }
@@ -78,7 +88,12 @@ export function float32s(raw: Uint8Array): number[] {
 
 /** An array of numbers as little-endian IEEE 754 float32 values. */
 export function float32Bytes(v: CellValue, path: string): Uint8Array {
-  const values = expect(v, (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'), 'an array of numbers', path);
+  const values = expect(
+    v,
+    (x): x is number[] => Array.isArray(x) && x.every((e) => typeof e === 'number'),
+    'an array of numbers',
+    path,
+  );
   const out = new Uint8Array(values.length * 4);
   const dv = new DataView(out.buffer);
   values.forEach((x, i) => dv.setFloat32(4 * i, x, true));

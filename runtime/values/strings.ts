@@ -35,7 +35,8 @@ function storedReader(c: Column, width: number, path: string): TextCodec['read']
     };
   }
   if (isUtf8(c)) return repeating(width, (r, n) => r.text(n, path), path);
-  if (c.charset === 'utf8mb3') return repeating(width, (r, n) => utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos)), path);
+  if (c.charset === 'utf8mb3')
+    return repeating(width, (r, n) => utf8mb3Text(r.text(n, path), r.buf.subarray(r.pos - n, r.pos)), path);
   const charset = c.charset;
   if (!isText(charset)) return (r) => r.bytes(r.lengthBefore(width, path), path);
   return repeating(width, (r, n) => decodeText(r.bytes(n, path), charset), path);
@@ -76,7 +77,9 @@ function repeating(width: number, read: (r: Reader, n: number) => Text, path: st
 function storedValue(v: CellValue, c: Column, path: string): Uint8Array {
   if (!isCompressed(c)) return cellBytes(expect(v, isTextValue, 'text or bytes', path), c, path);
   const cell: { value: Text; stored?: Uint8Array } =
-    typeof v === 'object' && v !== null && 'value' in v ? (v as CompressedCell) : { value: expect(v, isTextValue, 'text or bytes', path) };
+    typeof v === 'object' && v !== null && 'value' in v
+      ? (v as CompressedCell)
+      : { value: expect(v, isTextValue, 'text or bytes', path) };
   const plain = cellBytes(cell.value, c, path);
   return reuseOr(cell.stored, plain, (b) => inflateColumn(b, 0, path), deflateColumn);
 }
@@ -105,7 +108,10 @@ function storedJson(c: Column, width: number, path: string, read: CellReader): C
   return (r, w) => w.value(read(r));
 }
 
-/** Steps over a value after its `width`-byte length, with the reader's checks of that length; returns where its bytes start. */
+/**
+ * Steps over a value after its `width`-byte length, with the reader's checks of that length; returns where its bytes
+ * start.
+ */
 function stepped(r: Reader, width: number, path: string): number {
   const n = r.lengthBefore(width, path);
   const at = r.pos;

@@ -80,11 +80,30 @@ describe('integers', () => {
     0000c03f  000000000000f0bf
     fc0001  fe0000000000000080`);
   const value = {
-    u8: 255, u16: 0x1234, u24: 0x123456, u32: 0x12345678, u40: 0x0504030201, u48: 0x060504030201,
-    u56: 0x07060504030201n, u64: 0x0807060504030201n,
-    i8: -128, i16: -2, i24: 0x7fffff, i32: -0x80000000, i40: -1, i48: -(2 ** 47), i56: -1n, i64: -(2n ** 63n),
-    u16be: 0x1234, i24be: -2, u48be: 0x010203040506, i64be: -2n,
-    f32: 1.5, f64: -1, packed: 256, packed64: 2n ** 63n,
+    u8: 255,
+    u16: 0x1234,
+    u24: 0x123456,
+    u32: 0x12345678,
+    u40: 0x0504030201,
+    u48: 0x060504030201,
+    u56: 0x07060504030201n,
+    u64: 0x0807060504030201n,
+    i8: -128,
+    i16: -2,
+    i24: 0x7fffff,
+    i32: -0x80000000,
+    i40: -1,
+    i48: -(2 ** 47),
+    i56: -1n,
+    i64: -(2n ** 63n),
+    u16be: 0x1234,
+    i24be: -2,
+    u48be: 0x010203040506,
+    i64be: -2n,
+    f32: 1.5,
+    f64: -1,
+    packed: 256,
+    packed64: 2n ** 63n,
   };
   it('decode each width, sign and byte order as the schema says', () => {
     expect(decodeInts(new Reader(bytes), ctx)).toEqual(value);
@@ -103,7 +122,16 @@ describe('integers', () => {
 describe('strings and bytes', () => {
   // nameLength 3 "abc" | u8-prefixed "hi" | packed-prefixed 2 bytes | "w" NUL | padded(8) "pad" | 2 bytes | rest
   const bytes = hex('03 616263  02 6869  02 ffee  77 00  706164 0000000000  0102  7461696c');
-  const value = { nameLength: 3, name: 'abc', short: 'hi', blob: hex('ffee'), word: 'w', fixed: 'pad', pair: hex('0102'), tail: 'tail' };
+  const value = {
+    nameLength: 3,
+    name: 'abc',
+    short: 'hi',
+    blob: hex('ffee'),
+    word: 'w',
+    fixed: 'pad',
+    pair: hex('0102'),
+    tail: 'tail',
+  };
   it('decode each delimiting', () => {
     expect(decodeStrings(new Reader(bytes), ctx)).toEqual(value);
   });
@@ -139,7 +167,10 @@ describe('composite structures', () => {
   const bytes = hex('0200 0100ffff 02000300 09 0501 0200 6f6b 0b aa 03 07000000 016e 02 0201 0900 deadbeef 0100 0200');
   const value = {
     count: 2,
-    points: [{ x: 1, y: -1 }, { x: 2, y: 3 }],
+    points: [
+      { x: 1, y: -1 },
+      { x: 2, y: 3 },
+    ],
     bitCount: 9,
     bits: [true, false, true, false, false, false, false, false, true],
     innerSize: 2,
@@ -165,7 +196,16 @@ describe('composite structures', () => {
     // flags 0: no extra, no note; color RED → circle; ctx.version 1 → no versioned field
     const small = hex('0000 00 0000 00 aa 00 01 05');
     const v = decodeComposite(new Reader(small), { version: 1 });
-    expect(v).toMatchObject({ count: 0, points: [], bits: [], inner: { label: '' }, flags: 0, color: 'RED', shape: { radius: 5 }, words: [] });
+    expect(v).toMatchObject({
+      count: 0,
+      points: [],
+      bits: [],
+      inner: { label: '' },
+      flags: 0,
+      color: 'RED',
+      shape: { radius: 5 },
+      words: [],
+    });
     expect(v.extra).toBeUndefined();
     expect(v.versioned).toBeUndefined();
     expect(encodeWith(encodeComposite, v, { version: 1 })).toBe(toHex(small));
@@ -220,9 +260,16 @@ describe('a stored field derived from computed fields after it', () => {
   });
   it('values the stored byte would not read back as are refused', () => {
     // 16 * 16 does not fit the byte (it would store 0); a low of 16 would read back as high 5, low 0.
-    for (const [v, back] of [[{ high: 16, low: 0 }, 0], [{ high: 4, low: 16 }, 5]] as const) {
+    for (const [v, back] of [
+      [{ high: 16, low: 0 }, 0],
+      [{ high: 4, low: 16 }, 5],
+    ] as const) {
       const e = fails(() => encodeWith(encodeFolded, v));
-      expect([e.kind, e.schemaPath, e.message]).toEqual(['encode', 'Folded.high', `high ${v.high} cannot be stored: it would read back as ${back} [in Folded.high]`]);
+      expect([e.kind, e.schemaPath, e.message]).toEqual([
+        'encode',
+        'Folded.high',
+        `high ${v.high} cannot be stored: it would read back as ${back} [in Folded.high]`,
+      ]);
     }
   });
 });
@@ -302,7 +349,11 @@ describe('sized keys', () => {
     // count 1 | unknown id 9, length 2, 0xbeef | count 300 | name "ab" | end
     const stored = hex('02 01 01 09 02 beef 02 03 fc2c01 01 02 6162 00');
     const v = decodeSizedKeys(new Reader(stored), ctx);
-    expect(v).toEqual({ name: 'ab', count: 300, keyOrder: [{ id: 2, bytes: hex('01') }, { id: 9, bytes: hex('beef') }, 2, 1] });
+    expect(v).toEqual({
+      name: 'ab',
+      count: 300,
+      keyOrder: [{ id: 2, bytes: hex('01') }, { id: 9, bytes: hex('beef') }, 2, 1],
+    });
     expect(encodeWith(encodeSizedKeys, v)).toBe(toHex(stored));
     // The declared order, once each, needs no keyOrder; without one, encode writes the declared order.
     expect(decodeSizedKeys(new Reader(bytes), ctx).keyOrder).toBeUndefined();
@@ -319,28 +370,37 @@ describe('sized keys', () => {
     expect(refusal({ name: 'ab', count: 1, keyOrder: [2] })).toMatch(/given but not named: field 1 \[/);
     // Read back, id 0 would end the list, and a stored id 2 after field 2 would be its value.
     expect(refusal({ count: 1, keyOrder: [{ id: 0, bytes: hex('00') }, 2] })).toMatch(/would read as the end mark/);
-    expect(refusal({ count: 1, keyOrder: [2, { id: 2, bytes: hex('05') }] })).toMatch(/would read as that field's value/);
+    expect(refusal({ count: 1, keyOrder: [2, { id: 2, bytes: hex('05') }] })).toMatch(
+      /would read as that field's value/,
+    );
     expect(refusal({ keyOrder: [{ id: 1, bytes: hex('61') }] })).toMatch(/would read as that field's value/);
   });
 });
 
 describe('covers: which columns a list entry is about', () => {
   const sets = (cover: (typeof ColumnsMetadataCovers)[keyof typeof ColumnsMetadataCovers]) =>
-    cover === 'all' ? cover : { mysql: [...cover.mysql].sort((a, b) => a - b), mariadb: [...cover.mariadb].sort((a, b) => a - b) };
+    cover === 'all'
+      ? cover
+      : { mysql: [...cover.mysql].sort((a, b) => a - b), mariadb: [...cover.mariadb].sort((a, b) => a - b) };
   it('a lookup key: the column types whose entry holds it, under each server its value names', () => {
     expect(sets(ColumnsMetadataCovers.SIGNS)).toEqual({ mysql: [Kind.NUMBER], mariadb: [Kind.NUMBER] });
     // TEXT is both servers', SHAPE MariaDB's alone, LIST MySQL's alone.
-    expect(sets(ColumnsMetadataCovers.CHARSETS)).toEqual({ mysql: [Kind.TEXT, Kind.LIST], mariadb: [Kind.TEXT, Kind.SHAPE] });
+    expect(sets(ColumnsMetadataCovers.CHARSETS)).toEqual({
+      mysql: [Kind.TEXT, Kind.LIST],
+      mariadb: [Kind.TEXT, Kind.SHAPE],
+    });
   });
   it('a list of types: those, under every server; all: every column', () => {
-    expect(sets(ColumnsMetadataCovers.SHAPES)).toEqual({ mysql: [Kind.SHAPE, Kind.LIST], mariadb: [Kind.SHAPE, Kind.LIST] });
+    expect(sets(ColumnsMetadataCovers.SHAPES)).toEqual({
+      mysql: [Kind.SHAPE, Kind.LIST],
+      mariadb: [Kind.SHAPE, Kind.LIST],
+    });
     expect(ColumnsMetadataCovers.NAMES).toBe('all');
   });
   it('an entry without covers is not in the table', () => {
     expect(Object.keys(ColumnsMetadataCovers)).toEqual(['SIGNS', 'CHARSETS', 'SHAPES', 'NAMES']);
   });
 });
-
 
 describe('rowImages: a row change laid out as the section says', () => {
   /** Steps that record the parts a walk takes, in order. */
@@ -361,7 +421,9 @@ describe('rowImages: a row change laid out as the section says', () => {
   });
   it('numbers the null bits most significant first; the unused ones are the low bits, written clear', () => {
     expect([nullBitmapBytes(0), nullBitmapBytes(8), nullBitmapBytes(9)]).toEqual([0, 1, 2]);
-    expect([nullByte(7), nullByte(8), nullBitMask(0), nullBitMask(7), nullBitMask(9)]).toEqual([0, 1, 0x80, 0x01, 0x40]);
+    expect([nullByte(7), nullByte(8), nullBitMask(0), nullBitMask(7), nullBitMask(9)]).toEqual([
+      0, 1, 0x80, 0x01, 0x40,
+    ]);
     // Three columns: 111 then the five unused bits 00101.
     expect([nullSpareOf(0b1110_0101, 3), serverNullSpare(3)]).toEqual([0b0_0101, 0]);
     const buf = Uint8Array.of(0xaa, 0xff, 0xff);
@@ -430,13 +492,23 @@ describe('oldRowImages: null bytes laid out as the section says', () => {
   ];
   const layout = oldNullBytesLayout({ flagged: true, wide: true }, columns);
   it("gives out the record's bits, then each column's packed bits before its null bit; a count of 0 gives none", () => {
-    expect(layout.columns).toEqual([{ nullBit: 2 }, { firstPackedByte: { at: 3, count: 3 } }, { nullBit: 6 }, { nullBit: 7 }, { nullBit: 8 }]);
+    expect(layout.columns).toEqual([
+      { nullBit: 2 },
+      { firstPackedByte: { at: 3, count: 3 } },
+      { nullBit: 6 },
+      { nullBit: 7 },
+      { nullBit: 8 },
+    ]);
     // Nine bits in two bytes: the two record bits set, most significant first; the unused ones clear.
     expect([layout.bytes, toHex(layout.alwaysSet)]).toEqual([2, 'c000']);
   });
   it("reads the table's facts: no record bits, no packed bits", () => {
     const plain = oldNullBytesLayout({ flagged: false, wide: false }, columns);
-    expect([plain.bytes, toHex(plain.alwaysSet), plain.columns]).toEqual([1, '00', [{ nullBit: 0 }, {}, { nullBit: 1 }, { nullBit: 2 }, { nullBit: 3 }]]);
+    expect([plain.bytes, toHex(plain.alwaysSet), plain.columns]).toEqual([
+      1,
+      '00',
+      [{ nullBit: 0 }, {}, { nullBit: 1 }, { nullBit: 2 }, { nullBit: 3 }],
+    ]);
     expect(oldNullBytesLayout({ flagged: false, wide: false }, []).bytes).toBe(0);
   });
   it("sets a row's bits: a NULL column's null bit, and the packed bits' low bits of the first byte", () => {
@@ -489,7 +561,9 @@ describe('cells: a part sized by the parts before it, a value carried with numbe
       return toHex(w.finish());
     };
     expect(write({ value: 'a1a2a3b1b2b3', with: { count: 2, unit: 3 } })).toBe('0203a1a2a3b1b2b3');
-    expect(fails(() => write({ value: 'a1a2', with: { count: 2, unit: 3 } })).problem).toMatch(/expected 6 bytes, got 2/);
+    expect(fails(() => write({ value: 'a1a2', with: { count: 2, unit: 3 } })).problem).toMatch(
+      /expected 6 bytes, got 2/,
+    );
     expect(fails(() => write('a1a2')).problem).toMatch(/expected \{value, with: \{count, unit\}\}/);
     expect(fails(() => write({ value: '', with: { count: 0.5, unit: 3 } })).problem).toMatch(/integers/);
   });

@@ -35,7 +35,7 @@ function whole(input: Uint8Array): Outcome {
 /** The input cut into chunks of 1 to 64 bytes, most of them small, so that every boundary is crossed. */
 function chunks(input: Uint8Array, rand: () => number): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (let at = 0; at < input.length; ) {
+  for (let at = 0; at < input.length;) {
     const size = 1 + Math.floor(rand() ** 2 * 64);
     out.push(input.subarray(at, at + size));
     at += size;

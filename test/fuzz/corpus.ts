@@ -51,8 +51,10 @@ export function fuzzCorpus(limit = 12): Uint8Array[] {
   });
   const seeds = out.length;
   const step = Math.max(1, Math.floor(decodable.length / limit));
-  for (let i = 0; i < decodable.length && out.length - seeds < limit; i += step) out.push(new Uint8Array(readFileSync(decodable[i]!.path)));
+  for (let i = 0; i < decodable.length && out.length - seeds < limit; i += step)
+    out.push(new Uint8Array(readFileSync(decodable[i]!.path)));
   // The few files with compressed transactions and tagged GTIDs, whatever the spread picked.
-  for (const f of decodable.filter((d) => /TRANSACTION_PAYLOAD|GTID_TAGGED/.test(d.notes))) out.push(new Uint8Array(readFileSync(f.path)));
+  for (const f of decodable.filter((d) => /TRANSACTION_PAYLOAD|GTID_TAGGED/.test(d.notes)))
+    out.push(new Uint8Array(readFileSync(f.path)));
   return out;
 }

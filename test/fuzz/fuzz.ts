@@ -28,7 +28,7 @@ const int = (rand: Rand, n: number) => Math.floor(rand() * n);
 function eventStarts(b: Uint8Array): number[] {
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const out: number[] = [];
-  for (let p = 4; p + 19 <= b.length; ) {
+  for (let p = 4; p + 19 <= b.length;) {
     out.push(p);
     const size = dv.getUint32(p + 9, true);
     if (size < 19) break;
@@ -72,7 +72,12 @@ const MUTATIONS: Record<string, (b: Uint8Array, rand: Rand) => Uint8Array> = {
   forgeEventSize(b, rand) {
     const starts = eventStarts(b);
     const out = Uint8Array.from(b);
-    if (starts.length) new DataView(out.buffer).setUint32(starts[int(rand, starts.length)]! + 9, FORGED[int(rand, FORGED.length)]!, true);
+    if (starts.length)
+      new DataView(out.buffer).setUint32(
+        starts[int(rand, starts.length)]! + 9,
+        FORGED[int(rand, FORGED.length)]!,
+        true,
+      );
     return out;
   },
   swapType(b, rand) {
@@ -113,7 +118,11 @@ export interface FuzzResult {
 }
 
 /** The inputs of a run: `count` mutated seeds, the same for the same seed. */
-export function* mutants(corpus: Uint8Array[], count: number, seed: number): Generator<{ n: number; mutation: string; input: Uint8Array }> {
+export function* mutants(
+  corpus: Uint8Array[],
+  count: number,
+  seed: number,
+): Generator<{ n: number; mutation: string; input: Uint8Array }> {
   const rand = rng(seed);
   const names = Object.keys(MUTATIONS);
   for (let n = 0; n < count; n++) {

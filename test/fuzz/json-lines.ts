@@ -58,7 +58,7 @@ const DEEP_TEXT = `${'['.repeat(DEEP)}1${']'.repeat(DEEP)}`;
 /** The containers of a value with their keys: the places a mutation can change. */
 function places(v: Json, out: Array<[Json[] | Record<string, Json>, string | number]> = []) {
   if (Array.isArray(v)) v.forEach((x, i) => (out.push([v, i]), places(x, out)));
-  else if (v !== null && typeof v === 'object') for (const k of Object.keys(v)) out.push([v, k]), places(v[k]!, out);
+  else if (v !== null && typeof v === 'object') for (const k of Object.keys(v)) (out.push([v, k]), places(v[k]!, out));
   return out;
 }
 
@@ -122,7 +122,12 @@ export function fuzzJsonLines(corpus: Json[][], count: number, seed: number, max
 }
 
 function failure(n: number, mutation: string, problem: string, text: string): Failure {
-  return { case: n, mutation, problem, input: Buffer.from(text.length > 100_000 ? `${text.slice(0, 100_000)}…` : text) };
+  return {
+    case: n,
+    mutation,
+    problem,
+    input: Buffer.from(text.length > 100_000 ? `${text.slice(0, 100_000)}…` : text),
+  };
 }
 
 /** What encode makes of the lines: 'decoded' (bytes), 'refused' (a typed error), or the problem. */

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { generateFiles } from '../../generator/generate.js';
 
 const dir = join(import.meta.dirname, '..', 'schemas-broken');
-const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 describe('broken schemas are refused with an exact error', () => {
   it('has a corpus', () => expect(files.length).toBeGreaterThan(20));

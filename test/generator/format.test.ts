@@ -15,7 +15,12 @@ describe('wrappedComments', () => {
 
   it('wraps a doc comment line and a line comment under their own prefixes; leaves short lines and code', () => {
     const code = `const s = '${'x'.repeat(60)}';`;
-    const text = [' * alpha beta gamma delta epsilon zeta eta', '    // one two three four five six seven', 'short', code];
+    const text = [
+      ' * alpha beta gamma delta epsilon zeta eta',
+      '    // one two three four five six seven',
+      'short',
+      code,
+    ];
     expect(wrappedComments(text.join('\n'), 30).split('\n')).toEqual([
       ' * alpha beta gamma delta',
       ' * epsilon zeta eta',
@@ -27,6 +32,10 @@ describe('wrappedComments', () => {
   });
 
   it('puts a word longer than the width on a line of its own', () => {
-    expect(wrappedComments(`// a ${'b'.repeat(40)} c`, 20).split('\n')).toEqual(['// a', `// ${'b'.repeat(40)}`, '// c']);
+    expect(wrappedComments(`// a ${'b'.repeat(40)} c`, 20).split('\n')).toEqual([
+      '// a',
+      `// ${'b'.repeat(40)}`,
+      '// c',
+    ]);
   });
 });

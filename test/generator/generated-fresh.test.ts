@@ -15,7 +15,9 @@ describe.each(TARGETS)('$out/', { timeout: 60_000 }, (target) => {
   });
   it('is up to date with its schemas (run `npm run generate`)', async () => {
     if (!result.ok) return;
-    const committed = readdirSync(join(root, target.out)).filter((f) => f.endsWith('.ts')).sort();
+    const committed = readdirSync(join(root, target.out))
+      .filter((f) => f.endsWith('.ts'))
+      .sort();
     expect(committed).toEqual(result.files.map((f) => f.path).sort());
     for (const f of await formatted(result.files, join(root, target.out))) {
       const path = join(root, target.out, f.path);
@@ -25,7 +27,10 @@ describe.each(TARGETS)('$out/', { timeout: 60_000 }, (target) => {
   it.runIf(target.reference)('its event reference is up to date', () => {
     if (!result.ok || !target.reference) return;
     const doc = readFileSync(join(root, target.reference), 'utf8');
-    expect(withEventDocs(doc, result.ir, target.reference) === doc, `${target.reference} is stale: run \`npm run generate\``).toBe(true);
+    expect(
+      withEventDocs(doc, result.ir, target.reference) === doc,
+      `${target.reference} is stale: run \`npm run generate\``,
+    ).toBe(true);
   });
   it('is deterministic', { timeout: 60_000 }, () => {
     const again = generate(join(root, target.schemas), target.runtime);

@@ -9,7 +9,16 @@ import type { Column } from '../../runtime/values/column.js';
 import { decodeDecimal } from '../../runtime/values/decimal.js';
 
 function column(type: number, meta: Record<string, unknown>, more: Partial<Column> = {}): Column {
-  return { index: 0, name: 'c', type, realType: type, layout: CellLayouts[type as keyof typeof CellLayouts], nullable: true, meta, ...more };
+  return {
+    index: 0,
+    name: 'c',
+    type,
+    realType: type,
+    layout: CellLayouts[type as keyof typeof CellLayouts],
+    nullable: true,
+    meta,
+    ...more,
+  };
 }
 
 describe('DECIMAL cells', () => {
@@ -38,7 +47,9 @@ describe('DECIMAL cells', () => {
   it('refuses a digit group holding more digits than it may, naming the offset and the column', () => {
     // The 4-byte group of DECIMAL(14,4) holds 9 digits; ff ff ff ff would be 4294967295.
     const c = column(ColumnType.NEWDECIMAL, { precision: 14, scale: 4 });
-    const e = caught(InvalidValueError, () => cellCodec(c).reader(c, 'Rows.amount')(new Reader(hex('00 00 80 ff ff ff ff 00 00'), 2, 9, 1000)));
+    const e = caught(InvalidValueError, () =>
+      cellCodec(c).reader(c, 'Rows.amount')(new Reader(hex('00 00 80 ff ff ff ff 00 00'), 2, 9, 1000)),
+    );
     expect(e.offset).toBe(1002);
     expect(e.schemaPath).toBe('Rows.amount');
     expect(e.message).toContain('4294967295');
@@ -54,7 +65,9 @@ describe('text cells that repeat', () => {
 
   it('read each value of an event as written, when neighbours have the same length', () => {
     const read = cellCodec(c).reader(c, 'P');
-    const r = new Reader(Uint8Array.from([...varchar('Zoë 1'), ...varchar('Zoë 1'), ...varchar('Zoë 2'), ...varchar('Zoë 1')]));
+    const r = new Reader(
+      Uint8Array.from([...varchar('Zoë 1'), ...varchar('Zoë 1'), ...varchar('Zoë 2'), ...varchar('Zoë 1')]),
+    );
     expect([read(r), read(r), read(r), read(r)]).toEqual(['Zoë 1', 'Zoë 1', 'Zoë 2', 'Zoë 1']);
     expect(r.pos).toBe(r.end);
   });

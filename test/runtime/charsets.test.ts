@@ -8,7 +8,7 @@ import { decodeText, encodeText } from '../../runtime/values/charsets.js';
 const bytes = (...b: number[]) => Uint8Array.from(b);
 
 describe('decodeText in the multi-byte character sets', () => {
-  it('gives the character each charset\'s own table gives a code', () => {
+  it("gives the character each charset's own table gives a code", () => {
     // One code, two tables: sjis_to_unicode[0x8160] is U+301C, cp932_to_unicode[0x8160] U+FF5E.
     expect(decodeText(bytes(0x81, 0x60), 'sjis')).toBe('\u301C');
     expect(decodeText(bytes(0x81, 0x60), 'cp932')).toBe('\uFF5E');
@@ -23,7 +23,8 @@ describe('decodeText in the multi-byte character sets', () => {
   });
 
   it('keeps the bytes of a code that is no character', () => {
-    const asBytes = (cs: string, ...b: number[]) => expect(decodeText(bytes(...b), cs), `${cs} ${b}`).toEqual(bytes(...b));
+    const asBytes = (cs: string, ...b: number[]) =>
+      expect(decodeText(bytes(...b), cs), `${cs} ${b}`).toEqual(bytes(...b));
     asBytes('sjis', 0x81, 0x20); // a trail byte no code has
     asBytes('sjis', 0x85, 0x40); // a code the table leaves empty
     asBytes('sjis', 0x61, 0x81); // a lead byte at the end

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkConst, checkDerived, enumCode, enumName, noCase, required, versionAtLeast } from '../../runtime/core/schema-helpers.js';
+import {
+  checkConst,
+  checkDerived,
+  enumCode,
+  enumName,
+  noCase,
+  required,
+  versionAtLeast,
+} from '../../runtime/core/schema-helpers.js';
 import { EncodeError, InvalidValueError, SchemaCheckError } from '../../runtime/core/errors.js';
 import { Reader } from '../../runtime/core/reader.js';
 import { caught } from './helpers.js';

@@ -66,7 +66,10 @@ describe('toJsonLine: structure', () => {
   it('converts values nested in objects and arrays', () => {
     const value = {
       header: { pos: 4n, type: 15, flags: -0 },
-      rows: [[1n, Uint8Array.of(0x41)], [2n ** 63n, null]],
+      rows: [
+        [1n, Uint8Array.of(0x41)],
+        [2n ** 63n, null],
+      ],
       name: 'tëst',
     };
     expect(toJsonLine(value)).toBe(

@@ -43,7 +43,7 @@ describe('BinlogError message: "problem [offset N, event at P (type T), in path]
     expect(e.message).toBe('cut [offset 10, event at 4]');
   });
 
-  it('atEvent with the type\'s name says it beside the code', () => {
+  it("atEvent with the type's name says it beside the code", () => {
     const e = new TruncatedError('cut', { offset: 10 }).atEvent(4, 160, 'ANNOTATE_ROWS_EVENT');
     expect(e.message).toBe('cut [offset 10, event at 4 (type 160, ANNOTATE_ROWS_EVENT)]');
     expect(e.within('in the block', 2).message).toBe('in the block: cut [offset 2]');
@@ -70,7 +70,9 @@ describe('BinlogError message: "problem [offset N, event at P (type T), in path]
     expect(e.expected).toBe(0xdeadbeef);
     expect(e.actual).toBe(0x12);
     expect(e.problem).toBe('checksum mismatch: stored 0xdeadbeef, computed 0x00000012');
-    expect(e.message).toBe('checksum mismatch: stored 0xdeadbeef, computed 0x00000012 [offset 4, event at 4 (type 15)]');
+    expect(e.message).toBe(
+      'checksum mismatch: stored 0xdeadbeef, computed 0x00000012 [offset 4, event at 4 (type 15)]',
+    );
   });
 });
 

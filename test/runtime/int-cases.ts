@@ -3,9 +3,30 @@
 // signed values in two's complement of the field's width".
 
 export type NumberMethod =
-  | 'u8' | 'i8' | 'u16' | 'i16' | 'u24' | 'i24' | 'u32' | 'i32' | 'u40' | 'i40' | 'u48' | 'i48'
-  | 'u16be' | 'i16be' | 'u24be' | 'i24be' | 'u32be' | 'i32be' | 'u40be' | 'i40be' | 'u48be' | 'i48be'
-  | 'f32' | 'f64';
+  | 'u8'
+  | 'i8'
+  | 'u16'
+  | 'i16'
+  | 'u24'
+  | 'i24'
+  | 'u32'
+  | 'i32'
+  | 'u40'
+  | 'i40'
+  | 'u48'
+  | 'i48'
+  | 'u16be'
+  | 'i16be'
+  | 'u24be'
+  | 'i24be'
+  | 'u32be'
+  | 'i32be'
+  | 'u40be'
+  | 'i40be'
+  | 'u48be'
+  | 'i48be'
+  | 'f32'
+  | 'f64';
 export type BigMethod = 'u56' | 'i56' | 'u64' | 'i64' | 'u56be' | 'i56be' | 'u64be' | 'i64be';
 
 export interface IntCase<M, V> {
@@ -159,7 +180,9 @@ export function caseName(c: { method: string; value: number | bigint; bytes: str
     typeof c.value === 'bigint'
       ? `${c.value < 0n ? '-' : ''}0x${(c.value < 0n ? -c.value : c.value).toString(16)}n`
       : Object.is(c.value, -0) || !Number.isInteger(c.value)
-        ? Object.is(c.value, -0) ? '-0' : String(c.value)
+        ? Object.is(c.value, -0)
+          ? '-0'
+          : String(c.value)
         : `${c.value < 0 ? '-' : ''}0x${Math.abs(c.value).toString(16)}`;
   return `${c.method}(${v}) is ${c.bytes}${c.note ? ` (${c.note})` : ''}`;
 }

@@ -66,18 +66,26 @@ describe('binary JSON decimals refused', () => {
   it("refuses, in the schema's cell, a scale above the precision before sizing the digits by them", () => {
     const cell = jsonDecimalCell({ decimalSize, decimalText: decodeDecimal, decimalBytes });
     const column: CellColumn = { type: 246, meta: {}, layout: {} };
-    expect(() => cell.reader(column, '$')(new Reader(Buffer.from('0205810d', 'hex')))).toThrow(/DECIMAL\(2,5\) has more fraction digits than digits/);
+    expect(() => cell.reader(column, '$')(new Reader(Buffer.from('0205810d', 'hex')))).toThrow(
+      /DECIMAL\(2,5\) has more fraction digits than digits/,
+    );
   });
 
   it('refuses data of the right size whose digit group holds more digits than it may, as today', () => {
     // DECIMAL(1,1): one byte, the digit 10 once its sign bit is taken off.
-    expect(() => decodeJsonb(Buffer.from('0ff603' + '01018a', 'hex'), 0, '$')).toThrow(/DECIMAL digit group 10 has more than 1 digits/);
+    expect(() => decodeJsonb(Buffer.from('0ff603' + '01018a', 'hex'), 0, '$')).toThrow(
+      /DECIMAL digit group 10 has more than 1 digits/,
+    );
   });
 
   it('refuses to write a decimal without its precision and scale, or one that does not fit them', () => {
     expect(() => encodeJsonb({ d: { $decimal: '1.5' } }, '$')).toThrow(/precision, scale/);
-    expect(() => encodeJsonb({ $decimal: '123.45', precision: 4, scale: 2 }, '$')).toThrow(/does not fit DECIMAL\(4,2\)/);
-    expect(() => encodeJsonb({ $decimal: '1', precision: 300, scale: 0 }, '$')).toThrow(/precision 300 does not fit u8/);
+    expect(() => encodeJsonb({ $decimal: '123.45', precision: 4, scale: 2 }, '$')).toThrow(
+      /does not fit DECIMAL\(4,2\)/,
+    );
+    expect(() => encodeJsonb({ $decimal: '1', precision: 300, scale: 0 }, '$')).toThrow(
+      /precision 300 does not fit u8/,
+    );
   });
 });
 

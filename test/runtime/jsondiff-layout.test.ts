@@ -21,7 +21,12 @@ const read = (bytes: string) => jsonDiffCodec.reader(column, '$.c')(new Reader(h
 
 describe('JSON diffs: rows.yaml JsonDiffs', () => {
   it('reads each diff: its op, its path as text, its value as a document', () => {
-    expect(read(DIFFS)).toEqual({ diff: [{ op: 'REMOVE', path: '$.ab' }, { op: 'REPLACE', path: '$.c', value: 1 }] });
+    expect(read(DIFFS)).toEqual({
+      diff: [
+        { op: 'REMOVE', path: '$.ab' },
+        { op: 'REPLACE', path: '$.c', value: 1 },
+      ],
+    });
   });
 
   it('writes them back byte for byte', () => {
@@ -37,7 +42,11 @@ describe('JSON diffs: rows.yaml JsonDiffs', () => {
 
   it('refuses a value not in the canonical form (an INT32 that fits INT16) at its end', () => {
     const e = caught(InvalidValueError, () => read('09 00 00 00  00 01 24 05 07 01 00 00 00'));
-    expect([e.problem, e.offset, e.schemaPath]).toEqual(['a JSON diff value not in the canonical form', BASE + 13, '$.c']);
+    expect([e.problem, e.offset, e.schemaPath]).toEqual([
+      'a JSON diff value not in the canonical form',
+      BASE + 13,
+      '$.c',
+    ]);
   });
 
   it('says a diff cut short at the column path', () => {

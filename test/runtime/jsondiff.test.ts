@@ -17,7 +17,7 @@ const remove = (path: string): JsonDiff => ({ op: 'REMOVE', path });
 const ARRAY: JsonTree = ['a', { b: [1, 2] }, [3, 4]];
 
 describe('applyJsonDiff: each op, as the functions that log it', () => {
-  it("REPLACE: JSON_REPLACE('{\"a\": 1, \"b\": [2, 3]}', '$.a', 10)", () => {
+  it('REPLACE: JSON_REPLACE(\'{"a": 1, "b": [2, 3]}\', \'$.a\', 10)', () => {
     expect(applyJsonDiff({ a: 1, b: [2, 3] }, [replace('$.a', 10)])).toEqual({ a: 10, b: [2, 3] });
   });
   it("REPLACE then INSERT: JSON_SET('{\"a\": 1, \"b\": [2, 3]}', '$.a', 10, '$.c', '[true, false]')", () => {
@@ -39,7 +39,7 @@ describe('applyJsonDiff: each op, as the functions that log it', () => {
     expect(applyJsonDiff([1, 2, 3], [insert('$[last]', 'x')])).toEqual([1, 2, 'x', 3]);
     expect(applyJsonDiff([1, 2, 3], [insert('$[last-5]', 'x')])).toEqual(['x', 1, 2, 3]);
   });
-  it("REMOVE: JSON_REMOVE('[\"a\", [\"b\", \"c\"], \"d\"]', '$[1]')", () => {
+  it('REMOVE: JSON_REMOVE(\'["a", ["b", "c"], "d"]\', \'$[1]\')', () => {
     expect(applyJsonDiff(['a', ['b', 'c'], 'd'], [remove('$[1]')])).toEqual(['a', 'd']);
   });
   it('REMOVE of a nested member, and of a cell counted from last', () => {
@@ -51,7 +51,9 @@ describe('applyJsonDiff: each op, as the functions that log it', () => {
     expect(applyJsonDiff({ 'a b': 1, 'x"y': 2 }, [replace('$."a b"', 3), remove('$."x\\"y"')])).toEqual({ 'a b': 3 });
   });
   it('diffs apply in order, each to what the one before made', () => {
-    expect(applyJsonDiff({ a: [] }, [insert('$.a[0]', 1), insert('$.a[0]', 0), replace('$.a[1]', 'one')])).toEqual({ a: [0, 'one'] });
+    expect(applyJsonDiff({ a: [] }, [insert('$.a[0]', 1), insert('$.a[0]', 0), replace('$.a[1]', 'one')])).toEqual({
+      a: [0, 'one'],
+    });
   });
   it('a scalar of a binary type is a value, replaced whole, never a container', () => {
     expect(applyJsonDiff({ n: 1 }, [replace('$.n', { $uint: 7 })])).toEqual({ n: { $uint: 7 } });
@@ -87,7 +89,9 @@ describe('applyJsonDiff: what a replica rejects is a typed error naming the diff
     ['a range', [1, 2], remove('$[0 to 1]'), 'unexpected'],
     ['a path without $', { a: 1 }, remove('.a'), 'must start with $'],
   ])('%s', (_, doc, diff, problem) => {
-    const error = caught(InvalidValueError, () => applyJsonDiff(doc as JsonTree, [diff], { offset: 123, schemaPath: 'here' }));
+    const error = caught(InvalidValueError, () =>
+      applyJsonDiff(doc as JsonTree, [diff], { offset: 123, schemaPath: 'here' }),
+    );
     expect(error).toMatchObject({ kind: 'invalid-value', offset: 123, schemaPath: 'here' });
     expect(error.problem).toContain(`JSON diff 0 (${diff.op} ${diff.path}): `);
     expect(error.problem).toContain(problem);

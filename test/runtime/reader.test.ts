@@ -313,7 +313,17 @@ describe('Reader: bitmaps (least significant bit of the first byte first)', () =
   });
 
   it('9 bits: 02 00 is only bit 1', () => {
-    expect(new Reader(hex('02 00')).bitmap(9, 'B')).toEqual([false, true, false, false, false, false, false, false, false]);
+    expect(new Reader(hex('02 00')).bitmap(9, 'B')).toEqual([
+      false,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('65 bits take 9 bytes: 01 00 00 00 00 00 00 80 01 is bits 0, 63 and 64', () => {

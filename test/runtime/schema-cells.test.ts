@@ -14,7 +14,16 @@ import type { Column } from '../../runtime/values/column.js';
 import { caught, hex } from './helpers.js';
 
 function column(type: number, meta: Record<string, unknown> = {}, more: Partial<Column> = {}): Column {
-  return { index: 0, name: 'c', type, realType: type, layout: CellLayouts[type as keyof typeof CellLayouts], nullable: true, meta, ...more };
+  return {
+    index: 0,
+    name: 'c',
+    type,
+    realType: type,
+    layout: CellLayouts[type as keyof typeof CellLayouts],
+    nullable: true,
+    meta,
+    ...more,
+  };
 }
 const read = (c: Column, bytes: string) => cellCodec(c).reader(c, 'T.c')(new Reader(hex(bytes)));
 function write(c: Column, v: CellValue): string {
@@ -28,7 +37,12 @@ const be = (v: bigint, n: number) => v.toString(16).padStart(2 * n, '0');
 describe('temporal cells', () => {
   // DATETIME2: sign bit, 17 bits of year*13+month, 5 of day, 5 of hour, 6 of minute, 6 of second.
   const dt2 = (y: number, mo: number, d: number, h: number, mi: number, s: number) =>
-    (1n << 39n) | (BigInt(y * 13 + mo) << 22n) | (BigInt(d) << 17n) | (BigInt(h) << 12n) | (BigInt(mi) << 6n) | BigInt(s);
+    (1n << 39n) |
+    (BigInt(y * 13 + mo) << 22n) |
+    (BigInt(d) << 17n) |
+    (BigInt(h) << 12n) |
+    (BigInt(mi) << 6n) |
+    BigInt(s);
 
   it.each([
     [0, '2012-06-21 15:55:33', be(dt2(2012, 6, 21, 15, 55, 33), 5)],
@@ -46,11 +60,17 @@ describe('temporal cells', () => {
     expect(caught(InvalidValueError, () => read(c, '00 00 00 00 00 00')).message).toContain('negative DATETIME');
     // The precision-2 fraction is one byte of hundredths: 0x64 = 100 of them is a whole second.
     expect(read(c, `${be(dt2(2000, 1, 1, 0, 0, 0), 5)}63`)).toBe('2000-01-01 00:00:00.99');
-    expect(caught(InvalidValueError, () => read(c, `${be(dt2(2000, 1, 1, 0, 0, 0), 5)}64`)).message).toMatch(/fraction .* has more than 2 digits/);
+    expect(caught(InvalidValueError, () => read(c, `${be(dt2(2000, 1, 1, 0, 0, 0), 5)}64`)).message).toMatch(
+      /fraction .* has more than 2 digits/,
+    );
     // DATETIME2(1) stores tenths as hundredths: 0x0b = .11 is not a tenth.
     const c1 = column(ColumnType.DATETIME2, { fsp: 1 });
-    expect(caught(InvalidValueError, () => read(c1, `${be(dt2(2000, 1, 1, 0, 0, 0), 5)}0b`)).message).toContain('fraction .110000 has more than 1 digits');
-    expect(caught(EncodeError, () => write(c, '2000-01-01 00:00:00.123')).message).toContain('fraction .123 has more than 2 digits');
+    expect(caught(InvalidValueError, () => read(c1, `${be(dt2(2000, 1, 1, 0, 0, 0), 5)}0b`)).message).toContain(
+      'fraction .110000 has more than 1 digits',
+    );
+    expect(caught(EncodeError, () => write(c, '2000-01-01 00:00:00.123')).message).toContain(
+      'fraction .123 has more than 2 digits',
+    );
   });
 
   it.each([
@@ -109,8 +129,12 @@ describe('temporal cells', () => {
   });
 
   describe("MariaDB's own fractional temporals, the digits from a definition", () => {
-    const hires = (type: number, fsp: number) => ({ ...column(type, { fsp }), layout: FractionLayouts[type as keyof typeof FractionLayouts] });
-    const seconds = (y: number, mo: number, d: number, h: number, mi: number, s: number) => BigInt(((((y * 13 + mo) * 32 + d) * 24 + h) * 60 + mi) * 60 + s);
+    const hires = (type: number, fsp: number) => ({
+      ...column(type, { fsp }),
+      layout: FractionLayouts[type as keyof typeof FractionLayouts],
+    });
+    const seconds = (y: number, mo: number, d: number, h: number, mi: number, s: number) =>
+      BigInt(((((y * 13 + mo) * 32 + d) * 24 + h) * 60 + mi) * 60 + s);
 
     it('DATETIME(n): seconds * 10^n + the fraction, big-endian in 5 to 8 bytes, exact past 2^53', () => {
       const last = be(seconds(9999, 12, 31, 23, 59, 59) * 1000000n + 999999n, 8);
@@ -119,7 +143,9 @@ describe('temporal cells', () => {
       const two = be(seconds(2000, 0, 0, 0, 0, 0) * 100n + 50n, 6);
       expect(read(hires(ColumnType.DATETIME, 2), two)).toBe('2000-00-00 00:00:00.50');
       expect(write(hires(ColumnType.DATETIME, 2), '2000-00-00 00:00:00.5')).toBe(two);
-      expect(caught(EncodeError, () => write(hires(ColumnType.DATETIME, 2), '2000-01-01 00:00:00.125')).message).toContain('has more than 2 digits');
+      expect(
+        caught(EncodeError, () => write(hires(ColumnType.DATETIME, 2), '2000-01-01 00:00:00.125')).message,
+      ).toContain('has more than 2 digits');
     });
 
     it('TIME(n): 3020400 seconds (838:59:59 and one) plus the signed value, in units of 10^-n, big-endian', () => {
@@ -127,7 +153,9 @@ describe('temporal cells', () => {
       expect(read(hires(ColumnType.TIME, 3), t3)).toBe('-01:02:03.004');
       expect(write(hires(ColumnType.TIME, 3), '-01:02:03.004')).toBe(t3);
       expect(read(hires(ColumnType.TIME, 1), be(3020400n * 10n - 5n, 4))).toBe('-00:00:00.5');
-      expect(caught(InvalidValueError, () => read(hires(ColumnType.TIME, 1), be(0n, 4))).message).toContain('is out of range');
+      expect(caught(InvalidValueError, () => read(hires(ColumnType.TIME, 1), be(0n, 4))).message).toContain(
+        'is out of range',
+      );
     });
 
     it('TIMESTAMP(n): big-endian seconds, then the fraction in n digits (not rounded up to an even count)', () => {
@@ -154,32 +182,42 @@ describe('temporal cells', () => {
 });
 
 describe('number, BIT, ENUM and SET cells', () => {
-  it('integers are little-endian two\'s complement unless unsigned, BIGINT a bigint; out of range is refused', () => {
+  it("integers are little-endian two's complement unless unsigned, BIGINT a bigint; out of range is refused", () => {
     const signed = { unsigned: false };
     expect(read(column(ColumnType.INT24, {}, signed), 'ffff7f')).toBe(8388607);
     expect(read(column(ColumnType.INT24, {}, signed), '000080')).toBe(-8388608);
     expect(read(column(ColumnType.INT24, {}, { unsigned: true }), '000080')).toBe(8388608);
     expect(read(column(ColumnType.LONGLONG, {}, signed), 'ffffffffffffffff')).toBe(-1n);
     expect(write(column(ColumnType.LONGLONG, {}, { unsigned: true }), '18446744073709551615')).toBe('ffffffffffffffff');
-    expect(caught(EncodeError, () => write(column(ColumnType.SHORT, {}, signed), 32768)).message).toContain('32768 is out of range');
+    expect(caught(EncodeError, () => write(column(ColumnType.SHORT, {}, signed), 32768)).message).toContain(
+      '32768 is out of range',
+    );
   });
 
   it('an integer of unknown signedness: both readings where its high bit is set, either taken back', () => {
     const unknown = column(ColumnType.INT24);
     expect(read(unknown, 'ffff7f')).toBe(8388607);
     expect(read(unknown, '000080')).toEqual({ signed: -8388608, unsigned: 8388608 });
-    expect(read(column(ColumnType.LONGLONG), 'feffffffffffffff')).toEqual({ signed: -2n, unsigned: 18446744073709551614n });
-    for (const v of [{ signed: -8388608, unsigned: 8388608 }, 8388608, -8388608]) expect(write(unknown, v)).toBe('000080');
-    expect(write(column(ColumnType.LONGLONG), { signed: -2n, unsigned: 18446744073709551614n })).toBe('feffffffffffffff');
+    expect(read(column(ColumnType.LONGLONG), 'feffffffffffffff')).toEqual({
+      signed: -2n,
+      unsigned: 18446744073709551614n,
+    });
+    for (const v of [{ signed: -8388608, unsigned: 8388608 }, 8388608, -8388608])
+      expect(write(unknown, v)).toBe('000080');
+    expect(write(column(ColumnType.LONGLONG), { signed: -2n, unsigned: 18446744073709551614n })).toBe(
+      'feffffffffffffff',
+    );
     // A pair of known signedness is written as the reading the column has.
-    expect(write(column(ColumnType.INT24, {}, { unsigned: true }), { signed: -8388608, unsigned: 8388608 })).toBe('000080');
+    expect(write(column(ColumnType.INT24, {}, { unsigned: true }), { signed: -8388608, unsigned: 8388608 })).toBe(
+      '000080',
+    );
     expect(caught(EncodeError, () => write(unknown, { signed: -1, unsigned: 8388608 })).problem).toBe(
       'expected the signed and unsigned readings of the same 3 bytes, found {"signed":-1,"unsigned":8388608}',
     );
     expect(caught(EncodeError, () => write(unknown, 16777216)).message).toContain('out of range');
   });
 
-  it('BIT is big-endian in its metadata\'s bytes, and a value past its bits is refused', () => {
+  it("BIT is big-endian in its metadata's bytes, and a value past its bits is refused", () => {
     const c = column(ColumnType.BIT, { bits: 10, wholeBytes: 1, bitsInLastByte: 2 });
     expect(read(c, '0301')).toBe(0x301n);
     expect(write(c, 0x3ffn)).toBe('03ff');

@@ -5,7 +5,17 @@ import { TableRegistry } from '../../runtime/tables/registry.js';
 /** A TABLE_MAP of table id 7 with these column types (no metadata: INT-like types need none). */
 function tableMap(columnTypes: TableMapEvent['columnTypes']): TableMapEvent {
   const n = columnTypes.length;
-  return { tableId: 7, flags: 1, schemaName: 'db', tableName: 't', columnCount: n, columnTypes, columnMetadata: columnTypes.map(() => ({})), nullable: new Array<boolean>(n).fill(true), optionalMetadata: [] };
+  return {
+    tableId: 7,
+    flags: 1,
+    schemaName: 'db',
+    tableName: 't',
+    columnCount: n,
+    columnTypes,
+    columnMetadata: columnTypes.map(() => ({})),
+    nullable: new Array<boolean>(n).fill(true),
+    optionalMetadata: [],
+  };
 }
 
 describe('TableRegistry', () => {
@@ -46,7 +56,15 @@ describe('TableRegistry', () => {
 
 describe('optional metadata, given to the columns each entry covers (rows.yaml covers:)', () => {
   const types: TableMapEvent['columnTypes'] = ['VARCHAR', 'GEOMETRY', 'VECTOR', 'LONG', 'STRING', 'STRING', 'TINY'];
-  const metadata = [{ maxLength: 20 }, { packLength: 4 }, { packLength: 4 }, {}, { realType: 'ENUM' }, { realType: 'SET' }, {}];
+  const metadata = [
+    { maxLength: 20 },
+    { packLength: 4 },
+    { packLength: 4 },
+    {},
+    { realType: 'ENUM' },
+    { realType: 'SET' },
+    {},
+  ];
   const table = (charsets: TableMapEvent['optionalMetadata']): TableMapEvent => ({
     ...tableMap(types),
     columnMetadata: metadata as TableMapEvent['columnMetadata'],
@@ -62,7 +80,9 @@ describe('optional metadata, given to the columns each entry covers (rows.yaml c
   const described = (flavor: 'mysql' | 'mariadb', event: TableMapEvent) => {
     const tables = new TableRegistry();
     tables.newFormat(flavor);
-    return Object.fromEntries(tables.register(event).columns.map((c) => [c.name, [c.unsigned, c.collation, c.charset, c.members]]));
+    return Object.fromEntries(
+      tables.register(event).columns.map((c) => [c.name, [c.unsigned, c.collation, c.charset, c.members]]),
+    );
   };
 
   it('COLUMN_CHARSET counts GEOMETRY as a character column under MariaDB, VECTOR under MySQL', () => {
@@ -74,13 +94,24 @@ describe('optional metadata, given to the columns each entry covers (rows.yaml c
       s: [undefined, 8, 'latin1', ['x']],
       v: [undefined, 45, 'utf8mb4', undefined],
     };
-    expect(described('mariadb', perColumn)).toEqual({ ...common, g: [undefined, 63, 'binary', undefined], vec: [undefined, undefined, undefined, undefined] });
-    expect(described('mysql', perColumn)).toEqual({ ...common, g: [undefined, undefined, undefined, undefined], vec: [undefined, 63, 'binary', undefined] });
+    expect(described('mariadb', perColumn)).toEqual({
+      ...common,
+      g: [undefined, 63, 'binary', undefined],
+      vec: [undefined, undefined, undefined, undefined],
+    });
+    expect(described('mysql', perColumn)).toEqual({
+      ...common,
+      g: [undefined, undefined, undefined, undefined],
+      vec: [undefined, 63, 'binary', undefined],
+    });
   });
 
   it("DEFAULT_CHARSET's exceptions count the columns it covers under the table's server", () => {
-    const byDefault = table([{ code: 'DEFAULT_CHARSET', defaultCollation: 8, exceptions: [{ column: 1, collation: 63 }] }]);
-    const collations = (flavor: 'mysql' | 'mariadb') => Object.values(described(flavor, byDefault)).map(([, collation]) => collation);
+    const byDefault = table([
+      { code: 'DEFAULT_CHARSET', defaultCollation: 8, exceptions: [{ column: 1, collation: 63 }] },
+    ]);
+    const collations = (flavor: 'mysql' | 'mariadb') =>
+      Object.values(described(flavor, byDefault)).map(([, collation]) => collation);
     expect(collations('mariadb')).toEqual([8, 63, undefined, undefined, 33, 8, undefined]);
     expect(collations('mysql')).toEqual([8, undefined, 63, undefined, 33, 8, undefined]);
   });

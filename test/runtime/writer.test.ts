@@ -93,7 +93,7 @@ describe('Writer → Reader round trips of integers', () => {
 
   it('i48 and i48be survive a round trip at ±2^k', () => {
     const w = new Writer();
-    for (let k = 0; k < 47; k++) w.i48(-(2 ** k)), w.i48(2 ** k), w.i48be(-(2 ** k)), w.i48be(2 ** k);
+    for (let k = 0; k < 47; k++) (w.i48(-(2 ** k)), w.i48(2 ** k), w.i48be(-(2 ** k)), w.i48be(2 ** k));
     const r = new Reader(w.finish());
     for (let k = 0; k < 47; k++) {
       expect([r.i48(), r.i48(), r.i48be(), r.i48be()]).toEqual([-(2 ** k), 2 ** k, -(2 ** k), 2 ** k]);
@@ -195,8 +195,30 @@ describe('Writer: strings', () => {
 
   describe('prefixedUtf8', () => {
     // Short strings are written by a loop, long ones by Buffer's native code: both must give Node's UTF-8.
-    const pieces = ['a', '~', '\u0080', 'é', '\u07ff', '\u0800', '名', '\ud7ff', '\ue000', '\uffff', '😀', '\u{10ffff}', '\u{10000}'];
-    const texts = ['', ...pieces, pieces.join(''), 'x'.repeat(31) + '😀', 'é'.repeat(32), 'é'.repeat(33), pieces.join('').repeat(4)];
+    const pieces = [
+      'a',
+      '~',
+      '\u0080',
+      'é',
+      '\u07ff',
+      '\u0800',
+      '名',
+      '\ud7ff',
+      '\ue000',
+      '\uffff',
+      '😀',
+      '\u{10ffff}',
+      '\u{10000}',
+    ];
+    const texts = [
+      '',
+      ...pieces,
+      pieces.join(''),
+      'x'.repeat(31) + '😀',
+      'é'.repeat(32),
+      'é'.repeat(33),
+      pieces.join('').repeat(4),
+    ];
 
     it.each(texts.map((t) => [t.length, t]))('a text of %i UTF-16 units is its UTF-8 after its length', (_n, text) => {
       const utf8 = new Uint8Array(Buffer.from(text, 'utf8'));
@@ -206,12 +228,25 @@ describe('Writer: strings', () => {
       expect(w.finish()).toEqual(Uint8Array.of(0xee, utf8.length & 0xff, utf8.length >> 8, ...utf8));
     });
 
-    it.each(['\ud800', '\udc00\udc00', 'a\ud800', '\ud800a', '\udc00', 'a\udc00\ud800b', '😀\ud83d', 'x'.repeat(40) + '\udfff'])('refuses the lone surrogate in %j', (text) => {
-      expect(caught(EncodeError, () => new Writer().prefixedUtf8(text, 1, 'Q.text')).message).toMatch(/has a lone surrogate, which no charset can store \[in Q\.text\]/);
+    it.each([
+      '\ud800',
+      '\udc00\udc00',
+      'a\ud800',
+      '\ud800a',
+      '\udc00',
+      'a\udc00\ud800b',
+      '😀\ud83d',
+      'x'.repeat(40) + '\udfff',
+    ])('refuses the lone surrogate in %j', (text) => {
+      expect(caught(EncodeError, () => new Writer().prefixedUtf8(text, 1, 'Q.text')).message).toMatch(
+        /has a lone surrogate, which no charset can store \[in Q\.text\]/,
+      );
     });
 
     it('refuses a text whose length does not fit its prefix', () => {
-      expect(caught(EncodeError, () => new Writer().prefixedUtf8('é'.repeat(128), 1, 'S')).problem).toBe('256 bytes do not fit a 1-byte length');
+      expect(caught(EncodeError, () => new Writer().prefixedUtf8('é'.repeat(128), 1, 'S')).problem).toBe(
+        '256 bytes do not fit a 1-byte length',
+      );
     });
   });
 

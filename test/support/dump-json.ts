@@ -17,7 +17,8 @@ import { DUMP_ROWS } from '../../runtime/rows/row-tables.js';
 function replacer(this: Record<string, unknown>, key: string, v: unknown): unknown {
   // A Buffer has already become { type, data } through its toJSON; the holder still has the bytes.
   const raw = this[key];
-  if (raw instanceof Uint8Array) return { hex: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex') };
+  if (raw instanceof Uint8Array)
+    return { hex: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex') };
   if (typeof v === 'bigint') {
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   }
@@ -49,14 +50,18 @@ export type WriteJson<T> = (w: JsonBytes, v: T) => void;
 const asValue: WriteJson<unknown> = (w, v) => w.value(v);
 
 /** The first value whose two JSON forms differ, with both; undefined when all agree. */
-export function jsonDisagreement<T>(values: Iterable<T>, write: WriteJson<T> = asValue): { at: number; reference: string; written: string } | undefined {
+export function jsonDisagreement<T>(
+  values: Iterable<T>,
+  write: WriteJson<T> = asValue,
+): { at: number; reference: string; written: string } | undefined {
   const w = new JsonBytes(1 << 12);
   let at = 0;
   for (const v of values) {
     write(w, v);
     const written = w.take();
     const reference = Buffer.from(referenceLine(v), 'utf8');
-    if (!written.equals(reference)) return { at, reference: reference.toString('utf8'), written: written.toString('utf8') };
+    if (!written.equals(reference))
+      return { at, reference: reference.toString('utf8'), written: written.toString('utf8') };
     at++;
   }
   return undefined;
@@ -64,7 +69,10 @@ export function jsonDisagreement<T>(values: Iterable<T>, write: WriteJson<T> = a
 
 export function expectSameJson<T>(values: Iterable<T>, where: string, write: WriteJson<T> = asValue): void {
   const d = jsonDisagreement(values, write);
-  if (d) expect.fail(`${where}: value ${d.at} written as\n${d.written.slice(0, 2000)}\nnot as the reference writes it:\n${d.reference.slice(0, 2000)}`);
+  if (d)
+    expect.fail(
+      `${where}: value ${d.at} written as\n${d.written.slice(0, 2000)}\nnot as the reference writes it:\n${d.reference.slice(0, 2000)}`,
+    );
 }
 
 /**
@@ -88,7 +96,10 @@ export function expectSameEventJson(bytes: Uint8Array, where: string): { events:
     writeDumpEvent(w, rows, e as DumpReadEvent);
     const written = w.take().toString('utf8');
     const reference = referenceLine(events[i]);
-    if (written !== reference) expect.fail(`${where}: event ${i} with the dump's rows written as\n${written.slice(0, 2000)}\nnot as the reference writes its eager decode:\n${reference.slice(0, 2000)}`);
+    if (written !== reference)
+      expect.fail(
+        `${where}: event ${i} with the dump's rows written as\n${written.slice(0, 2000)}\nnot as the reference writes its eager decode:\n${reference.slice(0, 2000)}`,
+      );
   });
   return { events: events.length, generated };
 }

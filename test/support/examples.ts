@@ -28,7 +28,13 @@ export interface Block {
 
 /** The documents whose examples are held to what they say: the README and every page of docs/. */
 export function documents(): string[] {
-  return ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+  return [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
 }
 
 export function blocksOf(file: string): Block[] {
@@ -50,7 +56,10 @@ export const tsBlocks = (file: string) => blocksOf(file).filter((b) => b.lang ==
  * A scratch project: `install` puts the package at the path it is given (node_modules/binlog-codec),
  * `deps` are linked beside it from ours; removed by `dispose`.
  */
-export function userProject(install: (target: string) => void, deps: string[] = []): { dir: string; dispose: () => void } {
+export function userProject(
+  install: (target: string) => void,
+  deps: string[] = [],
+): { dir: string; dispose: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'binlog-examples-'));
   const pkg = join(dir, 'node_modules', 'binlog-codec');
   mkdirSync(join(dir, 'node_modules'));
@@ -101,5 +110,9 @@ export function runJs(dir: string, tsFile: string): { status: number | null; std
 }
 
 export function runSh(dir: string, code: string): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync('bash', ['-euo', 'pipefail', '-c', code], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  return spawnSync('bash', ['-euo', 'pipefail', '-c', code], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+  });
 }

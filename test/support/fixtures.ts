@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describeWhen } from './requires.js';
 
 /** ../shared/fixtures beside the checkout, or BINLOG_FIXTURES (a test points it at an empty folder). */
-export const FIXTURES = process.env.BINLOG_FIXTURES ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures');
+export const FIXTURES =
+  process.env.BINLOG_FIXTURES ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures');
 export const fixturesAvailable = existsSync(join(FIXTURES, 'MANIFEST.tsv'));
 
 export interface Fixture {
@@ -26,7 +27,12 @@ export function fixtures(): Fixture[] {
   return rows.map((line) => {
     const row = line.split('\t');
     const name = col(row, 'local_file');
-    return { name, path: join(FIXTURES, 'binlogs', name), serverVersion: col(row, 'server_version'), notes: col(row, 'notes') };
+    return {
+      name,
+      path: join(FIXTURES, 'binlogs', name),
+      serverVersion: col(row, 'server_version'),
+      notes: col(row, 'notes'),
+    };
   });
 }
 

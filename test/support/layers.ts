@@ -24,7 +24,8 @@ export function layerOf(layers: Layer[], file: string): Layer | undefined {
   return layers.find((l) => (l.path.endsWith('/') ? file.startsWith(l.path) : file === l.path));
 }
 
-const SPECIFIER = /(?:^|[\s;}])(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|^import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
+const SPECIFIER =
+  /(?:^|[\s;}])(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|^import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 /** The repository files a source file imports (static, type-only, re-exports and literal import() alike). */
 export function importsOf(file: string, source: string): string[] {
@@ -60,7 +61,9 @@ export function upwardImports(layers: Layer[], graph: ImportGraph): string[] {
     for (const target of targets) {
       const to = layerOf(layers, target);
       if (to && to.rank > from.rank) {
-        problems.push(`${file} imports ${target}: layer ${from.rank} (${from.path}) may not import layer ${to.rank} (${to.path})`);
+        problems.push(
+          `${file} imports ${target}: layer ${from.rank} (${from.path}) may not import layer ${to.rank} (${to.path})`,
+        );
       }
     }
   }
@@ -79,16 +82,25 @@ export function siblingImports(layers: Layer[], graph: ImportGraph): string[] {
     for (const target of targets) {
       const to = layerOf(layers, target);
       if (to && to.rank === from.rank && to.path !== from.path) {
-        problems.push(`${file} imports ${target}: ${from.path} and ${to.path} are both of layer ${from.rank}, and neither may import the other`);
+        problems.push(
+          `${file} imports ${target}: ${from.path} and ${to.path} are both of layer ${from.rank}, and neither may import the other`,
+        );
       }
     }
   }
   return problems;
 }
 
-/** The packages a source file imports by name (static, type-only, re-exports and literal import() alike), node: built-ins left out. */
+/**
+ * The packages a source file imports by name (static, type-only, re-exports and literal import() alike), node:
+ * built-ins left out.
+ */
 export function packagesOf(source: string): string[] {
-  const names = [...source.matchAll(/(?:^|[\s;}])(?:import|export)\s[^'"]*?from\s*['"]([^.'"][^'"]*)['"]|import\s*\(\s*['"]([^.'"][^'"]*)['"]\s*\)/gm)].map((m) => (m[1] ?? m[2])!);
+  const names = [
+    ...source.matchAll(
+      /(?:^|[\s;}])(?:import|export)\s[^'"]*?from\s*['"]([^.'"][^'"]*)['"]|import\s*\(\s*['"]([^.'"][^'"]*)['"]\s*\)/gm,
+    ),
+  ].map((m) => (m[1] ?? m[2])!);
   return [...new Set(names.filter((n) => !n.startsWith('node:')))];
 }
 

@@ -33,7 +33,9 @@ describeWithServer('MariaDB test harness', () => {
     expect(await server.query('SELECT @@log_bin, @@binlog_format, @@binlog_row_metadata, @@binlog_checksum')).toEqual([
       ['1', 'ROW', 'FULL', 'CRC32'],
     ]);
-    expect(await server.query("SELECT 'a\\tb', 'c\\nd', 'e\\\\f', '', 'é'")).toEqual([['a\tb', 'c\nd', 'e\\f', '', 'é']]);
+    expect(await server.query("SELECT 'a\\tb', 'c\\nd', 'e\\\\f', '', 'é'")).toEqual([
+      ['a\tb', 'c\nd', 'e\\f', '', 'é'],
+    ]);
     await expect(server.sql('SELECT * FROM nope', 'harness')).rejects.toThrow(/harness\.nope' doesn't exist/);
   });
 
@@ -50,13 +52,17 @@ describeWithServer('MariaDB test harness', () => {
     expect(text).toContain("INSERT INTO harness.t VALUES (1, 'one'), (2, NULL)"); // the ANNOTATE_ROWS event
   });
 
-  it('stop() ends the server and removes its files', async () => {
-    const { pid, datadir } = server;
-    await server.stop();
-    expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
-    expect(existsSync(datadir)).toBe(process.env.KEEP_MARIADB === '1');
-    await server.stop(); // a second stop is a no-op
-  }, TIMEOUT);
+  it(
+    'stop() ends the server and removes its files',
+    async () => {
+      const { pid, datadir } = server;
+      await server.stop();
+      expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+      expect(existsSync(datadir)).toBe(process.env.KEEP_MARIADB === '1');
+      await server.stop(); // a second stop is a no-op
+    },
+    TIMEOUT,
+  );
 });
 
 function output(cmd: string, args: string[]): Promise<string> {

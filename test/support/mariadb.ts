@@ -87,7 +87,12 @@ export const serverAvailable: boolean = findMariadb() !== null;
 
 /** describe() for suites that need a real server: skips loudly without one, and fails instead under CI. */
 export function describeWithServer(name: string, fn: () => void): void {
-  describeWhen(serverAvailable, name, () => `MariaDB server not found (missing ${missing.join(', ')}; install mariadb-server mariadb-client)`, fn);
+  describeWhen(
+    serverAvailable,
+    name,
+    () => `MariaDB server not found (missing ${missing.join(', ')}; install mariadb-server mariadb-client)`,
+    fn,
+  );
 }
 
 // Small InnoDB files and no start/stop extras: these servers hold a few rows and die young.
@@ -310,7 +315,9 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
       if (Date.now() > deadline) {
         const tail = logTail();
         await stop();
-        throw new Error(`mariadbd did not accept connections within ${START_TIMEOUT_MS / 1000} s (${clientError}). Log tail:\n${tail}`);
+        throw new Error(
+          `mariadbd did not accept connections within ${START_TIMEOUT_MS / 1000} s (${clientError}). Log tail:\n${tail}`,
+        );
       }
       await sleep(20);
     }
@@ -366,7 +373,8 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
     for (;;) {
       const events = await query(`SHOW BINLOG EVENTS IN '${file}'`);
       if (events.some((e) => e[2] === 'Binlog_checkpoint' && e[5] === file)) return;
-      if (Date.now() > until) throw new Error(`no Binlog_checkpoint in ${file} after ${CHECKPOINT_TIMEOUT_MS / 1000} s`);
+      if (Date.now() > until)
+        throw new Error(`no Binlog_checkpoint in ${file} after ${CHECKPOINT_TIMEOUT_MS / 1000} s`);
       await sleep(10);
     }
   };
@@ -459,8 +467,13 @@ export function replay(
   args: { dump?: string[]; client?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ dump: number | null; client: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const dump = spawn(binlogTool, ['--no-defaults', ...(args.dump ?? []), file], { stdio: ['ignore', 'pipe', 'pipe'], env: args.env ?? process.env });
-    const cl = spawn(client, ['--no-defaults', '-S', socket, '-uroot', ...(args.client ?? [])], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const dump = spawn(binlogTool, ['--no-defaults', ...(args.dump ?? []), file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: args.env ?? process.env,
+    });
+    const cl = spawn(client, ['--no-defaults', '-S', socket, '-uroot', ...(args.client ?? [])], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     dump.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     cl.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));

@@ -40,7 +40,12 @@ export const natsAvailable = findNats() !== undefined;
 
 /** describe() for suites that need MariaDB and nats-server. */
 export function describeWithNats(name: string, fn: () => void): void {
-  describeWhen(serverAvailable && natsAvailable, name, () => (natsAvailable ? 'MariaDB server not found' : 'nats-server not found (install nats-server)'), fn);
+  describeWhen(
+    serverAvailable && natsAvailable,
+    name,
+    () => (natsAvailable ? 'MariaDB server not found' : 'nats-server not found (install nats-server)'),
+    fn,
+  );
 }
 
 /** A port nothing listens on now. */
@@ -91,12 +96,17 @@ class NatsNode {
     this.watchdog = spawnWatchdog(child.pid, this.root);
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (!(await greets(this.port))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server did not start on port ${this.port}: ${fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8').slice(-2000) : ''}`);
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Error(
+          `nats-server did not start on port ${this.port}: ${fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8').slice(-2000) : ''}`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
   }
 
-  /** Ends the server with `signal` (SIGTERM: JetStream's store closed cleanly; SIGKILL: a node lost) and its watchdog. */
+  /**
+   * Ends the server with `signal` (SIGTERM: JetStream's store closed cleanly; SIGKILL: a node lost) and its watchdog.
+   */
   async shutdown(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const child = this.child!;
     if (child.exitCode === null && child.signalCode === null) {
@@ -118,7 +128,13 @@ export async function startNats(): Promise<NatsServer> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'binlog-codec-nats-'));
   const port = await freePort();
   const log = path.join(root, 'nats.log');
-  const node = new NatsNode(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', path.join(root, 'store'), '-l', log], port, log, root);
+  const node = new NatsNode(
+    bin,
+    ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', path.join(root, 'store'), '-l', log],
+    port,
+    log,
+    root,
+  );
   await node.launch();
   return {
     url: `nats://127.0.0.1:${port}`,
@@ -133,7 +149,10 @@ export async function startNats(): Promise<NatsServer> {
   };
 }
 
-/** A JetStream cluster of nats-server processes on loopback, joined by routes, each node stopped and started by its index. */
+/**
+ * A JetStream cluster of nats-server processes on loopback, joined by routes, each node stopped and started by its
+ * index.
+ */
 export interface NatsCluster {
   /** nats://127.0.0.1:PORT of each node. */
   urls: string[];
@@ -152,11 +171,26 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'binlog-codec-nats-cluster-'));
   const ports = await Promise.all(Array.from({ length: size * 2 }, freePort));
   const names = Array.from({ length: size }, (_, i) => `n${i + 1}`);
-  const routes = ports.slice(size).map((p) => `nats://127.0.0.1:${p}`).join(',');
+  const routes = ports
+    .slice(size)
+    .map((p) => `nats://127.0.0.1:${p}`)
+    .join(',');
   const nodes = names.map((name, i) => {
     const dir = path.join(root, name);
     fs.mkdirSync(dir);
-    const args = ['-js', '-a', '127.0.0.1', '-p', String(ports[i]), '-n', name, '-sd', path.join(dir, 'store'), '-l', path.join(dir, 'nats.log')];
+    const args = [
+      '-js',
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(ports[i]),
+      '-n',
+      name,
+      '-sd',
+      path.join(dir, 'store'),
+      '-l',
+      path.join(dir, 'nats.log'),
+    ];
     args.push('--cluster_name', 'binlog', '--cluster', `nats://127.0.0.1:${ports[size + i]}`, '--routes', routes);
     // The first node's watchdog removes the whole tree; the others' leave it.
     return new NatsNode(bin, args, ports[i]!, path.join(dir, 'nats.log'), i === 0 ? root : undefined);

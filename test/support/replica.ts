@@ -1,4 +1,6 @@
-/** A real MariaDB replica of `serveBinlog` watched by the tests: its status, and waits for it to catch up or to fail. */
+/**
+ * A real MariaDB replica of `serveBinlog` watched by the tests: its status, and waits for it to catch up or to fail.
+ */
 import { Wire } from '../../replication/wire.js';
 import type { MariadbServer } from './mariadb.js';
 
@@ -28,7 +30,9 @@ export async function caughtUp(primary: MariadbServer, replica: MariadbServer, t
     if (JSON.stringify(got) === JSON.stringify(want)) return;
     if (Date.now() > until) {
       const s = await slaveStatus(replica);
-      throw new Error(`the replica did not catch up: IO ${s.Slave_IO_Running} '${s.Last_IO_Error}', SQL ${s.Slave_SQL_Running} '${s.Last_SQL_Error}'`);
+      throw new Error(
+        `the replica did not catch up: IO ${s.Slave_IO_Running} '${s.Last_IO_Error}', SQL ${s.Slave_SQL_Running} '${s.Last_SQL_Error}'`,
+      );
     }
     await new Promise((r) => setTimeout(r, 200));
   }

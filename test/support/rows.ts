@@ -99,7 +99,11 @@ export function refExprs(c: Col): string[] {
       // The text, the stored bytes, and the stored bytes again after a trip through Unicode: they
       // differ when a byte is no character of the charset (the server converts it to '?').
       if (c.kind.charset === 'binary') return [`HEX(${n})`, `HEX(${n})`, `HEX(${n})`];
-      return [`HEX(CONVERT(${n} USING utf8mb4))`, `HEX(${n})`, `HEX(CONVERT(CONVERT(${n} USING utf8mb4) USING ${c.kind.charset}))`];
+      return [
+        `HEX(CONVERT(${n} USING utf8mb4))`,
+        `HEX(${n})`,
+        `HEX(CONVERT(CONVERT(${n} USING utf8mb4) USING ${c.kind.charset}))`,
+      ];
     case 'binary':
       return [c.kind.hexExpr ? c.kind.hexExpr.replaceAll('$', n) : `HEX(${n})`];
   }
@@ -123,8 +127,18 @@ function shortestFloat(x: number): number {
   return x;
 }
 
-/** A decoded cell in a comparable form: bytes as 'hex:…', SET bitmasks as bigint, compressed cells' stored bytes as a marker. */
-export type Norm = null | number | bigint | string | Norm[] | { value: Norm; stored: string } | { signed: number | bigint; unsigned: number | bigint };
+/**
+ * A decoded cell in a comparable form: bytes as 'hex:…', SET bitmasks as bigint, compressed cells' stored bytes as a
+ * marker.
+ */
+export type Norm =
+  | null
+  | number
+  | bigint
+  | string
+  | Norm[]
+  | { value: Norm; stored: string }
+  | { signed: number | bigint; unsigned: number | bigint };
 
 function normBytes(v: unknown): Norm {
   if (v instanceof Uint8Array) return `hex:${toHex(v)}`;
@@ -142,7 +156,10 @@ export function normCell(c: Col, v: unknown, meta: Meta): Norm {
   if (c.kind.k === 'compressed') {
     if (typeof v !== 'object' || !('value' in v) || !('stored' in v)) return `not a compressed cell: ${String(v)}`;
     const cell = v as { value: unknown; stored: unknown };
-    return { value: normBytes(cell.value), stored: cell.stored instanceof Uint8Array ? 'bytes' : `stored is ${typeof cell.stored}` };
+    return {
+      value: normBytes(cell.value),
+      stored: cell.stored instanceof Uint8Array ? 'bytes' : `stored is ${typeof cell.stored}`,
+    };
   }
   return normBytes(v);
 }
@@ -187,7 +204,10 @@ export function expectedCell(c: Col, refs: (string | null)[], meta: Meta): Norm 
       return `hex:${stored}`;
     }
     case 'compressed':
-      return { value: meta.charsets && decodesAsText(k.charset, refs[1]!) && refs[2] === refs[1] ? utf8(r) : `hex:${refs[1]}`, stored: 'bytes' };
+      return {
+        value: meta.charsets && decodesAsText(k.charset, refs[1]!) && refs[2] === refs[1] ? utf8(r) : `hex:${refs[1]}`,
+        stored: 'bytes',
+      };
   }
 }
 
@@ -200,13 +220,40 @@ const TEXT_CHARSETS = [
   // The multi-byte sets decoded through the servers' own tables.
   ...['sjis', 'cp932', 'ujis', 'eucjpms', 'big5', 'gbk', 'gb2312'],
   // The single-byte sets, decoded through the servers' own tables.
-  ...['latin1', 'latin2', 'latin5', 'latin7', 'cp850', 'cp852', 'koi8r', 'koi8u', 'cp1250', 'cp1251', 'cp1256', 'cp1257'],
-  ...['cp866', 'dec8', 'hp8', 'swe7', 'hebrew', 'greek', 'tis620', 'armscii8', 'keybcs2', 'macce', 'macroman', 'geostd8'],
+  ...[
+    'latin1',
+    'latin2',
+    'latin5',
+    'latin7',
+    'cp850',
+    'cp852',
+    'koi8r',
+    'koi8u',
+    'cp1250',
+    'cp1251',
+    'cp1256',
+    'cp1257',
+  ],
+  ...[
+    'cp866',
+    'dec8',
+    'hp8',
+    'swe7',
+    'hebrew',
+    'greek',
+    'tis620',
+    'armscii8',
+    'keybcs2',
+    'macce',
+    'macroman',
+    'geostd8',
+  ],
 ];
 const WIDE = ['ucs2', 'utf16', 'utf16le', 'utf32'];
 /** Text for the charsets above, and for ASCII-only bytes in any charset that is not UTF-16/32. */
 const decodesAsText = (charset: string, hex: string) =>
-  TEXT_CHARSETS.includes(charset) || (charset !== 'binary' && !WIDE.includes(charset) && /^([0-7][0-9a-fA-F])*$/.test(hex));
+  TEXT_CHARSETS.includes(charset) ||
+  (charset !== 'binary' && !WIDE.includes(charset) && /^([0-7][0-9a-fA-F])*$/.test(hex));
 
 /** The key a column has in a decoded row. */
 export const keyOf = (t: TableSpec, i: number, meta: Meta) => (meta.names ? t.cols[i]!.name : `@${i + 1}`);
@@ -240,11 +287,14 @@ export function canon(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
 }
 
-export const sortRows = <T>(rows: T[]): T[] => [...rows].sort((a, b) => (canon(a) < canon(b) ? -1 : canon(a) > canon(b) ? 1 : 0));
+export const sortRows = <T>(rows: T[]): T[] =>
+  [...rows].sort((a, b) => (canon(a) < canon(b) ? -1 : canon(a) > canon(b) ? 1 : 0));
 
 /** A v1/v2 row event (its rows may be kept as bytes: see rowEvents). */
 export type RowsEventAny = Exclude<Extract<BinlogEvent, RowsEvent>, { type: `PRE_GA_${string}` }>;
-/** An event, its rows split where it is a v1/v2 row event: what the tests' own binlogs hold (their images always split). */
+/**
+ * An event, its rows split where it is a v1/v2 row event: what the tests' own binlogs hold (their images always split).
+ */
 export type Split<E> = E extends RowsEvent ? E & { rows: RowChange[] } : E;
 /** A v1/v2 row event whose images were split into rows. */
 export type RowsEventOf = Split<RowsEventAny>;
@@ -273,8 +323,14 @@ export function hintsFrom(db: string, tables: TableSpec[]): HintFn {
   };
 }
 
-/** Every file re-encodes to its identical bytes, and the dump's JSON of its events is the same both ways (test/dump-json.test.ts). */
-export function expectRoundTrip(files: { path: string; bytes: Uint8Array }[], encode: (b: Uint8Array) => Uint8Array): void {
+/**
+ * Every file re-encodes to its identical bytes, and the dump's JSON of its events is the same both ways
+ * (test/dump-json.test.ts).
+ */
+export function expectRoundTrip(
+  files: { path: string; bytes: Uint8Array }[],
+  encode: (b: Uint8Array) => Uint8Array,
+): void {
   expect(files.length).toBeGreaterThan(0);
   for (const f of files) {
     const again = encode(f.bytes);

@@ -32,9 +32,21 @@ const PLAIN: Record<number, string> = {
   [ColumnType.JSON]: 'longtext',
 };
 
-const WITH_FSP: Record<number, string> = { [ColumnType.TIMESTAMP2]: 'timestamp', [ColumnType.DATETIME2]: 'datetime', [ColumnType.TIME2]: 'time' };
+const WITH_FSP: Record<number, string> = {
+  [ColumnType.TIMESTAMP2]: 'timestamp',
+  [ColumnType.DATETIME2]: 'datetime',
+  [ColumnType.TIME2]: 'time',
+};
 
-const STRINGS: ReadonlySet<number> = new Set([ColumnType.VARCHAR, ColumnType.VAR_STRING, ColumnType.STRING, ColumnType.TINY_BLOB, ColumnType.BLOB, ColumnType.MEDIUM_BLOB, ColumnType.LONG_BLOB]);
+const STRINGS: ReadonlySet<number> = new Set([
+  ColumnType.VARCHAR,
+  ColumnType.VAR_STRING,
+  ColumnType.STRING,
+  ColumnType.TINY_BLOB,
+  ColumnType.BLOB,
+  ColumnType.MEDIUM_BLOB,
+  ColumnType.LONG_BLOB,
+]);
 
 /** A member name as a quoted string of the column's charset (bytes as latin1, which keeps each byte). */
 function member(m: Text): string {
@@ -50,7 +62,8 @@ export function columnSql(c: Column): { sql: string } | { missing: string } {
   if (INTEGERS[t]) return { sql: INTEGERS[t] + unsigned };
   if (PLAIN[t]) return { sql: PLAIN[t] };
   if (WITH_FSP[t]) return { sql: `${WITH_FSP[t]}(${Number(c.meta.fsp ?? 0)})` };
-  if (t === ColumnType.NEWDECIMAL) return { sql: `decimal(${Number(c.meta.precision)},${Number(c.meta.scale)})${unsigned}` };
+  if (t === ColumnType.NEWDECIMAL)
+    return { sql: `decimal(${Number(c.meta.precision)},${Number(c.meta.scale)})${unsigned}` };
   if (t === ColumnType.BIT) return { sql: `bit(${Number(c.meta.bits)})` };
   if (t === ColumnType.ENUM || t === ColumnType.SET) {
     if (!c.members) return { missing: `the members of ${t === ColumnType.ENUM ? 'ENUM' : 'SET'} column ${c.name}` };
