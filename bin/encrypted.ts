@@ -29,8 +29,9 @@ export class EncryptedEvents {
   /** Takes in an event as it passes: a START_ENCRYPTION, or an encrypted event (the first after each start said). */
   see(e: BinlogEvent): void {
     if (STARTS.has(e.type)) {
-      const fields = e as unknown as { scheme: number; keyVersion: number };
-      this.start = { event: e, scheme: fields.scheme, keyVersion: fields.keyVersion };
+      // Both starts have one body (Percona's 5.7 took MariaDB's); an event made by hand may lack it.
+      const fields = 'scheme' in e && 'keyVersion' in e ? e : { scheme: 0, keyVersion: 0 };
+      this.start = { event: e, scheme: Number(fields.scheme), keyVersion: Number(fields.keyVersion) };
       this.said = false;
       return;
     }

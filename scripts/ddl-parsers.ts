@@ -56,6 +56,7 @@ function sqlDdlToJsonSchema(): Reading {
   };
   return (sql) => {
     // Its results are one tree (or none) whose statements are MAIN's `def` list, each a P_DDS node.
+    // The parser, installed outside the project for the measure, has no types: the cast names what is read.
     const results = new Parser('mysql').feed(`${sql};`).results as unknown as
       { def?: { def?: { id?: string } }[] } | undefined;
     const statement = results?.def?.[0]?.def;

@@ -457,8 +457,8 @@ export class EventEncoder {
       return;
     }
     const effect = FormatState.effectOf(code);
-    if (effect === 'sets-format') {
-      this.format.after(fdeAsRead(event as unknown as FormatDescriptionEventInput, hasChecksum, offset));
+    if (effect === 'sets-format' && isFormatDescriptionInput(event)) {
+      this.format.after(fdeAsRead(event, hasChecksum, offset));
       return;
     }
     if (effect !== 'maps-table') {
@@ -527,6 +527,11 @@ export class EventEncoder {
  * checksum algorithm only when the event carries one, the server version as its padded field reads, and
  * post-header lengths of its own rather than the caller's array, which the caller may change afterwards.
  */
+/** An input with the fields of a FORMAT_DESCRIPTION's body, whatever type name stores it. */
+function isFormatDescriptionInput(e: BinlogEventInput): e is BinlogEventInput & FormatDescriptionEventInput {
+  return 'binlogVersion' in e && 'serverVersion' in e && 'postHeaderLengths' in e;
+}
+
 function fdeAsRead(
   fde: FormatDescriptionEventInput,
   hasChecksum: boolean,

@@ -66,7 +66,9 @@ function isTableMap(e: StateEvent): e is StateEvent & TableMapEvent {
 
 /** A START_ENCRYPTION with the fields a file's encryption takes from it. */
 function isStartEncryption(e: StateEvent): e is StateEvent & StartEncryption {
-  return e.type === 'START_ENCRYPTION_EVENT' && 'scheme' in e && 'nonce' in e;
+  return (
+    (e.type === 'START_ENCRYPTION_EVENT' || e.type === 'START_5_7_ENCRYPTION_EVENT') && 'scheme' in e && 'nonce' in e
+  );
 }
 
 export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
@@ -90,7 +92,7 @@ export class FormatState {
   /** After MariaDB's START_ENCRYPTION every later event of the file is encrypted: this says how, and with what key. */
   encryption: FileEncryption | undefined;
 
-  /** Set by an encryption start whose form no schema here describes (MySQL 5.7's): nothing after it reads. */
+  /** Set by an encryption start without the fields of its body (one made by hand): nothing after it reads. */
   private unknownEncryption = false;
 
   /** Whether the events from here on are encrypted and no key reads them: they are kept as bytes. */
@@ -245,17 +247,31 @@ export class FormatState {
  * transaction the statements after it belong to. Only events with a file position can change it: those
  * inside a TRANSACTION_PAYLOAD are DML.
  */
-function followSchema(history: SchemaHistory, event: { type: string; pos?: number; file?: string }): void {
-  if (event.type === 'QUERY_EVENT' || event.type === 'QUERY_COMPRESSED_EVENT') {
-    const query = event as unknown as QueryFields;
+function followSchema(history: SchemaHistory, event: PlacedEvent): void {
+  if (isQuery(event)) {
+    const query = event;
     // A table or database created without a character set takes the server's (its database's when known).
     const serverCollation = query.statusVars?.find((v) => v.code === 'Q_CHARSET_CODE')?.collationServer;
     const at = { ...(event.file === undefined ? {} : { file: event.file }), pos: event.pos ?? 0 };
     history.query(text(query.query), text(query.schema), at, serverCollation);
-  } else if (event.type === 'GTID_EVENT') {
-    const gtid = event as unknown as { domainId: number; seqNo: number | bigint; header: { serverId: number } };
-    history.gtid(`${gtid.domainId}-${gtid.header.serverId}-${gtid.seqNo}`);
+  } else if (isMariadbGtid(event)) {
+    history.gtid(`${event.domainId}-${event.header.serverId}-${event.seqNo}`);
   }
+}
+
+/** An event with its place in the file, as the schema history takes it. */
+type PlacedEvent = { type: string; pos?: number; file?: string };
+
+/** A QUERY (or MariaDB's compressed QUERY) with the fields the schema history reads. */
+function isQuery(e: PlacedEvent): e is PlacedEvent & QueryFields {
+  return (e.type === 'QUERY_EVENT' || e.type === 'QUERY_COMPRESSED_EVENT') && 'query' in e && 'schema' in e;
+}
+
+/** A MariaDB GTID with the fields that name its transaction. */
+function isMariadbGtid(
+  e: PlacedEvent,
+): e is PlacedEvent & { domainId: number; seqNo: number | bigint; header: { serverId: number } } {
+  return e.type === 'GTID_EVENT' && 'domainId' in e && 'seqNo' in e && 'header' in e;
 }
 
 /** The events the schema history follows. */

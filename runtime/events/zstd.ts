@@ -41,6 +41,7 @@ function load(): Zstd {
   const dist = require.resolve('@bokuweb/zstd-wasm').replace(/index\.node\.js$/, '');
   const lib = require('@bokuweb/zstd-wasm') as Zstd;
   const { Module } = require(`${dist}module.js`) as { Module: EmscriptenModule };
+  // The project's libraries (ES2023, Node's types) declare no WebAssembly: the cast names what is used of it.
   const { WebAssembly } = globalThis as unknown as { WebAssembly: Wasm };
   const wasm = new WebAssembly.Module(readFileSync(`${dist}zstd.wasm`));
   Module.instantiateWasm = (imports, receive) => {

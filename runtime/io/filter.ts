@@ -199,6 +199,7 @@ class Content {
   ) {}
 
   add(e: BinlogEvent): void {
+    // The selection reads a few fields by name across every event type; Field lists them, each optional.
     const f = e as unknown as Field;
     const names = this.names;
     switch (kindOf(e, f, names.fileIds)) {

@@ -102,6 +102,7 @@ function customCell(type: number): { column: Column; codec: CellCodec; read: Cel
       name: '',
       type,
       realType: type,
+      // A custom type's cell layout is generated as a literal const; Column['layout'] is the wider type it fits.
       layout: layout as unknown as Column['layout'],
       nullable: false,
       meta: {},
