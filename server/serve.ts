@@ -203,7 +203,7 @@ function queryContext(
   // schemas/servers.yaml names the variables; a variable of the other server's is one this server lacks.
   const served = new Map(Object.entries(ServedVariables).filter(([, v]) => v.server === 'both' || v.server === flavor));
   const sources = variableSources(id, gtidAtEnd);
-  const valueOf = async (v: ServedVariable) => ('from' in v ? sources[v.from]() : v.value);
+  const valueOf = async (v: ServedVariable) => ('value' in v ? v.value : sources[v.from]());
   return {
     async variable(name) {
       const v = served.get(name);
