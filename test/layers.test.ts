@@ -19,8 +19,12 @@ import {
 
 const ROOT = join(import.meta.dirname, '..');
 const layers = parseLayers(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8'));
-/** A file longer than this does more than one job (issue 12); a table of facts belongs in schemas/. */
-const MAX_LINES = 600;
+/**
+ * A file longer than this does more than one job (issue 12); a table of facts belongs in schemas/. The
+ * bound was 600 lines of a hand-kept layout; Prettier's, at 120 columns, lays the same code out in about a
+ * fifth more lines.
+ */
+const MAX_LINES = 700;
 /** Folders outside the layers: they may use any layer, and no layer uses them. */
 const OUTSIDE = ['test', 'bench', 'scripts', 'generator', 'node_modules', 'dist', 'schemas', 'docs'];
 
@@ -70,7 +74,7 @@ describe('the layers of docs/architecture.md', () => {
     expect(importCircles(graph)).toEqual([]);
   });
 
-  it('are made of files of at most 600 lines, in the runtime, the builder and the generator', () => {
+  it('are made of files of at most 700 lines, in the runtime, the builder and the generator', () => {
     const long = sourceFiles(ROOT, ['runtime/', 'builder/', 'generator/'])
       .map((f) => ({ f, lines: readFileSync(join(ROOT, f), 'utf8').split('\n').length }))
       .filter((x) => x.lines > MAX_LINES)
