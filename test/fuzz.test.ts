@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Reader } from '../runtime/core/reader.js';
 import { fuzzCorpus } from './fuzz/corpus.js';
 import { fuzzByteStream } from './fuzz/byte-stream.js';
+import { fuzzDumpPath } from './fuzz/dump-path.js';
 import { fuzz } from './fuzz/fuzz.js';
 import { fuzzJsonLines, jsonCorpus } from './fuzz/json-lines.js';
 
@@ -24,6 +25,13 @@ describe('fuzzing', () => {
 
   it('5 000 mutants read as a stream in chunks of 1 to 64 bytes: the same events and errors as the buffer', async () => {
     const r = await fuzzByteStream(corpus, 5000, 20261206);
+    expect(r.failures.map((f) => `case ${f.case} (${f.mutation}): ${f.problem}`)).toEqual([]);
+    expect(r.decoded).toBeGreaterThan(250);
+    expect(r.refused).toBeGreaterThan(250);
+  }, 120_000);
+
+  it("5 000 mutants through the dump's own path: each event's line the eager decode's, the same ending", async () => {
+    const r = await fuzzDumpPath(corpus, 5000, 20261207);
     expect(r.failures.map((f) => `case ${f.case} (${f.mutation}): ${f.problem}`)).toEqual([]);
     expect(r.decoded).toBeGreaterThan(250);
     expect(r.refused).toBeGreaterThan(250);
