@@ -8,7 +8,17 @@
  * DdlError naming the tables it was found to touch, which the history then marks unknown.
  */
 import type { ColumnDef } from './table-types.js';
-import { closing, columnDef, isWord, keyColumns, splitList, tableOptions, tokens, unquote } from './definitions.js';
+import {
+  closing,
+  columnDef,
+  isWord,
+  KEY_ITEMS,
+  keyColumns,
+  splitList,
+  tableOptions,
+  tokens,
+  unquote,
+} from './definitions.js';
 import type { TableDefinitionInput } from './definitions.js';
 import { statements } from './schema-file.js';
 
@@ -165,21 +175,6 @@ function create(t: Cursor, orReplace: boolean, temporary: boolean): DdlChange {
 
 const systemVersioned = (toks: string[]) =>
   toks.some((x, i) => isWord(x, 'SYSTEM') && isWord(toks[i + 1], 'VERSIONING') && isWord(toks[i - 1], 'WITH', 'ADD'));
-
-/** Items of a column list that are no column. */
-const KEY_ITEMS = [
-  'PRIMARY',
-  'KEY',
-  'INDEX',
-  'UNIQUE',
-  'CONSTRAINT',
-  'FOREIGN',
-  'FULLTEXT',
-  'SPATIAL',
-  'CHECK',
-  'PERIOD',
-  'VECTOR',
-];
 
 /** A column list's columns and primary key. */
 function columnList(toks: string[], fail: (p: string) => never): TableDefinitionInput {

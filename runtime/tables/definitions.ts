@@ -121,8 +121,11 @@ export function splitList(toks: string[], fail: (p: string) => never): string[][
 export const unquote = (name: string) => (name.startsWith('`') ? name.slice(1, -1).replace(/``/g, '`') : name);
 export const isWord = (t: string | undefined, ...words: string[]) => t !== undefined && words.includes(t.toUpperCase());
 
-/** Items of the column list that are no column (keys, constraints, MariaDB's system-time period). */
-const KEY_ITEMS = [
+/**
+ * Items of the column list that are no column (keys, constraints, MariaDB's system-time period and its
+ * vector indexes).
+ */
+export const KEY_ITEMS = [
   'PRIMARY',
   'KEY',
   'INDEX',
@@ -133,6 +136,7 @@ const KEY_ITEMS = [
   'SPATIAL',
   'CHECK',
   'PERIOD',
+  'VECTOR',
 ];
 
 /**
