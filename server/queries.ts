@@ -216,14 +216,7 @@ async function select(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
     const from = t.peek()?.start ?? 0;
     row.push(await expression(t, ctx));
     const to = t.peek()?.start ?? t.sql.length;
-    let name = t.sql.slice(from, to).trim();
-    if (
-      t.accept('AS') ||
-      (t.peek()?.kind === 'word' && !['FROM', 'LIMIT'].includes(t.peek()!.text.toUpperCase())) ||
-      t.peek()?.kind === 'string'
-    )
-      name = identifier(t.take().text);
-    columns.push(name);
+    columns.push(alias(t) ?? t.sql.slice(from, to).trim());
   } while (t.peek()?.text === ',' && t.take());
   if (t.accept('FROM')) t.expect('DUAL');
   if (t.accept('LIMIT')) t.take();
@@ -236,11 +229,12 @@ async function select(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
  * [ORDER BY ORDINAL_POSITION]: the table's columns as the served binlogs tell them.
  */
 async function selectColumns(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
-  const wanted: string[] = [];
+  const wanted: { column: string; name: string }[] = [];
   do {
     const c = t.take();
     if (c.kind !== 'word') throw unknown(t.sql);
-    wanted.push(identifier(c.text));
+    const column = identifier(c.text);
+    wanted.push({ column, name: alias(t) ?? column });
   } while (t.peek()?.text === ',' && t.take());
   for (const w of ['FROM', 'INFORMATION_SCHEMA', '.', 'COLUMNS', 'WHERE']) t.expect(w);
   const where = new Map<string, string>();
@@ -262,15 +256,26 @@ async function selectColumns(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
     throw new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', message);
   }
   const known = Object.keys(rows[0] ?? {});
-  const keys = wanted.map((w) => {
-    const key = w.toUpperCase();
+  const keys = wanted.map(({ column }) => {
+    const key = column.toUpperCase();
     if (rows.length && !known.includes(key)) {
-      const message = `Unknown column '${quoted(w)}' in 'field list' (binlog serve knows ${known.join(', ')})`;
+      const message = `Unknown column '${quoted(column)}' in 'field list' (binlog serve knows ${known.join(', ')})`;
       throw new QueryError(ServerErrorCode.ER_BAD_FIELD_ERROR, '42S22', message);
     }
     return key;
   });
-  return { columns: wanted, rows: rows.map((r) => keys.map((k) => r[k] ?? null)) };
+  return { columns: wanted.map((w) => w.name), rows: rows.map((r) => keys.map((k) => r[k] ?? null)) };
+}
+
+/**
+ * A selected item's alias, taken when one follows: `AS name`, or a name or string alone before the next
+ * comma, FROM or LIMIT, as MySQL takes it. The result's column is then named so.
+ */
+function alias(t: Tokens): string | undefined {
+  const next = t.peek();
+  const bare = next?.kind === 'word' && !['FROM', 'LIMIT'].includes(next.text.toUpperCase());
+  if (t.accept('AS') || bare || next?.kind === 'string') return identifier(t.take().text);
+  return undefined;
 }
 
 function identifier(text: string): string {

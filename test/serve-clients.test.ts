@@ -155,6 +155,17 @@ describe('CDC clients of serveBinlog', () => {
       await expect(
         conn.query("SELECT nosuch FROM information_schema.columns WHERE table_schema = 'shop' AND table_name = 'item'"),
       ).rejects.toThrow(/Unknown column 'nosuch'/);
+      // The project's own client asks with aliases (replication/replica-columns.ts); backquotes and a bare
+      // alias are read as a server reads them.
+      const [aliased] = await conn.query(
+        "SELECT COLUMN_NAME AS name, `COLUMN_TYPE` type, CHARACTER_SET_NAME AS 'charset' FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = 'item' ORDER BY ORDINAL_POSITION",
+      );
+      expect((aliased as { name: string; type: string }[]).map((r) => [r.name, r.type])).toEqual([
+        ['id', 'int'],
+        ['name', 'varchar'],
+        ['qty', 'bigint'],
+      ]);
+      expect(Object.keys((aliased as object[])[0]!)).toEqual(['name', 'type', 'charset']);
     } finally {
       await conn.end();
     }
