@@ -99,7 +99,7 @@ export const ServerProfiles: Readonly<Record<ServerProfileName, ServerProfile>> 
  * as their events carry checksums or not, a UUID made as the server starts, the GTID position at the end of the last
  * binlog.
  */
-export type ServedVariableSource = 'serverId' | 'version' | 'checksum' | 'uuid' | 'gtidPosition';
+export type ServedVariableSource = 'serverId' | 'version' | 'checksum' | 'uuid' | 'gtidPosition' | 'rowMetadata';
 /** A variable the binlog server reports: a value, or what it comes from; `server` names who has it. */
 export type ServedVariable = { server: 'both' | 'mysql' | 'mariadb' } & (
   { value: string } | { from: ServedVariableSource }
@@ -122,6 +122,12 @@ export const ServedVariables: Readonly<Record<string, ServedVariable>> = {
   log_bin: { value: 'ON', server: 'both' },
   binlog_format: { value: 'ROW', server: 'both' },
   binlog_row_image: { value: 'FULL', server: 'both' },
+  /**
+   * FULL when the served TABLE_MAPs carry column names, MINIMAL when they carry other optional metadata only, NO_LOG
+   * when they carry none (a client that reads NO_LOG or MINIMAL here looks the names up elsewhere, or leaves the
+   * columns unnamed).
+   */
+  binlog_row_metadata: { from: 'rowMetadata', server: 'both' },
   server_uuid: { from: 'uuid', server: 'both' },
   gtid_domain_id: { value: '0', server: 'both' },
   gtid_strict_mode: { value: 'OFF', server: 'both' },

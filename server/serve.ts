@@ -15,7 +15,7 @@ import type { BinlogEventInput } from '../runtime/events/event-codec.js';
 import { ServedVariables, type ServedVariable, type ServedVariableSource } from '../generated/servers.js';
 import { text } from '../protocol/packets.js';
 import { logFormat, UnservableError, type LogFormat } from './source-frames.js';
-import { tableColumns } from './source-columns.js';
+import { rowMetadataOf, tableColumns } from './source-columns.js';
 import { gtidStateAt } from './source-gtids.js';
 import { eventLogs, fileLogs, type ServedLogs } from './logs.js';
 import type { QueryContext } from './queries.js';
@@ -202,7 +202,7 @@ function queryContext(
   const flavor = /mariadb/i.test(id.version) ? 'mariadb' : 'mysql';
   // schemas/servers.yaml names the variables; a variable of the other server's is one this server lacks.
   const served = new Map(Object.entries(ServedVariables).filter(([, v]) => v.server === 'both' || v.server === flavor));
-  const sources = variableSources(id, gtidAtEnd);
+  const sources = variableSources(id, gtidAtEnd, async () => rowMetadataOf(await logs.list()));
   const valueOf = async (v: ServedVariable) => ('value' in v ? v.value : sources[v.from]());
   return {
     async variable(name) {
@@ -234,7 +234,11 @@ interface ServerIdentity {
 
 /** The values of the variables that come `from` what is served (schemas/servers.yaml). */
 type Sources = Record<ServedVariableSource, () => Promise<string>>;
-function variableSources(id: ServerIdentity, gtidAtEnd: () => Promise<string>): Sources {
+function variableSources(
+  id: ServerIdentity,
+  gtidAtEnd: () => Promise<string>,
+  rowMetadata: () => Promise<string>,
+): Sources {
   // A server has one UUID while it runs, as a real one has from its first start.
   const uuid = randomUUID();
   return {
@@ -243,5 +247,6 @@ function variableSources(id: ServerIdentity, gtidAtEnd: () => Promise<string>): 
     checksum: async () => (id.checksums ? 'CRC32' : 'NONE'),
     uuid: async () => uuid,
     gtidPosition: gtidAtEnd,
+    rowMetadata,
   };
 }

@@ -41,6 +41,20 @@ export async function tableColumns(
   return last.columns.map((c) => columnRow(c, schema, table));
 }
 
+/**
+ * What binlog_row_metadata the served TABLE_MAPs show: FULL when one carries column names, MINIMAL when
+ * they carry other optional metadata only, NO_LOG when none carries any (and when there is none to see).
+ */
+export async function rowMetadataOf(logs: ServedLog[]): Promise<'FULL' | 'MINIMAL' | 'NO_LOG'> {
+  let minimal = false;
+  for await (const { event } of eventsOf(logs, TABLE_MAPS)) {
+    if (event.type !== 'TABLE_MAP_EVENT') continue;
+    if (event.optionalMetadata.some((m) => m.code === 'COLUMN_NAME')) return 'FULL';
+    minimal ||= event.optionalMetadata.length > 0;
+  }
+  return minimal ? 'MINIMAL' : 'NO_LOG';
+}
+
 function columnRow(c: Column, schema: string, table: string): ColumnRow {
   const sqlType = sqlTypeOf(c);
   const members = c.members?.map((m) => `'${String(textOf(m)).replace(/'/g, "''")}'`).join(',');

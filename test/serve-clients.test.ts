@@ -249,3 +249,37 @@ describe('serveBinlog of events still arriving', () => {
     expect(lines).toEqual(all.map((e) => toJsonLine(e)));
   });
 });
+
+describe('the variables CDC clients read before they stream, as the served binlogs imply them', () => {
+  /** A one-row binlog whose TABLE_MAP carries the optional metadata `rowMetadata` says. */
+  function binlogWith(rowMetadata: 'FULL' | 'MINIMAL' | 'NO_LOG'): BinlogEventInput[] {
+    const w = new BinlogWriter({ timestamp: 1_700_000_000, rowMetadata });
+    const t = w.createTable({ schema: 'shop', name: 'item', columns: [{ name: 'id', type: 'int unsigned' }] });
+    w.insert(t, [{ id: 1 }]).commit();
+    return decodeBinlog(w.end().toBytes(), { file: 'binlog.000001' });
+  }
+
+  it.each(['FULL', 'MINIMAL', 'NO_LOG'] as const)(
+    'binlog_row_metadata is %s when the TABLE_MAPs carry that; questions in any case, with or without ;',
+    async (rowMetadata) => {
+      async function* served() {
+        yield* binlogWith(rowMetadata);
+      }
+      const server = await serveBinlog({ events: served() }, { log: () => {} });
+      const mysql = await import('mysql2/promise');
+      const conn = await mysql.createConnection({ host: '127.0.0.1', port: server.port, user: 'cdc', password: '' });
+      try {
+        const [shown] = await conn.query("show global variables like 'BINLOG_ROW_METADATA';");
+        expect(shown).toEqual([{ Variable_name: 'binlog_row_metadata', Value: rowMetadata }]);
+        const [selected] = await conn.query('SELECT @@binlog_row_metadata, @@GLOBAL.binlog_format');
+        expect(Object.values((selected as object[])[0]!)).toEqual([rowMetadata, 'ROW']);
+        // An unknown variable is an empty result set, as a server gives for a LIKE that matches nothing.
+        const [unknown] = await conn.query("SHOW SESSION VARIABLES LIKE 'no_such_variable'");
+        expect(unknown).toEqual([]);
+      } finally {
+        await conn.end();
+        await server.close();
+      }
+    },
+  );
+});

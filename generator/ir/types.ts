@@ -387,7 +387,7 @@ export interface IrServers {
   servers: IrServer[];
 }
 
-export const SERVED_VARIABLE_SOURCES = ['serverId', 'version', 'checksum', 'uuid', 'gtidPosition'] as const;
+export const SERVED_VARIABLE_SOURCES = ['serverId', 'version', 'checksum', 'uuid', 'gtidPosition', 'rowMetadata'] as const;
 export type ServedVariableSource = (typeof SERVED_VARIABLE_SOURCES)[number];
 export type ServedVariableServer = 'both' | 'mysql' | 'mariadb';
 
