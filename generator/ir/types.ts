@@ -387,7 +387,14 @@ export interface IrServers {
   servers: IrServer[];
 }
 
-export const SERVED_VARIABLE_SOURCES = ['serverId', 'version', 'checksum', 'uuid', 'gtidPosition', 'rowMetadata'] as const;
+export const SERVED_VARIABLE_SOURCES = [
+  'serverId',
+  'version',
+  'checksum',
+  'uuid',
+  'gtidPosition',
+  'rowMetadata',
+] as const;
 export type ServedVariableSource = (typeof SERVED_VARIABLE_SOURCES)[number];
 export type ServedVariableServer = 'both' | 'mysql' | 'mariadb';
 
