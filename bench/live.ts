@@ -19,10 +19,14 @@ const TRANSACTION_ROWS = 1000;
  */
 const COLUMNS = 'id INT PRIMARY KEY, n BIGINT, s VARCHAR(64), d DOUBLE, t DATETIME(6), m DECIMAL(20,6)';
 
-async function bundle(): Promise<string> {
-  const out = path.join(DATA_DIR, 'build', 'live-run.mjs');
+/**
+ * bench/live-run.ts of the tree at `dir` (this one by default, or another checkout for a before/after run)
+ * bundled into DATA_DIR/build/`name`, so that the bench runs it as a plain node script.
+ */
+export async function bundle(dir = path.join(import.meta.dirname, '..'), name = 'live-run.mjs'): Promise<string> {
+  const out = path.join(DATA_DIR, 'build', name);
   await build({
-    entryPoints: [path.join(import.meta.dirname, 'live-run.ts')],
+    entryPoints: [path.join(dir, 'bench', 'live-run.ts')],
     outfile: out,
     bundle: true,
     platform: 'node',

@@ -10,31 +10,15 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { build } from 'esbuild';
 import { startMariadb } from '../test/support/mariadb.js';
 import { natsAvailable, startNats } from '../test/support/nats.js';
-import { DATA_DIR } from './data.js';
+import { bundle } from './live.js';
 import type { LiveResult } from './live-run.js';
 
 const TRANSACTION_ROWS = 1000;
 /** The table (43): the live section's without DOUBLE. */
 const COLUMNS = 'id INT PRIMARY KEY, n BIGINT, s VARCHAR(64), t DATETIME(6), m DECIMAL(20,6)';
 const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-
-async function bundle(dir: string, name: string): Promise<string> {
-  const out = path.join(DATA_DIR, 'build', name);
-  await build({
-    entryPoints: [path.join(dir, 'bench', 'live-run.ts')],
-    outfile: out,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  });
-  return out;
-}
 
 /** One live-run process; its peak RSS from /usr/bin/time (the last line of its stderr) when there is one. */
 function run(script: string, args: string[]): Promise<LiveResult> {
@@ -76,7 +60,7 @@ export async function streamNatsBench(
   log: (s: string) => void,
 ): Promise<string[]> {
   if (!natsAvailable) return ['stream-nats: not measured (nats-server not installed)'];
-  const after = await bundle(path.join(import.meta.dirname, '..'), 'live-run.mjs');
+  const after = await bundle();
   const old = before === undefined ? undefined : await bundle(before, 'live-run-before.mjs');
   const server = await startMariadb();
   try {

@@ -12,7 +12,7 @@ import {
   closing,
   columnDef,
   isWord,
-  KEY_ITEMS,
+  columnList,
   keyColumns,
   splitList,
   tableOptions,
@@ -175,25 +175,6 @@ function create(t: Cursor, orReplace: boolean, temporary: boolean): DdlChange {
 
 const systemVersioned = (toks: string[]) =>
   toks.some((x, i) => isWord(x, 'SYSTEM') && isWord(toks[i + 1], 'VERSIONING') && isWord(toks[i - 1], 'WITH', 'ADD'));
-
-/** A column list's columns and primary key. */
-function columnList(toks: string[], fail: (p: string) => never): TableDefinitionInput {
-  const def: TableDefinitionInput = { columns: [] };
-  const primaryKey: string[] = [];
-  for (const item of splitList(toks, fail)) {
-    if (item.length === 0) fail('an empty column definition');
-    if (isWord(item[0], ...KEY_ITEMS)) {
-      const pk = item.findIndex((x, i) => isWord(x, 'PRIMARY') && isWord(item[i + 1], 'KEY'));
-      if (pk >= 0) primaryKey.push(...keyColumns(item.slice(pk + 2)));
-      continue;
-    }
-    const [column, inKey] = columnDef(item, fail);
-    if (inKey) primaryKey.push(column.name);
-    def.columns.push(column);
-  }
-  if (primaryKey.length) def.primaryKey = primaryKey;
-  return def;
-}
 
 function alter(t: Cursor): DdlChange {
   const ifExists = t.take('IF', 'EXISTS');

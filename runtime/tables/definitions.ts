@@ -125,7 +125,7 @@ export const isWord = (t: string | undefined, ...words: string[]) => t !== undef
  * Items of the column list that are no column (keys, constraints, MariaDB's system-time period and its
  * vector indexes).
  */
-export const KEY_ITEMS = [
+const KEY_ITEMS = [
   'PRIMARY',
   'KEY',
   'INDEX',
@@ -159,12 +159,21 @@ export function parseTableSql(sql: string, qualified: string): TableDefinitionIn
     options = toks.slice(close + 1);
     toks = toks.slice(open + 1, close);
   }
-  const def: TableDefinitionInput = { columns: [], ...tableOptions(options, fail) };
+  return { ...columnList(toks, fail), ...tableOptions(options, fail) };
+}
+
+/**
+ * A CREATE TABLE's column list: its columns and primary key (declared on a column, or as a key of its own,
+ * named by CONSTRAINT or not). The schema file's reader and the DDL reader (ddl.ts) share it.
+ */
+export function columnList(toks: string[], fail: (p: string) => never): TableDefinitionInput {
+  const def: TableDefinitionInput = { columns: [] };
   const primaryKey: string[] = [];
   for (const item of splitList(toks, fail)) {
     if (item.length === 0) fail('an empty column definition');
     if (isWord(item[0], ...KEY_ITEMS)) {
-      if (isWord(item[0], 'PRIMARY') && isWord(item[1], 'KEY')) primaryKey.push(...keyColumns(item.slice(2)));
+      const pk = item.findIndex((x, i) => isWord(x, 'PRIMARY') && isWord(item[i + 1], 'KEY'));
+      if (pk >= 0) primaryKey.push(...keyColumns(item.slice(pk + 2)));
       continue;
     }
     const [column, inKey] = columnDef(item, fail);
