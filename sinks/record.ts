@@ -16,7 +16,8 @@
 import type { Checkpoint } from '../protocol/checkpoint.js';
 import { gtidOf } from '../protocol/gtid-sets.js';
 import { rowKind } from '../protocol/row-kinds.js';
-import { toJsonLine } from '../runtime/core/dump-json.js';
+import { toJsonBytes, toJsonLine } from '../runtime/core/dump-json.js';
+import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
 import type { TableMapEventOptionalMetadataEntry } from '../generated/rows.js';
 import type { RowChange } from '../runtime/core/values.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
@@ -116,16 +117,11 @@ export class ChangeMessages {
     // A rows event whose images could not be split into rows has none, and so no messages.
     const rows = e.rows ?? [];
     const subject = `${this.prefix}.${token(table.db)}.${token(table.table)}`;
+    const shared = { op, ts_ms: e.header.timestamp * 1000, source: this.source(e, table.db, table.table, 0) };
+    const bodies = changeBodies(rows, shared);
     return rows.map((r, row) => {
-      const record: ChangeRecord = {
-        before: r.before ?? null,
-        after: r.after ?? null,
-        op,
-        ts_ms: e.header.timestamp * 1000,
-        source: this.source(e, table.db, table.table, row),
-      };
-      const partition = this.partitions === undefined ? '' : `.${partitionOf(table.key, record, this.partitions)}`;
-      return this.message(subject + partition, record, changeJson(record));
+      const partition = this.partitions === undefined ? '' : `.${partitionOf(table.key, r, this.partitions)}`;
+      return this.message(subject + partition, bodies[row]!);
     });
   }
 
@@ -137,7 +133,7 @@ export class ChangeMessages {
       ts_ms: e.header.timestamp * 1000,
       source: this.source(e, db, null, 0),
     };
-    return this.message(`${this.prefix}.${DDL_SUBJECT}`, record);
+    return this.message(`${this.prefix}.${DDL_SUBJECT}`, toJsonBytes(record));
   }
 
   private source(e: BinlogEvent, db: string, table: string | null, row: number): ChangeSource {
@@ -145,29 +141,58 @@ export class ChangeMessages {
     return { server_id: t.serverId, file: e.file ?? '', pos: e.pos, gtid: t.gtid, db, table, row };
   }
 
-  private message(subject: string, record: ChangeRecord | DdlRecord, json = toJsonLine(record)): SinkMessage {
+  private message(subject: string, body: Uint8Array): SinkMessage {
     const t = this.transaction!;
-    return { subject, id: `${t.serverId}/${t.key}/${t.n++}`, body: Buffer.from(json) };
+    return { subject, id: `${t.serverId}/${t.key}/${t.n++}`, body };
   }
+}
+
+/** What the records of one rows event share: all but their images and their row index. */
+export type SharedParts = Pick<ChangeRecord, 'op' | 'ts_ms' | 'source'>;
+
+const BEFORE = Buffer.from('{"before":');
+const AFTER = Buffer.from(',"after":');
+const COMMA = 0x2c;
+const CLOSE = Buffer.from('}}');
+const KEPT_BYTES = 1 << 20;
+const bodies = new JsonBytes(1 << 15);
+
+/**
+ * The records of one rows event as JSON bodies, each the same bytes as toJsonBytes of the whole record.
+ * The parts they share are written once, and every body is a view of one buffer, so that a row costs
+ * its images and its row index only.
+ */
+export function changeBodies(rows: readonly RowChange[], shared: SharedParts): Buffer[] {
+  const tail = sharedTail(shared);
+  const ends: number[] = [];
+  bodies.pos = 0;
+  for (let row = 0; row < rows.length; row++) {
+    const r = rows[row]!;
+    bodies.raw(BEFORE);
+    bodies.value(r.before ?? null);
+    bodies.raw(AFTER);
+    bodies.value(r.after ?? null);
+    bodies.byte(COMMA);
+    bodies.raw(tail);
+    bodies.value(row);
+    bodies.raw(CLOSE);
+    ends.push(bodies.pos);
+  }
+  // The copy is the event's own: the writer is used again at once, and the client reads the bodies later.
+  const all = Buffer.from(bodies.buf.subarray(0, bodies.pos));
+  // One event of large rows does not keep a large buffer for the rest of the stream.
+  if (bodies.buf.length > KEPT_BYTES) bodies.take();
+  return ends.map((end, row) => all.subarray(row === 0 ? 0 : ends[row - 1], end));
 }
 
 /**
- * A change record's JSON, the same as toJsonLine's: the images whose values are all plain (strings, numbers
- * other than -0, booleans, null) through JSON.stringify alone, which is several times faster than with the
- * replacer that the others need, called back for every key.
+ * The JSON of the shared parts as every record has them after its images: `"op":…,"source":{…,"row":`.
+ * It is toJsonLine's text of the parts with row 0, less the first brace and the last `0}}`, which each
+ * record writes with its own row index.
  */
-export function changeJson(r: ChangeRecord): string {
-  const images = `"before":${imageJson(r.before)},"after":${imageJson(r.after)}`;
-  return `{${images},"op":"${r.op}","ts_ms":${r.ts_ms},"source":${JSON.stringify(r.source)}}`;
-}
-
-function imageJson(image: Record<string, unknown> | null): string {
-  if (image === null) return 'null';
-  for (const k in image) {
-    const v = image[k];
-    if ((typeof v === 'object' && v !== null) || typeof v === 'bigint' || Object.is(v, -0)) return toJsonLine(image);
-  }
-  return JSON.stringify(image);
+function sharedTail(shared: SharedParts): Buffer {
+  const json = toJsonLine({ ...shared, source: { ...shared.source, row: 0 } });
+  return Buffer.from(json.slice(1, -3));
 }
 
 /** Reads the primary key's column names from the TABLE_MAP's metadata (a column without a name is `@N`, 1-based). */
@@ -180,8 +205,8 @@ function keyColumns(metadata: TableMapEventOptionalMetadataEntry[] | undefined):
 }
 
 /** Gives a row change's partition: FNV-1a of its key values' JSON modulo `partitions`, 0 when the table has no key. */
-export function partitionOf(key: string[], record: ChangeRecord, partitions: number): number {
-  const image = record.after ?? record.before;
+export function partitionOf(key: string[], change: RowChange, partitions: number): number {
+  const image = change.after ?? change.before;
   if (key.length === 0 || !image) return 0;
   const text = toJsonLine(key.map((k) => image[k]));
   let h = 0x811c9dc5;
