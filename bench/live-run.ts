@@ -31,6 +31,8 @@ export interface LiveResult {
   rows: number;
   digest: string;
   rssPeak: number;
+  /** CPU seconds, user and system, as the bench's /usr/bin/time measured them (stream-nats). */
+  cpuSecs?: number;
   /** The mean size of a message's body (jetstream). */
   messageBytes?: number;
 }

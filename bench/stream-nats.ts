@@ -20,9 +20,12 @@ const TRANSACTION_ROWS = 1000;
 const COLUMNS = 'id INT PRIMARY KEY, n BIGINT, s VARCHAR(64), t DATETIME(6), m DECIMAL(20,6)';
 const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
-/** One live-run process; its peak RSS from /usr/bin/time (the last line of its stderr) when there is one. */
+/**
+ * One live-run process; its peak RSS and CPU seconds (user and system) from /usr/bin/time (the last line of
+ * its stderr) when there is one. The CPU seconds compare trees on a loaded machine, where wall times do not.
+ */
 function run(script: string, args: string[]): Promise<LiveResult> {
-  const argv = TIME ? [TIME, '-f', '%M', process.execPath, script, ...args] : [process.execPath, script, ...args];
+  const argv = TIME ? [TIME, '-f', '%M %U %S', process.execPath, script, ...args] : [process.execPath, script, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -36,7 +39,10 @@ function run(script: string, args: string[]): Promise<LiveResult> {
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`live-run ${args[0]} exited with ${code}: ${err}`));
       const result = JSON.parse(out) as LiveResult;
-      if (TIME) result.rssPeak = Number(err.trim().split('\n').pop()) * 1024;
+      if (TIME) {
+        const [kb, user, sys] = err.trim().split('\n').pop()!.split(' ').map(Number);
+        Object.assign(result, { rssPeak: kb! * 1024, cpuSecs: user! + sys! });
+      }
       resolve(result);
     });
   });
@@ -111,8 +117,9 @@ function report(results: { name: string; r: LiveResult }[], total: number, befor
       : `NOT every message: ${of(name)
           .map((r) => r.rows)
           .join(', ')} of ${total}`;
+  const cpu = (name: string) => [...of(name).map((r) => r.cpuSecs ?? NaN)].sort((a, b) => a - b)[of(name).length >> 1]!;
   const line = (name: string, label: string) =>
-    `  ${label.padEnd(44)} ${secs(name).toFixed(3)} s ${Math.round(rate(name)).toLocaleString('en-US').padStart(9)} msgs/s  peak RSS ${rss(name).toFixed(1)} MB  (${all(name)})`;
+    `  ${label.padEnd(44)} ${secs(name).toFixed(3)} s ${Math.round(rate(name)).toLocaleString('en-US').padStart(9)} msgs/s  peak RSS ${rss(name).toFixed(1)} MB  CPU ${cpu(name).toFixed(2)} s  (${all(name)})`;
   const bytes = Math.round(of('after')[0]?.messageBytes ?? 0);
   const lines = [
     `stream-nats: ${total} rows (${COLUMNS}), ${TRANSACTION_ROWS} a transaction, from a MariaDB server's unix socket into a fresh nats-server -js each run; median of ${of('after').length}`,
@@ -126,7 +133,7 @@ function report(results: { name: string; r: LiveResult }[], total: number, befor
   );
   if (before !== undefined)
     lines.push(
-      `  before / ceiling: ${(rate('before') / rate('ceiling')).toFixed(2)};  this tree / before: ${(rate('after') / rate('before')).toFixed(2)}×`,
+      `  before / ceiling: ${(rate('before') / rate('ceiling')).toFixed(2)};  this tree / before: ${(rate('after') / rate('before')).toFixed(2)}× in rows/s, ${(cpu('before') / cpu('after')).toFixed(2)}× in CPU`,
     );
   return lines;
 }

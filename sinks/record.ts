@@ -21,6 +21,8 @@ import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
 import type { TableMapEventOptionalMetadataEntry } from '../generated/rows.js';
 import type { RowChange } from '../runtime/core/values.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { JsonRows } from '../runtime/rows/json-rows.js';
+import { DUMP_ROWS, type DumpRowsOption } from '../runtime/rows/row-tables.js';
 import { isStatement, textOf } from '../runtime/io/transactions.js';
 import type { SinkMessage } from './sink.js';
 
@@ -78,6 +80,14 @@ export class ChangeMessages {
     private readonly partitions?: number,
   ) {}
 
+  /**
+   * How the dump is to give rows events' rows: as the dump's JsonRows, written to records from their bytes
+   * with no row object made, unless partitions need the key's values.
+   */
+  rowsOption(): Partial<DumpRowsOption> {
+    return this.partitions === undefined ? { [DUMP_ROWS]: true } : {};
+  }
+
   /** The messages of `e`, which comes after `checkpoint` (the transaction's start, for its first event). */
   of(e: BinlogEvent, checkpoint: Checkpoint): SinkMessage[] {
     if (e.notInFile) return [];
@@ -114,10 +124,15 @@ export class ChangeMessages {
   ): SinkMessage[] {
     const table = this.tables.get(e.tableId);
     if (!table) throw new Error(`the rows event at ${e.file}:${e.pos} has no TABLE_MAP before it`);
-    // A rows event whose images could not be split into rows has none, and so no messages.
-    const rows = e.rows ?? [];
+    // A rows event whose images could not be split into rows has none, and so no messages. Under
+    // rowsOption's DUMP_ROWS the reader gives JsonRows where its events' type says RowChange[].
+    const rows: readonly RowChange[] | JsonRows = e.rows ?? [];
     const subject = `${this.prefix}.${token(table.db)}.${token(table.table)}`;
     const shared = { op, ts_ms: e.header.timestamp * 1000, source: this.source(e, table.db, table.table, 0) };
+    if (rows instanceof JsonRows) {
+      if (this.partitions !== undefined) throw new Error('partitions need the rows decoded, not as JsonRows');
+      return renderedBodies(rows, shared).map((body) => this.message(subject, body));
+    }
     const bodies = changeBodies(rows, shared);
     return rows.map((r, row) => {
       const partition = this.partitions === undefined ? '' : `.${partitionOf(table.key, r, this.partitions)}`;
@@ -178,11 +193,60 @@ export function changeBodies(rows: readonly RowChange[], shared: SharedParts): B
     bodies.raw(CLOSE);
     ends.push(bodies.pos);
   }
+  return viewsOfBodies(ends);
+}
+
+/** The bodies written in `bodies`, ending at `ends`, as views of one copy of them. */
+function viewsOfBodies(ends: number[]): Buffer[] {
   // The copy is the event's own: the writer is used again at once, and the client reads the bodies later.
   const all = Buffer.from(bodies.buf.subarray(0, bodies.pos));
   // One event of large rows does not keep a large buffer for the rest of the stream.
   if (bodies.buf.length > KEPT_BYTES) bodies.take();
   return ends.map((end, row) => all.subarray(row === 0 ? 0 : ends[row - 1], end));
+}
+
+const rendered = new JsonBytes(1 << 15);
+const RECORD_OPEN = { c: Buffer.from('{"before":null,'), u: Buffer.from('{'), d: Buffer.from('{') };
+const RECORD_AFTER = { c: Buffer.alloc(0), u: Buffer.alloc(0), d: Buffer.from(',"after":null') };
+const NULL_SPARE = Buffer.from('"nullSpare":{');
+
+/**
+ * The records of a rows event as changeBodies gives them, from the dump's JSON of its changes: each change
+ * `{"before":…,"after":…}` (an UPDATE's; a WRITE's has no before member, a DELETE's no after member) is
+ * the record's first members, completed with the missing image as null and the shared parts. Images that
+ * do not read give no records, as the eager decode gives no rows for them.
+ */
+export function renderedBodies(rows: JsonRows, shared: SharedParts): Buffer[] {
+  const ends: number[] = [];
+  rendered.pos = 0;
+  const text = rows.render(rendered, ends).rows;
+  if (text === undefined) return [];
+  const tail = sharedTail(shared);
+  const changes = rendered.buf;
+  const bodyEnds: number[] = [];
+  bodies.pos = 0;
+  for (let row = 0, start = text.start + 1; row < ends.length; start = ends[row++]! + 1) {
+    bodies.raw(RECORD_OPEN[shared.op]);
+    bodies.raw(changes.subarray(membersStart(changes, start + 1), ends[row]! - 1));
+    bodies.raw(RECORD_AFTER[shared.op]);
+    bodies.byte(COMMA);
+    bodies.raw(tail);
+    bodies.value(row);
+    bodies.raw(CLOSE);
+    bodyEnds.push(bodies.pos);
+  }
+  if (rendered.buf.length > KEPT_BYTES) rendered.take();
+  return viewsOfBodies(bodyEnds);
+}
+
+/**
+ * Where a change's members start after its brace, past a `nullSpare` member: the dump keeps the unused
+ * bits of a null bitmap there, which the records, as the eager decode's changes give them, leave out.
+ */
+function membersStart(changes: Buffer, at: number): number {
+  if (!changes.subarray(at, at + NULL_SPARE.length).equals(NULL_SPARE)) return at;
+  // The member is an object of numbers, so its first closing brace ends it; a comma follows.
+  return changes.indexOf(0x7d, at + NULL_SPARE.length) + 2;
 }
 
 /**

@@ -9,6 +9,7 @@
 import { Backoff, type ReconnectOptions } from '../protocol/backoff.js';
 import { resumeAt, type Checkpoint, type CheckpointedEvents, type ResumePoint } from '../protocol/checkpoint.js';
 import { ConnectionError } from '../runtime/core/errors.js';
+import type { DumpRowsOption } from '../runtime/rows/row-tables.js';
 import { Lag } from './lag.js';
 import { ChangeMessages } from './record.js';
 import type { OpenSink, Sink, SinkAcks } from './sink.js';
@@ -19,7 +20,7 @@ import { AckWindow } from './window.js';
  * when the sink holds no checkpoint), each TRANSACTION_PAYLOAD's events handed out after it, as the
  * records are made from them.
  */
-export type DumpFrom = Partial<ResumePoint> & { payloads: 'flat' };
+export type DumpFrom = Partial<ResumePoint> & { payloads: 'flat' } & Partial<DumpRowsOption>;
 
 export interface StreamOptions {
   /**
@@ -161,7 +162,10 @@ export class BinlogStreamer {
 
   /** One dump into one sink, from `resume` (else where the options start). */
   private async pump(sink: Sink, resume: Checkpoint | undefined, attempt: { window?: AckWindow }): Promise<void> {
-    const binlog = (this.binlog = this.options.binlog({ ...(resume && resumeAt(resume)), payloads: 'flat' }));
+    const { prefix, ddl, partitions } = this.options;
+    const messages = new ChangeMessages(prefix ?? 'binlog', ddl ?? false, partitions);
+    const from: DumpFrom = { ...(resume && resumeAt(resume)), payloads: 'flat', ...messages.rowsOption() };
+    const binlog = (this.binlog = this.options.binlog(from));
     const writer = new CheckpointWriter(
       sink,
       (c) => (this.stats.checkpoint = c),
@@ -180,8 +184,6 @@ export class BinlogStreamer {
           },
           () => binlog.close(), // the dump waits no longer for events that cannot be sent
         ));
-    const { prefix, ddl, partitions } = this.options;
-    const messages = new ChangeMessages(prefix ?? 'binlog', ddl ?? false, partitions);
     const reconnectsBefore = this.stats.reconnects;
     try {
       let checkpoint = binlog.checkpoint;

@@ -79,14 +79,16 @@ export class JsonRows {
   /**
    * The changes' JSON, written at the end of `w` (a buffer of the dump's own, not the line's), as
    * JsonBytes.rows writes the eager decode's changes; or, where a value does not read, what the eager
-   * decode keeps instead. The text stays in `w`'s buffer: `w` is to be written on only past it.
+   * decode keeps instead. The text stays in `w`'s buffer: `w` is to be written on only past it. Where
+   * `ends` is given, the position after each change's closing brace is added to it, so that a caller can
+   * take the changes one by one (the stream's records).
    */
-  render(w: JsonBytes): RenderedRows {
+  render(w: JsonBytes, ends?: number[]): RenderedRows {
     const r = this.reader();
     const start = w.pos;
     // orBytes is the eager decode's own test of whether the images split into rows, so the same error
     // gives the same answer.
-    const split = orBytes(r, () => this.write(r, w));
+    const split = orBytes(r, () => this.write(r, w, ends));
     if (split.undecoded !== undefined) {
       w.pos = start;
       return split;
@@ -94,7 +96,7 @@ export class JsonRows {
     return { rows: new JsonText(w.buf, start, w.pos) };
   }
 
-  private write(r: Reader, w: JsonBytes): void {
+  private write(r: Reader, w: JsonBytes, ends: number[] | undefined): void {
     const { images, path } = this.layout;
     const steps = new JsonSteps(this.images, path, (images & BEFORE) !== 0 && (images & AFTER) !== 0);
     w.byte(0x5b);
@@ -104,6 +106,7 @@ export class JsonRows {
       steps.first = true;
       walkRowChange(r, images, w, steps);
       w.byte(0x7d);
+      ends?.push(w.pos);
     }
     w.byte(0x5d);
   }
