@@ -13,7 +13,25 @@ import { natsAvailable, startNats } from '../test/support/nats.js';
 import { DATA_DIR } from './data.js';
 import type { LiveResult } from './live-run.js';
 
-const TRANSACTION_ROWS = 1000;
+export const TRANSACTION_ROWS = 1000;
+
+/**
+ * The workload's INSERTs: `batches` transactions of TRANSACTION_ROWS rows each, of an id, a BIGINT, a
+ * VARCHAR, a DOUBLE (with `double`), a DATETIME(6) and a DECIMAL, all made by the server from seq_1_to_N.
+ */
+export function insertsOf(batches: number, double: boolean): string {
+  const values = (b: number) =>
+    [
+      `${b * TRANSACTION_ROWS} + seq`,
+      'CAST(seq AS SIGNED) * 7919 - 500000',
+      `CONCAT('row ', seq, ' of ${b}')`,
+      ...(double ? ['seq / 3'] : []),
+      `'2024-01-01 00:00:00' + INTERVAL (seq * 7777777 + ${b}) MICROSECOND`,
+      '(CAST(seq AS SIGNED) - 500) * 1234.567891',
+    ].join(', ');
+  const insert = (b: number) => `INSERT INTO live.t SELECT ${values(b)} FROM seq_1_to_${TRANSACTION_ROWS};`;
+  return Array.from({ length: batches }, (_, b) => insert(b)).join('\n');
+}
 /**
  * The table: the types of the codec bench's binlog that both clients read to the same text (zongji with dateStrings).
  */
@@ -63,12 +81,7 @@ export async function liveBench(rows: number, runs: number, log: (s: string) => 
     log(`live: writing ${rows} rows`);
     await server.sql(`CREATE DATABASE live; CREATE TABLE live.t (${COLUMNS});`);
     const batches = Math.ceil(rows / TRANSACTION_ROWS);
-    const sql = Array.from(
-      { length: batches },
-      (_, b) =>
-        `INSERT INTO live.t SELECT ${b * TRANSACTION_ROWS} + seq, CAST(seq AS SIGNED) * 7919 - 500000, CONCAT('row ', seq, ' of ${b}'), seq / 3, ` +
-        `'2024-01-01 00:00:00' + INTERVAL (seq * 7777777 + ${b}) MICROSECOND, (CAST(seq AS SIGNED) - 500) * 1234.567891 FROM seq_1_to_${TRANSACTION_ROWS};`,
-    ).join('\n');
+    const sql = insertsOf(batches, true);
     await server.sql(sql, 'live');
     const total = batches * TRANSACTION_ROWS;
     const results: LiveResult[] = [];
@@ -156,7 +169,8 @@ function report(results: LiveResult[], total: number): string[] {
       .toLocaleString('en-US')
       .padStart(10)} rows/s`;
   const lines = [
-    `live: ${total} rows (${COLUMNS}) in transactions of ${TRANSACTION_ROWS}, read from a MariaDB server's unix socket; median of ${of('ours').length} run(s)`,
+    `live: ${total} rows (${COLUMNS}) in transactions of ${TRANSACTION_ROWS}, ` +
+      `read from a MariaDB server's unix socket; median of ${of('ours').length} run(s)`,
   ];
   for (const kind of Object.keys(NAMES)) {
     const memory = kind === 'mariadb-binlog' ? '' : `  peak RSS ${rss(kind).toFixed(1)} MB`;
@@ -168,12 +182,12 @@ function report(results: LiveResult[], total: number): string[] {
   }
   const x = secs('zongji') / secs('ours');
   const xs = streamSecs('zongji') / streamSecs('ours');
+  const bound = secs('zongji') / secs('frames');
   lines.push(
-    `  ours / zongji, live rows/s: ${x.toFixed(2)}× connect to last row, ${xs.toFixed(2)}× first row to last   target ≥ 3×: ${x >= 3 ? 'yes' : 'NO'}`,
+    `  ours / zongji, live rows/s: ${x.toFixed(2)}× connect to last row, ${xs.toFixed(2)}× first row to last` +
+      `   target ≥ 3×: ${x >= 3 ? 'yes' : 'NO'}`,
   );
-  lines.push(
-    `  the server's own pace (undecoded frames) bounds any client at ${(secs('zongji') / secs('frames')).toFixed(2)}× zongji`,
-  );
+  lines.push(`  the server's own pace (undecoded frames) bounds any client at ${bound.toFixed(2)}× zongji`);
   lines.push(`  same row values (digest of every row, in order): ${same ? 'yes' : 'NO'}`);
   return lines;
 }

@@ -12,10 +12,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startMariadb } from '../test/support/mariadb.js';
 import { natsAvailable, startNats } from '../test/support/nats.js';
-import { bundle } from './live.js';
+import { bundle, insertsOf, TRANSACTION_ROWS } from './live.js';
 import type { LiveResult } from './live-run.js';
 
-const TRANSACTION_ROWS = 1000;
 /** The issue's table (43): the live section's without DOUBLE. */
 const COLUMNS = 'id INT PRIMARY KEY, n BIGINT, s VARCHAR(64), t DATETIME(6), m DECIMAL(20,6)';
 const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
@@ -73,12 +72,7 @@ export async function streamNatsBench(
     log(`stream-nats: writing ${rows} rows`);
     await server.sql(`CREATE DATABASE live; CREATE TABLE live.t (${COLUMNS});`);
     const batches = Math.ceil(rows / TRANSACTION_ROWS);
-    const sql = Array.from(
-      { length: batches },
-      (_, b) =>
-        `INSERT INTO live.t SELECT ${b * TRANSACTION_ROWS} + seq, CAST(seq AS SIGNED) * 7919 - 500000, CONCAT('row ', seq, ' of ${b}'), ` +
-        `'2024-01-01 00:00:00' + INTERVAL (seq * 7777777 + ${b}) MICROSECOND, (CAST(seq AS SIGNED) - 500) * 1234.567891 FROM seq_1_to_${TRANSACTION_ROWS};`,
-    ).join('\n');
+    const sql = insertsOf(batches, false);
     await server.sql(sql, 'live');
     const total = batches * TRANSACTION_ROWS;
     const results: { name: string; r: LiveResult }[] = [];
@@ -106,9 +100,14 @@ export async function streamNatsBench(
   }
 }
 
+/** The middle of `xs` once sorted (the upper middle of an even count). */
+function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+}
+
 function report(results: { name: string; r: LiveResult }[], total: number, before: string | undefined): string[] {
   const of = (name: string) => results.filter((x) => x.name === name).map((x) => x.r);
-  const secs = (name: string) => [...of(name).map((r) => r.secs)].sort((a, b) => a - b)[of(name).length >> 1]!;
+  const secs = (name: string) => median(of(name).map((r) => r.secs));
   const rate = (name: string) => total / secs(name);
   const rss = (name: string) => Math.max(...of(name).map((r) => r.rssPeak)) / 1e6;
   const all = (name: string) =>
@@ -117,23 +116,30 @@ function report(results: { name: string; r: LiveResult }[], total: number, befor
       : `NOT every message: ${of(name)
           .map((r) => r.rows)
           .join(', ')} of ${total}`;
-  const cpu = (name: string) => [...of(name).map((r) => r.cpuSecs ?? NaN)].sort((a, b) => a - b)[of(name).length >> 1]!;
+  const cpu = (name: string) => median(of(name).map((r) => r.cpuSecs ?? NaN));
+  const rateText = (name: string) => Math.round(rate(name)).toLocaleString('en-US').padStart(9);
   const line = (name: string, label: string) =>
-    `  ${label.padEnd(44)} ${secs(name).toFixed(3)} s ${Math.round(rate(name)).toLocaleString('en-US').padStart(9)} msgs/s  peak RSS ${rss(name).toFixed(1)} MB  CPU ${cpu(name).toFixed(2)} s  (${all(name)})`;
+    `  ${label.padEnd(44)} ${secs(name).toFixed(3)} s ${rateText(name)} msgs/s  peak RSS ${rss(name).toFixed(1)} MB` +
+    `  CPU ${cpu(name).toFixed(2)} s  (${all(name)})`;
   const bytes = Math.round(of('after')[0]?.messageBytes ?? 0);
   const lines = [
-    `stream-nats: ${total} rows (${COLUMNS}), ${TRANSACTION_ROWS} a transaction, from a MariaDB server's unix socket into a fresh nats-server -js each run; median of ${of('after').length}`,
+    `stream-nats: ${total} rows (${COLUMNS}), ${TRANSACTION_ROWS} a transaction, from a MariaDB server's unix ` +
+      `socket into a fresh nats-server -js each run; median of ${of('after').length}`,
     line('ceiling', `NATS client alone (${bytes}-byte bodies, 1000 waiting)`),
     line('after', 'binlog stream (this tree)'),
   ];
   if (before !== undefined) lines.push(line('before', `binlog stream (${before})`));
   const ratio = rate('after') / rate('ceiling');
   lines.push(
-    `  binlog stream / ceiling: ${ratio.toFixed(2)}   target ≥ 0.7: ${ratio >= 0.7 ? 'yes' : 'NO'};  peak RSS < 150 MB: ${rss('after') < 150 ? 'yes' : 'NO'}`,
+    `  binlog stream / ceiling: ${ratio.toFixed(2)}   target ≥ 0.7: ${ratio >= 0.7 ? 'yes' : 'NO'};` +
+      `  peak RSS < 150 MB: ${rss('after') < 150 ? 'yes' : 'NO'}`,
   );
-  if (before !== undefined)
+  if (before !== undefined) {
+    const [faster, lighter] = [rate('after') / rate('before'), cpu('before') / cpu('after')];
     lines.push(
-      `  before / ceiling: ${(rate('before') / rate('ceiling')).toFixed(2)};  this tree / before: ${(rate('after') / rate('before')).toFixed(2)}× in rows/s, ${(cpu('before') / cpu('after')).toFixed(2)}× in CPU`,
+      `  before / ceiling: ${(rate('before') / rate('ceiling')).toFixed(2)};  this tree / before: ` +
+        `${faster.toFixed(2)}× in rows/s, ${lighter.toFixed(2)}× in CPU`,
     );
+  }
   return lines;
 }
