@@ -92,7 +92,8 @@ function entriesTable(ir: Ir, t: IrEntryList, ref: Ref): string[] {
   });
   const unknown = t.kind === 'tlv' ? 'its value' : 'everything from it to the end of the list';
   return [
-    `Each entry is an object with \`code\` (the name below) and its fields. Any other code gives \`{"code": N, "raw": {"hex": …}}\` holding ${unknown}.`,
+    `Each entry is an object with \`code\` (the name below) and its fields. ` +
+      `Any other code gives \`{"code": N, "raw": {"hex": …}}\` holding ${unknown}.`,
     '',
     '| code | `code` | fields | meaning |',
     '| --- | --- | --- | --- |',
@@ -140,8 +141,10 @@ function valueJson(t: IrType, ref: Ref): string {
       return 'array of booleans';
     case 'struct':
       return `object: ${ref(t.name)}`;
-    case 'switch':
-      return `object: ${[...new Set([...t.cases.map((c) => c.struct), ...(t.default ? [t.default] : [])])].map(ref).join(' or ')}`;
+    case 'switch': {
+      const structs = [...new Set([...t.cases.map((c) => c.struct), ...(t.default ? [t.default] : [])])];
+      return `object: ${structs.map(ref).join(' or ')}`;
+    }
     case 'tlv':
     case 'tagged':
       return `array of [${t.entryType}](#${slug(t.entryType)}) entries`;
@@ -149,7 +152,10 @@ function valueJson(t: IrType, ref: Ref): string {
 }
 
 const KEY_ORDER_ROW =
-  '| `keyOrder` | array of ids and `{"id", "bytes": {hex}}` | when the keyed fields are stored otherwise than declared, once each | The stored order: ids of the fields above, and as stored the ids MySQL skips (unknown) or overwrites (a repeated id\'s earlier values). Encode writes it back; without it, the declared order. |';
+  '| `keyOrder` | array of ids and `{"id", "bytes": {hex}}` | ' +
+  'when the keyed fields are stored otherwise than declared, once each | ' +
+  'The stored order: ids of the fields above, and as stored the ids MySQL skips (unknown) ' +
+  "or overwrites (a repeated id's earlier values). Encode writes it back; without it, the declared order. |";
 
 /** The keys a rows field's images are kept under, in its place, when they do not split. */
 function undecodedRows(name: string): string[] {
@@ -162,7 +168,11 @@ function undecodedRows(name: string): string[] {
 
 /** The key of the fraction digits inferred for columns the binlog does not size. */
 function inferredRow(name: string): string {
-  return `| \`${name}\` | object: column name → digits | when the rows were read with inferred fraction digits | The n of each MariaDB TIME(n), DATETIME(n), TIMESTAMP(n) column (n > 0) the rows were read with, inferred where no definition says it (see the README's Table definitions); encode writes the rows with them. |`;
+  return (
+    `| \`${name}\` | object: column name → digits | when the rows were read with inferred fraction digits | ` +
+    'The n of each MariaDB TIME(n), DATETIME(n), TIMESTAMP(n) column (n > 0) the rows were read with, ' +
+    "inferred where no definition says it (see the README's Table definitions); encode writes the rows with them. |"
+  );
 }
 
 function presence(s: IrStruct, f: IrField): string {

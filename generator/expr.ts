@@ -22,8 +22,11 @@ export type Expr = (
 
 export class ExprError extends Error {}
 
-const TOKEN =
-  /\s*(0x[0-9a-fA-F]+|\d+|'[^']*'|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>?:(),[\]])/y;
+const TOKEN = new RegExp(
+  String.raw`\s*(0x[0-9a-fA-F]+|\d+|'[^']*'|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?` +
+    String.raw`|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>?:(),[\]])`,
+  'y',
+);
 
 function tokenize(src: string): string[] {
   const out: string[] = [];

@@ -64,8 +64,10 @@ function describe(e: ErrorObject, file: SchemaFile): string {
       return `unknown property '${e.params.additionalProperty}'`;
     case 'required':
       return `missing property '${e.params.missingProperty}'`;
-    case 'enum':
-      return `${JSON.stringify(value)} is not one of ${e.params.allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ')}`;
+    case 'enum': {
+      const allowed = e.params.allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ');
+      return `${JSON.stringify(value)} is not one of ${allowed}`;
+    }
     case 'const':
       return `${JSON.stringify(value)} is not ${JSON.stringify(e.params.allowedValue)}`;
     case 'pattern':
@@ -89,7 +91,8 @@ function describe(e: ErrorObject, file: SchemaFile): string {
 function keyNotTaken(e: ErrorObject, file: SchemaFile): string {
   const owner = valueAt(file, pathOf(e).slice(0, -1)) as { type?: unknown } | undefined;
   const keys = (e.params.allowedValues as string[] | undefined)?.join(', ');
-  return `'${e.propertyName}' does not apply to a field of type ${String(owner?.type)}${keys ? ` (its keys: ${keys})` : ''}`;
+  const listed = keys ? ` (its keys: ${keys})` : '';
+  return `'${e.propertyName}' does not apply to a field of type ${String(owner?.type)}${listed}`;
 }
 
 /** A value that must have exactly one of some keys (a `oneOf` whose forms each require one key), said with the keys. */

@@ -142,7 +142,8 @@ function checkEncodable(pass: Pass, o: Origin, values: IrJsonbValue[], formats: 
       pass.fail(
         o,
         ['values'],
-        `${matches.length ? 'more than one type' : 'no type'} holds ${what}: the encoder needs ${atLeast ? 'one at least' : 'exactly one'}`,
+        `${matches.length ? 'more than one type' : 'no type'} holds ${what}: ` +
+          `the encoder needs ${atLeast ? 'one at least' : 'exactly one'}`,
       );
   };
   formats.forEach(({ name }, f) => {

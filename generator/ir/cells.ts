@@ -266,7 +266,8 @@ function carriedParts(pass: Pass, o: Origin, raw: RawCell, parts: IrCellPart[]):
       pass.fail(
         o,
         ['decode', 'with', i],
-        `'${n}' is no part of this cell read as a number (a fixed integer of up to 6 bytes without bit fields, or a uint)`,
+        `'${n}' is no part of this cell read as a number ` +
+          '(a fixed integer of up to 6 bytes without bit fields, or a uint)',
       );
     return numeric;
   });
@@ -298,7 +299,8 @@ function cellPart(
         pass.fail(
           o,
           ['layout', i],
-          'a bytes part has `prefix` (the bytes of its length, stored before it) or `size` (its length, from what precedes it): one of them',
+          'a bytes part has `prefix` (the bytes of its length, stored before it) ' +
+            'or `size` (its length, from what precedes it): one of them',
         );
       }
       return raw.size === undefined

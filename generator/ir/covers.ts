@@ -31,7 +31,8 @@ export function resolveCovers(
     pass.fail(
       o,
       ['covers'],
-      `'covers' counts the columns of an earlier list of their types (a repeated field with an enum), and '${owner}' has none`,
+      "'covers' counts the columns of an earlier list of their types (a repeated field with an enum), " +
+        `and '${owner}' has none`,
     );
     return undefined;
   }
@@ -74,7 +75,8 @@ function byLookupKey(pass: Pass, o: Origin, ref: string, types: IrEnum): IrCover
     return fail(
       pass,
       o,
-      `${lookupName}.${bad[2]} has ${key}: ${JSON.stringify(valueOf(bad[3], key))}; a key that covers columns names the servers that count them: both, ${COVER_SERVERS.join(' or ')}`,
+      `${lookupName}.${bad[2]} has ${key}: ${JSON.stringify(valueOf(bad[3], key))}; ` +
+        `a key that covers columns names the servers that count them: both, ${COVER_SERVERS.join(' or ')}`,
     );
   const covered = (server: string) =>
     holding.filter(([, , , v]) => [server, 'both'].includes(valueOf(v, key) as string)).map(([code]) => code);

@@ -96,7 +96,10 @@ export class BinlogEncoder {
     if (effect === 'sets-format' || effect === 'sets-v3-format') return;
     if (!this.assume) {
       throw new EncodeError(
-        `the first event is ${event.type}, not the FORMAT_DESCRIPTION_EVENT with which a binlog begins and which says how its events are written. Put the dump's FORMAT_DESCRIPTION_EVENT first, or write the events as a reader takes a binlog without one (${ASSUMED_FORMAT}) with --assume-format (the assumeFormat option)`,
+        `the first event is ${event.type}, not the FORMAT_DESCRIPTION_EVENT with which a binlog begins ` +
+          "and which says how its events are written. Put the dump's FORMAT_DESCRIPTION_EVENT first, " +
+          `or write the events as a reader takes a binlog without one (${ASSUMED_FORMAT}) ` +
+          'with --assume-format (the assumeFormat option)',
         '$.type',
       );
     }

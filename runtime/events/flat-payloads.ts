@@ -52,7 +52,8 @@ export class PayloadGatherer {
       const held = this.held;
       if (held === undefined || held.payload.event.pos !== event.inPayload) {
         throw new EncodeError(
-          `an event of the TRANSACTION_PAYLOAD_EVENT at ${event.inPayload} (its inPayload) comes right after that event or another of its events`,
+          `an event of the TRANSACTION_PAYLOAD_EVENT at ${event.inPayload} (its inPayload) ` +
+            'comes right after that event or another of its events',
           '$.inPayload',
         );
       }

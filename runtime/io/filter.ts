@@ -433,7 +433,8 @@ export class EventSelection {
     if (ends) this.close();
     else if (unit.heldBytes + (unit.content?.heldBytes ?? 0) > this.max) {
       throw new LengthError(
-        `the transaction begun at ${unit.first.pos} has more than ${this.max} bytes of events that the filters must hold until they can decide (maxTransactionSize, --max-transaction-size)`,
+        `the transaction begun at ${unit.first.pos} has more than ${this.max} bytes of events ` +
+          'that the filters must hold until they can decide (maxTransactionSize, --max-transaction-size)',
         { offset: e.pos, eventPos: unit.first.pos },
       );
     }

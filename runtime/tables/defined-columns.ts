@@ -61,7 +61,8 @@ function checkType(c: Column, b: BuiltColumn, typed: boolean, flavor: Flavor, fa
   const logged = loggedTypes(b, flavor);
   if (!logged.includes(c.type)) {
     fail(
-      `the TABLE_MAP logs ${typeName(c.type)}, the definition says ${b.sqlType} (logged as ${logged.map(typeName).join(' or ')})`,
+      `the TABLE_MAP logs ${typeName(c.type)}, the definition says ${b.sqlType} ` +
+        `(logged as ${logged.map(typeName).join(' or ')})`,
     );
   }
   // The other types a column may be logged as carry other metadata (or none).
@@ -72,7 +73,8 @@ function checkType(c: Column, b: BuiltColumn, typed: boolean, flavor: Flavor, fa
     const charset = b.charset && b.charset !== 'binary' ? ` in ${b.charset}` : '';
     // The key is the dump's, as the TABLE_MAP's columnMetadata shows it.
     fail(
-      `the TABLE_MAP's metadata says ${key} ${String(c.meta[key])}, the definition's ${b.sqlType}${charset} gives ${String(value)}`,
+      `the TABLE_MAP's metadata says ${key} ${String(c.meta[key])}, ` +
+        `the definition's ${b.sqlType}${charset} gives ${String(value)}`,
     );
   }
 }
