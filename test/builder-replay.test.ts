@@ -507,7 +507,8 @@ describeWithServer('builder binlogs, read and replayed by a real MariaDB 10.11',
       const key = (t.primaryKey.length ? t.primaryKey.map((i) => t.columns[i]!) : t.columns)
         .map((c) => `\`${c.name}\``)
         .join(', ');
-      const sql = `SET time_zone = '+00:00'; SELECT ${t.columns.map(readExpr).join(', ')} FROM rt.\`${t.name}\` ORDER BY ${key}`;
+      const cols = t.columns.map(readExpr).join(', ');
+      const sql = `SET time_zone = '+00:00'; SELECT ${cols} FROM rt.\`${t.name}\` ORDER BY ${key}`;
       contents.set(t.name, await server.query(sql));
     }
     charsets = await server.query(
@@ -517,7 +518,8 @@ describeWithServer('builder binlogs, read and replayed by a real MariaDB 10.11',
     // The server's own TABLE_MAP of each table, from a copy it fills itself.
     for (const t of TABLES)
       await server.sql(
-        `CREATE TABLE rt.\`copy_${t.name}\` LIKE rt.\`${t.name}\`; INSERT INTO rt.\`copy_${t.name}\` SELECT * FROM rt.\`${t.name}\`;`,
+        `CREATE TABLE rt.\`copy_${t.name}\` LIKE rt.\`${t.name}\`; ` +
+          `INSERT INTO rt.\`copy_${t.name}\` SELECT * FROM rt.\`${t.name}\`;`,
       );
     serverEvents = (await server.stopAndReadBinlogs()).flatMap((f) => decodeBinlog(f.bytes));
   }, 180_000);
@@ -637,16 +639,20 @@ describeWithServer('builder binlogs, read and replayed by a real MariaDB 10.11',
     expect(expected).toMatch(/^0-7-\d+,2-7-1000$/);
   });
 
-  it('schemas/sqltypes.yaml: the character sets (default collation, bytes per character) and collations are the server’s', () => {
-    const server = new Map(
-      charsets.map(([name, collation, maxlen]) => [name!, { collation: collation!, maxlen: Number(maxlen) }]),
-    );
-    const ids = new Map(collations.map(([id, name, charset]) => [Number(id), { name: name!, charset: charset! }]));
-    for (const [id, c] of Charsets as ReadonlyMap<number, { name: string; maxBytes: number }>) {
-      expect(server.get(c.name), c.name).toEqual({ collation: ids.get(id)!.name, maxlen: c.maxBytes });
-    }
-    for (const [id, name] of Collations as ReadonlyMap<number, string>) {
-      expect(ids.get(id), `${id}`).toEqual({ name, charset: charsetOf(id) });
-    }
-  });
+  it(
+    'schemas/sqltypes.yaml: the character sets (default collation, ' +
+      'bytes per character) and collations are the server’s',
+    () => {
+      const server = new Map(
+        charsets.map(([name, collation, maxlen]) => [name!, { collation: collation!, maxlen: Number(maxlen) }]),
+      );
+      const ids = new Map(collations.map(([id, name, charset]) => [Number(id), { name: name!, charset: charset! }]));
+      for (const [id, c] of Charsets as ReadonlyMap<number, { name: string; maxBytes: number }>) {
+        expect(server.get(c.name), c.name).toEqual({ collation: ids.get(id)!.name, maxlen: c.maxBytes });
+      }
+      for (const [id, name] of Collations as ReadonlyMap<number, string>) {
+        expect(ids.get(id), `${id}`).toEqual({ name, charset: charsetOf(id) });
+      }
+    },
+  );
 });

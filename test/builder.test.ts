@@ -189,7 +189,13 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
   // What a real 10.11.19 server wrote (binlog_row_metadata=FULL) for this CREATE TABLE, one column of
   // almost every type, with PRIMARY KEY (d, a) and DEFAULT CHARSET=utf8mb4.
   const REAL_COLUMNS =
-    "a TINYINT, b SMALLINT UNSIGNED, c MEDIUMINT, d INT UNSIGNED NOT NULL, e BIGINT, f FLOAT, g DOUBLE, h DECIMAL(10,3) UNSIGNED, i DATE, j TIME(3), k DATETIME(6), l TIMESTAMP(2) NULL, m YEAR, n BIT(13), o ENUM('x','y','z') CHARACTER SET latin1, p SET('r','s') CHARACTER SET utf8mb4, q CHAR(10) CHARACTER SET utf8mb4, r BINARY(4), s VARCHAR(300) CHARACTER SET latin1, t VARBINARY(20), u TINYTEXT CHARACTER SET utf8mb3, v TEXT CHARACTER SET utf8mb4, w MEDIUMTEXT, x LONGTEXT, y TINYBLOB, z BLOB, aa MEDIUMBLOB, ab LONGBLOB, ac JSON, ad GEOMETRY, ae POINT, af POLYGON, ag CHAR(255) CHARACTER SET utf8mb4, ah TIME, ai DATETIME, aj TIMESTAMP NULL";
+    'a TINYINT, b SMALLINT UNSIGNED, c MEDIUMINT, d INT UNSIGNED NOT NULL, e BIGINT, f FLOAT, g DOUBLE, ' +
+    'h DECIMAL(10,3) UNSIGNED, i DATE, j TIME(3), k DATETIME(6), l TIMESTAMP(2) NULL, m YEAR, n BIT(13), ' +
+    "o ENUM('x','y','z') CHARACTER SET latin1, p SET('r','s') CHARACTER SET utf8mb4, " +
+    'q CHAR(10) CHARACTER SET utf8mb4, r BINARY(4), s VARCHAR(300) CHARACTER SET latin1, t VARBINARY(20), ' +
+    'u TINYTEXT CHARACTER SET utf8mb3, v TEXT CHARACTER SET utf8mb4, w MEDIUMTEXT, x LONGTEXT, y TINYBLOB, ' +
+    'z BLOB, aa MEDIUMBLOB, ab LONGBLOB, ac JSON, ad GEOMETRY, ae POINT, af POLYGON, ' +
+    'ag CHAR(255) CHARACTER SET utf8mb4, ah TIME, ai DATETIME, aj TIMESTAMP NULL';
   const REAL_TABLE_MAP = {
     type: 'TABLE_MAP_EVENT',
     flags: 1,
@@ -410,55 +416,59 @@ describe('BinlogWriter writes what a MariaDB 10.11 server writes', () => {
     expect(of(events, 'WRITE_ROWS_EVENT_V1')[0]!.header.eventSize).toBe(76);
   });
 
-  it('one row statement goes into row events of at most binlog_row_event_max_size, STMT_END_F on the last (8, 8, 8, 6 rows, as the server split them)', () => {
-    const w = writer();
-    const big = w.table({
-      schema: 'd',
-      name: 'big',
-      columns: [
-        { name: 'id', type: 'int' },
-        { name: 'v', type: 'varchar(2000)' },
-      ],
-      primaryKey: 'id',
-    });
-    const rows = Array.from({ length: 30 }, (_, i) => ({ id: i + 1, v: 'x'.repeat(1000) }));
-    w.insert(big, rows, { statement: "INSERT INTO big SELECT seq, REPEAT('x', 1000) FROM seq_1_to_30" }).commit();
-    const events = decodeBinlog(w.toBytes());
-    const writes = of(events, 'WRITE_ROWS_EVENT_V1');
-    expect(writes.map((e) => e.rows.length)).toEqual([8, 8, 8, 6]);
-    expect(writes.map((e) => e.header.eventSize)).toEqual([8089, 8089, 8089, 6075]);
-    expect(writes.map((e) => e.flags)).toEqual([0, 0, 0, 1]);
-    expect(writes.flatMap((e) => e.rows.map((r) => r.after))).toEqual(rows);
-    expect(events.map((e) => e.type).filter((t) => t === 'TABLE_MAP_EVENT' || t === 'ANNOTATE_ROWS_EVENT')).toEqual([
-      'ANNOTATE_ROWS_EVENT',
-      'TABLE_MAP_EVENT',
-    ]);
-    // A row larger than the limit gets an event of its own; the rows after it start the next one.
-    const huge = writer();
-    const doc = huge.table({
-      schema: 'd',
-      name: 'doc',
-      columns: [
-        { name: 'id', type: 'int' },
-        { name: 't', type: 'mediumtext' },
-      ],
-      primaryKey: 'id',
-    });
-    huge
-      .insert(
-        doc,
-        [20_000, 9_000, 30, 30, 8_150, 30].map((n, i) => ({ id: i, t: 'z'.repeat(n) })),
-      )
-      .commit();
-    const split = of(decodeBinlog(huge.toBytes()), 'WRITE_ROWS_EVENT_V1');
-    expect(split.map((e) => e.rows.map((r) => (r.after!.t as string).length))).toEqual([
-      [20_000],
-      [9_000],
-      [30, 30],
-      [8_150],
-      [30],
-    ]);
-  });
+  it(
+    'one row statement goes into row events of at most binlog_row_event_max_size, ' +
+      'STMT_END_F on the last (8, 8, 8, 6 rows, as the server split them)',
+    () => {
+      const w = writer();
+      const big = w.table({
+        schema: 'd',
+        name: 'big',
+        columns: [
+          { name: 'id', type: 'int' },
+          { name: 'v', type: 'varchar(2000)' },
+        ],
+        primaryKey: 'id',
+      });
+      const rows = Array.from({ length: 30 }, (_, i) => ({ id: i + 1, v: 'x'.repeat(1000) }));
+      w.insert(big, rows, { statement: "INSERT INTO big SELECT seq, REPEAT('x', 1000) FROM seq_1_to_30" }).commit();
+      const events = decodeBinlog(w.toBytes());
+      const writes = of(events, 'WRITE_ROWS_EVENT_V1');
+      expect(writes.map((e) => e.rows.length)).toEqual([8, 8, 8, 6]);
+      expect(writes.map((e) => e.header.eventSize)).toEqual([8089, 8089, 8089, 6075]);
+      expect(writes.map((e) => e.flags)).toEqual([0, 0, 0, 1]);
+      expect(writes.flatMap((e) => e.rows.map((r) => r.after))).toEqual(rows);
+      expect(events.map((e) => e.type).filter((t) => t === 'TABLE_MAP_EVENT' || t === 'ANNOTATE_ROWS_EVENT')).toEqual([
+        'ANNOTATE_ROWS_EVENT',
+        'TABLE_MAP_EVENT',
+      ]);
+      // A row larger than the limit gets an event of its own; the rows after it start the next one.
+      const huge = writer();
+      const doc = huge.table({
+        schema: 'd',
+        name: 'doc',
+        columns: [
+          { name: 'id', type: 'int' },
+          { name: 't', type: 'mediumtext' },
+        ],
+        primaryKey: 'id',
+      });
+      huge
+        .insert(
+          doc,
+          [20_000, 9_000, 30, 30, 8_150, 30].map((n, i) => ({ id: i, t: 'z'.repeat(n) })),
+        )
+        .commit();
+      const split = of(decodeBinlog(huge.toBytes()), 'WRITE_ROWS_EVENT_V1');
+      expect(split.map((e) => e.rows.map((r) => (r.after!.t as string).length))).toEqual([
+        [20_000],
+        [9_000],
+        [30, 30],
+        [8_150],
+        [30],
+      ]);
+    },
+  );
 });
 
 // ---- every column type, both ways ---------------------------------------------------------------------------
@@ -847,44 +857,47 @@ describe('builder → decoder gives back the rows and statements given', () => {
     expect(Buffer.compare(Buffer.from(encodeBinlog(decodeBinlog(file))), Buffer.from(file))).toBe(0);
   });
 
-  it('statements: DDL alone in its group (implicit commit first), DML joins the transaction or commits by itself', () => {
-    const w2 = writer();
-    const t = w2.table({
-      schema: 'app',
-      name: 'kv',
-      columns: [
-        { name: 'k', type: 'int' },
-        { name: 'v', type: 'text' },
-      ],
-      primaryKey: 'k',
-    });
-    w2.query("INSERT INTO kv VALUES (1, 'a')", { schema: 'app' }); // autocommit
-    w2.begin();
-    w2.query("UPDATE kv SET v = 'b'", { schema: 'app' });
-    w2.insert(t, [{ k: 2, v: 'c' }]);
-    w2.query('ALTER TABLE kv ADD COLUMN w INT', { schema: 'app' }); // commits first
-    w2.query('/* hint */ DROP TABLE kv', { schema: 'app' });
-    const ev = decodeBinlog(w2.toBytes()).slice(3);
-    const summary = (e: BinlogEvent & Record<string, unknown>) => [
-      e.type,
-      e.query ?? (e.seqNo !== undefined ? Number(e.seqNo) : ''),
-      e.type === 'GTID_EVENT' ? e.flags : '',
-    ];
-    expect(ev.map((e) => summary(e as BinlogEvent & Record<string, unknown>))).toEqual([
-      ['GTID_EVENT', 1, 12],
-      ['QUERY_EVENT', "INSERT INTO kv VALUES (1, 'a')", ''],
-      ['XID_EVENT', '', ''],
-      ['GTID_EVENT', 2, 12],
-      ['QUERY_EVENT', "UPDATE kv SET v = 'b'", ''],
-      ['TABLE_MAP_EVENT', '', ''],
-      ['WRITE_ROWS_EVENT_V1', '', ''],
-      ['XID_EVENT', '', ''],
-      ['GTID_EVENT', 3, 41],
-      ['QUERY_EVENT', 'ALTER TABLE kv ADD COLUMN w INT', ''],
-      ['GTID_EVENT', 4, 41],
-      ['QUERY_EVENT', '/* hint */ DROP TABLE kv', ''],
-    ]);
-  });
+  it(
+    'statements: DDL alone in its group (implicit commit ' + 'first), DML joins the transaction or commits by itself',
+    () => {
+      const w2 = writer();
+      const t = w2.table({
+        schema: 'app',
+        name: 'kv',
+        columns: [
+          { name: 'k', type: 'int' },
+          { name: 'v', type: 'text' },
+        ],
+        primaryKey: 'k',
+      });
+      w2.query("INSERT INTO kv VALUES (1, 'a')", { schema: 'app' }); // autocommit
+      w2.begin();
+      w2.query("UPDATE kv SET v = 'b'", { schema: 'app' });
+      w2.insert(t, [{ k: 2, v: 'c' }]);
+      w2.query('ALTER TABLE kv ADD COLUMN w INT', { schema: 'app' }); // commits first
+      w2.query('/* hint */ DROP TABLE kv', { schema: 'app' });
+      const ev = decodeBinlog(w2.toBytes()).slice(3);
+      const summary = (e: BinlogEvent & Record<string, unknown>) => [
+        e.type,
+        e.query ?? (e.seqNo !== undefined ? Number(e.seqNo) : ''),
+        e.type === 'GTID_EVENT' ? e.flags : '',
+      ];
+      expect(ev.map((e) => summary(e as BinlogEvent & Record<string, unknown>))).toEqual([
+        ['GTID_EVENT', 1, 12],
+        ['QUERY_EVENT', "INSERT INTO kv VALUES (1, 'a')", ''],
+        ['XID_EVENT', '', ''],
+        ['GTID_EVENT', 2, 12],
+        ['QUERY_EVENT', "UPDATE kv SET v = 'b'", ''],
+        ['TABLE_MAP_EVENT', '', ''],
+        ['WRITE_ROWS_EVENT_V1', '', ''],
+        ['XID_EVENT', '', ''],
+        ['GTID_EVENT', 3, 41],
+        ['QUERY_EVENT', 'ALTER TABLE kv ADD COLUMN w INT', ''],
+        ['GTID_EVENT', 4, 41],
+        ['QUERY_EVENT', '/* hint */ DROP TABLE kv', ''],
+      ]);
+    },
+  );
 
   it('non-transactional tables: GTID without FL_TRANSACTIONAL, QUERY COMMIT instead of XID', () => {
     const w2 = writer();
@@ -906,27 +919,30 @@ describe('builder → decoder gives back the rows and statements given', () => {
     ]);
   });
 
-  it('gtid(): domain, server id, sequence number and group-commit id of the next group; the count goes on from it', () => {
-    const w2 = writer({ domainId: 1 });
-    const t = w2.table({ schema: 'a', name: 'b', columns: [{ name: 'x', type: 'int' }] });
-    w2.gtid({ domainId: 5, serverId: 9, seqNo: 100 })
-      .insert(t, [{ x: 1 }])
-      .commit();
-    w2.gtid({ commitId: 77 })
-      .insert(t, [{ x: 2 }])
-      .commit();
-    w2.begin({ seqNo: 500n })
-      .insert(t, [{ x: 3 }])
-      .commit();
-    const ev = decodeBinlog(w2.toBytes());
-    expect(of(ev, 'GTID_EVENT').map((g) => [g.header.serverId, g.domainId, g.seqNo, g.flags, g.commitId])).toEqual([
-      [9, 5, 100n, 12, undefined],
-      [1, 1, 101n, 14, 77n],
-      [1, 1, 500n, 12, undefined],
-    ]);
-    // The group's events all carry its server id.
-    expect(ev.slice(3, 7).map((e) => e.header.serverId)).toEqual([9, 9, 9, 9]);
-  });
+  it(
+    'gtid(): domain, server id, sequence number and group-commit ' + 'id of the next group; the count goes on from it',
+    () => {
+      const w2 = writer({ domainId: 1 });
+      const t = w2.table({ schema: 'a', name: 'b', columns: [{ name: 'x', type: 'int' }] });
+      w2.gtid({ domainId: 5, serverId: 9, seqNo: 100 })
+        .insert(t, [{ x: 1 }])
+        .commit();
+      w2.gtid({ commitId: 77 })
+        .insert(t, [{ x: 2 }])
+        .commit();
+      w2.begin({ seqNo: 500n })
+        .insert(t, [{ x: 3 }])
+        .commit();
+      const ev = decodeBinlog(w2.toBytes());
+      expect(of(ev, 'GTID_EVENT').map((g) => [g.header.serverId, g.domainId, g.seqNo, g.flags, g.commitId])).toEqual([
+        [9, 5, 100n, 12, undefined],
+        [1, 1, 101n, 14, 77n],
+        [1, 1, 500n, 12, undefined],
+      ]);
+      // The group's events all carry its server id.
+      expect(ev.slice(3, 7).map((e) => e.header.serverId)).toEqual([9, 9, 9, 9]);
+    },
+  );
 
   it('binlog_row_metadata MINIMAL and NO_LOG: less optional metadata, columns known as @1, @2 …', () => {
     for (const rowMetadata of ['MINIMAL', 'NO_LOG'] as const) {
@@ -1115,43 +1131,47 @@ describe('values a column cannot hold are refused, naming the table, column and 
     check(column, value, problem);
   });
 
-  it('a row without a NOT NULL column, an unknown column, an UPDATE that is not a pair, the failing image of an UPDATE', () => {
-    const w = writer();
-    expect(caught(RowValueError, () => w.insert(t, [{ ti: 1 }])).reason).toMatch(/no value for this NOT NULL column/);
-    expect(caught(RowValueError, () => w.insert(t, [{ id: 1, nope: 1 }]))).toMatchObject({
-      column: 'nope',
-      reason: 'no such column in the table',
-    });
-    expect(caught(RowValueError, () => w.update(t, [{ id: 1 } as never]))).toMatchObject({
-      row: 0,
-      reason: 'an UPDATE row is a pair [before, after]',
-    });
-    const e = caught(RowValueError, () =>
-      w.update(t, [
-        [{ id: 1 }, { id: 1 }],
-        [{ id: 2, y: 3000 }, { id: 2 }],
-      ]),
-    );
-    expect(e).toMatchObject({
-      row: 1,
-      image: 'before',
-      column: 'y',
-      value: 3000,
-      schemaPath: 'shop.every[1].before.y',
-    });
-    expect(e.message).toMatch(
-      /^table shop\.every, row 1 \(before image\), column y: year 3000 is out of range \(YEAR\) /,
-    );
-    expect(caught(RowValueError, () => w.delete(t, ['x' as never]))).toMatchObject({
-      reason: "expected a row object, got 'x'",
-    });
-    // A refused row ends its statement: the writer goes on.
-    w.commit();
-    w.insert(t, [{ id: 9 }]).commit();
-    expect(of(decodeBinlog(w.toBytes()), 'WRITE_ROWS_EVENT_V1').map((x) => x.rows.map((r) => r.after!.id))).toEqual([
-      [9],
-    ]);
-  });
+  it(
+    'a row without a NOT NULL column, an unknown column, an ' +
+      'UPDATE that is not a pair, the failing image of an UPDATE',
+    () => {
+      const w = writer();
+      expect(caught(RowValueError, () => w.insert(t, [{ ti: 1 }])).reason).toMatch(/no value for this NOT NULL column/);
+      expect(caught(RowValueError, () => w.insert(t, [{ id: 1, nope: 1 }]))).toMatchObject({
+        column: 'nope',
+        reason: 'no such column in the table',
+      });
+      expect(caught(RowValueError, () => w.update(t, [{ id: 1 } as never]))).toMatchObject({
+        row: 0,
+        reason: 'an UPDATE row is a pair [before, after]',
+      });
+      const e = caught(RowValueError, () =>
+        w.update(t, [
+          [{ id: 1 }, { id: 1 }],
+          [{ id: 2, y: 3000 }, { id: 2 }],
+        ]),
+      );
+      expect(e).toMatchObject({
+        row: 1,
+        image: 'before',
+        column: 'y',
+        value: 3000,
+        schemaPath: 'shop.every[1].before.y',
+      });
+      expect(e.message).toMatch(
+        /^table shop\.every, row 1 \(before image\), column y: year 3000 is out of range \(YEAR\) /,
+      );
+      expect(caught(RowValueError, () => w.delete(t, ['x' as never]))).toMatchObject({
+        reason: "expected a row object, got 'x'",
+      });
+      // A refused row ends its statement: the writer goes on.
+      w.commit();
+      w.insert(t, [{ id: 9 }]).commit();
+      expect(of(decodeBinlog(w.toBytes()), 'WRITE_ROWS_EVENT_V1').map((x) => x.rows.map((r) => r.after!.id))).toEqual([
+        [9],
+      ]);
+    },
+  );
 
   it('a first row that a cell writer refuses writes nothing: no GTID, TABLE_MAP or open transaction', () => {
     const w = writer();
@@ -1553,38 +1573,46 @@ const tableArb = fc
   .map(([t, name]) => ({ ...t, name }));
 
 describe('properties', () => {
-  it('random tables and rows of every column type: builder → decoder gives back the same rows (insert, update, delete)', () => {
-    fc.assert(
-      fc.property(tableArb, ({ cols, rows, name }) => {
-        const def: TableDef = {
-          schema: 'prop',
-          name,
-          columns: cols.map((c, i) => ({ name: `c${i}`, type: c.type, ...(c.charset ? { charset: c.charset } : {}) })),
-        };
-        const objects = rows.map((r) => Object.fromEntries(r.map((v, i) => [`c${i}`, v])) as Row);
-        const w = writer();
-        const t = w.createTable(def);
-        w.insert(t, objects).commit();
-        const pairs = objects.map((r, i) => [r, objects[(i + 1) % objects.length]!] as const);
-        w.update(t, pairs);
-        w.delete(t, objects).commit();
-        const bytes = w.toBytes();
-        const events = decodeBinlog(bytes);
-        expect(of(events, 'TABLE_MAP_EVENT')[0]!.columnTypes.length).toBe(cols.length);
-        expect(plain(of(events, 'WRITE_ROWS_EVENT_V1').flatMap((e) => e.rows.map((r) => r.after)))).toEqual(
-          plain(objects),
-        );
-        expect(plain(of(events, 'UPDATE_ROWS_EVENT_V1').flatMap((e) => e.rows))).toEqual(
-          plain(pairs.map(([before, after]) => ({ before, after }))),
-        );
-        expect(plain(of(events, 'DELETE_ROWS_EVENT_V1').flatMap((e) => e.rows.map((r) => r.before)))).toEqual(
-          plain(objects),
-        );
-        expect(Buffer.compare(Buffer.from(encodeBinlog(events)), Buffer.from(bytes))).toBe(0);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  it(
+    'random tables and rows of every column type: builder → ' +
+      'decoder gives back the same rows (insert, update, delete)',
+    () => {
+      fc.assert(
+        fc.property(tableArb, ({ cols, rows, name }) => {
+          const def: TableDef = {
+            schema: 'prop',
+            name,
+            columns: cols.map((c, i) => ({
+              name: `c${i}`,
+              type: c.type,
+              ...(c.charset ? { charset: c.charset } : {}),
+            })),
+          };
+          const objects = rows.map((r) => Object.fromEntries(r.map((v, i) => [`c${i}`, v])) as Row);
+          const w = writer();
+          const t = w.createTable(def);
+          w.insert(t, objects).commit();
+          const pairs = objects.map((r, i) => [r, objects[(i + 1) % objects.length]!] as const);
+          w.update(t, pairs);
+          w.delete(t, objects).commit();
+          const bytes = w.toBytes();
+          const events = decodeBinlog(bytes);
+          expect(of(events, 'TABLE_MAP_EVENT')[0]!.columnTypes.length).toBe(cols.length);
+          expect(plain(of(events, 'WRITE_ROWS_EVENT_V1').flatMap((e) => e.rows.map((r) => r.after)))).toEqual(
+            plain(objects),
+          );
+          expect(plain(of(events, 'UPDATE_ROWS_EVENT_V1').flatMap((e) => e.rows))).toEqual(
+            plain(pairs.map(([before, after]) => ({ before, after }))),
+          );
+          expect(plain(of(events, 'DELETE_ROWS_EVENT_V1').flatMap((e) => e.rows.map((r) => r.before)))).toEqual(
+            plain(objects),
+          );
+          expect(Buffer.compare(Buffer.from(encodeBinlog(events)), Buffer.from(bytes))).toBe(0);
+        }),
+        { numRuns: 150 },
+      );
+    },
+  );
 
   type Op =
     | { op: 'ddl'; sql: string }
@@ -1656,124 +1684,130 @@ describe('properties', () => {
     fc.record({ op: fc.constant('timestamp' as const), t: fc.integer({ min: 0, max: 2 ** 32 - 1 }) }),
   );
 
-  it('random event sequences: builder → decoder gives back the statements, row changes and groups, as a model of the server says', () => {
-    fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 25 }), fc.boolean(), (ops, crc) => {
-        const w = writer({ checksum: crc ? 'CRC32' : 'NONE' });
-        const tables = TABLES.map((d) => w.table(d));
-        const expected: unknown[] = [];
-        let tx: { transactional: boolean } | undefined;
-        let seq = 0;
-        let xid = 1;
-        let nextGtid: { seqNo: number; domainId: number } | undefined;
-        let ts = T0;
-        const gtid = (flags: number) => {
-          seq = nextGtid ? nextGtid.seqNo : seq + 1;
-          expected.push(['GTID', seq, nextGtid?.domainId ?? 0, flags, ts]);
-          nextGtid = undefined;
-        };
-        const commit = () => {
-          expected.push(tx!.transactional ? ['XID', xid++, ts] : ['QUERY', 'COMMIT', ts]);
-          tx = undefined;
-        };
-        for (const op of ops) {
-          switch (op.op) {
-            case 'ddl':
-              if (tx) commit();
-              gtid(41);
-              expected.push(['QUERY', op.sql, ts]);
-              xid++; // Q_XID
-              w.query(op.sql, { schema: 'p' });
-              break;
-            case 'dml': {
-              const auto = !tx;
-              if (auto) (gtid(12), (tx = { transactional: true }));
-              expected.push(['QUERY', op.sql, ts]);
-              if (auto) commit();
-              w.query(op.sql, { schema: 'p' });
-              break;
-            }
-            case 'insert':
-            case 'delete':
-            case 'update': {
-              if (op.rows.length) {
-                if (!tx) {
-                  tx = { transactional: op.table === 0 };
-                  gtid(op.table === 0 ? 12 : 8);
-                }
-                if (op.op !== 'update' && op.statement !== undefined) expected.push(['ANNOTATE', op.statement, ts]);
-                expected.push(['TABLE_MAP', op.table + 1, ts]);
-                const changes = op.rows.map((r) =>
-                  op.op === 'insert'
-                    ? { after: full(tables[op.table]!, r as RowInput) }
-                    : op.op === 'delete'
-                      ? { before: full(tables[op.table]!, r as RowInput) }
-                      : {
-                          before: full(tables[op.table]!, (r as [RowInput, RowInput])[0]),
-                          after: full(tables[op.table]!, (r as [RowInput, RowInput])[1]),
-                        },
-                );
-                expected.push([op.op, changes]);
+  it(
+    'random event sequences: builder → decoder gives back the ' +
+      'statements, row changes and groups, as a model of the server says',
+    () => {
+      fc.assert(
+        fc.property(fc.array(opArb, { maxLength: 25 }), fc.boolean(), (ops, crc) => {
+          const w = writer({ checksum: crc ? 'CRC32' : 'NONE' });
+          const tables = TABLES.map((d) => w.table(d));
+          const expected: unknown[] = [];
+          let tx: { transactional: boolean } | undefined;
+          let seq = 0;
+          let xid = 1;
+          let nextGtid: { seqNo: number; domainId: number } | undefined;
+          let ts = T0;
+          const gtid = (flags: number) => {
+            seq = nextGtid ? nextGtid.seqNo : seq + 1;
+            expected.push(['GTID', seq, nextGtid?.domainId ?? 0, flags, ts]);
+            nextGtid = undefined;
+          };
+          const commit = () => {
+            expected.push(tx!.transactional ? ['XID', xid++, ts] : ['QUERY', 'COMMIT', ts]);
+            tx = undefined;
+          };
+          for (const op of ops) {
+            switch (op.op) {
+              case 'ddl':
+                if (tx) commit();
+                gtid(41);
+                expected.push(['QUERY', op.sql, ts]);
+                xid++; // Q_XID
+                w.query(op.sql, { schema: 'p' });
+                break;
+              case 'dml': {
+                const auto = !tx;
+                if (auto) (gtid(12), (tx = { transactional: true }));
+                expected.push(['QUERY', op.sql, ts]);
+                if (auto) commit();
+                w.query(op.sql, { schema: 'p' });
+                break;
               }
-              if (op.op === 'update') w.update(tables[op.table]!, op.rows);
-              else w[op.op](tables[op.table]!, op.rows, op.statement !== undefined ? { statement: op.statement } : {});
-              break;
+              case 'insert':
+              case 'delete':
+              case 'update': {
+                if (op.rows.length) {
+                  if (!tx) {
+                    tx = { transactional: op.table === 0 };
+                    gtid(op.table === 0 ? 12 : 8);
+                  }
+                  if (op.op !== 'update' && op.statement !== undefined) expected.push(['ANNOTATE', op.statement, ts]);
+                  expected.push(['TABLE_MAP', op.table + 1, ts]);
+                  const changes = op.rows.map((r) =>
+                    op.op === 'insert'
+                      ? { after: full(tables[op.table]!, r as RowInput) }
+                      : op.op === 'delete'
+                        ? { before: full(tables[op.table]!, r as RowInput) }
+                        : {
+                            before: full(tables[op.table]!, (r as [RowInput, RowInput])[0]),
+                            after: full(tables[op.table]!, (r as [RowInput, RowInput])[1]),
+                          },
+                  );
+                  expected.push([op.op, changes]);
+                }
+                if (op.op === 'update') w.update(tables[op.table]!, op.rows);
+                else
+                  w[op.op](tables[op.table]!, op.rows, op.statement !== undefined ? { statement: op.statement } : {});
+                break;
+              }
+              case 'commit':
+                if (!tx) continue;
+                commit();
+                w.commit();
+                break;
+              case 'gtid':
+                nextGtid = { ...nextGtid, ...op };
+                w.gtid({ seqNo: op.seqNo, domainId: op.domainId });
+                break;
+              case 'timestamp':
+                ts = op.t;
+                w.setTimestamp(op.t);
+                break;
             }
-            case 'commit':
-              if (!tx) continue;
-              commit();
-              w.commit();
-              break;
-            case 'gtid':
-              nextGtid = { ...nextGtid, ...op };
-              w.gtid({ seqNo: op.seqNo, domainId: op.domainId });
-              break;
-            case 'timestamp':
-              ts = op.t;
-              w.setTimestamp(op.t);
-              break;
           }
-        }
-        if (tx) (commit(), w.commit());
-        const bytes = w.toBytes();
-        const events = decodeBinlog(bytes).slice(3);
-        // Row events of one statement, split by size, are one change list here.
-        const actual: unknown[] = [];
-        for (const e of events) {
-          const t = e.header.timestamp;
-          if (e.type === 'GTID_EVENT')
-            actual.push([
-              'GTID',
-              Number((e as Of<'GTID_EVENT'>).seqNo),
-              (e as Of<'GTID_EVENT'>).domainId,
-              (e as Of<'GTID_EVENT'>).flags,
-              t,
-            ]);
-          else if (e.type === 'QUERY_EVENT') actual.push(['QUERY', (e as Of<'QUERY_EVENT'>).query, t]);
-          else if (e.type === 'XID_EVENT') actual.push(['XID', Number((e as Of<'XID_EVENT'>).xid), t]);
-          else if (e.type === 'ANNOTATE_ROWS_EVENT')
-            actual.push(['ANNOTATE', (e as Of<'ANNOTATE_ROWS_EVENT'>).query, t]);
-          else if (e.type === 'TABLE_MAP_EVENT') actual.push(['TABLE_MAP', (e as Of<'TABLE_MAP_EVENT'>).tableId, t]);
-          else {
-            const kind = (
-              {
-                WRITE_ROWS_EVENT_V1: 'insert',
-                UPDATE_ROWS_EVENT_V1: 'update',
-                DELETE_ROWS_EVENT_V1: 'delete',
-              } as Record<string, string>
-            )[e.type]!;
-            const rowsEvent = e as Of<'WRITE_ROWS_EVENT_V1'>;
-            const prev = actual.at(-1) as [string, unknown[]] | undefined;
-            const continues = prev?.[0] === kind && !(events[events.indexOf(e) - 1] as Of<'WRITE_ROWS_EVENT_V1'>).flags;
-            if (continues) prev![1].push(...rowsEvent.rows);
-            else actual.push([kind, [...rowsEvent.rows]]);
-            expect(rowsEvent.header.eventSize).toBeLessThanOrEqual(8192 + 2000 + 19 + 4);
+          if (tx) (commit(), w.commit());
+          const bytes = w.toBytes();
+          const events = decodeBinlog(bytes).slice(3);
+          // Row events of one statement, split by size, are one change list here.
+          const actual: unknown[] = [];
+          for (const e of events) {
+            const t = e.header.timestamp;
+            if (e.type === 'GTID_EVENT')
+              actual.push([
+                'GTID',
+                Number((e as Of<'GTID_EVENT'>).seqNo),
+                (e as Of<'GTID_EVENT'>).domainId,
+                (e as Of<'GTID_EVENT'>).flags,
+                t,
+              ]);
+            else if (e.type === 'QUERY_EVENT') actual.push(['QUERY', (e as Of<'QUERY_EVENT'>).query, t]);
+            else if (e.type === 'XID_EVENT') actual.push(['XID', Number((e as Of<'XID_EVENT'>).xid), t]);
+            else if (e.type === 'ANNOTATE_ROWS_EVENT')
+              actual.push(['ANNOTATE', (e as Of<'ANNOTATE_ROWS_EVENT'>).query, t]);
+            else if (e.type === 'TABLE_MAP_EVENT') actual.push(['TABLE_MAP', (e as Of<'TABLE_MAP_EVENT'>).tableId, t]);
+            else {
+              const kind = (
+                {
+                  WRITE_ROWS_EVENT_V1: 'insert',
+                  UPDATE_ROWS_EVENT_V1: 'update',
+                  DELETE_ROWS_EVENT_V1: 'delete',
+                } as Record<string, string>
+              )[e.type]!;
+              const rowsEvent = e as Of<'WRITE_ROWS_EVENT_V1'>;
+              const prev = actual.at(-1) as [string, unknown[]] | undefined;
+              const continues =
+                prev?.[0] === kind && !(events[events.indexOf(e) - 1] as Of<'WRITE_ROWS_EVENT_V1'>).flags;
+              if (continues) prev![1].push(...rowsEvent.rows);
+              else actual.push([kind, [...rowsEvent.rows]]);
+              expect(rowsEvent.header.eventSize).toBeLessThanOrEqual(8192 + 2000 + 19 + 4);
+            }
           }
-        }
-        expect(actual).toEqual(expected);
-        expect(Buffer.compare(Buffer.from(encodeBinlog(decodeBinlog(bytes))), Buffer.from(bytes))).toBe(0);
-      }),
-      { numRuns: 150 },
-    );
-  });
+          expect(actual).toEqual(expected);
+          expect(Buffer.compare(Buffer.from(encodeBinlog(decodeBinlog(bytes))), Buffer.from(bytes))).toBe(0);
+        }),
+        { numRuns: 150 },
+      );
+    },
+  );
 });

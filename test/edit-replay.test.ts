@@ -24,10 +24,13 @@ describeWithServer('an edited dump, replayed by a real server', () => {
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'binlog-edit-'));
     [source, target] = await Promise.all([startMariadb(), startMariadb()]);
-    await source.sql(`CREATE DATABASE shop;
-      CREATE TABLE shop.items (id INT PRIMARY KEY, name VARCHAR(100) CHARACTER SET utf8mb4, price DECIMAL(8,2), qty BIGINT);
+    await source.sql(
+      `CREATE DATABASE shop;
+      CREATE TABLE shop.items (id INT PRIMARY KEY, name VARCHAR(100) CHARACTER SET utf8mb4, ` +
+        `price DECIMAL(8,2), qty BIGINT);
       INSERT INTO shop.items VALUES (1, 'pen', 1.50, 10), (2, 'ink', 7.25, 3);
-      UPDATE shop.items SET qty = qty - 1 WHERE id = 2;`);
+      UPDATE shop.items SET qty = qty - 1 WHERE id = 2;`,
+    );
     await source.flushLogs();
   }, 120_000);
   afterAll(async () => {

@@ -90,7 +90,8 @@ describe('binlog encode', () => {
 
   it("refuses text that the column's charset cannot hold, rather than writing other bytes", () => {
     const i = lines.findIndex((l) => l.includes('"table":"sample.notes"'));
-    const bad = lines.map((l, k) => (k === i ? l.replace('"txt":"myisam"', '"txt":"\u6f22\u5b57"') : l)); // notes.txt is latin1
+    // notes.txt is latin1
+    const bad = lines.map((l, k) => (k === i ? l.replace('"txt":"myisam"', '"txt":"\u6f22\u5b57"') : l));
     const r = binlog(['encode', '-o', join(tmp, 'charset.bin')], bad.join('\n'));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`line ${i + 1}:`);
@@ -112,25 +113,35 @@ describe('binlog encode', () => {
     expect(mismatch.stderr).toContain('GTID_LIST_EVENT is code 163, but header.typeCode is 161');
   });
 
-  it('refuses a dump whose first line is no FORMAT_DESCRIPTION_EVENT, rather than write a binlog without one and without checksums', () => {
-    const out = join(tmp, 'no-fde.bin');
-    const r = binlog(['encode', '-o', out], lines.slice(1).join('\n'));
-    expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe(
-      "binlog: -: line 1: $.type: the first event is GTID_LIST_EVENT, not the FORMAT_DESCRIPTION_EVENT with which a binlog begins and which says how its events are written. Put the dump's FORMAT_DESCRIPTION_EVENT first, or write the events as a reader takes a binlog without one (binlog v4, 19-byte event headers, no checksums) with --assume-format (the assumeFormat option)",
-    );
-    expect(existsSync(out)).toBe(false);
-    expect(() => encodeBinlog(decodeBinlog(bytes).slice(1))).toThrow(
-      expect.objectContaining({ kind: 'encode', schemaPath: '$.type' }),
-    );
-  });
+  it(
+    'refuses a dump whose first line is no FORMAT_DESCRIPTION_EVENT, ' +
+      'rather than write a binlog without one and without checksums',
+    () => {
+      const out = join(tmp, 'no-fde.bin');
+      const r = binlog(['encode', '-o', out], lines.slice(1).join('\n'));
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim()).toBe(
+        'binlog: -: line 1: $.type: the first event is GTID_LIST_EVENT, ' +
+          'not the FORMAT_DESCRIPTION_EVENT with which a binlog begins and which says how its events are ' +
+          "written. Put the dump's FORMAT_DESCRIPTION_EVENT first, or write the events as a reader takes a " +
+          'binlog without one (binlog v4, 19-byte event headers, no checksums) with --assume-format (the ' +
+          'assumeFormat option)',
+      );
+      expect(existsSync(out)).toBe(false);
+      expect(() => encodeBinlog(decodeBinlog(bytes).slice(1))).toThrow(
+        expect.objectContaining({ kind: 'encode', schemaPath: '$.type' }),
+      );
+    },
+  );
 
   it('--assume-format writes such a dump as a reader takes it, and says so', () => {
     const out = join(tmp, 'assumed.bin');
     const r = binlog(['encode', '--assume-format', '-o', out], lines.slice(1).join('\n'));
     expect(r.code).toBe(0);
     expect(r.stderr.trim()).toBe(
-      'binlog: -: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (binlog v4, 19-byte event headers, no checksums)',
+      'binlog: -: the first event is no FORMAT_DESCRIPTION_EVENT: ' +
+        'the events were written as a reader takes a binlog without one (binlog v4, 19-byte event headers, ' +
+        'no checksums)',
     );
     const events = decodeBinlog(readFileSync(out));
     expect(events.map((e) => e.type)).toEqual(
@@ -254,34 +265,37 @@ describeWithFixtures('MySQL transaction_length follows an edit', () => {
     expect(lengthOf(out[gtid])).toBe(244n);
   });
 
-  it('a file made by hand, without sizes or positions: the lengths computed, each event but the GTID encoded once', () => {
-    const source = readFileSync(fixtures().find((f) => f.name.endsWith('binlog-invisible-columns.000001'))!.path);
-    const inputs = lines().map((l, i) => {
-      const {
-        pos: _pos,
-        header: { eventSize: _size, ...header },
-        ...rest
-      } = l;
-      return eventFromJson(
-        { ...rest, header, ...(l.type === 'GTID_LOG_EVENT' ? { transactionLength: null } : {}) },
-        `line ${i + 1}`,
-      );
-    });
-    const encode = vi.spyOn(EventEncoder.prototype, 'encode');
-    let bytes: Uint8Array;
-    try {
-      bytes = encodeBinlog(inputs);
-      const times = (type: string) => encode.mock.calls.filter(([e]) => e.type === type).length;
-      const count = (type: string) => inputs.filter((e) => e.type === type).length;
-      // Without its source size a GTID event is encoded once to measure it, and once with its length.
-      for (const type of new Set(inputs.map((e) => e.type)))
-        expect(times(type), type).toBe((type === 'GTID_LOG_EVENT' ? 2 : 1) * count(type));
-    } finally {
-      encode.mockRestore();
-    }
-    // Nothing was edited: the server's lengths come out, and so its file.
-    expect(Buffer.compare(bytes, source)).toBe(0);
-  });
+  it(
+    'a file made by hand, without sizes or positions: the ' + 'lengths computed, each event but the GTID encoded once',
+    () => {
+      const source = readFileSync(fixtures().find((f) => f.name.endsWith('binlog-invisible-columns.000001'))!.path);
+      const inputs = lines().map((l, i) => {
+        const {
+          pos: _pos,
+          header: { eventSize: _size, ...header },
+          ...rest
+        } = l;
+        return eventFromJson(
+          { ...rest, header, ...(l.type === 'GTID_LOG_EVENT' ? { transactionLength: null } : {}) },
+          `line ${i + 1}`,
+        );
+      });
+      const encode = vi.spyOn(EventEncoder.prototype, 'encode');
+      let bytes: Uint8Array;
+      try {
+        bytes = encodeBinlog(inputs);
+        const times = (type: string) => encode.mock.calls.filter(([e]) => e.type === type).length;
+        const count = (type: string) => inputs.filter((e) => e.type === type).length;
+        // Without its source size a GTID event is encoded once to measure it, and once with its length.
+        for (const type of new Set(inputs.map((e) => e.type)))
+          expect(times(type), type).toBe((type === 'GTID_LOG_EVENT' ? 2 : 1) * count(type));
+      } finally {
+        encode.mockRestore();
+      }
+      // Nothing was edited: the server's lengths come out, and so its file.
+      expect(Buffer.compare(bytes, source)).toBe(0);
+    },
+  );
 
   it("the file's last group ends at the STOP event, which it does not count", () => {
     const events = lines();

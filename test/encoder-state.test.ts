@@ -101,13 +101,16 @@ describe('EventEncoder leaves the state its output gives a decoder', () => {
     expect(stateOf(encoder.format)).toEqual(before);
   });
 
-  it('a drop tree FDE listing another number of types is refused as the decoder refuses it, placed at the event', () => {
-    const bad = fde({ serverVersion: '5.2.2-a_drop6p13', postHeaderLengths: [1, 2, 3] });
-    const decoded = caught(() => new EventDecoder().decode(bytesOf(bad), 4));
-    const encoded = caught(() => new EventEncoder().encode(bad, 4));
-    expect(encoded.message).toBe(decoded.message);
-    expect(encoded.eventPos).toBe(4);
-  });
+  it(
+    'a drop tree FDE listing another number of types is ' + 'refused as the decoder refuses it, placed at the event',
+    () => {
+      const bad = fde({ serverVersion: '5.2.2-a_drop6p13', postHeaderLengths: [1, 2, 3] });
+      const decoded = caught(() => new EventDecoder().decode(bytesOf(bad), 4));
+      const encoded = caught(() => new EventEncoder().encode(bad, 4));
+      expect(encoded.message).toBe(decoded.message);
+      expect(encoded.eventPos).toBe(4);
+    },
+  );
 
   it('START_EVENT_V3 of a v1 and of a v3 file', () => {
     const start = (flags?: number): BinlogEventInput => ({

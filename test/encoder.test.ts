@@ -61,21 +61,24 @@ describe('EventEncoder on edited rows', () => {
     expect(Buffer.compare(encodeBinlog(decodeBinlog(bytes)), bytes)).toBe(0);
   });
 
-  it('takes its state from its input: no event it writes is decoded, and a repeated TABLE_MAP is not read at all', () => {
-    const events = decodeBinlog(binlog());
-    const decode = vi.spyOn(EventDecoder.prototype, 'decode');
-    const readTableMap = vi.spyOn(rowCodecs, 'decodeTableMapEvent');
-    try {
-      encodeAll(events);
-      expect(decode).not.toHaveBeenCalled();
-      // Three TABLE_MAPs of one body: the first is read for its computed metadata, the others are the same bytes.
-      expect(tableMaps(events)).toHaveLength(3);
-      expect(readTableMap).toHaveBeenCalledTimes(1);
-    } finally {
-      decode.mockRestore();
-      readTableMap.mockRestore();
-    }
-  });
+  it(
+    'takes its state from its input: no event it writes is ' + 'decoded, and a repeated TABLE_MAP is not read at all',
+    () => {
+      const events = decodeBinlog(binlog());
+      const decode = vi.spyOn(EventDecoder.prototype, 'decode');
+      const readTableMap = vi.spyOn(rowCodecs, 'decodeTableMapEvent');
+      try {
+        encodeAll(events);
+        expect(decode).not.toHaveBeenCalled();
+        // Three TABLE_MAPs of one body: the first is read for its computed metadata, the others are the same bytes.
+        expect(tableMaps(events)).toHaveLength(3);
+        expect(readTableMap).toHaveBeenCalledTimes(1);
+      } finally {
+        decode.mockRestore();
+        readTableMap.mockRestore();
+      }
+    },
+  );
 
   it('writes each edited value, also one that differs from the row before only where that row repeats a value', () => {
     const events = decodeBinlog(binlog());
@@ -121,19 +124,22 @@ describe('EventEncoder on edited rows', () => {
 });
 
 describe('EventEncoder on an edited TABLE_MAP', () => {
-  it('reads it back, and writes the rows after it by it; the same body as the one before again is read back too', () => {
-    const events = decodeBinlog(binlog());
-    // 300 bytes for VARCHAR(50)'s 200: the rows after it take a 2-byte length; after the third, 1 byte again.
-    const meta = tableMaps(events)[1]!.columnMetadata![4] as MaxLengthMeta;
-    meta.maxLength = 300;
-    const bytes = encodeBinlog(events);
-    const again = decodeBinlog(bytes);
-    expect((tableMaps(again)[1]!.columnMetadata![4] as MaxLengthMeta).maxLength).toBe(300);
-    expect(rowEvents(again).map((e) => e.rows)).toEqual(rowEvents(events).map((e) => e.rows));
-    const sizes = rowEvents(again).map((e) => e.header.eventSize);
-    expect(sizes[1]).toBe(sizes[0]! + 3); // one more length byte in each of the three rows
-    expect(sizes[2]).toBe(sizes[0]);
-  });
+  it(
+    'reads it back, and writes the rows after it by it; ' + 'the same body as the one before again is read back too',
+    () => {
+      const events = decodeBinlog(binlog());
+      // 300 bytes for VARCHAR(50)'s 200: the rows after it take a 2-byte length; after the third, 1 byte again.
+      const meta = tableMaps(events)[1]!.columnMetadata![4] as MaxLengthMeta;
+      meta.maxLength = 300;
+      const bytes = encodeBinlog(events);
+      const again = decodeBinlog(bytes);
+      expect((tableMaps(again)[1]!.columnMetadata![4] as MaxLengthMeta).maxLength).toBe(300);
+      expect(rowEvents(again).map((e) => e.rows)).toEqual(rowEvents(events).map((e) => e.rows));
+      const sizes = rowEvents(again).map((e) => e.header.eventSize);
+      expect(sizes[1]).toBe(sizes[0]! + 3); // one more length byte in each of the three rows
+      expect(sizes[2]).toBe(sizes[0]);
+    },
+  );
 });
 
 describe('EventEncoder on rows with keys added or taken away', () => {

@@ -22,7 +22,8 @@ const TABLES = ['d1.t', 'd1.u', 'd1.m', 'd2.t'];
 
 // In one session: transactions a second apart, one whose GTID (at its commit) is a second after its rows,
 // XA, a MyISAM table, statement-based changes in d2, and one whose rows come a second after its GTID.
-const WORKLOAD = `
+const WORKLOAD =
+  `
   SET TIMESTAMP=${T}; INSERT INTO d1.t VALUES (1, 'a');
   SET TIMESTAMP=${T + 1}; BEGIN; INSERT INTO d1.t VALUES (2, 'b'); INSERT INTO d2.t VALUES (1, 'x');
   SET TIMESTAMP=${T + 2}; COMMIT;
@@ -31,7 +32,8 @@ const WORKLOAD = `
   SET TIMESTAMP=${T + 4}; XA COMMIT 'x1';
   XA START 'x2'; INSERT INTO d2.t VALUES (5, 'gone'); XA END 'x2'; XA PREPARE 'x2'; XA ROLLBACK 'x2';
   INSERT INTO d1.m VALUES (1, 'myisam');
-  SET TIMESTAMP=${T + 5}; SET SESSION binlog_format = 'STATEMENT'; USE d2; INSERT INTO t VALUES (10, 'statement'); USE d1;
+  SET TIMESTAMP=${T + 5}; SET SESSION binlog_format = 'STATEMENT'; ` +
+  `USE d2; INSERT INTO t VALUES (10, 'statement'); USE d1;
   SET SESSION binlog_format = 'ROW';
   SET TIMESTAMP=${T + 6}; BEGIN; INSERT INTO d1.t VALUES (4, 'straddles'); SET TIMESTAMP=${T + 5}; COMMIT;
   SET TIMESTAMP=${T + 7}; INSERT INTO d1.t VALUES (5, 'late'); INSERT INTO d2.t VALUES (6, 'late');
@@ -48,9 +50,12 @@ describeWithServer('filtered dumps replay as mariadb-binlog filters them', () =>
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'binlog-filter-replay-'));
     server = await startMariadb();
-    await server.sql(`CREATE DATABASE d1; CREATE DATABASE d2;
+    await server.sql(
+      `CREATE DATABASE d1; CREATE DATABASE d2;
       CREATE TABLE d1.t (id INT PRIMARY KEY, v VARCHAR(20)); CREATE TABLE d1.u (id INT PRIMARY KEY, v VARCHAR(20));
-      CREATE TABLE d1.m (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=MyISAM; CREATE TABLE d2.t (id INT PRIMARY KEY, v VARCHAR(20));`);
+      CREATE TABLE d1.m (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=MyISAM; ` +
+        `CREATE TABLE d2.t (id INT PRIMARY KEY, v VARCHAR(20));`,
+    );
     await server.flushLogs();
     await server.sql(WORKLOAD, 'd1');
     await server.flushLogs();

@@ -96,23 +96,30 @@ describe('start and stop filters keep whole transactions', () => {
     expect(out.at(-1)).toBe(all.at(-1)!.pos);
   });
 
-  it('a start position inside a transaction leaves it out whole; a start time any of its events reaches keeps it whole', () => {
-    const straddler = transactionAt(mark['straddles']!);
-    const after = all.filter((e) => e.pos >= mark['last']!).map((e) => e.pos);
-    expect(positions(kept({ startPosition: straddler[1]! }))).toEqual([FDE, ...after]);
-    // Its first event is at T+14, a later one at T+15: it has an event in the window.
-    expect(positions(kept({ startTime: T + 15 }))).toEqual([FDE, ...straddler, ...after]);
-    expect(positions(kept({ startTime: T + 16 }))).toEqual([FDE, ...after]);
-  });
+  it(
+    'a start position inside a transaction leaves it out whole; ' +
+      'a start time any of its events reaches keeps it whole',
+    () => {
+      const straddler = transactionAt(mark['straddles']!);
+      const after = all.filter((e) => e.pos >= mark['last']!).map((e) => e.pos);
+      expect(positions(kept({ startPosition: straddler[1]! }))).toEqual([FDE, ...after]);
+      // Its first event is at T+14, a later one at T+15: it has an event in the window.
+      expect(positions(kept({ startTime: T + 15 }))).toEqual([FDE, ...straddler, ...after]);
+      expect(positions(kept({ startTime: T + 16 }))).toEqual([FDE, ...after]);
+    },
+  );
 
-  it('a stop position inside a transaction leaves it out whole; a stop time after one of its events keeps it whole', () => {
-    const before = all.filter((e) => e.pos < mark['straddles']!).map((e) => e.pos);
-    const straddler = transactionAt(mark['straddles']!);
-    expect(positions(kept({ stopTime: T + 15 }))).toEqual([...before, ...straddler]);
-    expect(positions(kept({ stopTime: T + 14 }))).toEqual(before);
-    expect(positions(kept({ stopPosition: straddler.at(-1)! }))).toEqual(before);
-    expect(positions(kept({ stopPosition: mark['straddles']! }))).toEqual(before);
-  });
+  it(
+    'a stop position inside a transaction leaves it out whole; ' + 'a stop time after one of its events keeps it whole',
+    () => {
+      const before = all.filter((e) => e.pos < mark['straddles']!).map((e) => e.pos);
+      const straddler = transactionAt(mark['straddles']!);
+      expect(positions(kept({ stopTime: T + 15 }))).toEqual([...before, ...straddler]);
+      expect(positions(kept({ stopTime: T + 14 }))).toEqual(before);
+      expect(positions(kept({ stopPosition: straddler.at(-1)! }))).toEqual(before);
+      expect(positions(kept({ stopPosition: mark['straddles']! }))).toEqual(before);
+    },
+  );
 
   it('start and stop together: the window of whole transactions, any of whose events falls in it', () => {
     const out = positions(kept({ startTime: T + 11, stopTime: T + 13 }));

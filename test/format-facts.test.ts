@@ -42,17 +42,21 @@ describe('the format facts live in the schemas', () => {
     });
   }
 
-  it('the schema gives a cell for each codec of CellLayouts (but DECIMAL and those of no value), FractionLayouts and JsonbCustomData, and the helpers it takes are its externs', () => {
-    const cells = parse(readFileSync(join(import.meta.dirname, '..', 'schemas', 'cells.yaml'), 'utf8'));
-    const codecs = new Set(
-      [...Object.values(CellLayouts), ...Object.values(FractionLayouts), ...Object.values(JsonbCustomData)].map(
-        (l) => l.codec,
-      ),
-    );
-    expect(Object.keys(cells.cells).sort()).toEqual(
-      [...codecs].filter((c) => !['newdecimal', 'null', 'unsupported'].includes(c)).sort(),
-    );
-    const wired = readFileSync(join(RUNTIME, 'values', 'cells.ts'), 'utf8');
-    for (const name of Object.keys(cells.externs)) expect(wired).toMatch(new RegExp(`\\b${name}\\b`));
-  });
+  it(
+    'the schema gives a cell for each codec of CellLayouts (but DECIMAL and those of no ' +
+      'value), FractionLayouts and JsonbCustomData, and the helpers it takes are its externs',
+    () => {
+      const cells = parse(readFileSync(join(import.meta.dirname, '..', 'schemas', 'cells.yaml'), 'utf8'));
+      const codecs = new Set(
+        [...Object.values(CellLayouts), ...Object.values(FractionLayouts), ...Object.values(JsonbCustomData)].map(
+          (l) => l.codec,
+        ),
+      );
+      expect(Object.keys(cells.cells).sort()).toEqual(
+        [...codecs].filter((c) => !['newdecimal', 'null', 'unsupported'].includes(c)).sort(),
+      );
+      const wired = readFileSync(join(RUNTIME, 'values', 'cells.ts'), 'utf8');
+      for (const name of Object.keys(cells.externs)) expect(wired).toMatch(new RegExp(`\\b${name}\\b`));
+    },
+  );
 });

@@ -136,7 +136,10 @@ describe('forged lengths give typed errors or images kept whole, without large a
     expectKeptWhole(
       b,
       write,
-      /^the row images do not split into rows: length 65535 runs past the end \(2 bytes left\) \(RowsEvent\.rows\.note\); kept as bytes$/,
+      new RegExp(
+        String.raw`^the row images do not split into rows: length 65535 runs past the end \(2 bytes left\) ` +
+          String.raw`\(RowsEvent\.rows\.note\); kept as bytes$`,
+      ),
     );
   });
 

@@ -189,10 +189,12 @@ describeWithServer('mariadb-binlog reads the LOAD DATA events written here', () 
     // The statement form of mysqlbinlog.result: LOAD DATA ... INFILE ... INTO TABLE ... FIELDS ... LINES ... (cols).
     const out = r.stdout;
     expect(out).toContain(
-      "LOAD DATA INFILE '/tmp/old.txt' IGNORE INTO TABLE `t` FIELDS TERMINATED BY ',' ENCLOSED BY '\"' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' STARTING BY '' IGNORE 1 LINES (`a`,`b`)",
+      "LOAD DATA INFILE '/tmp/old.txt' IGNORE INTO TABLE `t` FIELDS TERMINATED BY ',' ENCLOSED BY '\"' ESCAPED " +
+        "BY '\\\\' LINES TERMINATED BY '\\n' STARTING BY '' IGNORE 1 LINES (`a`,`b`)",
     );
     expect(out).toContain(
-      "LOAD DATA INFILE '/tmp/new.txt' REPLACE INTO TABLE `t2` FIELDS TERMINATED BY ',' OPTIONALLY  ENCLOSED BY '\"' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' STARTING BY '>' (`id`)",
+      "LOAD DATA INFILE '/tmp/new.txt' REPLACE INTO TABLE `t2` FIELDS TERMINATED BY ',' OPTIONALLY  ENCLOSED " +
+        "BY '\"' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' STARTING BY '>' (`id`)",
     );
     expect(out).toContain('#Append_block: file_id: 7  block_len: 6');
     expect(out).toContain('#Exec_load: file_id=7');
@@ -222,7 +224,8 @@ describeWithServer('a real MariaDB 10.11 logging LOAD DATA as a statement', () =
     await server.sql('CREATE DATABASE ld; CREATE TABLE ld.t (a INT PRIMARY KEY, b VARCHAR(20))');
     await server.sql(
       `SET SESSION binlog_format = 'STATEMENT';
-       LOAD DATA INFILE '${file}' REPLACE INTO TABLE t FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' IGNORE 1 LINES (a, b)`,
+       LOAD DATA INFILE '${file}' REPLACE INTO TABLE t FIELDS TERMINATED BY ',' ` +
+        `OPTIONALLY ENCLOSED BY '"' IGNORE 1 LINES (a, b)`,
       'ld',
     );
     rows = (await server.query('SELECT COUNT(*) FROM ld.t'))[0]![0]!;
@@ -275,65 +278,69 @@ describeWithServer('LOAD DATA events written here, replayed into a real MariaDB 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('through mariadb-binlog | mariadb: the rows of CREATE_FILE + APPEND_BLOCK + EXEC_LOAD and of BEGIN_LOAD_QUERY + EXECUTE_LOAD_QUERY', async () => {
-    const clauses = {
-      fieldTerminator: ',',
-      enclosedBy: '"',
-      lineTerminator: '\n',
-      lineStart: '',
-      escapedBy: '\\',
-      optFlags: 0x2,
-    };
-    const query = "LOAD DATA INFILE '/tmp/q.txt' INTO TABLE t FIELDS TERMINATED BY ',' ENCLOSED BY '\"'";
-    const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE' });
-    w.createDatabase('ld').query('CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10))', { schema: 'ld' });
-    const events = [
-      {
-        type: 'CREATE_FILE_EVENT',
-        threadId: 5,
-        execTime: 0,
-        skipLines: 0,
-        fileId: 7,
-        clauses,
-        fieldLengths: [],
-        fieldNames: [],
-        tableName: 't',
-        schema: 'ld',
-        createFileName: '/tmp/cf.txt',
-        data: text('1,"x"\n'),
-      },
-      { type: 'APPEND_BLOCK_EVENT', fileId: 7, data: text('2,"y"\n') },
-      { type: 'EXEC_LOAD_EVENT', fileId: 7 },
-      { type: 'BEGIN_LOAD_QUERY_EVENT', fileId: 9, data: text('3,"z"\n') },
-      {
-        type: 'EXECUTE_LOAD_QUERY_EVENT',
-        threadId: 5,
-        execTime: 0,
-        errorCode: 0,
-        statusVars: [],
-        schema: 'ld',
-        query,
-        fileId: 9,
-        fileNameStart: query.indexOf(' INFILE'),
-        fileNameEnd: query.indexOf(' TABLE'),
-        duplicates: 'LOAD_DUP_ERROR',
-      },
-    ] as EventInput[];
-    for (const e of events) w.event(e);
-    const file = join(dir, 'replay.bin');
-    writeFileSync(file, w.toBytes());
-    const bin = findMariadb()!;
-    const r = await replay(bin.binlogTool, bin.client, file, server.socket, {
-      dump: [`--local-load=${dir}`],
-      client: ['--local-infile=1'],
-    });
-    expect(r).toEqual({ dump: 0, client: 0, stderr: '' });
-    expect(await server.query('SELECT a, b FROM ld.t ORDER BY a')).toEqual([
-      ['1', 'x'],
-      ['2', 'y'],
-      ['3', 'z'],
-    ]);
-  });
+  it(
+    'through mariadb-binlog | mariadb: the rows of CREATE_FILE + ' +
+      'APPEND_BLOCK + EXEC_LOAD and of BEGIN_LOAD_QUERY + EXECUTE_LOAD_QUERY',
+    async () => {
+      const clauses = {
+        fieldTerminator: ',',
+        enclosedBy: '"',
+        lineTerminator: '\n',
+        lineStart: '',
+        escapedBy: '\\',
+        optFlags: 0x2,
+      };
+      const query = "LOAD DATA INFILE '/tmp/q.txt' INTO TABLE t FIELDS TERMINATED BY ',' ENCLOSED BY '\"'";
+      const w = new BinlogWriter({ timestamp: 1_700_000_000, checksum: 'NONE' });
+      w.createDatabase('ld').query('CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10))', { schema: 'ld' });
+      const events = [
+        {
+          type: 'CREATE_FILE_EVENT',
+          threadId: 5,
+          execTime: 0,
+          skipLines: 0,
+          fileId: 7,
+          clauses,
+          fieldLengths: [],
+          fieldNames: [],
+          tableName: 't',
+          schema: 'ld',
+          createFileName: '/tmp/cf.txt',
+          data: text('1,"x"\n'),
+        },
+        { type: 'APPEND_BLOCK_EVENT', fileId: 7, data: text('2,"y"\n') },
+        { type: 'EXEC_LOAD_EVENT', fileId: 7 },
+        { type: 'BEGIN_LOAD_QUERY_EVENT', fileId: 9, data: text('3,"z"\n') },
+        {
+          type: 'EXECUTE_LOAD_QUERY_EVENT',
+          threadId: 5,
+          execTime: 0,
+          errorCode: 0,
+          statusVars: [],
+          schema: 'ld',
+          query,
+          fileId: 9,
+          fileNameStart: query.indexOf(' INFILE'),
+          fileNameEnd: query.indexOf(' TABLE'),
+          duplicates: 'LOAD_DUP_ERROR',
+        },
+      ] as EventInput[];
+      for (const e of events) w.event(e);
+      const file = join(dir, 'replay.bin');
+      writeFileSync(file, w.toBytes());
+      const bin = findMariadb()!;
+      const r = await replay(bin.binlogTool, bin.client, file, server.socket, {
+        dump: [`--local-load=${dir}`],
+        client: ['--local-infile=1'],
+      });
+      expect(r).toEqual({ dump: 0, client: 0, stderr: '' });
+      expect(await server.query('SELECT a, b FROM ld.t ORDER BY a')).toEqual([
+        ['1', 'x'],
+        ['2', 'y'],
+        ['3', 'z'],
+      ]);
+    },
+  );
 });
 
 describe('SLAVE, TRANSACTION_CONTEXT, VIEW_CHANGE and PARTIAL_ROW_DATA, written from JSON', () => {
@@ -415,20 +422,24 @@ describe('binlog format v1 (MySQL 3.23)', () => {
   const bytes = v1Binlog();
   const lines = V1_LINES;
 
-  it('has 13-byte headers without log_pos and flags; START is 69 bytes, QUERY has no status variables, ROTATE no position', () => {
-    const events = expectRoundTrip(bytes);
-    expect(events.map((e) => e.header.eventSize)).toEqual([
-      13 + 56,
-      13 + 11 + 'test'.length + 1 + 'CREATE TABLE t (a INT)'.length,
-      13 + 18 + 7 + 1 + 2 + 2 + 5 + '/tmp/old.txt'.length,
-      13 + 'master-bin.002'.length,
-    ]);
-    for (const e of events) expect([e.header.logPos, e.header.flags]).toEqual([undefined, undefined]);
-    // The event length is at offset 9 and the body at 13 in every event.
-    expect(hex(bytes.subarray(4 + 9, 4 + 15))).toBe('450000000100');
-    expect(Reflect.get(events[3]!, 'position')).toBeUndefined();
-    expect(events[2]).toMatchObject({ type: 'LOAD_EVENT', tableName: 't', fileName: '/tmp/old.txt' });
-  });
+  it(
+    'has 13-byte headers without log_pos and flags; START is 69 ' +
+      'bytes, QUERY has no status variables, ROTATE no position',
+    () => {
+      const events = expectRoundTrip(bytes);
+      expect(events.map((e) => e.header.eventSize)).toEqual([
+        13 + 56,
+        13 + 11 + 'test'.length + 1 + 'CREATE TABLE t (a INT)'.length,
+        13 + 18 + 7 + 1 + 2 + 2 + 5 + '/tmp/old.txt'.length,
+        13 + 'master-bin.002'.length,
+      ]);
+      for (const e of events) expect([e.header.logPos, e.header.flags]).toEqual([undefined, undefined]);
+      // The event length is at offset 9 and the body at 13 in every event.
+      expect(hex(bytes.subarray(4 + 9, 4 + 15))).toBe('450000000100');
+      expect(Reflect.get(events[3]!, 'position')).toBeUndefined();
+      expect(events[2]).toMatchObject({ type: 'LOAD_EVENT', tableName: 't', fileName: '/tmp/old.txt' });
+    },
+  );
 
   it('a STOP event has no body: 13 bytes, shorter than any v3 or v4 header', () => {
     const stop = encodeBinlog(

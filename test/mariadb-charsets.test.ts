@@ -53,7 +53,8 @@ interface Stored {
   back: string;
 }
 const readBack = (table: string, cs: string) =>
-  `SELECT id, HEX(v), HEX(CONVERT(v USING utf8mb4)), HEX(CONVERT(CONVERT(v USING utf8mb4) USING ${cs})) FROM ${DB}.${table} ORDER BY id`;
+  `SELECT id, HEX(v), HEX(CONVERT(v USING utf8mb4)), ` +
+  `HEX(CONVERT(CONVERT(v USING utf8mb4) USING ${cs})) FROM ${DB}.${table} ORDER BY id`;
 const storedRows = (rows: (string | null)[][]) =>
   new Map(rows.map(([id, bytes, text, back]) => [Number(id), { bytes: bytes!, text: text!, back: back! }]));
 
@@ -142,7 +143,8 @@ async function survey(server: MariadbServer, cs: string): Promise<Survey> {
   }
   const values = [...longCodes].map(([id, l]) => `(${id}, x'${l.codes.join('')}')`).join(', ');
   await server.sql(
-    `CREATE TABLE ${DB}.long_${cs} (id INT PRIMARY KEY, v MEDIUMTEXT CHARACTER SET ${cs}); INSERT INTO ${DB}.long_${cs} VALUES ${values};`,
+    `CREATE TABLE ${DB}.long_${cs} (id INT PRIMARY KEY, v MEDIUMTEXT CHARACTER SET ${cs}); ` +
+      `INSERT INTO ${DB}.long_${cs} VALUES ${values};`,
   );
   return {
     codes,

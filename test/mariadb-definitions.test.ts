@@ -35,9 +35,11 @@ const SCHEMA = `
     at DATETIME(3)
   ) DEFAULT CHARSET=latin1;
   CREATE TABLE legacy.t (a INT, b CHAR(5), c MEDIUMINT UNSIGNED);`;
-const WORKLOAD = `
+const WORKLOAD =
+  `
   INSERT INTO shop.items VALUES
-    (4000000000, -5, 18446744073709551615, 200, 'large', 'red,blue', '漢字 😀', 'café', 'texte é', 12.50, '2024-01-02 03:04:05.678'),
+    (4000000000, -5, 18446744073709551615, 200, 'large', 'red,blue', '漢字 😀', ` +
+  `'café', 'texte é', 12.50, '2024-01-02 03:04:05.678'),
     (1, 5, 1, 1, 'small', '', '', '', NULL, NULL, NULL);
   UPDATE shop.items SET qty = qty - 10, tags = 'green' WHERE id = 1;
   DELETE FROM shop.items WHERE id = 4000000000;
@@ -134,40 +136,49 @@ describeWithServer('NO_LOG rows read with the definitions mariadb-dump --no-data
     }
   });
 
-  it('binlog dump --schema-file gives the FULL rows; a schema of another table is a line naming the column and exit 7', () => {
-    const schema = join(tmp, 'schema.sql');
-    const binlog = join(tmp, 'binlog.000002');
-    writeFileSync(schema, schemaSql);
-    writeFileSync(binlog, noLog);
-    const dump = (args: string[]) =>
-      spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 26,
-      });
-    const ok = dump(['--schema-file', schema, binlog]);
-    expect([ok.status, ok.stderr]).toEqual([0, '']);
-    const fromCli = ok.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((e) => Array.isArray(e.rows));
-    expect(fromCli.flatMap((e) => e.rows)).toEqual(
-      JSON.parse(toJsonLine(changes(decodeBinlog(full)).map(({ type: _t, table: _n, ...c }) => c))),
-    );
-    const other = join(tmp, 'other.sql');
-    expect(schemaSql).toContain('`qty` smallint(6)');
-    writeFileSync(other, schemaSql.replace('`qty` smallint(6)', '`qty` int(11)'));
-    const bad = dump(['--schema-file', other, binlog]);
-    // The contradicted definition leaves the schema history: the dump goes on without it and exits 7.
-    expect(bad.status).toBe(7);
-    expect(bad.stderr).toMatch(
-      /^binlog: table shop\.items, column qty: the TABLE_MAP logs SHORT, the definition says INT \(logged as LONG\) \[in shop\.items\.qty\] \(the definition from the definitions given at the start\); it leaves the schema history and its rows are read without one\n$/,
-    );
-    expect(
-      bad.stdout
+  it(
+    'binlog dump --schema-file gives the FULL rows; a schema ' +
+      'of another table is a line naming the column and exit 7',
+    () => {
+      const schema = join(tmp, 'schema.sql');
+      const binlog = join(tmp, 'binlog.000002');
+      writeFileSync(schema, schemaSql);
+      writeFileSync(binlog, noLog);
+      const dump = (args: string[]) =>
+        spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 26,
+        });
+      const ok = dump(['--schema-file', schema, binlog]);
+      expect([ok.status, ok.stderr]).toEqual([0, '']);
+      const fromCli = ok.stdout
         .trim()
         .split('\n')
-        .filter((l) => l.includes('"rows"')).length,
-    ).toBe(fromCli.length);
-  });
+        .map((l) => JSON.parse(l))
+        .filter((e) => Array.isArray(e.rows));
+      expect(fromCli.flatMap((e) => e.rows)).toEqual(
+        JSON.parse(toJsonLine(changes(decodeBinlog(full)).map(({ type: _t, table: _n, ...c }) => c))),
+      );
+      const other = join(tmp, 'other.sql');
+      expect(schemaSql).toContain('`qty` smallint(6)');
+      writeFileSync(other, schemaSql.replace('`qty` smallint(6)', '`qty` int(11)'));
+      const bad = dump(['--schema-file', other, binlog]);
+      // The contradicted definition leaves the schema history: the dump goes on without it and exits 7.
+      expect(bad.status).toBe(7);
+      expect(bad.stderr).toMatch(
+        new RegExp(
+          String.raw`^binlog: table shop\.items, column qty: the TABLE_MAP logs SHORT, ` +
+            String.raw`the definition says INT \(logged as LONG\) \[in shop\.items\.qty\] ` +
+            String.raw`\(the definition from the definitions given at the start\); ` +
+            String.raw`it leaves the schema history and its rows are read without one\n$`,
+        ),
+      );
+      expect(
+        bad.stdout
+          .trim()
+          .split('\n')
+          .filter((l) => l.includes('"rows"')).length,
+      ).toBe(fromCli.length);
+    },
+  );
 });

@@ -184,20 +184,24 @@ describeWithServer('MariaDB control events', () => {
 });
 
 describeWithServer('MariaDB with binlog_checksum=NONE', () => {
-  it('an FDE that declares no checksum: it still ends with its CRC32, no other event has one, all round-trips', async () => {
-    const server = await startMariadb({ checksum: 'NONE' });
-    try {
-      await server.sql('CREATE DATABASE n; CREATE TABLE n.t (a INT); INSERT INTO n.t VALUES (1)');
-      await server.flushLogs();
-      const [file] = await server.stopAndReadBinlogs();
-      const events = decodeBinlog(file!.bytes);
-      expect(events[0]).toMatchObject({ type: 'FORMAT_DESCRIPTION_EVENT', checksumAlg: 'BINLOG_CHECKSUM_ALG_OFF' });
-      expect(typeof events[0]!.checksum).toBe('number');
-      expect(events.slice(1).every((e) => e.checksum === undefined)).toBe(true);
-      expect(events.some((e) => 'rows' in e)).toBe(true);
-      expect(Buffer.compare(Buffer.from(encodeBinlog(events)), file!.bytes)).toBe(0);
-    } finally {
-      await server.stop();
-    }
-  }, 120_000);
+  it(
+    'an FDE that declares no checksum: it still ends with ' + 'its CRC32, no other event has one, all round-trips',
+    async () => {
+      const server = await startMariadb({ checksum: 'NONE' });
+      try {
+        await server.sql('CREATE DATABASE n; CREATE TABLE n.t (a INT); INSERT INTO n.t VALUES (1)');
+        await server.flushLogs();
+        const [file] = await server.stopAndReadBinlogs();
+        const events = decodeBinlog(file!.bytes);
+        expect(events[0]).toMatchObject({ type: 'FORMAT_DESCRIPTION_EVENT', checksumAlg: 'BINLOG_CHECKSUM_ALG_OFF' });
+        expect(typeof events[0]!.checksum).toBe('number');
+        expect(events.slice(1).every((e) => e.checksum === undefined)).toBe(true);
+        expect(events.some((e) => 'rows' in e)).toBe(true);
+        expect(Buffer.compare(Buffer.from(encodeBinlog(events)), file!.bytes)).toBe(0);
+      } finally {
+        await server.stop();
+      }
+    },
+    120_000,
+  );
 });

@@ -127,35 +127,40 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
     ]);
   });
 
-  it('two fractional columns: the digits inferred, each cell the server’s, and kept for the table’s later events', () => {
-    const [write, update, del] = rowEvents();
-    for (const e of [write, update, del]) expect(e!.inferredFractionDigits).toEqual({ d5: 5, s2: 2, t6: 6 });
-    expect(afters(write!)).toEqual(seen[0]);
-    expect(befores(update!)).toEqual(ids(seen[0]!, ['1', '3']));
-    expect(afters(update!)).toEqual(ids(seen[1]!, ['1', '3']));
-    expect(befores(del!)).toEqual(ids(seen[1]!, ['2']));
-    // The workload's own literals, so that the server's reading is not taken on trust alone.
-    expect(write!.rows![0]!.after).toEqual({
-      id: 1,
-      d5: '2024-02-29 23:59:58.98765',
-      s2: '2001-09-09 01:46:40.57',
-      t0: '-12:34:56',
-      t6: '-838:59:59.999999',
-    });
-    expect(write!.rows![3]!.after).toEqual({
-      id: 4,
-      d5: '0000-00-00 00:00:00.00000',
-      s2: '0000-00-00 00:00:00.00',
-      t0: '-00:00:01',
-      t6: '-00:00:00.500000',
-    });
-  });
+  it(
+    'two fractional columns: the digits inferred, each cell ' + 'the server’s, and kept for the table’s later events',
+    () => {
+      const [write, update, del] = rowEvents();
+      for (const e of [write, update, del]) expect(e!.inferredFractionDigits).toEqual({ d5: 5, s2: 2, t6: 6 });
+      expect(afters(write!)).toEqual(seen[0]);
+      expect(befores(update!)).toEqual(ids(seen[0]!, ['1', '3']));
+      expect(afters(update!)).toEqual(ids(seen[1]!, ['1', '3']));
+      expect(befores(del!)).toEqual(ids(seen[1]!, ['2']));
+      // The workload's own literals, so that the server's reading is not taken on trust alone.
+      expect(write!.rows![0]!.after).toEqual({
+        id: 1,
+        d5: '2024-02-29 23:59:58.98765',
+        s2: '2001-09-09 01:46:40.57',
+        t0: '-12:34:56',
+        t6: '-838:59:59.999999',
+      });
+      expect(write!.rows![3]!.after).toEqual({
+        id: 4,
+        d5: '0000-00-00 00:00:00.00000',
+        s2: '0000-00-00 00:00:00.00',
+        t0: '-00:00:01',
+        t6: '-00:00:00.500000',
+      });
+    },
+  );
 
   it('images that fit two choices stay bytes, saying both; a later event decides, and its digits read the next', () => {
     const [first, second, third] = rowEvents().slice(3);
     expect(first!.rows).toBeUndefined();
     expect(first!.rowImagesUndecoded).toBe(
-      'the row images do not split into rows: more than one choice of fraction digits for s makes every image read and end with the event ({"s":1} and {"s":2}); give the table\'s definition; kept as bytes',
+      'the row images do not split into rows: ' +
+        'more than one choice of fraction digits for s makes every image read and end with the event ({"s":1} ' +
+        'and {"s":2}); give the table\'s definition; kept as bytes',
     );
     expect([second!.inferredFractionDigits, afters(second!)]).toEqual([{ s: 2 }, ids(seen[4]!, ['2'])]);
     expect([third!.inferredFractionDigits, afters(third!)]).toEqual([
@@ -200,9 +205,13 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
     const kept = rowEvents()[3]!;
     const statements = events.slice(0, events.indexOf(kept)).flatMap((e) => toSql(e, context));
     expect(statements).toContain(
-      "UPDATE `inf`.`two` SET `id`=1, `d5`=NULL, `s2`='2020-01-01 00:00:00.05', `t0`='-12:34:56', `t6`='-838:59:59.999999' WHERE `id`=1 AND `d5`='2024-02-29 23:59:58.98765' AND `s2`='2001-09-09 01:46:40.57' AND `t0`='-12:34:56' AND `t6`='-838:59:59.999999' LIMIT 1",
+      "UPDATE `inf`.`two` SET `id`=1, `d5`=NULL, `s2`='2020-01-01 00:00:00.05', `t0`='-12:34:56', " +
+        "`t6`='-838:59:59.999999' WHERE `id`=1 AND `d5`='2024-02-29 23:59:58.98765' AND `s2`='2001-09-09 " +
+        "01:46:40.57' AND `t0`='-12:34:56' AND `t6`='-838:59:59.999999' LIMIT 1",
     );
-    const sentence = `its row images were kept as bytes (${kept.rowImagesUndecoded}): give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows`;
+    const sentence =
+      `its row images were kept as bytes (${kept.rowImagesUndecoded}): ` +
+      "give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows";
     expect(() => toSql(kept, context)).toThrow(sentence);
     expect(() => flashback(events)).toThrow(sentence);
   });
@@ -219,27 +228,32 @@ describeWithServer('MariaDB’s own fractional temporals, their digits inferred 
   });
 
   // Last: it changes the server's table.
-  it('the undo binlog of the UPDATE and the DELETE, replayed by the server, gives back the table as the INSERT left it', async () => {
-    const [write, , del] = rowEvents();
-    // Each transaction: GTID … the row event, then its XID. Undone: the two after the INSERT's.
-    const upTo = events.indexOf(del!) + 2;
-    const writeAt = events.indexOf(write!);
-    const writeStart = events.map((e) => e.type).lastIndexOf('GTID_EVENT', writeAt);
-    const undo = flashback([...events.slice(0, writeStart), ...events.slice(writeAt + 2, upTo)]);
-    const tmp = mkdtempSync(join(tmpdir(), 'binlog-inferred-undo-'));
-    try {
-      const file = join(tmp, 'undo.bin');
-      writeFileSync(file, encodeBinlog(undo));
-      const bin = findMariadb()!;
-      const r = await replay(bin.binlogTool, bin.client, file, server.socket);
-      expect([r.dump, r.client, r.stderr]).toEqual([0, 0, '']);
-      const cols = COLUMNS.two!;
-      const rows = await server.query(
-        `SELECT ${cols.map((c) => `CAST(${c} AS CHAR)`).join(', ')} FROM inf.two ORDER BY 1`,
-      );
-      expect(rows.map((r) => Object.fromEntries(cols.map((c, i) => [c, r[i]!])))).toEqual(seen[0]);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  }, 60_000);
+  it(
+    'the undo binlog of the UPDATE and the DELETE, replayed by ' +
+      'the server, gives back the table as the INSERT left it',
+    async () => {
+      const [write, , del] = rowEvents();
+      // Each transaction: GTID … the row event, then its XID. Undone: the two after the INSERT's.
+      const upTo = events.indexOf(del!) + 2;
+      const writeAt = events.indexOf(write!);
+      const writeStart = events.map((e) => e.type).lastIndexOf('GTID_EVENT', writeAt);
+      const undo = flashback([...events.slice(0, writeStart), ...events.slice(writeAt + 2, upTo)]);
+      const tmp = mkdtempSync(join(tmpdir(), 'binlog-inferred-undo-'));
+      try {
+        const file = join(tmp, 'undo.bin');
+        writeFileSync(file, encodeBinlog(undo));
+        const bin = findMariadb()!;
+        const r = await replay(bin.binlogTool, bin.client, file, server.socket);
+        expect([r.dump, r.client, r.stderr]).toEqual([0, 0, '']);
+        const cols = COLUMNS.two!;
+        const rows = await server.query(
+          `SELECT ${cols.map((c) => `CAST(${c} AS CHAR)`).join(', ')} FROM inf.two ORDER BY 1`,
+        );
+        expect(rows.map((r) => Object.fromEntries(cols.map((c, i) => [c, r[i]!])))).toEqual(seen[0]);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });

@@ -26,7 +26,8 @@ import type { RowsEventOf as RowsEvent } from './support/rows.js';
 
 const DIGITS = [0, 1, 2, 3, 4, 5, 6];
 const COLUMNS = DIGITS.flatMap((n) => [`t${n}`, `d${n}`, `s${n}`]);
-const SCHEMA = `CREATE DATABASE old; CREATE TABLE old.t (id INT PRIMARY KEY, ${DIGITS.map((n) => `t${n} TIME(${n}), d${n} DATETIME(${n}), s${n} TIMESTAMP(${n}) NULL`).join(', ')});`;
+const COLUMN_DEFS = DIGITS.map((n) => `t${n} TIME(${n}), d${n} DATETIME(${n}), s${n} TIMESTAMP(${n}) NULL`).join(', ');
+const SCHEMA = `CREATE DATABASE old; CREATE TABLE old.t (id INT PRIMARY KEY, ${COLUMN_DEFS});`;
 
 /** A row whose every TIME is `time`, DATETIME `datetime` and TIMESTAMP `timestamp` (NULL where null). */
 const row = (id: number, time: string | null, datetime: string | null, timestamp: string | null) => {
@@ -163,59 +164,70 @@ describeWithServer('MariaDB’s own fractional temporals (mysql56_temporal_forma
     expect(images(events)).toHaveLength(6 + 4 + 1);
   });
 
-  it('without them every event is read; the row events keep their images as bytes, with the reason, and encode back', () => {
-    const events = decodeBinlog(binlog);
-    expect(events.at(-1)!.type).toBe('ROTATE_EVENT');
-    const kept = events.filter(
-      (e) => (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined,
-    ) as (BinlogEvent & { rowImagesUndecoded: string; rowImages: Uint8Array; rows?: unknown })[];
-    expect(kept.map((e) => e.type)).toEqual(['WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1']);
-    for (const e of kept) {
-      expect(e.rows).toBeUndefined();
-      // 21 such columns: the search for their digits stops at its bound, or at a second fit
-      // (runtime/rows/fractions.ts).
-      const search = `more than (4096 choices|one choice) of fraction digits for ${COLUMNS.map((_, i) => `@${i + 2}`).join(', ')} `;
-      expect(e.rowImagesUndecoded).toMatch(
-        new RegExp(`^the row images do not split into rows: ${search}.+; give the table's definition; kept as bytes$`),
+  it(
+    'without them every event is read; the row events keep ' +
+      'their images as bytes, with the reason, and encode back',
+    () => {
+      const events = decodeBinlog(binlog);
+      expect(events.at(-1)!.type).toBe('ROTATE_EVENT');
+      const kept = events.filter(
+        (e) => (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined,
+      ) as (BinlogEvent & { rowImagesUndecoded: string; rowImages: Uint8Array; rows?: unknown })[];
+      expect(kept.map((e) => e.type)).toEqual(['WRITE_ROWS_EVENT_V1', 'UPDATE_ROWS_EVENT_V1', 'DELETE_ROWS_EVENT_V1']);
+      for (const e of kept) {
+        expect(e.rows).toBeUndefined();
+        // 21 such columns: the search for their digits stops at its bound, or at a second fit
+        // (runtime/rows/fractions.ts).
+        const refs = COLUMNS.map((_, i) => `@${i + 2}`).join(', ');
+        const search = `more than (4096 choices|one choice) of fraction digits for ${refs} `;
+        expect(e.rowImagesUndecoded).toMatch(
+          new RegExp(
+            `^the row images do not split into rows: ${search}.+; give the table's definition; kept as bytes$`,
+          ),
+        );
+      }
+      // The images are the event's body after its columns bitmaps, to its end: the checksum follows them.
+      const [write] = kept;
+      const body = binlog.subarray(
+        write!.pos + write!.header.eventSize - 4 - write!.rowImages.length,
+        write!.pos + write!.header.eventSize - 4,
       );
-    }
-    // The images are the event's body after its columns bitmaps, to its end: the checksum follows them.
-    const [write] = kept;
-    const body = binlog.subarray(
-      write!.pos + write!.header.eventSize - 4 - write!.rowImages.length,
-      write!.pos + write!.header.eventSize - 4,
-    );
-    expect(Buffer.compare(Buffer.from(body), Buffer.from(write!.rowImages))).toBe(0);
-    expect(Buffer.compare(Buffer.from(viaJson(events)), Buffer.from(binlog))).toBe(0);
-  });
+      expect(Buffer.compare(Buffer.from(body), Buffer.from(write!.rowImages))).toBe(0);
+      expect(Buffer.compare(Buffer.from(viaJson(events)), Buffer.from(binlog))).toBe(0);
+    },
+  );
 
-  it('binlog dump reads the file to its end, exit 7 saying how many row events kept their images; dump | encode gives it back', () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'binlog-old-temporals-'));
-    try {
-      const file = join(tmp, 'binlog.000002');
-      writeFileSync(file, binlog);
-      const cli = (args: string[], input?: string) =>
-        spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], {
-          input,
-          maxBuffer: 1 << 26,
-        });
-      const dump = cli(['dump', file]);
-      expect([dump.status, dump.stderr.toString()]).toEqual([
-        7,
-        'binlog: 3 row events kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n',
-      ]);
-      const lines = dump.stdout
-        .toString()
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as { type: string; rowImages?: { hex: string } });
-      expect(lines.at(-1)!.type).toBe('ROTATE_EVENT');
-      expect(lines.filter((l) => l.rowImages).length).toBe(3);
-      const encoded = cli(['encode', '-o', join(tmp, 'again'), '-'], dump.stdout.toString());
-      expect([encoded.status, encoded.stderr.toString()]).toEqual([0, '']);
-      expect(Buffer.compare(readFileSync(join(tmp, 'again')), Buffer.from(binlog))).toBe(0);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  });
+  it(
+    'binlog dump reads the file to its end, exit 7 saying how many ' +
+      'row events kept their images; dump | encode gives it back',
+    () => {
+      const tmp = mkdtempSync(join(tmpdir(), 'binlog-old-temporals-'));
+      try {
+        const file = join(tmp, 'binlog.000002');
+        writeFileSync(file, binlog);
+        const cli = (args: string[], input?: string) =>
+          spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'binlog'), ...args], {
+            input,
+            maxBuffer: 1 << 26,
+          });
+        const dump = cli(['dump', file]);
+        expect([dump.status, dump.stderr.toString()]).toEqual([
+          7,
+          'binlog: 3 row events kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n',
+        ]);
+        const lines = dump.stdout
+          .toString()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { type: string; rowImages?: { hex: string } });
+        expect(lines.at(-1)!.type).toBe('ROTATE_EVENT');
+        expect(lines.filter((l) => l.rowImages).length).toBe(3);
+        const encoded = cli(['encode', '-o', join(tmp, 'again'), '-'], dump.stdout.toString());
+        expect([encoded.status, encoded.stderr.toString()]).toEqual([0, '']);
+        expect(Buffer.compare(readFileSync(join(tmp, 'again')), Buffer.from(binlog))).toBe(0);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -77,7 +77,8 @@ const INTS: TableSpec = {
   ],
   rows: [
     '1, -128, 0, -32768, 0, -8388608, 0, -2147483648, 0, -9223372036854775808, 0, 0',
-    '2, 127, 255, 32767, 65535, 8388607, 16777215, 2147483647, 4294967295, 9223372036854775807, 18446744073709551615, 1',
+    '2, 127, 255, 32767, 65535, 8388607, 16777215, 2147483647, 4294967295, 9223372036854775807, ' +
+      '18446744073709551615, 1',
     '3, -1, 128, -1, 32768, -1, 8388608, -1, 2147483648, -1, 9223372036854775808, -1',
     '4, 0, 1, 0, 1, 0, 1, 0, 1, 9007199254740993, 9007199254740993, NULL',
     `5, ${nulls(11)}`,
@@ -102,13 +103,17 @@ const NUMS: TableSpec = {
     col('dbl', 'DOUBLE', { k: 'double' }),
   ],
   rows: [
-    `1, 9, 99999999.99, ${NINES(35)}.${NINES(30)}, ${NINES(65)}, 0.${NINES(30)}, ${NINES(9)}.${NINES(9)}, 999999999, 3.402823e38, 1.7976931348623157e308`,
-    `2, -9, -99999999.99, -${NINES(35)}.${NINES(30)}, -${NINES(65)}, -0.${NINES(30)}, 0, -999999999, -3.402823e38, -1.7976931348623157e308`,
+    `1, 9, 99999999.99, ${NINES(35)}.${NINES(30)}, ${NINES(65)}, 0.${NINES(30)}, ${NINES(9)}.${NINES(9)}, ` +
+      `999999999, 3.402823e38, 1.7976931348623157e308`,
+    `2, -9, -99999999.99, -${NINES(35)}.${NINES(30)}, -${NINES(65)}, -0.${NINES(30)}, 0, -999999999, ` +
+      `-3.402823e38, -1.7976931348623157e308`,
     '3, 0, 0, 0, 0, 0, 0, 0, 0, 0',
     `4, -1, -12.5, -12345678901234567890.${'0'.repeat(29)}1, -1, -0.${'0'.repeat(29)}1, 0.000000001, -1, 1.1, 0.1`,
     `5, 1, 0.01, 0.5, 1, 0.${'0'.repeat(29)}1, 1, 1, 1.17549435e-38, 4.9e-324`,
-    '6, 5, 123.4, 123456789.123456789, 123456789012345678901234567890, 0.123456789012345678901234567890, 123456789.987654321, 123456789, -1.401298464324817e-45, -2.2250738585072014e-308',
-    '7, -5, -0.01, -0.000000001, 100000000000000000000000000000000000000000000000000000000000000, -0.5, 0.000000001, -5, 16777217, 0.30000000000000004',
+    '6, 5, 123.4, 123456789.123456789, 123456789012345678901234567890, 0.123456789012345678901234567890, ' +
+      '123456789.987654321, 123456789, -1.401298464324817e-45, -2.2250738585072014e-308',
+    '7, -5, -0.01, -0.000000001, 100000000000000000000000000000000000000000000000000000000000000, -0.5, ' +
+      '0.000000001, -5, 16777217, 0.30000000000000004',
     `8, ${nulls(9)}`,
   ],
   update: BUMP_ID,
@@ -274,7 +279,8 @@ const BITS: TableSpec = {
     col('s64', `SET(${members('a', 64)})`, { k: 'set' }),
   ],
   rows: [
-    `1, b'1', b'1111111', 131071, 18446744073709551615, 'c', 'm300', ${all('a', 8)}, ${all('a', 9)}, ${all('a', 17)}, ${all('a', 33)}, ${all('a', 64)}`,
+    `1, b'1', b'1111111', 131071, 18446744073709551615, 'c', 'm300', ${all('a', 8)}, ${all('a', 9)}, ` +
+      `${all('a', 17)}, ${all('a', 33)}, ${all('a', 64)}`,
     "2, 0, 0, 0, 0, 'a', 'm1', '', '', '', '', ''",
     "3, 1, 85, 65536, 9223372036854775808, 'b', 'm256', 'a1,a8', 'a9', 'a1,a17', 'a33', 'a1,a64'",
     "4, 0, 1, 1, 1, 'a', 'm255', 'a2', 'a1,a9', 'a16', 'a1,a32,a33', 'a53,a54'",
@@ -354,14 +360,18 @@ const STRINGS: TableSpec = {
   ],
   keys: ') DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci',
   rows: [
-    "1, '😀漢字', REPEAT('漢', 100), 'emoji 😀 CJK 漢字', REPEAT('😀', 300), 'é€', 'é€', '漢字é', '😀漢字', '😀漢字', '😀漢', '漢字é', 'Привет', '中文', '日本語'," +
-      " 'ab', CONCAT(@all, LEFT(@all, 44)), x'00ff', x'ff00', '😀', REPEAT('é', 1000), REPEAT('漢字', 20000), 'long 😀', REPEAT('é€', 300)," +
+    "1, '😀漢字', REPEAT('漢', 100), 'emoji 😀 CJK 漢字', REPEAT('😀', 300), 'é€', 'é€', '漢字é', '😀漢字', '😀漢字', '😀漢', " +
+      "'漢字é', 'Привет', '中文', '日本語'," +
+      " 'ab', CONCAT(@all, LEFT(@all, 44)), x'00ff', x'ff00', '😀', REPEAT('é', 1000), REPEAT('漢字', 20000), " +
+      "'long 😀', REPEAT('é€', 300)," +
       ` x'00', x'DEADBEEF', REPEAT(@all, 400), REPEAT(@all, 401), '{"k": "😀", "n": [1, 2.5]}'`,
     `2, ${Array.from({ length: 27 }, () => "''").join(', ')}, '[]'`,
-    "3, 'a  ', ' b', 'trailing  ', ' ', 'x ', 'y ', 'z ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', x'0100', x'00', x'0000', x'20'," +
+    "3, 'a  ', ' b', 'trailing  ', ' ', 'x ', 'y ', 'z ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', x'0100', x'00', " +
+      "x'0000', x'20'," +
       " 'tab\\there', 'line\\nbreak\\\\', ' ', ' ', 'x ', x'0000', x'00', x'00', x'00', 'null'",
     `4, ${nulls(28)}`,
-    `5, 'é', 'ü', 'ü', 'ü', x'FF', x'E9', 'ü', 'ü', 'ü', 'ü', 'ü', 'ё', '丂', 'ｱ', x'0102030405060708', @all, '', '', 'x', 'x', 'x', 'x', x'FF', @all, @all, @all, @all, '1'`,
+    `5, 'é', 'ü', 'ü', 'ü', x'FF', x'E9', 'ü', 'ü', 'ü', 'ü', 'ü', 'ё', '丂', 'ｱ', x'0102030405060708', @all, ` +
+      `'', '', 'x', 'x', 'x', 'x', x'FF', @all, @all, @all, @all, '1'`,
   ],
   update: BUMP_ID,
   orderBy: 'id',
@@ -383,11 +393,15 @@ const SPATIAL: TableSpec = {
   ],
   rows: [
     "1, ST_GeomFromText('POINT(1 2)'), POINT(3, 4), ST_GeomFromText('LINESTRING(0 0, 1 1, 2 2)')," +
-      " ST_GeomFromText('POLYGON((0 0, 10 0, 10 10, 0 10, 0 0), (1 1, 2 1, 2 2, 1 1))'), ST_GeomFromText('MULTIPOINT(1 1, 2 2)')," +
-      " ST_GeomFromText('GEOMETRYCOLLECTION(POINT(1 1), LINESTRING(0 0, 1 1))'), '10.0.0.1', '2001:db8::ff00:42:8329'," +
+      " ST_GeomFromText('POLYGON((0 0, 10 0, 10 10, 0 10, 0 0), (1 1, 2 1, 2 2, 1 1))'), " +
+      "ST_GeomFromText('MULTIPOINT(1 1, 2 2)')," +
+      " ST_GeomFromText('GEOMETRYCOLLECTION(POINT(1 1), LINESTRING(0 0, 1 1))'), '10.0.0.1', " +
+      "'2001:db8::ff00:42:8329'," +
       " '123e4567-e89b-12d3-a456-426655440000'",
-    "2, ST_GeomFromText('POINT(-1.5 1e300)', 4326), POINT(-0.0, 1e-300), ST_GeomFromText('LINESTRING(-1 -1, 1 1)', 3857)," +
-      " ST_GeomFromText('POLYGON((0 0, 1 0, 1 1, 0 0))', 4326), ST_GeomFromText('MULTIPOINT(0 0)'), ST_GeomFromText('GEOMETRYCOLLECTION EMPTY')," +
+    "2, ST_GeomFromText('POINT(-1.5 1e300)', 4326), POINT(-0.0, 1e-300), ST_GeomFromText('LINESTRING(-1 -1, " +
+      "1 1)', 3857)," +
+      " ST_GeomFromText('POLYGON((0 0, 1 0, 1 1, 0 0))', 4326), ST_GeomFromText('MULTIPOINT(0 0)'), " +
+      "ST_GeomFromText('GEOMETRYCOLLECTION EMPTY')," +
       " '255.255.255.255', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'ffffffff-ffff-ffff-ffff-ffffffffffff'",
     "3, NULL, NULL, NULL, NULL, NULL, NULL, '0.0.0.0', '::', '00000000-0000-0000-0000-000000000000'",
     "4, NULL, NULL, NULL, NULL, NULL, NULL, '1.0.0.0', '100::', '01234567-89ab-7def-8123-456789abcdef'",
@@ -440,7 +454,8 @@ const STRING_BOUNDS: TableSpec = {
     col('vb60k', 'VARBINARY(60000)', BIN),
   ],
   rows: [
-    "1, REPEAT('é', 255), REPEAT('é', 256), REPEAT('😀', 63), REPEAT('😀', 64), REPEAT('é', 255), REPEAT('😀', 63), REPEAT('😀', 64), REPEAT('😀', 255), REPEAT('😀', 200), REPEAT(x'AB', 255), REPEAT(x'CD', 60000)",
+    "1, REPEAT('é', 255), REPEAT('é', 256), REPEAT('😀', 63), REPEAT('😀', 64), REPEAT('é', 255), REPEAT('😀', " +
+      "63), REPEAT('😀', 64), REPEAT('😀', 255), REPEAT('😀', 200), REPEAT(x'AB', 255), REPEAT(x'CD', 60000)",
     "2, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', x'01', x'02'",
     `3, ${nulls(11)}`,
   ],
@@ -484,7 +499,10 @@ const WIDER: TableSpec = {
   cols: [ID, ...Array.from({ length: WIDER_N - 1 }, (_, k) => col(`x${k + 1}`, 'TINYINT', int(1)))],
   rows: [1, 2, 3].map(
     (r) =>
-      `${r}, ${Array.from({ length: WIDER_N - 1 }, (_, k) => ((k + r) % 5 === 0 ? 'NULL' : String(((k * r) % 256) - 128))).join(', ')}`,
+      `${r}, ` +
+      Array.from({ length: WIDER_N - 1 }, (_, k) => ((k + r) % 5 === 0 ? 'NULL' : String(((k * r) % 256) - 128))).join(
+        ', ',
+      ),
   ),
   update: BUMP_ID,
   orderBy: 'id',
@@ -605,7 +623,8 @@ async function isolatedWorkload(server: MariadbServer, refs: Map<string, TableRe
     await server.flushLogs();
     const values = t.rows.map((r) => `(${r})`).join(', ');
     await server.sql(
-      `${SESSION} ${t.before ?? ''} ${createSql(t, DB)}; ${t.after ?? ''} INSERT INTO ${q(DB)}.${q(t.name)} VALUES ${values};`,
+      `${SESSION} ${t.before ?? ''} ${createSql(t, DB)}; ` +
+        `${t.after ?? ''} INSERT INTO ${q(DB)}.${q(t.name)} VALUES ${values};`,
     );
     refs.set(t.name, { inserted: await server.query(selectSql(t, DB)), updated: [] });
   }
@@ -627,7 +646,8 @@ async function typeWorkload(server: MariadbServer, refs: Map<string, TableRefs>)
   for (const t of TABLES) {
     const values = t.rows.map((r) => `(${r})`).join(',\n');
     await server.sql(
-      `${SESSION} ${t.before ?? ''} ${createSql(t, DB)}; INSERT INTO ${q(DB)}.${q(t.name)} VALUES ${values}; ${t.after ?? ''}`,
+      `${SESSION} ${t.before ?? ''} ${createSql(t, DB)}; INSERT INTO ${q(DB)}.${q(t.name)} VALUES ${values}; ` +
+        `${t.after ?? ''}`,
     );
   }
   for (const t of TABLES) refs.set(t.name, { inserted: await server.query(selectSql(t, DB)), updated: [] });
@@ -882,11 +902,13 @@ async function charsetWorkload(server: MariadbServer, refs: Map<string, TableRef
  * A text cell with every character outside printable ASCII as <U+XXXX>, or as bytes ('bytes 81'), so diffs name the
  * character.
  */
+const spellChar = (ch: string): string =>
+  /^[\x20-\x7e]$/.test(ch) ? ch : `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`;
 const spell = (v: Norm): string =>
   typeof v === 'string' && v.startsWith('hex:')
     ? `bytes ${v.slice(4)}`
     : typeof v === 'string'
-      ? `'${[...v].map((ch) => (/^[\x20-\x7e]$/.test(ch) ? ch : `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`)).join('')}'`
+      ? `'${[...v].map(spellChar).join('')}'`
       : canon(v);
 
 /** The inserted rows decode to what the server returns, compared cell by cell as code points. */
@@ -972,31 +994,35 @@ describeWithServer('MariaDB row events', () => {
       );
   });
 
-  describe('pre-5.6 temporal types with fractions, whose size the binlog does not give, are inferred, kept as bytes or fail, never misread', () => {
-    for (const t of HIRES) {
-      it(t.name, () => {
-        const file = fileOf(t);
-        let events: BinlogEvent[];
-        try {
-          events = decodeBinlog(file.bytes);
-        } catch (e) {
-          expect(e).toBeInstanceOf(BinlogError);
-          return;
-        }
-        // Kept whole (images as bytes, with the reason), or decoded (the digits inferred): then it must be the server's
-        // value.
-        const kept = events.filter((e) => (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined);
-        // DATETIME(3) and TIME(3) read as 4 or 5 digits too (a tenth of the value, valid): no values tell them apart.
-        expect(kept.length === 0).toBe(t.name === 'hires_dt6' || t.name === 'hires_ts6');
-        if (kept.length) {
-          for (const e of kept as { rows?: unknown; rowImages?: unknown }[])
-            expect([e.rows, e.rowImages instanceof Uint8Array]).toEqual([undefined, true]);
-          return;
-        }
-        checkWrites(events, DB, t, isolated.refs.get(t.name)!.inserted, FULL_META);
-      });
-    }
-  });
+  describe(
+    'pre-5.6 temporal types with fractions, whose size the binlog does ' +
+      'not give, are inferred, kept as bytes or fail, never misread',
+    () => {
+      for (const t of HIRES) {
+        it(t.name, () => {
+          const file = fileOf(t);
+          let events: BinlogEvent[];
+          try {
+            events = decodeBinlog(file.bytes);
+          } catch (e) {
+            expect(e).toBeInstanceOf(BinlogError);
+            return;
+          }
+          // Kept whole (images as bytes, with the reason), or decoded (the digits inferred): then it must be the
+          // server's value.
+          const kept = events.filter((e) => (e as { rowImagesUndecoded?: string }).rowImagesUndecoded !== undefined);
+          // DATETIME(3) and TIME(3) read as 4 or 5 digits too (a tenth of the value, valid): no values tell them apart.
+          expect(kept.length === 0).toBe(t.name === 'hires_dt6' || t.name === 'hires_ts6');
+          if (kept.length) {
+            for (const e of kept as { rows?: unknown; rowImages?: unknown }[])
+              expect([e.rows, e.rowImages instanceof Uint8Array]).toEqual([undefined, true]);
+            return;
+          }
+          checkWrites(events, DB, t, isolated.refs.get(t.name)!.inserted, FULL_META);
+        });
+      }
+    },
+  );
 
   it('the NO_LOG server wrote no checksums, the others CRC32', () => {
     // A FORMAT_DESCRIPTION event always has its checksum field (0 with binlog_checksum=NONE).
@@ -1029,34 +1055,38 @@ describeWithServer('MariaDB row events', () => {
     }
   });
 
-  it('without metadata an integer whose high bit is set reads both ways; columnHints says which columns are unsigned', () => {
-    const bytes = runs.nolog.files.map((f) => f.bytes);
-    const maxRow = (events: BinlogEvent[]) =>
-      changes(ofKind(ofTable(events, DB, INTS), 'write'))
-        .map((c) => c.after!)
-        .find((r) => r['@1'] === 2)!;
-    // INTS row 2 holds every column's maximum: tu 255, iu 4294967295, bu 2^64-1 (columns @3, @9, @11).
-    const plain = maxRow(bytes.flatMap((b) => decodeBinlog(b)));
-    expect([plain['@3'], plain['@9'], plain['@11']]).toEqual([
-      { signed: -1, unsigned: 255 },
-      { signed: -1, unsigned: 4294967295 },
-      { signed: -1n, unsigned: 18446744073709551615n },
-    ]);
-    const hinted = maxRow(bytes.flatMap((b) => decodeBinlog(b, { columnHints: () => ({ unsigned: true }) })));
-    expect([hinted['@3'], hinted['@9'], hinted['@11']]).toEqual([255, 4294967295, 18446744073709551615n]);
-    // The hints only fill in what the TABLE_MAP does not say: with SIGNEDNESS logged, signed stays signed.
-    const minimal = changes(
-      ofKind(
-        ofTable(
-          runs.minimal.files.flatMap((f) => decodeBinlog(f.bytes, { columnHints: () => ({ unsigned: true }) })),
-          DB,
-          INTS,
+  it(
+    'without metadata an integer whose high bit is set reads ' +
+      'both ways; columnHints says which columns are unsigned',
+    () => {
+      const bytes = runs.nolog.files.map((f) => f.bytes);
+      const maxRow = (events: BinlogEvent[]) =>
+        changes(ofKind(ofTable(events, DB, INTS), 'write'))
+          .map((c) => c.after!)
+          .find((r) => r['@1'] === 2)!;
+      // INTS row 2 holds every column's maximum: tu 255, iu 4294967295, bu 2^64-1 (columns @3, @9, @11).
+      const plain = maxRow(bytes.flatMap((b) => decodeBinlog(b)));
+      expect([plain['@3'], plain['@9'], plain['@11']]).toEqual([
+        { signed: -1, unsigned: 255 },
+        { signed: -1, unsigned: 4294967295 },
+        { signed: -1n, unsigned: 18446744073709551615n },
+      ]);
+      const hinted = maxRow(bytes.flatMap((b) => decodeBinlog(b, { columnHints: () => ({ unsigned: true }) })));
+      expect([hinted['@3'], hinted['@9'], hinted['@11']]).toEqual([255, 4294967295, 18446744073709551615n]);
+      // The hints only fill in what the TABLE_MAP does not say: with SIGNEDNESS logged, signed stays signed.
+      const minimal = changes(
+        ofKind(
+          ofTable(
+            runs.minimal.files.flatMap((f) => decodeBinlog(f.bytes, { columnHints: () => ({ unsigned: true }) })),
+            DB,
+            INTS,
+          ),
+          'write',
         ),
-        'write',
-      ),
-    );
-    expect(minimal.find((c) => c.after!['@1'] === 1)!.after!['@2']).toBe(-128);
-  });
+      );
+      expect(minimal.find((c) => c.after!['@1'] === 1)!.after!['@2']).toBe(-128);
+    },
+  );
 
   it('TABLE_MAP metadata: MINIMAL logs signedness and charsets but no names; NO_LOG logs none', () => {
     const codes = (run: Run) =>
@@ -1072,30 +1102,33 @@ describeWithServer('MariaDB row events', () => {
     expect([...codes(runs.nolog)]).toEqual([]);
   });
 
-  it('compressed columns keep their stored bytes, compressed for long values, as is (0x00 header) for short ones', () => {
-    const rows = changes(ofKind(ofTable(runs.full.events, DB, COMPRESSED), 'write')).map((c) => c.after!);
-    const cell = (id: number, name: string) =>
-      rows.find((r) => r.id === id)![name] as { value: string | Uint8Array; stored: Uint8Array };
-    const plain = (v: string | Uint8Array) => (typeof v === 'string' ? Buffer.from(v, 'utf8') : v);
-    // Long and repetitive: zlib-compressed (header 0x8N), much smaller than the value.
-    for (const name of ['vc', 'vb', 'bc', 'tc']) {
-      const c = cell(1, name);
-      expect(c.stored[0]! >> 4, name).toBe(8);
-      expect(c.stored.length, name).toBeLessThan(plain(c.value).length / 4);
-    }
-    // Under column_compression_threshold (100 bytes): stored as is after a 0x00 header byte.
-    const short = cell(2, 'vc');
-    expect(toHex(short.stored)).toBe(`00${toHex(plain(short.value))}`);
-    // Empty values are stored empty.
-    expect(cell(3, 'vc').stored.length).toBe(0);
-    // Raw deflate (header bit 3 set) by default; a zlib stream (bit 3 clear) with column_compression_zlib_wrap.
-    expect(cell(1, 'vc').stored[0]! & 0x08).toBe(0x08);
-    const wrapped = changes(ofKind(ofTable(runs.full.events, DB, COMPRESSED_WRAP), 'write')).map((c) => c.after!);
-    for (const name of ['vc', 'bc']) {
-      const stored = (wrapped.find((r) => r.id === 1)![name] as { stored: Uint8Array }).stored;
-      expect([stored[0]! >> 4, stored[0]! & 0x08], name).toEqual([8, 0]);
-    }
-  });
+  it(
+    'compressed columns keep their stored bytes, compressed ' + 'for long values, as is (0x00 header) for short ones',
+    () => {
+      const rows = changes(ofKind(ofTable(runs.full.events, DB, COMPRESSED), 'write')).map((c) => c.after!);
+      const cell = (id: number, name: string) =>
+        rows.find((r) => r.id === id)![name] as { value: string | Uint8Array; stored: Uint8Array };
+      const plain = (v: string | Uint8Array) => (typeof v === 'string' ? Buffer.from(v, 'utf8') : v);
+      // Long and repetitive: zlib-compressed (header 0x8N), much smaller than the value.
+      for (const name of ['vc', 'vb', 'bc', 'tc']) {
+        const c = cell(1, name);
+        expect(c.stored[0]! >> 4, name).toBe(8);
+        expect(c.stored.length, name).toBeLessThan(plain(c.value).length / 4);
+      }
+      // Under column_compression_threshold (100 bytes): stored as is after a 0x00 header byte.
+      const short = cell(2, 'vc');
+      expect(toHex(short.stored)).toBe(`00${toHex(plain(short.value))}`);
+      // Empty values are stored empty.
+      expect(cell(3, 'vc').stored.length).toBe(0);
+      // Raw deflate (header bit 3 set) by default; a zlib stream (bit 3 clear) with column_compression_zlib_wrap.
+      expect(cell(1, 'vc').stored[0]! & 0x08).toBe(0x08);
+      const wrapped = changes(ofKind(ofTable(runs.full.events, DB, COMPRESSED_WRAP), 'write')).map((c) => c.after!);
+      for (const name of ['vc', 'bc']) {
+        const stored = (wrapped.find((r) => r.id === 1)![name] as { stored: Uint8Array }).stored;
+        expect([stored[0]! >> 4, stored[0]! & 0x08], name).toEqual([8, 0]);
+      }
+    },
+  );
 
   describe('binlog_row_image', () => {
     // Which columns each image of each step (IMG_STEPS, NOPK_STEPS) holds: FULL all of them; MINIMAL the
@@ -1269,30 +1302,34 @@ describeWithServer('MariaDB row events', () => {
     }
   });
 
-  it('the compressed binlog holds compressed row events (types 166-168) of every kind, plain ones only under min-len', () => {
-    const events = rowEvents(runs.compressed.events).filter((e) => e.table.startsWith(`${DB}.`));
-    expect(new Set(events.map((e) => e.header.typeCode))).toEqual(new Set([23, 25, 166, 167, 168]));
-    // MariaDB picks the event type from the size of the event's first row (THD::binlog_should_compress):
-    // under log_bin_compress_min_len (10, its minimum) it starts an uncompressed event. Only the first rows
-    // of DATES (null bitmap 1 + INT 4 + DATE 3 + YEAR 1 = 9 bytes) and of UNICODE_NAMES (1 + INT 4 +
-    // VARCHAR 1 + 2 = 8 bytes) are that small; their UPDATE rows, with two images each, are not.
-    const plain = events.filter((e) => e.header.typeCode < 100);
-    expect(plain.map((e) => [e.type, e.table])).toEqual([
-      ['WRITE_ROWS_EVENT_V1', `${DB}.dates`],
-      ['WRITE_ROWS_EVENT_V1', `${DB}.${UNICODE_NAMES.name}`],
-      ['DELETE_ROWS_EVENT_V1', `${DB}.dates`],
-      ['DELETE_ROWS_EVENT_V1', `${DB}.${UNICODE_NAMES.name}`],
-    ]);
-    for (const e of plain) {
-      // The row data follows the post-header (6 + 2), the column count (1) and the bitmap, before the CRC32.
-      const rowData = e.header.eventSize - 19 - 8 - 1 - Math.ceil(e.columnCount / 8) - 4;
-      expect(rowData).toBeLessThanOrEqual(9 * e.rows.length);
-    }
-    expect(runs.compressed.events.some((e) => e.type === 'QUERY_COMPRESSED_EVENT')).toBe(true);
-    // The same statements on the plain server: as many rows per table.
-    const count = (run: Run) => TABLES.map((t) => changes(ofTable(run.events, DB, t)).length);
-    expect(count(runs.compressed)).toEqual(count(runs.full));
-  });
+  it(
+    'the compressed binlog holds compressed row events (types ' +
+      '166-168) of every kind, plain ones only under min-len',
+    () => {
+      const events = rowEvents(runs.compressed.events).filter((e) => e.table.startsWith(`${DB}.`));
+      expect(new Set(events.map((e) => e.header.typeCode))).toEqual(new Set([23, 25, 166, 167, 168]));
+      // MariaDB picks the event type from the size of the event's first row (THD::binlog_should_compress):
+      // under log_bin_compress_min_len (10, its minimum) it starts an uncompressed event. Only the first rows
+      // of DATES (null bitmap 1 + INT 4 + DATE 3 + YEAR 1 = 9 bytes) and of UNICODE_NAMES (1 + INT 4 +
+      // VARCHAR 1 + 2 = 8 bytes) are that small; their UPDATE rows, with two images each, are not.
+      const plain = events.filter((e) => e.header.typeCode < 100);
+      expect(plain.map((e) => [e.type, e.table])).toEqual([
+        ['WRITE_ROWS_EVENT_V1', `${DB}.dates`],
+        ['WRITE_ROWS_EVENT_V1', `${DB}.${UNICODE_NAMES.name}`],
+        ['DELETE_ROWS_EVENT_V1', `${DB}.dates`],
+        ['DELETE_ROWS_EVENT_V1', `${DB}.${UNICODE_NAMES.name}`],
+      ]);
+      for (const e of plain) {
+        // The row data follows the post-header (6 + 2), the column count (1) and the bitmap, before the CRC32.
+        const rowData = e.header.eventSize - 19 - 8 - 1 - Math.ceil(e.columnCount / 8) - 4;
+        expect(rowData).toBeLessThanOrEqual(9 * e.rows.length);
+      }
+      expect(runs.compressed.events.some((e) => e.type === 'QUERY_COMPRESSED_EVENT')).toBe(true);
+      // The same statements on the plain server: as many rows per table.
+      const count = (run: Run) => TABLES.map((t) => changes(ofTable(run.events, DB, t)).length);
+      expect(count(runs.compressed)).toEqual(count(runs.full));
+    },
+  );
 
   it('every binlog file of every server encodes back to identical bytes', () => {
     for (const run of Object.values(runs)) expectRoundTrip(run.files, (b) => encodeBinlog(decodeBinlog(b)));

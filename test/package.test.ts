@@ -90,34 +90,38 @@ describe('the packed package', { timeout: 180_000 }, () => {
 
   // Nothing at run time reads the schemas: like the TypeScript sources, they are the repository's, and
   // source maps would point at files the package does not hold.
-  it('holds the compiled code, the command and the docs: no tests, no benchmarks, no sources, no schemas, no source maps', () => {
-    const entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .map((e) => e.replace(/^package\//, ''));
-    expect(entries).toEqual(
-      expect.arrayContaining([
-        'package.json',
-        'README.md',
-        'LICENSE',
-        'bin/binlog',
-        'dist/index.js',
-        'dist/index.d.ts',
-        'docs/events.md',
-      ]),
-    );
-    expect(entries.filter((e) => !/^(dist|docs)\/|^(bin\/binlog|package\.json|README\.md|LICENSE)$/.test(e))).toEqual(
-      [],
-    );
-    expect(entries.filter((e) => (e.endsWith('.ts') && !e.endsWith('.d.ts')) || e.endsWith('.map'))).toEqual([]);
-    // Nor a map inlined or named by a comment: it would name sources the package does not hold.
-    const shipped = join(project.dir, 'node_modules', 'binlog-codec');
-    expect(
-      entries.filter(
-        (e) => /\.[cm]?[jt]s$/.test(e) && readFileSync(join(shipped, e), 'utf8').includes('sourceMappingURL'),
-      ),
-    ).toEqual([]);
-  });
+  it(
+    'holds the compiled code, the command and the docs: no tests, ' +
+      'no benchmarks, no sources, no schemas, no source maps',
+    () => {
+      const entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .map((e) => e.replace(/^package\//, ''));
+      expect(entries).toEqual(
+        expect.arrayContaining([
+          'package.json',
+          'README.md',
+          'LICENSE',
+          'bin/binlog',
+          'dist/index.js',
+          'dist/index.d.ts',
+          'docs/events.md',
+        ]),
+      );
+      expect(entries.filter((e) => !/^(dist|docs)\/|^(bin\/binlog|package\.json|README\.md|LICENSE)$/.test(e))).toEqual(
+        [],
+      );
+      expect(entries.filter((e) => (e.endsWith('.ts') && !e.endsWith('.d.ts')) || e.endsWith('.map'))).toEqual([]);
+      // Nor a map inlined or named by a comment: it would name sources the package does not hold.
+      const shipped = join(project.dir, 'node_modules', 'binlog-codec');
+      expect(
+        entries.filter(
+          (e) => /\.[cm]?[jt]s$/.test(e) && readFileSync(join(shipped, e), 'utf8').includes('sourceMappingURL'),
+        ),
+      ).toEqual([]);
+    },
+  );
 
   it('exports what docs/library.md documents and no internal module; CommonJS require()s it', () => {
     const node = (file: string, code: string) => {
@@ -128,7 +132,8 @@ describe('the packed package', { timeout: 180_000 }, () => {
       'entry-points.mjs',
       `
       const tryImport = (spec) => import(spec).then((m) => Object.keys(m).length, (e) => e.code);
-      console.log(JSON.stringify(await Promise.all(['binlog-codec', 'binlog-codec/generated', 'binlog-codec/runtime/core/reader.js', 'binlog-codec/dist/index.js'].map(tryImport))));`,
+      console.log(JSON.stringify(await Promise.all(['binlog-codec', 'binlog-codec/generated', ` +
+        `'binlog-codec/runtime/core/reader.js', 'binlog-codec/dist/index.js'].map(tryImport))));`,
     );
     const [main, generated, internal, dist] = JSON.parse(esm.stdout) as [number, number, string, string];
     expect([main > 10, generated > 10, internal, dist]).toEqual([
@@ -144,7 +149,8 @@ describe('the packed package', { timeout: 180_000 }, () => {
       const { decodeBinlog } = require('binlog-codec');
       const { EventTypes } = require('binlog-codec/generated');
       const events = decodeBinlog(require('node:fs').readFileSync('test/fixtures/sample.bin'));
-      console.log(JSON.stringify([events.filter((e) => e.type.startsWith('WRITE_ROWS')).length, EventTypes.GTID_EVENT]));`,
+      console.log(JSON.stringify([events.filter((e) => e.type.startsWith('WRITE_ROWS')).length, ` +
+        `EventTypes.GTID_EVENT]));`,
     );
     expect([cjs.status, cjs.stderr.replace(/^.*ExperimentalWarning.*\n|^\(Use .*\n/gm, '')]).toEqual([0, '']);
     const writeRows = decodeBinlog(readFileSync(join(root, 'test', 'fixtures', 'sample.bin'))).filter((e) =>

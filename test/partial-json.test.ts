@@ -81,19 +81,22 @@ describeWithFixtures('PARTIAL_UPDATE_ROWS: the document the JSON diff gives', ()
     );
   });
 
-  it('encode writes the diff: dump → encode gives the same bytes with json, without it, or with its keys reordered', () => {
-    const { events, partial } = withFullBeforeImages();
-    const bytes = encodeBinlog(events);
-    const lines = events.map(
-      (e) => JSON.parse(toJsonLine(e)) as { rows?: { after: Record<string, { json?: unknown }> }[] },
-    );
-    const back = () => encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`)));
-    expect(Buffer.compare(back(), bytes)).toBe(0);
-    lines[partial]!.rows![0]!.after['@2']!.json = { name: 'Joe', data: 'xxxxxxxxxx', age: 26 };
-    expect(Buffer.compare(back(), bytes)).toBe(0);
-    delete lines[partial]!.rows![0]!.after['@2']!.json;
-    expect(Buffer.compare(back(), bytes)).toBe(0);
-  });
+  it(
+    'encode writes the diff: dump → encode gives the same ' + 'bytes with json, without it, or with its keys reordered',
+    () => {
+      const { events, partial } = withFullBeforeImages();
+      const bytes = encodeBinlog(events);
+      const lines = events.map(
+        (e) => JSON.parse(toJsonLine(e)) as { rows?: { after: Record<string, { json?: unknown }> }[] },
+      );
+      const back = () => encodeBinlog(lines.map((l, i) => eventFromJson(l, `line ${i + 1}`)));
+      expect(Buffer.compare(back(), bytes)).toBe(0);
+      lines[partial]!.rows![0]!.after['@2']!.json = { name: 'Joe', data: 'xxxxxxxxxx', age: 26 };
+      expect(Buffer.compare(back(), bytes)).toBe(0);
+      delete lines[partial]!.rows![0]!.after['@2']!.json;
+      expect(Buffer.compare(back(), bytes)).toBe(0);
+    },
+  );
 
   it('encode refuses a json the diff does not give, and one it cannot check', () => {
     const { events, partial } = withFullBeforeImages();

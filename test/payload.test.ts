@@ -163,23 +163,26 @@ describeWithFixtures('TRANSACTION_PAYLOAD in real binlogs', () => {
     ]);
   });
 
-  it("MySQL's frame states no size: a declared size less or more than it holds, or more than its blocks can hold", () => {
-    const p = payloadOf(decodeNested(read(movies)));
-    const withSize = (uncompressedSize: bigint) =>
-      errorOf(encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', uncompressedSize, payload: p.payload })]));
-    expect(withSize(900n)).toMatchObject({
-      kind: 'invalid-value',
-      message: expect.stringMatching(/does not uncompress to 900 bytes/),
-    });
-    expect(withSize(1000n).message).toMatch(/uncompresses to 960 bytes, not the 1000 it declares/);
-    // One compressed block: at most 128 KiB.
-    const before = process.memoryUsage().arrayBuffers;
-    expect(withSize(BigInt(128 << 10) + 1n)).toMatchObject({
-      kind: 'length',
-      message: expect.stringMatching(/more than its zstd frame can hold/),
-    });
-    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
-  });
+  it(
+    "MySQL's frame states no size: a declared size less or " + 'more than it holds, or more than its blocks can hold',
+    () => {
+      const p = payloadOf(decodeNested(read(movies)));
+      const withSize = (uncompressedSize: bigint) =>
+        errorOf(encodeBinlog([FDE, payloadEvent({ compressionType: 'ZSTD', uncompressedSize, payload: p.payload })]));
+      expect(withSize(900n)).toMatchObject({
+        kind: 'invalid-value',
+        message: expect.stringMatching(/does not uncompress to 900 bytes/),
+      });
+      expect(withSize(1000n).message).toMatch(/uncompresses to 960 bytes, not the 1000 it declares/);
+      // One compressed block: at most 128 KiB.
+      const before = process.memoryUsage().arrayBuffers;
+      expect(withSize(BigInt(128 << 10) + 1n)).toMatchObject({
+        kind: 'length',
+        message: expect.stringMatching(/more than its zstd frame can hold/),
+      });
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
+    },
+  );
 
   it('one flipped bit in the compressed block is refused as such', () => {
     // The bit that kept a pure-JavaScript decoder busy for seconds, producing nothing.
@@ -220,70 +223,77 @@ describeWithFixtures('GTID_TAGGED in a real binlog', () => {
     expect(Buffer.compare(viaJson(events), bytes)).toBe(0);
   });
 
-  it('its GTID is the next of the tagged set PREVIOUS_GTIDS lists, with the server and transaction it belongs to', () => {
-    const events = decodeNested(read(tagged)) as Loose[];
-    const previous = events.find((e) => e.type === 'PREVIOUS_GTIDS_LOG_EVENT')!;
-    const mytag = (previous.sids as { uuid: Uint8Array; tag: string; intervals: { end: bigint }[] }[]).find(
-      (s) => s.tag === 'mytag',
-    )!;
-    const g = events.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT')!;
-    const uuid = Buffer.from(g.sid as Uint8Array).toString('hex');
-    expect(`${uuid}:${g.tag}:${g.gno}`).toBe('55778904029911f1b1b84ef0c4956feb:mytag:3');
-    expect(g.sid).toEqual(mytag.uuid);
-    expect(g.gno).toBe(mytag.intervals[0]!.end);
-    expect(g).toMatchObject({
-      serializationVersion: 1,
-      messageSize: g.header.eventSize - 19 - 4,
-      flags: 0,
-      lastCommitted: 0n,
-      sequenceNumber: 1n,
-    });
-    // 9.6.0, the FORMAT_DESCRIPTION's server; both timestamps and versions equal, so the originals are left out.
-    expect(g.immediateServerVersion).toBe(90600);
-    expect(g).not.toHaveProperty('originalCommitTimestamp', expect.anything());
-    expect(g).not.toHaveProperty('originalServerVersion', expect.anything());
-    expect(g).not.toHaveProperty('commitGroupTicket', expect.anything());
-    // The GTID event and everything up to the XID: the transaction's bytes.
-    const end = events.findIndex((e) => e.type === 'XID_EVENT');
-    const group = events.slice(events.indexOf(g), end + 1);
-    expect(g.transactionLength).toBe(BigInt(group.reduce((n, e) => n + e.header.eventSize, 0)));
-    expect(group.find((e) => e.type === 'WRITE_ROWS_EVENT')).toMatchObject({
-      table: 'test.orders',
-      rows: [{ after: { '@1': 3, '@2': 100, '@3': '250.00' } }],
-    });
-  });
+  it(
+    'its GTID is the next of the tagged set PREVIOUS_GTIDS ' + 'lists, with the server and transaction it belongs to',
+    () => {
+      const events = decodeNested(read(tagged)) as Loose[];
+      const previous = events.find((e) => e.type === 'PREVIOUS_GTIDS_LOG_EVENT')!;
+      const mytag = (previous.sids as { uuid: Uint8Array; tag: string; intervals: { end: bigint }[] }[]).find(
+        (s) => s.tag === 'mytag',
+      )!;
+      const g = events.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT')!;
+      const uuid = Buffer.from(g.sid as Uint8Array).toString('hex');
+      expect(`${uuid}:${g.tag}:${g.gno}`).toBe('55778904029911f1b1b84ef0c4956feb:mytag:3');
+      expect(g.sid).toEqual(mytag.uuid);
+      expect(g.gno).toBe(mytag.intervals[0]!.end);
+      expect(g).toMatchObject({
+        serializationVersion: 1,
+        messageSize: g.header.eventSize - 19 - 4,
+        flags: 0,
+        lastCommitted: 0n,
+        sequenceNumber: 1n,
+      });
+      // 9.6.0, the FORMAT_DESCRIPTION's server; both timestamps and versions equal, so the originals are left out.
+      expect(g.immediateServerVersion).toBe(90600);
+      expect(g).not.toHaveProperty('originalCommitTimestamp', expect.anything());
+      expect(g).not.toHaveProperty('originalServerVersion', expect.anything());
+      expect(g).not.toHaveProperty('commitGroupTicket', expect.anything());
+      // The GTID event and everything up to the XID: the transaction's bytes.
+      const end = events.findIndex((e) => e.type === 'XID_EVENT');
+      const group = events.slice(events.indexOf(g), end + 1);
+      expect(g.transactionLength).toBe(BigInt(group.reduce((n, e) => n + e.header.eventSize, 0)));
+      expect(group.find((e) => e.type === 'WRITE_ROWS_EVENT')).toMatchObject({
+        table: 'test.orders',
+        rows: [{ after: { '@1': 3, '@2': 100, '@3': '250.00' } }],
+      });
+    },
+  );
 
-  it("every optional field, a longer tag and a later server's field encode with a two-byte message size, the transaction length recomputed", () => {
-    const json = decodeNested(read(tagged)).map((e) => JSON.parse(toJsonLine(e)));
-    const g = json.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT');
-    Object.assign(g, {
-      tag: 't'.repeat(32),
-      gno: '9223372036854775806',
-      lastCommitted: -5,
-      originalCommitTimestamp: 1_700_000_000_000_000,
-      originalServerVersion: 80400,
-      commitGroupTicket: '18446744073709551615',
-      // Field 12 (varint 0x18), as a later server might add, then its string value.
-      laterFields: { hex: `1814${'61'.repeat(20)}` },
-      transactionLength: null,
-      messageSize: undefined,
-    });
-    const back = decodeNested(encodeBinlog(json.map((e) => eventFromJson(e)))) as Loose[];
-    const h = back.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT')!;
-    expect(h).toMatchObject({
-      tag: 't'.repeat(32),
-      gno: 9223372036854775806n,
-      lastCommitted: -5n,
-      originalServerVersion: 80400,
-      commitGroupTicket: 18446744073709551615n,
-    });
-    expect(h.messageSize).toBeGreaterThan(127);
-    expect(h.messageSize).toBe(h.header.eventSize - 19 - 4);
-    const end = back.findIndex((e) => e.type === 'XID_EVENT');
-    expect(h.transactionLength).toBe(
-      BigInt(back.slice(back.indexOf(h), end + 1).reduce((n, e) => n + e.header.eventSize, 0)),
-    );
-  });
+  it(
+    "every optional field, a longer tag and a later server's field encode " +
+      'with a two-byte message size, the transaction length recomputed',
+    () => {
+      const json = decodeNested(read(tagged)).map((e) => JSON.parse(toJsonLine(e)));
+      const g = json.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT');
+      Object.assign(g, {
+        tag: 't'.repeat(32),
+        gno: '9223372036854775806',
+        lastCommitted: -5,
+        originalCommitTimestamp: 1_700_000_000_000_000,
+        originalServerVersion: 80400,
+        commitGroupTicket: '18446744073709551615',
+        // Field 12 (varint 0x18), as a later server might add, then its string value.
+        laterFields: { hex: `1814${'61'.repeat(20)}` },
+        transactionLength: null,
+        messageSize: undefined,
+      });
+      const back = decodeNested(encodeBinlog(json.map((e) => eventFromJson(e)))) as Loose[];
+      const h = back.find((e) => e.type === 'GTID_TAGGED_LOG_EVENT')!;
+      expect(h).toMatchObject({
+        tag: 't'.repeat(32),
+        gno: 9223372036854775806n,
+        lastCommitted: -5n,
+        originalServerVersion: 80400,
+        commitGroupTicket: 18446744073709551615n,
+      });
+      expect(h.messageSize).toBeGreaterThan(127);
+      expect(h.messageSize).toBe(h.header.eventSize - 19 - 4);
+      const end = back.findIndex((e) => e.type === 'XID_EVENT');
+      expect(h.transactionLength).toBe(
+        BigInt(back.slice(back.indexOf(h), end + 1).reduce((n, e) => n + e.header.eventSize, 0)),
+      );
+    },
+  );
 });
 
 describe('TRANSACTION_PAYLOAD written from inner events', () => {

@@ -54,15 +54,18 @@ describeWithFixtures('rows v0 with the table definition', () => {
     });
   }
 
-  it('ver_5_1-wl2325_r.001: framing alone knows its tables, stored as TABLE_MAP under the code 16 (XID elsewhere)', () => {
-    const bytes = byName('ver_5_1-wl2325_r.001');
-    const events = decodeBinlog(bytes, { tableDefinitions: T1 });
-    const maps = events.filter((e) => e.type === 'TABLE_MAP_EVENT') as (BinlogEvent & { tableId: number })[];
-    expect(maps.length).toBeGreaterThan(0);
-    const framer = new EventDecoder({ tableDefinitions: T1 });
-    for (const e of events) framer.frame(bytes.subarray(e.pos, e.pos + e.header.eventSize), e.pos);
-    for (const m of maps) expect(framer.format.tables.get(m.tableId)).toBeDefined();
-  });
+  it(
+    'ver_5_1-wl2325_r.001: framing alone knows its tables, ' + 'stored as TABLE_MAP under the code 16 (XID elsewhere)',
+    () => {
+      const bytes = byName('ver_5_1-wl2325_r.001');
+      const events = decodeBinlog(bytes, { tableDefinitions: T1 });
+      const maps = events.filter((e) => e.type === 'TABLE_MAP_EVENT') as (BinlogEvent & { tableId: number })[];
+      expect(maps.length).toBeGreaterThan(0);
+      const framer = new EventDecoder({ tableDefinitions: T1 });
+      for (const e of events) framer.frame(bytes.subarray(e.pos, e.pos + e.header.eventSize), e.pos);
+      for (const m of maps) expect(framer.format.tables.get(m.tableId)).toBeDefined();
+    },
+  );
 
   it('bug32407.001: two INSERTs of a = 1 into t1 (a int), also from a bare column list', () => {
     const bytes = byName('std_data__bug32407.001');
@@ -97,7 +100,8 @@ describeWithFixtures('rows v0 with the table definition', () => {
       problem: 'table test.t1: the definition has 1 columns, the TABLE_MAP 2',
     });
     expect(other('a int, b varchar(50)').problem).toBe(
-      'table test.t1, column b: the TABLE_MAP logs STRING, the definition says VARCHAR(50) (logged as VARCHAR or VARCHAR_COMPRESSED)',
+      'table test.t1, column b: the TABLE_MAP logs STRING, ' +
+        'the definition says VARCHAR(50) (logged as VARCHAR or VARCHAR_COMPRESSED)',
     );
     expect(other('a bigint, b char(50)').problem).toBe(
       'table test.t1, column a: the TABLE_MAP logs LONG, the definition says BIGINT (logged as LONGLONG)',
@@ -165,28 +169,31 @@ describeWithFixtures('binlog dump and encode --table-def', () => {
     expect(readFileSync(again).equals(readFileSync(source))).toBe(true);
   });
 
-  it("a wrong definition is replaced by the file's own CREATE TABLE; one that cannot be described is a usage error", () => {
-    // The definitions given are those at the file's start: its CREATE TABLE t1 comes after, and is what its rows read
-    // with.
-    const wrong = binlog(['dump', '--table-def', 'test.t1=a int, b char(50) not null', source]);
-    expect([wrong.code, wrong.stderr]).toEqual([0, '']);
-    expect(wrong.stdout).toContain('"rows":[{"before":{"a":2,"b":"two"}}]');
-    expect(binlog(['dump', '--table-def', 'test.t1=a nosuch', source]).code).toBe(2);
-    expect(binlog(['dump', '--table-def', 'no-equals-sign', source]).code).toBe(2);
-    const defs = join(tmp, 'defs.json');
-    writeFileSync(
-      defs,
-      JSON.stringify({
-        'test.t1': {
-          columns: [
-            { name: 'a', type: 'int' },
-            { name: 'b', type: 'char(50)' },
-          ],
-        },
-      }),
-    );
-    expect(binlog(['dump', '--table-defs', defs, source]).stdout).toContain('"rows":[{"before":{"a":2,"b":"two"}}]');
-  });
+  it(
+    "a wrong definition is replaced by the file's own CREATE " + 'TABLE; one that cannot be described is a usage error',
+    () => {
+      // The definitions given are those at the file's start: its CREATE TABLE t1 comes after, and is what its rows read
+      // with.
+      const wrong = binlog(['dump', '--table-def', 'test.t1=a int, b char(50) not null', source]);
+      expect([wrong.code, wrong.stderr]).toEqual([0, '']);
+      expect(wrong.stdout).toContain('"rows":[{"before":{"a":2,"b":"two"}}]');
+      expect(binlog(['dump', '--table-def', 'test.t1=a nosuch', source]).code).toBe(2);
+      expect(binlog(['dump', '--table-def', 'no-equals-sign', source]).code).toBe(2);
+      const defs = join(tmp, 'defs.json');
+      writeFileSync(
+        defs,
+        JSON.stringify({
+          'test.t1': {
+            columns: [
+              { name: 'a', type: 'int' },
+              { name: 'b', type: 'char(50)' },
+            ],
+          },
+        }),
+      );
+      expect(binlog(['dump', '--table-defs', defs, source]).stdout).toContain('"rows":[{"before":{"a":2,"b":"two"}}]');
+    },
+  );
 });
 
 // ---- hand-made images ---------------------------------------------------------------------------------
@@ -198,7 +205,8 @@ describeWithFixtures('binlog dump and encode --table-def', () => {
  * e 6, f 7: one null byte.
  */
 const T2_SQL =
-  "CREATE TABLE t2 (a int, b bit(3), c varchar(5) NOT NULL, d decimal(5,2) DEFAULT 1.50, e enum('x','y'), f datetime) ENGINE=MyISAM";
+  "CREATE TABLE t2 (a int, b bit(3), c varchar(5) NOT NULL, d decimal(5,2) DEFAULT 1.50, e enum('x','y'), " +
+  'f datetime) ENGINE=MyISAM';
 const T2: TableDefinitions = { 'test.t2': T2_SQL };
 
 const le64 = (n: bigint) => {
@@ -265,40 +273,49 @@ describeWithFixtures("rows v0 hand-made images (on the 5.1.17 fixture's FDE)", (
     }
   });
 
-  it('the engine and row format place the null bits: InnoDB keeps no BIT bits, ROW_FORMAT=FIXED keeps the reserved bit', () => {
-    // InnoDB: no odd bits, so d, e, f are bits 2-4 and 5-7 are unused (set): the images do not fit.
-    const innodb = T2_SQL.replace('MyISAM', 'InnoDB');
-    caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': innodb } }));
-    // FIXED: the VARCHAR no longer packs the record; its reserved bit 0 would be a's, which is clear.
-    caught(InvalidValueError, () =>
-      decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': `${T2_SQL} ROW_FORMAT=FIXED` } }),
-    );
-    // packRecord says what the columns cannot (a table ALTERed from another layout).
-    const given = { 'test.t2': { ...parseTableSql(`${T2_SQL} ROW_FORMAT=FIXED`, 'test.t2'), packRecord: true } };
-    expect(oldRows(decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: given }))[0]!.rows).toHaveLength(1);
-  });
+  it(
+    'the engine and row format place the null bits: InnoDB ' +
+      'keeps no BIT bits, ROW_FORMAT=FIXED keeps the reserved bit',
+    () => {
+      // InnoDB: no odd bits, so d, e, f are bits 2-4 and 5-7 are unused (set): the images do not fit.
+      const innodb = T2_SQL.replace('MyISAM', 'InnoDB');
+      caught(InvalidValueError, () => decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': innodb } }));
+      // FIXED: the VARCHAR no longer packs the record; its reserved bit 0 would be a's, which is clear.
+      caught(InvalidValueError, () =>
+        decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: { 'test.t2': `${T2_SQL} ROW_FORMAT=FIXED` } }),
+      );
+      // packRecord says what the columns cannot (a table ALTERed from another layout).
+      const given = { 'test.t2': { ...parseTableSql(`${T2_SQL} ROW_FORMAT=FIXED`, 'test.t2'), packRecord: true } };
+      expect(oldRows(decodeBinlog(t2Binlog(ROW_VALUES), { tableDefinitions: given }))[0]!.rows).toHaveLength(1);
+    },
+  );
 
-  it('CREATE TABLE is read for columns, keys, engine, row format and charset; what cannot be described is refused', () => {
-    expect(
-      parseTableSql(
-        "CREATE TABLE IF NOT EXISTS `db`.`t` (`id` int NOT NULL AUTO_INCREMENT, s varchar(10) CHARACTER SET utf8 DEFAULT 'a,b' COMMENT 'x', PRIMARY KEY (`id`), KEY k (s(3))) ENGINE=InnoDB ROW_FORMAT=FIXED DEFAULT CHARSET=latin1;",
-        'db.t',
-      ),
-    ).toEqual({
-      columns: [
-        { name: 'id', type: 'int NOT NULL' },
-        { name: 's', type: 'varchar(10) CHARACTER SET utf8' },
-      ],
-      primaryKey: ['id'],
-      engine: 'InnoDB',
-      rowFormat: 'FIXED',
-      charset: 'latin1',
-    });
-    const refused = (defs: TableDefinitions) =>
-      caught(TableDefinitionError, () => decodeBinlog(byName('ver_5_1_17.001'), { tableDefinitions: defs }));
-    expect(refused({ 'test.t1': 'a integr' }).message).toContain("unknown SQL type 'integr'");
-    expect(refused({ t1: 'a int' }).message).toContain("'schema.table'");
-  });
+  it(
+    'CREATE TABLE is read for columns, keys, engine, row ' + 'format and charset; what cannot be described is refused',
+    () => {
+      expect(
+        parseTableSql(
+          'CREATE TABLE IF NOT EXISTS `db`.`t` (`id` int NOT NULL AUTO_INCREMENT, ' +
+            "s varchar(10) CHARACTER SET utf8 DEFAULT 'a,b' COMMENT 'x', PRIMARY KEY (`id`), " +
+            'KEY k (s(3))) ENGINE=InnoDB ROW_FORMAT=FIXED DEFAULT CHARSET=latin1;',
+          'db.t',
+        ),
+      ).toEqual({
+        columns: [
+          { name: 'id', type: 'int NOT NULL' },
+          { name: 's', type: 'varchar(10) CHARACTER SET utf8' },
+        ],
+        primaryKey: ['id'],
+        engine: 'InnoDB',
+        rowFormat: 'FIXED',
+        charset: 'latin1',
+      });
+      const refused = (defs: TableDefinitions) =>
+        caught(TableDefinitionError, () => decodeBinlog(byName('ver_5_1_17.001'), { tableDefinitions: defs }));
+      expect(refused({ 'test.t1': 'a integr' }).message).toContain("unknown SQL type 'integr'");
+      expect(refused({ t1: 'a int' }).message).toContain("'schema.table'");
+    },
+  );
 
   it('images that end inside a value, or bytes after the last image, are a typed error', () => {
     for (const images of [ROW_VALUES.slice(0, -2), `${ROW_VALUES} 14 07`]) {

@@ -73,22 +73,25 @@ const viaJson = (events: BinlogEvent[], defs?: TableDefinitions) =>
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
 
 describe('rows v1/v2 with a table definition', () => {
-  it('without metadata and without a definition: @N, bytes, indexes, and both readings where the high bit is set', () => {
-    const [first, second] = rowsOf(decodeBinlog(NO_LOG));
-    expect(first).toEqual({
-      '@1': { signed: -294967296, unsigned: 4000000000 },
-      '@2': { signed: -5, unsigned: 4294967291 },
-      '@3': 2,
-      '@4': 5,
-      '@5': new TextEncoder().encode('漢字'),
-      '@6': Uint8Array.of(0x63, 0x61, 0x66, 0xe9),
-      '@7': new TextEncoder().encode('some text'),
-      '@8': { signed: -1n, unsigned: 18446744073709551615n },
-    });
-    // Values both readings agree on are plain numbers.
-    expect([second!['@1'], second!['@2'], second!['@8']]).toEqual([7, 5, 1n]);
-    expect(toJsonLine(first!['@8'])).toBe('{"signed":-1,"unsigned":"18446744073709551615"}');
-  });
+  it(
+    'without metadata and without a definition: @N, bytes, ' + 'indexes, and both readings where the high bit is set',
+    () => {
+      const [first, second] = rowsOf(decodeBinlog(NO_LOG));
+      expect(first).toEqual({
+        '@1': { signed: -294967296, unsigned: 4000000000 },
+        '@2': { signed: -5, unsigned: 4294967291 },
+        '@3': 2,
+        '@4': 5,
+        '@5': new TextEncoder().encode('漢字'),
+        '@6': Uint8Array.of(0x63, 0x61, 0x66, 0xe9),
+        '@7': new TextEncoder().encode('some text'),
+        '@8': { signed: -1n, unsigned: 18446744073709551615n },
+      });
+      // Values both readings agree on are plain numbers.
+      expect([second!['@1'], second!['@2'], second!['@8']]).toEqual([7, 5, 1n]);
+      expect(toJsonLine(first!['@8'])).toBe('{"signed":-1,"unsigned":"18446744073709551615"}');
+    },
+  );
 
   it('NO_LOG with the definition reads the rows FULL metadata gives, which are the rows written', () => {
     const full = rowsOf(decodeBinlog(FULL));
@@ -106,7 +109,8 @@ describe('rows v1/v2 with a table definition', () => {
   it('a definition that names no character set gives text none: it stays bytes', () => {
     const bare = {
       'db.t':
-        "id int unsigned, s int, e enum('a','b','c'), st set('x','y','z'), v varchar(40), l varchar(10), tx text, big bigint unsigned",
+        "id int unsigned, s int, e enum('a','b','c'), st set('x','y','z'), v varchar(40), l varchar(10), " +
+        'tx text, big bigint unsigned',
     };
     const [row] = rowsOf(decodeBinlog(NO_LOG, { tableDefinitions: bare }));
     expect([row!.id, row!.e, row!.st]).toEqual([4000000000, 'b', ['x', 'z']]);
@@ -212,7 +216,8 @@ describe('rows v1/v2 with a table definition', () => {
 // ---- definitions from SQL ------------------------------------------------------------------------------
 
 /** A schema file in mariadb-dump's shape (header, executable comments, a trigger, a view), written by hand. */
-const DUMP = `/*M!999999\\- enable the sandbox mode */
+const DUMP =
+  `/*M!999999\\- enable the sandbox mode */
 -- MariaDB dump 10.19  Distrib 10.11.19-MariaDB, for debian-linux-gnu (x86_64)
 --
 -- Host: localhost    Database: shop
@@ -224,11 +229,13 @@ DROP TABLE IF EXISTS \`items\`;
 /*!40101 SET character_set_client = utf8mb4 */;
 CREATE TABLE \`items\` (
   \`id\` int(10) unsigned NOT NULL AUTO_INCREMENT,
-  \`name\` varchar(40) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL DEFAULT 'a;b' COMMENT 'it''s; -- not a comment',
+  \`name\` varchar(40) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL DEFAULT 'a;b' ` +
+  `COMMENT 'it''s; -- not a comment',
   PRIMARY KEY (\`id\`)
 ) ENGINE=InnoDB AUTO_INCREMENT=3 DEFAULT CHARSET=latin1 COLLATE=latin1_swedish_ci;
 DELIMITER ;;
-/*!50003 CREATE*/ /*!50017 DEFINER=\`root\`@\`localhost\`*/ /*!50003 TRIGGER shop.tr BEFORE INSERT ON shop.items FOR EACH ROW BEGIN SET NEW.name = 'x'; END */;;
+/*!50003 CREATE*/ /*!50017 DEFINER=\`root\`@\`localhost\`*/ ` +
+  `/*!50003 TRIGGER shop.tr BEFORE INSERT ON shop.items FOR EACH ROW BEGIN SET NEW.name = 'x'; END */;;
 DELIMITER ;
 /*!50001 CREATE VIEW \`v\` AS SELECT
  1 AS \`id\` */;
@@ -241,7 +248,8 @@ CREATE DATABASE /*!32312 IF NOT EXISTS*/ \`other\` /*!40100 DEFAULT CHARACTER SE
 
 USE \`other\`;
 # a comment of another kind
-CREATE TABLE \`t\` (\`a\` bit(3) DEFAULT b'1', /* a plain comment (b int), */ \`b\` timestamp(3) NOT NULL DEFAULT current_timestamp(3) ON UPDATE current_timestamp(3)) ENGINE=MyISAM;
+CREATE TABLE \`t\` (\`a\` bit(3) DEFAULT b'1', /* a plain comment (b int), */ ` +
+  `\`b\` timestamp(3) NOT NULL DEFAULT current_timestamp(3) ON UPDATE current_timestamp(3)) ENGINE=MyISAM;
 CREATE TABLE t2 LIKE t;
 CREATE TABLE IF NOT EXISTS \`shop\`.\`q\`\`d\` (x int);
 `;
@@ -305,7 +313,8 @@ describe('tableDefinitionsFromSql', () => {
 
   it('a collation not known here stands for its character set (MySQL 8, MariaDB 11)', () => {
     const def = parseTableSql(
-      'CREATE TABLE t (a varchar(5) COLLATE utf8mb4_0900_ai_ci, b text) DEFAULT CHARSET=latin2 COLLATE=latin2_uca1400_ai_ci',
+      'CREATE TABLE t (a varchar(5) COLLATE utf8mb4_0900_ai_ci, ' +
+        'b text) DEFAULT CHARSET=latin2 COLLATE=latin2_uca1400_ai_ci',
       'd.t',
     );
     expect(def).toEqual({
@@ -323,7 +332,8 @@ describe('tableDefinitionsFromSql', () => {
 // ---- a real MySQL 5.5 file: column types and metadata, no optional metadata at all -----------------------
 
 /** Two tables of MySQL's sakila sample database, as MySQL 5.5's SHOW CREATE TABLE prints them. */
-const SAKILA = `USE sakila;
+const SAKILA =
+  `USE sakila;
 CREATE TABLE \`actor\` (
   \`actor_id\` smallint(5) unsigned NOT NULL AUTO_INCREMENT,
   \`first_name\` varchar(45) NOT NULL,
@@ -347,7 +357,8 @@ CREATE TABLE \`film\` (
   \`special_features\` set('Trailers','Commentaries','Deleted Scenes','Behind the Scenes') DEFAULT NULL,
   \`last_update\` timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
   PRIMARY KEY (\`film_id\`),
-  CONSTRAINT \`fk_film_language\` FOREIGN KEY (\`language_id\`) REFERENCES \`language\` (\`language_id\`) ON UPDATE CASCADE
+  CONSTRAINT \`fk_film_language\` FOREIGN KEY (\`language_id\`) ` +
+  `REFERENCES \`language\` (\`language_id\`) ON UPDATE CASCADE
 ) ENGINE=InnoDB AUTO_INCREMENT=1001 DEFAULT CHARSET=utf8;`;
 
 describeWithFixtures('definitions on a MySQL 5.5 file (the sakila sample database)', () => {
@@ -390,14 +401,17 @@ describeWithFixtures('definitions on a MySQL 5.5 file (the sakila sample databas
     });
   });
 
-  it('a fraction on a column MySQL logs as the TIMESTAMP without one is refused: only MariaDB logs its own there', () => {
-    const other = SAKILA.replace('`last_update` timestamp NOT NULL', '`last_update` timestamp(3) NOT NULL');
-    expect(
-      caught(TableDefinitionError, () => decodeBinlog(bytes(), { tableDefinitions: tableDefinitionsFromSql(other) })),
-    ).toMatchObject({
-      table: 'sakila.actor',
-      column: 'last_update',
-      reason: 'the TABLE_MAP logs TIMESTAMP, the definition says TIMESTAMP(3) (logged as TIMESTAMP2)',
-    });
-  });
+  it(
+    'a fraction on a column MySQL logs as the TIMESTAMP ' + 'without one is refused: only MariaDB logs its own there',
+    () => {
+      const other = SAKILA.replace('`last_update` timestamp NOT NULL', '`last_update` timestamp(3) NOT NULL');
+      expect(
+        caught(TableDefinitionError, () => decodeBinlog(bytes(), { tableDefinitions: tableDefinitionsFromSql(other) })),
+      ).toMatchObject({
+        table: 'sakila.actor',
+        column: 'last_update',
+        reason: 'the TABLE_MAP logs TIMESTAMP, the definition says TIMESTAMP(3) (logged as TIMESTAMP2)',
+      });
+    },
+  );
 });

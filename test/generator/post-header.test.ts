@@ -74,11 +74,15 @@ describe('post-header lengths from the schemas', () => {
     expect(got.SHORT_A_EVENT).toBe(2);
     expect(got.LONG_B_EVENT).toBe(8);
   });
-  it('read the context of a v4 binlog, at the length the fields give (6-byte table ids, not the 4 of a 6-byte post-header)', () => {
-    // A position (v4 is past v1), a 6-byte table id, the status a post-header of 16 or more holds (as
-    // QUERY's status length is in one of 13), the flags.
-    expect(got.CONTEXT_EVENT).toBe(8 + 6 + 2 + 2);
-  });
+  it(
+    'read the context of a v4 binlog, at the length the fields ' +
+      'give (6-byte table ids, not the 4 of a 6-byte post-header)',
+    () => {
+      // A position (v4 is past v1), a 6-byte table id, the status a post-header of 16 or more holds (as
+      // QUERY's status length is in one of 13), the flags.
+      expect(got.CONTEXT_EVENT).toBe(8 + 6 + 2 + 2);
+    },
+  );
   it('are 0 for postHeader: false, and none where the schema does not say or there is no body', () => {
     expect(got.EMPTY_EVENT).toBe(0);
     expect(got.UNSAID_EVENT).toBeUndefined();

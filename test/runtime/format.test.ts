@@ -65,19 +65,23 @@ describe('the 5.1-wl2325 trees’ event type codes', () => {
 });
 
 describe('what an event changes, by its effect in the catalogue (events.yaml effect:)', () => {
-  it('the events that change the format state are those whose effect is on it: not ROTATE, whose effect is on what follows the file', () => {
-    const codes = Array.from({ length: 256 }, (_, c) => c).filter((c) => FormatState.changesFormat(c));
-    expect(codes).toEqual([1, 15, 19, 159, 164]);
-    expect([1, 4, 15, 19, 159, 164, 2].map((c) => FormatState.effectOf(c))).toEqual([
-      'sets-v3-format',
-      'rotates',
-      'sets-format',
-      'maps-table',
-      'starts-encryption',
-      'starts-encryption',
-      undefined,
-    ]);
-  });
+  it(
+    'the events that change the format state are those whose effect ' +
+      'is on it: not ROTATE, whose effect is on what follows the file',
+    () => {
+      const codes = Array.from({ length: 256 }, (_, c) => c).filter((c) => FormatState.changesFormat(c));
+      expect(codes).toEqual([1, 15, 19, 159, 164]);
+      expect([1, 4, 15, 19, 159, 164, 2].map((c) => FormatState.effectOf(c))).toEqual([
+        'sets-v3-format',
+        'rotates',
+        'sets-format',
+        'maps-table',
+        'starts-encryption',
+        'starts-encryption',
+        undefined,
+      ]);
+    },
+  );
 
   it('each effect does its own to the state; ROTATE and an event without an effect do nothing', () => {
     const format = after('8.0.32', 40);

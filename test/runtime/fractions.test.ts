@@ -66,7 +66,9 @@ describe('fraction digits inferred from the images', () => {
     const t = rowTables('10.0.11-MariaDB-log');
     expect(split(t, row('05'))).toEqual({
       undecoded:
-        'the row images do not split into rows: more than one choice of fraction digits for s makes every image read and end with the event ({"s":1} and {"s":2}); give the table\'s definition; kept as bytes',
+        'the row images do not split into rows: ' +
+        'more than one choice of fraction digits for s makes every image read and end with the event ({"s":1} ' +
+        'and {"s":2}); give the table\'s definition; kept as bytes',
       bytes: hex(row('05')),
     });
     split(t, row('39'));
@@ -74,12 +76,16 @@ describe('fraction digits inferred from the images', () => {
     expect([got.rows![0]!.after!.s, got.inferred]).toEqual(['2021-01-14 08:25:36.05', { s: 2 }]);
   });
 
-  it('infers nothing before MariaDB 5.3, which has no such forms: the row reads as TIMESTAMP(0), and its last byte as a row of a NULL id', () => {
-    // 0x39 as a null bitmap: id NULL (bit 0), s not (bit 1), whose 4 bytes are not there.
-    expect(split(rowTables('5.2.14-MariaDB-log'), row('39')).undecoded).toBe(
-      'the row images do not split into rows: need 4 bytes, 0 left (T.rows.s); kept as bytes',
-    );
-  });
+  it(
+    'infers nothing before MariaDB 5.3, which has no such forms: the ' +
+      'row reads as TIMESTAMP(0), and its last byte as a row of a NULL id',
+    () => {
+      // 0x39 as a null bitmap: id NULL (bit 0), s not (bit 1), whose 4 bytes are not there.
+      expect(split(rowTables('5.2.14-MariaDB-log'), row('39')).undecoded).toBe(
+        'the row images do not split into rows: need 4 bytes, 0 left (T.rows.s); kept as bytes',
+      );
+    },
+  );
 
   it('stops at its bound: a row of 30 such columns', () => {
     const t = rowTables('10.0.11-MariaDB-log', 30);

@@ -35,10 +35,14 @@ describe('applyJsonDiff: each op, as the functions that log it', () => {
   ])("INSERT at a cell: JSON_ARRAY_INSERT('[\"a\", {\"b\": [1, 2]}, [3, 4]]', '%s', 'x')", (path, expected) => {
     expect(applyJsonDiff(ARRAY, [insert(path, 'x')])).toEqual(expected);
   });
-  it('INSERT at a cell counted from last lands where Json_array_index puts it (before that cell; 0 when before the start)', () => {
-    expect(applyJsonDiff([1, 2, 3], [insert('$[last]', 'x')])).toEqual([1, 2, 'x', 3]);
-    expect(applyJsonDiff([1, 2, 3], [insert('$[last-5]', 'x')])).toEqual(['x', 1, 2, 3]);
-  });
+  it(
+    'INSERT at a cell counted from last lands where Json_array_index ' +
+      'puts it (before that cell; 0 when before the start)',
+    () => {
+      expect(applyJsonDiff([1, 2, 3], [insert('$[last]', 'x')])).toEqual([1, 2, 'x', 3]);
+      expect(applyJsonDiff([1, 2, 3], [insert('$[last-5]', 'x')])).toEqual(['x', 1, 2, 3]);
+    },
+  );
   it('REMOVE: JSON_REMOVE(\'["a", ["b", "c"], "d"]\', \'$[1]\')', () => {
     expect(applyJsonDiff(['a', ['b', 'c'], 'd'], [remove('$[1]')])).toEqual(['a', 'd']);
   });

@@ -24,8 +24,14 @@ export function layerOf(layers: Layer[], file: string): Layer | undefined {
   return layers.find((l) => (l.path.endsWith('/') ? file.startsWith(l.path) : file === l.path));
 }
 
-const SPECIFIER =
-  /(?:^|[\s;}])(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|^import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
+const SPECIFIER = new RegExp(
+  [
+    /(?:^|[\s;}])(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]/.source,
+    /import\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/.source,
+    /^import\s+['"](\.{1,2}\/[^'"]+)['"]/.source,
+  ].join('|'),
+  'gm',
+);
 
 /** The repository files a source file imports (static, type-only, re-exports and literal import() alike). */
 export function importsOf(file: string, source: string): string[] {
@@ -83,7 +89,8 @@ export function siblingImports(layers: Layer[], graph: ImportGraph): string[] {
       const to = layerOf(layers, target);
       if (to && to.rank === from.rank && to.path !== from.path) {
         problems.push(
-          `${file} imports ${target}: ${from.path} and ${to.path} are both of layer ${from.rank}, and neither may import the other`,
+          `${file} imports ${target}: ${from.path} and ${to.path} are both of layer ${from.rank}, ` +
+            `and neither may import the other`,
         );
       }
     }

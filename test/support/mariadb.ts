@@ -316,7 +316,8 @@ export async function startMariadb(opts: StartOptions = {}): Promise<MariadbServ
         const tail = logTail();
         await stop();
         throw new Error(
-          `mariadbd did not accept connections within ${START_TIMEOUT_MS / 1000} s (${clientError}). Log tail:\n${tail}`,
+          `mariadbd did not accept connections within ${START_TIMEOUT_MS / 1000} s (${clientError}). Log ` +
+            `tail:\n${tail}`,
         );
       }
       await sleep(20);

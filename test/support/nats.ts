@@ -98,7 +98,8 @@ class NatsNode {
     while (!(await greets(this.port))) {
       if (child.exitCode !== null || Date.now() > deadline)
         throw new Error(
-          `nats-server did not start on port ${this.port}: ${fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8').slice(-2000) : ''}`,
+          `nats-server did not start on port ${this.port}: ` +
+            `${fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8').slice(-2000) : ''}`,
         );
       await new Promise((r) => setTimeout(r, 20));
     }

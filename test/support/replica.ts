@@ -31,7 +31,8 @@ export async function caughtUp(primary: MariadbServer, replica: MariadbServer, t
     if (Date.now() > until) {
       const s = await slaveStatus(replica);
       throw new Error(
-        `the replica did not catch up: IO ${s.Slave_IO_Running} '${s.Last_IO_Error}', SQL ${s.Slave_SQL_Running} '${s.Last_SQL_Error}'`,
+        `the replica did not catch up: IO ${s.Slave_IO_Running} '${s.Last_IO_Error}', ` +
+          `SQL ${s.Slave_SQL_Running} '${s.Last_SQL_Error}'`,
       );
     }
     await new Promise((r) => setTimeout(r, 200));
