@@ -15,11 +15,10 @@ import type { BinlogEventInput } from '../runtime/events/event-codec.js';
 import { ServedVariables, type ServedVariable, type ServedVariableSource } from '../generated/servers.js';
 import { text } from '../protocol/packets.js';
 import { logFormat, UnservableError, type LogFormat } from './source-frames.js';
-import { rowMetadataOf, tableColumns } from './source-columns.js';
+import { rowMetadataOf, servedTables, tableColumns } from './source-columns.js';
 import { rowImageOf, serverCollationOf } from './source-settings.js';
 import { gtidStateAt } from './source-gtids.js';
 import { eventLogs, fileLogs, type ServedLog, type ServedLogs } from './logs.js';
-import type { QueryContext } from './queries.js';
 import { errPacket, serveConnection, TOO_LARGE, type ServerState } from './session.js';
 
 /** What is served: binlog files (or folders of them), or events encoded into a binlog as they come. */
@@ -115,6 +114,7 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
       options.tableDefinitions,
     ),
     replicas: new Map(),
+    connections: new Map(),
     tls: options.tls && createSecureContext({ cert: Buffer.from(options.tls.cert), key: Buffer.from(options.tls.key) }),
     log,
     limits: {
@@ -205,7 +205,7 @@ function queryContext(
   logs: ServedLogs,
   id: ServerIdentity,
   definitions: TableDefinitions | undefined,
-): Omit<QueryContext, 'user' | 'replicas'> {
+): ServerState['queries'] {
   const gtidAtEnd = async () => {
     const list = await logs.list();
     return list.length ? gtidStateAt(list, { log: list.length - 1, pos: Number.MAX_SAFE_INTEGER }) : '';
@@ -214,6 +214,7 @@ function queryContext(
   // schemas/servers.yaml names the variables; a variable of the other server's is one this server lacks.
   const served = new Map(Object.entries(ServedVariables).filter(([, v]) => v.server === 'both' || v.server === flavor));
   const sources = variableSources(id, gtidAtEnd, logs);
+  const tables = scanCached(logs, (list) => servedTables(list, definitions));
   const valueOf = async (v: ServedVariable): Promise<string | null> =>
     'from' in v ? ((await sources[v.from]()) ?? v.value ?? null) : v.value;
   return {
@@ -233,7 +234,8 @@ function queryContext(
       const index = list.findIndex((l) => l.name === file);
       return index < 0 ? null : gtidStateAt(list, { log: index, pos });
     },
-    columns: async (schema, table) => tableColumns(await logs.list(), schema, table, definitions),
+    columns: async (schema, table) => tableColumns(await tables(), schema, table),
+    tables,
   };
 }
 
