@@ -90,6 +90,8 @@ export function serveConnection(conn: ServedConnection, state: ServerState): voi
     },
     kill: (victim) => {
       const end = state.connections.get(victim);
+      // Gone at once, though the connection tells of its close a moment later: a second KILL finds no thread.
+      state.connections.delete(victim);
       end?.();
       return end !== undefined;
     },
