@@ -97,12 +97,27 @@ export const ServerProfiles: Readonly<Record<ServerProfileName, ServerProfile>> 
 /**
  * What a served variable's value comes from: the served binlogs' server id and version (or the options'), CRC32 or NONE
  * as their events carry checksums or not, a UUID made as the server starts, the GTID position at the end of the last
- * binlog.
+ * binlog, the binlog_row_metadata and binlog_row_image their events show, the server character set and collation their
+ * QUERY events carry, serve's own max_allowed_packet and wait_timeout.
  */
-export type ServedVariableSource = 'serverId' | 'version' | 'checksum' | 'uuid' | 'gtidPosition' | 'rowMetadata';
-/** A variable the binlog server reports: a value, or what it comes from; `server` names who has it. */
+export type ServedVariableSource =
+  | 'serverId'
+  | 'version'
+  | 'checksum'
+  | 'uuid'
+  | 'gtidPosition'
+  | 'rowMetadata'
+  | 'rowImage'
+  | 'characterSetServer'
+  | 'collationServer'
+  | 'maxAllowedPacket'
+  | 'waitTimeout';
+/**
+ * A variable the binlog server reports: a value, or what it comes from and the value answered when that does not say;
+ * `server` names who has it.
+ */
 export type ServedVariable = { server: 'both' | 'mysql' | 'mariadb' } & (
-  { value: string } | { from: ServedVariableSource }
+  { value: string } | { from: ServedVariableSource; value?: string }
 );
 
 /**
@@ -110,8 +125,10 @@ export type ServedVariable = { server: 'both' | 'mysql' | 'mariadb' } & (
  * for the binlog (sql/slave.cc get_master_version_and_clock, MySQL's and MariaDB's), and those client
  * libraries read as they connect. A value is fixed, or comes `from` the served binlogs: the server id and
  * version of the first FORMAT_DESCRIPTION (or the options given), whether its events carry checksums, a
- * UUID made when the server starts, the GTID position at the end of the last binlog. A variable one server
- * alone has is named under its `server`; the other does not know it.
+ * UUID made when the server starts, the GTID position at the end of the last binlog, what their TABLE_MAP,
+ * rows and QUERY events show of the server's settings; or from serve's own options. A `value` given with a
+ * `from` is the answer when the binlogs do not say. A variable one server alone has is named under its
+ * `server`; the other does not know it.
  */
 export const ServedVariables: Readonly<Record<string, ServedVariable>> = {
   server_id: { from: 'serverId', server: 'both' },
@@ -121,7 +138,12 @@ export const ServedVariables: Readonly<Record<string, ServedVariable>> = {
   binlog_checksum: { from: 'checksum', server: 'both' },
   log_bin: { value: 'ON', server: 'both' },
   binlog_format: { value: 'ROW', server: 'both' },
-  binlog_row_image: { value: 'FULL', server: 'both' },
+  /**
+   * From the rows events' column bitmaps: MINIMAL when an image leaves out a column that is no BLOB, TEXT, JSON or
+   * GEOMETRY, NOBLOB when the images leave out such columns only, FULL when every image holds every column (and when
+   * there are no rows events to see).
+   */
+  binlog_row_image: { from: 'rowImage', server: 'both' },
   /**
    * FULL when the served TABLE_MAPs carry column names, MINIMAL when they carry other optional metadata only, NO_LOG
    * when they carry none (a client that reads NO_LOG or MINIMAL here looks the names up elsewhere, or leaves the
@@ -135,8 +157,10 @@ export const ServedVariables: Readonly<Record<string, ServedVariable>> = {
   enforce_gtid_consistency: { value: 'OFF', server: 'mysql' },
   gtid_binlog_pos: { from: 'gtidPosition', server: 'mariadb' },
   gtid_current_pos: { from: 'gtidPosition', server: 'mariadb' },
-  character_set_server: { value: 'utf8mb4', server: 'both' },
-  collation_server: { value: 'utf8mb4_general_ci', server: 'both' },
+  /** The character set of the last QUERY event's Q_CHARSET_CODE collation_server, the value when none carries one. */
+  character_set_server: { from: 'characterSetServer', value: 'utf8mb4', server: 'both' },
+  /** The last QUERY event's Q_CHARSET_CODE collation_server, the value when none carries one. */
+  collation_server: { from: 'collationServer', value: 'utf8mb4_general_ci', server: 'both' },
   character_set_client: { value: 'utf8mb4', server: 'both' },
   character_set_connection: { value: 'utf8mb4', server: 'both' },
   character_set_results: { value: 'utf8mb4', server: 'both' },
@@ -145,11 +169,12 @@ export const ServedVariables: Readonly<Record<string, ServedVariable>> = {
   lower_case_table_names: { value: '0', server: 'both' },
   sql_mode: { value: '', server: 'both' },
   autocommit: { value: '1', server: 'both' },
-  /** 1 GiB, the largest max_allowed_packet the servers accept. */
-  max_allowed_packet: { value: '1073741824', server: 'both' },
+  /** The largest packet serve takes from a client (--max-allowed-packet). */
+  max_allowed_packet: { from: 'maxAllowedPacket', server: 'both' },
   net_write_timeout: { value: '60', server: 'both' },
   net_read_timeout: { value: '30', server: 'both' },
-  wait_timeout: { value: '28800', server: 'both' },
+  /** The seconds serve leaves a connection idle before it closes it (--wait-timeout). */
+  wait_timeout: { from: 'waitTimeout', server: 'both' },
   interactive_timeout: { value: '28800', server: 'both' },
   transaction_isolation: { value: 'REPEATABLE-READ', server: 'both' },
   tx_isolation: { value: 'REPEATABLE-READ', server: 'both' },

@@ -8,7 +8,18 @@
  * this server does not do, rather than read an answer made up for it.
  */
 import { ServerErrorCode } from '../generated/replication.js';
-import type { ColumnRow } from './source-columns.js';
+import { randomUUID } from 'node:crypto';
+import type { ColumnRow, ServedTable } from './source-columns.js';
+import {
+  columnsRows,
+  schemaNames,
+  schemataRows,
+  showColumns,
+  showCreateTable,
+  showIndex,
+  showTables,
+  tablesRows,
+} from './catalog.js';
 
 /** A result set: column names and rows of text (null: NULL). */
 export interface ResultSet {
@@ -45,6 +56,15 @@ export interface QueryContext {
   gtidAt(file: string, pos: number): Promise<string | null>;
   /** A table's INFORMATION_SCHEMA.COLUMNS rows, in order, or why they cannot be told. */
   columns(schema: string, table: string): Promise<ColumnRow[] | string>;
+  /** Every table the served binlogs map. */
+  tables(): Promise<ServedTable[]>;
+  /** The connection's id (CONNECTION_ID()), and its account (SHOW GRANTS, CURRENT_USER()). */
+  readonly connectionId: number;
+  readonly account: string;
+  /** The connection's default database (USE, COM_INIT_DB), undefined before one is chosen. */
+  database?: string;
+  /** KILL [CONNECTION] id: ends the connection with that id; false when there is none. */
+  kill(id: number): boolean;
 }
 
 interface Token {
@@ -110,6 +130,10 @@ export async function answer(sql: string, ctx: QueryContext): Promise<Answer> {
     if (first === 'SELECT') return await select(t, ctx);
     if (first === 'SET') return await set(t, ctx);
     if (first === 'SHOW') return await show(t, ctx);
+    if (first === 'DESC' || first === 'DESCRIBE' || first === 'EXPLAIN') return await describe(t, ctx, false);
+    if (first === 'USE') return use(t, ctx);
+    if (first === 'KILL') return kill(t, ctx);
+    if (transactionStatement(first, t)) return 'ok';
     throw unknown(sql);
   } catch (e) {
     if (e instanceof QueryError) return e;
@@ -164,15 +188,24 @@ class Tokens {
     if (this.take().text.toUpperCase() !== text) throw unknown(this.sql);
   }
 
-  /** Whether the statement (from here) selects FROM INFORMATION_SCHEMA.COLUMNS. */
-  fromInformationSchemaColumns(): boolean {
+  /** The INFORMATION_SCHEMA table the statement (from here) selects FROM, upper case, or undefined. */
+  fromInformationSchema(): string | undefined {
     const i = this.list.findIndex((t, k) => k >= this.i && t.text.toUpperCase() === 'FROM');
-    return (
-      i >= 0 &&
-      this.list[i + 1]?.text.toUpperCase() === 'INFORMATION_SCHEMA' &&
-      this.list[i + 2]?.text === '.' &&
-      this.list[i + 3]?.text.toUpperCase() === 'COLUMNS'
-    );
+    if (i < 0 || identifier(this.list[i + 1]?.text ?? '').toUpperCase() !== 'INFORMATION_SCHEMA') return undefined;
+    if (this.list[i + 2]?.text !== '.') return undefined;
+    return identifier(this.list[i + 3]?.text ?? '').toUpperCase();
+  }
+
+  /** Takes a name (a word or a backquoted one), without its quotes. */
+  name(): string {
+    const t = this.take();
+    if (t.kind !== 'word') throw unknown(this.sql);
+    return identifier(t.text);
+  }
+
+  /** Takes the rest of the statement, whatever it is. */
+  rest(): void {
+    this.i = this.list.length;
   }
 
   get done(): boolean {
@@ -209,7 +242,8 @@ export function bound(sql: string, values: (string | null)[]): string {
 }
 
 async function select(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
-  if (t.fromInformationSchemaColumns()) return selectColumns(t, ctx);
+  const table = t.fromInformationSchema();
+  if (table !== undefined) return selectInformationSchema(t, ctx, table);
   const columns: string[] = [];
   const row: (string | null)[] = [];
   do {
@@ -224,47 +258,137 @@ async function select(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
   return { columns, rows: [row] };
 }
 
+/** The INFORMATION_SCHEMA tables answered, each's rows from the served tables. */
+const INFORMATION_SCHEMA: Readonly<Record<string, (tables: ServedTable[]) => ColumnRow[]>> = {
+  SCHEMATA: schemataRows,
+  TABLES: tablesRows,
+  COLUMNS: columnsRows,
+};
+
 /**
- * SELECT name, … FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = '…' AND TABLE_NAME = '…'
- * [ORDER BY ORDINAL_POSITION]: the table's columns as the served binlogs tell them.
+ * SELECT name [AS alias], … | * FROM INFORMATION_SCHEMA.SCHEMATA|TABLES|COLUMNS [WHERE …] [ORDER BY name, …]
+ * [LIMIT n]: the served tables' rows. A COLUMNS question for one table (TABLE_SCHEMA and TABLE_NAME given) that the
+ * binlogs cannot answer (never mapped, or mapped without names) is refused with the reason.
  */
-async function selectColumns(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
+async function selectInformationSchema(t: Tokens, ctx: QueryContext, table: string): Promise<ResultSet> {
+  const rowsOf = INFORMATION_SCHEMA[table];
+  if (!rowsOf) throw unknown(t.sql);
   const wanted: { column: string; name: string }[] = [];
-  do {
-    const c = t.take();
-    if (c.kind !== 'word') throw unknown(t.sql);
-    const column = identifier(c.text);
-    wanted.push({ column, name: alias(t) ?? column });
-  } while (t.peek()?.text === ',' && t.take());
-  for (const w of ['FROM', 'INFORMATION_SCHEMA', '.', 'COLUMNS', 'WHERE']) t.expect(w);
-  const where = new Map<string, string>();
-  do {
-    const name = identifier(t.take().text).toUpperCase();
-    t.expect('=');
-    const value = t.take();
-    if (value.kind !== 'string') throw unknown(t.sql);
-    where.set(name, unquote(value.text));
-  } while (t.accept('AND'));
-  if (t.accept('ORDER', 'BY')) t.expect('ORDINAL_POSITION');
-  t.end();
-  const schema = where.get('TABLE_SCHEMA');
-  const table = where.get('TABLE_NAME');
-  if (schema === undefined || table === undefined || where.size !== 2) throw unknown(t.sql);
-  const rows = await ctx.columns(schema, table);
-  if (typeof rows === 'string') {
-    const message = `binlog serve cannot answer this statement: ${quoted(rows)}`;
-    throw new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', message);
+  if (!t.accept('*')) {
+    do {
+      const column = t.name();
+      wanted.push({ column, name: alias(t) ?? column });
+    } while (t.peek()?.text === ',' && t.take());
   }
+  for (const w of ['FROM', 'INFORMATION_SCHEMA', '.', table])
+    if (identifier(t.take().text).toUpperCase() !== w) throw unknown(t.sql);
+  const filter = t.accept('WHERE') ? condition(t) : { keep: () => true, equals: new Map<string, string>() };
+  const order: string[] = [];
+  if (t.accept('ORDER', 'BY'))
+    do order.push(t.name().toUpperCase());
+    while (t.peek()?.text === ',' && t.take());
+  const limit = t.accept('LIMIT') ? Number(t.take().text) : Infinity;
+  t.end();
+  let rows = rowsOf(await ctx.tables()).filter(filter.keep);
+  const schema = filter.equals.get('TABLE_SCHEMA');
+  const name = filter.equals.get('TABLE_NAME');
+  if (table === 'COLUMNS' && schema !== undefined && name !== undefined) {
+    const columns = await ctx.columns(schema, name);
+    if (typeof columns === 'string') {
+      const message = `binlog serve cannot answer this statement: ${quoted(columns)}`;
+      throw new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', message);
+    }
+  }
+  rows = sorted(rows, order).slice(0, limit);
   const known = Object.keys(rows[0] ?? {});
+  if (wanted.length === 0) return { columns: known, rows: rows.map((r) => known.map((k) => r[k] ?? null)) };
   const keys = wanted.map(({ column }) => {
     const key = column.toUpperCase();
-    if (rows.length && !known.includes(key)) {
-      const message = `Unknown column '${quoted(column)}' in 'field list' (binlog serve knows ${known.join(', ')})`;
+    if (rows.length && !(key in rows[0]!)) {
+      const message = `Unknown column '${quoted(column)}' in 'field list' (binlog serve knows ${Object.keys(rows[0]!).join(', ')})`;
       throw new QueryError(ServerErrorCode.ER_BAD_FIELD_ERROR, '42S22', message);
     }
     return key;
   });
   return { columns: wanted.map((w) => w.name), rows: rows.map((r) => keys.map((k) => r[k] ?? null)) };
+}
+
+/** Rows in the order of these columns, numbers as numbers (ORDINAL_POSITION). */
+function sorted(rows: ColumnRow[], order: string[]): ColumnRow[] {
+  const compare = (a: string | null | undefined, b: string | null | undefined) =>
+    /^\d+$/.test(a ?? '') && /^\d+$/.test(b ?? '')
+      ? Number(a) - Number(b)
+      : String(a ?? '').localeCompare(String(b ?? ''));
+  return [...rows].sort((x, y) => {
+    for (const k of order) {
+      const c = compare(x[k], y[k]);
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
+}
+
+/**
+ * A WHERE condition over a row's columns (any case): comparisons `name = 'v'`, `name IN ('a', …)`, `name LIKE 'p'`,
+ * `name REGEXP 'r'`, joined by AND and OR (AND first), as clients write them for SHOW VARIABLES and INFORMATION_SCHEMA;
+ * with the equalities of its top AND, which say which table is asked about.
+ */
+function condition(t: Tokens): { keep: (row: Record<string, string | null>) => boolean; equals: Map<string, string> } {
+  const alternatives: ((row: Record<string, string | null>) => boolean)[][] = [[]];
+  const equals = new Map<string, string>();
+  do {
+    const column = t.name().toUpperCase();
+    const test = comparison(t, (value) => alternatives.length === 1 && equals.set(column, value));
+    alternatives.at(-1)!.push((row) => {
+      const key = Object.keys(row).find((k) => k.toUpperCase() === column);
+      if (key === undefined)
+        throw new QueryError(
+          ServerErrorCode.ER_BAD_FIELD_ERROR,
+          '42S22',
+          `Unknown column '${quoted(column)}' in 'where clause'`,
+        );
+      const v = row[key];
+      return v !== null && v !== undefined && test(v);
+    });
+    if (t.accept('OR')) {
+      alternatives.push([]);
+      equals.clear();
+      continue;
+    }
+  } while (t.accept('AND') || alternatives.at(-1)!.length === 0);
+  if (alternatives.length > 1) equals.clear();
+  return { keep: (row) => alternatives.some((all) => all.every((f) => f(row))), equals };
+}
+
+/** One comparison's test of a value (names compare without case, as on variable names and Linux's defaults). */
+function comparison(t: Tokens, equal: (value: string) => void): (v: string) => boolean {
+  const op = t.take().text.toUpperCase();
+  if (op === '=') {
+    const value = literal(t);
+    equal(value);
+    return (v) => v === value || v.toLowerCase() === value.toLowerCase();
+  }
+  if (op === 'IN') {
+    t.expect('(');
+    const values = new Set<string>();
+    do values.add(literal(t).toLowerCase());
+    while (t.peek()?.text === ',' && t.take());
+    t.expect(')');
+    return (v) => values.has(v.toLowerCase());
+  }
+  if (op === 'LIKE') return likeMatcher(literal(t));
+  if (op === 'REGEXP' || op === 'RLIKE') {
+    const re = new RegExp(literal(t), 'i');
+    return (v) => re.test(v);
+  }
+  throw unknown(t.sql);
+}
+
+/** A string literal's value. */
+function literal(t: Tokens): string {
+  const value = t.take();
+  if (value.kind !== 'string') throw unknown(t.sql);
+  return unquote(value.text);
 }
 
 /**
@@ -308,8 +432,10 @@ async function call(name: string, args: (string | null)[], t: Tokens, ctx: Query
   if (name === 'VERSION' && args.length === 0) return (await ctx.variable('version')) ?? null;
   if (name === 'BINLOG_GTID_POS' && args.length === 2 && args[0] !== null && args[1] !== null)
     return ctx.gtidAt(args[0], Number(args[1]));
-  if ((name === 'DATABASE' || name === 'SCHEMA') && args.length === 0) return null;
-  if (name === 'CONNECTION_ID' && args.length === 0) return '1';
+  if ((name === 'DATABASE' || name === 'SCHEMA') && args.length === 0) return ctx.database ?? null;
+  if (name === 'CONNECTION_ID' && args.length === 0) return String(ctx.connectionId);
+  if (name === 'UUID' && args.length === 0) return randomUUID();
+  if (['USER', 'CURRENT_USER', 'SESSION_USER', 'SYSTEM_USER'].includes(name) && args.length === 0) return ctx.account;
   throw unknown(t.sql);
 }
 
@@ -334,6 +460,11 @@ async function systemVariable(text: string, ctx: QueryContext): Promise<string |
 
 /** SET @user = value, SET [GLOBAL|SESSION] name = value, SET NAMES …: user variables kept, the rest taken as said. */
 async function set(t: Tokens, ctx: QueryContext): Promise<'ok'> {
+  // SET [GLOBAL|SESSION] TRANSACTION ISOLATION LEVEL …, READ ONLY…: a binlog server has no transactions to set.
+  if (t.accept('TRANSACTION') || t.accept('SESSION', 'TRANSACTION') || t.accept('GLOBAL', 'TRANSACTION')) {
+    t.rest();
+    return 'ok';
+  }
   do {
     if (t.accept('NAMES') || t.accept('CHARACTER', 'SET')) {
       t.take();
@@ -353,7 +484,7 @@ async function set(t: Tokens, ctx: QueryContext): Promise<'ok'> {
 }
 
 async function show(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
-  if (t.accept('MASTER', 'STATUS') || t.accept('BINARY', 'LOG', 'STATUS')) {
+  if (t.accept('MASTER', 'STATUS') || t.accept('BINARY', 'LOG', 'STATUS') || t.accept('BINLOG', 'STATUS')) {
     t.end();
     const last = (await ctx.binlogs()).at(-1);
     return {
@@ -372,19 +503,145 @@ async function show(t: Tokens, ctx: QueryContext): Promise<ResultSet> {
       rows: ctx.replicas().map((r) => [String(r.serverId), r.host, String(r.port), String(r.masterId)]),
     };
   }
-  t.accept('GLOBAL') || t.accept('SESSION');
+  const catalog = await showCatalog(t, ctx);
+  if (catalog) return catalog;
+  if (t.accept('GRANTS')) {
+    // FOR CURRENT_USER[()], or an account named: each is told what the binlogs let it do.
+    if (t.accept('FOR')) t.rest();
+    return {
+      columns: [`Grants for ${ctx.account}`],
+      rows: [[`GRANT REPLICATION SLAVE, REPLICATION CLIENT, SELECT ON *.* TO ${grantee(ctx.account)}`]],
+    };
+  }
+  t.accept('GLOBAL') || t.accept('SESSION') || t.accept('LOCAL');
   if (!t.accept('VARIABLES')) throw unknown(t.sql);
-  let keep: (name: string) => boolean = () => true;
+  const rows = (await ctx.variables()).map(([n, v]) => [n, v]);
+  return filtered({ columns: ['Variable_name', 'Value'], rows }, t);
+}
+
+/** SHOW …'s rows as its LIKE (on the first column) or WHERE (on any) keeps them. */
+function filtered(rs: ResultSet, t: Tokens): ResultSet {
+  let keep: (row: (string | null)[]) => boolean = () => true;
   if (t.accept('LIKE')) {
-    const pattern = t.take();
-    if (pattern.kind !== 'string') throw unknown(t.sql);
-    keep = likeMatcher(unquote(pattern.text));
+    const like = likeMatcher(literal(t));
+    keep = (row) => row[0] !== null && like(row[0]!);
+  } else if (t.accept('WHERE')) {
+    const where = condition(t).keep;
+    keep = (row) => where(Object.fromEntries(rs.columns.map((c, i) => [c, row[i] ?? null])));
   }
   t.end();
-  return {
-    columns: ['Variable_name', 'Value'],
-    rows: (await ctx.variables()).filter(([n]) => keep(n)).map(([n, v]) => [n, v]),
-  };
+  return { columns: rs.columns, rows: rs.rows.filter(keep) };
+}
+
+/** 'user@host' as a GRANT names it: 'user'@'host'. */
+function grantee(account: string): string {
+  const at = account.lastIndexOf('@');
+  return `'${account.slice(0, at)}'@'${account.slice(at + 1)}'`;
+}
+
+/**
+ * SHOW DATABASES, SHOW [FULL] TABLES, SHOW [FULL] COLUMNS, SHOW INDEX and SHOW CREATE TABLE over the served tables
+ * (catalog.ts), or undefined for another SHOW.
+ */
+async function showCatalog(t: Tokens, ctx: QueryContext): Promise<ResultSet | undefined> {
+  if (t.accept('DATABASES') || t.accept('SCHEMAS')) {
+    const rows = schemaNames(await ctx.tables()).map((n) => [n]);
+    return filtered({ columns: ['Database'], rows }, t);
+  }
+  const full = t.accept('FULL');
+  if (t.accept('TABLES')) {
+    const schema = (t.accept('FROM') || t.accept('IN') ? t.name() : ctx.database) ?? noDatabase();
+    return filtered(showTables(await ctx.tables(), schema, full), t);
+  }
+  if (t.accept('COLUMNS') || t.accept('FIELDS')) return describe(t, ctx, full, true);
+  if (full) throw unknown(t.sql);
+  if (t.accept('INDEX') || t.accept('INDEXES') || t.accept('KEYS')) {
+    const table = await servedTable(t, ctx, true);
+    const index = showIndex(table);
+    if (!index) throw notLogged(table, 'its primary key', 'binlog_row_metadata=FULL');
+    return filtered(index, t);
+  }
+  if (t.accept('CREATE', 'TABLE')) {
+    const table = await servedTable(t, ctx, false);
+    t.end();
+    return showCreateTable(table, namedColumns(table));
+  }
+  return undefined;
+}
+
+/** DESCRIBE t, SHOW [FULL] COLUMNS FROM t [FROM db]: the columns the binlogs name. */
+async function describe(t: Tokens, ctx: QueryContext, full: boolean, from = false): Promise<ResultSet> {
+  const table = await servedTable(t, ctx, from);
+  return filtered(showColumns(namedColumns(table), full), t);
+}
+
+/** A table named next (`db.t`, or `t` of `FROM db` or of the current database), as the served binlogs map it. */
+async function servedTable(t: Tokens, ctx: QueryContext, from: boolean): Promise<ServedTable> {
+  if (from && !(t.accept('FROM') || t.accept('IN'))) throw unknown(t.sql);
+  let schema: string | undefined;
+  let name = t.name();
+  if (t.peek()?.text === '.' && t.take()) [schema, name] = [name, t.name()];
+  if (from && (t.accept('FROM') || t.accept('IN'))) schema = t.name();
+  schema ??= ctx.database ?? noDatabase();
+  const table = (await ctx.tables()).find((x) => x.schema === schema && x.table === name);
+  if (!table) {
+    const message = `Table '${quoted(`${schema}.${name}`)}' doesn't exist (no TABLE_MAP of it is in the served binlogs)`;
+    throw new QueryError(ServerErrorCode.ER_NO_SUCH_TABLE, '42S02', message);
+  }
+  return table;
+}
+
+/** A table's named columns, or the refusal that says the binlogs do not name them. */
+function namedColumns(table: ServedTable): ColumnRow[] {
+  if (!table.columns)
+    throw notLogged(
+      table,
+      'the names of its columns',
+      'binlog_row_metadata=FULL, or a table definition given to serve (--schema-file, --table-def)',
+    );
+  return table.columns;
+}
+
+function notLogged(table: ServedTable, what: string, needs: string): QueryError {
+  const message = `binlog serve cannot answer this statement: the served binlogs do not say ${what} of ${quoted(`${table.schema}.${table.table}`)} (that needs ${needs})`;
+  return new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', message);
+}
+
+/** MariaDB's ER_NO_DB_ERROR: a table named without its database, none chosen. */
+function noDatabase(): never {
+  throw new QueryError(ServerErrorCode.ER_NO_DB_ERROR, '3D000', 'No database selected');
+}
+
+/** USE db: the session's default database (any name: a binlog server has them all, or none). */
+function use(t: Tokens, ctx: QueryContext): 'ok' {
+  ctx.database = t.name();
+  t.end();
+  return 'ok';
+}
+
+/** KILL [CONNECTION | QUERY] id: the connection ends (a query too, as no query of serve's runs long but a dump). */
+function kill(t: Tokens, ctx: QueryContext): 'ok' {
+  t.accept('HARD') || t.accept('SOFT');
+  t.accept('CONNECTION') || t.accept('QUERY');
+  const id = t.take();
+  t.end();
+  if (id.kind !== 'number' || !ctx.kill(Number(id.text))) {
+    throw new QueryError(ServerErrorCode.ER_NO_SUCH_THREAD, 'HY000', `Unknown thread id: ${quoted(id.text)}`);
+  }
+  return 'ok';
+}
+
+/**
+ * BEGIN, START TRANSACTION [WITH CONSISTENT SNAPSHOT | READ ONLY…], COMMIT, ROLLBACK and UNLOCK TABLES, which clients
+ * send around their reads of the catalogue: a binlog server has no transactions or locks, and answers OK.
+ */
+function transactionStatement(first: string, t: Tokens): boolean {
+  const taken =
+    ['BEGIN', 'COMMIT', 'ROLLBACK'].includes(first) ||
+    (first === 'START' && t.accept('TRANSACTION')) ||
+    (first === 'UNLOCK' && t.accept('TABLES'));
+  if (taken) t.rest();
+  return taken;
 }
 
 /** SQL's LIKE, case-insensitive as on variable names: % any run, _ any one character. */

@@ -15,10 +15,10 @@ import type { BinlogEventInput } from '../runtime/events/event-codec.js';
 import { ServedVariables, type ServedVariable, type ServedVariableSource } from '../generated/servers.js';
 import { text } from '../protocol/packets.js';
 import { logFormat, UnservableError, type LogFormat } from './source-frames.js';
-import { rowMetadataOf, tableColumns } from './source-columns.js';
+import { rowMetadataOf, servedTables, tableColumns } from './source-columns.js';
+import { rowImageOf, serverCollationOf } from './source-settings.js';
 import { gtidStateAt } from './source-gtids.js';
-import { eventLogs, fileLogs, type ServedLogs } from './logs.js';
-import type { QueryContext } from './queries.js';
+import { eventLogs, fileLogs, type ServedLog, type ServedLogs } from './logs.js';
 import { errPacket, serveConnection, TOO_LARGE, type ServerState } from './session.js';
 
 /** What is served: binlog files (or folders of them), or events encoded into a binlog as they come. */
@@ -102,8 +102,19 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
     // MariaDB 10 and later give old clients a 5.5.5- prefix, which MariaDB's clients take off.
     handshakeVersion: /mariadb/i.test(version) && !version.startsWith('5.5.5-') ? `5.5.5-${version}` : version,
     account: options.user !== undefined ? { user: options.user, password: options.password ?? '' } : undefined,
-    queries: queryContext(logs, { version, serverId, checksums: format.checksums }, options.tableDefinitions),
+    queries: queryContext(
+      logs,
+      {
+        version,
+        serverId,
+        checksums: format.checksums,
+        maxAllowedPacket: options.maxAllowedPacket ?? SERVER_DEFAULTS.maxAllowedPacket,
+        waitTimeout: options.waitTimeout ?? SERVER_DEFAULTS.waitTimeout,
+      },
+      options.tableDefinitions,
+    ),
     replicas: new Map(),
+    connections: new Map(),
     tls: options.tls && createSecureContext({ cert: Buffer.from(options.tls.cert), key: Buffer.from(options.tls.key) }),
     log,
     limits: {
@@ -194,7 +205,7 @@ function queryContext(
   logs: ServedLogs,
   id: ServerIdentity,
   definitions: TableDefinitions | undefined,
-): Omit<QueryContext, 'user' | 'replicas'> {
+): ServerState['queries'] {
   const gtidAtEnd = async () => {
     const list = await logs.list();
     return list.length ? gtidStateAt(list, { log: list.length - 1, pos: Number.MAX_SAFE_INTEGER }) : '';
@@ -202,8 +213,10 @@ function queryContext(
   const flavor = /mariadb/i.test(id.version) ? 'mariadb' : 'mysql';
   // schemas/servers.yaml names the variables; a variable of the other server's is one this server lacks.
   const served = new Map(Object.entries(ServedVariables).filter(([, v]) => v.server === 'both' || v.server === flavor));
-  const sources = variableSources(id, gtidAtEnd, async () => rowMetadataOf(await logs.list()));
-  const valueOf = async (v: ServedVariable) => ('value' in v ? v.value : sources[v.from]());
+  const sources = variableSources(id, gtidAtEnd, logs);
+  const tables = scanCached(logs, (list) => servedTables(list, definitions));
+  const valueOf = async (v: ServedVariable): Promise<string | null> =>
+    'from' in v ? ((await sources[v.from]()) ?? v.value ?? null) : v.value;
   return {
     async variable(name) {
       const v = served.get(name);
@@ -211,7 +224,7 @@ function queryContext(
     },
     async variables() {
       const names = [...served.keys()].sort();
-      return Promise.all(names.map(async (n): Promise<[string, string]> => [n, await valueOf(served.get(n)!)]));
+      return Promise.all(names.map(async (n): Promise<[string, string | null]> => [n, await valueOf(served.get(n)!)]));
     },
     async binlogs() {
       return Promise.all((await logs.list()).map(async (l) => ({ name: l.name, size: await l.size() })));
@@ -221,32 +234,56 @@ function queryContext(
       const index = list.findIndex((l) => l.name === file);
       return index < 0 ? null : gtidStateAt(list, { log: index, pos });
     },
-    columns: async (schema, table) => tableColumns(await logs.list(), schema, table, definitions),
+    columns: async (schema, table) => tableColumns(await tables(), schema, table),
+    tables,
   };
 }
 
-/** What the served binlogs say of the server they came from, or the options instead. */
+/** What the served binlogs say of the server they came from, or the options instead, and serve's own limits. */
 interface ServerIdentity {
   version: string;
   serverId: number;
   checksums: boolean;
+  /** Bytes. */
+  maxAllowedPacket: number;
+  /** Seconds. */
+  waitTimeout: number;
 }
 
-/** The values of the variables that come `from` what is served (schemas/servers.yaml). */
-type Sources = Record<ServedVariableSource, () => Promise<string>>;
-function variableSources(
-  id: ServerIdentity,
-  gtidAtEnd: () => Promise<string>,
-  rowMetadata: () => Promise<string>,
-): Sources {
+/**
+ * The values of the variables that come `from` what is served (schemas/servers.yaml); undefined where the binlogs do
+ * not say.
+ */
+type Sources = Record<ServedVariableSource, () => Promise<string | undefined>>;
+function variableSources(id: ServerIdentity, gtidAtEnd: () => Promise<string>, logs: ServedLogs): Sources {
   // A server has one UUID while it runs, as a real one has from its first start.
   const uuid = randomUUID();
+  const collation = scanCached(logs, serverCollationOf);
   return {
     serverId: async () => String(id.serverId),
     version: async () => id.version,
     checksum: async () => (id.checksums ? 'CRC32' : 'NONE'),
     uuid: async () => uuid,
     gtidPosition: gtidAtEnd,
-    rowMetadata,
+    rowMetadata: scanCached(logs, rowMetadataOf),
+    rowImage: scanCached(logs, rowImageOf),
+    characterSetServer: async () => (await collation())?.characterSet,
+    collationServer: async () => (await collation())?.collation,
+    maxAllowedPacket: async () => String(id.maxAllowedPacket),
+    waitTimeout: async () => String(id.waitTimeout),
+  };
+}
+
+/**
+ * A scan of every served binlog, made once and kept while the binlogs stay as they are (the same files, the same
+ * sizes): clients ask for the same variables on every connection, and a scan reads every byte served.
+ */
+function scanCached<T>(logs: ServedLogs, scan: (list: ServedLog[]) => Promise<T>): () => Promise<T> {
+  let kept: { key: string; value: Promise<T> } | undefined;
+  return async () => {
+    const list = await logs.list();
+    const key = (await Promise.all(list.map(async (l) => `${l.name}\0${await l.size()}`))).join('\0');
+    if (kept?.key !== key) kept = { key, value: scan(list) };
+    return kept.value;
   };
 }

@@ -44,7 +44,9 @@ export interface ServerState {
   /** The account clients must give; any account is let in without. */
   account?: { user: string; password: string };
   /** The server's variables and binlogs, as a session's statements read them. */
-  queries: Omit<QueryContext, 'user' | 'replicas'>;
+  queries: Omit<QueryContext, 'user' | 'replicas' | 'connectionId' | 'account' | 'database' | 'kill'>;
+  /** The connections open, by id, each with what ends it (KILL). */
+  connections: Map<number, () => void>;
   /** The replicas registered now (COM_REGISTER_SLAVE), by connection. */
   replicas: Map<number, RegisterSlavePacket>;
   /** The certificate and key TLS is offered with (none: no TLS). */
@@ -77,9 +79,22 @@ export function serveConnection(conn: ServedConnection, state: ServerState): voi
   const id = nextConnectionId++;
   const gone = new AbortController();
   const user = new Map<string, string | null>();
+  // The account as CURRENT_USER() gives it: the name the client logged in with, at any host.
+  let account = '@%';
   const context: QueryContext = {
     ...state.queries,
     user,
+    connectionId: id,
+    get account() {
+      return account;
+    },
+    kill: (victim) => {
+      const end = state.connections.get(victim);
+      // Gone at once, though the connection tells of its close a moment later: a second KILL finds no thread.
+      state.connections.delete(victim);
+      end?.();
+      return end !== undefined;
+    },
     replicas: () =>
       [...state.replicas.values()].map((r) => ({
         serverId: r.serverId,
@@ -88,9 +103,11 @@ export function serveConnection(conn: ServedConnection, state: ServerState): voi
         masterId: r.masterId,
       })),
   };
+  state.connections.set(id, () => conn.close());
   conn.onClose(() => {
     gone.abort();
     state.replicas.delete(id);
+    state.connections.delete(id);
   });
   conn.greet({
     serverVersion: state.handshakeVersion,
@@ -98,7 +115,10 @@ export function serveConnection(conn: ServedConnection, state: ServerState): voi
     statusFlags: ServerStatus.SERVER_STATUS_AUTOCOMMIT,
     characterSet: UTF8_GENERAL_CI,
     capabilityFlags: CAPABILITIES | (state.tls ? ClientCapabilities.CLIENT_SSL : 0),
-    refuses: (auth) => (state.account && !admits(state.account, auth) ? accessDenied(auth.user) : undefined),
+    refuses: (auth) => {
+      account = `${auth.user}@%`;
+      return state.account && !admits(state.account, auth) ? accessDenied(auth.user) : undefined;
+    },
     tls: state.tls && tlsTakeover(state.tls),
     limits: state.limits,
   });
@@ -187,8 +207,11 @@ async function command(
     case Command.COM_QUIT:
       return conn.close();
     case Command.COM_PING:
-    // A binlog server has no databases to change to: any is accepted.
+      conn.writeOk();
+      break;
+    // Any database is accepted, and is the session's default one (DATABASE(), a table named without its database).
     case Command.COM_INIT_DB:
+      context.database = text(payload);
       conn.writeOk();
       break;
     case Command.COM_QUERY:

@@ -1,7 +1,7 @@
 /**
- * A served table's columns as INFORMATION_SCHEMA.COLUMNS gives them, for the CDC clients that ask a
+ * The served tables and their columns as INFORMATION_SCHEMA.COLUMNS gives them, for the CDC clients that ask a
  * source before decoding rows (zongji, on a TABLE_MAP without full metadata): read from the last
- * TABLE_MAP of the table in the served binlogs, whose COLUMN_NAME metadata (binlog_row_metadata=FULL)
+ * TABLE_MAP of each table in the served binlogs, whose COLUMN_NAME metadata (binlog_row_metadata=FULL)
  * names the columns, or from the table definitions the server was given. Each column's SQL type is the
  * one schemas/sqltypes.yaml says logs its TABLE_MAP type.
  */
@@ -12,7 +12,8 @@ import { textOf } from '../runtime/io/transactions.js';
 import { placeholderName } from '../runtime/tables/defined-columns.js';
 import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import { BINARY_COLLATION, collationName } from '../runtime/tables/sqltypes.js';
-import type { Column, TableInfo } from '../runtime/values/column.js';
+import type { Column } from '../runtime/values/column.js';
+import type { TableMapEvent } from '../generated/rows.js';
 import { eventsOf } from './source-frames.js';
 import type { ServedLog } from './logs.js';
 
@@ -21,24 +22,52 @@ export type ColumnRow = Record<string, string | null>;
 
 const TABLE_MAPS: ReadonlySet<number> = new Set([EventTypes.TABLE_MAP_EVENT]);
 
-/** The table's columns, or why they cannot be told (never mapped, or mapped without names). */
-export async function tableColumns(
-  logs: ServedLog[],
-  schema: string,
-  table: string,
-  definitions?: TableDefinitions,
-): Promise<ColumnRow[] | string> {
-  let last: TableInfo | undefined;
+/** A table of the served binlogs, as its last TABLE_MAP (and the table definitions given) tell it. */
+export interface ServedTable {
+  schema: string;
+  table: string;
+  /** Its INFORMATION_SCHEMA.COLUMNS rows, or undefined when neither the TABLE_MAP nor a definition names them. */
+  columns?: ColumnRow[];
+  /**
+   * The primary key's column indexes ([] for a table without one), or undefined when the TABLE_MAP does not say: only
+   * binlog_row_metadata=FULL logs the key, and a FULL TABLE_MAP without one says the table has none.
+   */
+  primaryKey?: number[];
+}
+
+/** Every table the served binlogs map, each as its last TABLE_MAP tells it, in the order they were first mapped. */
+export async function servedTables(logs: ServedLog[], definitions?: TableDefinitions): Promise<ServedTable[]> {
+  const tables = new Map<string, ServedTable>();
   for await (const { event, decoder } of eventsOf(logs, TABLE_MAPS, { tableDefinitions: definitions })) {
-    if (event.type !== 'TABLE_MAP_EVENT' || textOf(event.schemaName) !== schema || textOf(event.tableName) !== table)
-      continue;
-    last = decoder.format.tables.get(Number(event.tableId));
+    if (event.type !== 'TABLE_MAP_EVENT') continue;
+    const schema = String(textOf(event.schemaName));
+    const table = String(textOf(event.tableName));
+    const info = decoder.format.tables.get(Number(event.tableId));
+    const named = info && !info.columns.some((c) => c.name === placeholderName(c.index));
+    const primaryKey = primaryKeyOf(event.optionalMetadata);
+    const columns = named ? info.columns.map((c) => columnRow(c, schema, table, primaryKey)) : undefined;
+    tables.set(`${schema}\0${table}`, { schema, table, columns, primaryKey });
   }
-  if (!last) return `no TABLE_MAP of ${schema}.${table} is in the served binlogs`;
-  if (last.columns.some((c) => c.name === placeholderName(c.index))) {
+  return [...tables.values()];
+}
+
+/** The primary key a TABLE_MAP's optional metadata gives, [] when its COLUMN_NAME says it is FULL and gives none. */
+function primaryKeyOf(metadata: TableMapEvent['optionalMetadata']): number[] | undefined {
+  for (const m of metadata) {
+    if (m.code === 'SIMPLE_PRIMARY_KEY') return m.columns;
+    if (m.code === 'PRIMARY_KEY_WITH_PREFIX') return m.columns.map((k) => k.column);
+  }
+  return metadata.some((m) => m.code === 'COLUMN_NAME') ? [] : undefined;
+}
+
+/** The table's columns, or why they cannot be told (never mapped, or mapped without names). */
+export function tableColumns(tables: ServedTable[], schema: string, table: string): ColumnRow[] | string {
+  const found = tables.find((t) => t.schema === schema && t.table === table);
+  if (!found) return `no TABLE_MAP of ${schema}.${table} is in the served binlogs`;
+  if (!found.columns) {
     return `the served binlogs do not name the columns of ${schema}.${table}: its TABLE_MAP has no COLUMN_NAME metadata (binlog_row_metadata=FULL), and no table definition was given (--schema-file, --table-def)`;
   }
-  return last.columns.map((c) => columnRow(c, schema, table));
+  return found.columns;
 }
 
 /**
@@ -55,7 +84,8 @@ export async function rowMetadataOf(logs: ServedLog[]): Promise<'FULL' | 'MINIMA
   return minimal ? 'MINIMAL' : 'NO_LOG';
 }
 
-function columnRow(c: Column, schema: string, table: string): ColumnRow {
+/** A column's row; its COLUMN_KEY PRI in the primary key, '' outside it, NULL where the key is not known. */
+function columnRow(c: Column, schema: string, table: string, primaryKey: number[] | undefined): ColumnRow {
   const sqlType = sqlTypeOf(c);
   const members = c.members?.map((m) => `'${String(textOf(m)).replace(/'/g, "''")}'`).join(',');
   const columnType = members !== undefined ? `${sqlType}(${members})` : c.unsigned ? `${sqlType} unsigned` : sqlType;
@@ -70,6 +100,7 @@ function columnRow(c: Column, schema: string, table: string): ColumnRow {
     COLUMN_TYPE: columnType,
     CHARACTER_SET_NAME: text ? (c.charset ?? null) : null,
     COLLATION_NAME: text ? (collationName(c.collation!) ?? null) : null,
+    COLUMN_KEY: primaryKey === undefined ? null : primaryKey.includes(c.index) ? 'PRI' : '',
     COLUMN_COMMENT: '',
   };
 }

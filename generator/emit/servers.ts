@@ -72,17 +72,22 @@ export function emitServedVariables(sf: SourceFile, ir: IrServedVariables): void
     docs: [
       "What a served variable's value comes from: the served binlogs' server id and version (or the options'), " +
         'CRC32 or NONE as their events carry checksums or not, a UUID made as the server starts, the GTID ' +
-        'position at the end of the last binlog.',
+        'position at the end of the last binlog, the binlog_row_metadata and binlog_row_image their events show, the ' +
+        "server character set and collation their QUERY events carry, serve's own max_allowed_packet and wait_timeout.",
     ],
   });
   sf.addTypeAlias({
     isExported: true,
     name: 'ServedVariable',
-    type: "{ server: 'both' | 'mysql' | 'mariadb' } & ({ value: string } | { from: ServedVariableSource })",
-    docs: ['A variable the binlog server reports: a value, or what it comes from; `server` names who has it.'],
+    type: "{ server: 'both' | 'mysql' | 'mariadb' } & ({ value: string } | { from: ServedVariableSource; value?: string })",
+    docs: [
+      'A variable the binlog server reports: a value, or what it comes from and the value answered when that does ' +
+        'not say; `server` names who has it.',
+    ],
   });
   const entries = ir.variables.map((v) => {
-    const what = 'from' in v ? `from: ${q(v.from)}` : `value: ${quoted(v.value)}`;
+    const value = v.value === undefined ? '' : `value: ${quoted(v.value)}`;
+    const what = 'from' in v ? [`from: ${q(v.from)}`, value].filter(Boolean).join(', ') : value;
     return `${comment(v.doc)}${v.name}: { ${what}, server: ${q(v.server)} },`;
   });
   addConst(sf, 'ServedVariables', objectLiteral(entries), docs(ir.doc), 'Readonly<Record<string, ServedVariable>>');

@@ -156,7 +156,7 @@ export interface RawServer {
   };
 }
 
-export type RawServedVariable = ({ value: string } | { from: ServedVariableSource }) & {
+export type RawServedVariable = ({ value: string } | { from: ServedVariableSource; value?: string }) & {
   server?: ServedVariableServer;
   doc?: string;
 };

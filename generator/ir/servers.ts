@@ -7,11 +7,19 @@
 import type { SchemaFile } from '../load.js';
 import { below, type Origin, type Pass, resolveSection } from './pass.js';
 import type { RawServedVariables, RawServer } from './raw.js';
-import type { IrEvent, IrServedVariables, IrServer, IrServers } from './types.js';
+import {
+  SOURCES_THAT_MAY_NOT_SAY,
+  type IrEvent,
+  type IrServedVariables,
+  type IrServer,
+  type IrServers,
+} from './types.js';
 
 export function resolveServers(pass: Pass, files: SchemaFile[]): void {
   resolveSection(pass, files, 'servers', 'list of servers', (o, raw, module) => servers(pass, o, raw, module));
-  resolveSection(pass, files, 'servedVariables', 'list of served variables', (_o, raw, module) => served(raw, module));
+  resolveSection(pass, files, 'servedVariables', 'list of served variables', (o, raw, module) =>
+    served(pass, o, raw, module),
+  );
 }
 
 function servers(pass: Pass, o: Origin, raw: Record<string, RawServer>, module: string): IrServers {
@@ -89,10 +97,15 @@ function flagBits(pass: Pass, o: Origin, raw: RawServer['session']['sqlMode']): 
   return bits;
 }
 
-function served(raw: RawServedVariables, module: string): IrServedVariables {
+function served(pass: Pass, o: Origin, raw: RawServedVariables, module: string): IrServedVariables {
   const variables = Object.entries(raw.variables).map(([name, v]) => {
     const common = { name, server: v.server ?? 'both', doc: v.doc };
-    return 'from' in v ? { ...common, from: v.from } : { ...common, value: v.value };
+    if (!('from' in v)) return { ...common, value: v.value };
+    if (v.value === undefined) return { ...common, from: v.from };
+    // A value beside a source that always says would never be answered: it would only mislead a reader.
+    if (!SOURCES_THAT_MAY_NOT_SAY.includes(v.from))
+      pass.fail(below(o, 'variables', name), ['value'], `${v.from} always says: a value beside it is never answered`);
+    return { ...common, from: v.from, value: v.value };
   });
   return { module, doc: raw.doc, variables };
 }

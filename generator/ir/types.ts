@@ -394,13 +394,23 @@ export const SERVED_VARIABLE_SOURCES = [
   'uuid',
   'gtidPosition',
   'rowMetadata',
+  'rowImage',
+  'characterSetServer',
+  'collationServer',
+  'maxAllowedPacket',
+  'waitTimeout',
 ] as const;
 export type ServedVariableSource = (typeof SERVED_VARIABLE_SOURCES)[number];
+/** The sources that may not say (no QUERY event carries the server's collation): a `value` beside them is answered. */
+export const SOURCES_THAT_MAY_NOT_SAY: readonly ServedVariableSource[] = ['characterSetServer', 'collationServer'];
 export type ServedVariableServer = 'both' | 'mysql' | 'mariadb';
 
-/** A variable `binlog serve` reports (the `servedVariables` section): a fixed value, or where it comes from. */
+/**
+ * A variable `binlog serve` reports (the `servedVariables` section): a fixed value, or where it comes from and the
+ * value answered when that does not say.
+ */
 export type IrServedVariable = { name: string; server: ServedVariableServer; doc?: string } & (
-  { value: string } | { from: ServedVariableSource }
+  { value: string } | { from: ServedVariableSource; value?: string }
 );
 
 export interface IrServedVariables {
