@@ -1,7 +1,8 @@
 /**
  * `binlog sql` and `--flashback` with `--key-file` on the files of a real MariaDB encrypt_binlog server (AES_CTR,
  * key 1 among others): the forward SQL, replayed on a plain server, gives the encrypted server's tables; the undo
- * SQL of every file, replayed after it, takes out every row the files wrote. Without the key, sql exits 7.
+ * SQL of every file, replayed after it, takes out every row the files wrote, and so does flashback's undo binlog.
+ * Without the key, sql exits 7.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,6 +81,17 @@ describeWithServer('sql and flashback of MariaDB encrypt_binlog files, with --ke
       expect(undo.stderr).toBe('');
       expect(undo.status).toBe(0);
       await target.sql(undo.stdout);
+      expect(await target.query('SELECT (SELECT COUNT(*) FROM e.a) + (SELECT COUNT(*) FROM e.m)')).toEqual([['0']]);
+
+      // The same again through flashback's undo binlog, which is written in clear.
+      await target.sql(forward.stdout);
+      expect(await checksums(target)).toEqual(await checksums(source));
+      const undoFile = join(tmp, 'undo.bin');
+      const flashback = await runBinlog(['flashback', `--key-file=${keyFile}`, ...files, '-o', undoFile]);
+      expect([flashback.status, flashback.stderr]).toEqual([0, '']);
+      const undoSql = await runBinlog(['sql', undoFile]);
+      expect(undoSql.status).toBe(0);
+      await target.sql(undoSql.stdout);
       expect(await target.query('SELECT (SELECT COUNT(*) FROM e.a) + (SELECT COUNT(*) FROM e.m)')).toEqual([['0']]);
 
       const keyless = await runBinlog(['sql', ...files]);
