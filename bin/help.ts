@@ -159,7 +159,7 @@ Without any of them, an integer column whose signedness no TABLE_MAP metadata gi
 
 `;
 const KEY_HELP = `
-Options for dump, encode, sql and flashback, for encrypted binlogs (MariaDB's encrypt_binlog=ON):
+Options for dump, encode, sql, flashback and serve, for encrypted binlogs (MariaDB's encrypt_binlog=ON):
   --key-file=FILE            The server's file_key_management key file (id;hexkey lines). The events
                              after START_ENCRYPTION are decrypted with its key 1, the key MariaDB
                              encrypts binlogs with; the cipher (AES_CBC or AES_CTR, which the file does
@@ -176,7 +176,9 @@ Options for dump, encode, sql and flashback, for encrypted binlogs (MariaDB's en
                              file_key_management_encryption_algorithm.
 Without the key, each encrypted event is an ENCRYPTED_EVENT line of its stored bytes, whose "reason"
 names the key id it needs. A key that decrypts the first encrypted event under neither cipher is an
-error naming the key id and the event.
+error naming the key id and the event. serve sends the events decrypted, as a MariaDB primary does
+(its START_ENCRYPTION flagged ignorable, the offsets the file's), and refuses an encrypted file
+without its key or with a wrong one.
 `;
 
 const SCHEMA_HELP = `Options for schema:
@@ -320,7 +322,7 @@ export const COMMAND_HELP = {
   dump: [USAGE, DUMP_HELP, REMOTE_HELP, TABLE_DEF_HELP, KEY_HELP, LINES_HELP, EXIT_HELP].join(''),
   encode: [USAGE, ENCODE_HELP, TABLE_DEF_HELP, KEY_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join(''),
   sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, KEY_HELP, EXIT_HELP].join(''),
-  serve: [USAGE, SERVE_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
+  serve: [USAGE, SERVE_HELP, TABLE_DEF_HELP, KEY_HELP, EXIT_HELP].join(''),
   stream: [USAGE, STREAM_HELP, REMOTE_HELP, EXIT_HELP].join(''),
   schema: [USAGE, SCHEMA_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
 } as const;

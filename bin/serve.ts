@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { isLoopback, serveBinlog, UnservableError, type ServeOptions, type ServedBinlogs } from '../server/serve.js';
-import { jsonLineEvents, parseCommand, reportFailure, tableDefinitions } from './options.js';
+import { encryptionKeys, jsonLineEvents, parseCommand, reportFailure, tableDefinitions } from './options.js';
 import { givenPassword, withPasswordPrompt } from './secrets.js';
 import { EXIT, SERVE_OPTIONS, UsageError } from './usage.js';
 
@@ -50,6 +50,7 @@ export async function serveCommand(args: string[], help: string): Promise<number
         ? { cert: readFileSync(values['ssl-cert']), key: readFileSync(values['ssl-key']!) }
         : undefined,
     tableDefinitions: tableDefinitions(values),
+    keys: encryptionKeys(values),
   };
   const binlogs: ServedBinlogs = jsonl !== undefined ? { events: events(jsonl) } : { files: positionals };
   const what = jsonl ?? positionals.join(', ');

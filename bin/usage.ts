@@ -27,7 +27,7 @@ export const TABLE_DEF_OPTIONS = {
   'schema-file': { type: 'string', multiple: true },
 } as const;
 
-/** These options give the keys of encrypted binlogs to dump, encode, sql and flashback. */
+/** These options give the keys of encrypted binlogs to dump, encode, sql, flashback and serve. */
 export const KEY_OPTIONS = {
   'key-file': { type: 'string' },
   'key-file-key': { type: 'string' },
@@ -164,6 +164,7 @@ export const SERVE_OPTIONS = {
   'max-connections': { type: 'string' },
   'allow-anonymous': { type: 'boolean' },
   ...TABLE_DEF_OPTIONS,
+  ...KEY_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -4,9 +4,10 @@
  * are its file's: one it makes up (the ROTATE that names the file a dump starts in, MariaDB's GTID_LIST
  * of the replica's position) carries LOG_EVENT_ARTIFICIAL_F, the fake ROTATE also timestamp 0 and
  * log_pos 0 (sql_repl.cc's fake_event_header: "so that slave could distinguish between real and fake
- * Rotate events"), and the file's FORMAT_DESCRIPTION resent before a start past it, log_pos 0. Any other
- * event is the file's: it carries its end offset as log_pos, or 0 where the server wrote 0 (MariaDB
- * 11.8's QUERY events inside a transaction), and is then where the one before it ended.
+ * Rotate events"), and the file's FORMAT_DESCRIPTION (and MariaDB's START_ENCRYPTION after it) resent
+ * before a start past it, log_pos 0. Any other event is the file's: it carries its end offset as log_pos,
+ * or 0 where the server wrote 0 (MariaDB 11.8's QUERY events inside a transaction), and is then where the
+ * one before it ended.
  */
 import type { Context } from '../generated/context.js';
 import { decodeRotateEvent } from '../generated/control.js';
@@ -84,8 +85,9 @@ function checkSize(bytes: Uint8Array, at: number, typeCode: number): void {
 }
 
 /**
- * Whether the source made the event up: flagged so, or one of the two it sends with log_pos 0 (a FORMAT_DESCRIPTION is
- * the file's first event, which never ends at 0).
+ * Whether the source made the event up: flagged so, or one of those it sends with log_pos 0 (a FORMAT_DESCRIPTION is
+ * the file's first event and MariaDB's START_ENCRYPTION its second, which never end at 0; both are resent so before a
+ * start past them).
  */
 function madeUp(bytes: Uint8Array, typeCode: number, logPos: number): boolean {
   const flags = bytes[EventHeaderOffsets.flags]! | (bytes[EventHeaderOffsets.flags + 1]! << 8);
@@ -93,6 +95,7 @@ function madeUp(bytes: Uint8Array, typeCode: number, logPos: number): boolean {
   if (logPos !== 0) return false;
   return (
     typeCode === EventTypes.FORMAT_DESCRIPTION_EVENT ||
+    typeCode === EventTypes.START_ENCRYPTION_EVENT ||
     (typeCode === EventTypes.ROTATE_EVENT && u32(bytes, EventHeaderOffsets.timestamp) === 0)
   );
 }

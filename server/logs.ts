@@ -8,6 +8,7 @@ import { basename, join } from 'node:path';
 import { BINLOG_MAGIC } from '../generated/header.js';
 import { BinlogEncoder, type EncodeOptions } from '../runtime/events/binlog-encoder.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
+import type { EncryptionKeys } from '../runtime/events/encryption.js';
 
 /** One binlog as a dump reads it. */
 export interface ServedLog {
@@ -17,6 +18,8 @@ export interface ServedLog {
   size(): Promise<number>;
   /** Up to `length` bytes from `offset` (fewer at the end), in a buffer of their own. */
   read(offset: number, length: number): Promise<Uint8Array>;
+  /** The keys its events are decrypted with, when it is a MariaDB encrypt_binlog file: a dump sends them in clear. */
+  readonly keys?: EncryptionKeys;
 }
 
 /** The binlogs served, oldest first; more may come (a followed folder, events still arriving). */
@@ -30,7 +33,10 @@ export interface ServedLogs {
 /** A binlog file on disk, opened for each read (a followed file grows; a rotated one may be removed). */
 class FileLog implements ServedLog {
   readonly name: string;
-  constructor(private readonly path: string) {
+  constructor(
+    private readonly path: string,
+    readonly keys?: EncryptionKeys,
+  ) {
     this.name = basename(path);
   }
 
@@ -55,14 +61,14 @@ class FileLog implements ServedLog {
  * (`*.index`, a server's list) names when there is one, else every file that starts with the magic,
  * in name order. Listed again on each call, so that with `follow` a new file in a folder is served.
  */
-export function fileLogs(paths: string[], follow: boolean): ServedLogs {
+export function fileLogs(paths: string[], follow: boolean, keys?: EncryptionKeys): ServedLogs {
   return {
     growing: follow,
     async list() {
       const out: ServedLog[] = [];
       for (const p of paths) {
-        if ((await stat(p)).isDirectory()) out.push(...(await folderLogs(p)).map((f) => new FileLog(f)));
-        else out.push(new FileLog(p));
+        if ((await stat(p)).isDirectory()) out.push(...(await folderLogs(p)).map((f) => new FileLog(f, keys)));
+        else out.push(new FileLog(p, keys));
       }
       return out;
     },

@@ -10,11 +10,12 @@ import { isIPv4 } from 'node:net';
 import { listen, type ServedConnection } from '../protocol/mysql2-adapter.js';
 import { ServerErrorCode } from '../generated/replication.js';
 import type { EncodeOptions } from '../runtime/events/binlog-encoder.js';
+import type { EncryptionKeys } from '../runtime/events/encryption.js';
 import type { TableDefinitions } from '../runtime/tables/definitions.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
 import { ServedVariables, type ServedVariable, type ServedVariableSource } from '../generated/servers.js';
 import { text } from '../protocol/packets.js';
-import { logFormat, UnservableError, type LogFormat } from './source-frames.js';
+import { encryptionProblem, logFormat, UnservableError, type LogFormat } from './source-frames.js';
 import { rowMetadataOf, servedTables, tableColumns } from './source-columns.js';
 import { rowImageOf, serverCollationOf } from './source-settings.js';
 import { gtidStateAt } from './source-gtids.js';
@@ -54,6 +55,12 @@ export interface ServeOptions extends EncodeOptions {
   maxConnections?: number;
   /** Listen on an address other machines reach without `user` (default: refused, as anyone could read the binlogs). */
   allowAnonymous?: boolean;
+  /**
+   * The keys of MariaDB encrypt_binlog files (a file_key_management key file's, parseKeyFile): their events are
+   * served decrypted, as a primary serves them. Such a file is refused without the key, or with one that does not
+   * decrypt it.
+   */
+  keys?: EncryptionKeys;
 }
 
 /** MariaDB's defaults (mariadbd --verbose --help) for what a connection may cost. */
@@ -88,12 +95,13 @@ export async function serveBinlog(binlogs: ServedBinlogs, options: ServeOptions 
   let failure: unknown;
   const logs: ServedLogs =
     'files' in binlogs
-      ? fileLogs(binlogs.files, options.follow ?? false)
+      ? fileLogs(binlogs.files, options.follow ?? false, options.keys)
       : eventLogs(binlogs.events, options, (e) => {
           failure = e;
           log(`the events stopped being served: ${(e as Error).message}`);
         });
   const format = await firstFormat(logs, options.firstEventTimeout ?? DEFAULT_FIRST_EVENT_TIMEOUT, () => failure);
+  await refuseUnreadable(await logs.list());
   const version = options.version ?? serverVersion(format);
   const serverId = options.serverId ?? format.event.header.serverId;
   const state: ServerState = {
@@ -191,6 +199,15 @@ async function firstFormat(logs: ServedLogs, timeout: number, failure: () => unk
         `no FORMAT_DESCRIPTION_EVENT came in ${timeout / 1000} s: the events to serve must begin with one`,
       );
     await sleep(20);
+  }
+}
+
+/** Binlogs whose events cannot be served in clear (encrypted, without their key or with a wrong one) are refused. */
+async function refuseUnreadable(list: ServedLog[]): Promise<void> {
+  for (const log of list) {
+    const format = await logFormat(log);
+    const problem = format && (await encryptionProblem(log, format));
+    if (problem) throw new UnservableError(problem);
   }
 }
 

@@ -10,12 +10,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
 import { ChecksumAlg, FormatDescriptionEventOffsets } from '../generated/control.js';
+import { EventTypes } from '../generated/events.js';
 import { CHECKSUM_LENGTH, EventFlags, EventHeaderOffsets } from '../generated/header.js';
 import { encodeBinlogPacket } from '../generated/replication.js';
 import { EventEncoder, type BinlogEventInput, type FramedEvent } from '../runtime/events/event-codec.js';
 import { eventCrc } from '../runtime/events/format-state.js';
 import { packet } from '../protocol/packets.js';
-import { LogFrames, logFormat, type LogFormat } from './source-frames.js';
+import { encryptionProblem, LogFrames, logFormat, type LogFormat } from './source-frames.js';
 import type { Gtid, LogPlace } from './source-gtids.js';
 import type { ServedLog, ServedLogs } from './logs.js';
 import type { Skipper } from './skip.js';
@@ -66,9 +67,14 @@ export async function sendDump(logs: ServedLogs, request: DumpRequest, sink: Pac
     const log = list[index]!;
     const format = await logFormat(log);
     if (!format) throw new DumpError(`${log.name} is too short to hold its FORMAT_DESCRIPTION_EVENT`);
+    const problem = await encryptionProblem(log, format);
+    if (problem) throw new DumpError(problem);
     const made = new MadeEvents(format, request);
     await sink.send(made.packet(made.rotate(log.name, pos)));
     await sink.send(made.packet(made.formatDescription(pos > 4, pos > 4 || (request.ahead?.() ?? false))));
+    // A start past it gets the START_ENCRYPTION still, as MariaDB sends it after the FORMAT_DESCRIPTION.
+    const start = format.startEncryption;
+    if (start && pos > 4) await sink.send(made.packet(made.asSent(made.startEncryption(start.bytes, true))));
     const frames = new LogFrames(log, pos === 4 ? 4 + format.bytes.length : pos);
     const replica = new ReplicaEvents(format, request.capability, request.annotate);
     const next = await sendLog(logs, index, { frames, made, replica }, request, sink);
@@ -102,7 +108,7 @@ async function sendLog(
     if (sink.gone.aborted) return undefined;
     const frame = await nextFrame(frames);
     if (frame) {
-      const sent = skip?.skips(frame) ? undefined : asReplicaGets(replica, frame, frames);
+      const sent = skip?.skips(frame) ? undefined : asReplicaGets(replica, frame, frames, made);
       if (sent) await sink.send(made.packet(made.asSent(sent)));
       const told = skip?.told();
       if (told) await sink.send(made.packet(made.gtidList(told, frames.pos)));
@@ -126,7 +132,13 @@ async function sendLog(
   }
 }
 
-function asReplicaGets(replica: ReplicaEvents, frame: FramedEvent, frames: LogFrames): Uint8Array | undefined {
+function asReplicaGets(
+  replica: ReplicaEvents,
+  frame: FramedEvent,
+  frames: LogFrames,
+  made: MadeEvents,
+): Uint8Array | undefined {
+  if (frame.typeCode === EventTypes.START_ENCRYPTION_EVENT) return made.startEncryption(frame.bytes, false);
   try {
     return replica.of(frame, frames);
   } catch (e) {
@@ -211,6 +223,26 @@ class MadeEvents {
     const crcAt = bytes.length - CHECKSUM_LENGTH;
     if (!this.request.checksums) bytes[crcAt - 1] = ChecksumAlg.BINLOG_CHECKSUM_ALG_OFF;
     new DataView(bytes.buffer).setUint32(crcAt, eventCrc(bytes, crcAt, crc32), true);
+    return bytes;
+  }
+
+  /**
+   * The file's START_ENCRYPTION as a MariaDB primary sends it (sql_repl.cc, send_format_descriptor_event): flagged
+   * LOG_EVENT_IGNORABLE_F, as the events after it go decrypted and a replica has no use for it but its place; its
+   * log_pos 0 when resent before a later start; its CRC32 computed again.
+   */
+  startEncryption(stored: Uint8Array, resent: boolean): Uint8Array {
+    const bytes = stored.slice();
+    const view = new DataView(bytes.buffer);
+    view.setUint16(
+      EventHeaderOffsets.flags,
+      view.getUint16(EventHeaderOffsets.flags, true) | EventFlags.LOG_EVENT_IGNORABLE_F,
+      true,
+    );
+    if (resent) view.setUint32(EventHeaderOffsets.logPos, 0, true);
+    if (!this.format.checksums) return bytes;
+    const crcAt = bytes.length - CHECKSUM_LENGTH;
+    view.setUint32(crcAt, eventCrc(bytes, crcAt, crc32), true);
     return bytes;
   }
 

@@ -258,6 +258,23 @@ describe('the CLI with --key-file', () => {
     );
   });
 
+  it('serve refuses an encrypted file without its key, or with a wrong one, in a sentence naming key 1', async () => {
+    const file = join(DIR, 'cbc.binlog.000001');
+    const keyless = await runBinlog(['serve', '--port=0', file]);
+    expect(keyless.status).toBe(1);
+    expect(keyless.stderr).toBe(
+      `binlog: ${file}: cbc.binlog.000001 is encrypted (MariaDB encrypt_binlog, START_ENCRYPTION at 256) with key ` +
+        'id 1 (version 1), and its events are served decrypted: give a key file that holds key 1 (--key-file)\n',
+    );
+    const wrong = join(tmp, 'wrong-serve.keys');
+    writeFileSync(wrong, `1;${'ab'.repeat(32)}\n`);
+    const wrongKey = await runBinlog(['serve', '--port=0', `--key-file=${wrong}`, file]);
+    expect(wrongKey.status).toBe(1);
+    expect(wrongKey.stderr).toContain(
+      'cbc.binlog.000001: key 1 (version 1) of the key file does not decrypt the event at',
+    );
+  });
+
   it('refuses an encrypted key file without its key, as a usage error', async () => {
     const dump = await runBinlog(['dump', `--key-file=${join(DIR, 'ctr.keys.enc')}`, join(DIR, 'ctr.binlog.000001')]);
     expect(dump.status).toBe(2);

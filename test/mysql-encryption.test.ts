@@ -4,6 +4,7 @@
  * file password under AES-256-CBC with the keyring key, the binlog under AES-256-CTR with SHA-512 of the
  * password; readers given a component_keyring_file keyring read the plain binlog's events, whole or in chunks.
  */
+import { execFileSync } from 'node:child_process';
 import { createCipheriv, createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,26 @@ describe('a MySQL 8 encrypted binlog', () => {
     const counter = Buffer.concat([digest.subarray(32, 40), Buffer.alloc(8)]);
     const ctr = createCipheriv('aes-256-ctr', digest.subarray(0, 32), counter);
     expect(Buffer.compare(Buffer.concat([ctr.update(encrypted.subarray(512)), ctr.final()]), sample)).toBe(0);
+  });
+
+  it("decrypts with openssl alone, as the manual's recipe does: the password, its SHA-512, then the body", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'binlog-mysql-openssl-'));
+    const openssl = (args: string[], input: Uint8Array) => execFileSync('openssl', args, { input });
+    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+    try {
+      const at = 7 + keyId.length + 1;
+      const sealed = encrypted.subarray(at, at + 32);
+      const cbc = ['enc', '-d', '-aes-256-cbc', '-nopad', '-K', hex(key), '-iv', hex(iv)];
+      const filePassword = openssl(cbc, sealed);
+      const digest = openssl(['dgst', '-sha512', '-binary'], filePassword);
+      const body = join(dir, 'body');
+      writeFileSync(body, encrypted.subarray(512));
+      const ctrIv = hex(digest.subarray(32, 40)) + '00'.repeat(8);
+      const ctr = ['enc', '-d', '-aes-256-ctr', '-K', hex(digest.subarray(0, 32)), '-iv', ctrIv, '-in', body];
+      expect(Buffer.compare(execFileSync('openssl', ctr), sample)).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads, with the keyring, as the plain binlog: the same events at the same offsets', async () => {

@@ -105,9 +105,9 @@ export type BinlogEvent = {
   /**
    * An event a server sent a replica that is not in its binlog file at `pos` (replication/): one it
    * made up or resent out of place ('artificial': the ROTATE that names the file a dump starts in, the
-   * file's FORMAT_DESCRIPTION resent with log_pos 0, MariaDB's GTID_LIST of the replica's start state:
-   * LOG_EVENT_ARTIFICIAL_F or log_pos 0), or a heartbeat. Absent from every event of a file. Encoding
-   * leaves such events out.
+   * file's FORMAT_DESCRIPTION and START_ENCRYPTION resent with log_pos 0, MariaDB's GTID_LIST of the
+   * replica's start state: LOG_EVENT_ARTIFICIAL_F or log_pos 0), or a heartbeat. Absent from every event of
+   * a file. Encoding leaves such events out.
    */
   notInFile?: NotInFile;
 } & (EventBody | RawBody);
@@ -138,7 +138,10 @@ export function eventTypeName(code: number): string {
   return EventTypeNames[code] ?? `UNKNOWN_${code}`;
 }
 
-/** An event framed and checked but not decoded: its bytes (header, body and checksum), where and what it is. */
+/**
+ * An event framed and checked but not decoded: its bytes (header, body and checksum), where and what it is. An
+ * event of a MariaDB encrypt_binlog file read with its key is framed decrypted.
+ */
 export interface FramedEvent {
   /** File offset of the event's first byte. */
   pos: number;
@@ -204,6 +207,16 @@ export class EventDecoder {
     }
   }
 
+  /** Decodes an event as `frame` gave it: decrypted already when the key decrypted it. */
+  decodeFrame(frame: FramedEvent): BinlogEvent {
+    if (!this.format.encryption?.key) return this.decode(frame.bytes, frame.pos);
+    try {
+      return this.decodeUnchecked(frame.bytes, frame.pos, this.file);
+    } catch (e) {
+      throw placed(e, frame.bytes, frame.pos, this.format);
+    }
+  }
+
   /** The event's bytes decrypted after a START_ENCRYPTION, as they are before one; undefined without the key. */
   private plaintext(bytes: Uint8Array, pos: number): Uint8Array | undefined {
     const encryption = this.format.encryption;
@@ -225,6 +238,7 @@ export class EventDecoder {
    * checks follow the format and this decoder can still decode any later event.
    */
   frame(bytes: Uint8Array, pos: number): FramedEvent {
+    if (this.format.encryption?.key) return this.framePlaintext(bytes, pos);
     const typeCode = bytes[EventHeaderOffsets.typeCode]!;
     if (this.format.encryption || this.format.follows(this.format.realCode(typeCode))) this.decode(bytes, pos);
     else {
@@ -236,6 +250,20 @@ export class EventDecoder {
       }
     }
     return { pos, typeCode, bytes };
+  }
+
+  /**
+   * An event after START_ENCRYPTION, with the key: framed as its plaintext, which is decoded (and so checked), as
+   * a file written in clear would frame it. Its offset and length are the stored event's.
+   */
+  private framePlaintext(stored: Uint8Array, pos: number): FramedEvent {
+    try {
+      const bytes = this.plaintext(stored, pos)!;
+      this.decodeUnchecked(bytes, pos, this.file);
+      return { pos, typeCode: bytes[EventHeaderOffsets.typeCode]!, bytes };
+    } catch (e) {
+      throw placed(e, stored, pos, this.format);
+    }
   }
 
   /** Where the event's body ends (before its CRC32, if it has one), checked against the header's length. */

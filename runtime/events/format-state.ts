@@ -71,6 +71,16 @@ function isStartEncryption(e: StateEvent): e is StateEvent & StartEncryption {
   );
 }
 
+/**
+ * A MariaDB primary decrypts its binlog for its replicas and sends the file's START_ENCRYPTION with
+ * LOG_EVENT_IGNORABLE_F added (sql_repl.cc, send_format_descriptor_event), which a server never writes into a
+ * file: the events after such a one arrive in clear, and nothing decrypts them again.
+ */
+function sentDecrypted(e: StateEvent): boolean {
+  const flags = (e as { header?: { flags?: number } }).header?.flags ?? 0;
+  return (flags & EventFlags.LOG_EVENT_IGNORABLE_F) !== 0;
+}
+
 export const FDE_CODE = EventTypes.FORMAT_DESCRIPTION_EVENT;
 
 export class FormatState {
@@ -166,6 +176,7 @@ export class FormatState {
       if (!('raw' in event)) state.postHeaderLengths = [...V3_POST_HEADER_LENGTHS];
     },
     'starts-encryption': (state, event) => {
+      if (sentDecrypted(event)) return;
       if (isStartEncryption(event)) state.encryption = new FileEncryption(event, state.keys, event.pos ?? 0);
       else state.unknownEncryption = true;
     },

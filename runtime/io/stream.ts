@@ -166,6 +166,11 @@ export class Framer {
     }
   }
 
+  /** An event that drainFrames gave, decoded (an encrypted one was framed decrypted). */
+  decodeFrame(frame: FramedEvent): BinlogEvent {
+    return this.decoder.decodeFrame(frame);
+  }
+
   /** The name events decoded from now on carry as their `file` (at a rotation). */
   set file(name: string | undefined) {
     this.decoder.file = name;
