@@ -95,6 +95,34 @@ describe('binlog serve', () => {
     }
   });
 
+  it('answers dump -R --use-information-schema from --schema-file (issue 42, item 2: the aliased query)', async () => {
+    const w = new BinlogWriter({ timestamp: 1_700_000_000, rowMetadata: 'NO_LOG' });
+    const t = w.createTable({
+      schema: 'db',
+      name: 'u',
+      columns: [
+        { name: 'id', type: 'int' },
+        { name: 'v', type: 'text' },
+      ],
+    });
+    w.insert(t, [{ id: 7, v: 'seven' }]).commit();
+    const unnamed = join(dir, 'unnamed.000001');
+    writeFileSync(unnamed, w.end().toBytes());
+    const schema = join(dir, 'schema.sql');
+    writeFileSync(schema, 'CREATE TABLE db.u (id INT, v TEXT);\n');
+    const { child, port } = await serving([`--schema-file=${schema}`, unnamed]);
+    try {
+      const args = ['dump', '-R', '--host=127.0.0.1', `--port=${port}`, '--user=cdc', '--use-information-schema'];
+      const remote = await binlog([...args, '--to-last-log', 'unnamed.000001']);
+      expect(remote.stderr).toBe('');
+      expect(remote.status).toBe(0);
+      const rows = remote.stdout.split('\n').find((l) => l.includes('WRITE_ROWS'));
+      expect(rows).toContain('"after":{"id":7,"v":"seven"}');
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+
   it('serves a dump piped in with --from-jsonl -', async () => {
     const local = await binlog(['dump', file]);
     const edited = local.stdout.replace('"deux"', '"zwei"');
