@@ -146,13 +146,13 @@ Options for dump, encode, sql, flashback and serve --from-jsonl:
                              "engine", "rowFormat", "charset", "packRecord"}, ...}.
                              For the same table, --table-def overrides --table-defs, which overrides
                              --schema-file.
-dump keeps a schema history: the definitions above (or none) are those at the first file's start, and
+dump, sql and flashback keep a schema history: the definitions above (or none) are those at the first file's start, and
 each DDL statement in the binlog (CREATE, ALTER, RENAME, DROP TABLE, CREATE/ALTER/DROP DATABASE) changes
 them, so that every TABLE_MAP is read with its table's definition at that point, tables created inside
 the files included. A definition a TABLE_MAP contradicts leaves the history, said in one line naming the
-table, the column and the DDL that last shaped it; its rows are read without one and dump exits 7. A DDL
+table, the column and the DDL that last shaped it; its rows are read without one and the command exits 7. A DDL
 statement that cannot be read leaves the tables it names unknown from there (said once).
-  --schema-history=FILE      (dump) Appends each change of the history to FILE, one JSON line each: the
+  --schema-history=FILE      (dump, sql, flashback) Appends each change of the history to FILE, one JSON line each: the
                              position, the statement and the CREATE TABLE of every table it changed.
 Without any of them, an integer column whose signedness no TABLE_MAP metadata gives reads as
 {"signed": N, "unsigned": M} when its high bit is set (both readings, as mariadb-binlog -v prints them).

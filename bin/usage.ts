@@ -133,6 +133,7 @@ const { raw: _raw, 'result-file': _resultFile, ...LIVE_OPTIONS } = REMOTE_OPTION
 const READ_OPTIONS = {
   ...FILTER_OPTIONS,
   ...TABLE_DEF_OPTIONS,
+  'schema-history': { type: 'string' },
   ...KEY_OPTIONS,
   ...KEYRING_OPTIONS,
   ...LIVE_OPTIONS,
