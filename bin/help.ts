@@ -279,7 +279,10 @@ const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md descr
   checkpoint is kept in the KV bucket binlog-checkpoints, written once the messages before it are
   acknowledged; a start resumes from it. LOGNAME, --start-position and --start-gtid say where to
   begin when it holds none; without them the stream begins at the end of the server's current binlog.
-  A lost broker is waited for; the stream goes on from the checkpoint.
+  A lost broker is waited for; the stream goes on from the checkpoint. The rows are read with a schema
+  history (dump's, below: seeded by --schema-file, --table-def or --table-defs), whose changes are kept
+  in the same bucket beside the checkpoint: a start from a checkpoint reads with the definitions of that
+  point, which the kept history gives in place of the options' own.
   The connection options are dump -R's (--reconnect too: give it, or a lost server ends the stream).
   --to=nats://HOST:PORT[,…]  The NATS server, or several of a cluster separated by commas (required).
   --stream=NAME              The JetStream stream (default binlog), created when missing, on PREFIX.>.
@@ -321,6 +324,6 @@ export const COMMAND_HELP = {
   encode: [USAGE, ENCODE_HELP, TABLE_DEF_HELP, KEY_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join(''),
   sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, KEY_HELP, EXIT_HELP].join(''),
   serve: [USAGE, SERVE_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
-  stream: [USAGE, STREAM_HELP, REMOTE_HELP, EXIT_HELP].join(''),
+  stream: [USAGE, STREAM_HELP, REMOTE_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
   schema: [USAGE, SCHEMA_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
 } as const;

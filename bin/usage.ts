@@ -170,6 +170,7 @@ export const SERVE_OPTIONS = {
 
 export const STREAM_OPTIONS = {
   ...LIVE_OPTIONS,
+  ...TABLE_DEF_OPTIONS,
   'start-position': { type: 'string' },
   to: { type: 'string' },
   stream: { type: 'string' },
