@@ -138,6 +138,21 @@ export class SchemaHistory {
     this.forget(qualified, `${error.message} (the definition from ${source}); ${after}`);
   }
 
+  /** Whether the history has the table, with a definition or as unknown. */
+  has(qualified: string): boolean {
+    return this.tables.has(qualified);
+  }
+
+  /**
+   * A definition learnt outside the binlog (information_schema's columns, read at the table's TABLE_MAP)
+   * for a table the history does not have: kept as a DDL's change is, and checked against the TABLE_MAP
+   * like any definition, so that the table as it is now never labels rows it does not fit.
+   */
+  learn(qualified: string, definition: TableDefinitionInput, at: HistoryPosition, statement: string): void {
+    this.set(qualified, definition, statement);
+    this.commit({ ...at, statement, schema: '', tables: { [qualified]: createTableSql(qualified, definition) } });
+  }
+
   /** A MariaDB GTID event: the transaction the next statements belong to. */
   gtid(gtid: string): void {
     this.gtidOf = gtid;
