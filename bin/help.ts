@@ -103,7 +103,9 @@ const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-bi
   --use-information-schema   For tables whose TABLE_MAP has no column names (binlog_row_metadata
                              NO_LOG or MINIMAL), read names, UNSIGNED, charsets and ENUM/SET members
                              from information_schema.COLUMNS over a second connection: the tables as
-                             they are now (read again after a DDL passes), not as they were.
+                             they are now, for a table the schema history does not have, checked
+                             against its TABLE_MAP like any definition (one that does not fit it is
+                             said, its rows read without names, exit 7).
   --reconnect                When the connection is lost or cannot be made (the server restarting,
                              the dump thread killed, the network cut), connect again and go on from the
                              end of the last transaction read; a transaction cut by the loss is written
