@@ -103,7 +103,9 @@ const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-bi
   --use-information-schema   For tables whose TABLE_MAP has no column names (binlog_row_metadata
                              NO_LOG or MINIMAL), read names, UNSIGNED, charsets and ENUM/SET members
                              from information_schema.COLUMNS over a second connection: the tables as
-                             they are now (read again after a DDL passes), not as they were.
+                             they are now, for a table the schema history does not have, checked
+                             against its TABLE_MAP like any definition (one that does not fit it is
+                             said, its rows read without names, exit 7).
   --reconnect                When the connection is lost or cannot be made (the server restarting,
                              the dump thread killed, the network cut), connect again and go on from the
                              end of the last transaction read; a transaction cut by the loss is written
@@ -146,13 +148,13 @@ Options for dump, encode, sql, flashback and serve --from-jsonl:
                              "engine", "rowFormat", "charset", "packRecord"}, ...}.
                              For the same table, --table-def overrides --table-defs, which overrides
                              --schema-file.
-dump keeps a schema history: the definitions above (or none) are those at the first file's start, and
+dump, sql and flashback keep a schema history: the definitions above (or none) are those at the first file's start, and
 each DDL statement in the binlog (CREATE, ALTER, RENAME, DROP TABLE, CREATE/ALTER/DROP DATABASE) changes
 them, so that every TABLE_MAP is read with its table's definition at that point, tables created inside
 the files included. A definition a TABLE_MAP contradicts leaves the history, said in one line naming the
-table, the column and the DDL that last shaped it; its rows are read without one and dump exits 7. A DDL
+table, the column and the DDL that last shaped it; its rows are read without one and the command exits 7. A DDL
 statement that cannot be read leaves the tables it names unknown from there (said once).
-  --schema-history=FILE      (dump) Appends each change of the history to FILE, one JSON line each: the
+  --schema-history=FILE      (dump, sql, flashback) Appends each change of the history to FILE, one JSON line each: the
                              position, the statement and the CREATE TABLE of every table it changed.
 Without any of them, an integer column whose signedness no TABLE_MAP metadata gives reads as
 {"signed": N, "unsigned": M} when its high bit is set (both readings, as mariadb-binlog -v prints them).
@@ -281,7 +283,10 @@ const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md descr
   checkpoint is kept in the KV bucket binlog-checkpoints, written once the messages before it are
   acknowledged; a start resumes from it. LOGNAME, --start-position and --start-gtid say where to
   begin when it holds none; without them the stream begins at the end of the server's current binlog.
-  A lost broker is waited for; the stream goes on from the checkpoint.
+  A lost broker is waited for; the stream goes on from the checkpoint. The rows are read with a schema
+  history (dump's, below: seeded by --schema-file, --table-def or --table-defs), whose changes are kept
+  in the same bucket beside the checkpoint: a start from a checkpoint reads with the definitions of that
+  point, which the kept history gives in place of the options' own.
   The connection options are dump -R's (--reconnect too: give it, or a lost server ends the stream).
   --to=nats://HOST:PORT[,…]  The NATS server, or several of a cluster separated by commas (required).
   --stream=NAME              The JetStream stream (default binlog), created when missing, on PREFIX.>.
@@ -323,6 +328,6 @@ export const COMMAND_HELP = {
   encode: [USAGE, ENCODE_HELP, TABLE_DEF_HELP, KEY_HELP, ENCODE_NOTES, LINES_HELP, EXIT_HELP].join(''),
   sql: [USAGE, SQL_HELP, TABLE_DEF_HELP, KEY_HELP, EXIT_HELP].join(''),
   serve: [USAGE, SERVE_HELP, TABLE_DEF_HELP, KEY_HELP, EXIT_HELP].join(''),
-  stream: [USAGE, STREAM_HELP, REMOTE_HELP, EXIT_HELP].join(''),
+  stream: [USAGE, STREAM_HELP, REMOTE_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
   schema: [USAGE, SCHEMA_HELP, TABLE_DEF_HELP, EXIT_HELP].join(''),
 } as const;

@@ -22,7 +22,7 @@ import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-co
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
 import { databaseCharsetsFromSql, tableDefinitionsFromSql } from '../runtime/tables/schema-file.js';
-import { SchemaHistory } from '../runtime/tables/history.js';
+import { SchemaHistory, type SchemaHistoryOptions } from '../runtime/tables/history.js';
 import { PasswordPromptInterrupted } from './secrets.js';
 import { EXIT, UsageError } from './usage.js';
 
@@ -136,11 +136,18 @@ type TableDefinitionValues = Parameters<typeof tableDefinitions>[0];
 export function schemaHistory(values: TableDefinitionValues & { 'schema-history'?: string }): SchemaHistory {
   const file = values['schema-history'];
   return new SchemaHistory({
+    ...schemaHistorySeed(values),
+    record: file === undefined ? undefined : (entry) => appendFileSync(file, `${JSON.stringify(entry)}\n`),
+  });
+}
+
+/** The schema history's seed the options give, its lines said on stderr. */
+export function schemaHistorySeed(values: TableDefinitionValues): SchemaHistoryOptions {
+  return {
     seed: tableDefinitions(values),
     databases: schemaFileDatabases(values),
     report: (line) => process.stderr.write(`binlog: ${line}\n`),
-    record: file === undefined ? undefined : (entry) => appendFileSync(file, `${JSON.stringify(entry)}\n`),
-  });
+  };
 }
 
 /** The default character sets of the databases the --schema-file scripts create. */

@@ -7,6 +7,7 @@ import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
+import type { SchemaHistory } from '../runtime/tables/history.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
 import { EncryptedEvents } from './encrypted.js';
@@ -20,37 +21,45 @@ import {
   parseCommand,
   reportFailure,
   sayUnmatched,
-  tableDefinitions,
+  schemaHistory,
   write,
 } from './options.js';
 import { EXIT, FLASHBACK_OPTIONS, SQL_OPTIONS, UsageError } from './usage.js';
 
 type ReadValues = Parameters<typeof eventFilter>[0] &
-  Parameters<typeof tableDefinitions>[0] &
+  Parameters<typeof schemaHistory>[0] &
   Parameters<typeof encryptionKeys>[0] &
   Parameters<typeof keyringOption>[0] &
   RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 
 /**
- * The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit
- * status (1 for what `each` refuses, 7 when encrypted events could not be read, said on stderr).
+ * The selected events of the files (or with -R, of the server's binlog), in order, to `each`, read with
+ * the schema history `history` (which the reader changes as DDL passes); the exit status (1 for what
+ * `each` refuses, 7 when encrypted events could not be read or a definition was contradicted, said on
+ * stderr).
  */
 async function readSelected(
   files: string[],
   values: ReadValues,
+  history: SchemaHistory,
   each: (e: BinlogEvent) => Promise<void>,
 ): Promise<number> {
   const encrypted = new EncryptedEvents();
-  const code = await readEach(files, values, (e) => (encrypted.see(e), each(e)));
-  return code === EXIT.ok && encrypted.count ? EXIT.undecoded : code;
+  const code = await readEach(files, values, history, (e) => (encrypted.see(e), each(e)));
+  return code === EXIT.ok && encrypted.count + history.contradictions ? EXIT.undecoded : code;
 }
 
-async function readEach(files: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
-  if (values['read-from-remote-server']) return readRemote(files, values, each);
+async function readEach(
+  files: string[],
+  values: ReadValues,
+  history: SchemaHistory,
+  each: (e: BinlogEvent) => Promise<void>,
+): Promise<number> {
+  if (values['read-from-remote-server']) return readRemote(files, values, history, each);
   const selection = new EventSelection(eventFilter(values, files));
   const options: ReadOptions = {
     verifyChecksum: !values['no-verify-checksum'],
-    tableDefinitions: tableDefinitions(values),
+    schemaHistory: history,
     keys: encryptionKeys(values),
     keyring: keyringOption(values),
     filter: selection,
@@ -70,6 +79,7 @@ async function readEach(files: string[], values: ReadValues, each: (e: BinlogEve
 async function readRemote(
   names: string[],
   values: ReadValues,
+  history: SchemaHistory,
   each: (e: BinlogEvent) => Promise<void>,
 ): Promise<number> {
   if (names.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
@@ -87,7 +97,7 @@ async function readRemote(
   try {
     for await (const event of connectBinlog({
       verifyChecksum: !values['no-verify-checksum'],
-      tableDefinitions: tableDefinitions(values),
+      schemaHistory: history,
       filter: selection,
       ...live,
     }))
@@ -126,14 +136,16 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
   const { values, positionals } = parseCommand(withPasswordPrompt(args), SQL_OPTIONS);
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   needFiles('sql', positionals, values);
+  const history = schemaHistory(values);
+  // The script reads each event's tables with the reader's history, as it stands at that event.
   const script = new SqlScript({
     flashback: values.flashback,
     rowsOnly: values['rows-only'],
     primaryKeyOnly: values['primary-key-only'],
-    tableDefinitions: tableDefinitions(values),
+    schemaHistory: history,
   });
   const out = (text: string) => (text ? write(process.stdout, Buffer.from(text)) : Promise.resolve());
-  const code = await readSelected(positionals, values, (e) => out(script.push(e)));
+  const code = await readSelected(positionals, values, history, (e) => out(script.push(e)));
   if (!goesOn(code)) return code;
   await out(script.end());
   return code;
@@ -145,12 +157,14 @@ export async function flashbackCommand(args: string[], help: string): Promise<nu
   if (!values.output) throw new UsageError('flashback needs -o UNDO.bin, the undo binlog to write');
   needFiles('flashback', positionals, values);
   const events: BinlogEvent[] = [];
-  const code = await readSelected(positionals, values, async (e) => (warnInUse(e), void events.push(e)));
+  const history = schemaHistory(values);
+  const code = await readSelected(positionals, values, history, async (e) => (warnInUse(e), void events.push(e)));
   if (!goesOn(code)) return code;
   const out = openOutput(values.output);
   try {
-    // The undo's rows are encoded against the same definitions as they were read with: their names.
-    const knowledge = { tableDefinitions: tableDefinitions(values) };
+    // The undo's rows are encoded against the definitions they were read with: those the history has after the
+    // last event, as a DDL among the undone events is refused (flashback.ts) and those before them shaped it.
+    const knowledge = { tableDefinitions: Object.fromEntries(history.definitions()) };
     await write(out.stream, encodeBinlog(flashback(events, knowledge), knowledge));
     await out.commit();
   } catch (e) {

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import type { Checkpoint } from '../protocol/checkpoint.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import { BinlogStreamer, type StreamStats } from '../sinks/stream.js';
-import { reportFailure } from './options.js';
+import { reportFailure, schemaHistorySeed } from './options.js';
 import { clock, StatusLine } from './progress.js';
 import { remoteOptions } from './remote.js';
 import { withPasswordPrompt } from './secrets.js';
@@ -62,7 +62,9 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
   // NATS's client is loaded once the command line is known good (not for --help or a usage error).
   const { natsSink } = await import('../sinks/nats.js');
   const streamer = new BinlogStreamer({
-    binlog: (from) => connectBinlog({ ...live, until: values['to-last-log'] ? 'logs' : 'never', ...from }),
+    binlog: (from, history) =>
+      connectBinlog({ ...live, until: values['to-last-log'] ? 'logs' : 'never', ...from, schemaHistory: history }),
+    schemaHistory: schemaHistorySeed(values),
     sink: natsSink({ url: values.to, stream: values.stream, prefix, replicas: whole(values.replicas, '--replicas') }),
     prefix,
     ddl: values.ddl,

@@ -133,6 +133,7 @@ const { raw: _raw, 'result-file': _resultFile, ...LIVE_OPTIONS } = REMOTE_OPTION
 const READ_OPTIONS = {
   ...FILTER_OPTIONS,
   ...TABLE_DEF_OPTIONS,
+  'schema-history': { type: 'string' },
   ...KEY_OPTIONS,
   ...KEYRING_OPTIONS,
   ...LIVE_OPTIONS,
@@ -170,6 +171,7 @@ export const SERVE_OPTIONS = {
 
 export const STREAM_OPTIONS = {
   ...LIVE_OPTIONS,
+  ...TABLE_DEF_OPTIONS,
   'start-position': { type: 'string' },
   to: { type: 'string' },
   stream: { type: 'string' },

@@ -7,6 +7,8 @@ import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { ConnectionError } from '../runtime/core/errors.js';
 import { Framer, inForm, selectionOf, type ReadOptions } from '../runtime/io/stream.js';
 import type { HintFn } from '../runtime/values/column.js';
+import type { Text } from '../runtime/core/reader.js';
+import type { SchemaHistory } from '../runtime/tables/history.js';
 import { Backoff, isTransient, type ReconnectOptions } from '../protocol/backoff.js';
 import { resumeAt, type Checkpoint, type CheckpointedEvents } from '../protocol/checkpoint.js';
 import { MariadbGtidState, MysqlGtidSet, type GtidState } from '../protocol/gtid-sets.js';
@@ -206,7 +208,10 @@ async function* decodedWith(
   columns: InformationSchemaColumns | undefined,
 ): AsyncGenerator<BinlogEvent> {
   const given = options.columnHints;
-  const hint: HintFn | undefined = columns && ((t, c) => ({ ...columns.hint(t, c), ...given?.(t, c) }));
+  // With a schema history, information_schema's answers are definitions it checks, not hints.
+  const history = options.schemaHistory;
+  const hint: HintFn | undefined =
+    columns && !history ? (t, c) => ({ ...columns.hint(t, c), ...given?.(t, c) }) : undefined;
   const framer = new Framer(hint ? { ...options, columnHints: hint } : options);
   const selection = selectionOf(options);
   let trackers: Trackers | undefined;
@@ -222,7 +227,9 @@ async function* decodedWith(
   for await (const f of frames) {
     framer.file = f.file;
     let event = framer.event(f.bytes, f.pos);
-    if (columns && (await hinted(event, framer, columns))) event = framer.event(f.bytes, f.pos);
+    const again =
+      columns && (history ? await learned(event, framer, columns, history) : await hinted(event, framer, columns));
+    if (again) event = framer.event(f.bytes, f.pos);
     if (f.notInFile) {
       yield { ...event, notInFile: f.notInFile };
       continue;
@@ -242,6 +249,28 @@ async function hinted(event: BinlogEvent, framer: Framer, columns: InformationSc
   if (event.type === 'QUERY_EVENT') columns.passed(event.query);
   if (event.type !== 'TABLE_MAP_EVENT' || event.optionalMetadata.some((m) => m.code === 'COLUMN_NAME')) return false;
   if (!(await columns.load(event.schemaName, event.tableName, event.columnTypes.length))) return false;
+  framer.format.tables.forget(event.tableId);
+  return true;
+}
+
+/**
+ * With information_schema's columns and a schema history: a TABLE_MAP without names whose table the
+ * history does not have, given COLUMNS's definition of it now, to be decoded again with it (which checks it).
+ */
+async function learned(
+  event: BinlogEvent,
+  framer: Framer,
+  columns: InformationSchemaColumns,
+  history: SchemaHistory,
+): Promise<boolean> {
+  if (event.type !== 'TABLE_MAP_EVENT' || event.optionalMetadata.some((m) => m.code === 'COLUMN_NAME')) return false;
+  const name = (v: Text) => (typeof v === 'string' ? v : Buffer.from(v).toString('utf8'));
+  const qualified = `${name(event.schemaName)}.${name(event.tableName)}`;
+  if (history.has(qualified)) return false;
+  const definition = await columns.definition(event.schemaName, event.tableName);
+  if (!definition) return false;
+  const at = { ...(event.file === undefined ? {} : { file: event.file }), pos: event.pos };
+  history.learn(qualified, definition, at, '-- information_schema.COLUMNS at its first TABLE_MAP');
   framer.format.tables.forget(event.tableId);
   return true;
 }

@@ -12,6 +12,7 @@
  */
 import type { Text } from '../runtime/core/reader.js';
 import type { ColumnHints, HintFn } from '../runtime/values/column.js';
+import type { TableDefinitionInput } from '../runtime/tables/definitions.js';
 import { Wire, type ConnectOptions } from './wire.js';
 
 /** A statement that may change a table's columns (QUERY events of DDL). */
@@ -42,6 +43,24 @@ export class InformationSchemaColumns {
     return true;
   }
 
+  /**
+   * The table as COLUMNS describes it now, as a definition (each column's COLUMN_TYPE, character set,
+   * collation and nullability) for the schema history to check against the TABLE_MAP; undefined when
+   * COLUMNS does not list it.
+   */
+  async definition(schema: Text, table: Text): Promise<TableDefinitionInput | undefined> {
+    const sql = (w: Wire) => `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, CHARACTER_SET_NAME AS charset,
+      COLLATION_NAME AS collation, IS_NULLABLE AS nullable FROM information_schema.COLUMNS
+      WHERE TABLE_SCHEMA = ${w.escape(text(schema))} AND TABLE_NAME = ${w.escape(text(table))} ORDER BY ORDINAL_POSITION`;
+    const rows = await this.query(sql);
+    if (rows.length === 0) return undefined;
+    const columns = rows.map((r) => {
+      const charset = typeof r.charset === 'string' ? ` CHARACTER SET ${r.charset} COLLATE ${String(r.collation)}` : '';
+      return { name: String(r.name), type: `${String(r.type)}${charset}${r.nullable === 'NO' ? ' NOT NULL' : ''}` };
+    });
+    return { columns };
+  }
+
   /** A QUERY event's statement: DDL makes every table known be read again when next mapped. */
   passed(query: Text): void {
     if (DDL.test(text(query))) for (const k of this.tables.keys()) this.stale.add(k);
@@ -57,14 +76,18 @@ export class InformationSchemaColumns {
       w: Wire,
     ) => `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, CHARACTER_SET_NAME AS charset FROM information_schema.COLUMNS
       WHERE TABLE_SCHEMA = ${w.escape(schema)} AND TABLE_NAME = ${w.escape(table)} ORDER BY ORDINAL_POSITION`;
+    return (await this.query(sql)).map(hintsOf);
+  }
+
+  private async query(sql: (w: Wire) => string): Promise<Record<string, unknown>[]> {
     try {
       this.wire ??= await Wire.open(this.options);
-      return (await this.wire.query(sql(this.wire))).map(hintsOf);
+      return await this.wire.query(sql(this.wire));
     } catch {
       // The connection may have gone with the dump's (a restart), so the query is tried once more on a new one.
       this.close();
       this.wire = await Wire.open(this.options);
-      return (await this.wire.query(sql(this.wire))).map(hintsOf);
+      return await this.wire.query(sql(this.wire));
     }
   }
 }

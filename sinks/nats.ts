@@ -15,8 +15,9 @@
  */
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { Checkpoint } from '../protocol/checkpoint.js';
+import type { HistoryEntry } from '../runtime/tables/history.js';
 import type { OpenSink, Sink, SinkAcks, SinkMessage } from './sink.js';
 
 export interface NatsSinkOptions {
@@ -62,6 +63,11 @@ export function natsSink(options: NatsSinkOptions): OpenSink {
       const key = `${o.stream}.${o.prefix}`.replace(/[^-/_=.a-zA-Z0-9]/g, '_');
       const loss = new Loss(nc.closed(), acks);
       const publisher = new Publisher(nc, acks, loss);
+      // The schema history's entries, one key each under the checkpoint's, named by position: kept again
+      // at the same position, an entry replaces itself. Each is written before the checkpoints after it.
+      const historyKey = (e: HistoryEntry) =>
+        `${key}.schema.${(e.file ?? '').replace(/[^-_=a-zA-Z0-9]/g, '_')}.${e.pos}`;
+      let keeping: Promise<unknown> = Promise.resolve();
       const sink: Sink = {
         publish: (m: SinkMessage, seq: number) => publisher.publish(m, seq),
         readCheckpoint: async () => {
@@ -69,7 +75,14 @@ export function natsSink(options: NatsSinkOptions): OpenSink {
           return entry && entry.length > 0 ? (entry.json() as Checkpoint) : undefined;
         },
         writeCheckpoint: async (c: Checkpoint) => {
+          await keeping;
           await loss.guard(() => kv.put(key, JSON.stringify(c)));
+        },
+        readHistory: () => readHistory(kv, `${key}.schema.>`),
+        keepHistory: (e: HistoryEntry) => {
+          const put = keeping.then(() => loss.guard(() => kv.put(historyKey(e), JSON.stringify(e))));
+          keeping = put;
+          return put.then(() => {});
         },
         close: () => nc.close(),
       };
@@ -79,6 +92,17 @@ export function natsSink(options: NatsSinkOptions): OpenSink {
       throw e;
     }
   };
+}
+
+/** The schema history's entries under `keys`, in the order of their positions (file, then offset). */
+async function readHistory(kv: KV, keys: string): Promise<HistoryEntry[]> {
+  const entries: HistoryEntry[] = [];
+  for await (const k of await kv.keys(keys)) {
+    const entry = await kv.get(k);
+    if (entry && entry.length > 0) entries.push(entry.json() as HistoryEntry);
+  }
+  const file = (e: HistoryEntry) => e.file ?? '';
+  return entries.sort((a, b) => (file(a) === file(b) ? a.pos - b.pos : file(a) < file(b) ? -1 : 1));
 }
 
 /** JetStream's answer to a publish: a PubAck, or an error. */

@@ -5,6 +5,7 @@
  * ids, a compacted topic for the checkpoint).
  */
 import type { Checkpoint } from '../protocol/checkpoint.js';
+import type { HistoryEntry } from '../runtime/tables/history.js';
 
 /** One change record on its way: where it goes, the id that makes a resend a duplicate, its body. */
 export interface SinkMessage {
@@ -42,6 +43,16 @@ export interface Sink {
   readCheckpoint(): Promise<Checkpoint | undefined>;
   /** Stores the checkpoint; the streamer writes one only when the messages before it are acknowledged. */
   writeCheckpoint(checkpoint: Checkpoint): Promise<void>;
+  /**
+   * The schema history kept beside the checkpoint (runtime/tables/history.ts): its entries by position,
+   * first to last; none when it keeps none.
+   */
+  readHistory?(): Promise<HistoryEntry[]>;
+  /**
+   * Keeps one entry of the schema history, replacing one kept at the same position (a dump started again
+   * from a checkpoint reads the DDL after it again). A checkpoint written after it is written after it.
+   */
+  keepHistory?(entry: HistoryEntry): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -10,6 +10,7 @@ import { Backoff, type ReconnectOptions } from '../protocol/backoff.js';
 import { resumeAt, type Checkpoint, type CheckpointedEvents, type ResumePoint } from '../protocol/checkpoint.js';
 import { ConnectionError } from '../runtime/core/errors.js';
 import type { DumpRowsOption } from '../runtime/rows/row-tables.js';
+import { isBefore, SchemaHistory, type HistoryEntry, type SchemaHistoryOptions } from '../runtime/tables/history.js';
 import { Lag } from './lag.js';
 import { ChangeMessages } from './record.js';
 import type { OpenSink, Sink, SinkAcks } from './sink.js';
@@ -24,12 +25,19 @@ export type DumpFrom = Partial<ResumePoint> & { payloads: 'flat' } & Partial<Dum
 
 export interface StreamOptions {
   /**
-   * Opens a dump of the server, as asked (bin/stream.ts passes `(from) => connectBinlog({ ...live, ...from })`).
+   * Opens a dump of the server, as asked, read with `history` (bin/stream.ts passes
+   * `(from, history) => connectBinlog({ ...live, ...from, schemaHistory: history })`).
    * The streamer knows no more of the replication client than this, so that the sinks and the client
    * stay two capabilities apart.
    */
-  binlog: (from: DumpFrom) => CheckpointedEvents;
+  binlog: (from: DumpFrom, history: SchemaHistory) => CheckpointedEvents;
   sink: OpenSink;
+  /**
+   * The schema history's start when the sink keeps none (its seed and where its lines go): the dump reads
+   * with it, and each change is kept in the sink beside the checkpoint, so that a start from a checkpoint
+   * reads with the definitions of that point.
+   */
+  schemaHistory?: Omit<SchemaHistoryOptions, 'record'>;
   /** It is the subjects' first token (default 'binlog'): rows go on PREFIX.<db>.<table>, DDL on PREFIX._ddl. */
   prefix?: string;
   /** When it is set, DDL statements are published too. */
@@ -73,6 +81,8 @@ export interface StreamStats {
 
 const DEFAULT_IN_FLIGHT = 1000;
 const DEFAULT_ACK_TIMEOUT = 10;
+/** What the kept seed entry says it is. */
+const SEED_STATEMENT = '-- the definitions at the start of the stream';
 const DEFAULT_SINK_RETRY: ReconnectOptions = { delay: 0.2, maxDelay: 5, retries: 1000 };
 
 /** Says that the sink is lost: the broker went away or refused; the stream starts again on a new one. */
@@ -110,6 +120,8 @@ export class BinlogStreamer {
   private readonly lag = new Lag();
   private opened = false;
   private readonly backoff: Backoff;
+  /** The schema history's entries the sink keeps, and those kept since, in order. */
+  private kept: HistoryEntry[] = [];
 
   constructor(private readonly options: StreamOptions) {
     this.backoff = new Backoff(options.sinkRetry ?? DEFAULT_SINK_RETRY);
@@ -133,6 +145,7 @@ export class BinlogStreamer {
         this.backoff.started();
         if (!this.opened) {
           resume = await sinkSide(opened.readCheckpoint());
+          this.kept = (await sinkSide(opened.readHistory?.() ?? Promise.resolve([]))) ?? [];
           this.opened = true;
           this.stats.checkpoint = resume;
           this.options.resumed?.(resume);
@@ -165,7 +178,8 @@ export class BinlogStreamer {
     const { prefix, ddl, partitions } = this.options;
     const messages = new ChangeMessages(prefix ?? 'binlog', ddl ?? false, partitions);
     const from: DumpFrom = { ...(resume && resumeAt(resume)), payloads: 'flat', ...messages.rowsOption() };
-    const binlog = (this.binlog = this.options.binlog(from));
+    const history = this.historyAt(from, sink);
+    const binlog = (this.binlog = this.options.binlog(from, history));
     const writer = new CheckpointWriter(
       sink,
       (c) => (this.stats.checkpoint = c),
@@ -213,6 +227,25 @@ export class BinlogStreamer {
       window.close();
       binlog.close();
     }
+  }
+
+  /**
+   * The schema history at the dump's start: the kept entries before it, or, when the sink keeps none, the
+   * caller's seed, kept first as one entry at the start file's beginning. Each change from here is kept in
+   * the sink (its failure is the sink's loss, which the next checkpoint's write meets).
+   */
+  private historyAt(from: DumpFrom, sink: Sink): SchemaHistory {
+    const at = from.file === undefined ? undefined : { file: from.file, pos: from.position ?? 0 };
+    this.kept = at ? this.kept.filter((e) => isBefore(e, at)) : this.kept;
+    const keep = (entry: HistoryEntry) => {
+      this.kept.push(entry);
+      sink.keepHistory?.(entry).catch(() => {});
+    };
+    const options = { ...this.options.schemaHistory, record: keep };
+    if (this.kept.length) return SchemaHistory.replayed([...this.kept], undefined, options);
+    const history = new SchemaHistory(options);
+    if (history.size) keep(history.snapshot(at ? { file: at.file, pos: 0 } : { pos: 0 }, SEED_STATEMENT));
+    return history;
   }
 
   /** Returns the stats as they stand now: in flight, acknowledged, the lag. */

@@ -9,16 +9,13 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connect } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Checkpoint } from '../protocol/checkpoint.js';
 import { connectBinlog } from '../replication/client.js';
-import type { ChangeRecord, DdlRecord } from '../sinks/record.js';
 import type { Sink, SinkAcks, SinkMessage } from '../sinks/sink.js';
 import { BinlogStreamer } from '../sinks/stream.js';
 import { natsSink } from '../sinks/nats.js';
 import { startMariadb, type MariadbServer } from './support/mariadb.js';
-import { describeWithNats, startNats, type NatsServer } from './support/nats.js';
+import { describeWithNats, readAll, startNats, type NatsServer, type Received } from './support/nats.js';
 import { debug } from './support/requires.js';
 
 const TIMEOUT = 600_000;
@@ -53,33 +50,6 @@ function round(r: number): string {
     DELETE FROM w.b WHERE id BETWEEN ${first} AND ${first + B / 4 - 1};
     COMMIT;
     ${small}`;
-}
-
-interface Received {
-  subject: string;
-  id: string;
-  body: ChangeRecord & DdlRecord;
-}
-
-/** Every message of the stream, in its order. */
-async function readAll(url: string, stream: string): Promise<Received[]> {
-  const nc = await connect({ servers: url.replace('nats://', '') });
-  try {
-    const jsm = await jetstreamManager(nc);
-    const total = (await jsm.streams.info(stream)).state.messages;
-    const out: Received[] = [];
-    if (total === 0) return out;
-    const consumer = await jetstream(nc).consumers.get(stream);
-    const messages = await consumer.consume();
-    for await (const m of messages) {
-      out.push({ subject: m.subject, id: m.headers!.get('Nats-Msg-Id'), body: m.json() });
-      if (out.length === total) break;
-    }
-    await messages.close();
-    return out;
-  } finally {
-    await nc.close();
-  }
 }
 
 /** The tables as the messages make them: each change applied in the stream's order. */

@@ -12,7 +12,7 @@ import type { TableKnowledge } from '../runtime/events/format-state.js';
 import type { Row, RowChange } from '../runtime/core/values.js';
 import { keywordOf, textOf } from '../runtime/io/transactions.js';
 import { resolveTableDefinitions, type TableDefinition } from '../runtime/tables/definitions.js';
-import { TableRegistry } from '../runtime/tables/registry.js';
+import { TableRegistry, type DefinitionSource } from '../runtime/tables/registry.js';
 import { placeholderName } from '../runtime/tables/defined-columns.js';
 import type { Column, Flavor, TableInfo } from '../runtime/values/column.js';
 import { rowKind, type RowKind } from '../protocol/row-kinds.js';
@@ -31,13 +31,13 @@ export interface SqlOptions extends TableKnowledge {
  */
 export class SqlContext {
   readonly tables: TableRegistry;
-  private readonly definitions: Map<string, TableDefinition>;
   readonly primaryKeyOnly: boolean;
   private readonly keys = new Map<number, number[]>();
 
   constructor(options: SqlOptions = {}) {
-    this.definitions = resolveTableDefinitions(options.tableDefinitions);
-    this.tables = new TableRegistry(options.columnHints, this.definitions);
+    // A schema history is the reader's own: its definitions are those at the point the reader has reached.
+    const definitions: DefinitionSource = options.schemaHistory ?? resolveTableDefinitions(options.tableDefinitions);
+    this.tables = new TableRegistry(options.columnHints, definitions);
     this.primaryKeyOnly = options.primaryKeyOnly ?? false;
   }
 

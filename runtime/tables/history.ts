@@ -138,6 +138,21 @@ export class SchemaHistory {
     this.forget(qualified, `${error.message} (the definition from ${source}); ${after}`);
   }
 
+  /** Whether the history has the table, with a definition or as unknown. */
+  has(qualified: string): boolean {
+    return this.tables.has(qualified);
+  }
+
+  /**
+   * A definition learnt outside the binlog (information_schema's columns, read at the table's TABLE_MAP)
+   * for a table the history does not have: kept as a DDL's change is, and checked against the TABLE_MAP
+   * like any definition, so that the table as it is now never labels rows it does not fit.
+   */
+  learn(qualified: string, definition: TableDefinitionInput, at: HistoryPosition, statement: string): void {
+    this.set(qualified, definition, statement);
+    this.commit({ ...at, statement, schema: '', tables: { [qualified]: createTableSql(qualified, definition) } });
+  }
+
   /** A MariaDB GTID event: the transaction the next statements belong to. */
   gtid(gtid: string): void {
     this.gtidOf = gtid;
@@ -217,14 +232,34 @@ export class SchemaHistory {
    * them (binlog.000002 after binlog.000001).
    */
   static load(lines: string, before?: HistoryPosition, options: SchemaHistoryOptions = {}): SchemaHistory {
+    const entries = lines.split('\n').filter((line) => line.trim() !== '');
+    return SchemaHistory.replayed(
+      entries.map((line) => JSON.parse(line) as HistoryEntry),
+      before,
+      options,
+    );
+  }
+
+  /** The history of kept entries (in their order), replayed up to `before` as `load` does. */
+  static replayed(entries: Iterable<HistoryEntry>, before?: HistoryPosition, options: SchemaHistoryOptions = {}) {
     const history = new SchemaHistory(options);
-    for (const line of lines.split('\n')) {
-      if (line.trim() === '') continue;
-      const entry = JSON.parse(line) as HistoryEntry;
+    for (const entry of entries) {
       if (before && !isBefore(entry, before)) break;
       history.replay(entry);
     }
     return history;
+  }
+
+  /**
+   * The definitions now as one entry at `at`, which replayed gives them all: what a history seeded by its
+   * caller keeps first, so that a later start from the kept entries needs no seed.
+   */
+  snapshot(at: HistoryPosition, statement: string): HistoryEntry {
+    const tables: Record<string, string> = {};
+    for (const [name, def] of this.definitions()) tables[name] = createTableSql(name, def);
+    const unknown = [...this.tables].filter(([, known]) => known.definition === 'unknown').map(([name]) => name);
+    const databases = Object.fromEntries(this.charsets);
+    return { ...at, statement, schema: '', tables, ...(unknown.length ? { unknown } : {}), databases };
   }
 
   /** One kept entry replayed: its tables as it recorded them. */
@@ -239,7 +274,7 @@ export class SchemaHistory {
 }
 
 /** Whether an entry's position comes before `at`. */
-function isBefore(entry: HistoryPosition, at: HistoryPosition): boolean {
+export function isBefore(entry: HistoryPosition, at: HistoryPosition): boolean {
   if (entry.file !== undefined && at.file !== undefined && entry.file !== at.file) return entry.file < at.file;
   return entry.pos < at.pos;
 }

@@ -11,6 +11,37 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describeWhen } from './requires.js';
 import { killGroup, serverAvailable, spawnWatchdog } from './mariadb.js';
+import { connect } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { ChangeRecord, DdlRecord } from '../../sinks/record.js';
+
+/** A message of a stream as the tests read it back. */
+export interface Received {
+  subject: string;
+  id: string;
+  body: ChangeRecord & DdlRecord;
+}
+
+/** Every message of the stream, in its order. */
+export async function readAll(url: string, stream: string): Promise<Received[]> {
+  const nc = await connect({ servers: url.replace('nats://', '') });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const total = (await jsm.streams.info(stream)).state.messages;
+    const out: Received[] = [];
+    if (total === 0) return out;
+    const consumer = await jetstream(nc).consumers.get(stream);
+    const messages = await consumer.consume();
+    for await (const m of messages) {
+      out.push({ subject: m.subject, id: m.headers!.get('Nats-Msg-Id'), body: m.json() });
+      if (out.length === total) break;
+    }
+    await messages.close();
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
 
 export interface NatsServer {
   /** nats://127.0.0.1:PORT */
