@@ -21,7 +21,7 @@ import {
   sayUnmatched,
   schemaHistory,
 } from './options.js';
-import { Progress } from './progress.js';
+import { Progress, showsProgress } from './progress.js';
 import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
 import { snapshotLines, snapshotRequest, snapshotThenBinlog, type SnapshotValues } from './snapshot.js';
 import { withPasswordPrompt } from './secrets.js';
@@ -190,11 +190,6 @@ async function archive(live: LiveOptions, prefix: string): Promise<number> {
   }
   await files.close();
   return EXIT.ok;
-}
-
-/** The progress line is for people, so it is on when stderr is a terminal and stdout is not, or when asked for. */
-function showsProgress(asked: boolean | undefined): boolean {
-  return asked ?? (process.stderr.isTTY === true && !process.stdout.isTTY);
 }
 
 /** Gives the bytes of the inputs when they are all files (standard input too, when it is one). */

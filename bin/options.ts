@@ -8,7 +8,14 @@ import { renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { BinlogError, ChecksumError, ConnectionError, printable, ServerError, SnapshotError } from '../runtime/core/errors.js';
+import {
+  BinlogError,
+  ChecksumError,
+  ConnectionError,
+  printable,
+  ServerError,
+  SnapshotError,
+} from '../runtime/core/errors.js';
 import {
   EVENT_CIPHERS,
   parseKeyFile,

@@ -5,7 +5,15 @@
  * binlog_row_metadata=NO_LOG, and a DDL after it is followed.
  */
 import type { LiveOptions } from '../replication/client.js';
-import { rowJson, type SnapshotPoint, type SnapshotRow, type SnapshotTable } from '../protocol/snapshot-rows.js';
+import {
+  quoteName,
+  rowJson,
+  rowSql,
+  tableName,
+  type SnapshotPoint,
+  type SnapshotRow,
+  type SnapshotTable,
+} from '../protocol/snapshot-rows.js';
 import type { SchemaHistory } from '../runtime/tables/history.js';
 import type { SnapshotReader } from '../snapshot/index.js';
 import type { DumpLines } from './dump-lines.js';
@@ -157,6 +165,54 @@ export function snapshotLines(out: DumpLines): SnapshotWriter {
       const tables = Object.fromEntries(count.rows);
       await out.line({ type: 'SNAPSHOT_END', file: point.file, pos: point.position, rows: count.total, tables });
       await out.flush();
+    },
+  };
+}
+
+/** An INSERT's VALUES are cut into another statement past this many bytes, well under any max_allowed_packet. */
+const INSERT_BYTES = 1 << 20;
+
+/**
+ * sql -R's script of the snapshot: for each database `CREATE DATABASE IF NOT EXISTS`, each table's CREATE
+ * TABLE as of the point (both left out under --no-create-info), then its rows as multi-row INSERTs; the
+ * changes' SQL follows. `header` is the script's session, written first. Under --reconnect a lost
+ * connection starts the snapshot again: the tables are dropped and made again (or, under --no-create-info,
+ * emptied) so that the script still builds one copy.
+ */
+export function snapshotSql(
+  out: (text: string) => Promise<void>,
+  header: () => string,
+  createInfo: boolean,
+): SnapshotWriter {
+  let starts = 0;
+  return {
+    async start(point, tables) {
+      const gtid = point.gtid ? `, GTID ${point.gtid}` : '';
+      let text = `${header()}-- snapshot at ${point.file}:${point.position}${gtid}\n`;
+      const databases = [...new Set(tables.map((t) => t.schema))];
+      for (const db of createInfo ? databases : []) text += `CREATE DATABASE IF NOT EXISTS ${quoteName(db)};\n`;
+      for (const t of tables) {
+        if (starts > 0)
+          text += createInfo ? `DROP TABLE IF EXISTS ${tableName(t)};\n` : `DELETE FROM ${tableName(t)};\n`;
+        if (createInfo) text += `USE ${quoteName(t.schema)};\n${t.createSql};\n`;
+      }
+      starts++;
+      await out(text);
+    },
+    async rows(table, rows) {
+      const into = `INSERT INTO ${tableName(table)} (${table.columns.map((c) => quoteName(c.name)).join(',')}) VALUES `;
+      let statement = '';
+      for (const row of rows) {
+        statement += (statement ? ',' : into) + rowSql(table.columns, row);
+        if (statement.length > INSERT_BYTES) {
+          await out(`${statement};\n`);
+          statement = '';
+        }
+      }
+      if (statement) await out(`${statement};\n`);
+    },
+    async end(point, count) {
+      await out(`-- snapshot ends: ${count.total} rows; the changes from ${point.file}:${point.position} follow\n`);
     },
   };
 }

@@ -5,12 +5,22 @@
 import { EventFlags } from '../generated/header.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import type { SchemaHistory } from '../runtime/tables/history.js';
 import { EventSelection } from '../runtime/io/filter.js';
 import { encodeBinlog, readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
 import { EncryptedEvents } from './encrypted.js';
+import { showsProgress } from './progress.js';
 import { remoteOptions, type RemoteValues } from './remote.js';
+import {
+  snapshotRequest,
+  snapshotSql,
+  snapshotThenBinlog,
+  type SnapshotRequest,
+  type SnapshotValues,
+  type SnapshotWriter,
+} from './snapshot.js';
 import { withPasswordPrompt } from './secrets.js';
 import {
   encryptionKeys,
@@ -20,6 +30,7 @@ import {
   parseCommand,
   reportFailure,
   sayUnmatched,
+  schemaHistory,
   tableDefinitions,
   write,
 } from './options.js';
@@ -29,7 +40,8 @@ type ReadValues = Parameters<typeof eventFilter>[0] &
   Parameters<typeof tableDefinitions>[0] &
   Parameters<typeof encryptionKeys>[0] &
   Parameters<typeof keyringOption>[0] &
-  RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
+  RemoteValues &
+  SnapshotValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 
 /**
  * The selected events of the files (or with -R, of the server's binlog), in order, to `each`; the exit
@@ -39,14 +51,20 @@ async function readSelected(
   files: string[],
   values: ReadValues,
   each: (e: BinlogEvent) => Promise<void>,
+  snapshot?: SnapshotFirst,
 ): Promise<number> {
   const encrypted = new EncryptedEvents();
-  const code = await readEach(files, values, (e) => (encrypted.see(e), each(e)));
+  const code = await readEach(files, values, (e) => (encrypted.see(e), each(e)), snapshot);
   return code === EXIT.ok && encrypted.count ? EXIT.undecoded : code;
 }
 
-async function readEach(files: string[], values: ReadValues, each: (e: BinlogEvent) => Promise<void>): Promise<number> {
-  if (values['read-from-remote-server']) return readRemote(files, values, each);
+async function readEach(
+  files: string[],
+  values: ReadValues,
+  each: (e: BinlogEvent) => Promise<void>,
+  snapshot: SnapshotFirst | undefined,
+): Promise<number> {
+  if (values['read-from-remote-server']) return readRemote(files, values, each, snapshot);
   const selection = new EventSelection(eventFilter(values, files));
   const options: ReadOptions = {
     verifyChecksum: !values['no-verify-checksum'],
@@ -66,11 +84,22 @@ async function readEach(files: string[], values: ReadValues, each: (e: BinlogEve
   return sayUnmatched(selection) ? EXIT.unmatched : EXIT.ok;
 }
 
-/** -R: the events of the server's binlog from LOGNAME (or --start-gtid) on, as `binlog dump -R` reads them. */
+/** What sql -R --snapshot writes before the changes, and the history its definitions seed. */
+interface SnapshotFirst {
+  request: SnapshotRequest;
+  writer: SnapshotWriter;
+  history: SchemaHistory;
+}
+
+/**
+ * -R: the events of the server's binlog from LOGNAME (or --start-gtid) on, as `binlog dump -R` reads them;
+ * with `snapshot`, the snapshot first and the binlog from its point.
+ */
 async function readRemote(
   names: string[],
   values: ReadValues,
   each: (e: BinlogEvent) => Promise<void>,
+  snapshot?: SnapshotFirst,
 ): Promise<number> {
   if (names.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   const filter = eventFilter(values, names);
@@ -79,15 +108,21 @@ async function readRemote(
   const source = names[0] ?? 'the server';
   let live: LiveOptions;
   try {
-    live = await remoteOptions(values, names[0], filter.startPosition, (m) => new UsageError(m));
+    live = await remoteOptions(values, names[0], filter.startPosition, (m) => new UsageError(m), !snapshot);
   } catch (e) {
     if (e instanceof RangeError) throw new UsageError(e.message);
     return reportFailure(e, source);
   }
   try {
+    if (snapshot) {
+      const progress = showsProgress(undefined);
+      live = (await snapshotThenBinlog(live, values, snapshot.request, snapshot.writer, snapshot.history, progress))
+        .live;
+    }
     for await (const event of connectBinlog({
       verifyChecksum: !values['no-verify-checksum'],
       tableDefinitions: tableDefinitions(values),
+      schemaHistory: snapshot?.history,
       filter: selection,
       ...live,
     }))
@@ -126,14 +161,22 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
   const { values, positionals } = parseCommand(withPasswordPrompt(args), SQL_OPTIONS);
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   needFiles('sql', positionals, values);
+  const request = snapshotRequest(values, positionals[0]);
+  if (request && !values['read-from-remote-server']) throw new UsageError('--snapshot reads a running server: give -R');
+  if (request && values.flashback) throw new UsageError('--snapshot builds a copy, which --flashback does not undo');
+  if (values['no-create-info'] && !request) throw new UsageError('--no-create-info is for --snapshot');
+  const history = request ? schemaHistory(values) : undefined;
   const script = new SqlScript({
     flashback: values.flashback,
     rowsOnly: values['rows-only'],
     primaryKeyOnly: values['primary-key-only'],
     tableDefinitions: tableDefinitions(values),
+    schemaHistory: history,
   });
   const out = (text: string) => (text ? write(process.stdout, Buffer.from(text)) : Promise.resolve());
-  const code = await readSelected(positionals, values, (e) => out(script.push(e)));
+  const writer = snapshotSql(out, () => script.header(), !values['no-create-info']);
+  const snapshot = request && history && { request, writer, history };
+  const code = await readSelected(positionals, values, (e) => out(script.push(e)), snapshot);
   if (!goesOn(code)) return code;
   await out(script.end());
   return code;

@@ -148,6 +148,8 @@ const READ_OPTIONS = {
 } as const;
 export const SQL_OPTIONS = {
   ...READ_OPTIONS,
+  ...SNAPSHOT_OPTIONS,
+  'no-create-info': { type: 'boolean' },
   flashback: { type: 'boolean' },
   'rows-only': { type: 'boolean' },
   'primary-key-only': { type: 'boolean' },

@@ -31,13 +31,13 @@ export interface SqlOptions extends TableKnowledge {
  */
 export class SqlContext {
   readonly tables: TableRegistry;
-  private readonly definitions: Map<string, TableDefinition>;
   readonly primaryKeyOnly: boolean;
   private readonly keys = new Map<number, number[]>();
 
   constructor(options: SqlOptions = {}) {
-    this.definitions = resolveTableDefinitions(options.tableDefinitions);
-    this.tables = new TableRegistry(options.columnHints, this.definitions);
+    // A schema history, shared with the reader that feeds it the binlog's DDL, follows the tables as they change.
+    const definitions = options.schemaHistory ?? resolveTableDefinitions(options.tableDefinitions);
+    this.tables = new TableRegistry(options.columnHints, definitions);
     this.primaryKeyOnly = options.primaryKeyOnly ?? false;
   }
 
