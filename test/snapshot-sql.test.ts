@@ -93,12 +93,16 @@ function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
           '--stop-never',
         ]);
         let out = '';
+        let held = false;
         const stdout = sql.child.stdout!;
         stdout.on('data', (d: Buffer) => {
           out += d.toString('utf8');
           file.write(d);
           // Held here, the snapshot waits on a full pipe inside its transaction while the writer commits.
-          if (out.includes('-- snapshot at') && !out.includes('-- snapshot ends')) stdout.pause();
+          if (!held && out.includes('-- snapshot at') && !out.includes('-- snapshot ends')) {
+            held = true;
+            stdout.pause();
+          }
         });
         let stderr = '';
         sql.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
@@ -113,7 +117,8 @@ function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
               `DELETE FROM app.bare WHERE k = ${i} LIMIT 1; UPDATE app.pk SET amount = -amount WHERE id = ${i * 5}; COMMIT;`,
           );
         }
-        const alter = source.sql('ALTER TABLE app.pk ADD COLUMN extra INT NOT NULL DEFAULT 7');
+        // In the database --database selects: as mariadb-binlog's, it selects statements by their default database.
+        const alter = source.sql('ALTER TABLE pk ADD COLUMN extra INT NOT NULL DEFAULT 7', 'app');
         await sleep(200);
         expect(out).not.toContain('-- snapshot ends');
         stdout.resume();
@@ -131,10 +136,10 @@ function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
         await sql.done;
         await new Promise((r) => file.end(r));
         const text = readFileSync(script, 'utf8');
-        expect(text).toBe(out);
-        expect(text).toContain('-- snapshot ends');
-        expect(text).toContain('ALTER TABLE app.pk ADD COLUMN extra');
-        expect(stderr).not.toContain('binlog:');
+        expect(text === out).toBe(true);
+        expect(text.includes('-- snapshot ends')).toBe(true);
+        expect(/ALTER TABLE pk ADD COLUMN extra/.test(text)).toBe(true);
+        expect(stderr).toBe('');
         await copy.sql(text);
         for (const table of ['pk', 'comp', 'bare']) {
           const [want, got] = await Promise.all([wholeTable(source, table), wholeTable(copy, table)]);
