@@ -190,7 +190,7 @@ describeWithServer('binlog dump -R --snapshot', () => {
   );
 
   it(
-    'says why it cannot: no binlog, missing privileges, options that do not go with it',
+    'says why it cannot: missing privileges, a table the user cannot see, options that do not go with it',
     async () => {
       const user = "CREATE USER 'weak'@'localhost'; GRANT SELECT ON app.comp TO 'weak'@'localhost';";
       await server.sql(user);
