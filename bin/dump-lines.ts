@@ -37,6 +37,15 @@ export class DumpLines {
     return written;
   }
 
+  /** Writes a line of JSON that is no event (a snapshot's lines), as an event's line is written. */
+  async line(value: unknown): Promise<void> {
+    if (this.form.array) this.w.ascii(this.written === 0 ? '[\n' : ',\n');
+    this.w.value(value);
+    if (!this.form.array) this.w.byte(0x0a);
+    this.written++;
+    if (this.w.pos > BATCH) await this.flush();
+  }
+
   /** An event's line re-indented (--pretty, which is rare and may be slow); the event as written. */
   private pretty(e: DumpReadEvent): DumpEvent {
     const line = new JsonBytes();

@@ -21,8 +21,9 @@ import {
   sayUnmatched,
   schemaHistory,
 } from './options.js';
-import { Progress } from './progress.js';
+import { Progress, showsProgress } from './progress.js';
 import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
+import { snapshotLines, snapshotRequest, snapshotThenBinlog, type SnapshotValues } from './snapshot.js';
 import { withPasswordPrompt } from './secrets.js';
 import { DUMP_OPTIONS, EXIT, isWord, UsageError } from './usage.js';
 
@@ -111,7 +112,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
 
 /** Dumps the server's binlog (--read-from-remote-server) as JSON lines, or (--raw) as its files. */
 async function remoteDump(
-  values: RemoteValues & { raw?: boolean; 'result-file'?: string },
+  values: RemoteValues & SnapshotValues & { raw?: boolean; 'result-file'?: string; progress?: boolean },
   positionals: string[],
   start: number | undefined,
   read: ReadOptions,
@@ -123,9 +124,11 @@ async function remoteDump(
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   if (values.raw && values['result-file'] === undefined)
     throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
+  const snapshot = snapshotRequest(values, positionals[0]);
+  if (snapshot && values.raw) throw new UsageError('--snapshot writes rows as JSON lines, which --raw does not');
   let live: LiveOptions;
   try {
-    live = await remoteOptions(values, positionals[0], start, (m) => new UsageError(m));
+    live = await remoteOptions(values, positionals[0], start, (m) => new UsageError(m), !snapshot);
     if (values.raw) return await archive(live, values['result-file']!);
   } catch (e) {
     if (e instanceof RangeError) throw new UsageError(e.message);
@@ -135,6 +138,10 @@ async function remoteDump(
   const out = new DumpLines(process.stdout, form);
   let undecoded = 0;
   try {
+    if (snapshot) {
+      const progress = showsProgress(values.progress);
+      live = (await snapshotThenBinlog(live, values, snapshot, snapshotLines(out), history, progress)).live;
+    }
     for await (const event of connectBinlog({ ...read, ...live })) {
       if (keptImages(await out.event(event))) undecoded++;
       encrypted.see(event);
@@ -183,11 +190,6 @@ async function archive(live: LiveOptions, prefix: string): Promise<number> {
   }
   await files.close();
   return EXIT.ok;
-}
-
-/** The progress line is for people, so it is on when stderr is a terminal and stdout is not, or when asked for. */
-function showsProgress(asked: boolean | undefined): boolean {
-  return asked ?? (process.stderr.isTTY === true && !process.stdout.isTTY);
 }
 
 /** Gives the bytes of the inputs when they are all files (standard input too, when it is one). */

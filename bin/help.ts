@@ -116,6 +116,11 @@ const REMOTE_HELP = `Reading a running server's binlog, as a replica (mariadb-bi
                              after each failed one, up to 30.
   --retry-timeout=S          With --reconnect: give up S seconds after the loss (default: no limit).
                              Giving up is exit 6, saying the attempts made and the last error.
+  --snapshot                 First the tables --database and --table select, as of one consistent
+                             point (SNAPSHOT_START, SNAPSHOT_ROWS per page, SNAPSHOT_END lines), then the
+                             binlog from exactly that point; no LOGNAME. MariaDB takes no lock. See
+                             docs/cli.md. (sql -R --snapshot: CREATE TABLEs and INSERTs, then the SQL.)
+  --snapshot-chunk=N         Rows per keyset page of a table, by primary key (default 10000).
   --raw --result-file=PREFIX Write the server's binlog files, byte for byte, as PREFIX + each name,
                              instead of JSON (with --stop-never: a continuous archive). A file begun
                              past its start holds the magic and its FORMAT_DESCRIPTION before. A file
@@ -221,6 +226,7 @@ const SQL_HELP = `Options for sql (and dump's filters, in binlog dump --help, an
                              deleted, a DELETE's row inserted, an UPDATE's columns set back), the
                              statements and transactions last to first. Statements (DDL) are refused.
   --rows-only                Leave statements (DDL, statement-format changes) out.
+  --no-create-info           With -R --snapshot: no CREATE DATABASE and CREATE TABLE, only the rows.
   --primary-key-only         WHERE clauses of the primary key's columns alone, where it is known (the
                              TABLE_MAP's full metadata, or a definition), instead of the whole image.
   -R, --read-from-remote-server and dump's options for it (but --raw): the events of a running

@@ -8,7 +8,14 @@ import { renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { BinlogError, ChecksumError, ConnectionError, printable, ServerError } from '../runtime/core/errors.js';
+import {
+  BinlogError,
+  ChecksumError,
+  ConnectionError,
+  printable,
+  ServerError,
+  SnapshotError,
+} from '../runtime/core/errors.js';
 import {
   EVENT_CIPHERS,
   parseKeyFile,
@@ -264,7 +271,7 @@ export async function write(stream: NodeJS.WritableStream, bytes: Uint8Array): P
 }
 
 export function reportFailure(e: unknown, file: string): number {
-  if (e instanceof ServerError || e instanceof ConnectionError) {
+  if (e instanceof ServerError || e instanceof ConnectionError || e instanceof SnapshotError) {
     // A connection's error may quote the server too (mysql2's words around what it sent), and none of it
     // may act on the terminal.
     process.stderr.write(`binlog: ${file}: ${printable(e.message)}\n`);

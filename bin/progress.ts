@@ -86,3 +86,8 @@ export class Progress extends StatusLine {
     super(out, (elapsed, final) => progressLine(read(), total, elapsed, final), intervalMs);
   }
 }
+
+/** The progress line is for people, so it is on when stderr is a terminal and stdout is not, or when asked for. */
+export function showsProgress(asked: boolean | undefined): boolean {
+  return asked ?? (process.stderr.isTTY === true && !process.stdout.isTTY);
+}

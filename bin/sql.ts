@@ -11,7 +11,16 @@ import type { SchemaHistory } from '../runtime/tables/history.js';
 import { flashback } from '../tools/flashback.js';
 import { SqlScript } from '../tools/sql-script.js';
 import { EncryptedEvents } from './encrypted.js';
+import { showsProgress } from './progress.js';
 import { remoteOptions, type RemoteValues } from './remote.js';
+import {
+  snapshotRequest,
+  snapshotSql,
+  snapshotThenBinlog,
+  type SnapshotRequest,
+  type SnapshotValues,
+  type SnapshotWriter,
+} from './snapshot.js';
 import { withPasswordPrompt } from './secrets.js';
 import {
   encryptionKeys,
@@ -30,7 +39,8 @@ type ReadValues = Parameters<typeof eventFilter>[0] &
   Parameters<typeof schemaHistory>[0] &
   Parameters<typeof encryptionKeys>[0] &
   Parameters<typeof keyringOption>[0] &
-  RemoteValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
+  RemoteValues &
+  SnapshotValues & { 'no-verify-checksum'?: boolean; 'read-from-remote-server'?: boolean };
 
 /**
  * The selected events of the files (or with -R, of the server's binlog), in order, to `each`, read with
@@ -43,9 +53,10 @@ async function readSelected(
   values: ReadValues,
   history: SchemaHistory,
   each: (e: BinlogEvent) => Promise<void>,
+  snapshot?: SnapshotFirst,
 ): Promise<number> {
   const encrypted = new EncryptedEvents();
-  const code = await readEach(files, values, history, (e) => (encrypted.see(e), each(e)));
+  const code = await readEach(files, values, history, (e) => (encrypted.see(e), each(e)), snapshot);
   return code === EXIT.ok && encrypted.count + history.contradictions ? EXIT.undecoded : code;
 }
 
@@ -54,8 +65,9 @@ async function readEach(
   values: ReadValues,
   history: SchemaHistory,
   each: (e: BinlogEvent) => Promise<void>,
+  snapshot: SnapshotFirst | undefined,
 ): Promise<number> {
-  if (values['read-from-remote-server']) return readRemote(files, values, history, each);
+  if (values['read-from-remote-server']) return readRemote(files, values, history, each, snapshot);
   const selection = new EventSelection(eventFilter(values, files));
   const options: ReadOptions = {
     verifyChecksum: !values['no-verify-checksum'],
@@ -75,12 +87,23 @@ async function readEach(
   return sayUnmatched(selection) ? EXIT.unmatched : EXIT.ok;
 }
 
-/** -R: the events of the server's binlog from LOGNAME (or --start-gtid) on, as `binlog dump -R` reads them. */
+/** What sql -R --snapshot writes before the changes, and the history its definitions seed. */
+interface SnapshotFirst {
+  request: SnapshotRequest;
+  writer: SnapshotWriter;
+  history: SchemaHistory;
+}
+
+/**
+ * -R: the events of the server's binlog from LOGNAME (or --start-gtid) on, as `binlog dump -R` reads them;
+ * with `snapshot`, the snapshot first and the binlog from its point.
+ */
 async function readRemote(
   names: string[],
   values: ReadValues,
   history: SchemaHistory,
   each: (e: BinlogEvent) => Promise<void>,
+  snapshot?: SnapshotFirst,
 ): Promise<number> {
   if (names.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
   const filter = eventFilter(values, names);
@@ -89,12 +112,17 @@ async function readRemote(
   const source = names[0] ?? 'the server';
   let live: LiveOptions;
   try {
-    live = await remoteOptions(values, names[0], filter.startPosition, (m) => new UsageError(m));
+    live = await remoteOptions(values, names[0], filter.startPosition, (m) => new UsageError(m), !snapshot);
   } catch (e) {
     if (e instanceof RangeError) throw new UsageError(e.message);
     return reportFailure(e, source);
   }
   try {
+    if (snapshot) {
+      const progress = showsProgress(undefined);
+      live = (await snapshotThenBinlog(live, values, snapshot.request, snapshot.writer, snapshot.history, progress))
+        .live;
+    }
     for await (const event of connectBinlog({
       verifyChecksum: !values['no-verify-checksum'],
       schemaHistory: history,
@@ -136,6 +164,10 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
   const { values, positionals } = parseCommand(withPasswordPrompt(args), SQL_OPTIONS);
   if (values.help) return (process.stdout.write(help), EXIT.ok);
   needFiles('sql', positionals, values);
+  const request = snapshotRequest(values, positionals[0]);
+  if (request && !values['read-from-remote-server']) throw new UsageError('--snapshot reads a running server: give -R');
+  if (request && values.flashback) throw new UsageError('--snapshot builds a copy, which --flashback does not undo');
+  if (values['no-create-info'] && !request) throw new UsageError('--no-create-info is for --snapshot');
   const history = schemaHistory(values);
   // The script reads each event's tables with the reader's history, as it stands at that event.
   const script = new SqlScript({
@@ -145,7 +177,9 @@ export async function sqlCommand(args: string[], help: string): Promise<number> 
     schemaHistory: history,
   });
   const out = (text: string) => (text ? write(process.stdout, Buffer.from(text)) : Promise.resolve());
-  const code = await readSelected(positionals, values, history, (e) => out(script.push(e)));
+  const writer = snapshotSql(out, () => script.header(), !values['no-create-info']);
+  const snapshot = request && { request, writer, history };
+  const code = await readSelected(positionals, values, history, (e) => out(script.push(e)), snapshot);
   if (!goesOn(code)) return code;
   await out(script.end());
   return code;

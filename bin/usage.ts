@@ -79,6 +79,12 @@ export const REMOTE_OPTIONS = {
   'result-file': { type: 'string' },
 } as const;
 
+/** --snapshot: the tables first, then the binlog from where they stand (dump -R, sql -R, stream). */
+export const SNAPSHOT_OPTIONS = {
+  snapshot: { type: 'boolean' },
+  'snapshot-chunk': { type: 'string' },
+} as const;
+
 /** The values of the options that take one of a few words, which the commands check and completion offers. */
 export const OPTION_WORDS = {
   'on-error': ['stop', 'skip'],
@@ -108,6 +114,7 @@ export const DUMP_OPTIONS = {
   ...KEYRING_OPTIONS,
   'schema-history': { type: 'string' },
   ...REMOTE_OPTIONS,
+  ...SNAPSHOT_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -142,6 +149,8 @@ const READ_OPTIONS = {
 } as const;
 export const SQL_OPTIONS = {
   ...READ_OPTIONS,
+  ...SNAPSHOT_OPTIONS,
+  'no-create-info': { type: 'boolean' },
   flashback: { type: 'boolean' },
   'rows-only': { type: 'boolean' },
   'primary-key-only': { type: 'boolean' },

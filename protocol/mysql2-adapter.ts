@@ -238,6 +238,23 @@ export class ClientConnection {
     });
   }
 
+  /**
+   * Runs a SELECT whose rows are read one at a time: its columns as the server describes them, then each
+   * row's cells as the bytes of the text protocol (null for NULL). The socket is paused while rows wait
+   * unread, so a table of any size streams in bounded memory.
+   */
+  async selectRows(sql: string): Promise<RowStream> {
+    const query = this.conn.query({ sql, rowsAsArray: true, typeCast: false });
+    const rows = query.stream({ highWaterMark: ROWS_HIGH_WATER });
+    const columns = await new Promise<ResultColumn[]>((resolve, reject) => {
+      rows.once('fields', (fields: ResultColumn[]) => resolve(fields.map(resultColumn)));
+      rows.once('error', (e: QueryError) => reject(fromDriver(e)));
+      // A statement with no result set (no fields) ends before any.
+      rows.once('end', () => resolve([]));
+    });
+    return { columns, rows: driverRows(rows) };
+  }
+
   /** Queues a command of ours behind any of mysql2's. */
   send(command: RawCommand): void {
     const queued: Mysql2Command = {
@@ -272,6 +289,41 @@ export class ClientConnection {
     // mysql2's destroy only ends our half: a dump thread waiting for events never closes its own, and
     // the socket would keep the process alive.
     beyondTypings<ClientInternals>(this.conn).stream?.destroy();
+  }
+}
+
+/** Rows a streamed SELECT may hold unread before the socket is paused. */
+const ROWS_HIGH_WATER = 256;
+
+/** A column of a result set, as its column definition packet says it. */
+export interface ResultColumn {
+  name: string;
+  /** The column type code (ColumnType). */
+  columnType: number;
+  /** The column's flags (UNSIGNED_FLAG is 32, BINARY_FLAG 128). */
+  flags: number;
+  /** The collation id the cells are sent in (63: binary). */
+  characterSet: number;
+  decimals: number;
+}
+
+/** A SELECT's columns and its rows, read as they come. */
+export interface RowStream {
+  columns: ResultColumn[];
+  rows: AsyncIterable<(Buffer | null)[]>;
+}
+
+function resultColumn(f: ResultColumn): ResultColumn {
+  const { name, columnType, flags, characterSet, decimals } = f;
+  return { name, columnType, flags, characterSet, decimals };
+}
+
+/** The stream's rows, its failure as our error (the server's, or the connection lost). */
+async function* driverRows(rows: AsyncIterable<unknown>): AsyncGenerator<(Buffer | null)[]> {
+  try {
+    for await (const row of rows) yield row as (Buffer | null)[];
+  } catch (e) {
+    throw fromDriver(e as QueryError);
   }
 }
 

@@ -49,7 +49,7 @@ describe('the layers of docs/architecture.md', () => {
     const capabilities = layers
       .filter((l) => l.rank === layers.find((c) => c.path === 'replication/')!.rank)
       .map((l) => l.path);
-    expect(capabilities.sort()).toEqual(['builder/', 'replication/', 'server/', 'sinks/', 'tools/']);
+    expect(capabilities.sort()).toEqual(['builder/', 'replication/', 'server/', 'sinks/', 'snapshot/', 'tools/']);
     expect(layers.find((l) => l.path === 'protocol/')!.rank).toBe(
       layers.find((l) => l.path === 'replication/')!.rank - 1,
     );

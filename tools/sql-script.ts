@@ -51,10 +51,16 @@ export class SqlScript {
     this.unnamedRows = new UnnamedRows(options);
   }
 
-  /** The text to write after this event (in a flashback, nothing until the end). */
-  push(event: BinlogEvent): string {
+  /** The session's SET statements the script begins with, the first time it is asked ('' after). */
+  header(): string {
     const head = this.started ? '' : SCRIPT_HEADER;
     this.started = true;
+    return head;
+  }
+
+  /** The text to write after this event (in a flashback, nothing until the end). */
+  push(event: BinlogEvent): string {
+    const head = this.header();
     const at = this.transactions.step(event);
     let out = '';
     if (at.begins) out += this.close();
@@ -70,9 +76,7 @@ export class SqlScript {
 
   /** The input is over: what is still held (a flashback's whole script). */
   end(): string {
-    const head = this.started ? '' : SCRIPT_HEADER;
-    this.started = true;
-    let out = head + this.close();
+    let out = this.header() + this.close();
     // The undo's BINLOG statements come after the last change's: the FORMAT_DESCRIPTION's goes before them all.
     if (this.options.flashback && this.unnamedRows.usedBinlog) out += terminated(this.unnamedRows.formatStatement());
     if (this.options.flashback)

@@ -27,7 +27,8 @@ export type BinlogErrorKind =
   | 'encode'
   | 'internal'
   | 'server'
-  | 'connection';
+  | 'connection'
+  | 'snapshot';
 
 export class BinlogError extends Error {
   readonly kind: BinlogErrorKind;
@@ -218,6 +219,16 @@ export class ServerError extends BinlogError {
 export class ConnectionError extends BinlogError {
   constructor(problem: string, site: ErrorSite = { offset: -1 }) {
     super('connection', problem, site);
+  }
+}
+
+/**
+ * A consistent snapshot could not be taken: the server writes no binlog, the user lacks a privilege the
+ * method needs, or the tables kept changing shape while it began.
+ */
+export class SnapshotError extends BinlogError {
+  constructor(problem: string) {
+    super('snapshot', problem, { offset: -1 });
   }
 }
 
