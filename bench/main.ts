@@ -261,7 +261,7 @@ async function main(): Promise<void> {
   row('@vlasky/zongji 0.9 row decode, in memory', zongji);
   row('mariadb-binlog --verbose > /dev/null', cxx);
   row("text cells' strings alone (Buffer#toString)", text);
-  row('binlog dump FILE > /dev/null', dump, '≥ 1.5× the next', dump && cxxRows && mbps(dump) >= 1.5 * mbps(cxxRows));
+  row('binlog dump FILE > /dev/null', dump, '≥ 1.0× the next', dump && cxxRows && mbps(dump) >= mbps(cxxRows));
   row('mariadb-binlog -v, DECODE-ROWS > /dev/null', cxxRows);
   p();
   if (decode && zongji) {
@@ -304,7 +304,7 @@ async function main(): Promise<void> {
   if (dump && cxxRows) {
     const mb = (x: Result) => (TIME ? `${((x.rssPeak ?? 0) / 1e6).toFixed(1)} MB` : 'not measured (no /usr/bin/time)');
     p(
-      `binlog dump / mariadb-binlog -v:      ${(mbps(dump) / mbps(cxxRows)).toFixed(2)}×   target ≥ 1.5×: ${yes(mbps(dump) >= 1.5 * mbps(cxxRows))}`,
+      `binlog dump / mariadb-binlog -v:      ${(mbps(dump) / mbps(cxxRows)).toFixed(2)}×   target ≥ 1.0× (issue 45): ${yes(mbps(dump) >= mbps(cxxRows))}`,
     );
     p(
       `peak RSS, binlog dump: ${mb(dump)} (target < 150 MB: ${yes((dump.rssPeak ?? 0) < 150e6)}); mariadb-binlog -v: ${mb(cxxRows)}`,
