@@ -54,7 +54,8 @@ export async function ensureBinlog(targetMb: number, source: DataSource, log: (s
     const meta: Meta = { version: WORKLOAD_VERSION, source, targetMb, size, files: 1, seconds };
     fs.writeFileSync(metaFile, JSON.stringify(meta, null, 2) + '\n');
     log(
-      `data: the builder wrote ${(size / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s (${(size / 1e6 / seconds).toFixed(1)} MB/s)`,
+      `data: the builder wrote ${(size / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s ` +
+        `(${(size / 1e6 / seconds).toFixed(1)} MB/s)`,
     );
     return file;
   }
@@ -140,8 +141,10 @@ INSERT INTO orders SELECT
   IF(seq % 19 = 0, NULL, seq % 65536)
 FROM seq_${a}_to_${b};`;
 
-const insertAudit = (a: number, b: number) => `
-INSERT INTO audit SELECT seq, seq DIV 4, seq % 7, CONCAT('änderung ', seq), IF(seq % 9 = 0, NULL, NOW(6)), IF(seq % 2 = 0, NULL, seq / 10000)
+const insertAudit = (a: number, b: number) =>
+  `
+INSERT INTO audit SELECT seq, seq DIV 4, seq % 7, CONCAT('änderung ', seq), IF(seq % 9 = 0, NULL, NOW(6)), ` +
+  `IF(seq % 2 = 0, NULL, seq / 10000)
 FROM seq_${a}_to_${b};`;
 
 /** One round: big transactions over orders base+1..base+ROUND_ROWS, and small autocommit ones. */
@@ -153,10 +156,12 @@ function roundSql(round: number): string {
     out.push(`BEGIN;${insertOrders(a, b)}${insertAudit(a * 2, a * 2 + AUDIT_PER_TX)} COMMIT;`);
   }
   out.push(
-    `BEGIN; UPDATE orders SET status = 'paid', amount = amount + 1, score = score * 2, qty = NULL WHERE id BETWEEN ${base + 1} AND ${base + ROUND_ROWS / 2}; COMMIT;`,
+    `BEGIN; UPDATE orders SET status = 'paid', amount = amount + 1, score = score * 2, ` +
+      `qty = NULL WHERE id BETWEEN ${base + 1} AND ${base + ROUND_ROWS / 2}; COMMIT;`,
   );
   out.push(
-    `BEGIN; UPDATE orders SET name = CONCAT(name, ' ✓'), note = LEFT(note, 20), created = created + INTERVAL 1 DAY WHERE id > ${base} AND id % 2 = 1; COMMIT;`,
+    `BEGIN; UPDATE orders SET name = CONCAT(name, ' ✓'), note = LEFT(note, 20), ` +
+      `created = created + INTERVAL 1 DAY WHERE id > ${base} AND id % 2 = 1; COMMIT;`,
   );
   // Small transactions (GTID, ANNOTATE_ROWS, TABLE_MAP, one row, XID).
   for (let i = 0; i < SMALL_TX; i++) {

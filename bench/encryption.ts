@@ -52,6 +52,7 @@ for (const [name, bytes] of Object.entries(files)) {
   const ms = name === 'clear' ? clear : best(bytes, runs, KEYS);
   const mbs = bytes.length / 1e6 / (ms / 1000);
   console.log(
-    `${name.padEnd(8)} ${ms.toFixed(0).padStart(6)} ms  ${mbs.toFixed(0).padStart(4)} MB/s  ×${(ms / clear).toFixed(2)}`,
+    `${name.padEnd(8)} ${ms.toFixed(0).padStart(6)} ms  ${mbs.toFixed(0).padStart(4)} MB/s  ` +
+      `×${(ms / clear).toFixed(2)}`,
   );
 }

@@ -114,7 +114,9 @@ function startup(runs: number): string[] {
   log(`run: start-up × ${runs}`);
   const root = path.join(import.meta.dirname, '..');
   const lib = pathToFileURL(path.join(root, 'dist', 'index.js')).href;
-  const timed = `const t = performance.now(); await import(${JSON.stringify(lib)}); console.log(JSON.stringify({ ms: performance.now() - t, rss: process.memoryUsage.rss() }))`;
+  const timed =
+    `const t = performance.now(); await import(${JSON.stringify(lib)}); console.log(JSON.stringify({ ms: ` +
+    `performance.now() - t, rss: process.memoryUsage.rss() }))`;
   const imports = Array.from(
     { length: runs },
     () =>
@@ -136,14 +138,18 @@ function startup(runs: number): string[] {
     runs,
   );
   const ms = (secs: number[]) =>
-    `${(median(secs) * 1000).toFixed(0)} ms (${(Math.min(...secs) * 1000).toFixed(0)}–${(Math.max(...secs) * 1000).toFixed(0)})`;
+    `${(median(secs) * 1000).toFixed(0)} ms ` +
+    `(${(Math.min(...secs) * 1000).toFixed(0)}–${(Math.max(...secs) * 1000).toFixed(0)})`;
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
   return [
     `start-up, median (min–max) of ${runs}:`,
-    `  import of the library (dist/index.js)   ${ms(imports.map((i) => i.ms / 1000))}, RSS after it ${mb(Math.max(...imports.map((i) => i.rss)))}`,
+    `  import of the library (dist/index.js)   ${ms(imports.map((i) => i.ms / 1000))}, ` +
+      `RSS after it ${mb(Math.max(...imports.map((i) => i.rss)))}`,
     ...runsOf.map(
       (r) =>
-        `  ${r.kind.padEnd(38)}  ${ms(r.secs)} wall, peak RSS ${TIME ? mb(r.rssPeak ?? 0) : 'not measured (no /usr/bin/time)'}`,
+        `  ${r.kind.padEnd(38)}  ${ms(r.secs)} wall, peak RSS ${
+          TIME ? mb(r.rssPeak ?? 0) : 'not measured ' + '(no /usr/bin/time)'
+        }`,
     ),
   ];
 }
@@ -241,7 +247,8 @@ async function main(): Promise<void> {
   const what = counted ? `, ${counted.events} events, ${counted.rows} row changes` : '';
   p(`binlog-codec bench: ${path.relative(process.cwd(), file)} (${made}), ${(size / 1e6).toFixed(1)} MB${what}`);
   p(
-    `median of ${RUNS} run(s); MB = 10^6 bytes; node ${process.version}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, load average at start ${LOAD}`,
+    `median of ${RUNS} run(s); MB = 10^6 bytes; node ${process.version}, ${os.cpus().length} CPU(s) ` +
+      `${os.cpus()[0]?.model ?? ''}, load average at start ${LOAD}`,
   );
   p();
   const cols = (a: string, b: string, c: string, d: string, e: string, f: string, g: string) =>
@@ -267,7 +274,8 @@ async function main(): Promise<void> {
   if (decode && zongji) {
     const x = mbps(decode) / mbps(zongji);
     p(
-      `ours / zongji, full decode:           ${x.toFixed(2)}×   target ≥ 5× (issue 16: ≥ 3.5×, not slower than before): ${yes(x >= 5)}`,
+      `ours / zongji, full decode:           ${x.toFixed(2)}×   target ≥ 5× (issue 16: ≥ 3.5×, ` +
+        `not slower than before): ${yes(x >= 5)}`,
     );
   }
   if (lazy && zongji) {
@@ -283,7 +291,8 @@ async function main(): Promise<void> {
       ? `, ${((100 * median(text.secs)) / median(decode.secs)).toFixed(0)} % of the full decode's time`
       : '';
     p(
-      `text: ${text.strings} strings, ${((text.textBytes ?? 0) / 1e6).toFixed(1)} MB of UTF-8; V8 making them alone takes ${median(text.secs).toFixed(3)} s${share}:`,
+      `text: ${text.strings} strings, ${((text.textBytes ?? 0) / 1e6).toFixed(1)} MB of UTF-8; ` +
+        `V8 making them alone takes ${median(text.secs).toFixed(3)} s${share}:`,
     );
     p(
       `  no decode that makes them in Node goes past ${mbps(text).toFixed(0)} MB/s on this file, whatever else it does`,
@@ -292,22 +301,26 @@ async function main(): Promise<void> {
   if (stream) {
     const rssMb = (stream.rssPeak ?? 0) / 1e6;
     p(
-      `peak RSS streaming readBinlog(path):  ${rssMb.toFixed(1)} MB (${((stream.rssBase ?? 0) / 1e6).toFixed(1)} MB after start-up)   target < 150 MB on 2 GB: ${yes(rssMb < 150)}`,
+      `peak RSS streaming readBinlog(path):  ${rssMb.toFixed(1)} MB (${((stream.rssBase ?? 0) / 1e6).toFixed(1)} MB ` +
+        `after start-up)   target < 150 MB on 2 GB: ${yes(rssMb < 150)}`,
     );
     p(
       size >= 1.9e9
         ? '  measured on this file'
-        : `  measured on ${(size / 1e6).toFixed(0)} MB; the 2 GB figure is extrapolated (memory does not grow with the file); --mb=2000 --only=stream measures it`,
+        : `  measured on ${(size / 1e6).toFixed(0)} MB; the 2 GB figure is extrapolated ` +
+            `(memory does not grow with the file); --mb=2000 --only=stream measures it`,
     );
   }
   if (encode) p(`encode output identical to the input:  ${encode.identical ? 'yes' : 'NO'}`);
   if (dump && cxxRows) {
     const mb = (x: Result) => (TIME ? `${((x.rssPeak ?? 0) / 1e6).toFixed(1)} MB` : 'not measured (no /usr/bin/time)');
     p(
-      `binlog dump / mariadb-binlog -v:      ${(mbps(dump) / mbps(cxxRows)).toFixed(2)}×   target ≥ 1.0× (issue 45): ${yes(mbps(dump) >= mbps(cxxRows))}`,
+      `binlog dump / mariadb-binlog -v:      ${(mbps(dump) / mbps(cxxRows)).toFixed(2)}×   target ≥ 1.0× (issue 45): ` +
+        `${yes(mbps(dump) >= mbps(cxxRows))}`,
     );
     p(
-      `peak RSS, binlog dump: ${mb(dump)} (target < 150 MB: ${yes((dump.rssPeak ?? 0) < 150e6)}); mariadb-binlog -v: ${mb(cxxRows)}`,
+      `peak RSS, binlog dump: ${mb(dump)} (target < 150 MB: ${yes((dump.rssPeak ?? 0) < 150e6)}); mariadb-binlog -v: ` +
+        `${mb(cxxRows)}`,
     );
   }
   p();
@@ -323,7 +336,8 @@ async function main(): Promise<void> {
   if (zongji) {
     p(`zongji: lib/sequence/binlog.js binlogData() fed one packet per event (0x00 OK byte + the event's bytes, CRC32`);
     p(
-      `  included), useChecksum and isMariaDb set, TABLE_MAPs registered as index.js does with FULL metadata (bench/zongji.ts)`,
+      `  included), useChecksum and isMariaDb set, TABLE_MAPs registered as index.js does with FULL metadata ` +
+        `(bench/zongji.ts)`,
     );
   }
 

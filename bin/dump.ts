@@ -173,7 +173,8 @@ function keptImages(e: DumpEvent): boolean {
 function outcome(skipped: number, undecoded: number, unread: number): number {
   if (undecoded)
     process.stderr.write(
-      `binlog: ${undecoded} row event${undecoded === 1 ? '' : 's'} kept their row images as bytes, not split into rows (rowImagesUndecoded says why).\n`,
+      `binlog: ${undecoded} row event${undecoded === 1 ? '' : 's'} kept their row images as bytes, ` +
+        `not split into rows (rowImagesUndecoded says why).\n`,
     );
   return skipped ? EXIT.skipped : undecoded || unread ? EXIT.undecoded : EXIT.ok;
 }

@@ -37,7 +37,8 @@ export async function encodeCommand(args: string[], help: string): Promise<numbe
     await out.commit();
     if (encoder.assumedFormat)
       process.stderr.write(
-        `binlog: ${input}: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes a binlog without one (${ASSUMED_FORMAT})\n`,
+        `binlog: ${input}: the first event is no FORMAT_DESCRIPTION_EVENT: the events were written as a reader takes ` +
+          `a binlog without one (${ASSUMED_FORMAT})\n`,
       );
     return EXIT.ok;
   } catch (e) {

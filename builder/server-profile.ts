@@ -30,7 +30,8 @@ export function checkWrites(profile: ServerProfile, type: string): void {
   if (server === undefined || server === 'both' || server === profile.flavor) return;
   const whose = server === 'vendor' ? "a fork's (not MySQL's or MariaDB's)" : `${server}'s`;
   throw new EncodeError(
-    `${type} is ${whose}: the ${profile.flavor} server this writer imitates never writes it (foreignEvents: true writes it all the same)`,
+    `${type} is ${whose}: the ${profile.flavor} server this writer imitates never writes it (foreignEvents: ` +
+      `true writes it all the same)`,
     'BinlogWriter.event',
   );
 }

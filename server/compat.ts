@@ -84,7 +84,8 @@ export class ReplicaEvents {
     const room = this.dataLength(bytes) - EVENT_HEADER_LENGTH;
     if (room < USER_VAR_FIXED + 1)
       throw new Error(
-        `an event of type ${bytes[EventHeaderOffsets.typeCode]} is too small (${bytes.length} bytes) to be replaced by a dummy for this replica`,
+        `an event of type ${bytes[EventHeaderOffsets.typeCode]} is too small (${bytes.length} bytes) ` +
+          `to be replaced by a dummy for this replica`,
       );
     const header = headerOf(bytes);
     if (room < QUERY_FIXED + 1)

@@ -305,7 +305,9 @@ async function selectInformationSchema(t: Tokens, ctx: QueryContext, table: stri
   const keys = wanted.map(({ column }) => {
     const key = column.toUpperCase();
     if (rows.length && !(key in rows[0]!)) {
-      const message = `Unknown column '${quoted(column)}' in 'field list' (binlog serve knows ${Object.keys(rows[0]!).join(', ')})`;
+      const message =
+        `Unknown column '${quoted(column)}' in 'field list' ` +
+        `(binlog serve knows ${Object.keys(rows[0]!).join(', ')})`;
       throw new QueryError(ServerErrorCode.ER_BAD_FIELD_ERROR, '42S22', message);
     }
     return key;
@@ -585,7 +587,8 @@ async function servedTable(t: Tokens, ctx: QueryContext, from: boolean): Promise
   schema ??= ctx.database ?? noDatabase();
   const table = (await ctx.tables()).find((x) => x.schema === schema && x.table === name);
   if (!table) {
-    const message = `Table '${quoted(`${schema}.${name}`)}' doesn't exist (no TABLE_MAP of it is in the served binlogs)`;
+    const message =
+      `Table '${quoted(`${schema}.${name}`)}' doesn't exist ` + `(no TABLE_MAP of it is in the served binlogs)`;
     throw new QueryError(ServerErrorCode.ER_NO_SUCH_TABLE, '42S02', message);
   }
   return table;
@@ -603,7 +606,9 @@ function namedColumns(table: ServedTable): ColumnRow[] {
 }
 
 function notLogged(table: ServedTable, what: string, needs: string): QueryError {
-  const message = `binlog serve cannot answer this statement: the served binlogs do not say ${what} of ${quoted(`${table.schema}.${table.table}`)} (that needs ${needs})`;
+  const message =
+    `binlog serve cannot answer this statement: the served binlogs do not say ${what} of ` +
+    `${quoted(`${table.schema}.${table.table}`)} (that needs ${needs})`;
   return new QueryError(ServerErrorCode.ER_NOT_SUPPORTED_YET, '42000', message);
 }
 

@@ -65,7 +65,11 @@ export function tableColumns(tables: ServedTable[], schema: string, table: strin
   const found = tables.find((t) => t.schema === schema && t.table === table);
   if (!found) return `no TABLE_MAP of ${schema}.${table} is in the served binlogs`;
   if (!found.columns) {
-    return `the served binlogs do not name the columns of ${schema}.${table}: its TABLE_MAP has no COLUMN_NAME metadata (binlog_row_metadata=FULL), and no table definition was given (--schema-file, --table-def)`;
+    return (
+      `the served binlogs do not name the columns of ${schema}.${table}: ` +
+      `its TABLE_MAP has no COLUMN_NAME metadata (binlog_row_metadata=FULL), and no table definition was given ` +
+      `(--schema-file, --table-def)`
+    );
   }
   return found.columns;
 }

@@ -35,7 +35,8 @@ export async function logFormat(log: ServedLog): Promise<LogFormat | undefined> 
   const at = BINLOG_MAGIC.length;
   if (head[at + EventHeaderOffsets.typeCode] !== EventTypes.FORMAT_DESCRIPTION_EVENT) {
     throw new UnservableError(
-      `${log.name} does not begin with a FORMAT_DESCRIPTION_EVENT: only binlogs of format v4 (MySQL 5.0 and later, MariaDB) are served`,
+      `${log.name} does not begin with a FORMAT_DESCRIPTION_EVENT: only binlogs of format v4 (MySQL 5.0 and later, ` +
+        `MariaDB) are served`,
     );
   }
   const bytes = await eventAt(log, at);

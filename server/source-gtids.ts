@@ -92,7 +92,10 @@ export async function gtidStart(logs: ServedLog[], state: MariadbGtidState): Pro
   );
   if (missing.length) {
     const names = missing.map(([d, g]) => `${d}-${g.server}-${g.seq}`).join(', ');
-    return `the replica asks to start after GTID ${names}, which is in none of the served binlogs (${logs.map((l) => l.name).join(', ')})`;
+    return (
+      `the replica asks to start after GTID ${names}, which is in none of the served binlogs ` +
+      `(${logs.map((l) => l.name).join(', ')})`
+    );
   }
   for (let i = logs.length - 1; i >= 0; i--) {
     const list = lists[i];
@@ -102,7 +105,10 @@ export async function gtidStart(logs: ServedLog[], state: MariadbGtidState): Pro
     for (const g of list ?? []) if (sameGtid(skip.get(g.domain), g)) skip.delete(g.domain);
     return { log: i, skip };
   }
-  return `no served binlog begins at or before the replica's GTID state ${state} (the first served, ${logs[0]?.name}, begins after it): the binlogs it needs are not served`;
+  return (
+    `no served binlog begins at or before the replica's GTID state ${state} (the first served, ` +
+    `${logs[0]?.name}, begins after it): the binlogs it needs are not served`
+  );
 }
 
 /**
@@ -145,9 +151,15 @@ const MYSQL_CODES: ReadonlySet<number> = new Set([
  * as 1236.
  */
 const SLAVE_HAS_MORE_GTIDS =
-  "Slave has more GTIDs than the master has, using the master's SERVER_UUID. This may indicate that the end of the binary log was truncated or that the last binary log file was lost, e.g., after a power or disk failure when sync_binlog != 1. The master may or may not have rolled back transactions that were already replicated to the slave. Suggest to replicate any transactions that master has rolled back from slave to master, and/or commit empty transactions on master to account for transactions that have been committed on master but are not included in GTID_EXECUTED.";
+  "Slave has more GTIDs than the master has, using the master's SERVER_UUID. This may indicate that the end of the " +
+  'binary log was truncated or that the last binary log file was lost, e.g., ' +
+  'after a power or disk failure when sync_binlog != 1. The master may or may not have rolled back transactions ' +
+  'that were already replicated to the slave. Suggest to replicate any transactions that master has rolled ' +
+  'back from slave to master, and/or commit empty transactions on master to account for transactions that ' +
+  'have been committed on master but are not included in GTID_EXECUTED.';
 const MASTER_HAS_PURGED_GTIDS =
-  'The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires.';
+  'The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, ' +
+  'but the master has purged binary logs containing GTIDs that the slave requires.';
 
 /**
  * A MySQL GTID start: the binlog to send from, and whether its first transaction is one the replica has (its
@@ -179,10 +191,16 @@ export async function mysqlGtidStart(logs: ServedLog[], has: MysqlGtidSet): Prom
   const names = logs.map((l) => l.name).join(', ');
   const extra = has.minus(executed).sourcesOf(executed);
   if (!extra.empty)
-    return `${SLAVE_HAS_MORE_GTIDS} (binlog serve: the replica has ${extra}, which the served binlogs, ${names}, do not)`;
+    return (
+      `${SLAVE_HAS_MORE_GTIDS} (binlog serve: the replica has ${extra}, which the served binlogs, ${names}, ` +
+      `do not)`
+    );
   const missing = (before[0] ?? new MysqlGtidSet()).minus(has);
   if (!missing.empty)
-    return `${MASTER_HAS_PURGED_GTIDS} (binlog serve: the replica lacks ${missing}, which came before the first served binlog, ${logs[0]!.name})`;
+    return (
+      `${MASTER_HAS_PURGED_GTIDS} (binlog serve: the replica lacks ${missing}, ` +
+      `which came before the first served binlog, ${logs[0]!.name})`
+    );
   // The first binlog qualifies: its PREVIOUS_GTIDS is in the set, as just checked.
   let log = logs.length - 1;
   while (log > 0 && !(before[log] ?? new MysqlGtidSet()).minus(has).empty) log--;

@@ -21,7 +21,9 @@ export async function load(url, context, next) {
   if (!url.startsWith('node:')) appendFileSync(process.env.BINLOG_LOADED, url + '\\n');
   return next(url, context);
 }`;
-const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+const register =
+  `import { register } from 'node:module'; ` +
+  `register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
 
 let runs = 0;
 
@@ -60,13 +62,17 @@ describe('binlog start-up', () => {
     expect(files.filter((f) => /^dist\/bin\/(dump|encode|sql|serve|stream|options|remote)\.js$/.test(f))).toEqual([]);
   });
 
-  it('dump FILE loads no package and none of the protocol layer, the replication client, the server, the tools, the builder or the sinks', () => {
-    const { code, files, packages } = loads(['dump', sample]);
-    expect(code).toBe(0);
-    expect(packages).toEqual([]);
-    expect(files.filter((f) => /^dist\/(protocol|replication|server|tools|builder|sinks)\//.test(f))).toEqual([]);
-    expect(files).toContain('dist/runtime/io/stream.js');
-  });
+  it(
+    'dump FILE loads no package and none of the protocol layer, the replication client, the server, the tools, ' +
+      'the builder or the sinks',
+    () => {
+      const { code, files, packages } = loads(['dump', sample]);
+      expect(code).toBe(0);
+      expect(packages).toEqual([]);
+      expect(files.filter((f) => /^dist\/(protocol|replication|server|tools|builder|sinks)\//.test(f))).toEqual([]);
+      expect(files).toContain('dist/runtime/io/stream.js');
+    },
+  );
 
   it('stream and serve load NATS and mysql2 only when they run, not for a usage error', () => {
     for (const args of [['stream', '-R', '--raw', '--to=nats://localhost:4222'], ['serve']]) {

@@ -127,7 +127,8 @@ describe('binlog dump', () => {
     expect(strict.code).toBe(1);
     expect(strict.stderr).toMatch(
       new RegExp(
-        `checksum mismatch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \\[offset \\d+, event at ${query.pos} \\(type 2, QUERY_EVENT\\)`,
+        `checksum mismatch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \\[offset \\d+, ` +
+          `event at ${query.pos} \\(type 2, QUERY_EVENT\\)`,
       ),
     );
     const lax = binlog(['dump', '--no-verify-checksum', path]);
@@ -218,7 +219,8 @@ describe('binlog dump', () => {
     const n = decodeBinlog(bytes).length;
     expect(last).toMatch(
       new RegExp(
-        `^${size(2 * bytes.length)} of ${size(2 * bytes.length)} \\(100%\\), ${2 * n} events, [\\d.]+ [kMG]?B/s, in \\d+\\.\\d s *\\n$`,
+        `^${size(2 * bytes.length)} of ${size(2 * bytes.length)} \\(100%\\), ${2 * n} events, [\\d.]+ [kMG]?B/s, ` +
+          `in \\d+\\.\\d s *\\n$`,
       ),
     );
     const filtered = binlog(['dump', '--progress', '--table=notes', sample]).stderr.split('\r').at(-1)!;
@@ -261,20 +263,24 @@ describe('what the command says when it cannot go on', () => {
     expect(binlog(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
 
-  it('an unknown option names the one likely meant; an option without its value, or with one it does not take, says so', () => {
-    expect(said(['dump', '--folow', sample])).toEqual([2, 'binlog: unknown option --folow (did you mean --follow?)']);
-    expect(said(['sql', '--rows-onli', sample])).toEqual([
-      2,
-      'binlog: unknown option --rows-onli (did you mean --rows-only?)',
-    ]);
-    expect(said(['dump', '--zzzzzz', sample])).toEqual([2, 'binlog: unknown option --zzzzzz']);
-    expect(said(['dump', sample, '--start-position'])).toEqual([2, 'binlog: --start-position needs a value']);
-    expect(said(['dump', '--progress=yes', sample])).toEqual([2, 'binlog: --progress takes no value']);
-    expect(said(['dump', '--follow', '-'])).toEqual([
-      2,
-      'binlog: --follow reads a FILE the server is writing, not standard input',
-    ]);
-  });
+  it(
+    'an unknown option names the one likely meant; an option without its value, or with one it does not take, ' +
+      'says so',
+    () => {
+      expect(said(['dump', '--folow', sample])).toEqual([2, 'binlog: unknown option --folow (did you mean --follow?)']);
+      expect(said(['sql', '--rows-onli', sample])).toEqual([
+        2,
+        'binlog: unknown option --rows-onli (did you mean --rows-only?)',
+      ]);
+      expect(said(['dump', '--zzzzzz', sample])).toEqual([2, 'binlog: unknown option --zzzzzz']);
+      expect(said(['dump', sample, '--start-position'])).toEqual([2, 'binlog: --start-position needs a value']);
+      expect(said(['dump', '--progress=yes', sample])).toEqual([2, 'binlog: --progress takes no value']);
+      expect(said(['dump', '--follow', '-'])).toEqual([
+        2,
+        'binlog: --follow reads a FILE the server is writing, not standard input',
+      ]);
+    },
+  );
 
   it('file errors are said in words, not as Node error codes', () => {
     expect(said(['dump', join(tmp, 'nope.bin')])).toEqual([
@@ -288,46 +294,55 @@ describe('what the command says when it cannot go on', () => {
     ]);
   });
 
-  it('--format=json writes one array of the lines dump writes, --pretty indented; a cut input still gives a whole array', () => {
-    const lines = binlog(['dump', sample]).lines.map((l) => JSON.parse(l));
-    const array = binlog(['dump', '--format=json', sample]);
-    expect([array.code, JSON.parse(array.stdout)]).toEqual([0, lines]);
-    const pretty = binlog(['dump', '--format=json', '--pretty', sample]);
-    expect(JSON.parse(pretty.stdout)).toEqual(lines);
-    expect(pretty.stdout).toContain('\n  "pos": 4,\n');
-    expect(JSON.parse(binlog(['dump', '--format=json', '--stop-position=5', sample]).stdout)).toEqual(
-      lines.slice(0, 1),
-    );
-    const cut = binlog(['dump', '--format=json', '-'], bytes.subarray(0, 1000));
-    expect(cut.code).toBe(1);
-    const fromStdin = lines.map(({ file: _, ...rest }) => rest); // standard input has no file name
-    expect(JSON.parse(cut.stdout)).toEqual(fromStdin.slice(0, 9));
-    expect(said(['dump', '--pretty', sample])).toEqual([
-      2,
-      'binlog: --pretty is for --format=json: JSON Lines hold each event on one line',
-    ]);
-    expect(said(['dump', '--format=json', '--follow', sample])).toEqual([
-      2,
-      'binlog: --format=json writes one array, which --follow would never close: use JSON Lines',
-    ]);
-  });
+  it(
+    '--format=json writes one array of the lines dump writes, --pretty indented; ' +
+      'a cut input still gives a whole array',
+    () => {
+      const lines = binlog(['dump', sample]).lines.map((l) => JSON.parse(l));
+      const array = binlog(['dump', '--format=json', sample]);
+      expect([array.code, JSON.parse(array.stdout)]).toEqual([0, lines]);
+      const pretty = binlog(['dump', '--format=json', '--pretty', sample]);
+      expect(JSON.parse(pretty.stdout)).toEqual(lines);
+      expect(pretty.stdout).toContain('\n  "pos": 4,\n');
+      expect(JSON.parse(binlog(['dump', '--format=json', '--stop-position=5', sample]).stdout)).toEqual(
+        lines.slice(0, 1),
+      );
+      const cut = binlog(['dump', '--format=json', '-'], bytes.subarray(0, 1000));
+      expect(cut.code).toBe(1);
+      const fromStdin = lines.map(({ file: _, ...rest }) => rest); // standard input has no file name
+      expect(JSON.parse(cut.stdout)).toEqual(fromStdin.slice(0, 9));
+      expect(said(['dump', '--pretty', sample])).toEqual([
+        2,
+        'binlog: --pretty is for --format=json: JSON Lines hold each event on one line',
+      ]);
+      expect(said(['dump', '--format=json', '--follow', sample])).toEqual([
+        2,
+        'binlog: --format=json writes one array, which --follow would never close: use JSON Lines',
+      ]);
+    },
+  );
 
-  it('flashback of a file still being written warns as mariadb-binlog does, and its undo binlog goes without the in-use flag', () => {
-    const events = decodeBinlog(bytes);
-    const fde = events[0]!;
-    expect(fde.header.flags! & 1).toBe(0);
-    const inUse = file(
-      'in-use.bin',
-      encodeBinlog([{ ...fde, header: { ...fde.header, flags: fde.header.flags! | 1 } }, ...events.slice(1)]),
-    );
-    const out = join(tmp, 'in-use-undo.bin');
-    const undo = binlog(['flashback', '--table=sample.people', inUse, '-o', out]);
-    expect(undo.code).toBe(0);
-    expect(undo.stderr).toBe(
-      'binlog: warning: in-use.bin: this binlog is either in use or was not closed properly: the undo covers the changes written so far\n',
-    );
-    expect(decodeBinlog(readFileSync(out))[0]!.header.flags! & 1).toBe(0);
-  });
+  it(
+    'flashback of a file still being written warns as mariadb-binlog does, ' +
+      'and its undo binlog goes without the in-use flag',
+    () => {
+      const events = decodeBinlog(bytes);
+      const fde = events[0]!;
+      expect(fde.header.flags! & 1).toBe(0);
+      const inUse = file(
+        'in-use.bin',
+        encodeBinlog([{ ...fde, header: { ...fde.header, flags: fde.header.flags! | 1 } }, ...events.slice(1)]),
+      );
+      const out = join(tmp, 'in-use-undo.bin');
+      const undo = binlog(['flashback', '--table=sample.people', inUse, '-o', out]);
+      expect(undo.code).toBe(0);
+      expect(undo.stderr).toBe(
+        'binlog: warning: in-use.bin: this binlog is either in use or was not closed properly: ' +
+          'the undo covers the changes written so far\n',
+      );
+      expect(decodeBinlog(readFileSync(out))[0]!.header.flags! & 1).toBe(0);
+    },
+  );
 
   it('encode and flashback write to standard output given -o -', () => {
     const dump = binlog(['dump', sample]).stdout;
@@ -357,7 +372,8 @@ describe('what the command says when it cannot go on', () => {
         'bash',
         [
           '-c',
-          `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _binlog; echo "\${COMPREPLY[@]}"`,
+          `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; ` +
+            `_binlog; echo "\${COMPREPLY[@]}"`,
         ],
         { input: script, encoding: 'utf8' },
       );
@@ -417,7 +433,9 @@ describe('binlog dump --schema-file', () => {
   w.insert(t, [{ id: 3000000000, nick: 'ünï' }]).commit();
   const noLog = file('users.000001', w.toBytes());
   const schema =
-    '-- Host: localhost    Database: app\nCREATE TABLE `users` (\n  `id` int(10) unsigned NOT NULL,\n  `nick` varchar(20) CHARACTER SET utf8mb4 DEFAULT NULL,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n';
+    '-- Host: localhost    Database: app\nCREATE TABLE `users` (\n  `id` int(10) ' +
+    'unsigned NOT NULL,\n  `nick` varchar(20) CHARACTER SET utf8mb4 DEFAULT NULL,\n  PRIMARY KEY (`id`)\n) ' +
+    'ENGINE=InnoDB DEFAULT CHARSET=latin1;\n';
   const rows = (r: { lines: string[] }) =>
     r.lines
       .map((l) => JSON.parse(l))
@@ -440,29 +458,38 @@ describe('binlog dump --schema-file', () => {
     const none = binlog(['dump', '--schema-file', bare, noLog]);
     expect([none.code, none.stderr]).toEqual([
       2,
-      `binlog: --schema-file ${bare}: table users: created before any USE, and no database was given for it (nor named by a dump header)\nRun 'binlog --help' for usage.\n`,
+      `binlog: --schema-file ${bare}: table users: created before any USE, and no database was given for it ` +
+        `(nor named by a dump header)\nRun 'binlog --help' for usage.\n`,
     ]);
   });
 
-  it('a schema of another table is one line naming the column, rows without it and exit 7; one it cannot describe is said, and left out', () => {
-    const other = file(
-      'other.sql',
-      new TextEncoder().encode(schema.replace('`nick` varchar(20)', '`nick` varchar(30)')),
-    );
-    const bad = binlog(['dump', '--schema-file', other, noLog]);
-    expect(bad.code).toBe(7);
-    expect(bad.stderr).toBe(
-      "binlog: table app.users, column nick: the TABLE_MAP's metadata says maxLength 80, the definition's VARCHAR(30) in utf8mb4 gives 120 [in app.users.nick] (the definition from the definitions given at the start); it leaves the schema history and its rows are read without one\n",
-    );
-    expect(Object.keys(rows(bad)[0].after)).toEqual(['@1', '@2']);
-    const odd = file('odd.sql', new TextEncoder().encode(schema.replace('`nick` varchar(20)', '`nick` hyperstring')));
-    const skipped = binlog(['dump', '--schema-file', odd, noLog]);
-    expect(skipped.code).toBe(0);
-    expect(skipped.stderr).toBe(
-      `binlog: --schema-file ${odd}: table app.users, column nick: unknown SQL type 'hyperstring'; its rows are read without a definition.\n`,
-    );
-    expect(Object.keys(rows(skipped)[0].after)).toEqual(['@1', '@2']);
-  });
+  it(
+    'a schema of another table is one line naming the column, rows without it and exit 7; ' +
+      'one it cannot describe is said, and left out',
+    () => {
+      const other = file(
+        'other.sql',
+        new TextEncoder().encode(schema.replace('`nick` varchar(20)', '`nick` varchar(30)')),
+      );
+      const bad = binlog(['dump', '--schema-file', other, noLog]);
+      expect(bad.code).toBe(7);
+      expect(bad.stderr).toBe(
+        "binlog: table app.users, column nick: the TABLE_MAP's metadata says maxLength 80, " +
+          "the definition's VARCHAR(30) in utf8mb4 gives 120 [in app.users.nick] " +
+          '(the definition from the definitions given at the start); it leaves the schema history and its rows are ' +
+          'read without one\n',
+      );
+      expect(Object.keys(rows(bad)[0].after)).toEqual(['@1', '@2']);
+      const odd = file('odd.sql', new TextEncoder().encode(schema.replace('`nick` varchar(20)', '`nick` hyperstring')));
+      const skipped = binlog(['dump', '--schema-file', odd, noLog]);
+      expect(skipped.code).toBe(0);
+      expect(skipped.stderr).toBe(
+        `binlog: --schema-file ${odd}: table app.users, column nick: unknown SQL type 'hyperstring'; ` +
+          `its rows are read without a definition.\n`,
+      );
+      expect(Object.keys(rows(skipped)[0].after)).toEqual(['@1', '@2']);
+    },
+  );
 
   it('a table the binlog creates is read with the definition its CREATE TABLE gives, no schema file needed', () => {
     const w = new BinlogWriter({ rowMetadata: 'NO_LOG' });

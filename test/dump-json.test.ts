@@ -208,22 +208,26 @@ describe('JSON written as bytes', () => {
       expect(line).toBe(referenceLine(eager));
     });
 
-    it("unused null-bitmap bits in an UPDATE's before image, after image or both: nullSpare as the eager change has it", () => {
-      const events = decodeBinlog(sample);
-      const at = events.findIndex((e) => e.type === 'UPDATE_ROWS_EVENT_V1');
-      const cases: { before?: number; after?: number }[] = [{ before: 0 }, { after: 1 }, { before: 2, after: 0 }];
-      for (const nullSpare of cases) {
-        const edited = events.map((e, i) =>
-          i === at ? { ...e, rows: (e as { rows: object[] }).rows.map((c) => ({ nullSpare, ...c })) } : e,
-        );
-        const b = encodeBinlog(edited as BinlogEvent[]);
-        const eager = dumpedEvents(b)[at]!;
-        expect((eager as { rows: object[] }).rows[0]).toHaveProperty('nullSpare', nullSpare);
-        const w = new JsonBytes();
-        writeDumpEvent(w, new JsonBytes(), dumpedEvents(b, 'dump')[at] as DumpReadEvent);
-        expect(w.take().toString('utf8')).toBe(referenceLine(eager));
-      }
-    });
+    it(
+      "unused null-bitmap bits in an UPDATE's before image, after image or both: " +
+        'nullSpare as the eager change has it',
+      () => {
+        const events = decodeBinlog(sample);
+        const at = events.findIndex((e) => e.type === 'UPDATE_ROWS_EVENT_V1');
+        const cases: { before?: number; after?: number }[] = [{ before: 0 }, { after: 1 }, { before: 2, after: 0 }];
+        for (const nullSpare of cases) {
+          const edited = events.map((e, i) =>
+            i === at ? { ...e, rows: (e as { rows: object[] }).rows.map((c) => ({ nullSpare, ...c })) } : e,
+          );
+          const b = encodeBinlog(edited as BinlogEvent[]);
+          const eager = dumpedEvents(b)[at]!;
+          expect((eager as { rows: object[] }).rows[0]).toHaveProperty('nullSpare', nullSpare);
+          const w = new JsonBytes();
+          writeDumpEvent(w, new JsonBytes(), dumpedEvents(b, 'dump')[at] as DumpReadEvent);
+          expect(w.take().toString('utf8')).toBe(referenceLine(eager));
+        }
+      },
+    );
 
     it('text that is not UTF-8, and text that needs escapes', () => {
       // name 'Ada' (after its length byte) forged to bytes that are not UTF-8, then to a quote, a backslash and a

@@ -23,12 +23,16 @@ describe('fuzzing', () => {
     expect(r.refused).toBeGreaterThan(1000);
   }, 120_000);
 
-  it('5 000 mutants read as a stream in chunks of 1 to 64 bytes: the same events and errors as the buffer', async () => {
-    const r = await fuzzByteStream(corpus, 5000, 20261206);
-    expect(r.failures.map((f) => `case ${f.case} (${f.mutation}): ${f.problem}`)).toEqual([]);
-    expect(r.decoded).toBeGreaterThan(250);
-    expect(r.refused).toBeGreaterThan(250);
-  }, 120_000);
+  it(
+    '5 000 mutants read as a stream in chunks of 1 to 64 bytes: ' + 'the same events and errors as the buffer',
+    async () => {
+      const r = await fuzzByteStream(corpus, 5000, 20261206);
+      expect(r.failures.map((f) => `case ${f.case} (${f.mutation}): ${f.problem}`)).toEqual([]);
+      expect(r.decoded).toBeGreaterThan(250);
+      expect(r.refused).toBeGreaterThan(250);
+    },
+    120_000,
+  );
 
   it("5 000 mutants through the dump's own path: each event's line the eager decode's, the same ending", async () => {
     const r = await fuzzDumpPath(corpus, 5000, 20261207);

@@ -48,21 +48,24 @@ describe('binlog dump of hostile files', () => {
   beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'hostile-cli-'))));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('D1: a length width the metadata does not give keeps the images as bytes, every event written, exit 7', async () => {
-    const file = join(dir, 'd1.bin');
-    const bytes = charColumnSaidToBeTinyBlob();
-    writeFileSync(file, bytes);
-    const run = await runBinlog(['dump', file]);
-    expect(run.stderr).not.toMatch(/RangeError|at .*\.js:\d+/);
-    expect(run.status).toBe(EXIT.undecoded);
-    const lines = run.stdout
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { type: string; rowImagesUndecoded?: string });
-    expect(lines.map((l) => l.type)).toEqual(decodeBinlog(bytes, { onError: () => 'skip' }).map((e) => e.type));
-    const rows = lines.find((l) => l.type.startsWith('WRITE_ROWS_EVENT'))!;
-    expect(rows.rowImagesUndecoded).toMatch(/an integer of undefined bytes/);
-  });
+  it(
+    'D1: a length width the metadata does not give keeps the images as bytes, every event written, ' + 'exit 7',
+    async () => {
+      const file = join(dir, 'd1.bin');
+      const bytes = charColumnSaidToBeTinyBlob();
+      writeFileSync(file, bytes);
+      const run = await runBinlog(['dump', file]);
+      expect(run.stderr).not.toMatch(/RangeError|at .*\.js:\d+/);
+      expect(run.status).toBe(EXIT.undecoded);
+      const lines = run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; rowImagesUndecoded?: string });
+      expect(lines.map((l) => l.type)).toEqual(decodeBinlog(bytes, { onError: () => 'skip' }).map((e) => e.type));
+      const rows = lines.find((l) => l.type.startsWith('WRITE_ROWS_EVENT'))!;
+      expect(rows.rowImagesUndecoded).toMatch(/an integer of undefined bytes/);
+    },
+  );
 });
 
 describe('a fault no typed error describes', () => {
@@ -78,7 +81,8 @@ describe('a fault no typed error describes', () => {
       vi.unstubAllEnvs();
     }
     expect(said[0]).toBe(
-      "binlog: f.bin: an internal error stopped the command (please report it): Cannot read properties of undefined (reading 'x')\n",
+      'binlog: f.bin: an internal error stopped the command (please report it): Cannot read properties of undefined ' +
+        "(reading 'x')\n",
     );
     expect(said.slice(1).join('')).toMatch(/TypeError: again\n\s+at /);
   });

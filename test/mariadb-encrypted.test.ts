@@ -33,7 +33,8 @@ describeWithServer('an encrypted MariaDB binlog without its key', () => {
       ],
     });
     await server.sql(
-      'CREATE DATABASE e; CREATE TABLE e.t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO e.t VALUES (1, "secret"), (2, "more");',
+      'CREATE DATABASE e; CREATE TABLE e.t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO e.t VALUES (1, ' +
+        '"secret"), (2, "more");',
     );
     await server.flushLogs();
     file = (await server.binlogFiles()).at(-2)!;
@@ -53,8 +54,10 @@ describeWithServer('an encrypted MariaDB binlog without its key', () => {
     const first = events.find((e) => e.type === 'ENCRYPTED_EVENT')!;
     expect(events.filter((e) => e.type === 'ENCRYPTED_EVENT').length).toBeGreaterThan(5);
     expect(r.stderr).toBe(
-      `binlog: ${file.split('/').at(-1)}: the events from offset ${first.pos} on are encrypted (encrypt_binlog) and cannot be read without ` +
-        `key id 1, key version ${start.keyVersion} (scheme 1, START_ENCRYPTION at ${start.pos}): they are kept as bytes, as ENCRYPTED_EVENT.\n`,
+      `binlog: ${file.split('/').at(-1)}: the events from offset ${first.pos} on are encrypted (encrypt_binlog) ` +
+        `and cannot be read without ` +
+        `key id 1, key version ${start.keyVersion} (scheme 1, START_ENCRYPTION at ${start.pos}): ` +
+        `they are kept as bytes, as ENCRYPTED_EVENT.\n`,
     );
     expect(r.code).toBe(7);
   });

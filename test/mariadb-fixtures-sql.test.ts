@@ -125,7 +125,8 @@ describeWithServer('the SQL of the fixtures, run by MariaDB', () => {
       for (const r of all) for (const [k, n] of r.left) left.set(k, (left.get(k) ?? 0) + n);
       const ran = all.reduce((n, r) => n + r.statements, 0);
       process.stderr.write(
-        `fixture SQL: ${runs.size} fixtures, ${ran} statements run; left out: ${JSON.stringify(Object.fromEntries(left))}\n`,
+        `fixture SQL: ${runs.size} fixtures, ${ran} statements run; left out: ` +
+          `${JSON.stringify(Object.fromEntries(left))}\n`,
       );
       expect(runs.size).toBeGreaterThan(60);
       expect(ran).toBeGreaterThan(1000);

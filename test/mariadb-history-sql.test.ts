@@ -81,41 +81,50 @@ describeWithServer(
       ]);
     });
 
-    it('binlog sql --schema-file of the whole file, applied to the start, gives the end; --schema-history keeps both ALTERs', async () => {
-      const kept = join(tmp, 'history.jsonl');
-      const r = binlog(['sql', '--schema-file', schema, `--schema-history=${kept}`, file]);
-      expect([r.code, r.stderr]).toEqual([0, '']);
-      // Every change is a named statement: no positional INSERT or BINLOG statement was needed.
-      expect(r.stdout).not.toMatch(/BINLOG '|names no columns/);
-      expect(r.stdout).toContain('`label`');
-      await target.sql(r.stdout);
-      expect(await state(target)).toEqual(end);
-      const entries = readFileSync(kept, 'utf8').trim().split('\n');
-      expect(entries.map((l) => JSON.parse(l).statement)).toEqual([
-        'ALTER TABLE s.a ADD COLUMN extra INT UNSIGNED AFTER id, RENAME COLUMN name TO label',
-        SECOND.slice(0, -1),
-      ]);
-    }, 120_000);
+    it(
+      'binlog sql --schema-file of the whole file, applied to the start, gives the end; ' +
+        '--schema-history keeps both ALTERs',
+      async () => {
+        const kept = join(tmp, 'history.jsonl');
+        const r = binlog(['sql', '--schema-file', schema, `--schema-history=${kept}`, file]);
+        expect([r.code, r.stderr]).toEqual([0, '']);
+        // Every change is a named statement: no positional INSERT or BINLOG statement was needed.
+        expect(r.stdout).not.toMatch(/BINLOG '|names no columns/);
+        expect(r.stdout).toContain('`label`');
+        await target.sql(r.stdout);
+        expect(await state(target)).toEqual(end);
+        const entries = readFileSync(kept, 'utf8').trim().split('\n');
+        expect(entries.map((l) => JSON.parse(l).statement)).toEqual([
+          'ALTER TABLE s.a ADD COLUMN extra INT UNSIGNED AFTER id, RENAME COLUMN name TO label',
+          SECOND.slice(0, -1),
+        ]);
+      },
+      120_000,
+    );
 
-    it('binlog flashback --schema-file of the changes after the last ALTER gives the table as that ALTER left it', async () => {
-      const out = join(tmp, 'undo.bin');
-      const fb = binlog(['flashback', '--schema-file', schema, `--start-position=${afterSecond}`, file, '-o', out]);
-      expect([fb.code, fb.stderr]).toEqual([0, '']);
-      const r = await replay(bin.binlogTool, bin.client, out, server.socket);
-      expect([r.dump, r.client, r.stderr]).toEqual([0, 0, '']);
-      expect(await state(server)).toEqual(altered);
-      // The same undo as SQL, applied after the changes are made again.
-      const redo = await replay(bin.binlogTool, bin.client, file, server.socket, {
-        dump: [`--start-position=${afterSecond}`],
-      });
-      expect([redo.dump, redo.client, redo.stderr]).toEqual([0, 0, '']);
-      expect(await state(server)).toEqual(end);
-      const undo = binlog(['sql', '--flashback', '--schema-file', schema, `--start-position=${afterSecond}`, file]);
-      expect([undo.code, undo.stderr]).toEqual([0, '']);
-      expect(undo.stdout).not.toMatch(/BINLOG '|names no columns/);
-      await server.sql(undo.stdout);
-      expect(await state(server)).toEqual(altered);
-    }, 120_000);
+    it(
+      'binlog flashback --schema-file of the changes after the last ALTER gives the table as that ALTER left ' + 'it',
+      async () => {
+        const out = join(tmp, 'undo.bin');
+        const fb = binlog(['flashback', '--schema-file', schema, `--start-position=${afterSecond}`, file, '-o', out]);
+        expect([fb.code, fb.stderr]).toEqual([0, '']);
+        const r = await replay(bin.binlogTool, bin.client, out, server.socket);
+        expect([r.dump, r.client, r.stderr]).toEqual([0, 0, '']);
+        expect(await state(server)).toEqual(altered);
+        // The same undo as SQL, applied after the changes are made again.
+        const redo = await replay(bin.binlogTool, bin.client, file, server.socket, {
+          dump: [`--start-position=${afterSecond}`],
+        });
+        expect([redo.dump, redo.client, redo.stderr]).toEqual([0, 0, '']);
+        expect(await state(server)).toEqual(end);
+        const undo = binlog(['sql', '--flashback', '--schema-file', schema, `--start-position=${afterSecond}`, file]);
+        expect([undo.code, undo.stderr]).toEqual([0, '']);
+        expect(undo.stdout).not.toMatch(/BINLOG '|names no columns/);
+        await server.sql(undo.stdout);
+        expect(await state(server)).toEqual(altered);
+      },
+      120_000,
+    );
 
     it('binlog flashback refuses a window that holds the ALTER, naming it', () => {
       const fb = binlog([

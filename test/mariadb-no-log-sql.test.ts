@@ -81,15 +81,18 @@ describeWithServer('SQL and undo binlogs of NO_LOG files, with the definitions o
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('a definition that does not fit a TABLE_MAP the filters keep leaves the schema history, said, and sql exits 7', () => {
-    const r = binlog(['sql', '--schema-file', schemaNow, file]);
-    expect(r.code).toBe(7);
-    expect(r.stderr).toMatch(
-      /column phone: the TABLE_MAP's metadata says maxLength 200, the definition's VARCHAR\(30\).* gives 30 .*it leaves the schema history/,
-    );
-    // The table's rows are then written in the forms that need no names.
-    expect(r.stdout).toMatch(/BINLOG statement of the UPDATE_ROWS_EVENT(_V1)? and its TABLE_MAP/);
-  });
+  it(
+    'a definition that does not fit a TABLE_MAP the filters keep leaves the schema history, said, ' + 'and sql exits 7',
+    () => {
+      const r = binlog(['sql', '--schema-file', schemaNow, file]);
+      expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(
+        /column phone: the TABLE_MAP's metadata says maxLength 200, the definition's VARCHAR\(30\).* gives 30 .*it leaves the schema history/,
+      );
+      // The table's rows are then written in the forms that need no names.
+      expect(r.stdout).toMatch(/BINLOG statement of the UPDATE_ROWS_EVENT(_V1)? and its TABLE_MAP/);
+    },
+  );
 
   it('definitions are checked only on what the start position, the start time and the table filter keep', () => {
     const late = new Date(LATE * 1000).toISOString().slice(0, 19).replace('T', ' ');
@@ -116,41 +119,51 @@ describeWithServer('SQL and undo binlogs of NO_LOG files, with the definitions o
     };
   };
 
-  it('binlog flashback with each kind of definition gives an undo binlog that mariadb-binlog | mariadb applies', async () => {
-    for (const [kind, args] of Object.entries(definitionArgs())) {
-      const out = join(tmp, `undo${kind}.bin`);
-      const fb = binlog(['flashback', ...args, `--start-position=${afterAlter}`, file, '-o', out]);
-      expect([kind, fb.code, fb.stderr]).toEqual([kind, 0, '']);
-      const r = await replay(bin.binlogTool, bin.client, out, server.socket);
-      expect([kind, r.dump, r.client, r.stderr]).toEqual([kind, 0, 0, '']);
+  it(
+    'binlog flashback with each kind of definition gives an undo binlog that mariadb-binlog | mariadb ' + 'applies',
+    async () => {
+      for (const [kind, args] of Object.entries(definitionArgs())) {
+        const out = join(tmp, `undo${kind}.bin`);
+        const fb = binlog(['flashback', ...args, `--start-position=${afterAlter}`, file, '-o', out]);
+        expect([kind, fb.code, fb.stderr]).toEqual([kind, 0, '']);
+        const r = await replay(bin.binlogTool, bin.client, out, server.socket);
+        expect([kind, r.dump, r.client, r.stderr]).toEqual([kind, 0, 0, '']);
+        expect(await state(server)).toEqual(mid);
+        const again = await redo();
+        expect([again.dump, again.client, again.stderr]).toEqual([0, 0, '']);
+        expect(await state(server)).toEqual(end);
+      }
+    },
+    120_000,
+  );
+
+  it(
+    'without definitions, sql --flashback and sql give positional INSERTs and BINLOG statements that the server ' +
+      'applies',
+    async () => {
+      const undo = binlog(['sql', '--flashback', `--start-position=${afterAlter}`, file]);
+      expect([undo.code, undo.stderr]).toEqual([0, '']);
+      // The deleted row 3 comes back by a positional INSERT; the insert of row 4 and the updates are undone by BINLOG.
+      expect(undo.stdout).toContain(
+        '-- `s`.`p` names no columns (binlog_row_metadata=FULL does): positional INSERT, ' +
+          'values in column order\nINSERT INTO `s`.`p` VALUES (3, ',
+      );
+      expect(undo.stdout).toMatch(
+        /BINLOG statement of the DELETE_ROWS_EVENT(_V1)? and its TABLE_MAP\nBINLOG '\n[A-Za-z0-9+/=\n]+'/,
+      );
+      // The FORMAT_DESCRIPTION's BINLOG statement comes first, before any of the rows'.
+      expect(undo.stdout.indexOf("BINLOG '")).toBeLessThan(undo.stdout.indexOf('-- `s`'));
+      await server.sql(undo.stdout);
       expect(await state(server)).toEqual(mid);
-      const again = await redo();
-      expect([again.dump, again.client, again.stderr]).toEqual([0, 0, '']);
+
+      const forward = binlog(['sql', `--start-position=${afterAlter}`, file]);
+      expect([forward.code, forward.stderr]).toEqual([0, '']);
+      // Row 4's n is 4294967295, whose signedness NO_LOG leaves out: its INSERT is a BINLOG statement too.
+      expect(forward.stdout).toMatch(/BINLOG statement of the WRITE_ROWS_EVENT(_V1)? and its TABLE_MAP/);
+      expect(forward.stdout).toMatch(/BINLOG statement of the UPDATE_ROWS_EVENT(_V1)? and its TABLE_MAP/);
+      await server.sql(forward.stdout);
       expect(await state(server)).toEqual(end);
-    }
-  }, 120_000);
-
-  it('without definitions, sql --flashback and sql give positional INSERTs and BINLOG statements that the server applies', async () => {
-    const undo = binlog(['sql', '--flashback', `--start-position=${afterAlter}`, file]);
-    expect([undo.code, undo.stderr]).toEqual([0, '']);
-    // The deleted row 3 comes back by a positional INSERT; the insert of row 4 and the updates are undone by BINLOG.
-    expect(undo.stdout).toContain(
-      '-- `s`.`p` names no columns (binlog_row_metadata=FULL does): positional INSERT, values in column order\nINSERT INTO `s`.`p` VALUES (3, ',
-    );
-    expect(undo.stdout).toMatch(
-      /BINLOG statement of the DELETE_ROWS_EVENT(_V1)? and its TABLE_MAP\nBINLOG '\n[A-Za-z0-9+/=\n]+'/,
-    );
-    // The FORMAT_DESCRIPTION's BINLOG statement comes first, before any of the rows'.
-    expect(undo.stdout.indexOf("BINLOG '")).toBeLessThan(undo.stdout.indexOf('-- `s`'));
-    await server.sql(undo.stdout);
-    expect(await state(server)).toEqual(mid);
-
-    const forward = binlog(['sql', `--start-position=${afterAlter}`, file]);
-    expect([forward.code, forward.stderr]).toEqual([0, '']);
-    // Row 4's n is 4294967295, whose signedness NO_LOG leaves out: its INSERT is a BINLOG statement too.
-    expect(forward.stdout).toMatch(/BINLOG statement of the WRITE_ROWS_EVENT(_V1)? and its TABLE_MAP/);
-    expect(forward.stdout).toMatch(/BINLOG statement of the UPDATE_ROWS_EVENT(_V1)? and its TABLE_MAP/);
-    await server.sql(forward.stdout);
-    expect(await state(server)).toEqual(end);
-  }, 120_000);
+    },
+    120_000,
+  );
 });

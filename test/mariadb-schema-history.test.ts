@@ -26,12 +26,14 @@ const SCHEMA = `
   CREATE TABLE shop.e (id INT PRIMARY KEY, k ENUM('s','m')) DEFAULT CHARSET=latin1;`;
 
 /** Each statement runs in shop, but for those that say USE other first. */
-const WORKLOAD = `
+const WORKLOAD =
+  `
   INSERT INTO a VALUES (4000000000, '漢字 😀', -1);
   ALTER TABLE a ADD COLUMN extra INT UNSIGNED AFTER id;
   INSERT INTO a VALUES (4000000001, 3000000000, 'x', 2);
   DELETE FROM a WHERE id = 4000000000;
-  ALTER TABLE a DROP COLUMN qty, MODIFY name VARCHAR(30) CHARACTER SET latin1 NOT NULL FIRST, CHANGE extra extra2 BIGINT UNSIGNED;
+  ALTER TABLE a DROP COLUMN qty, MODIFY name VARCHAR(30) CHARACTER SET latin1 NOT NULL FIRST, ` +
+  `CHANGE extra extra2 BIGINT UNSIGNED;
   INSERT INTO a VALUES ('café', 4000000002, 18446744073709551615);
   ALTER TABLE a RENAME COLUMN name TO label, ADD u TEXT CHARACTER SET ucs2, ALGORITHM=COPY;
   INSERT INTO a VALUES ('b', 4000000003, 1, 'ucs2 ü');
@@ -142,53 +144,63 @@ describeWithServer('the schema history, NO_LOG against FULL on a DDL-rich worklo
     expect(again.contradictions).toBe(0);
   });
 
-  it('without a schema file, the tables created inside the files read as the FULL server’s where the binlog says their character sets', () => {
-    const stated = new Set(['shop.d', 'third.t']);
-    const created = (events: BinlogEvent[]) => changes(events).filter((c) => stated.has(c.table as string));
-    const lines: string[] = [];
-    const history = new SchemaHistory({ report: (l) => lines.push(l) });
-    const rows = changes(decodeBinlog(noLog, { schemaHistory: history }));
-    expect(rows.filter((c) => stated.has(c.table as string))).toHaveLength(3);
-    expect(rows.filter((c) => stated.has(c.table as string))).toEqual(created(decodeBinlog(full)));
-    // shop's character set was set before the files: its new tables' text columns are refused, never guessed.
-    // The copy of a table whose definition left the history is unknown too, said once.
-    expect(
-      lines.map((l) => /^table (\S+), column (\w+)/.exec(l)?.slice(1).join('.') ?? /LIKE a table without/.exec(l)?.[0]),
-    ).toEqual(['shop.b.t', 'LIKE a table without', 'shop.b2.y']);
-    expect(history.contradictions).toBe(2);
-  });
+  it(
+    'without a schema file, the tables created inside the files read as the FULL server’s where the binlog says ' +
+      'their character sets',
+    () => {
+      const stated = new Set(['shop.d', 'third.t']);
+      const created = (events: BinlogEvent[]) => changes(events).filter((c) => stated.has(c.table as string));
+      const lines: string[] = [];
+      const history = new SchemaHistory({ report: (l) => lines.push(l) });
+      const rows = changes(decodeBinlog(noLog, { schemaHistory: history }));
+      expect(rows.filter((c) => stated.has(c.table as string))).toHaveLength(3);
+      expect(rows.filter((c) => stated.has(c.table as string))).toEqual(created(decodeBinlog(full)));
+      // shop's character set was set before the files: its new tables' text columns are refused, never guessed.
+      // The copy of a table whose definition left the history is unknown too, said once.
+      expect(
+        lines.map(
+          (l) => /^table (\S+), column (\w+)/.exec(l)?.slice(1).join('.') ?? /LIKE a table without/.exec(l)?.[0],
+        ),
+      ).toEqual(['shop.b.t', 'LIKE a table without', 'shop.b2.y']);
+      expect(history.contradictions).toBe(2);
+    },
+  );
 
-  it('binlog dump --schema-file of the NO_LOG file writes the FULL file’s rows, and --schema-history keeps each change', () => {
-    const schema = join(tmp, 'schema.sql');
-    const binlog = join(tmp, 'binlog.000002');
-    const fullFile = join(tmp, 'full.000002');
-    const kept = join(tmp, 'history.jsonl');
-    writeFileSync(schema, schemaSql);
-    writeFileSync(binlog, noLog);
-    writeFileSync(fullFile, full);
-    const dump = (args: string[]) =>
-      spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 26,
-      });
-    const rowsOf = (out: string) =>
-      out
+  it(
+    'binlog dump --schema-file of the NO_LOG file writes the FULL file’s rows, ' +
+      'and --schema-history keeps each change',
+    () => {
+      const schema = join(tmp, 'schema.sql');
+      const binlog = join(tmp, 'binlog.000002');
+      const fullFile = join(tmp, 'full.000002');
+      const kept = join(tmp, 'history.jsonl');
+      writeFileSync(schema, schemaSql);
+      writeFileSync(binlog, noLog);
+      writeFileSync(fullFile, full);
+      const dump = (args: string[]) =>
+        spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), 'dump', ...args], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 26,
+        });
+      const rowsOf = (out: string) =>
+        out
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+          .filter((e) => Array.isArray(e.rows))
+          .map((e) => [e.table, e.rows]);
+      const ok = dump(['--schema-file', schema, `--schema-history=${kept}`, binlog]);
+      expect([ok.status, ok.stderr]).toEqual([0, '']);
+      expect(rowsOf(ok.stdout)).toEqual(rowsOf(dump([fullFile]).stdout));
+      const entries = readFileSync(kept, 'utf8')
         .trim()
         .split('\n')
-        .map((l) => JSON.parse(l))
-        .filter((e) => Array.isArray(e.rows))
-        .map((e) => [e.table, e.rows]);
-    const ok = dump(['--schema-file', schema, `--schema-history=${kept}`, binlog]);
-    expect([ok.status, ok.stderr]).toEqual([0, '']);
-    expect(rowsOf(ok.stdout)).toEqual(rowsOf(dump([fullFile]).stdout));
-    const entries = readFileSync(kept, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(entries.map((e) => e.statement)).toContain('CREATE TABLE third.t (s VARCHAR(3), n INT UNSIGNED)');
-    expect(entries.find((e) => e.statement.startsWith('RENAME TABLE')).tables).toMatchObject({
-      'shop.b': null,
-      'shop.c': null,
-    });
-  });
+        .map((l) => JSON.parse(l));
+      expect(entries.map((e) => e.statement)).toContain('CREATE TABLE third.t (s VARCHAR(3), n INT UNSIGNED)');
+      expect(entries.find((e) => e.statement.startsWith('RENAME TABLE')).tables).toMatchObject({
+        'shop.b': null,
+        'shop.c': null,
+      });
+    },
+  );
 });

@@ -39,9 +39,11 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
   beforeAll(async () => {
     // Small binlogs: the workload spans several, rotated as the server fills them.
     server = await startMariadb({ extraArgs: ['--max-binlog-size=4096'] });
-    await server.sql(`
+    await server.sql(
+      `
       CREATE DATABASE app;
-      CREATE TABLE app.t (id INT PRIMARY KEY, amount DECIMAL(12,3), at TIMESTAMP(6) NULL, tag ENUM('x','y'), body MEDIUMTEXT, raw VARBINARY(16), f DOUBLE);
+      CREATE TABLE app.t (id INT PRIMARY KEY, amount DECIMAL(12,3), at TIMESTAMP(6) NULL, tag ENUM('x','y'), ` +
+        `body MEDIUMTEXT, raw VARBINARY(16), f DOUBLE);
       BEGIN;
       INSERT INTO app.t VALUES (1, 12.5, '2020-02-29 12:00:00.123456', 'x', REPEAT('é', 1500), x'0102', 1.5e300);
       INSERT INTO app.t VALUES (2, -0.001, NULL, NULL, NULL, NULL, NULL);
@@ -50,7 +52,8 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
       CREATE TABLE app.u (k VARCHAR(10) PRIMARY KEY) DEFAULT CHARSET latin1;
       INSERT INTO app.u VALUES ('a'), ('b');
       DELETE FROM app.t WHERE id = 1;
-    `);
+    `,
+    );
     // And the last file stable: its own Binlog_checkpoint written.
     await server.flushLogs();
     files = await server.binlogFiles();
@@ -143,7 +146,8 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
       const r = await binlog(['sql', '-R', ...connect()]);
       expect([r.status, r.stderr]).toEqual([
         2,
-        "binlog: --read-from-remote-server needs LOGNAME, the binlog file to read (or --start-gtid)\nRun 'binlog --help' for usage.\n",
+        'binlog: --read-from-remote-server needs LOGNAME, the binlog file to read ' +
+          "(or --start-gtid)\nRun 'binlog --help' for usage.\n",
       ]);
     },
     TIMEOUT,
@@ -177,7 +181,8 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
   );
 
   it(
-    '--raw, the connection cut in the middle of an event: exit 6, the file left as .partial with the whole events before the cut',
+    '--raw, the connection cut in the middle of an event: exit 6, the file left as .partial with the whole events ' +
+      'before the cut',
     async () => {
       await server.flushLogs();
       const [[name]] = (await server.query('SHOW MASTER STATUS')) as [[string]];
@@ -209,7 +214,8 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
   );
 
   it(
-    '--raw --stop-never --reconnect: its dump thread KILLed twice, the archive goes on, the server\u2019s files byte for byte',
+    '--raw --stop-never --reconnect: its dump thread KILLed twice, the archive goes on, ' +
+      'the server\u2019s files byte for byte',
     async () => {
       await server.flushLogs();
       const [[first]] = (await server.query('SHOW MASTER STATUS')) as [[string]];
@@ -238,7 +244,8 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
         first,
       ]);
       await server.sql(
-        `CREATE TABLE app.r (id INT PRIMARY KEY, v VARCHAR(2000)); INSERT INTO app.r SELECT seq, REPEAT('a', 2000) FROM seq_1_to_10;`,
+        `CREATE TABLE app.r (id INT PRIMARY KEY, v VARCHAR(2000)); INSERT INTO app.r SELECT seq, REPEAT('a', 2000) ` +
+          `FROM seq_1_to_10;`,
         'app',
       );
       await until(caughtUp);
@@ -304,7 +311,9 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
       const refused = await binlog(['dump', '-R', '--socket', server.socket, '--user', 'reader', basename(files[0]!)]);
       expect(refused.status).toBe(6);
       expect(refused.stderr).toBe(
-        `binlog: ${basename(files[0]!)}: registering as a replica (COM_REGISTER_SLAVE, which needs the REPLICATION SLAVE privilege): the server says: Access denied for user 'reader'@'localhost' (using password: NO) (error 1045, SQL state 28000)\n`,
+        `binlog: ${basename(files[0]!)}: registering as a replica (COM_REGISTER_SLAVE, ` +
+          `which needs the REPLICATION SLAVE privilege): the server says: ` +
+          `Access denied for user 'reader'@'localhost' (using password: NO) (error 1045, SQL state 28000)\n`,
       );
     },
     TIMEOUT,
@@ -329,7 +338,8 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
       expect(r.status).toBe(6);
       expect(r.stderr).toMatch(
         new RegExp(
-          `^binlog: binlog\\.000001: gave up reconnecting after 2 attempts in \\d+\\.\\d s: cannot connect to socket ${missing.replace(/[.]/g, '\\.')}: `,
+          `^binlog: binlog\\.000001: gave up reconnecting after 2 attempts in \\d+\\.\\d s: ` +
+            `cannot connect to socket ${missing.replace(/[.]/g, '\\.')}: `,
         ),
       );
       const usage = await binlog(['dump', '-R', '--socket', missing, '--retry-count=2', 'binlog.000001']);

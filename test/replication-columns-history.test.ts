@@ -47,7 +47,8 @@ describeWithServer('information_schema’s columns, checked by the schema histor
   };
 
   it(
-    'read from after the CREATE TABLE, rows from before the ALTER are not labelled with today’s names; those after it are',
+    'read from after the CREATE TABLE, rows from before the ALTER are not labelled with today’s names; ' +
+      'those after it are',
     async () => {
       const { rows, lines, contradictions } = await read('binlog.000002');
       expect(rows).toHaveLength(2);

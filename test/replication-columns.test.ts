@@ -32,13 +32,16 @@ describeWithServer('column hints from information_schema', () => {
 
   beforeAll(async () => {
     server = await startMariadb({ rowMetadata: 'NO_LOG' });
-    await server.sql(`
+    await server.sql(
+      `
       CREATE DATABASE s;
-      CREATE TABLE s.t (id INT UNSIGNED PRIMARY KEY, big BIGINT UNSIGNED, small TINYINT, kind ENUM('a','it''s','c'), tags SET('x','y'), name VARCHAR(10) CHARACTER SET latin1);
+      CREATE TABLE s.t (id INT UNSIGNED PRIMARY KEY, big BIGINT UNSIGNED, small TINYINT, kind ENUM('a','it''s','c'), ` +
+        `tags SET('x','y'), name VARCHAR(10) CHARACTER SET latin1);
       INSERT INTO s.t VALUES (4294967295, 18446744073709551615, -1, 'it''s', 'x,y', 'café');
       ALTER TABLE s.t CHANGE name label VARCHAR(10) CHARACTER SET latin1;
       INSERT INTO s.t VALUES (1, 0, 127, 'c', '', 'naïve');
-    `);
+    `,
+    );
   }, TIMEOUT);
 
   afterAll(async () => {
@@ -56,7 +59,8 @@ describeWithServer('column hints from information_schema', () => {
   );
 
   it(
-    'with it, names, unsigned integers, ENUM and SET members and the charset are as a FULL server logs them, for the table as it is now',
+    'with it, names, unsigned integers, ENUM and SET members and the charset are as a FULL server logs them, ' +
+      'for the table as it is now',
     async () => {
       const seen = await rows(options({ columnNames: 'information_schema' }));
       // Read after the ALTER, the first row's table is the altered one: `label`, as the server says now.
@@ -78,7 +82,8 @@ describeWithServer('column hints from information_schema', () => {
         seen.push(...images);
         if (images.length && seen.length === 2)
           await server.sql(
-            "ALTER TABLE s.t CHANGE label title VARCHAR(10) CHARACTER SET latin1; INSERT INTO s.t VALUES (2, 2, 2, 'a', 'y', 'z');",
+            'ALTER TABLE s.t CHANGE label title VARCHAR(10) CHARACTER SET latin1; INSERT INTO s.t VALUES (2, 2, 2, ' +
+              "'a', 'y', 'z');",
           );
         if (seen.length === 3) break;
       }

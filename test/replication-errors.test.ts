@@ -63,7 +63,9 @@ describeWithServer('live replication refused by the server', () => {
       // MariaDB refuses COM_REGISTER_SLAVE with the words of a wrong password: the error says what was refused.
       expect(error).toMatchObject({ errorCode: 1045, refused: expect.stringMatching(/COM_REGISTER_SLAVE/) });
       expect((error as Error).message).toBe(
-        "registering as a replica (COM_REGISTER_SLAVE, which needs the REPLICATION SLAVE privilege): the server says: Access denied for user 'reader'@'localhost' (using password: YES) (error 1045, SQL state 28000)",
+        'registering as a replica (COM_REGISTER_SLAVE, which needs the REPLICATION SLAVE privilege): ' +
+          "the server says: Access denied for user 'reader'@'localhost' (using password: YES) (error 1045, " +
+          'SQL state 28000)',
       );
     },
     TIMEOUT,

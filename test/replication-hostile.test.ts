@@ -197,7 +197,8 @@ describe('a hostile primary', () => {
         expect((error as Error).message).toBe(
           `cannot connect to 127.0.0.1:${port}: the server asks caching_sha2_password for the password over a ` +
             'connection that is not encrypted: it is sent only over TLS (--ssl-mode), a unix socket, or encrypted ' +
-            'with the key of --server-public-key-path (or, trusting the server to send its own, --get-server-public-key)',
+            'with the key of --server-public-key-path (or, trusting the server to send its own, ' +
+            '--get-server-public-key)',
         );
         // Neither a request for the server's key (0x02) nor anything else came after the server asked.
         expect(after).toEqual([]);

@@ -25,7 +25,10 @@ const MARKER = 999_999;
 function small(from: number, n: number): string {
   return Array.from({ length: n }, (_, i) => {
     const id = from + i * 3;
-    return `BEGIN; INSERT INTO w.t VALUES (${id}, 'a${id}'), (${id + 1}, 'b${id}'); INSERT INTO w.t VALUES (${id + 2}, 'c${id}'); COMMIT;`;
+    return (
+      `BEGIN; INSERT INTO w.t VALUES (${id}, 'a${id}'), (${id + 1}, 'b${id}'); INSERT INTO w.t VALUES ` +
+      `(${id + 2}, 'c${id}'); COMMIT;`
+    );
   }).join('\n');
 }
 
@@ -160,7 +163,8 @@ describeWithServer('live replication that reconnects', () => {
   );
 
   it(
-    'frames reconnected after a KILL inside a large transaction go on right after the last frame: the file byte for byte',
+    'frames reconnected after a KILL inside a large transaction go on right after the last frame: ' +
+      'the file byte for byte',
     async () => {
       await server.sql('DROP DATABASE IF EXISTS f; CREATE DATABASE f; CREATE TABLE f.t (id INT PRIMARY KEY, v TEXT);');
       await server.flushLogs();
@@ -198,7 +202,8 @@ describeWithServer('live replication that reconnects', () => {
   );
 
   it(
-    'a server that stops answering is lost at twice the heartbeat period (at least 1 s), and the reconnect gives up as told',
+    'a server that stops answering is lost at twice the heartbeat period (at least 1 s), ' +
+      'and the reconnect gives up as told',
     async () => {
       const stream = connectBinlog(
         options({ heartbeatPeriod: 0.5, connectTimeout: 1000, reconnect: { retries: 1, delay: 0.1 } }),

@@ -141,7 +141,8 @@ describe('a schema history, statement by statement', () => {
 
   it('comments, backquoted names with doubled backquotes, spaces and non-ASCII, executable comments', () => {
     const { h } = history([
-      '/* app */ CREATE TABLE `odd ``name`` é` (`col one` INT, -- a line comment\n `ünï` TEXT) /*!50100 ENGINE=MyISAM */',
+      '/* app */ CREATE TABLE `odd ``name`` é` (`col one` INT, -- a line comment\n `ünï` TEXT) ' +
+        '/*!50100 ENGINE=MyISAM */',
       'ALTER TABLE `odd ``name`` é` /*M!100301 ADD COLUMN `x y` INT */',
       '/*!40000 ALTER TABLE `odd ``name`` é` DISABLE KEYS */',
     ]);
@@ -152,7 +153,8 @@ describe('a schema history, statement by statement', () => {
   it('index, default, partitioning, ALGORITHM and LOCK clauses change nothing, nor does TRUNCATE', () => {
     const { h, entries } = history([
       'CREATE TABLE a (id INT, v INT)',
-      'ALTER TABLE a ADD PRIMARY KEY (id), ADD UNIQUE KEY u (v), ALTER COLUMN v SET DEFAULT 5, ALGORITHM=COPY, LOCK=SHARED',
+      'ALTER TABLE a ADD PRIMARY KEY (id), ADD UNIQUE KEY u (v), ALTER COLUMN v SET DEFAULT 5, ALGORITHM=COPY, ' +
+        'LOCK=SHARED',
       'ALTER TABLE a PARTITION BY HASH(id) PARTITIONS 4',
       'ALTER TABLE a DROP INDEX u, ORDER BY id, FORCE',
       'TRUNCATE TABLE a',
@@ -193,7 +195,8 @@ describe('a schema history, statement by statement', () => {
 
   it('a definition written as CREATE TABLE reads back as itself', () => {
     const { h } = history([
-      "CREATE TABLE a (`we``ird` ENUM('x','y') NOT NULL, n DECIMAL(10,2) UNSIGNED, PRIMARY KEY (`we``ird`)) ENGINE=InnoDB DEFAULT CHARSET=latin1",
+      "CREATE TABLE a (`we``ird` ENUM('x','y') NOT NULL, n DECIMAL(10,2) UNSIGNED, PRIMARY KEY (`we``ird`)) " +
+        'ENGINE=InnoDB DEFAULT CHARSET=latin1',
     ]);
     const sql = createTableSql('shop.a', h.definitions().get('shop.a')!);
     const again = new SchemaHistory({ seed: { 'shop.a': sql } });
@@ -233,36 +236,42 @@ describe('binlog dump and binlog schema with the history', () => {
     (e) => e.type === 'QUERY_EVENT' && String((e as { query: string }).query).startsWith('ALTER'),
   );
 
-  it('reads the rows on each side of an ALTER with the definition of their point; a contradicted one is one line and exit 7', () => {
-    const kept = join(tmp, 'kept.jsonl');
-    const r = binlog(['dump', `--schema-history=${kept}`, path]);
-    const rows = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((e) => e.rows)
-      .map((e) => e.rows[0].after);
-    expect(rows).toEqual([{ id: 3000000000 }, { id: 3000000001, note: 'é' }, { '@1': 5, '@2': { hex: '78' } }]);
-    expect(r.code).toBe(7);
-    expect(r.stderr).toBe(
-      `binlog: table app.a: the definition has 3 columns, the TABLE_MAP 2 [in app.a] (the definition from the statement at app.000001:${alters[1]!.pos} (ALTER TABLE a ADD COLUMN never INT)); it leaves the schema history and its rows are read without one\n`,
-    );
-    const entries = readFileSync(kept, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as HistoryEntry);
-    expect(entries.map((e) => [e.file, e.pos, Object.keys(e.tables)])).toEqual([
-      [
-        'app.000001',
-        decodeBinlog(bytes).find(
-          (e) => e.type === 'QUERY_EVENT' && String((e as { query: string }).query).startsWith('CREATE'),
-        )!.pos,
-        ['app.a'],
-      ],
-      ['app.000001', alters[0]!.pos, ['app.a']],
-      ['app.000001', alters[1]!.pos, ['app.a']],
-    ]);
-  });
+  it(
+    'reads the rows on each side of an ALTER with the definition of their point; ' +
+      'a contradicted one is one line and exit 7',
+    () => {
+      const kept = join(tmp, 'kept.jsonl');
+      const r = binlog(['dump', `--schema-history=${kept}`, path]);
+      const rows = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.rows)
+        .map((e) => e.rows[0].after);
+      expect(rows).toEqual([{ id: 3000000000 }, { id: 3000000001, note: 'é' }, { '@1': 5, '@2': { hex: '78' } }]);
+      expect(r.code).toBe(7);
+      expect(r.stderr).toBe(
+        `binlog: table app.a: the definition has 3 columns, the TABLE_MAP 2 [in app.a] ` +
+          `(the definition from the statement at app.000001:${alters[1]!.pos} (ALTER TABLE a ADD COLUMN never INT)); ` +
+          `it leaves the schema history and its rows are read without one\n`,
+      );
+      const entries = readFileSync(kept, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as HistoryEntry);
+      expect(entries.map((e) => [e.file, e.pos, Object.keys(e.tables)])).toEqual([
+        [
+          'app.000001',
+          decodeBinlog(bytes).find(
+            (e) => e.type === 'QUERY_EVENT' && String((e as { query: string }).query).startsWith('CREATE'),
+          )!.pos,
+          ['app.a'],
+        ],
+        ['app.000001', alters[0]!.pos, ['app.a']],
+        ['app.000001', alters[1]!.pos, ['app.a']],
+      ]);
+    },
+  );
 
   it('binlog schema prints the definitions at a position as CREATE TABLE, from the files or a kept history', () => {
     const at = binlog(['schema', `--at=app.000001:${alters[0]!.pos}`, path]);

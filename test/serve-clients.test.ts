@@ -115,61 +115,71 @@ describe('CDC clients of serveBinlog', () => {
     expect(got).toEqual(want);
   });
 
-  it('answers the INFORMATION_SCHEMA.COLUMNS queries CDC clients ask, prepared (as zongji asks) or not, from the TABLE_MAP names', async () => {
-    const mysql = await import('mysql2/promise');
-    const conn = await mysql.createConnection({ ...at(), password: '' });
-    try {
-      // zongji's query, through mysql2's execute (COM_STMT_PREPARE, COM_STMT_EXECUTE, the binary protocol).
-      const asked =
-        'SELECT COLUMN_NAME, COLLATION_NAME, CHARACTER_SET_NAME, COLUMN_COMMENT, COLUMN_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA=? AND TABLE_NAME=? ORDER BY ORDINAL_POSITION';
-      const [rows] = await conn.execute(asked, ['shop', 'item']);
-      expect(rows).toEqual([
-        { COLUMN_NAME: 'id', COLLATION_NAME: null, CHARACTER_SET_NAME: null, COLUMN_COMMENT: '', COLUMN_TYPE: 'int' },
-        {
-          COLUMN_NAME: 'name',
-          COLLATION_NAME: 'utf8mb4_general_ci',
-          CHARACTER_SET_NAME: 'utf8mb4',
-          COLUMN_COMMENT: '',
-          COLUMN_TYPE: 'varchar',
-        },
-        {
-          COLUMN_NAME: 'qty',
-          COLLATION_NAME: null,
-          CHARACTER_SET_NAME: null,
-          COLUMN_COMMENT: '',
-          COLUMN_TYPE: 'bigint',
-        },
-      ]);
-      // Prepared once, executed again with other values; and as a plain query.
-      await expect(conn.execute(asked, ['shop', 'nosuch'])).rejects.toThrow(
-        /no TABLE_MAP of shop\.nosuch is in the served binlogs/,
-      );
-      const [text] = await conn.query(
-        "SELECT column_name, ordinal_position FROM information_schema.columns WHERE table_name = 'item' AND table_schema = 'shop'",
-      );
-      expect(text).toEqual([
-        { column_name: 'id', ordinal_position: '1' },
-        { column_name: 'name', ordinal_position: '2' },
-        { column_name: 'qty', ordinal_position: '3' },
-      ]);
-      await expect(
-        conn.query("SELECT nosuch FROM information_schema.columns WHERE table_schema = 'shop' AND table_name = 'item'"),
-      ).rejects.toThrow(/Unknown column 'nosuch'/);
-      // The project's own client asks with aliases (replication/replica-columns.ts); backquotes and a bare
-      // alias are read as a server reads them.
-      const [aliased] = await conn.query(
-        "SELECT COLUMN_NAME AS name, `COLUMN_TYPE` type, CHARACTER_SET_NAME AS 'charset' FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = 'item' ORDER BY ORDINAL_POSITION",
-      );
-      expect((aliased as { name: string; type: string }[]).map((r) => [r.name, r.type])).toEqual([
-        ['id', 'int'],
-        ['name', 'varchar'],
-        ['qty', 'bigint'],
-      ]);
-      expect(Object.keys((aliased as object[])[0]!)).toEqual(['name', 'type', 'charset']);
-    } finally {
-      await conn.end();
-    }
-  });
+  it(
+    'answers the INFORMATION_SCHEMA.COLUMNS queries CDC clients ask, prepared (as zongji asks) or not, ' +
+      'from the TABLE_MAP names',
+    async () => {
+      const mysql = await import('mysql2/promise');
+      const conn = await mysql.createConnection({ ...at(), password: '' });
+      try {
+        // zongji's query, through mysql2's execute (COM_STMT_PREPARE, COM_STMT_EXECUTE, the binary protocol).
+        const asked =
+          'SELECT COLUMN_NAME, COLLATION_NAME, CHARACTER_SET_NAME, COLUMN_COMMENT, ' +
+          'COLUMN_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA=? AND TABLE_NAME=? ORDER BY ORDINAL_POSITION';
+        const [rows] = await conn.execute(asked, ['shop', 'item']);
+        expect(rows).toEqual([
+          { COLUMN_NAME: 'id', COLLATION_NAME: null, CHARACTER_SET_NAME: null, COLUMN_COMMENT: '', COLUMN_TYPE: 'int' },
+          {
+            COLUMN_NAME: 'name',
+            COLLATION_NAME: 'utf8mb4_general_ci',
+            CHARACTER_SET_NAME: 'utf8mb4',
+            COLUMN_COMMENT: '',
+            COLUMN_TYPE: 'varchar',
+          },
+          {
+            COLUMN_NAME: 'qty',
+            COLLATION_NAME: null,
+            CHARACTER_SET_NAME: null,
+            COLUMN_COMMENT: '',
+            COLUMN_TYPE: 'bigint',
+          },
+        ]);
+        // Prepared once, executed again with other values; and as a plain query.
+        await expect(conn.execute(asked, ['shop', 'nosuch'])).rejects.toThrow(
+          /no TABLE_MAP of shop\.nosuch is in the served binlogs/,
+        );
+        const [text] = await conn.query(
+          "SELECT column_name, ordinal_position FROM information_schema.columns WHERE table_name = 'item' AND " +
+            "table_schema = 'shop'",
+        );
+        expect(text).toEqual([
+          { column_name: 'id', ordinal_position: '1' },
+          { column_name: 'name', ordinal_position: '2' },
+          { column_name: 'qty', ordinal_position: '3' },
+        ]);
+        await expect(
+          conn.query(
+            "SELECT nosuch FROM information_schema.columns WHERE table_schema = 'shop' AND table_name = 'item'",
+          ),
+        ).rejects.toThrow(/Unknown column 'nosuch'/);
+        // The project's own client asks with aliases (replication/replica-columns.ts); backquotes and a bare
+        // alias are read as a server reads them.
+        const [aliased] = await conn.query(
+          'SELECT COLUMN_NAME AS name, `COLUMN_TYPE` type, ' +
+            "CHARACTER_SET_NAME AS 'charset' FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop' AND " +
+            "TABLE_NAME = 'item' ORDER BY ORDINAL_POSITION",
+        );
+        expect((aliased as { name: string; type: string }[]).map((r) => [r.name, r.type])).toEqual([
+          ['id', 'int'],
+          ['name', 'varchar'],
+          ['qty', 'bigint'],
+        ]);
+        expect(Object.keys((aliased as object[])[0]!)).toEqual(['name', 'type', 'charset']);
+      } finally {
+        await conn.end();
+      }
+    },
+  );
 
   it('gives each of several clients at once the whole binlog, one that leaves early harming none', async () => {
     const whole = events.map((e) => toJsonLine(e));

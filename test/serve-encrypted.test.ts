@@ -63,7 +63,8 @@ async function startPrimary(p: Primary): Promise<void> {
     ],
   });
   await p.server.sql(
-    `CREATE DATABASE ${p.name}; CREATE TABLE ${table(p)} (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), doc JSON, b BLOB);` +
+    `CREATE DATABASE ${p.name}; CREATE TABLE ${table(p)} (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), ` +
+      `doc JSON, b BLOB);` +
       work(p.name, 1),
   );
   await p.server.flushLogs();

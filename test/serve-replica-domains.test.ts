@@ -18,7 +18,8 @@ function rounds(from: number, to: number): string {
   for (let i = from; i <= to; i++) {
     sql.push(`SET SESSION gtid_domain_id = 0; INSERT INTO d.t0 VALUES (${i}, 'zero ${i}');`);
     sql.push(
-      `SET SESSION gtid_domain_id = 1; BEGIN; INSERT INTO d.t1 VALUES (${i}, 'one ${i}'); UPDATE d.t1 SET v = CONCAT(v, '+') WHERE id = ${i}; COMMIT;`,
+      `SET SESSION gtid_domain_id = 1; BEGIN; INSERT INTO d.t1 VALUES (${i}, 'one ${i}'); ` +
+        `UPDATE d.t1 SET v = CONCAT(v, '+') WHERE id = ${i}; COMMIT;`,
     );
   }
   return sql.join('\n');
@@ -32,12 +33,14 @@ describeWithServer('a real MariaDB replica of serveBinlog, two GTID domains inte
   beforeAll(async () => {
     [primary, replica] = await Promise.all([startMariadb(), startMariadb({ extraArgs: ['--server-id=2'] })]);
     await primary.sql(
-      'CREATE DATABASE d; CREATE TABLE d.t0 (id INT PRIMARY KEY, v TEXT); CREATE TABLE d.t1 (id INT PRIMARY KEY, v TEXT);' +
+      'CREATE DATABASE d; CREATE TABLE d.t0 (id INT PRIMARY KEY, v TEXT); CREATE TABLE d.t1 (id INT PRIMARY KEY, ' +
+        'v TEXT);' +
         rounds(1, 5),
     );
     served = await serveBinlog({ files: [primary.datadir] }, { follow: true, log: (m) => console.log(m) });
     await replica.sql(
-      `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${served.port}, MASTER_USER='repl', MASTER_PASSWORD='', MASTER_HEARTBEAT_PERIOD=1, MASTER_CONNECT_RETRY=1, MASTER_USE_GTID=slave_pos; START SLAVE;`,
+      `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${served.port}, MASTER_USER='repl', MASTER_PASSWORD='', ` +
+        `MASTER_HEARTBEAT_PERIOD=1, MASTER_CONNECT_RETRY=1, MASTER_USE_GTID=slave_pos; START SLAVE;`,
     );
   }, TIMEOUT);
   afterAll(async () => {
@@ -74,7 +77,8 @@ describeWithServer('a real MariaDB replica of serveBinlog, two GTID domains inte
       const after = await gtidPos(primary, 'gtid_binlog_pos');
       // The replica has domain 0's four transactions already (made here, outside replication), none of domain 1's.
       await replica.sql(
-        `SET SESSION sql_log_bin = 0; INSERT INTO d.t0 VALUES (11, 'zero 11'), (12, 'zero 12'), (13, 'zero 13'), (14, 'zero 14'); SET GLOBAL gtid_slave_pos = '${domain(after, 0)},${domain(before, 1)}'; START SLAVE;`,
+        `SET SESSION sql_log_bin = 0; INSERT INTO d.t0 VALUES (11, 'zero 11'), (12, 'zero 12'), (13, 'zero 13'), ` +
+          `(14, 'zero 14'); SET GLOBAL gtid_slave_pos = '${domain(after, 0)},${domain(before, 1)}'; START SLAVE;`,
       );
       await caughtUp(primary, replica, TABLES);
       expect(await replica.query('SELECT COUNT(*), MAX(id) FROM d.t1')).toEqual([['14', '14']]);

@@ -12,9 +12,11 @@ const TIMEOUT = 180_000;
 const TABLES = ['shop.item', 'shop.log'];
 const caughtUp = (primary: MariadbServer, replica: MariadbServer) => replicaCaughtUp(primary, replica, TABLES);
 
-const SCHEMA = `
+const SCHEMA =
+  `
   CREATE DATABASE shop;
-  CREATE TABLE shop.item (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), made DATETIME(3), doc JSON, big BIGINT UNSIGNED, blobby BLOB);
+  CREATE TABLE shop.item (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), made DATETIME(3), doc JSON, ` +
+  `big BIGINT UNSIGNED, blobby BLOB);
   CREATE TABLE shop.log (n INT AUTO_INCREMENT PRIMARY KEY, what TEXT);
 `;
 
@@ -23,7 +25,8 @@ function work(seed: number): string {
   const rows = Array.from(
     { length: 20 },
     (_, i) =>
-      `(${seed * 100 + i}, 'item ${seed}-${i} ünï', ${i}.25, '2024-01-0${(i % 9) + 1} 03:04:05.678', '{"k": [${i}, ${seed}]}', ${18446744073709551615n - BigInt(i)}, x'00ff${seed.toString(16).padStart(2, '0')}')`,
+      `(${seed * 100 + i}, 'item ${seed}-${i} ünï', ${i}.25, '2024-01-0${(i % 9) + 1} 03:04:05.678', '{"k": [${i}, ` +
+      `${seed}]}', ${18446744073709551615n - BigInt(i)}, x'00ff${seed.toString(16).padStart(2, '0')}')`,
   );
   return `
     INSERT INTO shop.item VALUES ${rows.join(', ')};
@@ -40,7 +43,8 @@ describeWithServer('a real MariaDB replica of serveBinlog', () => {
   let replica: MariadbServer;
   let served: BinlogServer;
   const source = (more: string) =>
-    `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${served.port}, MASTER_USER='repl', MASTER_PASSWORD='', MASTER_HEARTBEAT_PERIOD=1, MASTER_CONNECT_RETRY=1, ${more}`;
+    `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${served.port}, MASTER_USER='repl', MASTER_PASSWORD='', ` +
+    `MASTER_HEARTBEAT_PERIOD=1, MASTER_CONNECT_RETRY=1, ${more}`;
 
   beforeAll(async () => {
     [primary, replica] = await Promise.all([startMariadb(), startMariadb({ extraArgs: ['--server-id=2'] })]);
@@ -60,7 +64,8 @@ describeWithServer('a real MariaDB replica of serveBinlog', () => {
     async () => {
       const [first] = await primary.binlogFiles();
       await replica.sql(
-        `${source(`MASTER_LOG_FILE='${first!.split('/').at(-1)}', MASTER_LOG_POS=4, MASTER_USE_GTID=no`)}; START SLAVE;`,
+        `${source(`MASTER_LOG_FILE='${first!.split('/').at(-1)}', MASTER_LOG_POS=4, MASTER_USE_GTID=no`)}; ` +
+          `START SLAVE;`,
       );
       await caughtUp(primary, replica);
       expect((await replica.query('SELECT COUNT(*) FROM shop.log'))[0]![0]).toBe('2');

@@ -69,11 +69,13 @@ describeWithServer('serveBinlog answers the catalogue statements as the primary 
       await same('SHOW INDEX FROM shop.item', ['Table', 'Non_unique', 'Key_name', 'Seq_in_index', 'Column_name']);
       await same('SHOW INDEX FROM shop.log', ['Key_name']);
       await same(
-        "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'shop' ORDER BY TABLE_NAME",
+        "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'shop' " +
+          'ORDER BY TABLE_NAME',
       );
       await same("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('shop')");
       await same(
-        "SELECT COLUMN_NAME, COLUMN_KEY, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = 'item' ORDER BY ORDINAL_POSITION",
+        "SELECT COLUMN_NAME, COLUMN_KEY, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop' AND " +
+          "TABLE_NAME = 'item' ORDER BY ORDINAL_POSITION",
       );
       await same(
         "SHOW VARIABLES WHERE Variable_name IN ('binlog_format', 'log_bin') OR Variable_name = 'binlog_row_image'",

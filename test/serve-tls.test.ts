@@ -111,7 +111,9 @@ describe('serveBinlog over TLS', () => {
       'replicates over TLS',
       async () => {
         await replica.sql(
-          `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${server.port}, MASTER_USER='cdc', MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no, MASTER_CONNECT_RETRY=1, MASTER_SSL=1, MASTER_SSL_CA='${join(dir, 'cert.pem')}', MASTER_SSL_VERIFY_SERVER_CERT=1; START SLAVE;`,
+          `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${server.port}, MASTER_USER='cdc', ` +
+            `MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no, MASTER_CONNECT_RETRY=1, ` +
+            `MASTER_SSL=1, MASTER_SSL_CA='${join(dir, 'cert.pem')}', MASTER_SSL_VERIFY_SERVER_CERT=1; START SLAVE;`,
         );
         const until = Date.now() + WAIT_MS;
         let rows: (string | null)[][] = [];

@@ -149,37 +149,42 @@ describeWithFixtures('serveBinlog, read by the replication client', () => {
     }
   });
 
-  it('refuses a MySQL GTID set ahead of the served binlogs, or without what came before them, in MySQL words', async () => {
-    const path = named('tests__events__5.7__33_35_gtid_prev_gtid__log.bin');
-    const source = '80549ecc-d2f2-11ea-b790-0242ac130002';
-    const other = '3e11fa47-71ca-11e1-9e33-c80aa9429562';
-    // The binlog as if 5 transactions of another source had come before it (its PREVIOUS_GTIDS says so).
-    const before = new MysqlGtidSet(`${other}:1-5`);
-    async function* events() {
-      for (const e of decodeBinlog(readFileSync(path), { file: basename(path) })) {
-        yield (e.type === 'PREVIOUS_GTIDS_LOG_EVENT' ? { ...e, ...before.encoded() } : e) as BinlogEventInput;
+  it(
+    'refuses a MySQL GTID set ahead of the served binlogs, or without what came before them, ' + 'in MySQL words',
+    async () => {
+      const path = named('tests__events__5.7__33_35_gtid_prev_gtid__log.bin');
+      const source = '80549ecc-d2f2-11ea-b790-0242ac130002';
+      const other = '3e11fa47-71ca-11e1-9e33-c80aa9429562';
+      // The binlog as if 5 transactions of another source had come before it (its PREVIOUS_GTIDS says so).
+      const before = new MysqlGtidSet(`${other}:1-5`);
+      async function* events() {
+        for (const e of decodeBinlog(readFileSync(path), { file: basename(path) })) {
+          yield (e.type === 'PREVIOUS_GTIDS_LOG_EVENT' ? { ...e, ...before.encoded() } : e) as BinlogEventInput;
+        }
       }
-    }
-    const gtidServer = await serveBinlog({ events: events() }, { log: (m) => console.log(m) });
-    try {
-      const dump = (gtid: string) => live({ ...at(gtidServer), gtid, until: 'logs' });
-      await expect(dump(`${other}:1-5,${source}:1-4`)).rejects.toThrow(
-        /Slave has more GTIDs than the master has, using the master's SERVER_UUID\..*the replica has 80549ecc-d2f2-11ea-b790-0242ac130002:4, which the served binlogs/,
-      );
-      await expect(dump(`${other}:1-6`)).rejects.toThrow(/the replica has 3e11fa47-71ca-11e1-9e33-c80aa9429562:6,/);
-      await expect(dump(`${source}:1`)).rejects.toThrow(
-        /The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires\..*lacks 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5/,
-      );
-      await expect(dump(`${other}:1-3:5,${source}:1`)).rejects.toThrow(/lacks 3e11fa47-71ca-11e1-9e33-c80aa9429562:4,/);
-      // A source the binlogs do not have is another primary's: not refused.
-      const events = await dump(`${other}:1-5,${source}:1-2,aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee:1-100`);
-      expect(
-        events.filter((e) => e.type === 'GTID_LOG_EVENT').map((e) => (e as BinlogEvent & { gno: bigint }).gno),
-      ).toEqual([3n]);
-    } finally {
-      await gtidServer.close();
-    }
-  });
+      const gtidServer = await serveBinlog({ events: events() }, { log: (m) => console.log(m) });
+      try {
+        const dump = (gtid: string) => live({ ...at(gtidServer), gtid, until: 'logs' });
+        await expect(dump(`${other}:1-5,${source}:1-4`)).rejects.toThrow(
+          /Slave has more GTIDs than the master has, using the master's SERVER_UUID\..*the replica has 80549ecc-d2f2-11ea-b790-0242ac130002:4, which the served binlogs/,
+        );
+        await expect(dump(`${other}:1-6`)).rejects.toThrow(/the replica has 3e11fa47-71ca-11e1-9e33-c80aa9429562:6,/);
+        await expect(dump(`${source}:1`)).rejects.toThrow(
+          /The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires\..*lacks 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5/,
+        );
+        await expect(dump(`${other}:1-3:5,${source}:1`)).rejects.toThrow(
+          /lacks 3e11fa47-71ca-11e1-9e33-c80aa9429562:4,/,
+        );
+        // A source the binlogs do not have is another primary's: not refused.
+        const events = await dump(`${other}:1-5,${source}:1-2,aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee:1-100`);
+        expect(
+          events.filter((e) => e.type === 'GTID_LOG_EVENT').map((e) => (e as BinlogEvent & { gno: bigint }).gno),
+        ).toEqual([3n]);
+      } finally {
+        await gtidServer.close();
+      }
+    },
+  );
 
   it('lets in only the account given, when one is', async () => {
     const guarded = await serveBinlog(

@@ -41,7 +41,8 @@ function seedSql(rows: number): string[] {
             (i) =>
               `(${i}, 'n${i} ✓😀', ${i}.25, '2024-01-02 03:04:05.${String(i % 1e6).padStart(6, '0')}', ` +
               `'2020-06-01 12:00:00', ${i / 7}, ${i / 3}, ${18446744073709551615n - BigInt(i)}, ` +
-              `'${'abc'[i % 3]}', '${['', 'x', 'x,y'][i % 3]}', ${i % 8}, x'${(i % 256).toString(16).padStart(2, '0')}00', 'é${i}')`,
+              `'${'abc'[i % 3]}', '${['', 'x', 'x,y'][i % 3]}', ${i % 8}, ` +
+              `x'${(i % 256).toString(16).padStart(2, '0')}00', 'é${i}')`,
           )
           .join(','),
       'INSERT INTO app.comp VALUES ' +
@@ -114,7 +115,8 @@ function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
           await source.sql(
             `BEGIN; INSERT INTO app.comp VALUES ('zz', ${ROWS + i}, 1, 'new'); ` +
               `UPDATE app.comp SET v = v + 1 WHERE region = 'eu' AND seq = ${i * 3}; ` +
-              `DELETE FROM app.bare WHERE k = ${i} LIMIT 1; UPDATE app.pk SET amount = -amount WHERE id = ${i * 5}; COMMIT;`,
+              `DELETE FROM app.bare WHERE k = ${i} LIMIT 1; UPDATE app.pk SET amount = -amount WHERE id = ${i * 5}; ` +
+              `COMMIT;`,
           );
         }
         // In the database --database selects: as mariadb-binlog's, it selects statements by their default database.

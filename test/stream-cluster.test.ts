@@ -128,7 +128,8 @@ describeWithNats('binlog stream into a 3-node JetStream cluster', () => {
   beforeAll(async () => {
     [server, cluster] = await Promise.all([startMariadb(), startNatsCluster(3)]);
     await server.sql(
-      'CREATE DATABASE w; CREATE TABLE w.a (id INT PRIMARY KEY, v VARCHAR(64), n INT); CREATE TABLE w.b (id INT PRIMARY KEY, v VARCHAR(64), n INT);',
+      'CREATE DATABASE w; CREATE TABLE w.a (id INT PRIMARY KEY, v VARCHAR(64), n INT); CREATE TABLE w.b ' +
+        '(id INT PRIMARY KEY, v VARCHAR(64), n INT);',
     );
   }, TIMEOUT);
 

@@ -26,7 +26,8 @@ it('writes a record of plain values as JSON, keys in the record order', () => {
     { after: { id: 7, v: 'a"b', d: '2024-01-01 00:00:00.000001', m: '-1.50', z: null, b: [3, 5] } },
   ];
   expect(changeBodies(rows, { op: 'c', ts_ms: 1000, source }).map(text)).toEqual([
-    '{"before":null,"after":{"id":7,"v":"a\\"b","d":"2024-01-01 00:00:00.000001","m":"-1.50","z":null,"b":[3,5]},"op":"c","ts_ms":1000,' +
+    '{"before":null,"after":{"id":7,"v":"a\\"b","d":"2024-01-01 ' +
+      '00:00:00.000001","m":"-1.50","z":null,"b":[3,5]},"op":"c","ts_ms":1000,' +
       '"source":{"server_id":1,"file":"binlog.000001","pos":4711,"gtid":"0-1-42","db":"shop","table":"orders","row":0}}',
   ]);
 });

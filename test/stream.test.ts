@@ -126,7 +126,8 @@ describeWithNats('binlog stream into NATS JetStream', () => {
   beforeAll(async () => {
     [server, nats] = await Promise.all([startMariadb(), startNats()]);
     await server.sql(
-      'CREATE DATABASE w; CREATE TABLE w.a (id INT PRIMARY KEY, v VARCHAR(64), n INT); CREATE TABLE w.b (id INT PRIMARY KEY, v VARCHAR(64), n INT);',
+      'CREATE DATABASE w; CREATE TABLE w.a (id INT PRIMARY KEY, v VARCHAR(64), n INT); CREATE TABLE w.b ' +
+        '(id INT PRIMARY KEY, v VARCHAR(64), n INT);',
     );
   }, TIMEOUT);
 
@@ -135,7 +136,8 @@ describeWithNats('binlog stream into NATS JetStream', () => {
   }, TIMEOUT);
 
   it(
-    `${ROW_CHANGES} row changes arrive exactly once, in commit order, through SIGKILLs, a broker restart and a KILLed dump thread`,
+    `${ROW_CHANGES} row changes arrive exactly once, in commit order, through SIGKILLs, ` +
+      `a broker restart and a KILLed dump thread`,
     async () => {
       const stats: Record<string, unknown>[] = [];
       let reader: ChildProcess | undefined;
@@ -276,14 +278,16 @@ describeWithNats('binlog stream into NATS JetStream', () => {
         0,
       );
       debug(
-        `stream: ${rows.length} row changes, ${messages.length} messages; ${killAfter.size} SIGKILLs; duplicates dropped ${resent}; last run's stats ${JSON.stringify(last)}`,
+        `stream: ${rows.length} row changes, ${messages.length} messages; ${killAfter.size} SIGKILLs; ` +
+          `duplicates dropped ${resent}; last run's stats ${JSON.stringify(last)}`,
       );
     },
     TIMEOUT,
   );
 
   it(
-    "a start without LOGNAME begins at the end of the server's binlog, and a restart without it resumes from the checkpoint",
+    "a start without LOGNAME begins at the end of the server's binlog, and a restart without it resumes from the " +
+      'checkpoint',
     async () => {
       await server.sql('CREATE TABLE w.now (id INT PRIMARY KEY)', 'w');
       await server.sql('INSERT INTO w.now VALUES (1)', 'w'); // before the first start: not streamed
@@ -339,7 +343,8 @@ describeWithNats('binlog stream into NATS JetStream', () => {
   );
 
   it(
-    'a broker that does not acknowledge holds the reader at the in-flight limit; no checkpoint passes an unacknowledged message',
+    'a broker that does not acknowledge holds the reader at the in-flight limit; ' +
+      'no checkpoint passes an unacknowledged message',
     async () => {
       const [start] = await server.query('SHOW MASTER STATUS');
       await server.sql('CREATE TABLE w.bp (id INT PRIMARY KEY); INSERT INTO w.bp SELECT seq FROM seq_1_to_50;', 'w');

@@ -90,14 +90,19 @@ describe('sqlLiteral', () => {
     expect(back).toEqual(stored);
   });
 
-  it('writes JSON as CAST(… AS JSON) for MySQL, keeping integer and double types; refuses what no JSON text says', () => {
-    const json = col(ColumnType.JSON);
-    expect(lit({ json: { a: [1, { $uint: 2 }, { $double: 3 }, 'x'] } }, json, 'mysql')).toBe(
-      `CAST(_utf8mb4'{"a":[1,2,3.0,"x"]}' AS JSON)`,
-    );
-    expect(() => lit({ json: { $decimal: '1.50', precision: 3, scale: 2 } }, json, 'mysql')).toThrow(/decimal scalar/);
-    expect(() => lit({ diff: [] }, json, 'mysql')).toThrow(/partial JSON update/);
-  });
+  it(
+    'writes JSON as CAST(… AS JSON) for MySQL, keeping integer and double types; ' + 'refuses what no JSON text says',
+    () => {
+      const json = col(ColumnType.JSON);
+      expect(lit({ json: { a: [1, { $uint: 2 }, { $double: 3 }, 'x'] } }, json, 'mysql')).toBe(
+        `CAST(_utf8mb4'{"a":[1,2,3.0,"x"]}' AS JSON)`,
+      );
+      expect(() => lit({ json: { $decimal: '1.50', precision: 3, scale: 2 } }, json, 'mysql')).toThrow(
+        /decimal scalar/,
+      );
+      expect(() => lit({ diff: [] }, json, 'mysql')).toThrow(/partial JSON update/);
+    },
+  );
 
   it('refuses an integer of unknown signedness, saying what resolves it', () => {
     expect(() => lit({ signed: -1, unsigned: 255 }, col(ColumnType.TINY))).toThrow(
@@ -209,12 +214,15 @@ describe('toSql and undoSql', () => {
 });
 
 describe('invert', () => {
-  it('refuses the undo of a MINIMAL image: a deleted row without all its columns, an update without the old values', () => {
-    expect(() => invert('delete', { before: { id: 1 } }, ['id', 'v'], 'row 1')).toThrow(/lacks column v/);
-    expect(() => invert('update', { before: { id: 1 }, after: { v: 2 } }, ['id', 'v'], 'row 1')).toThrow(
-      /lacks column v/,
-    );
-  });
+  it(
+    'refuses the undo of a MINIMAL image: a deleted row without all its columns, ' + 'an update without the old values',
+    () => {
+      expect(() => invert('delete', { before: { id: 1 } }, ['id', 'v'], 'row 1')).toThrow(/lacks column v/);
+      expect(() => invert('update', { before: { id: 1 }, after: { v: 2 } }, ['id', 'v'], 'row 1')).toThrow(
+        /lacks column v/,
+      );
+    },
+  );
 
   it('undoes an update in the row as the update left it', () => {
     expect(invert('update', { before: { id: 1, v: 1, w: 0 }, after: { v: 2 } }, ['id', 'v', 'w'], 'row 1')).toEqual({
@@ -269,7 +277,8 @@ describe('flashback', () => {
     });
     const e = caught(SqlError, () => flashback([FDE, map(['id', 'v']), noblob]));
     expect([e.problem, e.schemaPath]).toEqual([
-      'the before image lacks column v, whose old value the undo must write: the binlog does not hold it (binlog_row_image=FULL logs it)',
+      'the before image lacks column v, whose old value the undo must write: the binlog does not hold it ' +
+        '(binlog_row_image=FULL logs it)',
       'DELETE_ROWS_EVENT at binlog.000001:200, row 2',
     ]);
   });
@@ -281,7 +290,8 @@ describe('flashback', () => {
       rowImagesUndecoded: 'why',
     });
     const sentence =
-      "its row images were kept as bytes (why): give the table's definition (--schema-file, --table-def, tableDefinitions) to have its rows";
+      "its row images were kept as bytes (why): give the table's definition (--schema-file, --table-def, " +
+      'tableDefinitions) to have its rows';
     for (const f of [() => toSql(kept, context(['id', 'v'])), () => flashback([FDE, map(['id', 'v']), kept])]) {
       expect([caught(SqlError, f).problem, caught(SqlError, f).schemaPath]).toEqual([
         sentence,

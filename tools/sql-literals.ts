@@ -65,13 +65,15 @@ export function sqlLiteral(v: CellValue, column: Column, flavor: Flavor, where: 
   if (typeof v === 'object' && !(v instanceof Uint8Array) && !Array.isArray(v)) {
     if ('signed' in v)
       throw new SqlError(
-        `an integer of unknown signedness (${v.signed} or ${v.unsigned}): give the table's definition (--schema-file, tableDefinitions) or columnHints to say which`,
+        `an integer of unknown signedness (${v.signed} or ${v.unsigned}): give the table's definition ` +
+          `(--schema-file, tableDefinitions) or columnHints to say which`,
         where,
       );
     if ('value' in v) return sqlLiteral(v.value, column, flavor, where); // MariaDB's compressed column: its text
     if ('diff' in v)
       throw new SqlError(
-        "a partial JSON update (PARTIAL_UPDATE_ROWS) is a diff, not a value: write the binlog with binlog_row_value_options=''",
+        'a partial JSON update (PARTIAL_UPDATE_ROWS) is a diff, not a value: ' +
+          "write the binlog with binlog_row_value_options=''",
         where,
       );
     const text = jsonText(v.json, where);

@@ -41,9 +41,13 @@ function statementSession(event: BinlogEvent): Partial<Record<Setting, string>> 
   for (const v of (event as { statusVars?: QueryEventStatusVarsEntry[] }).statusVars ?? []) {
     if (v.code === 'Q_SQL_MODE_CODE') out.sqlMode = `SET @@session.sql_mode = ${v.sqlMode}`;
     else if (v.code === 'Q_CHARSET_CODE')
-      out.charset = `SET @@session.character_set_client = ${v.characterSetClient}, @@session.collation_connection = ${v.collationConnection}, @@session.collation_server = ${v.collationServer}`;
+      out.charset =
+        `SET @@session.character_set_client = ${v.characterSetClient}, ` +
+        `@@session.collation_connection = ${v.collationConnection}, @@session.collation_server = ${v.collationServer}`;
     else if (v.code === 'Q_TIME_ZONE_CODE')
-      out.timeZone = `SET @@session.time_zone = ${quoted(textOf(v.timeZone) ?? Buffer.from(v.timeZone as Uint8Array).toString('latin1'))}`;
+      out.timeZone =
+        `SET @@session.time_zone = ` +
+        `${quoted(textOf(v.timeZone) ?? Buffer.from(v.timeZone as Uint8Array).toString('latin1'))}`;
     else if (v.code === 'Q_AUTO_INCREMENT') out.autoIncrement = autoIncrement(v.increment, v.offset);
   }
   out.autoIncrement ??= DEFAULT_AUTO_INCREMENT;

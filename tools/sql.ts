@@ -104,7 +104,8 @@ function namedTable(event: BinlogEvent & { tableId: number }, context: SqlContex
   if (unnamed(table)) {
     const qualified = `${textName(table.schema)}.${textName(table.table)}`;
     throw new SqlError(
-      `table ${qualified}: its TABLE_MAP names no columns (binlog_row_metadata=FULL does); give its definition (--schema-file, tableDefinitions) to write SQL of its rows`,
+      `table ${qualified}: its TABLE_MAP names no columns (binlog_row_metadata=FULL does); give its definition ` +
+        `(--schema-file, tableDefinitions) to write SQL of its rows`,
       eventName(event),
     );
   }
@@ -146,7 +147,8 @@ export function invert(kind: RowKind, change: RowChange, columns: readonly strin
   const missing = (kind === 'delete' ? columns : Object.keys(after)).filter((c) => !(c in before));
   if (missing.length)
     throw new SqlError(
-      `the before image lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, whose old value the undo must write: the binlog does not hold it (binlog_row_image=FULL logs it)`,
+      `the before image lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, ` +
+        `whose old value the undo must write: the binlog does not hold it (binlog_row_image=FULL logs it)`,
       where,
     );
   if (kind === 'delete') return { kind: 'write', after: before };
@@ -176,7 +178,10 @@ class StatementWriter {
   change(c: Change): string {
     if (c.kind === 'write') {
       const cols = Object.keys(c.after ?? {});
-      return `INSERT INTO ${this.name} (${cols.map(ident).join(', ')}) VALUES (${cols.map((n) => this.literal(n, c.after!)).join(', ')})`;
+      return (
+        `INSERT INTO ${this.name} (${cols.map(ident).join(', ')}) VALUES ` +
+        `(${cols.map((n) => this.literal(n, c.after!)).join(', ')})`
+      );
     }
     if (c.kind === 'delete') return `DELETE FROM ${this.name} WHERE ${this.condition(c.before ?? {})} LIMIT 1`;
     const sets = Object.keys(c.after ?? {}).map((n) => `${ident(n)}=${this.literal(n, c.after!)}`);

@@ -32,7 +32,8 @@ export function emitBinaryJson(sf: SourceFile, m: Module, j: IrBinaryJson, exter
   const custom = j.values.find((v): v is Extract<IrJsonbValue, { kind: 'custom' }> => v.kind === 'custom');
   const tags = [...NUMBER_TAGS, ...(custom?.as.map(([t]) => t) ?? []), OPAQUE_TAG];
   sf.addStatements(
-    `/** The keys of an object that is a scalar of the JSON form, not an object of the document. */\nconst SCALAR_KEYS = new Set([${tags.map(q).join(', ')}]);`,
+    `/** The keys of an object that is a scalar of the JSON form, not an object of the document. */\nconst ` +
+      `SCALAR_KEYS = new Set([${tags.map(q).join(', ')}]);`,
   );
   sf.addFunction({
     name: 'isJsonObject',
@@ -40,7 +41,9 @@ export function emitBinaryJson(sf: SourceFile, m: Module, j: IrBinaryJson, exter
     docs: ['Whether a tree node is an object of the document (not a scalar written as an object of $-keys).'],
     parameters: [{ name: 'v', type: 'JsonTree' }],
     returnType: 'v is { [key: string]: JsonTree }',
-    statements: `return typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.keys(v).some((k) => SCALAR_KEYS.has(k));`,
+    statements:
+      `return typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.keys(v).some((k) ` +
+      `=> SCALAR_KEYS.has(k));`,
   });
   sf.addFunction({
     name: 'compareJsonKeys',
@@ -57,7 +60,8 @@ export function emitBinaryJson(sf: SourceFile, m: Module, j: IrBinaryJson, exter
     name: 'BinaryJsonCodec',
     isExported: true,
     docs: [
-      "A document both ways: bytes (found at `offset`, for errors) to its tree, and a tree to the server's canonical bytes.",
+      'A document both ways: bytes (found at `offset`, for errors) to its tree, ' +
+        "and a tree to the server's canonical bytes.",
     ],
     methods: [
       {
@@ -118,7 +122,8 @@ function decoder(j: IrBinaryJson, custom: Extract<IrJsonbValue, { kind: 'custom'
   out.close('} catch (e) {');
   out.depthUp();
   out.line(
-    'if (e instanceof Bad || e instanceof RangeError) throw new InvalidValueError(`binary JSON: ${e.message}`, { offset, schemaPath: path });',
+    'if (e instanceof Bad || e instanceof RangeError) throw new InvalidValueError(`binary JSON: ${e.message}`, ' +
+      '{ offset, schemaPath: path });',
   );
   out.line('throw e;');
   out.close();
@@ -252,7 +257,8 @@ function inlinedIn(j: IrBinaryJson, f: number): string {
 function entry(out: Lines, j: IrBinaryJson, f: number): void {
   const w = widthIn(j.containers.valueOffset, f, j);
   out.open(
-    `function ${formatName(j, f)}Entry(b: Uint8Array, dv: DataView, p: number, base: number, size: number, end: number): JsonTree {`,
+    `function ${formatName(j, f)}Entry(b: Uint8Array, dv: DataView, p: number, base: number, size: number, end: ` +
+      `number): JsonTree {`,
   );
   out.line('const t = b[p]!;');
   out.line(`if (${inlinedIn(j, f)}) return value(b, dv, t, p + 1, ${w});`);
@@ -275,7 +281,8 @@ function container(out: Lines, j: IrBinaryJson, v: Container): void {
   const valueEntry = 1 + valueOffset;
   const object = v.kind === 'object';
   out.line(
-    `/** ${v.name}: element-count, size${object ? ', key-entries' : ''}, value-entries, then ${object ? 'keys and ' : ''}values at their offsets. */`,
+    `/** ${v.name}: element-count, size${object ? ', key-entries' : ''}, value-entries, ` +
+      `then ${object ? 'keys and ' : ''}values at their offsets. */`,
   );
   out.open(`function ${containerName(j, v)}(b: Uint8Array, dv: DataView, at: number, end: number): JsonTree {`);
   out.line(`need(at, ${count}, end);`);
@@ -402,7 +409,8 @@ function encoder(j: IrBinaryJson, custom: Extract<IrJsonbValue, { kind: 'custom'
     out.line(
       f === last
         ? `return ${call};`
-        : `const ${formatName(j, f)} = ${call};\nif (${formatName(j, f)} || limit === ${f}) return ${formatName(j, f)};`,
+        : `const ${formatName(j, f)} = ${call};\nif (${formatName(j, f)} || limit === ${f}) ` +
+            `return ${formatName(j, f)};`,
     );
   }
   out.close();
@@ -500,7 +508,9 @@ function containerIn(out: Lines, j: IrBinaryJson, f: number): void {
   );
   out.line('const u = body.reduce((x, b, i) => x + (BigInt(b) << BigInt(8 * i)), 0n);');
   out.line(
-    `valueEntries.push(...le(${signedInlined.length ? `${signedInlined.join(' || ')} ? BigInt.asIntN(8 * body.length, u) : u` : 'u'}, ${valueOffset}));`,
+    `valueEntries.push(...le(${
+      signedInlined.length ? `${signedInlined.join(' || ')} ? BigInt.asIntN(8 * ` + `body.length, u) : u` : 'u'
+    }, ${valueOffset}));`,
   );
   out.line('continue;');
   out.close();

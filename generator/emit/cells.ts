@@ -42,7 +42,8 @@ export function emitCells(sf: SourceFile, m: Module, cells: IrCell[], externs: I
     sf,
     m,
     'CellHelpers',
-    "What the cells take from the runtime (the schema's `externs`): text and values to fields and back, no fact of the format.",
+    "What the cells take from the runtime (the schema's `externs`): text and values to fields and back, " +
+      'no fact of the format.',
     externs,
   );
   for (const cell of cells) emitCell(sf, m, cell);
@@ -222,7 +223,9 @@ function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: Gives)
   const memo = c.decode.memo && gives === 'value';
   if (memo)
     out.line(
-      `let ${[...c.parts.map((p) => `${p.name}$memo: number | bigint = -1`), 'value$memo: CellValue = null'].join(', ')};`,
+      `let ${[...c.parts.map((p) => `${p.name}$memo: number | bigint = -1`), 'value$memo: CellValue = null'].join(
+        ', ' + '',
+      )};`,
     );
   if (memo) m.rtType('CellValue');
   out.open(gives === 'json' ? 'return (r, w) => {' : 'return (r) => {');

@@ -82,7 +82,8 @@ function decodeBody(m: Module, s: IrStruct): string {
     const target = d && 'target' in d ? s.fields.find((t) => t.name === d.target) : undefined;
     if (f.cond && target?.cond) {
       L.line(
-        `if (${f.name} !== undefined && ${target.name} === undefined) throw ${m.rt('absentTarget')}(r, ${q(f.path)}, '${target.name}');`,
+        `if (${f.name} !== undefined && ${target.name} === undefined) throw ${m.rt('absentTarget')}(r, ${q(f.path)}, ` +
+          `'${target.name}');`,
       );
     }
   }
@@ -141,7 +142,8 @@ function decodeField(L: Lines, m: Module, s: IrStruct, f: IrField, declare: bool
 function checkValue(L: Lines, m: Module, s: IrStruct, f: IrField): void {
   const name = decodeName(m, s);
   L.line(
-    `${m.rt('checkDerived')}(${name(f.name)}, ${compileExpr((f.derive as { expr: Expr }).expr, name)}, r, ${q(f.path)});`,
+    `${m.rt('checkDerived')}(${name(f.name)}, ${compileExpr((f.derive as { expr: Expr }).expr, name)}, r, ` +
+      `${q(f.path)});`,
   );
 }
 
@@ -186,7 +188,9 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
         return `${reader}.varintBytes(${compileExpr(t.span.size, name)}, ${q(f.path)})`;
       return spanRead(t.span, reader, f.path, name);
     case 'bitmap':
-      return `${reader}.bitmap(${compileExpr(t.bits, name)}, ${q(f.path)}${t.msb || t.keepSpare ? `, ${t.msb}` : ''}${t.keepSpare ? ', true' : ''})`;
+      return `${reader}.bitmap(${compileExpr(t.bits, name)}, ${q(f.path)}${
+        t.msb || t.keepSpare ? `, ` + `${t.msb}` : ''
+      }${t.keepSpare ? ', true' : ''})`;
     case 'struct':
       return `${m.structFn('decode', t.name)}(${[reader, 'ctx', ...structArgs(m, t, name)].join(', ')})`;
     case 'tlv':
@@ -288,7 +292,8 @@ export function emitEntryListDecoder(sf: SourceFile, m: Module, t: IrEntryList, 
   L.line(`const code = r.${intMethod(t.code)}();`);
   if (t.kind === 'tlv') {
     L.line(
-      `const body = r.sub(${lengthRead(t.length, 'r', `${owner.name}.${t.entryType}.length`)}, '${owner.name}.${t.entryType}');`,
+      `const body = r.sub(${lengthRead(t.length, 'r', `${owner.name}.${t.entryType}.length`)}, ` +
+        `'${owner.name}.${t.entryType}');`,
     );
     L.open('switch (code) {');
     for (const e of t.entries)
@@ -310,7 +315,8 @@ export function emitEntryListDecoder(sf: SourceFile, m: Module, t: IrEntryList, 
     isExported: true,
     name: `decode${t.entryType}List`,
     docs: [
-      `Reads ${owner.name}'s ${t.kind === 'tlv' ? 'type-length-value entries' : 'code-tagged entries'} to the end of \`r\`, in stored order.`,
+      `Reads ${owner.name}'s ${t.kind === 'tlv' ? 'type-length-value entries' : 'code-tagged entries'} to the end of ` +
+        `\`r\`, in stored order.`,
     ],
     parameters: [
       { name: 'r', type: m.rtType('Reader') },
@@ -326,7 +332,8 @@ export function emitEventBodyDecoder(sf: SourceFile, m: Module, ir: Ir): void {
   L.open('switch (code) {');
   for (const e of eventsWithBody(ir))
     L.line(
-      `case ${e.code}: return Object.assign(into, { type: '${e.name}' as const }, ${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}));`,
+      `case ${e.code}: return Object.assign(into, { type: '${e.name}' as const }, ` +
+        `${m.structFn('decode', e.body!)}(${['r', 'ctx', ...eventArgs(m, e)].join(', ')}));`,
     );
   L.line('default: return undefined;');
   L.close();
@@ -334,7 +341,8 @@ export function emitEventBodyDecoder(sf: SourceFile, m: Module, ir: Ir): void {
     isExported: true,
     name: 'decodeEventBody',
     docs: [
-      'Decodes the body of an event of a type the schemas describe into `into` (after what it holds); undefined for any other type.',
+      'Decodes the body of an event of a type the schemas describe into `into` (after what it holds); ' +
+        'undefined for any other type.',
     ],
     typeParameters: [{ name: 'T', constraint: 'object' }],
     parameters: [

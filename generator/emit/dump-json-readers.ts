@@ -63,7 +63,8 @@ export function emitFromJson(sf: SourceFile, m: Module, s: IrStruct): void {
       // The order is the list's; a string says why something is kept as it is, and is not read back.
       if (c.name !== 'keyOrder' && c.type !== 'string')
         L.line(
-          `if (o.${c.name} !== undefined) v.${c.name} = ${m.rt(COMPANION_JSON[c.type] ?? 'jNum')}(o.${c.name}, \`\${path}.${c.name}\`);`,
+          `if (o.${c.name} !== undefined) v.${c.name} = ${m.rt(COMPANION_JSON[c.type] ?? 'jNum')}(o.${c.name}, ` +
+            `\`\${path}.${c.name}\`);`,
         );
     }
   }
@@ -142,7 +143,8 @@ export function emitEntryFromJson(sf: SourceFile, m: Module, t: IrEntryList, own
   L.open('switch (o.code) {');
   for (const e of t.entries) L.line(`case '${e.name}': return ${m.structFromJson(e.struct)}(o, path);`);
   L.line(
-    `default: return { code: ${m.rt('jNum')}(o.code, \`\${path}.code\`), raw: ${m.rt('jBytes')}(o.raw, \`\${path}.raw\`) };`,
+    `default: return { code: ${m.rt('jNum')}(o.code, \`\${path}.code\`), raw: ${m.rt('jBytes')}(o.raw, ` +
+      `\`\${path}.raw\`) };`,
   );
   L.close();
   sf.addFunction({

@@ -43,7 +43,8 @@ function encodeBody(m: Module, s: IrStruct): string {
   const given = s.fields.filter(isGiven);
   for (const f of given)
     L.line(
-      `const ${isEnum(f.type) ? `${f.name}$code` : f.name} = ${isEnum(f.type) ? enumCode(m, f, `v.${f.name}`) : `v.${f.name}`};`,
+      `const ${isEnum(f.type) ? `${f.name}$code` : f.name} = ` +
+        `${isEnum(f.type) ? enumCode(m, f, `v.${f.name}`) : `v.${f.name}`};`,
     );
   // Values other fields need before they are written.
   for (const f of s.fields) {
@@ -58,7 +59,9 @@ function encodeBody(m: Module, s: IrStruct): string {
       if (f.repeat) L.line(`const ${f.name}$code = v.${f.name}.map((x) => ${code('x')});`);
       else
         L.line(
-          `const ${f.name}$code = ${f.cond ? `v.${f.name} === undefined ? undefined : ${code(`v.${f.name}`)}` : code(`v.${f.name}`)};`,
+          `const ${f.name}$code = ${
+            f.cond ? `v.${f.name} === undefined ? undefined : ` + `${code(`v.${f.name}`)}` : code(`v.${f.name}`)
+          };`,
         );
     }
     const d = f.derive;
@@ -144,7 +147,8 @@ function readBack(L: Lines, m: Module, s: IrStruct, f: IrField): void {
   const local = name(f.name);
   L.line(`const ${again} = ${compileExpr((f.type as { expr: Expr }).expr, stored)};`);
   L.line(
-    `if (${again} !== ${local}) throw new ${m.rt('EncodeError')}(\`${f.name} \${${local}} cannot be stored: it would read back as \${${again}}\`, ${q(f.path)});`,
+    `if (${again} !== ${local}) throw new ${m.rt('EncodeError')}(\`${f.name} \${${local}} cannot be stored: ` +
+      `it would read back as \${${again}}\`, ${q(f.path)});`,
   );
 }
 
@@ -186,7 +190,8 @@ function encodeList(L: Lines, m: Module, s: IrStruct, f: IrField, w: string, at:
   if (at === 'before' && list?.first === f.name) L.line('const keyed$ = new Map<number, Uint8Array>();');
   if (at === 'after' && list?.last === f.name) {
     L.line(
-      `${m.rt('writeKeyed')}(${w}, keyed$, v.keyOrder, [${list.ids.join(', ')}], ${s.keys!.serial}, ${list.end}, '${s.name}');`,
+      `${m.rt('writeKeyed')}(${w}, keyed$, v.keyOrder, [${list.ids.join(', ')}], ${s.keys!.serial}, ${list.end}, ` +
+        `'${s.name}');`,
     );
   }
 }
@@ -252,7 +257,8 @@ function writeField(L: Lines, m: Module, s: IrStruct, f: IrField, value: string,
   const elem = `${f.name}$e`;
   if (f.repeat.kind === 'count' && !lengthField && !identifiers(f.repeat.count).includes('remaining')) {
     L.line(
-      `if (${value}.length !== (${compileExpr(f.repeat.count, encodeName(m, s))})) throw new ${m.rt('EncodeError')}('wrong number of elements', ${q(f.path)});`,
+      `if (${value}.length !== (${compileExpr(f.repeat.count, encodeName(m, s))})) ` +
+        `throw new ${m.rt('EncodeError')}('wrong number of elements', ${q(f.path)});`,
     );
   }
   const one: IrField = { ...f, repeat: undefined };
@@ -314,7 +320,9 @@ function writeValue(
     case 'bitmap': {
       // A bitmap that fills the rest of its structure is as long as the value says.
       const bits = identifiers(t.bits).includes('remaining') ? `${value}.length` : compileExpr(t.bits, name);
-      return `${writer}.bitmap(${value}, ${bits}, ${q(f.path)}${t.msb || t.keepSpare ? `, ${t.msb}` : ''}${t.keepSpare ? `, v.${f.name}Spare` : ''});`;
+      return `${writer}.bitmap(${value}, ${bits}, ${q(f.path)}${
+        t.msb || t.keepSpare ? `, ` + `${t.msb}` : ''
+      }${t.keepSpare ? `, v.${f.name}Spare` : ''});`;
     }
     case 'struct':
       return `${m.structFn('encode', t.name)}(${[writer, value, 'ctx', ...structArgs(m, t, name)].join(', ')});`;
@@ -357,7 +365,8 @@ function encodeSwitch(L: Lines, m: Module, s: IrStruct, f: IrField, value: strin
   L.open(`switch (${on}) {`);
   for (const c of t.cases) {
     L.line(
-      `case ${c.match}: ${m.structFn('encode', c.struct)}(${writer}, ${value} as ${m.structType(c.struct, true)}, ctx); break;`,
+      `case ${c.match}: ${m.structFn('encode', c.struct)}(${writer}, ${value} as ${m.structType(c.struct, true)}, ` +
+        `ctx); break;`,
     );
   }
   if (t.default)
@@ -380,7 +389,8 @@ export function emitEntryListEncoder(sf: SourceFile, m: Module, t: IrEntryList, 
     if (t.kind === 'tlv') {
       // The length precedes a value whose size is known only once written: write it aside first.
       L.line(
-        `case '${e.name}': { ${write(String(e.code))} const sub = new ${m.rt('Writer')}(); ${call('sub')} w.prefixed(sub.view(), ${lengthWidth(t.length)}, '${e.struct}'); break; }`,
+        `case '${e.name}': { ${write(String(e.code))} const sub = new ${m.rt('Writer')}(); ` +
+          `${call('sub')} w.prefixed(sub.view(), ${lengthWidth(t.length)}, '${e.struct}'); break; }`,
       );
     } else {
       L.line(`case '${e.name}': ${write(String(e.code))} ${call('w')} break;`);
@@ -389,7 +399,8 @@ export function emitEntryListEncoder(sf: SourceFile, m: Module, t: IrEntryList, 
   const raw = `e as { code: number; raw: Uint8Array }`;
   if (t.kind === 'tlv') {
     L.line(
-      `default: ${write(`(${raw}).code`)} w.prefixed((${raw}).raw, ${lengthWidth(t.length)}, '${owner.name}.${t.entryType}');`,
+      `default: ${write(`(${raw}).code`)} w.prefixed((${raw}).raw, ${lengthWidth(t.length)}, ` +
+        `'${owner.name}.${t.entryType}');`,
     );
   } else {
     L.line(`default: ${write(`(${raw}).code`)} w.bytes((${raw}).raw);`);
@@ -415,7 +426,9 @@ export function emitEventBodyEncoder(sf: SourceFile, m: Module, ir: Ir): void {
   L.open('switch (body.type) {');
   for (const e of eventsWithBody(ir))
     L.line(
-      `case '${e.name}': return ${m.structFn('encode', e.body!)}(${['w', 'body', 'ctx', ...eventArgs(m, e)].join(', ')});`,
+      `case '${e.name}': return ${m.structFn('encode', e.body!)}(${['w', 'body', 'ctx', ...eventArgs(m, e)].join(
+        ', ' + '',
+      )});`,
     );
   L.close();
   sf.addFunction({

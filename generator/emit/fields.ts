@@ -64,7 +64,8 @@ export function decodedProps(s: IrStruct): { name: string; field?: IrField }[] {
 }
 
 const KEY_ORDER_DOC =
-  'The keyed fields as stored, when not in declared order or not only the declared fields once each (ids; {id, bytes} for fields kept as stored).';
+  'The keyed fields as stored, when not in declared order or not only the declared fields once each (ids; {id, ' +
+  'bytes} for fields kept as stored).';
 
 /**
  * What a field keeps beside its value so that encoding gives back the stored bytes: a compressed field's
@@ -141,7 +142,8 @@ function inferredCompanion(
       type: 'Record<string, number>',
       hasQuestionToken: true,
       docs: [
-        'The fraction digits inferred, by column, for the columns whose size the binlog does not say (the rows are read and written with them).',
+        'The fraction digits inferred, by column, for the columns whose size the binlog does not say ' +
+          '(the rows are read and written with them).',
       ],
     },
   ];

@@ -89,7 +89,8 @@ function emitBitArithmetic(sf: SourceFile, ri: IrOldRowImages): void {
       'mask: Uint8Array, a: Uint8Array, b: Uint8Array',
       'number | undefined',
       'The first bit set in `mask` where the null bytes `a` and `b` differ.',
-      'for (let k = 0; k < mask.length * 8; k++) if (oldNullBit(mask, k) && oldNullBit(a, k) !== oldNullBit(b, k)) return k;\nreturn undefined;',
+      'for (let k = 0; k < mask.length * 8; k++) if (oldNullBit(mask, k) && oldNullBit(a, k) !== oldNullBit(b, k)) ' +
+        'return k;\nreturn undefined;',
     ],
   ];
   addSmallFunctions(sf, 'oldRowImages.nullBytes', fns, (name) => name === 'oldNullBit' || name === 'oldBitDiffering');
@@ -136,13 +137,15 @@ function emitLayout(sf: SourceFile, ri: IrOldRowImages): void {
   const columns = ri.columns.map((b) =>
     b.holds === 'isNull'
       ? `if (${compile(ri, b.cond)}) {\nc.nullBit = bit;\nbit += ${compile(ri, b.count)};\n}`
-      : `if (${compile(ri, b.cond)}) {\nconst count = ${compile(ri, b.count)};\nif (count) c.firstPackedByte = { at: bit, count };\nbit += count;\n}`,
+      : `if (${compile(ri, b.cond)}) {\nconst count = ${compile(ri, b.count)};\nif (count) c.firstPackedByte = { at: ` +
+        `bit, count };\nbit += count;\n}`,
   );
   sf.addFunction({
     name: 'oldNullBytesLayout',
     isExported: true,
     docs: docs(
-      `${ri.doc ?? 'Rows v0 images.'}\nThe null bytes of a table with these columns: the record's bits first, then each column's in column order.`,
+      `${ri.doc ?? 'Rows v0 images.'}\nThe null bytes of a table with these columns: the record's bits first, ` +
+        `then each column's in column order.`,
     ),
     parameters: [
       { name: 'table', type: 'OldRowTable' },
@@ -173,7 +176,8 @@ function emitRowBits(sf: SourceFile): void {
     name: 'setOldColumnBits',
     isExported: true,
     docs: [
-      "oldRowImages.nullBytes: sets a column's bits in a row's null bytes: its null bit when it is NULL, and its packed form's first byte's bits.",
+      "oldRowImages.nullBytes: sets a column's bits in a row's null bytes: its null bit when it is NULL, " +
+        "and its packed form's first byte's bits.",
     ],
     parameters: [
       { name: 'bytes', type: 'Uint8Array' },
@@ -191,7 +195,8 @@ function emitRowBits(sf: SourceFile): void {
     name: 'oldDecidedBits',
     isExported: true,
     docs: [
-      "oldRowImages.nullBytes: the bits a row of these columns decides: the ones every record sets and the columns' null bits.",
+      "oldRowImages.nullBytes: the bits a row of these columns decides: the ones every record sets and the columns' " +
+        'null bits.',
     ],
     parameters: [
       { name: 'layout', type: 'OldNullBytes' },

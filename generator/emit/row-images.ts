@@ -41,7 +41,9 @@ function emitWalk(sf: SourceFile, ri: IrRowImages): void {
     isExported: true,
     typeParameters: ['S', 'C'],
     docs: [
-      "A row change's parts as one path takes them (rowImages.change), a method each: it reads, steps over or writes that part, from or to `s`. (A method per image lets a hot path store each image under its own name.)",
+      "A row change's parts as one path takes them (rowImages.change), a method each: it reads, " +
+        'steps over or writes that part, from or to `s`. (A method per image lets a hot path store each image under ' +
+        'its own name.)',
     ],
     methods: ri.parts.map(({ part }) => ({ name: part, parameters: sc, returnType: 'void' })),
   });
@@ -55,7 +57,9 @@ function emitWalk(sf: SourceFile, ri: IrRowImages): void {
       { name: 'options', type: '(s: S, change: C) => void' },
     ],
     returnType: 'RowChangeSteps<S, C>',
-    statements: `return { ${ri.parts.map(({ part }) => (part === 'options' ? 'options' : `${part}: (s, change) => image(s, change, ${q(part)})`)).join(', ')} };`,
+    statements: `return { ${ri.parts
+      .map(({ part }) => (part === 'options' ? 'options' : `${part}: (s, change) ` + `=> image(s, change, ${q(part)})`))
+      .join(', ')} };`,
   });
   const steps = ri.parts.map(
     ({ part, flag, bit }) => `if (images & ${bit} /* ${ri.images}.${flag} */) steps.${part}(s, change);`,
@@ -65,7 +69,8 @@ function emitWalk(sf: SourceFile, ri: IrRowImages): void {
     isExported: true,
     typeParameters: ['S', 'C'],
     docs: docs(
-      `${ri.doc ?? 'A row change.'}\nOne change's parts, in the order they are stored, each where the event's \`images\` have its bit.`,
+      `${ri.doc ?? 'A row change.'}\nOne change's parts, in the order they are stored, ` +
+        `each where the event's \`images\` have its bit.`,
     ),
     parameters: [
       { name: 's', type: 'S' },
@@ -115,7 +120,8 @@ function emitNulls(sf: SourceFile, ri: IrRowImages): void {
       'setNullSpare',
       'buf: Uint8Array, nulls: number, n: number, spare: number',
       'void',
-      'Stores the unused bits `spare` (as nullSpareOf gives them) in the last byte of the n-column null bitmap at `buf[nulls]`, before any null bit is set.',
+      'Stores the unused bits `spare` (as nullSpareOf gives them) in the last byte of the n-column null bitmap at ' +
+        '`buf[nulls]`, before any null bit is set.',
       msb
         ? 'if (n & 7) buf[nulls + (n >>> 3)] = spare & (0xff >>> (n & 7));'
         : 'if (n & 7) buf[nulls + (n >>> 3)] = (spare << (n & 7)) & 0xff;',
@@ -163,13 +169,15 @@ function emitOptions(sf: SourceFile, m: Module, ri: IrRowImages): void {
     name: 'decodeRowOptions',
     isExported: true,
     docs: [
-      `Reads a row's value options (rowImages.options: ${struct}), placed at \`path\`; a bit ${known} does not name is refused.`,
+      `Reads a row's value options (rowImages.options: ${struct}), placed at \`path\`; ` +
+        `a bit ${known} does not name is refused.`,
     ],
     parameters: [{ name: 'r', type: m.rtType('Reader') }, { name: 'ctx', type: m.context() }, ...params],
     returnType: m.structType(struct, false),
     statements: [
       `const v = ${m.rt('placedAt')}(() => ${m.structFn('decode', struct)}(r, ctx, covered), ${q(struct)}, path);`,
-      `if (${unknown}) throw new ${m.rt('InvalidValueError')}(${problem}, { offset: r.offset, schemaPath: \`\${path}.${field}\` });`,
+      `if (${unknown}) throw new ${m.rt('InvalidValueError')}(${problem}, { offset: r.offset, schemaPath: ` +
+        `\`\${path}.${field}\` });`,
       'return v;',
     ].join('\n'),
   });
@@ -177,7 +185,8 @@ function emitOptions(sf: SourceFile, m: Module, ri: IrRowImages): void {
     name: 'encodeRowOptions',
     isExported: true,
     docs: [
-      `Writes a row's value options (rowImages.options: ${struct}), placed at \`path\`; a bit ${known} does not name is refused.`,
+      `Writes a row's value options (rowImages.options: ${struct}), placed at \`path\`; ` +
+        `a bit ${known} does not name is refused.`,
     ],
     parameters: [
       { name: 'w', type: m.rtType('Writer') },

@@ -79,7 +79,9 @@ export function emitServedVariables(sf: SourceFile, ir: IrServedVariables): void
   sf.addTypeAlias({
     isExported: true,
     name: 'ServedVariable',
-    type: "{ server: 'both' | 'mysql' | 'mariadb' } & ({ value: string } | { from: ServedVariableSource; value?: string })",
+    type:
+      "{ server: 'both' | 'mysql' | 'mariadb' } & ({ value: string } | { from: ServedVariableSource; value?: " +
+      'string })',
     docs: [
       'A variable the binlog server reports: a value, or what it comes from and the value answered when that does ' +
         'not say; `server` names who has it.',

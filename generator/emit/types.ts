@@ -175,7 +175,8 @@ export function emitCovers(sf: SourceFile, m: Module, t: IrEntryList, owner: IrS
     t.covers!,
     objectLiteral(props),
     [
-      `The columns each entry of ${owner.name}'s list covers (its \`covers:\`): its values are theirs, in column order.`,
+      `The columns each entry of ${owner.name}'s list covers (its \`covers:\`): its values are theirs, ` +
+        `in column order.`,
     ],
     `Readonly<Record<${names.join(' | ')}, ${m.rtType('ColumnCover')}>>`,
   );
@@ -222,7 +223,9 @@ export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
       ),
     ),
     [
-      "Post-header lengths by event type code, as a v4 FORMAT_DESCRIPTION lists them, where the body's schema fixes one (its `postHeader`): the bytes of its fields through that one, under the event's arguments. A code not here has a post-header that its fields do not fix.",
+      'Post-header lengths by event type code, as a v4 FORMAT_DESCRIPTION lists them, ' +
+        "where the body's schema fixes one (its `postHeader`): the bytes of its fields through that one, " +
+        "under the event's arguments. A code not here has a post-header that its fields do not fix.",
     ],
     'Readonly<Record<number, number>>',
   );
@@ -241,7 +244,8 @@ export function emitEventTypes(sf: SourceFile, m: Module, ir: Ir): void {
     'EventBodyStructs',
     objectLiteral(eventsWithBody(ir).map((e) => `${e.name}: '${e.body}',`)),
     [
-      "The struct of each described event type's body: the first part of the schema paths its encoder's errors name, whose fields are the event's own keys in JSON.",
+      "The struct of each described event type's body: the first part of the schema paths its encoder's errors name, " +
+        "whose fields are the event's own keys in JSON.",
     ],
     'Readonly<Record<string, string>>',
   );
@@ -272,7 +276,8 @@ export function emitEventSets(sf: SourceFile, ir: Ir): void {
     'server',
     'EventServer',
     'EventServers',
-    "Which servers write events of each type (the catalogue's `server:`): both, mysql, mariadb, or vendor (only a fork).",
+    "Which servers write events of each type (the catalogue's `server:`): both, mysql, mariadb, or vendor " +
+      '(only a fork).',
   );
   emitByName(
     sf,
@@ -288,7 +293,8 @@ export function emitEventSets(sf: SourceFile, ir: Ir): void {
     'transaction',
     'EventTransaction',
     'EventTransactions',
-    "Where events of each type stand to a transaction (the catalogue's `transaction:`); absent: they may be part of one.",
+    "Where events of each type stand to a transaction (the catalogue's `transaction:`); absent: " +
+      'they may be part of one.',
   );
 }
 

@@ -243,7 +243,8 @@ export class GaveUpError extends ConnectionError {
     readonly lastError: Error,
   ) {
     super(
-      `gave up reconnecting after ${attempts} attempt${attempts === 1 ? '' : 's'} in ${seconds.toFixed(1)} s: ${lastError.message}`,
+      `gave up reconnecting after ${attempts} attempt${attempts === 1 ? '' : 's'} in ${seconds.toFixed(1)} s: ` +
+        `${lastError.message}`,
     );
   }
 }

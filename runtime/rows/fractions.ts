@@ -187,12 +187,18 @@ class Search {
   /** Why the search found no one assignment, or undefined when it did. */
   unfit(t: TableInfo): string | undefined {
     if (this.capped)
-      return `more than ${MAX_TRIES} choices of fraction digits for ${names(t)} (MariaDB's own TIME(n), DATETIME(n), TIMESTAMP(n), whose n the binlog does not say) were tried; give the table's definition`;
+      return (
+        `more than ${MAX_TRIES} choices of fraction digits for ${names(t)} (MariaDB's own TIME(n), DATETIME(n), ` +
+        `TIMESTAMP(n), whose n the binlog does not say) were tried; give the table's definition`
+      );
     if (this.found.length === 0)
       return `no fraction digits (0 to ${MAX_DIGITS}) for ${names(t)} make every image read and end with the event`;
     if (this.found.length > 1) {
       const shown = this.found.map((d) => JSON.stringify(d)).join(' and ');
-      return `more than one choice of fraction digits for ${names(t)} makes every image read and end with the event (${shown}); give the table's definition`;
+      return (
+        `more than one choice of fraction digits for ${names(t)} makes every image read and end with the event ` +
+        `(${shown}); give the table's definition`
+      );
     }
     return undefined;
   }

@@ -138,6 +138,9 @@ function encoded(text: string): string {
     return 'decoded';
   } catch (e) {
     if (e instanceof BinlogError && e.kind !== 'internal') return 'refused';
-    return `${e instanceof BinlogError ? 'internal' : 'untyped'} ${(e as Error).name}: ${(e as Error).message.slice(0, 200)}`;
+    return (
+      `${e instanceof BinlogError ? 'internal' : 'untyped'} ${(e as Error).name}: ` +
+      `${(e as Error).message.slice(0, 200)}`
+    );
   }
 }

@@ -14,10 +14,12 @@ const start = performance.now();
 const r = fuzz(corpus, count, seed);
 const seconds = (performance.now() - start) / 1000;
 console.log(
-  `${r.cases} cases (seed ${seed}) over ${corpus.length} seed binlogs in ${seconds.toFixed(1)} s (${(r.cases / seconds).toFixed(0)}/s)`,
+  `${r.cases} cases (seed ${seed}) over ${corpus.length} seed binlogs in ${seconds.toFixed(1)} s ` +
+    `(${(r.cases / seconds).toFixed(0)}/s)`,
 );
 console.log(
-  `decoded and re-encoded exactly: ${r.decoded}; refused with a typed error: ${r.refused}; slowest case: ${r.slowestMs.toFixed(1)} ms`,
+  `decoded and re-encoded exactly: ${r.decoded}; refused with a typed error: ${r.refused}; slowest case: ` +
+    `${r.slowestMs.toFixed(1)} ms`,
 );
 console.log(`failures: ${r.failures.length}`);
 for (const f of r.failures.slice(0, 10)) {

@@ -71,7 +71,8 @@ export function expectSameJson<T>(values: Iterable<T>, where: string, write: Wri
   const d = jsonDisagreement(values, write);
   if (d)
     expect.fail(
-      `${where}: value ${d.at} written as\n${d.written.slice(0, 2000)}\nnot as the reference writes it:\n${d.reference.slice(0, 2000)}`,
+      `${where}: value ${d.at} written as\n${d.written.slice(0, 2000)}\nnot as the reference writes ` +
+        `it:\n${d.reference.slice(0, 2000)}`,
     );
 }
 
@@ -98,7 +99,8 @@ export function expectSameEventJson(bytes: Uint8Array, where: string): { events:
     const reference = referenceLine(events[i]);
     if (written !== reference)
       expect.fail(
-        `${where}: event ${i} with the dump's rows written as\n${written.slice(0, 2000)}\nnot as the reference writes its eager decode:\n${reference.slice(0, 2000)}`,
+        `${where}: event ${i} with the dump's rows written as\n${written.slice(0, 2000)}\nnot as the reference ` +
+          `writes its eager decode:\n${reference.slice(0, 2000)}`,
       );
   });
   return { events: events.length, generated };
