@@ -45,7 +45,8 @@ const datetime = (ms: number, micros: number) =>
   `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')}.${String(micros).padStart(6, '0')}`;
 const fixed = (units: number, scale: number) => {
   const p = 10 ** scale;
-  return `${units < 0 ? '-' : ''}${Math.floor(Math.abs(units) / p)}.${String(Math.abs(units) % p).padStart(scale, '0')}`;
+  const fraction = String(Math.abs(units) % p).padStart(scale, '0');
+  return `${units < 0 ? '-' : ''}${Math.floor(Math.abs(units) / p)}.${fraction}`;
 };
 const cents = (s: string) => Math.round(Number(s) * 100);
 

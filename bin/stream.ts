@@ -86,10 +86,10 @@ async function run(streamer: BinlogStreamer, statsSeconds: number | undefined, p
     ? new StatusLine(process.stderr, (elapsed) => statusLine(streamer.snapshot(), elapsed), 500)
     : undefined;
   const started = Date.now();
-  const statsLine = () =>
-    process.stdout.write(
-      `${JSON.stringify({ time: new Date().toISOString(), seconds: (Date.now() - started) / 1000, ...streamer.snapshot() })}\n`,
-    );
+  const statsLine = () => {
+    const seconds = (Date.now() - started) / 1000;
+    process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), seconds, ...streamer.snapshot() })}\n`);
+  };
   const timer = statsSeconds === undefined ? undefined : setInterval(statsLine, statsSeconds * 1000);
   try {
     await streamer.run();

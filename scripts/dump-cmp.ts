@@ -2,8 +2,9 @@
  * Checks that `binlog dump` of this tree writes what another tree's does, byte for byte:
  *   npx tsx scripts/dump-cmp.ts OTHER_TREE [FILE...]
  * Without FILEs it dumps every binlog of bench/data/ and every shared fixture (test/support/fixtures.ts:
- * ../shared/fixtures, or BINLOG_FIXTURES). Both trees run their compiled CLI (npm run build in each first); their standard output, standard
- * error and exit status must be the same. It prints each file that differs and exits 1 if any does.
+ * ../shared/fixtures, or BINLOG_FIXTURES). Both trees run their compiled CLI (npm run build in each first); their
+ * standard output, standard error and exit status must be the same. It prints each file that differs and exits 1 if
+ * any does.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';

@@ -75,8 +75,16 @@ interface Token {
   end: number;
 }
 
-const TOKEN =
-  /\s*(?:(@@[A-Za-z0-9_.$]+)|(@[A-Za-z0-9_.$]+|@`[^`]*`)|('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")|(\d+(?:\.\d+)?)|([A-Za-z_$][A-Za-z0-9_$]*|`[^`]*`)|(:=|[(),=*;.?]))/y;
+/** The kinds of token, each one capture group, in the order tokens() tells them apart by group number. */
+const TOKEN_KINDS = [
+  /(@@[A-Za-z0-9_.$]+)/, // sysvar
+  /(@[A-Za-z0-9_.$]+|@`[^`]*`)/, // uservar
+  /('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")/, // string
+  /(\d+(?:\.\d+)?)/, // number
+  /([A-Za-z_$][A-Za-z0-9_$]*|`[^`]*`)/, // word
+  /(:=|[(),=*;.?])/, // punct
+];
+const TOKEN = new RegExp(`\\s*(?:${TOKEN_KINDS.map((k) => k.source).join('|')})`, 'y');
 
 function tokens(sql: string): Token[] {
   const out: Token[] = [];

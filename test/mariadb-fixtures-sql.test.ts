@@ -32,6 +32,14 @@ interface Run {
   left: Map<string, number>;
 }
 
+/** The reasons a fixture's statement may be left out: what the tools refuse and what MariaDB cannot run. */
+const LEFT_OUT_REASONS = [
+  /a table without (the members of (ENUM|SET) column|a type for column \(column type 242\))/,
+  /a row event of such a table/,
+  /MySQL's CAST/,
+  /refused: (a JSON … scalar has no JSON text|a partial JSON update|its row images were kept as bytes \(v0 row images)/,
+];
+const LEFT_OUT = new RegExp(`^(${LEFT_OUT_REASONS.map((r) => r.source).join('|')})`);
 const count = (m: Map<string, number>, reason: string) => m.set(reason, (m.get(reason) ?? 0) + 1);
 
 /** The fixture's row events as statements, after the tables they need; undefined without row events. */
@@ -130,10 +138,7 @@ describeWithServer('the SQL of the fixtures, run by MariaDB', () => {
       );
       expect(runs.size).toBeGreaterThan(60);
       expect(ran).toBeGreaterThan(1000);
-      for (const reason of left.keys())
-        expect(reason).toMatch(
-          /^(a table without (the members of (ENUM|SET) column|a type for column \(column type 242\))|a row event of such a table|MySQL's CAST|refused: (a JSON … scalar has no JSON text|a partial JSON update|its row images were kept as bytes \(v0 row images))/,
-        );
+      for (const reason of left.keys()) expect(reason).toMatch(LEFT_OUT);
     });
   });
 });

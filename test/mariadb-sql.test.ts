@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithServer, findMariadb, type MariadbServer, replay, startMariadb } from './support/mariadb.js';
+import { joinedRegExp } from './support/regex.js';
 
 const root = join(import.meta.dirname, '..');
 
@@ -215,13 +216,20 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
       const undo = binlog(['sql', '--flashback', file]);
       expect(undo.code).toBe(1);
       expect(undo.stderr).toMatch(
-        /^binlog: .*: the before image lacks column v, whose old value the undo must write: the binlog does not hold it \(binlog_row_image=FULL logs it\) \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/,
+        joinedRegExp(
+          /^binlog: .*: the before image lacks column v, whose old value the undo must write: /,
+          /the binlog does not hold it \(binlog_row_image=FULL logs it\) \[in /,
+          /UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/,
+        ),
       );
       const out = join(tmp, 'minimal.bin');
       const fb = binlog(['flashback', file, '-o', out]);
       expect(fb.code).toBe(1);
       expect(fb.stderr).toMatch(
-        /the before image lacks column v, whose old value .* \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/,
+        joinedRegExp(
+          /the before image lacks column v, whose old value .* \[in UPDATE_ROWS_EVENT(_V1)? at /,
+          /binlog\.\d+:\d+, row 1\]\n$/,
+        ),
       );
       expect(existsSync(out)).toBe(false);
     },
@@ -237,7 +245,10 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
       expect(undo.code).toBe(1);
       // The UPDATE of bl (the workload's second statement): NOBLOB leaves the old blob out of its before image.
       expect(undo.stderr).toMatch(
-        /: the before image lacks column bl, whose old value the undo must write: .* \[in UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/,
+        joinedRegExp(
+          /: the before image lacks column bl, whose old value the undo must write: .* \[in /,
+          /UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/,
+        ),
       );
 
       // The table without blobs alone: its images are whole, its undo by SQL restores it, img.b left changed.
@@ -280,11 +291,20 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
       const script = binlog(['sql', file]);
       expect([script.code, script.stderr]).toEqual([0, '']);
       expect(script.stdout).toMatch(
-        /^DELIMITER (\$\$+)\nCREATE DEFINER=.*TRIGGER .*BEGIN INSERT INTO ddl\.log VALUES \(NEW\.v\); .* END\1\nDELIMITER ;$/m,
+        joinedRegExp(
+          /^DELIMITER /m,
+          /(\$\$+)\nCREATE DEFINER=.*TRIGGER .*BEGIN INSERT INTO ddl\.log VALUES \(NEW\.v\); .* END\1/,
+          /\nDELIMITER ;$/,
+        ),
       );
       // The view's session, then the next statement's: sql_mode and auto_increment_increment back as they were.
       expect(script.stdout).toMatch(
-        /\nSET @@session\.sql_mode = 2;\nSET @@session\.auto_increment_increment = 5, @@session\.auto_increment_offset = 1;\nCREATE .*VIEW `ddl`\.`v`.*;\n.*\nSET @@session\.sql_mode = \d+;\nSET @@session\.auto_increment_increment = 1, @@session\.auto_increment_offset = 1;\nCREATE TABLE ddl\.r/,
+        joinedRegExp(
+          /\nSET @@session\.sql_mode = 2;\nSET @@session\.auto_increment_increment = 5, /,
+          /@@session\.auto_increment_offset = 1;\nCREATE .*VIEW `ddl`\.`v`.*;\n.*\nSET /,
+          /@@session\.sql_mode = \d+;\nSET @@session\.auto_increment_increment = 1, /,
+          /@@session\.auto_increment_offset = 1;\nCREATE TABLE ddl\.r/,
+        ),
       );
       // The row after the DDL reads in the script's session again.
       expect(script.stdout).toMatch(

@@ -184,7 +184,8 @@ describeWithServer('live replication that reconnects', () => {
       }
       expect(killed).toBe(true);
       const original = readFileSync(join(server.datadir, file));
-      original[4 + EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F; // the file still open: as it will be closed
+      // The file is still open: compared as it will be once closed, without the in-use flag.
+      original[4 + EventHeaderOffsets.flags] &= ~EventFlags.LOG_EVENT_BINLOG_IN_USE_F;
       expect(Buffer.concat(chunks).equals(original)).toBe(true);
     },
     TIMEOUT,

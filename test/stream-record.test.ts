@@ -26,9 +26,10 @@ it('writes a record of plain values as JSON, keys in the record order', () => {
     { after: { id: 7, v: 'a"b', d: '2024-01-01 00:00:00.000001', m: '-1.50', z: null, b: [3, 5] } },
   ];
   expect(changeBodies(rows, { op: 'c', ts_ms: 1000, source }).map(text)).toEqual([
-    '{"before":null,"after":{"id":7,"v":"a\\"b","d":"2024-01-01 ' +
-      '00:00:00.000001","m":"-1.50","z":null,"b":[3,5]},"op":"c","ts_ms":1000,' +
-      '"source":{"server_id":1,"file":"binlog.000001","pos":4711,"gtid":"0-1-42","db":"shop","table":"orders","row":0}}',
+    '{"before":null,"after":{"id":7,"v":"a\\"b","d":"2024-01-01 00:00:00.000001",' +
+      '"m":"-1.50","z":null,"b":[3,5]},"op":"c","ts_ms":1000,' +
+      '"source":{"server_id":1,"file":"binlog.000001","pos":4711,"gtid":"0-1-42",' +
+      '"db":"shop","table":"orders","row":0}}',
   ]);
 });
 
@@ -39,7 +40,8 @@ it("writes bytes, 64-bit integers and -0 in the dump's form, and each row's inde
   ];
   const shared: SharedParts = { op: 'u', ts_ms: 0, source: { ...source, gtid: null } };
   const tail =
-    '"op":"u","ts_ms":0,"source":{"server_id":1,"file":"binlog.000001","pos":4711,"gtid":null,"db":"shop","table":"orders","row":';
+    '"op":"u","ts_ms":0,"source":{"server_id":1,"file":"binlog.000001","pos":4711,"gtid":null,' +
+    '"db":"shop","table":"orders","row":';
   expect(changeBodies(rows, shared).map(text)).toEqual([
     `{"before":{"id":"9223372036854775807","s":5},"after":{"id":"-0","h":{"hex":"00ff"}},${tail}0}}`,
     `{"before":{"id":1},"after":{"id":12},${tail}1}}`,

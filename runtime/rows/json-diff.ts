@@ -181,7 +181,12 @@ function unquote(quoted: string): string {
 }
 
 function describe(legs: Leg[]): string {
-  return `$${legs.map((l) => ('member' in l ? `.${JSON.stringify(l.member)}` : l.fromEnd ? `[last-${l.cell}]` : `[${l.cell}]`)).join('')}`;
+  return `$${legs.map(describeLeg).join('')}`;
+}
+
+function describeLeg(l: Leg): string {
+  if ('member' in l) return `.${JSON.stringify(l.member)}`;
+  return l.fromEnd ? `[last-${l.cell}]` : `[${l.cell}]`;
 }
 
 // ---- in row images ------------------------------------------------------------------------------------

@@ -61,7 +61,8 @@ const CREATE_TABLE = new RegExp(
   'i',
 );
 const CREATE_DATABASE = new RegExp(
-  `^\\s*CREATE\\s+(?:DATABASE|SCHEMA)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${NAME}.*?\\b(?:CHARACTER\\s+SET|CHARSET)\\s*=?\\s*(\\w+)`,
+  `^\\s*CREATE\\s+(?:DATABASE|SCHEMA)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${NAME}` +
+    `.*?\\b(?:CHARACTER\\s+SET|CHARSET)\\s*=?\\s*(\\w+)`,
   'is',
 );
 const DELIMITER = /^[ \t]*delimiter[ \t]+(\S+)[^\n]*/i;

@@ -73,7 +73,8 @@ describe('toJsonLine: structure', () => {
       name: 'tëst',
     };
     expect(toJsonLine(value)).toBe(
-      '{"header":{"pos":4,"type":15,"flags":"-0"},"rows":[[1,{"hex":"41"}],["9223372036854775808",null]],"name":"tëst"}',
+      '{"header":{"pos":4,"type":15,"flags":"-0"},' +
+        '"rows":[[1,{"hex":"41"}],["9223372036854775808",null]],"name":"tëst"}',
     );
   });
 
