@@ -141,10 +141,9 @@ INSERT INTO orders SELECT
   IF(seq % 19 = 0, NULL, seq % 65536)
 FROM seq_${a}_to_${b};`;
 
-const insertAudit = (a: number, b: number) =>
-  `
-INSERT INTO audit SELECT seq, seq DIV 4, seq % 7, CONCAT('änderung ', seq), IF(seq % 9 = 0, NULL, NOW(6)), ` +
-  `IF(seq % 2 = 0, NULL, seq / 10000)
+const insertAudit = (a: number, b: number) => `
+INSERT INTO audit SELECT seq, seq DIV 4, seq % 7, CONCAT('änderung ', seq), IF(seq % 9 = 0, NULL, NOW(6)), \
+IF(seq % 2 = 0, NULL, seq / 10000)
 FROM seq_${a}_to_${b};`;
 
 /** One round: big transactions over orders base+1..base+ROUND_ROWS, and small autocommit ones. */

@@ -195,9 +195,8 @@ const SCHEMA_HELP = `Options for schema:
                              rather than from --schema-file's definitions.
 
 `;
-const ENCODE_NOTES =
-  `encode computes every derived field from the content (eventSize, the checksum, lengths, ` +
-  `counts), so
+const ENCODE_NOTES = `encode computes every derived field from the content (eventSize, the checksum, lengths, \
+counts), so
 an edited value of another length just works; header.logPos is computed when it is absent, null, or
 the source's own pos + eventSize, and kept as given otherwise. A line that does not describe a valid
 event is refused with its line number, the JSON path and the reason.
@@ -223,8 +222,7 @@ internal error (a fault of binlog's own, said in a sentence; BINLOG_DEBUG=1 show
 Ctrl-C at the password prompt.
 `;
 
-const SQL_HELP =
-  `Options for sql (and dump's filters, in binlog dump --help, and the table definitions below):
+const SQL_HELP = `Options for sql (and dump's filters, in binlog dump --help, and the table definitions below):
   --flashback                The SQL that undoes the changes: each one inverted (an INSERT's row
                              deleted, a DELETE's row inserted, an UPDATE's columns set back), the
                              statements and transactions last to first. Statements (DDL) are refused.
@@ -238,8 +236,8 @@ const SQL_HELP =
 sql writes each transaction after a '-- file:pos, time, GTID' comment, its row changes as INSERT,
 UPDATE ... WHERE <the row's before image> LIMIT 1 and DELETE ... WHERE ... LIMIT 1, its statements
 after their USE and the SETs of the session they were logged in (sql_mode, charsets, time_zone,
-auto_increment) where it changes, between DELIMITER lines when they hold a ';'. Values are literals the server reads ` +
-  `back exactly (strings as their bytes in the
+auto_increment) where it changes, between DELIMITER lines when they hold a ';'. Values are literals the server reads \
+back exactly (strings as their bytes in the
 column's character set, TIMESTAMPs in UTC under SET time_zone). The columns need names: a TABLE_MAP
 with binlog_row_metadata=FULL, or a definition (--schema-file); a table without is an error (exit 1),
 as is an integer of unknown signedness or a change the flashback cannot undo.

@@ -49,11 +49,10 @@ export class InformationSchemaColumns {
    * COLUMNS does not list it.
    */
   async definition(schema: Text, table: Text): Promise<TableDefinitionInput | undefined> {
-    const sql = (w: Wire) =>
-      `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, CHARACTER_SET_NAME AS charset,
+    const sql = (w: Wire) => `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, CHARACTER_SET_NAME AS charset,
       COLLATION_NAME AS collation, IS_NULLABLE AS nullable FROM information_schema.COLUMNS
-      WHERE TABLE_SCHEMA = ${w.escape(text(schema))} AND TABLE_NAME = ${w.escape(text(table))} ORDER BY ` +
-      `ORDINAL_POSITION`;
+      WHERE TABLE_SCHEMA = ${w.escape(text(schema))} AND TABLE_NAME = ${w.escape(text(table))} ORDER BY \
+ORDINAL_POSITION`;
     const rows = await this.query(sql);
     if (rows.length === 0) return undefined;
     const columns = rows.map((r) => {

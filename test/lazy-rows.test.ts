@@ -110,16 +110,15 @@ describeWithServer('lazy rows on a MariaDB server’s binlogs', () => {
   let binlogs: Uint8Array[];
   beforeAll(async () => {
     server = await startMariadb({ extraArgs: ['--log-bin-compress=ON', '--log-bin-compress-min-len=10'] });
-    await server.sql(
-      `CREATE DATABASE z; USE z;
-      CREATE TABLE t (id INT PRIMARY KEY, ti TINYINT, bi BIGINT UNSIGNED, f FLOAT, d DOUBLE, dec1 DECIMAL(20,6), ` +
-        `dt DATETIME(3),
+    await server.sql(`CREATE DATABASE z; USE z;
+      CREATE TABLE t (id INT PRIMARY KEY, ti TINYINT, bi BIGINT UNSIGNED, f FLOAT, d DOUBLE, dec1 DECIMAL(20,6), \
+dt DATETIME(3),
         ts TIMESTAMP(6) NULL, tm TIME(2), da DATE, y YEAR, b BIT(13), e ENUM('a','b','c'), s SET('x','y','z'),
-        c CHAR(5), vc VARCHAR(300) CHARACTER SET utf8mb4, l VARCHAR(20) CHARACTER SET latin1, bin BINARY(4), ` +
-        `tx TEXT, bl BLOB,
+        c CHAR(5), vc VARCHAR(300) CHARACTER SET utf8mb4, l VARCHAR(20) CHARACTER SET latin1, bin BINARY(4), \
+tx TEXT, bl BLOB,
         j JSON, cz VARCHAR(100) COMPRESSED);
-      INSERT INTO t VALUES (1, -5, 18446744073709551615, 1.5, -2.25, '-12345678901234.123456', ` +
-        `'2024-02-29 13:14:15.678',
+      INSERT INTO t VALUES (1, -5, 18446744073709551615, 1.5, -2.25, '-12345678901234.123456', \
+'2024-02-29 13:14:15.678',
         '2020-01-01 00:00:00.5', '-838:59:59.99', '1000-01-01', 2155, b'1010101010101', 'b', 'x,z',
         'ab', 'Grüße, 世界 🚀', 'façade', 'ab', REPEAT('t', 1000), X'00ff10', '{"a": [1, 2]}', REPEAT('zip', 30));
       INSERT INTO t (id) VALUES (2), (3);
@@ -128,8 +127,7 @@ describeWithServer('lazy rows on a MariaDB server’s binlogs', () => {
       UPDATE t SET ti = 7 WHERE id = 2;
       DELETE FROM t WHERE id = 3;
       SET SESSION binlog_row_image = NOBLOB;
-      UPDATE t SET bl = X'01' WHERE id = 1;`,
-    );
+      UPDATE t SET bl = X'01' WHERE id = 1;`);
     binlogs = (await server.stopAndReadBinlogs()).map((b) => new Uint8Array(b.bytes));
   }, 120_000);
   afterAll(async () => server?.stop());

@@ -66,19 +66,18 @@ const SCHEMA = `SET sql_mode = ''; CREATE DATABASE w; CREATE TABLE w.t (${COLUMN
   INSERT INTO acc.t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, NULL, 'three');
   INSERT INTO acc.other VALUES (1, 100);`;
 
-const WORKLOAD =
-  `SET sql_mode = '';
+const WORKLOAD = `SET sql_mode = '';
   INSERT INTO w.t VALUES (${ROW_1.replace(/^1,/, '4,')});
-  UPDATE w.t SET u = 'ändert 𝄞', l = 'ÿ', g = '汉', s = 'ｱ', dt = '2001-02-03 04:05:06.000007', tm = '12:00:00.1', ` +
-  `ts = '2001-01-01 00:00:00.5',
-    d = '2001-01-01', y = 2000, b = b'10', e = 'b', st = 'y', dec65 = '1.5', bl = x'ff', tx = 'neu', j = '{"a": ` +
-  `null}', f = -0.1, db = 0.1,
+  UPDATE w.t SET u = 'ändert 𝄞', l = 'ÿ', g = '汉', s = 'ｱ', dt = '2001-02-03 04:05:06.000007', tm = '12:00:00.1', \
+ts = '2001-01-01 00:00:00.5',
+    d = '2001-01-01', y = 2000, b = b'10', e = 'b', st = 'y', dec65 = '1.5', bl = x'ff', tx = 'neu', j = '{"a": \
+null}', f = -0.1, db = 0.1,
     i8 = -1, u8 = 9223372036854775808, vb = x'ff00' WHERE id IN (1, 2);
   UPDATE w.t SET u = NULL, f = NULL, b = NULL WHERE id = 4;
   UPDATE w.t SET u = 'was null', tm = '-00:00:01.000001' WHERE id = 3;
   DELETE FROM w.t WHERE id = 2;
-  BEGIN; INSERT INTO w.t (id, u) VALUES (5, 'a'), (6, 'b'); UPDATE w.t SET id = 7 WHERE id = 5; ` +
-  `DELETE FROM w.t WHERE id = 6; COMMIT;`;
+  BEGIN; INSERT INTO w.t (id, u) VALUES (5, 'a'), (6, 'b'); UPDATE w.t SET id = 7 WHERE id = 5; \
+DELETE FROM w.t WHERE id = 6; COMMIT;`;
 
 /** The start of the image tests, not logged: a table with blobs and one without. */
 const IMAGE_START = `SET sql_log_bin = 0; DROP DATABASE IF EXISTS img; CREATE DATABASE img;
@@ -88,11 +87,10 @@ const IMAGE_START = `SET sql_log_bin = 0; DROP DATABASE IF EXISTS img; CREATE DA
   INSERT INTO img.n VALUES (1, 10, 'one'), (2, 20, 'two'), (3, NULL, 'three');
   SET sql_log_bin = 1;`;
 /** The first change is an UPDATE of img.b's v alone, the second of its blob; img.b loses its row 2. */
-const IMAGE_WORKLOAD =
-  `UPDATE img.b SET v = v + 1; UPDATE img.b SET bl = x'02' WHERE id = 1; ` +
-  `DELETE FROM img.b WHERE id = 2;
-  UPDATE img.n SET v = v + 1, s = 'x' WHERE id = 1; DELETE FROM img.n WHERE id = 2; INSERT INTO img.n (id, s) VALUES ` +
-  `(4, 'four');
+const IMAGE_WORKLOAD = `UPDATE img.b SET v = v + 1; UPDATE img.b SET bl = x'02' WHERE id = 1; \
+DELETE FROM img.b WHERE id = 2;
+  UPDATE img.n SET v = v + 1, s = 'x' WHERE id = 1; DELETE FROM img.n WHERE id = 2; INSERT INTO img.n (id, s) VALUES \
+(4, 'four');
   UPDATE img.n SET v = 0 WHERE v IS NULL;`;
 
 /** Every table's content, each value as HEX (NULL as null), and CHECKSUM TABLE. */
@@ -217,9 +215,9 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
       expect(undo.code).toBe(1);
       expect(undo.stderr).toMatch(
         joinedRegExp(
-          /^binlog: .*: the before image lacks column v, whose old value the undo must write: /,
-          /the binlog does not hold it \(binlog_row_image=FULL logs it\) \[in /,
-          /UPDATE_ROWS_EVENT(_V1)? at binlog\.\d+:\d+, row 1\]\n$/,
+          /^binlog: .*: the before image lacks column v, whose old value the undo must write: the /,
+          /binlog does not hold it \(binlog_row_image=FULL logs it\) \[in UPDATE_ROWS_EVENT(_V1)? /,
+          /at binlog\.\d+:\d+, row 1\]\n$/,
         ),
       );
       const out = join(tmp, 'minimal.bin');
@@ -274,17 +272,16 @@ describeWithServer('binlog sql and binlog flashback, applied by MariaDB', () => 
       "then rows in the script's session",
     async () => {
       await server.flushLogs();
-      await server.sql(
-        `CREATE DATABASE ddl; CREATE TABLE ddl.t (id INT PRIMARY KEY, v INT); CREATE TABLE ddl.log (n INT);
+      await server.sql(`CREATE DATABASE ddl; CREATE TABLE ddl.t (id INT PRIMARY KEY, v INT); CREATE TABLE ddl.log \
+(n INT);
       DELIMITER //
-      CREATE TRIGGER ddl.tr AFTER INSERT ON ddl.t FOR EACH ROW BEGIN INSERT INTO ddl.log VALUES (NEW.v); ` +
-          `INSERT INTO ddl.log VALUES (NEW.v * 2); END//
+      CREATE TRIGGER ddl.tr AFTER INSERT ON ddl.t FOR EACH ROW BEGIN INSERT INTO ddl.log VALUES (NEW.v); \
+INSERT INTO ddl.log VALUES (NEW.v * 2); END//
       DELIMITER ;
-      SET sql_mode = 'PIPES_AS_CONCAT', time_zone = '+05:00', auto_increment_increment = 5; ` +
-          `CREATE VIEW ddl.v AS SELECT 'a' || 'b' AS x;
-      SET sql_mode = DEFAULT, time_zone = DEFAULT, auto_increment_increment = DEFAULT; CREATE TABLE ddl.r ` +
-          `(ts TIMESTAMP NULL); INSERT INTO ddl.r VALUES ('2001-02-03 04:05:06');`,
-      );
+      SET sql_mode = 'PIPES_AS_CONCAT', time_zone = '+05:00', auto_increment_increment = 5; \
+CREATE VIEW ddl.v AS SELECT 'a' || 'b' AS x;
+      SET sql_mode = DEFAULT, time_zone = DEFAULT, auto_increment_increment = DEFAULT; CREATE TABLE ddl.r \
+(ts TIMESTAMP NULL); INSERT INTO ddl.r VALUES ('2001-02-03 04:05:06');`);
       await server.flushLogs();
       const file = (await server.binlogFiles()).at(-2)!;
       const ts = await server.query('SELECT UNIX_TIMESTAMP(ts) FROM ddl.r');

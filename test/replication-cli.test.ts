@@ -40,11 +40,10 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
   beforeAll(async () => {
     // Small binlogs: the workload spans several, rotated as the server fills them.
     server = await startMariadb({ extraArgs: ['--max-binlog-size=4096'] });
-    await server.sql(
-      `
+    await server.sql(`
       CREATE DATABASE app;
-      CREATE TABLE app.t (id INT PRIMARY KEY, amount DECIMAL(12,3), at TIMESTAMP(6) NULL, tag ENUM('x','y'), ` +
-        `body MEDIUMTEXT, raw VARBINARY(16), f DOUBLE);
+      CREATE TABLE app.t (id INT PRIMARY KEY, amount DECIMAL(12,3), at TIMESTAMP(6) NULL, tag ENUM('x','y'), \
+body MEDIUMTEXT, raw VARBINARY(16), f DOUBLE);
       BEGIN;
       INSERT INTO app.t VALUES (1, 12.5, '2020-02-29 12:00:00.123456', 'x', REPEAT('é', 1500), x'0102', 1.5e300);
       INSERT INTO app.t VALUES (2, -0.001, NULL, NULL, NULL, NULL, NULL);
@@ -53,8 +52,7 @@ describeWithServer('binlog dump --read-from-remote-server', () => {
       CREATE TABLE app.u (k VARCHAR(10) PRIMARY KEY) DEFAULT CHARSET latin1;
       INSERT INTO app.u VALUES ('a'), ('b');
       DELETE FROM app.t WHERE id = 1;
-    `,
-    );
+    `);
     // And the last file stable: its own Binlog_checkpoint written.
     await server.flushLogs();
     files = await server.binlogFiles();

@@ -32,16 +32,14 @@ describeWithServer('column hints from information_schema', () => {
 
   beforeAll(async () => {
     server = await startMariadb({ rowMetadata: 'NO_LOG' });
-    await server.sql(
-      `
+    await server.sql(`
       CREATE DATABASE s;
-      CREATE TABLE s.t (id INT UNSIGNED PRIMARY KEY, big BIGINT UNSIGNED, small TINYINT, kind ENUM('a','it''s','c'), ` +
-        `tags SET('x','y'), name VARCHAR(10) CHARACTER SET latin1);
+      CREATE TABLE s.t (id INT UNSIGNED PRIMARY KEY, big BIGINT UNSIGNED, small TINYINT, kind ENUM('a','it''s','c'), \
+tags SET('x','y'), name VARCHAR(10) CHARACTER SET latin1);
       INSERT INTO s.t VALUES (4294967295, 18446744073709551615, -1, 'it''s', 'x,y', 'café');
       ALTER TABLE s.t CHANGE name label VARCHAR(10) CHARACTER SET latin1;
       INSERT INTO s.t VALUES (1, 0, 127, 'c', '', 'naïve');
-    `,
-    );
+    `);
   }, TIMEOUT);
 
   afterAll(async () => {

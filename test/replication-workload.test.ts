@@ -79,8 +79,7 @@ function workload(db: string): string {
   const every = createTableSql(
     describeTable({ schema: db, name: 'every', columns: EVERY_TYPE_COLUMNS, primaryKey: 'id' }),
   );
-  return (
-    `
+  return `
     CREATE DATABASE ${db};
     USE ${db}; -- the seq_1_to_N tables are in every database
     ${every};
@@ -93,8 +92,8 @@ function workload(db: string): string {
     COMMIT;
     ALTER TABLE ${db}.every ADD COLUMN added VARCHAR(10) DEFAULT 'new';
     CREATE TABLE ${db}.x (id INT PRIMARY KEY, v VARCHAR(1000));
-    XA START 'two-phase'; INSERT INTO ${db}.x VALUES (1, 'a'), (2, 'b'); UPDATE ${db}.x SET v = 'c' WHERE id = 2; ` +
-    `XA END 'two-phase';
+    XA START 'two-phase'; INSERT INTO ${db}.x VALUES (1, 'a'), (2, 'b'); UPDATE ${db}.x SET v = 'c' WHERE id = 2; \
+XA END 'two-phase';
     XA PREPARE 'two-phase'; XA COMMIT 'two-phase';
     XA START 'one-phase'; INSERT INTO ${db}.x VALUES (3, 'd'); XA END 'one-phase'; XA COMMIT 'one-phase' ONE PHASE;
     XA START 'undone'; INSERT INTO ${db}.x VALUES (4, 'e'); XA END 'undone'; XA PREPARE 'undone'; XA ROLLBACK 'undone';
@@ -102,8 +101,7 @@ function workload(db: string): string {
     INSERT INTO ${db}.x SELECT 100 + seq, REPEAT('L', 1000) FROM seq_1_to_40;
     UPDATE ${db}.x SET v = REPEAT('M', 1000) WHERE id > 100;
     COMMIT;
-  `
-  );
+  `;
 }
 
 async function fileEvents(files: string[]): Promise<BinlogEvent[]> {

@@ -26,13 +26,12 @@ async function collect(options: LiveOptions, keep: (e: BinlogEvent) => boolean =
   return out;
 }
 
-const WORKLOAD =
-  `
+const WORKLOAD = `
   CREATE DATABASE shop;
-  CREATE TABLE shop.item (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), made DATETIME(3), doc JSON, ` +
-  `flags SET('a','b'), big BIGINT UNSIGNED, blobby BLOB);
-  INSERT INTO shop.item VALUES (1, 'pen', 1.50, '2024-01-02 03:04:05.678', '{"k": [1, 2]}', 'a,b', ` +
-  `18446744073709551615, x'00ff');
+  CREATE TABLE shop.item (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), made DATETIME(3), doc JSON, \
+flags SET('a','b'), big BIGINT UNSIGNED, blobby BLOB);
+  INSERT INTO shop.item VALUES (1, 'pen', 1.50, '2024-01-02 03:04:05.678', '{"k": [1, 2]}', 'a,b', \
+18446744073709551615, x'00ff');
   BEGIN;
   INSERT INTO shop.item VALUES (2, 'ünïcode', -3.25, NULL, NULL, '', 0, NULL);
   UPDATE shop.item SET price = price * 2 WHERE id = 1;

@@ -12,11 +12,10 @@ const TIMEOUT = 180_000;
 const TABLES = ['shop.item', 'shop.log'];
 const caughtUp = (primary: MariadbServer, replica: MariadbServer) => replicaCaughtUp(primary, replica, TABLES);
 
-const SCHEMA =
-  `
+const SCHEMA = `
   CREATE DATABASE shop;
-  CREATE TABLE shop.item (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), made DATETIME(3), doc JSON, ` +
-  `big BIGINT UNSIGNED, blobby BLOB);
+  CREATE TABLE shop.item (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(10,2), made DATETIME(3), doc JSON, \
+big BIGINT UNSIGNED, blobby BLOB);
   CREATE TABLE shop.log (n INT AUTO_INCREMENT PRIMARY KEY, what TEXT);
 `;
 

@@ -74,12 +74,10 @@ describeWithServer('binlogs made to order, applied by a real MariaDB replica', (
   ): Promise<(string | null)[][]> {
     const served: BinlogServer = await serveBinlog(binlogs, { log: (m) => console.log(m) });
     try {
-      await replica.sql(
-        `STOP SLAVE; RESET SLAVE ALL; DROP DATABASE IF EXISTS synth;
-        CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${served.port}, MASTER_USER='cdc', ` +
-          `MASTER_LOG_FILE='${file}', MASTER_LOG_POS=4, MASTER_USE_GTID=no, MASTER_CONNECT_RETRY=1;
-        START SLAVE;`,
-      );
+      await replica.sql(`STOP SLAVE; RESET SLAVE ALL; DROP DATABASE IF EXISTS synth;
+        CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${served.port}, MASTER_USER='cdc', \
+MASTER_LOG_FILE='${file}', MASTER_LOG_POS=4, MASTER_USE_GTID=no, MASTER_CONNECT_RETRY=1;
+        START SLAVE;`);
       const until = Date.now() + WAIT_MS;
       for (;;) {
         const rows = await replica.query('SELECT id, v FROM synth.t ORDER BY id').catch(() => []);
