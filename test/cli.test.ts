@@ -264,8 +264,8 @@ describe('what the command says when it cannot go on', () => {
   });
 
   it(
-    'an unknown option names the one likely meant; an option without its value, or with one it does not take, ' +
-      'says so',
+    'an unknown option names the one likely meant; ' +
+      'an option without its value, or with one it does not take, says so',
     () => {
       expect(said(['dump', '--folow', sample])).toEqual([2, 'binlog: unknown option --folow (did you mean --follow?)']);
       expect(said(['sql', '--rows-onli', sample])).toEqual([

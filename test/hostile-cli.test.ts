@@ -49,7 +49,7 @@ describe('binlog dump of hostile files', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it(
-    'D1: a length width the metadata does not give keeps the images as bytes, every event written, ' + 'exit 7',
+    'D1: a length width the metadata does not give keeps the images as bytes, ' + 'every event written, exit 7',
     async () => {
       const file = join(dir, 'd1.bin');
       const bytes = charColumnSaidToBeTinyBlob();

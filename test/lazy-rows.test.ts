@@ -172,7 +172,7 @@ describe('a malformed image under lazy rows', () => {
   }
 
   it(
-    'a value that does not read fails when its cell is read, with the error the eager decode keeps the images ' + 'for',
+    'a value that does not read fails when its cell is read, ' + 'with the error the eager decode keeps the images for',
     () => {
       const { bytes, at } = oneRow();
       bytes[at] &= 0x7f; // the DATETIME's sign bit cleared: a negative DATETIME

@@ -103,7 +103,7 @@ describeWithServer(
     );
 
     it(
-      'binlog flashback --schema-file of the changes after the last ALTER gives the table as that ALTER left ' + 'it',
+      'binlog flashback --schema-file of the changes after the last ALTER ' + 'gives the table as that ALTER left it',
       async () => {
         const out = join(tmp, 'undo.bin');
         const fb = binlog(['flashback', '--schema-file', schema, `--start-position=${afterSecond}`, file, '-o', out]);

@@ -124,7 +124,7 @@ describeWithServer('SQL and undo binlogs of NO_LOG files, with the definitions o
   };
 
   it(
-    'binlog flashback with each kind of definition gives an undo binlog that mariadb-binlog | mariadb ' + 'applies',
+    'binlog flashback with each kind of definition ' + 'gives an undo binlog that mariadb-binlog | mariadb applies',
     async () => {
       for (const [kind, args] of Object.entries(definitionArgs())) {
         const out = join(tmp, `undo${kind}.bin`);
@@ -142,8 +142,8 @@ describeWithServer('SQL and undo binlogs of NO_LOG files, with the definitions o
   );
 
   it(
-    'without definitions, sql --flashback and sql give positional INSERTs and BINLOG statements that the server ' +
-      'applies',
+    'without definitions, sql --flashback and sql give positional INSERTs and BINLOG statements ' +
+      'that the server applies',
     async () => {
       const undo = binlog(['sql', '--flashback', `--start-position=${afterAlter}`, file]);
       expect([undo.code, undo.stderr]).toEqual([0, '']);
