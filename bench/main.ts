@@ -145,12 +145,10 @@ function startup(runs: number): string[] {
     `start-up, median (min–max) of ${runs}:`,
     `  import of the library (dist/index.js)   ${ms(imports.map((i) => i.ms / 1000))}, ` +
       `RSS after it ${mb(Math.max(...imports.map((i) => i.rss)))}`,
-    ...runsOf.map(
-      (r) =>
-        `  ${r.kind.padEnd(38)}  ${ms(r.secs)} wall, peak RSS ${
-          TIME ? mb(r.rssPeak ?? 0) : 'not measured ' + '(no /usr/bin/time)'
-        }`,
-    ),
+    ...runsOf.map((r) => {
+      const rss = TIME ? mb(r.rssPeak ?? 0) : 'not measured (no /usr/bin/time)';
+      return `  ${r.kind.padEnd(38)}  ${ms(r.secs)} wall, peak RSS ${rss}`;
+    }),
   ];
 }
 

@@ -79,9 +79,8 @@ export class SnapshotCount {
     const inHand = final
       ? `${this.tables} tables`
       : `${this.table || 'starting'} (${done} of ${this.tables}): ${this.rows.get(this.table) ?? 0} rows`;
-    return `snapshot: ${inHand}, ${this.total} rows in all, ${rate} rows/s${
-      final ? `, ` + `in ${elapsed.toFixed(1)} s` : ''
-    }`;
+    const took = final ? `, in ${elapsed.toFixed(1)} s` : '';
+    return `snapshot: ${inHand}, ${this.total} rows in all, ${rate} rows/s${took}`;
   }
 }
 

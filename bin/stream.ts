@@ -106,10 +106,10 @@ async function run(streamer: BinlogStreamer, statsSeconds: number | undefined, p
 
 /** Where the stream begins, said once it is known. */
 function startSentence(c: Checkpoint | undefined, live: LiveOptions): string {
-  if (c)
-    return `resuming from the checkpoint ${c.file ? `${c.file}:${c.position}` : ''}${
-      c.file && c.gtid ? ', ' + '' : ''
-    }${c.gtid ? `GTID ${c.gtid}` : ''}`;
+  if (c) {
+    const at = [c.file ? `${c.file}:${c.position}` : '', c.gtid ? `GTID ${c.gtid}` : ''].filter((s) => s !== '');
+    return `resuming from the checkpoint ${at.join(', ')}`;
+  }
   if (live.gtid !== undefined) return `no checkpoint yet: starting after GTID ${live.gtid}`;
   if (live.file !== undefined) return `no checkpoint yet: starting at ${live.file}:${live.position ?? 4}`;
   return "no checkpoint yet and no LOGNAME: starting at the end of the server's current binlog";

@@ -595,8 +595,8 @@ async function servedTable(t: Tokens, ctx: QueryContext, from: boolean): Promise
   schema ??= ctx.database ?? noDatabase();
   const table = (await ctx.tables()).find((x) => x.schema === schema && x.table === name);
   if (!table) {
-    const message =
-      `Table '${quoted(`${schema}.${name}`)}' doesn't exist ` + `(no TABLE_MAP of it is in the served binlogs)`;
+    const table = quoted(`${schema}.${name}`);
+    const message = `Table '${table}' doesn't exist (no TABLE_MAP of it is in the served binlogs)`;
     throw new QueryError(ServerErrorCode.ER_NO_SUCH_TABLE, '42S02', message);
   }
   return table;

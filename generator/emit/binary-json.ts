@@ -507,11 +507,8 @@ function containerIn(out: Lines, j: IrBinaryJson, f: number): void {
     "// The value in the offset's place: a signed one sign-extended, a literal or an unsigned one zero-extended.",
   );
   out.line('const u = body.reduce((x, b, i) => x + (BigInt(b) << BigInt(8 * i)), 0n);');
-  out.line(
-    `valueEntries.push(...le(${
-      signedInlined.length ? `${signedInlined.join(' || ')} ? BigInt.asIntN(8 * ` + `body.length, u) : u` : 'u'
-    }, ${valueOffset}));`,
-  );
+  const value = signedInlined.length ? `${signedInlined.join(' || ')} ? BigInt.asIntN(8 * body.length, u) : u` : 'u';
+  out.line(`valueEntries.push(...le(${value}, ${valueOffset}));`);
   out.line('continue;');
   out.close();
   out.line(`put(valueEntries, at, ${valueOffset});`);

@@ -221,13 +221,11 @@ function readingBody(m: Module, c: IrCell, x: (e: Expr) => string, gives: Gives)
   const size = fixed ? String(sizes.reduce((n, s) => n + Number(s), 0)) : 'size$';
   if (!fixed) out.line(`const size$ = ${sizes.map((s) => (/^[\w$.]+$/.test(s) ? s : `(${s})`)).join(' + ')};`);
   const memo = c.decode.memo && gives === 'value';
-  if (memo)
-    out.line(
-      `let ${[...c.parts.map((p) => `${p.name}$memo: number | bigint = -1`), 'value$memo: CellValue = null'].join(
-        ', ' + '',
-      )};`,
-    );
-  if (memo) m.rtType('CellValue');
+  if (memo) {
+    const memos = [...c.parts.map((p) => `${p.name}$memo: number | bigint = -1`), 'value$memo: CellValue = null'];
+    out.line(`let ${memos.join(', ')};`);
+    m.rtType('CellValue');
+  }
   out.open(gives === 'json' ? 'return (r, w) => {' : 'return (r) => {');
   if (usesName(c.decode, 'cellOffset')) out.line('const cellOffset = r.offset;');
   if (size !== '0') out.line(`r.need(${size}, path);`);

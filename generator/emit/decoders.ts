@@ -12,7 +12,7 @@ import { companions, decodedProps, derivedFromLater, enumName, fieldType, isEnum
 import type { Module } from './module.js';
 import { Lines, q, used } from './print.js';
 import { decodeRows, splitRowsInto } from './rows.js';
-import { intMethod, lengthRead, packedMethod } from './wire.js';
+import { bitmapOptions, intMethod, lengthRead, packedMethod } from './wire.js';
 
 export function emitDecoder(sf: SourceFile, m: Module, s: IrStruct): void {
   const body = decodeBody(m, s);
@@ -188,9 +188,7 @@ function readValue(m: Module, s: IrStruct, f: IrField, reader: string): string {
         return `${reader}.varintBytes(${compileExpr(t.span.size, name)}, ${q(f.path)})`;
       return spanRead(t.span, reader, f.path, name);
     case 'bitmap':
-      return `${reader}.bitmap(${compileExpr(t.bits, name)}, ${q(f.path)}${
-        t.msb || t.keepSpare ? `, ` + `${t.msb}` : ''
-      }${t.keepSpare ? ', true' : ''})`;
+      return `${reader}.bitmap(${compileExpr(t.bits, name)}, ${q(f.path)}${bitmapOptions(t, 'true')})`;
     case 'struct':
       return `${m.structFn('decode', t.name)}(${[reader, 'ctx', ...structArgs(m, t, name)].join(', ')})`;
     case 'tlv':

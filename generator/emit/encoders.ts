@@ -12,7 +12,7 @@ import { enumCode, isEnum, isGiven, structParams } from './fields.js';
 import type { Module } from './module.js';
 import { Lines, q, used } from './print.js';
 import { encodeRows } from './rows.js';
-import { intMethod, lengthWidth, packedMethod } from './wire.js';
+import { bitmapOptions, intMethod, lengthWidth, packedMethod } from './wire.js';
 
 export function emitEncoder(sf: SourceFile, m: Module, s: IrStruct): void {
   const body = encodeBody(m, s);
@@ -59,9 +59,7 @@ function encodeBody(m: Module, s: IrStruct): string {
       if (f.repeat) L.line(`const ${f.name}$code = v.${f.name}.map((x) => ${code('x')});`);
       else
         L.line(
-          `const ${f.name}$code = ${
-            f.cond ? `v.${f.name} === undefined ? undefined : ` + `${code(`v.${f.name}`)}` : code(`v.${f.name}`)
-          };`,
+          `const ${f.name}$code = ${f.cond ? `v.${f.name} === undefined ? undefined : ` : ''}${code(`v.${f.name}`)};`,
         );
     }
     const d = f.derive;
@@ -320,9 +318,7 @@ function writeValue(
     case 'bitmap': {
       // A bitmap that fills the rest of its structure is as long as the value says.
       const bits = identifiers(t.bits).includes('remaining') ? `${value}.length` : compileExpr(t.bits, name);
-      return `${writer}.bitmap(${value}, ${bits}, ${q(f.path)}${
-        t.msb || t.keepSpare ? `, ` + `${t.msb}` : ''
-      }${t.keepSpare ? `, v.${f.name}Spare` : ''});`;
+      return `${writer}.bitmap(${value}, ${bits}, ${q(f.path)}${bitmapOptions(t, `v.${f.name}Spare`)});`;
     }
     case 'struct':
       return `${m.structFn('encode', t.name)}(${[writer, value, 'ctx', ...structArgs(m, t, name)].join(', ')});`;
@@ -424,12 +420,10 @@ export function emitEntryListEncoder(sf: SourceFile, m: Module, t: IrEntryList, 
 export function emitEventBodyEncoder(sf: SourceFile, m: Module, ir: Ir): void {
   const L = new Lines();
   L.open('switch (body.type) {');
-  for (const e of eventsWithBody(ir))
-    L.line(
-      `case '${e.name}': return ${m.structFn('encode', e.body!)}(${['w', 'body', 'ctx', ...eventArgs(m, e)].join(
-        ', ' + '',
-      )});`,
-    );
+  for (const e of eventsWithBody(ir)) {
+    const args = ['w', 'body', 'ctx', ...eventArgs(m, e)].join(', ');
+    L.line(`case '${e.name}': return ${m.structFn('encode', e.body!)}(${args});`);
+  }
   L.close();
   sf.addFunction({
     isExported: true,

@@ -57,9 +57,7 @@ function emitWalk(sf: SourceFile, ri: IrRowImages): void {
       { name: 'options', type: '(s: S, change: C) => void' },
     ],
     returnType: 'RowChangeSteps<S, C>',
-    statements: `return { ${ri.parts
-      .map(({ part }) => (part === 'options' ? 'options' : `${part}: (s, change) ` + `=> image(s, change, ${q(part)})`))
-      .join(', ')} };`,
+    statements: `return { ${ri.parts.map(({ part }) => changeStep(part)).join(', ')} };`,
   });
   const steps = ri.parts.map(
     ({ part, flag, bit }) => `if (images & ${bit} /* ${ri.images}.${flag} */) steps.${part}(s, change);`,
@@ -84,6 +82,11 @@ function emitWalk(sf: SourceFile, ri: IrRowImages): void {
 }
 
 /** The null bitmap's arithmetic, by its bit order and the unused bits servers write. */
+/** A part's entry in the object of steps: the options have their own method; an image is read by image(). */
+function changeStep(part: IrRowImages['parts'][number]['part']): string {
+  return part === 'options' ? 'options' : `${part}: (s, change) => image(s, change, ${q(part)})`;
+}
+
 function emitNulls(sf: SourceFile, ri: IrRowImages): void {
   const { msb, spareSet } = ri.nulls;
   const order = msb ? 'most significant bit first' : 'least significant bit first';

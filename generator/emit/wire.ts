@@ -24,3 +24,11 @@ export function lengthRead(t: LengthType, reader: string, path: string): string 
 export function lengthWidth(t: LengthType): number {
   return t.kind === 'packed' ? (t.serial ? -1 : 0) : t.width;
 }
+
+/**
+ * The arguments a bitmap read or write takes after its path: the bit order when it or the spare bits are asked
+ * for (the spare bits come after it), then `spare` when the spare bits are kept.
+ */
+export function bitmapOptions(t: { msb: boolean; keepSpare: boolean }, spare: string): string {
+  return `${t.msb || t.keepSpare ? `, ${t.msb}` : ''}${t.keepSpare ? `, ${spare}` : ''}`;
+}
