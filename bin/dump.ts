@@ -23,7 +23,7 @@ import {
 } from './options.js';
 import { Progress, showsProgress } from './progress.js';
 import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
-import { snapshotLines, snapshotRequest, snapshotThenBinlog, type SnapshotValues } from './snapshot.js';
+import type { SnapshotValues } from './snapshot.js';
 import { withPasswordPrompt } from './secrets.js';
 import { DUMP_OPTIONS, EXIT, isWord, UsageError } from './usage.js';
 
@@ -122,6 +122,8 @@ async function remoteDump(
   history: SchemaHistory,
 ): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
+  // The snapshot's code loads with -R only, so that a dump of files starts without it.
+  const { snapshotLines, snapshotRequest, snapshotThenBinlog } = await import('./snapshot.js');
   if (values.raw && values['result-file'] === undefined)
     throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
   const snapshot = snapshotRequest(values, positionals[0]);
