@@ -400,11 +400,13 @@ export function sayUnmatched(selection: EventSelection): boolean {
 
 /**
  * The events of dump-format JSON lines (a file, or - for standard input), each with its JSON path in the
- * input (`line 7: $`); `read.lineNo` follows the line being read, for errors that name none.
+ * input (`line 7: $`); `read.lineNo` follows the line being read, for errors that name none. A line that
+ * `takeLine` takes (a line that is no event) is not given as an event.
  */
 export async function* jsonLineEvents(
   input: string,
   read = { lineNo: 0 },
+  takeLine: (json: unknown, source: string) => boolean = () => false,
 ): AsyncGenerator<{ event: BinlogEventInput; source: string }> {
   const lines = createInterface({
     input: input === '-' ? process.stdin : createReadStream(input),
@@ -414,7 +416,8 @@ export async function* jsonLineEvents(
     read.lineNo++;
     if (line.trim() === '') continue;
     const source = `line ${read.lineNo}: $`;
-    yield { event: eventFromJson(parseLine(line, read.lineNo), source), source };
+    const json = parseLine(line, read.lineNo);
+    if (!takeLine(json, source)) yield { event: eventFromJson(json, source), source };
   }
 }
 

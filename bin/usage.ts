@@ -130,6 +130,7 @@ export const ENCODE_OPTIONS = {
   'assume-format': { type: 'boolean' },
   ...TABLE_DEF_OPTIONS,
   ...KEY_OPTIONS,
+  ...KEYRING_OPTIONS,
   'encryption-algorithm': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
