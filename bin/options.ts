@@ -24,7 +24,7 @@ import {
   type EventCipherName,
 } from '../runtime/events/encryption.js';
 import { KEY_FILE_SECRET_PREFIX } from '../generated/encryption.js';
-import { parseKeyring, type Keyring } from '../runtime/io/mysql-encryption.js';
+import { parseKeyringFile, type Keyring } from '../runtime/io/mysql-encryption.js';
 import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
@@ -107,7 +107,7 @@ function fileKey(value: string | undefined): string | undefined {
 export function keyringOption(values: { keyring?: string }): Keyring | undefined {
   if (values.keyring === undefined) return undefined;
   try {
-    return parseKeyring(readOption(values.keyring, '--keyring'));
+    return parseKeyringFile(readBytesOption(values.keyring, '--keyring'));
   } catch (e) {
     if (e instanceof BinlogError) throw new UsageError(`--keyring ${values.keyring}: ${e.problem}`);
     throw e;
@@ -196,8 +196,12 @@ function schemaFile(arg: string): TableDefinitions {
 }
 
 function readOption(file: string, option: string): string {
+  return new TextDecoder().decode(readBytesOption(file, option));
+}
+
+function readBytesOption(file: string, option: string): Uint8Array {
   try {
-    return readFileSync(file, 'utf8');
+    return new Uint8Array(readFileSync(file));
   } catch (e) {
     throw new UsageError(`${option}: ${(e as Error).message}`);
   }

@@ -21,6 +21,7 @@ import { InvalidValueError } from '../core/errors.js';
 import { Reader } from '../core/reader.js';
 import { Writer } from '../core/writer.js';
 import { KeyError } from '../events/encryption.js';
+import { isKeyringPluginFile, parseKeyringPluginFile } from './keyring-file.js';
 
 /** A MySQL keyring holds keys by their ids (MySQLReplicationKey_<server_uuid>_<n> for binlogs). */
 export type Keyring = ReadonlyMap<string, Uint8Array>;
@@ -29,6 +30,14 @@ export type Keyring = ReadonlyMap<string, Uint8Array>;
 const NO_CONTEXT = {} as Context;
 const FILE_KEY_LENGTH = 32;
 const PASSWORD_LENGTH = 32;
+
+/**
+ * The keys of a keyring file: a keyring_file plugin file (its bytes begin with "Keyring file version:") or a
+ * component_keyring_file JSON file, by key id.
+ */
+export function parseKeyringFile(bytes: Uint8Array): Map<string, Uint8Array> {
+  return isKeyringPluginFile(bytes) ? parseKeyringPluginFile(bytes) : parseKeyring(new TextDecoder().decode(bytes));
+}
 
 /**
  * The keys of a component_keyring_file JSON file ({"version": "1.0", "elements": [{"data_id", "data_type",
