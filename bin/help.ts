@@ -175,9 +175,11 @@ Options for dump, encode, sql, flashback and serve, for encrypted binlogs (Maria
   --key-file-key=SECRET      The key of an encrypted key file (openssl enc -aes-256-cbc -md sha1), as
                              file_key_management_filekey gives it: the secret, or FILE:PATH.
   --keyring=FILE             MySQL 8's encrypted binlogs (binlog_encryption=ON, magic fd 62 69 6e): the
-                             component_keyring_file JSON file that holds the key named in each file's
-                             header, with which its password and then the whole file are decrypted
-                             (dump, sql and flashback; keyring_file's binary files are not read).
+                             keyring (component_keyring_file JSON, or a keyring_file plugin file) that
+                             holds the key named in each file's header, with which its password and
+                             then the whole file are decrypted (dump, sql, flashback). dump writes the
+                             header as a MYSQL_ENCRYPTION_HEADER line first; encode encrypts the file
+                             again under it, so a dump of an encrypted file encodes to its bytes.
   --encryption-algorithm=AES_CBC|AES_CTR
                              encode: the cipher to encrypt with (default AES_CBC), the server's
                              file_key_management_encryption_algorithm.
