@@ -16,7 +16,11 @@ import type { RowsEventOf as RowsEvent } from './support/rows.js';
 
 const GIPK = 'enhancedformysql__mysql-8.0.40/mysql-test__std_data__rpl_binlog_with_gipk_info_minimal_metadata.000001';
 const INT_TABLE = 'rust-us__mysql-cdc-rs/tests__events__8.0__32_delete_rows_v2__binlog.000001';
+const CDC_META = 'rust-us__mysql-cdc-rs/tests__events__8.0__folder__binlog.000693';
 const HIDDEN_GCOL = 'blackbeam__rust_mysql_common/test-data__binlogs__rpl_unfiltered_hidden_gcol.000001';
+
+/** 65 6d a1 59: 1701683545 big-endian seconds since the epoch, as the library writes a TIMESTAMP (UTC). */
+const TIMESTAMP = '2023-12-04 09:52:25';
 
 /** The file read with an empty history; its row changes, its TABLE_MAPs, the history's lines. */
 function readWithHistory(name: string) {
@@ -66,6 +70,29 @@ describeWithFixtures('MySQL 8 MINIMAL-metadata fixtures read with the schema his
       { table: 'test.int_table', before: second, after: undefined },
     ]);
     expect([lines, history.contradictions]).toEqual([[], 0]);
+  });
+
+  it('8.0.31 file of 140 CREATE TABLE IF NOT EXISTS / ALTER statements: every row of its 524 events named', () => {
+    const { rows, maps, lines, history } = readWithHistory(CDC_META);
+    expectNoNamesLogged(maps);
+    expect(maps).toHaveLength(524);
+    expect(rows.filter((r) => Object.keys(r.after ?? r.before ?? {}).some((k) => k.startsWith('@')))).toEqual([]);
+    expect([lines, history.contradictions]).toEqual([[], 0]);
+    // CREATE TABLE IF NOT EXISTS `table_analyze_history` (`CLUSTER_NAME` varchar(128), `TABLE_SCHEMA`
+    // varchar(64), `TABLE_NAME` varchar(128), `CREATE_TIME` timestamp, `UPDATE_TIME` timestamp,
+    // `ANALYZE_DURATION_TIME` bigint, `TOTAL_ROW_COUNT` bigint) DEFAULT CHARSET=utf8; the row at 127763:
+    // 19 00 '1_hdb1_information_schema', 04 'tpch', 04 00 'part', 65 6d a1 59 twice (1701683545 seconds,
+    // 2023-12-04 09:52:25 UTC), e5 31 00.. (12773), 80 96 98 00.. (10000000).
+    const first = rows.find((r) => r.table === 'hdb_meta.table_analyze_history');
+    expect(first?.after).toEqual({
+      CLUSTER_NAME: '1_hdb1_information_schema',
+      TABLE_SCHEMA: 'tpch',
+      TABLE_NAME: 'part',
+      CREATE_TIME: TIMESTAMP,
+      UPDATE_TIME: TIMESTAMP,
+      ANALYZE_DURATION_TIME: 12773n,
+      TOTAL_ROW_COUNT: 10000000n,
+    });
   });
 
   it('8.0.17 functional index: the hidden column the DDL does not show is caught by the TABLE_MAP check', () => {
