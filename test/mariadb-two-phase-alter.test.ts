@@ -5,8 +5,11 @@
  * connections write while an online ALTER runs are logged between the two with the old shape. The schema
  * history must change the table at COMMIT ALTER only, and never on ROLLBACK ALTER.
  */
-import { readFileSync } from 'node:fs';
-import { beforeAll, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { GtidEvent } from '../generated/mariadb.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
@@ -24,6 +27,8 @@ const SCHEMA = `
 const ONLINE_ALTER = 'ALTER TABLE t ADD COLUMN b INT UNSIGNED AFTER a, FORCE, ALGORITHM=INPLACE, LOCK=NONE';
 /** Fails on the duplicate values of a after the server has logged its START ALTER. */
 const FAILING_ALTER = 'ALTER TABLE t ADD COLUMN x INT, ADD UNIQUE KEY (a), ALGORITHM=COPY';
+
+const ROOT = join(import.meta.dirname, '..');
 
 /** At most this many inserts run while the online ALTER does. */
 const MAX_CONCURRENT_INSERTS = 200;
@@ -46,8 +51,10 @@ describeWithServer('MariaDB two-phase ALTER: the shape changes at COMMIT ALTER',
   let events: BinlogEvent[];
   let schemaSql: string;
   let inserted: number;
+  let tmp: string;
 
   beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'binlog-two-phase-'));
     const server = await startMariadb({ rowMetadata: 'NO_LOG', extraArgs: ['--binlog-alter-two-phase=ON'] });
     try {
       await server.sql(SCHEMA);
@@ -65,6 +72,7 @@ describeWithServer('MariaDB two-phase ALTER: the shape changes at COMMIT ALTER',
       await server.stop();
     }
   }, 240_000);
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   const isGtid = (e: BinlogEvent): e is BinlogEvent & GtidEvent => e.type === 'GTID_EVENT' && 'seqNo' in e;
   /** FL_START_ALTER_E1 | FL_COMMIT_ALTER_E1 | FL_ROLLBACK_ALTER_E1 (2, 4, 8 in MariaDB's log_event.h). */
@@ -119,5 +127,29 @@ describeWithServer('MariaDB two-phase ALTER: the shape changes at COMMIT ALTER',
     ]);
     expect([lines, history.contradictions]).toEqual([[], 0]);
     expect(history.changes.map((c) => c.statement)).toEqual([ONLINE_ALTER]);
+  });
+
+  it('binlog dump --schema-file reads them alike, and --schema-history keeps the ALTER at its COMMIT', () => {
+    const schema = join(tmp, 'schema.sql');
+    const binlog = join(tmp, 'binlog.000002');
+    const kept = join(tmp, 'history.jsonl');
+    writeFileSync(schema, schemaSql);
+    writeFileSync(binlog, bytes);
+    const args = ['dump', '--schema-file', schema, `--schema-history=${kept}`, binlog];
+    const out = spawnSync(process.execPath, [join(ROOT, 'bin', 'binlog'), ...args], { encoding: 'utf8' });
+    expect([out.status, out.stderr]).toEqual([0, '']);
+    const written = out.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.table === 'shop.t' && Array.isArray(e.rows));
+    expect(written[0].rows[0].after).toEqual({ id: 1_000_000, a: -1, pad: null });
+    expect(written.at(-1).rows[0].after).toEqual({ id: 2000001, a: 2, b: 4000000001, pad: null });
+    const entries = readFileSync(kept, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const commit = phases()[1]!;
+    expect(entries.map((e) => [e.statement, e.gtid])).toEqual([[ONLINE_ALTER, `0-1-${commit.seqNo}`]]);
   });
 });
