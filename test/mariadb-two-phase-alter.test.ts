@@ -36,7 +36,8 @@ const MAX_CONCURRENT_INSERTS = 200;
 /** Inserts rows from their own connections, one after another, until the ALTER is done. */
 async function insertWhile(server: MariadbServer, alter: Promise<string>): Promise<number> {
   let done = false;
-  void alter.finally(() => (done = true));
+  const stop = () => (done = true);
+  void alter.then(stop, stop); // a failed ALTER stops the inserts too, and is thrown below
   let n = 0;
   while (!done && n < MAX_CONCURRENT_INSERTS) {
     await server.sql(`INSERT INTO t (id, a) VALUES (${1_000_000 + n}, -${n + 1})`, 'shop');
