@@ -65,7 +65,7 @@ export async function snapshotBench(rows: number, runs: number, log: (s: string)
     log(`snapshot: writing ${rows} rows`);
     await fill(server, rows);
     const ours = [process.execPath, path.join(import.meta.dirname, '..', 'bin', 'binlog'), 'dump', '-R'];
-    ours.push('-S', server.socket, '-uroot', '--snapshot', '--database=snap');
+    ours.push('--socket', server.socket, '--user=root', '--snapshot', '--database=snap');
     const theirs = [bin.dumpTool, '--no-defaults', '-S', server.socket, '-uroot', '--single-transaction', 'snap'];
     const results = { 'binlog dump -R --snapshot': [] as Run[], 'mariadb-dump --single-transaction': [] as Run[] };
     for (let i = 0; i < runs; i++) {
