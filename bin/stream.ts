@@ -133,7 +133,9 @@ function startSentence(c: Checkpoint | undefined, live: LiveOptions, snapshot: b
 
 /** The status line: transactions acknowledged and their rate, messages, the lag, losses. */
 export function statusLine(s: StreamStats, elapsed: number): string {
+  const snapshot = s.snapshotting ? [`snapshot: ${s.snapshotRows} rows sent`] : [];
   const parts = [
+    ...snapshot,
     `${s.transactions} transactions (${(s.transactions / Math.max(elapsed, 0.001)).toFixed(0)}/s)`,
     `${s.acknowledged} messages acknowledged`,
     `${s.inFlight} in flight`,

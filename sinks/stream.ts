@@ -94,6 +94,10 @@ export interface StreamStats {
   /** They count how often the sink was lost and opened again, and how often the dump reconnected apart from those. */
   sinkLosses: number;
   reconnects: number;
+  /** It counts the rows of the snapshot (`snapshot`) published since its last start; its read records are among `published`. */
+  snapshotRows: number;
+  /** It is true while the snapshot's rows are being read and sent. */
+  snapshotting: boolean;
 }
 
 const DEFAULT_IN_FLIGHT = 1000;
@@ -138,6 +142,8 @@ export class BinlogStreamer {
     lagSeconds: 0,
     sinkLosses: 0,
     reconnects: 0,
+    snapshotRows: 0,
+    snapshotting: false,
   };
   private binlog: CheckpointedEvents | undefined;
   private window: AckWindow | undefined;
@@ -283,6 +289,7 @@ export class BinlogStreamer {
     };
     const history = new SchemaHistory({ ...this.options.schemaHistory, record: keep });
     const startedAt = Date.now();
+    Object.assign(this.stats, { snapshotRows: 0, snapshotting: true });
     let records: SnapshotMessages | undefined;
     const point = await take(
       {
@@ -293,6 +300,7 @@ export class BinlogStreamer {
         },
         rows: async (table, rows) => {
           if (this.stopping) throw new SnapshotStopped();
+          this.stats.snapshotRows += rows.length;
           for (const m of records!.of(table, rows)) {
             this.stats.published++;
             sink.publish(m, window.take(m));
@@ -302,6 +310,7 @@ export class BinlogStreamer {
       },
       history,
     );
+    this.stats.snapshotting = false;
     keep(history.snapshot({ file: point.file, pos: 0 }, SNAPSHOT_STATEMENT));
     const start = { file: point.file, position: point.position, gtid: point.gtid, snapshotDone: true };
     window.mark(start, Math.floor(startedAt / 1000));

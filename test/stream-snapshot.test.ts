@@ -136,6 +136,7 @@ describeWithNats('binlog stream --snapshot into NATS JetStream', () => {
       await until(() => stderr.includes('\n'), "the restart's first line");
       expect(stderr).toMatch(/^binlog: the snapshot did not finish: taking it again\n/);
       await until(() => checkpoint()?.snapshotDone === true, 'the snapshot acknowledged');
+      const snapshotStats = { ...stats };
       await sleep(300); // some changes after the snapshot, then a kill after it
       await kill();
       startReader();
@@ -163,6 +164,11 @@ describeWithNats('binlog stream --snapshot into NATS JetStream', () => {
       // The changes come after the last snapshot's rows, none of them before it.
       const lastRead = messages.lastIndexOf(reads.at(-1)!);
       expect(messages.slice(lastRead + 1).every((m) => m.body.op !== ('r' as string))).toBe(true);
+      const lastPoint = reads.at(-1)!.body.source;
+      const lastReads = reads.filter(
+        (m) => m.body.source.file === lastPoint.file && m.body.source.pos === lastPoint.pos,
+      );
+      expect([snapshotStats.snapshotRows, snapshotStats.snapshotting]).toEqual([lastReads.length, false]);
       const tables = applied(messages);
       const server3 = async (sql: string) => lines(await server.query(sql));
       expect(lines([...tables.get('k')!.values()].map((r) => [r.id, r.v, r.n]))).toEqual(
