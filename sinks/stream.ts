@@ -217,7 +217,10 @@ export class BinlogStreamer {
       (c) => (this.stats.checkpoint = c),
       () => this.binlog?.close(),
     );
-    const snapshotted = this.options.snapshot !== undefined;
+    const snapshot =
+      this.options.snapshot && (!resume || resume.snapshotDone === false) ? this.options.snapshot : undefined;
+    // The checkpoints say snapshotDone where a snapshot was taken, now or before this start; not otherwise.
+    const snapshotted = snapshot !== undefined || resume?.snapshotDone !== undefined;
     const window =
       (this.window =
       attempt.window =
@@ -234,8 +237,6 @@ export class BinlogStreamer {
     const reconnectsBefore = this.stats.reconnects;
     let binlog: CheckpointedEvents | undefined;
     try {
-      const snapshot =
-        this.options.snapshot && (!resume || resume.snapshotDone === false) ? this.options.snapshot : undefined;
       const { start, history } = snapshot
         ? await this.takeSnapshot(snapshot, sink, window, writer)
         : { start: resume, history: undefined };
