@@ -310,6 +310,12 @@ const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md descr
   --to-last-log              End at the end of the server's last binlog (by default: wait for more).
   --stats=S                  Every S seconds, and at the end, one JSON line of counts on stdout.
   --progress                 The status line on stderr (by default when stderr is a terminal).
+  --snapshot                 First the tables --database and --table select, as of one consistent
+                             point, as op "r" records, then the changes from exactly that point. The
+                             checkpoint says snapshotDone: a stream killed during the snapshot takes it
+                             again when started again; one killed after goes on from the checkpoint.
+  --snapshot-chunk=N         Rows per keyset page of a table, by primary key (default 10000).
+  --database=DB, --table=T   With --snapshot: the tables snapshotted (repeatable; T is db.table or table).
 SIGINT or SIGTERM end it once what was read is acknowledged and its checkpoint written.
 `;
 

@@ -193,5 +193,8 @@ export const STREAM_OPTIONS = {
   partitions: { type: 'string' },
   stats: { type: 'string' },
   progress: { type: 'boolean' },
+  ...SNAPSHOT_OPTIONS,
+  database: { type: 'string', multiple: true },
+  table: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
