@@ -103,7 +103,13 @@ export { followBinlog, type FollowOptions } from './runtime/io/follow.js';
 export { ASSUMED_FORMAT, type EncodeOptions } from './runtime/events/binlog-encoder.js';
 export type { WriterEncryption } from './builder/index.js';
 export { parseKeyFile, KeyError } from './runtime/events/encryption.js';
-export { parseKeyring, encryptMysqlBinlog, type Keyring, type MysqlEncryption } from './runtime/io/mysql-encryption.js';
+export {
+  parseKeyring,
+  parseKeyringFile,
+  encryptMysqlBinlog,
+  type Keyring,
+  type MysqlEncryption,
+} from './runtime/io/mysql-encryption.js';
 export type { EncryptionKeys, EncryptionOptions, EventCipherName } from './runtime/events/encryption.js';
 export type { PayloadForm } from './runtime/events/flat-payloads.js';
 export type { NotInFile } from './runtime/events/event-codec.js';

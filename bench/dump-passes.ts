@@ -3,8 +3,9 @@
  *   npx tsx bench/dump-passes.ts FILE PASSES [TREE...]
  * For each tree (its compiled dist/, this one's by default), in turn pass after pass, FILE is read and written
  * as `binlog dump` writes it (readBinlog with the dump's rows, DumpLines) into a stream that drops the bytes.
- * Each pass's CPU seconds (user + system, process.cpuUsage) and output size are printed, then the medians
- * of the passes after the first (the first one pays for the compilation).
+ * A tree that has the schema history (runtime/tables/history.js) reads with a new one each pass, as its
+ * `binlog dump` does. Each pass's CPU seconds (user + system, process.cpuUsage) and output size are printed,
+ * then the medians of the passes after the first (the first one pays for the compilation).
  */
 import { Writable } from 'node:stream';
 import * as path from 'node:path';
@@ -17,16 +18,19 @@ interface Tree {
 
 async function load(dir: string): Promise<Tree> {
   const at = (p: string) => import(pathToFileURL(path.join(dir, 'dist', p)).href);
-  const [{ DumpLines }, { readBinlog }, { DUMP_ROWS }] = await Promise.all([
+  const [{ DumpLines }, { readBinlog }, { DUMP_ROWS }, history] = await Promise.all([
     at('bin/dump-lines.js'),
     at('runtime/io/stream.js'),
     at('runtime/rows/row-tables.js'),
+    // The trees before the schema history have no such module: they read without one.
+    at('runtime/tables/history.js').catch(() => undefined),
   ]);
   return {
     name: dir,
     async dump(file, out) {
       const lines = new DumpLines(out);
-      for await (const e of readBinlog(file, { [DUMP_ROWS]: true })) await lines.event(e);
+      const schemaHistory = history ? { schemaHistory: new history.SchemaHistory() } : {};
+      for await (const e of readBinlog(file, { [DUMP_ROWS]: true, ...schemaHistory })) await lines.event(e);
       await lines.end();
     },
   };

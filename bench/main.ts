@@ -12,6 +12,7 @@ import { build } from 'esbuild';
 import { findMariadb } from '../test/support/mariadb.js';
 import { DATA_DIR, ensureBinlog, type DataSource } from './data.js';
 import { liveBench } from './live.js';
+import { snapshotBench } from './snapshot.js';
 import { streamNatsBench } from './stream-nats.js';
 import type { Result } from './measure.js';
 import { topFunctions } from './profile.js';
@@ -21,6 +22,7 @@ const MB = Number(arg('mb') ?? process.env.BENCH_MB ?? 500);
 const RUNS = Number(arg('runs') ?? process.env.BENCH_RUNS ?? 5);
 const DATA = (arg('data') ?? process.env.BENCH_DATA ?? 'server') as DataSource;
 const LIVE_ROWS = Number(arg('live-rows') ?? process.env.BENCH_LIVE_ROWS ?? 1_000_000);
+const SNAPSHOT_ROWS = Number(arg('snapshot-rows') ?? process.env.BENCH_SNAPSHOT_ROWS ?? 150_000);
 /** Another tree (main's, say) whose streamer stream-nats runs beside this one's. */
 const BEFORE = arg('before') ?? process.env.BENCH_BEFORE;
 const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
@@ -164,10 +166,11 @@ const KINDS = [
   'dump',
   'live',
   'stream-nats',
+  'snapshot',
   'startup',
 ] as const;
 /** The kinds that need no binlog file: a live server's, or none. */
-const FILELESS: readonly string[] = ['live', 'stream-nats', 'startup'];
+const FILELESS: readonly string[] = ['live', 'stream-nats', 'snapshot', 'startup'];
 type Kind = (typeof KINDS)[number];
 const ONLY = (arg('only') ?? process.env.BENCH_ONLY)?.split(',') ?? [...KINDS];
 
@@ -198,6 +201,7 @@ async function main(): Promise<void> {
   const live = [
     ...(ONLY.includes('live') ? await liveBench(LIVE_ROWS, RUNS, log) : []),
     ...(ONLY.includes('stream-nats') ? await streamNatsBench(LIVE_ROWS, RUNS, BEFORE, log) : []),
+    ...(ONLY.includes('snapshot') ? await snapshotBench(SNAPSHOT_ROWS, RUNS, log) : []),
   ];
   if (ONLY.every((k) => FILELESS.includes(k))) {
     process.stdout.write([...live, ...start].join('\n') + '\n');

@@ -9,6 +9,8 @@
  *   encode  EventEncoder.encode of every decoded event (what encodeBinlog does), timed apart from decoding
  *   stream  readBinlog(FILE) from disk, with the peak RSS
  *   zongji  @vlasky/zongji's parser over the same events as replication packets (see zongji.ts)
+ *   (with BENCH_HISTORY=1, decode and lazy read with a schema history, as binlog dump does: the file's DDL
+ *   replayed and each TABLE_MAP checked against it; the result says how many tables it held at the end)
  *   text    only the strings of the text cells: each one's UTF-8 bytes through Buffer#toString, as the
  *           decoder makes them (what no decoder in Node can skip: a bound on the full decode)
  */
@@ -17,6 +19,7 @@ import { type BinlogEvent, EventEncoder } from '../runtime/events/event-codec.js
 import { CellLayouts } from '../generated/columns.js';
 import { ColumnType, type ColumnTypeName } from '../generated/rows.js';
 import { frameBinlog, iterateBinlog, readBinlog } from '../runtime/io/stream.js';
+import { SchemaHistory } from '../runtime/tables/history.js';
 import { packets, zongjiDecoder } from './zongji.js';
 
 export interface Result {
@@ -29,9 +32,16 @@ export interface Result {
   textBytes?: number;
   /** encode: whether the output was the input, byte for byte. */
   identical?: boolean;
+  /** decode, lazy with BENCH_HISTORY=1: the tables the history held at the end of the last run. */
+  historyTables?: number;
   /** stream: RSS after start-up, and the peak while streaming (sampled and the kernel's VmHWM), bytes. */
   rssBase?: number;
   rssPeak?: number;
+}
+
+/** A new history per run under BENCH_HISTORY=1 (each run replays the file's DDL from nothing), else none. */
+function withHistory(): { schemaHistory?: SchemaHistory } {
+  return process.env.BENCH_HISTORY === '1' ? { schemaHistory: new SchemaHistory() } : {};
 }
 
 const rowsOf = (e: BinlogEvent) => ('rows' in e && Array.isArray(e.rows) ? e.rows.length : 0);
@@ -60,30 +70,37 @@ function decode(bytes: Uint8Array, runs: number): Result {
   let events = 0;
   let rows = 0;
   const secs: number[] = [];
+  let options: { schemaHistory?: SchemaHistory } = {};
   for (let i = 0; i < runs; i++) {
+    options = withHistory();
     secs.push(
       time(() => {
         events = rows = 0;
-        for (const e of iterateBinlog(bytes)) {
+        for (const e of iterateBinlog(bytes, options)) {
           events++;
           rows += rowsOf(e);
         }
       }),
     );
   }
-  return { kind: 'decode', secs, events, rows };
+  return { kind: 'decode', secs, events, rows, ...historySize(options) };
 }
+
+const historySize = (o: { schemaHistory?: SchemaHistory }) =>
+  o.schemaHistory ? { historyTables: o.schemaHistory.size } : {};
 
 function lazy(bytes: Uint8Array, runs: number): Result {
   let events = 0;
   let rows = 0;
   const secs: number[] = [];
   let keys = 0;
+  let options: { schemaHistory?: SchemaHistory } = {};
   for (let i = 0; i < runs; i++) {
+    options = withHistory();
     secs.push(
       time(() => {
         events = rows = 0;
-        for (const e of iterateBinlog(bytes, { rows: 'lazy' })) {
+        for (const e of iterateBinlog(bytes, { rows: 'lazy', ...options })) {
           events++;
           if (!('rows' in e) || !e.rows) continue;
           for (const change of e.rows) if ((change.after ?? change.before)?.get(0) != null) keys++;
@@ -94,7 +111,7 @@ function lazy(bytes: Uint8Array, runs: number): Result {
   }
   // Read, so that no engine could leave the reads out.
   if (keys < 0) throw new Error('unreachable');
-  return { kind: 'lazy', secs, events, rows };
+  return { kind: 'lazy', secs, events, rows, ...historySize(options) };
 }
 
 /**

@@ -3,6 +3,7 @@
  * as a line of JSON. The replication client is loaded only for -R.
  */
 import { fstatSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { LiveOptions } from '../replication/client.js';
 import type { DumpEvent } from '../runtime/events/event-dump-json.js';
 import { EventSelection } from '../runtime/io/filter.js';
@@ -12,6 +13,8 @@ import { readBinlog, type ReadOptions } from '../runtime/io/stream.js';
 import { DUMP_ROWS, type DumpRowsOption } from '../runtime/rows/row-tables.js';
 import { DumpLines, type OutputForm } from './dump-lines.js';
 import { EncryptedEvents } from './encrypted.js';
+import { mysqlHeaderLine } from './mysql-header.js';
+import type { MysqlHeaderFields } from '../runtime/io/mysql-encryption.js';
 import {
   encryptionKeys,
   eventFilter,
@@ -23,7 +26,7 @@ import {
 } from './options.js';
 import { Progress, showsProgress } from './progress.js';
 import { RawArchive, remoteOptions, type RemoteValues } from './remote.js';
-import { snapshotLines, snapshotRequest, snapshotThenBinlog, type SnapshotValues } from './snapshot.js';
+import type { SnapshotValues } from './snapshot.js';
 import { withPasswordPrompt } from './secrets.js';
 import { DUMP_OPTIONS, EXIT, isWord, UsageError } from './usage.js';
 
@@ -48,6 +51,8 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
   let undecoded = 0;
   const encrypted = new EncryptedEvents();
   const history = schemaHistory(values);
+  // A MySQL encrypted file's header, read before its first event and written as a line before it.
+  let mysqlHeader: MysqlHeaderFields | undefined;
   // Rows are written as JSON from their bytes (DumpLines), none decoded into a row object first.
   const options: ReadOptions & DumpRowsOption = {
     [DUMP_ROWS]: true,
@@ -55,6 +60,7 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
     schemaHistory: history,
     keys: encryptionKeys(values),
     keyring: keyringOption(values),
+    onMysqlHeader: (fields) => (mysqlHeader = fields),
     filter: selection,
     payloads: values.payloads,
     onError:
@@ -92,6 +98,8 @@ export async function dumpCommand(args: string[], help: string): Promise<number>
       for await (const event of values.follow
         ? followBinlog(file, options)
         : readBinlog(file === '-' ? process.stdin : file, options)) {
+        if (mysqlHeader) await out.line(mysqlHeaderLine(mysqlHeader, file === '-' ? undefined : basename(file)));
+        mysqlHeader = undefined;
         if (keptImages(await out.event(event))) undecoded++;
         encrypted.see(event);
         written++;
@@ -122,6 +130,8 @@ async function remoteDump(
   history: SchemaHistory,
 ): Promise<number> {
   if (positionals.length > 1) throw new UsageError('--read-from-remote-server reads one LOGNAME');
+  // The snapshot's code loads with -R only, so that a dump of files starts without it.
+  const { snapshotLines, snapshotRequest, snapshotThenBinlog } = await import('./snapshot.js');
   if (values.raw && values['result-file'] === undefined)
     throw new UsageError('--raw needs --result-file=PREFIX, what the files written are named after');
   const snapshot = snapshotRequest(values, positionals[0]);

@@ -175,9 +175,11 @@ Options for dump, encode, sql, flashback and serve, for encrypted binlogs (Maria
   --key-file-key=SECRET      The key of an encrypted key file (openssl enc -aes-256-cbc -md sha1), as
                              file_key_management_filekey gives it: the secret, or FILE:PATH.
   --keyring=FILE             MySQL 8's encrypted binlogs (binlog_encryption=ON, magic fd 62 69 6e): the
-                             component_keyring_file JSON file that holds the key named in each file's
-                             header, with which its password and then the whole file are decrypted
-                             (dump, sql and flashback; keyring_file's binary files are not read).
+                             keyring (component_keyring_file JSON, or a keyring_file plugin file) that
+                             holds the key named in each file's header, with which its password and
+                             then the whole file are decrypted (dump, sql, flashback). dump writes the
+                             header as a MYSQL_ENCRYPTION_HEADER line first; encode encrypts the file
+                             again under it, so a dump of an encrypted file encodes to its bytes.
   --encryption-algorithm=AES_CBC|AES_CTR
                              encode: the cipher to encrypt with (default AES_CBC), the server's
                              file_key_management_encryption_algorithm.
@@ -310,6 +312,12 @@ const STREAM_HELP = `Streaming changes into NATS JetStream (docs/stream.md descr
   --to-last-log              End at the end of the server's last binlog (by default: wait for more).
   --stats=S                  Every S seconds, and at the end, one JSON line of counts on stdout.
   --progress                 The status line on stderr (by default when stderr is a terminal).
+  --snapshot                 First the tables --database and --table select, as of one consistent
+                             point, as op "r" records, then the changes from exactly that point. The
+                             checkpoint says snapshotDone: a stream killed during the snapshot takes it
+                             again when started again; one killed after goes on from the checkpoint.
+  --snapshot-chunk=N         Rows per keyset page of a table, by primary key (default 10000).
+  --database=DB, --table=T   With --snapshot: the tables snapshotted (repeatable; T is db.table or table).
 SIGINT or SIGTERM end it once what was read is acknowledged and its checkpoint written.
 `;
 

@@ -24,7 +24,7 @@ import {
   type EventCipherName,
 } from '../runtime/events/encryption.js';
 import { KEY_FILE_SECRET_PREFIX } from '../generated/encryption.js';
-import { parseKeyring, type Keyring } from '../runtime/io/mysql-encryption.js';
+import { parseKeyringFile, type Keyring } from '../runtime/io/mysql-encryption.js';
 import { eventFromJson, type BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EventFilter, EventSelection } from '../runtime/io/filter.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../runtime/tables/definitions.js';
@@ -107,7 +107,7 @@ function fileKey(value: string | undefined): string | undefined {
 export function keyringOption(values: { keyring?: string }): Keyring | undefined {
   if (values.keyring === undefined) return undefined;
   try {
-    return parseKeyring(readOption(values.keyring, '--keyring'));
+    return parseKeyringFile(readBytesOption(values.keyring, '--keyring'));
   } catch (e) {
     if (e instanceof BinlogError) throw new UsageError(`--keyring ${values.keyring}: ${e.problem}`);
     throw e;
@@ -196,8 +196,12 @@ function schemaFile(arg: string): TableDefinitions {
 }
 
 function readOption(file: string, option: string): string {
+  return new TextDecoder().decode(readBytesOption(file, option));
+}
+
+function readBytesOption(file: string, option: string): Uint8Array {
   try {
-    return readFileSync(file, 'utf8');
+    return new Uint8Array(readFileSync(file));
   } catch (e) {
     throw new UsageError(`${option}: ${(e as Error).message}`);
   }
@@ -400,11 +404,13 @@ export function sayUnmatched(selection: EventSelection): boolean {
 
 /**
  * The events of dump-format JSON lines (a file, or - for standard input), each with its JSON path in the
- * input (`line 7: $`); `read.lineNo` follows the line being read, for errors that name none.
+ * input (`line 7: $`); `read.lineNo` follows the line being read, for errors that name none. A line that
+ * `takeLine` takes (a line that is no event) is not given as an event.
  */
 export async function* jsonLineEvents(
   input: string,
   read = { lineNo: 0 },
+  takeLine: (json: unknown, source: string) => boolean = () => false,
 ): AsyncGenerator<{ event: BinlogEventInput; source: string }> {
   const lines = createInterface({
     input: input === '-' ? process.stdin : createReadStream(input),
@@ -414,7 +420,8 @@ export async function* jsonLineEvents(
     read.lineNo++;
     if (line.trim() === '') continue;
     const source = `line ${read.lineNo}: $`;
-    yield { event: eventFromJson(parseLine(line, read.lineNo), source), source };
+    const json = parseLine(line, read.lineNo);
+    if (!takeLine(json, source)) yield { event: eventFromJson(json, source), source };
   }
 }
 

@@ -103,7 +103,7 @@ export async function snapshotThenBinlog(
   writer: SnapshotWriter,
   history: SchemaHistory | undefined,
   progress: boolean,
-): Promise<{ live: LiveOptions; count: SnapshotCount }> {
+): Promise<{ live: LiveOptions; count: SnapshotCount; point: SnapshotPoint }> {
   const { takeSnapshot } = await import('../snapshot/index.js');
   const count = new SnapshotCount();
   const status = progress ? new StatusLine(process.stderr, (s, final) => count.line(s, final)) : undefined;
@@ -137,7 +137,7 @@ export async function snapshotThenBinlog(
   }
   await writer.end(point, count);
   const start = { file: point.file, position: point.position, gtid: undefined };
-  return { live: { ...live, ...start }, count };
+  return { live: { ...live, ...start }, count, point };
 }
 
 /**

@@ -5,11 +5,12 @@
 import { parseArgs } from 'node:util';
 import type { Checkpoint } from '../protocol/checkpoint.js';
 import { connectBinlog, type LiveOptions } from '../replication/client.js';
-import { BinlogStreamer, type StreamStats } from '../sinks/stream.js';
+import { BinlogStreamer, type StreamStats, type TakeSnapshot } from '../sinks/stream.js';
 import { reportFailure, schemaHistorySeed } from './options.js';
 import { clock, StatusLine } from './progress.js';
 import { remoteOptions } from './remote.js';
 import { withPasswordPrompt } from './secrets.js';
+import { snapshotRequest, snapshotThenBinlog, type SnapshotRequest, type SnapshotValues } from './snapshot.js';
 import { EXIT, STREAM_OPTIONS, UsageError } from './usage.js';
 
 export async function streamCommand(args: string[], help: string): Promise<number> {
@@ -29,6 +30,9 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
     throw new UsageError(`--to takes nats://HOST:PORT, or several separated by commas, not '${values.to}'`);
   }
   if (positionals.length > 1) throw new UsageError('stream reads one LOGNAME');
+  const snapshot = snapshotRequest(values, positionals[0]);
+  if (!snapshot && (values.database || values.table))
+    throw new UsageError('--database and --table choose the tables of --snapshot: give --snapshot');
   const count = (v: string | undefined, option: string) => {
     if (v === undefined) return undefined;
     if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) throw new UsageError(`${option} takes a number above 0`);
@@ -72,7 +76,8 @@ export async function streamCommand(args: string[], help: string): Promise<numbe
     ackTimeout: count(values['ack-timeout'], '--ack-timeout'),
     partitions: whole(values.partitions, '--partitions'),
     sinkLost: (e) => process.stderr.write(`binlog: ${e.message}; trying again from the checkpoint\n`),
-    resumed: (c) => process.stderr.write(`binlog: ${startSentence(c, live)}\n`),
+    resumed: (c) => process.stderr.write(`binlog: ${startSentence(c, live, snapshot !== undefined)}\n`),
+    snapshot: snapshot && takeSnapshot(live, values, snapshot),
   });
   const stats = count(values.stats, '--stats');
   return run(streamer, stats, values.progress ?? process.stderr.isTTY === true);
@@ -104,12 +109,25 @@ async function run(streamer: BinlogStreamer, statsSeconds: number | undefined, p
   }
 }
 
+/**
+ * The snapshot the streamer takes first: the rows handed to it as they come, its point where the binlog
+ * goes on. Its status line is the stream's (the snapshot's own would write over it).
+ */
+function takeSnapshot(live: LiveOptions, values: SnapshotValues, request: SnapshotRequest): TakeSnapshot {
+  return async (to, history) => {
+    const writer = { start: to.start, rows: to.rows, end: async () => {} };
+    return (await snapshotThenBinlog(live, values, request, writer, history, false)).point;
+  };
+}
+
 /** Where the stream begins, said once it is known. */
-function startSentence(c: Checkpoint | undefined, live: LiveOptions): string {
+function startSentence(c: Checkpoint | undefined, live: LiveOptions, snapshot: boolean): string {
+  if (c?.snapshotDone === false) return 'the snapshot did not finish: taking it again';
   if (c) {
     const at = [c.file ? `${c.file}:${c.position}` : '', c.gtid ? `GTID ${c.gtid}` : ''].filter((s) => s !== '');
     return `resuming from the checkpoint ${at.join(', ')}`;
   }
+  if (snapshot) return 'no checkpoint yet: taking the snapshot, then the binlog from its point';
   if (live.gtid !== undefined) return `no checkpoint yet: starting after GTID ${live.gtid}`;
   if (live.file !== undefined) return `no checkpoint yet: starting at ${live.file}:${live.position ?? 4}`;
   return "no checkpoint yet and no LOGNAME: starting at the end of the server's current binlog";
@@ -117,7 +135,9 @@ function startSentence(c: Checkpoint | undefined, live: LiveOptions): string {
 
 /** The status line: transactions acknowledged and their rate, messages, the lag, losses. */
 export function statusLine(s: StreamStats, elapsed: number): string {
+  const snapshot = s.snapshotting ? [`snapshot: ${s.snapshotRows} rows sent`] : [];
   const parts = [
+    ...snapshot,
     `${s.transactions} transactions (${(s.transactions / Math.max(elapsed, 0.001)).toFixed(0)}/s)`,
     `${s.acknowledged} messages acknowledged`,
     `${s.inFlight} in flight`,

@@ -33,7 +33,7 @@ export const KEY_OPTIONS = {
   'key-file-key': { type: 'string' },
 } as const;
 
-/** This option gives the keyring of MySQL 8's encrypted binlogs to dump, sql and flashback. */
+/** This option gives the keyring of MySQL 8's encrypted binlogs to dump, sql, flashback and encode. */
 export const KEYRING_OPTIONS = { keyring: { type: 'string' } } as const;
 
 /** The dump's filters (their help is dump's). */
@@ -130,6 +130,7 @@ export const ENCODE_OPTIONS = {
   'assume-format': { type: 'boolean' },
   ...TABLE_DEF_OPTIONS,
   ...KEY_OPTIONS,
+  ...KEYRING_OPTIONS,
   'encryption-algorithm': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -192,5 +193,8 @@ export const STREAM_OPTIONS = {
   partitions: { type: 'string' },
   stats: { type: 'string' },
   progress: { type: 'boolean' },
+  ...SNAPSHOT_OPTIONS,
+  database: { type: 'string', multiple: true },
+  table: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -48,6 +48,7 @@ import type {
   TableRef,
 } from './writer-options.js';
 import type { WriterEncryption } from './writer-options.js';
+import { MysqlFileEncryption } from '../runtime/io/mysql-encryption.js';
 
 /** binlog_row_event_max_size's default: a row event is closed before it would grow past this. */
 const ROWS_EVENT_MAX_SIZE = 8192;
@@ -103,6 +104,8 @@ export class BinlogWriter {
   private readonly foreignEvents: boolean;
   private readonly encoder: EventEncoder;
   private readonly sink: ((chunk: Uint8Array) => void) | undefined;
+  /** A MySQL encrypted file's cipher, which the whole file passes through (it adds the header). */
+  private readonly fileEncryption: MysqlFileEncryption | undefined;
   private readonly chunks: Uint8Array[] = [];
   private readonly serverId: number;
   private readonly domainId: number;
@@ -123,7 +126,10 @@ export class BinlogWriter {
   constructor(options: BinlogWriterOptions = {}) {
     this.profile = serverProfile(options.server ?? 'mariadb-10.11');
     this.foreignEvents = options.foreignEvents ?? false;
-    this.encoder = new EventEncoder({ columnHints: this.columnHints, encryption: options.encryption });
+    const mysql = options.encryption && 'mysql' in options.encryption ? options.encryption.mysql : undefined;
+    const mariadb = mysql ? undefined : (options.encryption as WriterEncryption | undefined);
+    this.fileEncryption = mysql ? new MysqlFileEncryption(mysql) : undefined;
+    this.encoder = new EventEncoder({ columnHints: this.columnHints, encryption: mariadb });
     this.sink = options.sink;
     this.serverId = options.serverId ?? 1;
     this.domainId = options.domainId ?? 0;
@@ -141,7 +147,7 @@ export class BinlogWriter {
     this.emit(
       formatDescription(this.profile, { ...options, createTimestamp: options.createTimestamp ?? this.timestamp }),
     );
-    if (options.encryption) this.emit(startEncryption(options.encryption));
+    if (mariadb) this.emit(startEncryption(mariadb));
     this.emit({
       type: 'GTID_LIST_EVENT',
       countAndFlags: gtidList.length,
@@ -420,7 +426,7 @@ export class BinlogWriter {
   toBytes(): Uint8Array {
     if (this.sink) throw new EncodeError('the events went to the sink; none are kept', 'BinlogWriter.toBytes');
     this.end();
-    const out = new Uint8Array(this.offset);
+    const out = new Uint8Array(this.chunks.reduce((n, c) => n + c.length, 0));
     let at = 0;
     for (const c of this.chunks) (out.set(c, at), (at += c.length));
     return out;
@@ -637,10 +643,13 @@ export class BinlogWriter {
     this.output(encryption ? encryption.encrypt(bytes, this.offset) : bytes);
   }
 
+  /** The bytes at the writer's offset, which counts the plain binlog's bytes (a MySQL file's header is not in it). */
   private output(bytes: Uint8Array): void {
     this.offset += bytes.length;
-    if (this.sink) this.sink(bytes);
-    else this.chunks.push(bytes);
+    for (const chunk of this.fileEncryption ? this.fileEncryption.push(bytes) : [bytes]) {
+      if (this.sink) this.sink(chunk);
+      else this.chunks.push(chunk);
+    }
   }
 }
 

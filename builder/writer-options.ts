@@ -7,6 +7,7 @@ import type { GtidListEntryInput } from '../generated/mariadb.js';
 import type { QueryEventStatusVarsEntryInput } from '../generated/query.js';
 import type { BinlogEventInput } from '../runtime/events/event-codec.js';
 import type { EncryptionOptions } from '../runtime/events/encryption.js';
+import type { MysqlEncryption } from '../runtime/io/mysql-encryption.js';
 import type { Table } from '../runtime/tables/table.js';
 import type { TableDef } from '../runtime/tables/table-types.js';
 import type { RowInput } from './row-values.js';
@@ -57,8 +58,10 @@ export interface BinlogWriterOptions {
   /**
    * Write the file as MariaDB's encrypt_binlog does: a START_ENCRYPTION event after the FORMAT_DESCRIPTION,
    * then every event encrypted with key 1 of `keys` (default cipher AES_CBC), under `nonce` (default random).
+   * With `{ mysql }`, as MySQL 8's binlog_encryption does: the file header with the file password encrypted
+   * by the keyring key `mysql.key` (named `mysql.keyId`), then the whole binlog, magic on, under AES-256-CTR.
    */
-  encryption?: WriterEncryption;
+  encryption?: WriterEncryption | { mysql: MysqlEncryption };
 }
 
 /** An encrypted file is written with these keys and cipher, and its START_ENCRYPTION with these fields. */

@@ -48,6 +48,27 @@ export const MYSQL_HEADER_VERSION = 1;
 export const MYSQL_CTR_IV_LENGTH = 8;
 /** A file key given as FILE:path is the first line of that file (at most 256 bytes). */
 export const KEY_FILE_SECRET_PREFIX = 'FILE:';
+/**
+ * The text a keyring_file plugin file (MySQL 5.7 and 8.0, plugin/keyring/buffered_file_io.cc) begins with,
+ * with no terminator; the keys follow, then the EOF tag.
+ */
+export const KEYRING_FILE_VERSION_1 = 'Keyring file version:1.0';
+/** The text of a version 2.0 file, which adds a SHA-256 digest of the keys' bytes after the EOF tag. */
+export const KEYRING_FILE_VERSION_2 = 'Keyring file version:2.0';
+/** The three bytes after the last key of a keyring_file plugin file (Checker::eofTAG). */
+export const KEYRING_FILE_EOF_TAG = 'EOF';
+/** The SHA-256 digest of the keys' bytes that ends a version 2.0 file (Checker_ver_2_0). */
+export const KEYRING_FILE_DIGEST_LENGTH = 32;
+/**
+ * The keyring plugin stores each key's bytes XORed with this text, repeated (Key::xor_data); the file holds
+ * them so.
+ */
+export const KEYRING_FILE_OBFUSCATION = '*305=Ljt0*!@$Hnm(*-9-w;:';
+/**
+ * The width of the lengths, sizeof(size_t) of the 64-bit servers that write the files (little-endian on
+ * x86-64 and ARM64); every key's record is padded to a multiple of it.
+ */
+export const KEYRING_FILE_WORD = 8;
 
 /** The IV of one encrypted event (Binlog_crypt_data::set_iv). */
 export interface MariadbEventIv {
@@ -223,6 +244,181 @@ export function writeMysqlEncryptionHeaderJson(w: JsonBytes, v: MysqlEncryptionH
   }
   if (v.padding !== undefined) {
     w.member(MysqlEncryptionHeader$jsonKeys[6], start);
+    w.hex(v.padding);
+  }
+}
+
+/**
+ * One key of a keyring_file plugin file (plugin/keyring/common/keyring_key.cc, Key::store_in_buffer):
+ * five lengths of sizeof(size_t), then the key id, the key type (AES, RSA, DSA), the user id and the
+ * key's bytes (obfuscated, KEYRING_FILE_OBFUSCATION), padded with zeros to a multiple of the word.
+ */
+export interface KeyringFileKey {
+  /** The bytes of this record, padding included (get_key_pod_size). */
+  recordLength: number;
+  keyIdLength: number;
+  keyTypeLength: number;
+  userIdLength: number;
+  keyLength: number;
+  /** The key id: MySQLReplicationKey_<server_uuid>_<n> for binlogs. */
+  keyId: Text;
+  keyType: Text;
+  /** Empty for the server's own keys. */
+  userId: Text;
+  /** The key's bytes XORed with KEYRING_FILE_OBFUSCATION. */
+  key: Uint8Array;
+  /** Zeros to the record's length, a multiple of KEYRING_FILE_WORD. */
+  padding: Uint8Array;
+}
+
+/** What `encodeKeyringFileKey` takes: derived fields may be left out, they are computed. */
+export interface KeyringFileKeyInput {
+  recordLength: number;
+  keyIdLength?: number;
+  keyTypeLength?: number;
+  userIdLength?: number;
+  keyLength?: number;
+  keyId: Text;
+  keyType: Text;
+  userId: Text;
+  key: Uint8Array;
+  padding: Uint8Array;
+}
+
+/** Reads KeyringFileKey. */
+export function decodeKeyringFileKey(r: Reader, _ctx: Context): KeyringFileKey {
+  r.need(40, 'KeyringFileKey.recordLength');
+  const recordLength = r.u32();
+  checkConst(r.u32(), 0, r, 'KeyringFileKey.recordLengthHigh');
+  const keyIdLength = r.u32();
+  checkConst(r.u32(), 0, r, 'KeyringFileKey.keyIdLengthHigh');
+  const keyTypeLength = r.u32();
+  checkConst(r.u32(), 0, r, 'KeyringFileKey.keyTypeLengthHigh');
+  const userIdLength = r.u32();
+  checkConst(r.u32(), 0, r, 'KeyringFileKey.userIdLengthHigh');
+  const keyLength = r.u32();
+  checkConst(r.u32(), 0, r, 'KeyringFileKey.keyLengthHigh');
+  const keyId = bytesToText(r.bytes(keyIdLength, 'KeyringFileKey.keyId'));
+  const keyType = bytesToText(r.bytes(keyTypeLength, 'KeyringFileKey.keyType'));
+  const userId = bytesToText(r.bytes(userIdLength, 'KeyringFileKey.userId'));
+  const key = r.bytes(keyLength, 'KeyringFileKey.key');
+  const padding = r.bytes(
+    recordLength - 40 - keyIdLength - keyTypeLength - userIdLength - keyLength,
+    'KeyringFileKey.padding',
+  );
+  return { recordLength, keyIdLength, keyTypeLength, userIdLength, keyLength, keyId, keyType, userId, key, padding };
+}
+
+/** Writes KeyringFileKey. */
+export function encodeKeyringFileKey(w: Writer, v: KeyringFileKeyInput, _ctx: Context): void {
+  const keyId$bytes = textToBytes(v.keyId);
+  const keyIdLength = keyId$bytes.length;
+  const keyType$bytes = textToBytes(v.keyType);
+  const keyTypeLength = keyType$bytes.length;
+  const userId$bytes = textToBytes(v.userId);
+  const userIdLength = userId$bytes.length;
+  const key$bytes = v.key;
+  const keyLength = key$bytes.length;
+  w.u32(v.recordLength, 'KeyringFileKey.recordLength');
+  w.u32(0, 'KeyringFileKey.recordLengthHigh');
+  w.u32(keyIdLength, 'KeyringFileKey.keyIdLength');
+  w.u32(0, 'KeyringFileKey.keyIdLengthHigh');
+  w.u32(keyTypeLength, 'KeyringFileKey.keyTypeLength');
+  w.u32(0, 'KeyringFileKey.keyTypeLengthHigh');
+  w.u32(userIdLength, 'KeyringFileKey.userIdLength');
+  w.u32(0, 'KeyringFileKey.userIdLengthHigh');
+  w.u32(keyLength, 'KeyringFileKey.keyLength');
+  w.u32(0, 'KeyringFileKey.keyLengthHigh');
+  w.bytes(keyId$bytes);
+  w.bytes(keyType$bytes);
+  w.bytes(userId$bytes);
+  w.bytes(key$bytes);
+  w.fixed(
+    v.padding,
+    v.recordLength - 40 - keyIdLength - keyTypeLength - userIdLength - keyLength,
+    'KeyringFileKey.padding',
+  );
+}
+
+/** KeyringFileKey's encoder input from its JSON form in the dump. */
+export function KeyringFileKeyFromJson(j: unknown, path: string): KeyringFileKeyInput {
+  const o = jObject(j, path);
+  const v = {} as KeyringFileKeyInput;
+  v.recordLength = jNum(o.recordLength, `${path}.recordLength`);
+  if (o.keyIdLength !== undefined) {
+    v.keyIdLength = jNum(o.keyIdLength, `${path}.keyIdLength`);
+  }
+  if (o.keyTypeLength !== undefined) {
+    v.keyTypeLength = jNum(o.keyTypeLength, `${path}.keyTypeLength`);
+  }
+  if (o.userIdLength !== undefined) {
+    v.userIdLength = jNum(o.userIdLength, `${path}.userIdLength`);
+  }
+  if (o.keyLength !== undefined) {
+    v.keyLength = jNum(o.keyLength, `${path}.keyLength`);
+  }
+  v.keyId = jText(o.keyId, `${path}.keyId`);
+  v.keyType = jText(o.keyType, `${path}.keyType`);
+  v.userId = jText(o.userId, `${path}.userId`);
+  v.key = jBytes(o.key, `${path}.key`);
+  v.padding = jBytes(o.padding, `${path}.padding`);
+  return v;
+}
+
+/** KeyringFileKey's member names as JSON bytes, `"name":`. */
+export const KeyringFileKey$jsonKeys = [
+  jsonKey('recordLength'),
+  jsonKey('keyIdLength'),
+  jsonKey('keyTypeLength'),
+  jsonKey('userIdLength'),
+  jsonKey('keyLength'),
+  jsonKey('keyId'),
+  jsonKey('keyType'),
+  jsonKey('userId'),
+  jsonKey('key'),
+  jsonKey('padding'),
+];
+
+/** Writes KeyringFileKey's members in its JSON form. */
+export function writeKeyringFileKeyJson(w: JsonBytes, v: KeyringFileKey, start: number): void {
+  if (v.recordLength !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[0], start);
+    w.number(v.recordLength);
+  }
+  if (v.keyIdLength !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[1], start);
+    w.number(v.keyIdLength);
+  }
+  if (v.keyTypeLength !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[2], start);
+    w.number(v.keyTypeLength);
+  }
+  if (v.userIdLength !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[3], start);
+    w.number(v.userIdLength);
+  }
+  if (v.keyLength !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[4], start);
+    w.number(v.keyLength);
+  }
+  if (v.keyId !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[5], start);
+    w.value(v.keyId);
+  }
+  if (v.keyType !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[6], start);
+    w.value(v.keyType);
+  }
+  if (v.userId !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[7], start);
+    w.value(v.userId);
+  }
+  if (v.key !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[8], start);
+    w.hex(v.key);
+  }
+  if (v.padding !== undefined) {
+    w.member(KeyringFileKey$jsonKeys[9], start);
     w.hex(v.padding);
   }
 }

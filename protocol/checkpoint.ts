@@ -19,6 +19,12 @@ export interface Checkpoint {
    * the transactions read, and of the start's when the dump started from a GTID set).
    */
   gtid: string;
+  /**
+   * Set by a stream that began with a snapshot (`stream --snapshot`): false once the snapshot's point is
+   * known and its rows are being sent, true once all of them are acknowledged. A start that finds it false
+   * takes the snapshot again; absent, the stream took none.
+   */
+  snapshotDone?: boolean;
 }
 
 /** Where a dump starts again: a file and an offset, or a GTID state, the other left unset. */

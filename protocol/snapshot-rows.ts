@@ -193,10 +193,10 @@ export function after(key: string[], values: string[]): string {
 }
 
 /**
- * The table's rows in pages of at most `chunk`: by primary key, each page a query that starts after the
+ * The table's rows, by primary key in pages of at most `chunk`, each page a query that starts after the
  * last key read (`WHERE (key) > (last) ORDER BY key LIMIT chunk`); a table without a usable key in one
- * query, read as it streams and handed on in pages. Run inside the snapshot's transaction, every page
- * reads the same point in time.
+ * query. Either is read as it streams and handed on in pieces of at most PIECE_ROWS. Run inside the snapshot's
+ * transaction, every page reads the same point in time.
  */
 export async function* tablePages(
   conn: ClientConnection,
@@ -205,7 +205,7 @@ export async function* tablePages(
 ): AsyncGenerator<SnapshotRow[]> {
   const from = `SELECT ${selectList(table.columns)} FROM ${tableName(table)}`;
   if (!pageable(table)) {
-    yield* pagesOf((await conn.selectRows(from)).rows, chunk);
+    yield* pagesOf((await conn.selectRows(from)).rows, handed(chunk));
     return;
   }
   const keyAt = table.key.map((k) => table.columns.findIndex((c) => c.name === k));
@@ -218,13 +218,23 @@ export async function* tablePages(
           keyAt.map((i) => cellSql(table.columns[i]!, last![i]!)),
         )}`
       : '';
-    const page: SnapshotRow[] = [];
-    for await (const row of (await conn.selectRows(from + where + order)).rows) page.push(row);
-    if (page.length > 0) yield page;
-    if (page.length < chunk) return;
-    last = page.at(-1);
+    let read = 0;
+    for await (const piece of pagesOf((await conn.selectRows(from + where + order)).rows, handed(chunk))) {
+      read += piece.length;
+      last = piece.at(-1);
+      yield piece;
+    }
+    if (read < chunk) return;
   }
 }
+
+/**
+ * Rows handed on at a time, at most: a page of the server's is handed on in pieces as it streams, so that
+ * what is held while a piece is written does not grow with --snapshot-chunk.
+ */
+const PIECE_ROWS = 1000;
+
+const handed = (chunk: number) => Math.min(chunk, PIECE_ROWS);
 
 /** A stream of rows handed on in pages of `chunk`. */
 async function* pagesOf(rows: AsyncIterable<SnapshotRow>, chunk: number): AsyncGenerator<SnapshotRow[]> {

@@ -270,7 +270,11 @@ function keyColumns(metadata: TableMapEventOptionalMetadataEntry[] | undefined):
 
 /** Gives a row change's partition: FNV-1a of its key values' JSON modulo `partitions`, 0 when the table has no key. */
 export function partitionOf(key: string[], change: RowChange, partitions: number): number {
-  const image = change.after ?? change.before;
+  return imagePartition(key, change.after ?? change.before, partitions);
+}
+
+/** Gives the partition of a row image as partitionOf does: a snapshot's row goes where its later changes go. */
+export function imagePartition(key: string[], image: Record<string, unknown> | undefined, partitions: number): number {
   if (key.length === 0 || !image) return 0;
   const text = toJsonLine(key.map((k) => image[k]));
   let h = 0x811c9dc5;

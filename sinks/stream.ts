@@ -9,11 +9,13 @@
 import { Backoff, type ReconnectOptions } from '../protocol/backoff.js';
 import { resumeAt, type Checkpoint, type CheckpointedEvents, type ResumePoint } from '../protocol/checkpoint.js';
 import { ConnectionError } from '../runtime/core/errors.js';
+import type { SnapshotPoint, SnapshotRow, SnapshotTable } from '../protocol/snapshot-rows.js';
 import type { DumpRowsOption } from '../runtime/rows/row-tables.js';
 import { isBefore, SchemaHistory, type HistoryEntry, type SchemaHistoryOptions } from '../runtime/tables/history.js';
 import { Lag } from './lag.js';
 import { ChangeMessages } from './record.js';
 import type { OpenSink, Sink, SinkAcks } from './sink.js';
+import { SnapshotMessages } from './snapshot-records.js';
 import { AckWindow } from './window.js';
 
 /**
@@ -22,6 +24,15 @@ import { AckWindow } from './window.js';
  * records are made from them.
  */
 export type DumpFrom = Partial<ResumePoint> & { payloads: 'flat' } & Partial<DumpRowsOption>;
+
+/** Where a snapshot hands its point and its rows (bin/stream.ts takes the snapshot: sinks know no more of it). */
+export interface SnapshotTarget {
+  start(point: SnapshotPoint, tables: SnapshotTable[]): Promise<void>;
+  rows(table: SnapshotTable, rows: SnapshotRow[]): Promise<void>;
+}
+
+/** Takes a consistent snapshot into `to`, seeding `history` with the tables' definitions; resolves to its point. */
+export type TakeSnapshot = (to: SnapshotTarget, history: SchemaHistory) => Promise<SnapshotPoint>;
 
 export interface StreamOptions {
   /**
@@ -60,6 +71,12 @@ export interface StreamOptions {
   resumed?: (checkpoint: Checkpoint | undefined) => void;
   /** It is told why the sink was lost, each time, before the sink is opened again. */
   sinkLost?: (e: Error) => void;
+  /**
+   * With it, the stream begins with the rows the snapshot reads (`op: "r"` records, snapshot-records.ts)
+   * when the sink holds no checkpoint or one whose snapshot did not finish, then goes on with the binlog
+   * from the snapshot's point. Its checkpoints carry `snapshotDone`.
+   */
+  snapshot?: TakeSnapshot;
 }
 
 export interface StreamStats {
@@ -77,18 +94,33 @@ export interface StreamStats {
   /** They count how often the sink was lost and opened again, and how often the dump reconnected apart from those. */
   sinkLosses: number;
   reconnects: number;
+  /**
+   * It counts the rows of the snapshot (`snapshot`) published since its last start; its read records are among
+   * `published`.
+   */
+  snapshotRows: number;
+  /** It is true while the snapshot's rows are being read and sent. */
+  snapshotting: boolean;
 }
 
 const DEFAULT_IN_FLIGHT = 1000;
 const DEFAULT_ACK_TIMEOUT = 10;
 /** What the kept seed entry says it is. */
 const SEED_STATEMENT = '-- the definitions at the start of the stream';
+const SNAPSHOT_STATEMENT = '-- the definitions at the snapshot';
 const DEFAULT_SINK_RETRY: ReconnectOptions = { delay: 0.2, maxDelay: 5, retries: 1000 };
 
 /** Says that the sink is lost: the broker went away or refused; the stream starts again on a new one. */
 class SinkLost extends Error {
   constructor(override readonly cause: unknown) {
     super(`the broker was lost: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+/** Says that the stream was stopped while its snapshot was being taken. */
+class SnapshotStopped extends Error {
+  constructor() {
+    super('the stream was stopped during its snapshot');
   }
 }
 
@@ -113,6 +145,8 @@ export class BinlogStreamer {
     lagSeconds: 0,
     sinkLosses: 0,
     reconnects: 0,
+    snapshotRows: 0,
+    snapshotting: false,
   };
   private binlog: CheckpointedEvents | undefined;
   private window: AckWindow | undefined;
@@ -173,18 +207,23 @@ export class BinlogStreamer {
     this.binlog?.close();
   }
 
-  /** One dump into one sink, from `resume` (else where the options start). */
+  /**
+   * One dump into one sink, from `resume` (else where the options start); first the snapshot when one is
+   * asked for and `resume` does not say it finished.
+   */
   private async pump(sink: Sink, resume: Checkpoint | undefined, attempt: { window?: AckWindow }): Promise<void> {
     const { prefix, ddl, partitions } = this.options;
     const messages = new ChangeMessages(prefix ?? 'binlog', ddl ?? false, partitions);
-    const from: DumpFrom = { ...(resume && resumeAt(resume)), payloads: 'flat', ...messages.rowsOption() };
-    const history = this.historyAt(from, sink);
-    const binlog = (this.binlog = this.options.binlog(from, history));
+    this.binlog = undefined;
     const writer = new CheckpointWriter(
       sink,
       (c) => (this.stats.checkpoint = c),
-      () => binlog.close(),
+      () => this.binlog?.close(),
     );
+    const snapshot =
+      this.options.snapshot && (!resume || resume.snapshotDone === false) ? this.options.snapshot : undefined;
+    // The checkpoints say snapshotDone where a snapshot was taken, now or before this start; not otherwise.
+    const snapshotted = snapshot !== undefined || resume?.snapshotDone !== undefined;
     const window =
       (this.window =
       attempt.window =
@@ -194,12 +233,18 @@ export class BinlogStreamer {
           (c, at, n) => {
             this.stats.transactions += n;
             this.lag.acknowledged(at);
-            writer.write(c);
+            writer.write(snapshotted ? { ...c, snapshotDone: true } : c);
           },
-          () => binlog.close(), // the dump waits no longer for events that cannot be sent
+          () => this.binlog?.close(), // the dump waits no longer for events that cannot be sent
         ));
     const reconnectsBefore = this.stats.reconnects;
+    let binlog: CheckpointedEvents | undefined;
     try {
+      const { start, history } = snapshot
+        ? await this.takeSnapshot(snapshot, sink, window, writer)
+        : { start: resume, history: undefined };
+      const from: DumpFrom = { ...(start && resumeAt(start)), payloads: 'flat', ...messages.rowsOption() };
+      binlog = this.binlog = this.options.binlog(from, history ?? this.historyAt(from, sink));
       let checkpoint = binlog.checkpoint;
       for await (const e of binlog) {
         if (e.notInFile === 'heartbeat') this.lag.heartbeat();
@@ -220,13 +265,60 @@ export class BinlogStreamer {
     } catch (e) {
       if (window.failure !== undefined || writer.failure !== undefined)
         throw new SinkLost(window.failure ?? writer.failure);
-      if (!(this.stopping && e instanceof ConnectionError)) throw e;
+      if (!(this.stopping && (e instanceof ConnectionError || e instanceof SnapshotStopped))) throw e;
       await sinkSide(window.drain());
       await sinkSide(writer.flush());
     } finally {
       window.close();
-      binlog.close();
+      binlog?.close();
     }
+  }
+
+  /**
+   * The snapshot's rows into the sink: a checkpoint at its point with `snapshotDone: false` before any row
+   * (a start that finds it takes the snapshot again), one with `snapshotDone: true` once every row is
+   * acknowledged. The schema history starts again from the snapshot's definitions, kept as one entry at
+   * the start of the point's file. Resolves to where the binlog goes on, and the history to read it with.
+   */
+  private async takeSnapshot(
+    take: TakeSnapshot,
+    sink: Sink,
+    window: AckWindow,
+    writer: CheckpointWriter,
+  ): Promise<{ start: Checkpoint; history: SchemaHistory }> {
+    this.kept = [];
+    const keep = (entry: HistoryEntry) => {
+      this.kept.push(entry);
+      sink.keepHistory?.(entry).catch(() => {});
+    };
+    const history = new SchemaHistory({ ...this.options.schemaHistory, record: keep });
+    const startedAt = Date.now();
+    Object.assign(this.stats, { snapshotRows: 0, snapshotting: true });
+    let records: SnapshotMessages | undefined;
+    const point = await take(
+      {
+        start: async (p) => {
+          records = new SnapshotMessages(this.options.prefix ?? 'binlog', p, startedAt, this.options.partitions);
+          writer.write({ file: p.file, position: p.position, gtid: p.gtid, snapshotDone: false });
+          await writer.flush();
+        },
+        rows: async (table, rows) => {
+          if (this.stopping) throw new SnapshotStopped();
+          this.stats.snapshotRows += rows.length;
+          for (const m of records!.of(table, rows)) {
+            this.stats.published++;
+            sink.publish(m, window.take(m));
+            if (window.full) await window.room();
+          }
+        },
+      },
+      history,
+    );
+    this.stats.snapshotting = false;
+    keep(history.snapshot({ file: point.file, pos: 0 }, SNAPSHOT_STATEMENT));
+    const start = { file: point.file, position: point.position, gtid: point.gtid, snapshotDone: true };
+    window.mark(start, Math.floor(startedAt / 1000));
+    return { start, history };
   }
 
   /**

@@ -46,7 +46,8 @@ describe('package dependencies', () => {
       f.endsWith('.js'),
     )) {
       for (const [, spec] of readFileSync(join(root, 'dist', file), 'utf8').matchAll(
-        /(?:from|import\(|require\()\s*['"]([^'"]+)['"]/g,
+        // `from` is a keyword only before white space: `'from' in v` is code, not an import.
+        /(?:\bfrom\s+|\bimport\(\s*|\brequire\(\s*)['"]([^'"]+)['"]/g,
       )) {
         if (spec!.startsWith('.') || spec!.startsWith('node:')) continue;
         imported.add(spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!);

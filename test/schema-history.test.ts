@@ -178,6 +178,26 @@ describe('a schema history, statement by statement', () => {
     expect(lines[1]).toContain('shop.a unknown from here');
   });
 
+  it("MariaDB's two-phase ALTER changes the table at COMMIT ALTER only, never at START or on ROLLBACK", () => {
+    const { h, entries } = history(['CREATE TABLE a (id INT)']);
+    const alter = (phase: 'start' | 'commit' | 'rollback', seq: number, sql: string) => {
+      h.gtid(`0-1-${seq}`, phase);
+      h.query(sql, 'shop', { file: 'binlog.000001', pos: 1000 + seq });
+    };
+    alter('start', 2, 'ALTER TABLE a ADD COLUMN b INT');
+    expect(columns(h, 'shop.a')).toEqual(['id INT']);
+    alter('commit', 3, 'ALTER TABLE a ADD COLUMN b INT');
+    expect(columns(h, 'shop.a')).toEqual(['id INT', 'b INT']);
+    alter('start', 4, 'ALTER TABLE a DROP COLUMN b');
+    alter('rollback', 5, 'ALTER TABLE a DROP COLUMN b');
+    expect(columns(h, 'shop.a')).toEqual(['id INT', 'b INT']);
+    // A GTID without the flags is an ordinary transaction again: its DDL applies at once.
+    h.gtid('0-1-6');
+    h.query('ALTER TABLE a DROP COLUMN b', 'shop', { file: 'binlog.000001', pos: 1006 });
+    expect(columns(h, 'shop.a')).toEqual(['id INT']);
+    expect(entries.map((e) => e.gtid)).toEqual([undefined, '0-1-3', '0-1-6']);
+  });
+
   it('kept as JSON lines and replayed to any position', () => {
     const { entries } = history(['CREATE TABLE a (id INT)', 'ALTER TABLE a ADD v INT', 'RENAME TABLE a TO b']);
     const text = entries.map((e) => JSON.stringify(e)).join('\n');

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ColumnType } from '../generated/rows.js';
-import type { ResultColumn } from '../protocol/mysql2-adapter.js';
-import { after, cellJson, cellSql } from '../protocol/snapshot-rows.js';
+import type { ClientConnection, ResultColumn } from '../protocol/mysql2-adapter.js';
+import { after, cellJson, cellSql, tablePages } from '../protocol/snapshot-rows.js';
 
 const column = (columnType: number, more: Partial<ResultColumn> = {}): ResultColumn => ({
   name: 'c',
@@ -48,4 +48,47 @@ describe('snapshot rows', () => {
     expect(cellSql(column(ColumnType.BLOB, { characterSet: 63 }), Buffer.from([0, 1]))).toBe("X'0001'");
     expect(cellSql(column(ColumnType.LONG), null)).toBe('NULL');
   });
+});
+
+/**
+ * A connection whose every SELECT answers `rows` rows of one INT column (ids from `first`), counting the
+ * rows it has given: what tablePages holds is at most what it has handed on.
+ */
+function fakeConnection(rowsPerQuery: number[], sent: { rows: number; queries: string[] }): ClientConnection {
+  const selectRows = async (sql: string) => {
+    const n = rowsPerQuery[sent.queries.length] ?? 0;
+    sent.queries.push(sql);
+    async function* rows() {
+      for (let i = 0; i < n; i++) {
+        sent.rows++;
+        yield [Buffer.from(String(sent.rows))];
+      }
+    }
+    return { columns: [column(ColumnType.LONG, { name: 'id' })], rows: rows() };
+  };
+  // The snapshot's pages need only selectRows of a connection.
+  return { selectRows } as unknown as ClientConnection;
+}
+
+it('hands a page of the default 10 000 rows on in pieces of at most 1000 as it streams, one query a page', async () => {
+  const sent = { rows: 0, queries: [] as string[] };
+  const table = {
+    schema: 'd',
+    name: 't',
+    qualified: 'd.t',
+    createSql: '',
+    columns: [column(ColumnType.LONG, { name: 'id' })],
+    key: ['id'],
+  };
+  const pieces: number[] = [];
+  for await (const piece of tablePages(fakeConnection([10_000, 2_500], sent), table, 10_000)) {
+    // The rows read from the server so far are the pieces handed on, and this one: none held beyond it.
+    expect(sent.rows).toBe(pieces.reduce((a, b) => a + b, 0) + piece.length);
+    pieces.push(piece.length);
+  }
+  expect(pieces).toEqual([...Array<number>(12).fill(1000), 500]);
+  expect(sent.queries).toEqual([
+    'SELECT `id` FROM `d`.`t` ORDER BY `id` LIMIT 10000',
+    'SELECT `id` FROM `d`.`t` WHERE (`id` > 10000) ORDER BY `id` LIMIT 10000',
+  ]);
 });

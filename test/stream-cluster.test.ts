@@ -9,11 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { Checkpoint } from '../protocol/checkpoint.js';
-import type { ChangeRecord } from '../sinks/record.js';
 import { startMariadb, type MariadbServer } from './support/mariadb.js';
-import { describeWithNats, startNatsCluster, type NatsCluster } from './support/nats.js';
+import { describeWithNats, readAll, startNatsCluster, type NatsCluster } from './support/nats.js';
 
 const TIMEOUT = 300_000;
 const root = join(import.meta.dirname, '..');
@@ -38,30 +37,6 @@ const round = (r: number) => `BEGIN;
   UPDATE w.a SET n = n + 1 WHERE id BETWEEN ${r * B + 1} AND ${r * B + B / 2};
   INSERT INTO w.b VALUES (${r}, 'b', ${r});
   COMMIT;`;
-
-interface Received {
-  subject: string;
-  id: string;
-  body: ChangeRecord;
-}
-
-/** Every message of `stream`, in its order, read from any node of the cluster. */
-async function readAll(urls: string[], stream: string): Promise<Received[]> {
-  const nc = await connect({ servers: urls.map((u) => u.replace('nats://', '')) });
-  try {
-    const total = (await (await jetstreamManager(nc)).streams.info(stream)).state.messages;
-    const out: Received[] = [];
-    const messages = await (await jetstream(nc).consumers.get(stream)).consume();
-    for await (const m of messages) {
-      out.push({ subject: m.subject, id: m.headers!.get('Nats-Msg-Id'), body: m.json() });
-      if (out.length === total) break;
-    }
-    await messages.close();
-    return out;
-  } finally {
-    await nc.close();
-  }
-}
 
 /** The node leading `stream`'s replicas and how many it has, asked of any node that answers. */
 async function leaderOf(urls: string[], stream: string): Promise<{ leader: string; replicas: number } | undefined> {

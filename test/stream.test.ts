@@ -112,6 +112,15 @@ it('binlog stream refuses a command line it cannot run, in a sentence (exit 2)',
       ['-R', 'binlog.000001', '--to=nats://h:1', '--subject-prefix=a.*'],
       "--subject-prefix 'a.*' is not a NATS subject (tokens between dots, no '*', '>' or spaces)",
     ],
+    [
+      ['-R', 'binlog.000001', '--to=nats://h:1', '--snapshot'],
+      '--snapshot starts the binlog where the snapshot stands: give no LOGNAME, GTID or position',
+    ],
+    [
+      ['-R', '--to=nats://h:1', '--database=d'],
+      '--database and --table choose the tables of --snapshot: give --snapshot',
+    ],
+    [['-R', '--to=nats://h:1', '--snapshot-chunk=5'], '--snapshot-chunk is for --snapshot'],
   ];
   for (const [args, message] of cases) {
     const r = run(...args);

@@ -26,7 +26,8 @@ import { textToBytes } from '../core/writer.js';
 import { InvalidValueError } from '../core/errors.js';
 import { resolveTableDefinitions, type TableDefinitions } from '../tables/definitions.js';
 import { TableRegistry } from '../tables/registry.js';
-import type { SchemaHistory } from '../tables/history.js';
+import type { AlterPhase, SchemaHistory } from '../tables/history.js';
+import { GtidExtraFlags } from '../../generated/mariadb.js';
 import type { HintFn } from '../values/column.js';
 import { rowTables, type RowsOptions } from '../rows/row-tables.js';
 import { FileEncryption, type EncryptionOptions, type StartEncryption } from './encryption.js';
@@ -266,8 +267,16 @@ function followSchema(history: SchemaHistory, event: PlacedEvent): void {
     const at = { ...(event.file === undefined ? {} : { file: event.file }), pos: event.pos ?? 0 };
     history.query(text(query.query), text(query.schema), at, serverCollation);
   } else if (isMariadbGtid(event)) {
-    history.gtid(`${event.domainId}-${event.header.serverId}-${event.seqNo}`);
+    history.gtid(`${event.domainId}-${event.header.serverId}-${event.seqNo}`, alterPhaseOf(event.flagsExtra ?? 0));
   }
+}
+
+/** What a MariaDB GTID event's extra flags say of its QUERY under binlog_alter_two_phase. */
+function alterPhaseOf(flagsExtra: number): AlterPhase | undefined {
+  if (flagsExtra & GtidExtraFlags.FL_START_ALTER_E1) return 'start';
+  if (flagsExtra & GtidExtraFlags.FL_COMMIT_ALTER_E1) return 'commit';
+  if (flagsExtra & GtidExtraFlags.FL_ROLLBACK_ALTER_E1) return 'rollback';
+  return undefined;
 }
 
 /** An event with its place in the file, as the schema history takes it. */
@@ -281,7 +290,7 @@ function isQuery(e: PlacedEvent): e is PlacedEvent & QueryFields {
 /** A MariaDB GTID with the fields that name its transaction. */
 function isMariadbGtid(
   e: PlacedEvent,
-): e is PlacedEvent & { domainId: number; seqNo: number | bigint; header: { serverId: number } } {
+): e is PlacedEvent & { domainId: number; seqNo: number | bigint; flagsExtra?: number; header: { serverId: number } } {
   return e.type === 'GTID_EVENT' && 'domainId' in e && 'seqNo' in e && 'header' in e;
 }
 

@@ -21,6 +21,7 @@ import { InvalidValueError } from '../core/errors.js';
 import { Reader } from '../core/reader.js';
 import { Writer } from '../core/writer.js';
 import { KeyError } from '../events/encryption.js';
+import { isKeyringPluginFile, parseKeyringPluginFile } from './keyring-file.js';
 
 /** A MySQL keyring holds keys by their ids (MySQLReplicationKey_<server_uuid>_<n> for binlogs). */
 export type Keyring = ReadonlyMap<string, Uint8Array>;
@@ -29,6 +30,14 @@ export type Keyring = ReadonlyMap<string, Uint8Array>;
 const NO_CONTEXT = {} as Context;
 const FILE_KEY_LENGTH = 32;
 const PASSWORD_LENGTH = 32;
+
+/**
+ * The keys of a keyring file: a keyring_file plugin file (its bytes begin with "Keyring file version:") or a
+ * component_keyring_file JSON file, by key id.
+ */
+export function parseKeyringFile(bytes: Uint8Array): Map<string, Uint8Array> {
+  return isKeyringPluginFile(bytes) ? parseKeyringPluginFile(bytes) : parseKeyring(new TextDecoder().decode(bytes));
+}
 
 /**
  * The keys of a component_keyring_file JSON file ({"version": "1.0", "elements": [{"data_id", "data_type",
@@ -62,13 +71,22 @@ function streamKey(password: Uint8Array): { key: Uint8Array; iv: Uint8Array } {
   return { key: digest.subarray(0, FILE_KEY_LENGTH), iv };
 }
 
-/** The file password of a header, decrypted with its keyring key. */
-function filePassword(header: MysqlEncryptionHeader, keyring: Keyring): Uint8Array {
-  const id = typeof header.keyId === 'string' ? header.keyId : Buffer.from(header.keyId).toString('latin1');
+/** The keyring key of a header's key id. */
+function keyOf(id: string, keyring: Keyring): Uint8Array {
   const key = keyring.get(id);
   if (!key)
     throw new KeyError(`the file password is encrypted with keyring key ${id}, which the keyring does not hold`, 0);
   if (key.length !== FILE_KEY_LENGTH) throw new KeyError(`keyring key ${id} has ${key.length} bytes, not 32`, 0);
+  return key;
+}
+
+/** The text of a header's key id. */
+function keyIdOf(header: MysqlEncryptionHeader): string {
+  return typeof header.keyId === 'string' ? header.keyId : Buffer.from(header.keyId).toString('latin1');
+}
+
+/** The file password of a header, decrypted with its keyring key. */
+function filePassword(header: { encryptedPassword: Uint8Array; iv: Uint8Array }, key: Uint8Array): Uint8Array {
   const decipher = createDecipheriv('aes-256-cbc', key, header.iv);
   decipher.setAutoPadding(false);
   return Buffer.concat([decipher.update(header.encryptedPassword), decipher.final()]);
@@ -84,7 +102,11 @@ export class MysqlFileDecryption {
   private decipher: Decipher | undefined;
   private plain = false;
 
-  constructor(private readonly keyring: Keyring) {}
+  /** `onHeader` is told the header's fields once it is read (a dump keeps them to write the file back). */
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly onHeader?: (fields: MysqlHeaderFields) => void,
+  ) {}
 
   /** The plain bytes of the next chunk (none while the header is incomplete). */
   push(chunk: Uint8Array): Uint8Array {
@@ -124,7 +146,9 @@ export class MysqlFileDecryption {
         offset: 4,
       });
     }
-    const { key, iv } = streamKey(filePassword(header, this.keyring));
+    const keyId = keyIdOf(header);
+    const { key, iv } = streamKey(filePassword(header, keyOf(keyId, this.keyring)));
+    this.onHeader?.({ keyId, encryptedPassword: header.encryptedPassword, iv: header.iv });
     return createDecipheriv('aes-256-ctr', key, iv);
   }
 
@@ -145,25 +169,67 @@ export interface MysqlEncryption {
   iv?: Uint8Array;
 }
 
+/**
+ * Encrypts a plain binlog as MySQL writes it with binlog_encryption=ON, chunk by chunk: the header comes out
+ * before the first chunk, then the chunks under AES-256-CTR (a stream cipher, so each chunk's bytes come out as
+ * they go in).
+ */
+export class MysqlFileEncryption {
+  private header: Uint8Array | undefined;
+  private readonly cipher: Cipher;
+
+  constructor(options: MysqlEncryption) {
+    const password = options.password ?? randomBytes(PASSWORD_LENGTH);
+    const iv = options.iv ?? randomBytes(AES_BLOCK_LENGTH);
+    if (options.key.length !== FILE_KEY_LENGTH) {
+      throw new KeyError(`keyring key ${options.keyId} has ${options.key.length} bytes, not 32`);
+    }
+    if (password.length !== PASSWORD_LENGTH)
+      throw new KeyError(`the file password has ${password.length} bytes, not 32`);
+    const cbc = createCipheriv('aes-256-cbc', options.key, iv);
+    cbc.setAutoPadding(false);
+    const encryptedPassword = Buffer.concat([cbc.update(password), cbc.final()]);
+    this.header = encodeHeader({ keyId: options.keyId, encryptedPassword, iv });
+    const stream = streamKey(password);
+    this.cipher = createCipheriv('aes-256-ctr', stream.key, stream.iv);
+  }
+
+  /** The encrypted bytes of the next plain chunk, the file header before the first. */
+  push(plain: Uint8Array): Uint8Array[] {
+    const out = this.cipher.update(plain);
+    const encrypted = new Uint8Array(out.buffer, out.byteOffset, out.length);
+    if (!this.header) return [encrypted];
+    const header = this.header;
+    this.header = undefined;
+    return [header, encrypted];
+  }
+}
+
+/** The header's fields that a dump keeps (MYSQL_ENCRYPTION_HEADER) so that encode writes the file back as it was. */
+export interface MysqlHeaderFields {
+  keyId: string;
+  encryptedPassword: Uint8Array;
+  iv: Uint8Array;
+}
+
+function encodeHeader(fields: MysqlHeaderFields): Uint8Array {
+  const w = new Writer(MYSQL_HEADER_LENGTH);
+  const header = { magic: ENCRYPTED_BINLOG_MAGIC, version: MYSQL_HEADER_VERSION, ...fields };
+  encodeMysqlEncryptionHeader(w, { ...header, padding: new Uint8Array(0) }, NO_CONTEXT);
+  w.bytes(new Uint8Array(MYSQL_HEADER_LENGTH - w.pos));
+  return w.finish();
+}
+
+/**
+ * The encryption that writes a file back with the header a dump kept: the file password decrypted with the
+ * keyring key, so that the header and the whole file come out as they were.
+ */
+export function mysqlEncryptionOf(fields: MysqlHeaderFields, keyring: Keyring): MysqlEncryption {
+  const key = keyOf(fields.keyId, keyring);
+  return { keyId: fields.keyId, key, password: filePassword(fields, key), iv: fields.iv };
+}
+
 /** A plain binlog as MySQL writes it with binlog_encryption=ON: the header, then the binlog under AES-256-CTR. */
 export function encryptMysqlBinlog(plain: Uint8Array, options: MysqlEncryption): Uint8Array {
-  const password = options.password ?? randomBytes(PASSWORD_LENGTH);
-  const iv = options.iv ?? randomBytes(AES_BLOCK_LENGTH);
-  const cbc = createCipheriv('aes-256-cbc', options.key, iv);
-  cbc.setAutoPadding(false);
-  const encryptedPassword = Buffer.concat([cbc.update(password), cbc.final()]);
-  const w = new Writer(MYSQL_HEADER_LENGTH);
-  const fields = {
-    magic: ENCRYPTED_BINLOG_MAGIC,
-    version: MYSQL_HEADER_VERSION,
-    keyId: options.keyId,
-    encryptedPassword,
-    iv,
-  };
-  encodeMysqlEncryptionHeader(w, { ...fields, padding: new Uint8Array(0) }, NO_CONTEXT);
-  const padding = new Uint8Array(MYSQL_HEADER_LENGTH - w.pos);
-  w.bytes(padding);
-  const stream = streamKey(password);
-  const ctr: Cipher = createCipheriv('aes-256-ctr', stream.key, stream.iv);
-  return Buffer.concat([w.finish(), ctr.update(plain), ctr.final()]);
+  return Buffer.concat(new MysqlFileEncryption(options).push(plain));
 }

@@ -19,7 +19,7 @@ import {
 } from '../events/event-codec.js';
 import { V1_HEADER_LENGTH, type FormatState } from '../events/format-state.js';
 import { EventSelection, type EventFilter } from './filter.js';
-import { MysqlFileDecryption, type Keyring } from './mysql-encryption.js';
+import { MysqlFileDecryption, type Keyring, type MysqlHeaderFields } from './mysql-encryption.js';
 
 export interface ReadOptions extends DecodeOptions {
   /** The largest event_size accepted before the bytes arrive (default 1 GiB, above any server's limit). */
@@ -48,6 +48,11 @@ export interface ReadOptions extends DecodeOptions {
    * parseKeyring), by key id; without them such a file is refused.
    */
   keyring?: Keyring;
+  /**
+   * Told, with a keyring, the fields of a MySQL encrypted file's header once read, before its first event: the
+   * key id, the encrypted file password and its IV, from which the file is written back as it was.
+   */
+  onMysqlHeader?: (fields: MysqlHeaderFields) => void;
 }
 
 /** What framing without decoding takes: filters need decoded events. */
@@ -129,7 +134,7 @@ export class Framer {
   pos = 0;
 
   constructor(options: ReadOptions = {}) {
-    this.fileDecryption = options.keyring ? new MysqlFileDecryption(options.keyring) : undefined;
+    this.fileDecryption = options.keyring ? new MysqlFileDecryption(options.keyring, options.onMysqlHeader) : undefined;
     this.decoder = new EventDecoder(options);
     this.decoder.file = options.file;
     // Under filters a definition that does not fit is refused only where its TABLE_MAP is kept (filter.ts).

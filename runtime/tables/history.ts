@@ -73,6 +73,9 @@ export interface SchemaHistoryOptions {
   record?: (entry: HistoryEntry) => void;
 }
 
+/** The part of MariaDB's two-phase ALTER a GTID event's flags say its QUERY is. */
+export type AlterPhase = 'start' | 'commit' | 'rollback';
+
 const SEED_SOURCE = 'the definitions given at the start';
 
 export class SchemaHistory {
@@ -82,6 +85,7 @@ export class SchemaHistory {
   private readonly report: (line: string) => void;
   private readonly record?: (entry: HistoryEntry) => void;
   private gtidOf: string | undefined;
+  private alterPhase: AlterPhase | undefined;
   /** Grows with every change, so that the registry reads a same-bytes TABLE_MAP again after one. */
   generation = 0;
   /** The TABLE_MAPs whose table's definition they contradicted (each such definition left the history). */
@@ -153,13 +157,20 @@ export class SchemaHistory {
     this.commit({ ...at, statement, schema: '', tables: { [qualified]: createTableSql(qualified, definition) } });
   }
 
-  /** A MariaDB GTID event: the transaction the next statements belong to. */
-  gtid(gtid: string): void {
+  /**
+   * A MariaDB GTID event: the transaction the next statements belong to, and, under
+   * binlog_alter_two_phase, which part of a two-phase ALTER its one QUERY is.
+   */
+  gtid(gtid: string, alterPhase?: AlterPhase): void {
     this.gtidOf = gtid;
+    this.alterPhase = alterPhase;
   }
 
   /** A QUERY event: its statement, if it shapes tables, changes the history at its position. */
   query(statement: string, schema: string, at: HistoryPosition, serverCollation?: number): void {
+    // A START ALTER only announces the ALTER: rows logged before its COMMIT ALTER still have the old shape,
+    // and a ROLLBACK ALTER means the table never changed. The COMMIT ALTER holds the same statement.
+    if (this.alterPhase === 'start' || this.alterPhase === 'rollback') return;
     let change: DdlChange | undefined;
     try {
       change = readDdl(statement);

@@ -7,7 +7,14 @@
  */
 import { BinlogError } from '../../runtime/core/errors.js';
 import { decodeBinlog, encodeBinlog } from '../../runtime/io/stream.js';
-import { FUZZ_ENCRYPTION } from './corpus.js';
+import { MYSQL_HEADER_LENGTH } from '../../generated/encryption.js';
+import {
+  encryptMysqlBinlog,
+  mysqlEncryptionOf,
+  type Keyring,
+  type MysqlHeaderFields,
+} from '../../runtime/io/mysql-encryption.js';
+import type { FuzzSeed, SeedOptions } from './corpus.js';
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
 export function rng(seed: number): () => number {
@@ -122,24 +129,26 @@ export function* mutants(
   corpus: Uint8Array[],
   count: number,
   seed: number,
-): Generator<{ n: number; mutation: string; input: Uint8Array }> {
+): Generator<{ n: number; mutation: string; input: Uint8Array; from: number }> {
   const rand = rng(seed);
   const names = Object.keys(MUTATIONS);
   for (let n = 0; n < count; n++) {
     const mutation = names[int(rand, names.length)]!;
-    let input = corpus[int(rand, corpus.length)]!;
+    const from = int(rand, corpus.length);
+    let input = corpus[from]!;
     // Now and then two mutations, for inputs no single change reaches.
     for (let k = 1 + (rand() < 0.2 ? 1 : 0); k > 0; k--) input = MUTATIONS[mutation]!(input, rand);
-    yield { n, mutation, input };
+    yield { n, mutation, input, from };
   }
 }
 
 /** Runs `count` cases from `seed` over the seed binlogs; a case slower than `maxMs` is a failure (a hang). */
-export function fuzz(corpus: Uint8Array[], count: number, seed: number, maxMs = 2000): FuzzResult {
+export function fuzz(corpus: FuzzSeed[], count: number, seed: number, maxMs = 2000): FuzzResult {
   const result: FuzzResult = { cases: count, decoded: 0, refused: 0, failures: [], slowestMs: 0 };
-  for (const { n, mutation, input } of mutants(corpus, count, seed)) {
+  const bytes = corpus.map((s) => s.bytes);
+  for (const { n, mutation, input, from } of mutants(bytes, count, seed)) {
     const start = performance.now();
-    const problem = check(input);
+    const problem = check(input, corpus[from]!.options);
     const ms = performance.now() - start;
     result.slowestMs = Math.max(result.slowestMs, ms);
     if (problem === 'decoded') result.decoded++;
@@ -150,21 +159,39 @@ export function fuzz(corpus: Uint8Array[], count: number, seed: number, maxMs = 
   return result;
 }
 
-function check(input: Uint8Array): string {
+function check(input: Uint8Array, options: SeedOptions): string {
   let events;
+  let header: MysqlHeaderFields | undefined;
   try {
-    // The encrypted seeds' key reads their events; the other seeds have none encrypted.
-    events = decodeBinlog(input, { keys: FUZZ_ENCRYPTION.keys, cipher: FUZZ_ENCRYPTION.cipher });
+    // The seed's keys read its mutants' encrypted events; the seeds without any have none encrypted.
+    events =
+      'keyring' in options
+        ? decodeBinlog(input, { keyring: options.keyring, onMysqlHeader: (h) => (header = h) })
+        : decodeBinlog(input, { keys: options.mariadb.keys, cipher: options.mariadb.cipher });
   } catch (e) {
     if (e instanceof BinlogError && e.kind !== 'internal') return 'refused';
     return `${e instanceof BinlogError ? 'internal' : 'untyped'} ${(e as Error).name}: ${(e as Error).message}`;
   }
   try {
     // A mutation may leave no FORMAT_DESCRIPTION first: the events are written back as they were read.
-    const back = encodeBinlog(events, { assumeFormat: true, encryption: FUZZ_ENCRYPTION });
+    const encryption = 'mariadb' in options ? options.mariadb : undefined;
+    const plain = encodeBinlog(events, { assumeFormat: true, encryption });
+    const back = header && 'keyring' in options ? mysqlFile(plain, header, options.keyring, input) : plain;
     const same = back.length === input.length && back.every((b, i) => b === input[i]);
     return same ? 'decoded' : `decoded, but re-encodes to other bytes (${back.length} vs ${input.length})`;
   } catch (e) {
     return `decoded, but does not re-encode: ${(e as Error).message}`;
   }
+}
+
+/**
+ * A MySQL encrypted mutant's events written back under its own header's key id, password and IV. MySQL reads
+ * the header's fields up to the first type 0 and no further, so the rest of its 512 bytes is taken from the
+ * input: a mutation there changes nothing that is read.
+ */
+function mysqlFile(plain: Uint8Array, header: MysqlHeaderFields, keyring: Keyring, input: Uint8Array): Uint8Array {
+  const back = encryptMysqlBinlog(plain, mysqlEncryptionOf(header, keyring));
+  const used = 7 + Buffer.byteLength(header.keyId, 'latin1') + 1 + 32 + 1 + 16;
+  back.set(input.subarray(used, MYSQL_HEADER_LENGTH), used);
+  return back;
 }

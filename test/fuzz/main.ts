@@ -1,7 +1,7 @@
 /** `npm run fuzz -- [--count N] [--seed S]`: a long fuzz run, printing its figures and any failure. */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { fuzzCorpus } from './corpus.js';
+import { fuzzSeeds } from './corpus.js';
 import { fuzz } from './fuzz.js';
 
 const { values } = parseArgs({
@@ -9,7 +9,7 @@ const { values } = parseArgs({
 });
 const count = Number(values.count);
 const seed = Number(values.seed);
-const corpus = fuzzCorpus();
+const corpus = fuzzSeeds();
 const start = performance.now();
 const r = fuzz(corpus, count, seed);
 const seconds = (performance.now() - start) / 1000;

@@ -47,13 +47,17 @@ function lenenc(s: string): Buffer {
 
 /** A result set of string columns and one row, as the packets that answer a query (sequence ids from 1). */
 export function resultSet(row: Record<string, string>): Buffer[] {
-  const names = Object.keys(row);
+  return resultRows(Object.keys(row), [Object.values(row)]);
+}
+
+/** A result set of string columns `names` and `rows` (each a value per column), as resultSet's packets. */
+export function resultRows(names: string[], rows: string[][]): Buffer[] {
   const column = (name: string) => {
     const tail = Buffer.from([0x0c, 0x21, 0x00, 0xff, 0x00, 0x00, 0x00, 0xfd, 0x00, 0x00, 0x00, 0x00, 0x00]);
     return Buffer.concat([lenenc('def'), lenenc(''), lenenc(''), lenenc(''), lenenc(name), lenenc(name), tail]);
   };
-  const values = Buffer.concat(names.map((n) => lenenc(row[n]!)));
-  return [Buffer.from([names.length]), ...names.map(column), EOF, values, EOF];
+  const values = rows.map((row) => Buffer.concat(row.map(lenenc)));
+  return [Buffer.from([names.length]), ...names.map(column), EOF, ...values, EOF];
 }
 
 /** A command from the replica: its code, its payload after the code, and how to answer it. */

@@ -22,9 +22,9 @@ export interface Received {
   body: ChangeRecord & DdlRecord;
 }
 
-/** Every message of the stream, in its order. */
-export async function readAll(url: string, stream: string): Promise<Received[]> {
-  const nc = await connect({ servers: url.replace('nats://', '') });
+/** Every message of the stream, in its order, read from the server at `url` or from any node of a cluster's. */
+export async function readAll(url: string | string[], stream: string): Promise<Received[]> {
+  const nc = await connect({ servers: [url].flat().map((u) => u.replace('nats://', '')) });
   try {
     const jsm = await jetstreamManager(nc);
     const total = (await jsm.streams.info(stream)).state.messages;
