@@ -10,13 +10,14 @@ import { expect, it } from 'vitest';
 import type { TableMapEvent } from '../generated/rows.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
-import { SchemaHistory } from '../runtime/tables/history.js';
+import { SchemaHistory, type HistoryEntry } from '../runtime/tables/history.js';
 import { describeWithFixtures, FIXTURES } from './support/fixtures.js';
 import type { RowsEventOf as RowsEvent } from './support/rows.js';
 
 const GIPK = 'enhancedformysql__mysql-8.0.40/mysql-test__std_data__rpl_binlog_with_gipk_info_minimal_metadata.000001';
 const INT_TABLE = 'rust-us__mysql-cdc-rs/tests__events__8.0__32_delete_rows_v2__binlog.000001';
 const CDC_META = 'rust-us__mysql-cdc-rs/tests__events__8.0__folder__binlog.000693';
+const GTID_57 = 'rust-us__mysql-cdc-rs/tests__events__5.7__30_write_rows_v2__log.bin';
 const HIDDEN_GCOL = 'blackbeam__rust_mysql_common/test-data__binlogs__rpl_unfiltered_hidden_gcol.000001';
 
 /** 65 6d a1 59: 1701683545 big-endian seconds since the epoch, as the library writes a TIMESTAMP (UTC). */
@@ -107,5 +108,27 @@ describeWithFixtures('MySQL 8 MINIMAL-metadata fixtures read with the schema his
     expect(lines[0]).toContain('ALTER TABLE t ADD COLUMN b TEXT');
     expect(history.contradictions).toBe(1);
     expect(rows.map((r) => Object.keys(r.after!))).toEqual([['@1', '@3']]);
+  });
+});
+
+describeWithFixtures('MySQL GTIDs in the schema history', () => {
+  it("keeps a DDL's MySQL GTID with its entry, and none for a DDL of an anonymous transaction", () => {
+    const kept = (name: string) => {
+      const entries: HistoryEntry[] = [];
+      const history = new SchemaHistory({ record: (e) => entries.push(e), report: () => {} });
+      decodeBinlog(new Uint8Array(readFileSync(join(FIXTURES, 'binlogs', name))), { schemaHistory: history });
+      return entries.map((e) => ({ pos: e.pos, gtid: e.gtid }));
+    };
+    // The GTID events at 154 and 357: sid 80549ecc d2f211ea b7900242 ac130002 (bytes 174-189 and 377-392),
+    // gno 1 and 2 (190-197, 393-400), before the DROP TABLE at 219 and the CREATE TABLE at 422.
+    const uuid = '80549ecc-d2f2-11ea-b790-0242ac130002';
+    expect(kept(GTID_57)).toEqual([
+      { pos: 219, gtid: `${uuid}:1` },
+      { pos: 422, gtid: `${uuid}:2` },
+    ]);
+    // The 8.2 file has gtid_mode OFF: its DDL comes after ANONYMOUS_GTID events.
+    const anonymous = kept(INT_TABLE);
+    expect(anonymous.length).toBeGreaterThan(0);
+    expect(anonymous.every((e) => e.gtid === undefined)).toBe(true);
   });
 });

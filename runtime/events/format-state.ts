@@ -255,7 +255,7 @@ export class FormatState {
 }
 
 /**
- * What the schema history takes from an event: a QUERY's statement (DDL changes it) and a MariaDB GTID, the
+ * What the schema history takes from an event: a QUERY's statement (DDL changes it) and a GTID, the
  * transaction the statements after it belong to. Only events with a file position can change it: those
  * inside a TRANSACTION_PAYLOAD are DML.
  */
@@ -268,7 +268,24 @@ function followSchema(history: SchemaHistory, event: PlacedEvent): void {
     history.query(text(query.query), text(query.schema), at, serverCollation);
   } else if (isMariadbGtid(event)) {
     history.gtid(`${event.domainId}-${event.header.serverId}-${event.seqNo}`, alterPhaseOf(event.flagsExtra ?? 0));
+  } else if (isMysqlGtid(event)) {
+    history.gtid(mysqlGtidText(event));
+  } else if (event.type === 'ANONYMOUS_GTID_LOG_EVENT') {
+    history.gtid(undefined);
   }
+}
+
+/** A MySQL GTID with the fields that name its transaction (a tagged one's tag too, MySQL 8.3 on). */
+function isMysqlGtid(e: PlacedEvent): e is PlacedEvent & { sid: Uint8Array; gno: bigint; tag?: Text } {
+  return (e.type === 'GTID_LOG_EVENT' || e.type === 'GTID_TAGGED_LOG_EVENT') && 'sid' in e && 'gno' in e;
+}
+
+/** A MySQL GTID as the server prints it: the source's UUID in its 8-4-4-4-12 form, the tag if any, the number. */
+function mysqlGtidText(e: { sid: Uint8Array; gno: bigint; tag?: Text }): string {
+  const h = Buffer.from(e.sid).toString('hex');
+  const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const tag = e.tag === undefined ? [] : [text(e.tag)];
+  return [uuid, ...tag, String(e.gno)].join(':');
 }
 
 /** What a MariaDB GTID event's extra flags say of its QUERY under binlog_alter_two_phase. */
@@ -299,6 +316,9 @@ const SCHEMA_EVENTS: ReadonlySet<number> = new Set([
   EventTypes.QUERY_EVENT,
   EventTypes.QUERY_COMPRESSED_EVENT,
   EventTypes.GTID_EVENT,
+  EventTypes.GTID_LOG_EVENT,
+  EventTypes.GTID_TAGGED_LOG_EVENT,
+  EventTypes.ANONYMOUS_GTID_LOG_EVENT,
 ]);
 
 /** What the schema history reads of a QUERY event. */

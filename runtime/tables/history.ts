@@ -158,10 +158,10 @@ export class SchemaHistory {
   }
 
   /**
-   * A MariaDB GTID event: the transaction the next statements belong to, and, under
-   * binlog_alter_two_phase, which part of a two-phase ALTER its one QUERY is.
+   * A GTID event: the transaction the next statements belong to (undefined for MySQL's anonymous one, which
+   * has none), and, under MariaDB's binlog_alter_two_phase, which part of a two-phase ALTER its one QUERY is.
    */
-  gtid(gtid: string, alterPhase?: AlterPhase): void {
+  gtid(gtid: string | undefined, alterPhase?: AlterPhase): void {
     this.gtidOf = gtid;
     this.alterPhase = alterPhase;
   }
