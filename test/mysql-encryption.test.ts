@@ -98,7 +98,9 @@ describe('a MySQL 8 encrypted binlog', () => {
     );
     const wrong = new Map([[keyId, new Uint8Array(32)]]);
     expect(() => decodeBinlog(encrypted, { keyring: wrong })).toThrow(KeyError);
-    expect(() => decodeBinlog(encrypted, { keyring: wrong })).toThrow('its magic is not fe 62 69 6e after decryption');
+    expect(() => decodeBinlog(encrypted, { keyring: wrong })).toThrow(
+      `the keyring's key ${keyId} does not decrypt the file: its magic is not fe 62 69 6e after decryption`,
+    );
   });
 
   it('refuses a keyring that is not component_keyring_file JSON', () => {

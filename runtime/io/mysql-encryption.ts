@@ -100,6 +100,8 @@ export class MysqlFileDecryption {
   private held: Uint8Array[] = [];
   private heldLength = 0;
   private decipher: Decipher | undefined;
+  /** The keyring key id the header names, for the sentence of a wrong key. */
+  private keyId = '';
   private plain = false;
 
   /** `onHeader` is told the header's fields once it is read (a dump keeps them to write the file back). */
@@ -122,7 +124,8 @@ export class MysqlFileDecryption {
     this.held = [];
     const first = this.decrypt(head.subarray(MYSQL_HEADER_LENGTH));
     if (first.length >= BINLOG_MAGIC.length && !BINLOG_MAGIC.every((b, i) => first[i] === b)) {
-      throw new KeyError('the keyring key does not decrypt the file: its magic is not fe 62 69 6e after decryption', 0);
+      const problem = `the keyring's key ${this.keyId} does not decrypt the file`;
+      throw new KeyError(`${problem}: its magic is not fe 62 69 6e after decryption`, 0);
     }
     return first;
   }
@@ -146,7 +149,7 @@ export class MysqlFileDecryption {
         offset: 4,
       });
     }
-    const keyId = keyIdOf(header);
+    const keyId = (this.keyId = keyIdOf(header));
     const { key, iv } = streamKey(filePassword(header, keyOf(keyId, this.keyring)));
     this.onHeader?.({ keyId, encryptedPassword: header.encryptedPassword, iv: header.iv });
     return createDecipheriv('aes-256-ctr', key, iv);
