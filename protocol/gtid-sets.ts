@@ -10,6 +10,7 @@
 import type { PreviousGtidsEvent, PreviousGtidsEventInput } from '../generated/mysql.js';
 import type { Text } from '../runtime/core/reader.js';
 import type { BinlogEvent } from '../runtime/events/event-codec.js';
+import { dashedUuid } from '../runtime/core/uuid.js';
 
 export interface GtidState {
   /** Adds one transaction's GTID when the event is a GTID event of this state's kind; other events add nothing. */
@@ -158,8 +159,7 @@ export class MysqlGtidSet implements GtidState {
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([key, ivs]) => {
         const [hex, tag] = key.split(':');
-        const h = hex!;
-        const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+        const uuid = dashedUuid(hex!);
         const ranges = ivs.map(([s, e]) => (e - s === 1n ? `${s}` : `${s}-${e - 1n}`)).join(':');
         return tag ? `${uuid}:${tag}:${ranges}` : `${uuid}:${ranges}`;
       })

@@ -31,6 +31,7 @@ import { GtidExtraFlags } from '../../generated/mariadb.js';
 import type { HintFn } from '../values/column.js';
 import { rowTables, type RowsOptions } from '../rows/row-tables.js';
 import { FileEncryption, type EncryptionOptions, type StartEncryption } from './encryption.js';
+import { dashedUuid } from '../core/uuid.js';
 
 /** What the caller knows about the tables that a binlog does not say. */
 export interface TableKnowledge {
@@ -282,8 +283,7 @@ function isMysqlGtid(e: PlacedEvent): e is PlacedEvent & { sid: Uint8Array; gno:
 
 /** A MySQL GTID as the server prints it: the source's UUID in its 8-4-4-4-12 form, the tag if any, the number. */
 function mysqlGtidText(e: { sid: Uint8Array; gno: bigint; tag?: Text }): string {
-  const h = Buffer.from(e.sid).toString('hex');
-  const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const uuid = dashedUuid(Buffer.from(e.sid).toString('hex'));
   const tag = e.tag === undefined ? [] : [text(e.tag)];
   return [uuid, ...tag, String(e.gno)].join(':');
 }
