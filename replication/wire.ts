@@ -5,28 +5,16 @@
  * the packets that answer them, whole (mysql2 joins an event longer than one packet), with the socket
  * paused while the consumer is behind.
  */
-import { ClientConnection, type SslOptions } from '../protocol/mysql2-adapter.js';
+import { ClientConnection, type ClientConfig } from '../protocol/mysql2-adapter.js';
 import { errFrom } from '../protocol/packets.js';
 import { ConnectionError } from '../runtime/core/errors.js';
 
-export interface ConnectOptions {
-  /** TCP host (default localhost), unless `socketPath` is given. */
-  host?: string;
-  /** TCP port (default 3306). */
-  port?: number;
-  /** A unix socket to connect through instead of TCP. */
-  socketPath?: string;
-  user?: string;
-  password?: string;
-  /** TLS: mysql2's options (or the name of one of its profiles), passed through. */
-  ssl?: string | SslOptions;
-  /**
-   * The server's RSA public key (PEM): over a connection that is neither TLS nor a unix socket,
-   * caching_sha2_password's full authentication sends the password only encrypted with it...
-   */
-  serverPublicKey?: string;
-  /** ...or with the key the server sends, when this allows it (a server in the middle could send its own). */
-  getServerPublicKey?: boolean;
+/**
+ * Where and how a replica connects: the adapter's client settings, each optional. The host is localhost and
+ * the port 3306 unless given, and a socketPath is used instead of TCP when given; the two limits below have
+ * defaults of their own.
+ */
+export interface ConnectOptions extends Partial<ClientConfig> {
   /**
    * Milliseconds to wait for each step before a dump: the connection, the server's greeting and the login
    * together, then each query and command's answer (default 10 000; 0: no limit).
