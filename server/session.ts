@@ -334,7 +334,9 @@ async function dump(
     if (!start.place) throw new DumpError('the served binlogs hold no events yet');
     const request: DumpRequest = {
       start: start.place,
-      nonBlock: (asked.flags & BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK) !== 0,
+      // MariaDB's dump thread also stops at the end of the last binlog for a replica that says it is server 0:
+      // mysqlbinlog and mysql-binlog-connector-java ask for a non-blocking read that way, without the flag.
+      nonBlock: (asked.flags & BinlogDumpFlags.BINLOG_DUMP_NON_BLOCK) !== 0 || asked.serverId === 0,
       checksums: checksum === 'CRC32',
       heartbeatMs: Math.round(heartbeatNs / 1e6),
       serverId: state.serverId,

@@ -8,9 +8,12 @@
  *   PyMySQL's `pymysql`, put on PYTHONPATH to run test/clients/pymysqlreplication-rows.py.
  * - BINLOG_TEST_GOMYSQL: a GOPATH whose src/ holds go-mysql (v1.7.0) and its dependencies, with which
  *   test/clients/gomysql-rows is built (GO111MODULE=off: no module proxy is needed).
+ * - BINLOG_TEST_MBCJ: a folder holding mysql-binlog-connector-java's compiled classes (Debezium's binlog reader)
+ *   and zstd-jni.jar, with which test/clients/BinlogConnectorRows.java is compiled and run.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -91,13 +94,13 @@ function clientsAgainst(checksum: 'CRC32' | 'NONE'): void {
     await primary?.stop();
   }, TIMEOUT);
 
-  /** The client's changes from the primary and from serve, the same and each row named. */
   /** The values of the first row change the client printed, read through serve. */
   async function firstValues(client: Client): Promise<Record<string, unknown>> {
     const [first] = await client({ port: served.port }, firstBinlog);
     return (JSON.parse(first!) as { row: { values: Record<string, unknown> } }).row.values;
   }
 
+  /** The client's changes from the primary and from serve, the same and each row named. */
   async function expectSameThroughServe(client: Client): Promise<void> {
     const fromPrimary = await client({ socket: primary.socket }, firstBinlog);
     const fromServe = await client({ port: served.port }, firstBinlog);
@@ -169,4 +172,53 @@ function clientsAgainst(checksum: 'CRC32' | 'NONE'): void {
       TIMEOUT,
     );
   });
+
+  describeWithClient('BINLOG_TEST_MBCJ', 'mysql-binlog-connector-java', (dir) => {
+    let built: string;
+    let classpath: string;
+    beforeAll(async () => {
+      built = mkdtempSync(join(tmpdir(), 'binlog-mbcj-'));
+      classpath = [dir, join(dir, 'zstd-jni.jar'), built].join(':');
+      const source = join(import.meta.dirname, 'clients', 'BinlogConnectorRows.java');
+      await run('javac', ['-cp', classpath, '-d', built, source], { timeout: CLIENT_MS });
+    }, TIMEOUT);
+    afterAll(() => rmSync(built, { recursive: true, force: true }));
+
+    // The Java client connects over TCP only, so the primary's unix socket is reached through a loopback relay.
+    const client: Client = async (where, firstBinlog) => {
+      const relay = 'socket' in where ? await relayTo(where.socket) : undefined;
+      const port = relay ? (relay.address() as { port: number }).port : (where as { port: number }).port;
+      try {
+        const { stdout } = await run(
+          'java',
+          ['-cp', classpath, 'BinlogConnectorRows', '127.0.0.1', String(port), 'root', firstBinlog],
+          { timeout: CLIENT_MS },
+        );
+        return lines(stdout);
+      } finally {
+        relay?.close();
+      }
+    };
+
+    it(
+      'reads every row change, its columns named, and ends at the last binlog as a non-blocking client',
+      async () => {
+        await expectSameThroughServe(client);
+        expect(await firstValues(client)).toMatchObject({ id: '1', name: 'ünïcödé ✓', note: 'a note', size: '2' });
+      },
+      TIMEOUT,
+    );
+  });
+}
+
+/** A loopback TCP listener whose every connection is piped to the unix socket `path`. */
+async function relayTo(path: string): Promise<Server> {
+  const server = createServer((inbound) => {
+    const outbound = createConnection(path);
+    inbound.pipe(outbound).pipe(inbound);
+    inbound.on('error', () => outbound.destroy());
+    outbound.on('error', () => inbound.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
 }

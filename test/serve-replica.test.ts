@@ -4,6 +4,9 @@
  * primary's tables; bad starts leave our error in its Last_IO_Error.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { encodeBinlogDumpPacket } from '../generated/replication.js';
+import { packet } from '../protocol/packets.js';
+import { Wire, type ConnectOptions } from '../replication/wire.js';
 import { serveBinlog, type BinlogServer } from '../server/serve.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 import { caughtUp as replicaCaughtUp, ioError, slaveStatus } from './support/replica.js';
@@ -130,4 +133,48 @@ describeWithServer('a real MariaDB replica of serveBinlog', () => {
     },
     TIMEOUT,
   );
+
+  it(
+    'ends a dump asked by server id 0 at the end of the last binlog with an EOF, as the primary does',
+    async () => {
+      const [first] = await primary.binlogFiles();
+      const file = first!.split('/').at(-1)!;
+      const [fromPrimary, fromServe] = await Promise.all([
+        dumpAsServerZero({ socketPath: primary.socket, user: 'root' }, file),
+        dumpAsServerZero({ host: '127.0.0.1', port: served.port, user: 'repl' }, file),
+      ]);
+      expect(fromPrimary.last).toBe(0xfe);
+      expect(fromServe.last).toBe(0xfe);
+      expect(fromServe.rowsEvents).toBe(fromPrimary.rowsEvents);
+      expect(fromPrimary.rowsEvents).toBeGreaterThan(0);
+    },
+    TIMEOUT,
+  );
 });
+
+/** ROWS events of MariaDB's v2 type codes (WRITE, UPDATE, DELETE: 23, 24, 25) are what both sides must send alike. */
+const ROWS_TYPES = new Set([23, 24, 25]);
+
+/**
+ * Asks for a dump from the first binlog as server id 0 with no flags, as mysqlbinlog and
+ * mysql-binlog-connector-java do for a read that ends; fails after 20 s if no EOF ends it.
+ */
+async function dumpAsServerZero(where: ConnectOptions, file: string): Promise<{ last: number; rowsEvents: number }> {
+  const wire = await Wire.open(where);
+  await wire.query('SET @master_binlog_checksum = @@global.binlog_checksum');
+  const payload = packet(encodeBinlogDumpPacket, { position: 4, flags: 0, serverId: 0, file });
+  const timer = setTimeout(() => wire.close(), 20_000);
+  try {
+    let last = -1;
+    let rowsEvents = 0;
+    for await (const p of wire.stream(payload, (b) => b[0] === 0xfe && b.length < 9)) {
+      last = p[0]!;
+      // An event's packet is a 0 byte, then the event: its type is the header's fifth byte.
+      if (p[0] === 0 && ROWS_TYPES.has(p[5]!)) rowsEvents++;
+    }
+    return { last, rowsEvents };
+  } finally {
+    clearTimeout(timer);
+    wire.close();
+  }
+}
