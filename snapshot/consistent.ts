@@ -65,6 +65,8 @@ const SYSTEM_DATABASES = ['mysql', 'information_schema', 'performance_schema', '
 /** MySQL's and MariaDB's ER_NO_SUCH_TABLE and ER_TABLE_DEF_CHANGED: a table dropped or altered meanwhile. */
 const NO_SUCH_TABLE = 1146;
 const TABLE_DEF_CHANGED = 1412;
+/** ER_SP_DOES_NOT_EXIST: MySQL 5.7 knows no CURRENT_ROLE(). */
+const NO_SUCH_FUNCTION = 1305;
 
 type Flavor = 'mariadb' | 'mysql';
 
@@ -176,17 +178,47 @@ async function selectedTables(conn: ClientConnection, options: SnapshotOptions):
  */
 async function missingPrivileges(conn: ClientConnection, flavor: Flavor): Promise<void> {
   const needed = flavor === 'mysql' ? ['RELOAD', 'REPLICATION CLIENT', 'REPLICATION SLAVE'] : ['REPLICATION SLAVE'];
-  const rows = await conn.query(
-    'SELECT PRIVILEGE_TYPE AS p FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = ' +
-      "CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')",
-  );
-  const held = new Set(rows.map((r) => String(r.p).toUpperCase()));
-  const missing = needed.filter((p) => !held.has(p));
+  const held = await globalPrivileges(conn, flavor);
+  const missing = held.has(ALL_PRIVILEGES) ? [] : needed.filter((p) => !held.has(p));
   if (missing.length)
     throw new SnapshotError(
       `the user lacks ${missing.join(', ')}, which ${flavor === 'mysql' ? "MySQL's snapshot and " : ''}reading ` +
-        'the binlog after the snapshot need (GRANT them ON *.*)',
+        'the binlog after the snapshot need (GRANT them ON *.*, to the user or to a role it has by default)',
     );
+}
+
+/** How MariaDB's SHOW GRANTS says that a grant of every privilege ON *.* was made (MySQL 8 lists each one). */
+const ALL_PRIVILEGES = 'ALL PRIVILEGES';
+
+/**
+ * The global privileges the session holds: the user's own and those of the roles enabled in it.
+ * information_schema.USER_PRIVILEGES lists only what was granted to the user itself, so a privilege held
+ * through a role would be missed; SHOW GRANTS says what the session holds. MariaDB's lists the grants of the
+ * enabled roles with the user's, the roles granted to those roles included, and not those of a role granted
+ * but not enabled, which the session does not hold (the binlog's connection, a new session, enables the same
+ * default role). MySQL's lists a role's grants only when the role is named in USING, so the session's active
+ * roles (CURRENT_ROLE(), which MySQL 5.7, without roles, does not know) are named there.
+ */
+async function globalPrivileges(conn: ClientConnection, flavor: Flavor): Promise<Set<string>> {
+  const roles = flavor === 'mysql' ? await activeRoles(conn) : 'NONE';
+  const grants = await conn.query(roles === 'NONE' ? 'SHOW GRANTS' : `SHOW GRANTS FOR CURRENT_USER() USING ${roles}`);
+  const held = new Set<string>();
+  for (const row of grants) {
+    const global = /^GRANT (.+?) ON \*\.\* TO /.exec(String(Object.values(row)[0]));
+    for (const p of global ? global[1]!.split(',') : []) held.add(p.trim().toUpperCase());
+  }
+  return held;
+}
+
+/** MySQL's active roles as a list USING takes (`r`@`%`,…), or NONE. */
+async function activeRoles(conn: ClientConnection): Promise<string> {
+  try {
+    const [row] = await conn.query('SELECT CURRENT_ROLE() AS r');
+    return String(row?.r ?? 'NONE');
+  } catch (e) {
+    if (e instanceof ServerError && e.errorCode === NO_SUCH_FUNCTION) return 'NONE';
+    throw e;
+  }
 }
 
 /** SHOW CREATE TABLE of each table, by 'schema.table' ('' for one gone meanwhile). */

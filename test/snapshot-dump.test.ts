@@ -210,4 +210,34 @@ describeWithServer('binlog dump -R --snapshot', () => {
     },
     TIMEOUT,
   );
+
+  it(
+    'counts the privileges of the default role and the roles granted to it, not those of a role not enabled',
+    async () => {
+      await server.sql(
+        `CREATE ROLE snap_select; GRANT SELECT ON app.* TO snap_select;
+        CREATE ROLE snap_repl; GRANT REPLICATION SLAVE ON *.* TO snap_repl;
+        CREATE ROLE snap_all; GRANT snap_select TO snap_all; GRANT snap_repl TO snap_all;
+        CREATE USER 'viarole'@'localhost'; GRANT snap_all TO 'viarole'@'localhost';
+        SET DEFAULT ROLE snap_all FOR 'viarole'@'localhost';
+        CREATE USER 'notenabled'@'localhost'; GRANT snap_select TO 'notenabled'@'localhost';
+        GRANT snap_repl TO 'notenabled'@'localhost'; SET DEFAULT ROLE snap_select FOR 'notenabled'@'localhost';`,
+      );
+      const as = (user: string) =>
+        runBinlog(['dump', '-R', '--socket', server.socket, '--user', user, '--snapshot', '--table=app.comp']);
+      const viaRole = await as('viarole');
+      expect([viaRole.status, viaRole.stderr]).toEqual([0, '']);
+      const lines = parse(viaRole.stdout);
+      const end = lines.findIndex((l) => l.type === 'SNAPSHOT_END');
+      expect(lines[end]).toMatchObject({ type: 'SNAPSHOT_END', rows: 25 });
+      // The binlog after the snapshot was read too, over a connection the same default role holds.
+      expect(lines.slice(end + 1).map((l) => l.type)).toContain('FORMAT_DESCRIPTION_EVENT');
+      // A role granted but not enabled gives the session nothing: REPLICATION SLAVE is missing.
+      const notEnabled = await as('notenabled');
+      expect(notEnabled.status).toBe(6);
+      expect(notEnabled.stderr).toContain('the user lacks REPLICATION SLAVE');
+      expect(notEnabled.stdout).toBe('');
+    },
+    TIMEOUT,
+  );
 });

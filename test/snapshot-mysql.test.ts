@@ -21,7 +21,14 @@ interface Server {
   status?: string[][];
   old?: boolean;
   ftwrl?: Buffer[];
+  /** CURRENT_ROLE()'s answer (default NONE), and the grants of SHOW GRANTS (default the three needed, to the user). */
+  role?: string;
+  grants?: string[];
+  /** The grants SHOW GRANTS … USING the active roles adds. */
+  roleGrants?: string[];
 }
+
+const ALL_NEEDED = 'GRANT RELOAD, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO `u`@`%`';
 
 let fake: FakePrimary | undefined;
 afterEach(async () => {
@@ -38,7 +45,9 @@ async function mysql(server: Server, log: string[]): Promise<number> {
   ];
   const answers: [RegExp, () => Buffer[]][] = [
     [/^SELECT VERSION/, () => resultRows(['v'], [['8.0.36']])],
-    [/USER_PRIVILEGES/, () => resultRows(['p'], [['RELOAD'], ['REPLICATION CLIENT'], ['REPLICATION SLAVE']])],
+    [/^SELECT CURRENT_ROLE/, () => resultRows(['r'], [[server.role ?? 'NONE']])],
+    [/^SHOW GRANTS FOR CURRENT_USER\(\) USING /, () => grants([...grantsOf(server), ...(server.roleGrants ?? [])])],
+    [/^SHOW GRANTS$/, () => grants(grantsOf(server))],
     [/information_schema\.TABLES/, () => resultRows(['s', 'n'], [['d', 't']])],
     [/^SHOW CREATE TABLE/, () => resultRows(['Table', 'Create Table'], [['t', 'CREATE TABLE `t` (id, v)']])],
     [/^FLUSH TABLES WITH READ LOCK/, () => server.ftwrl ?? [OK]],
@@ -61,6 +70,13 @@ async function mysql(server: Server, log: string[]): Promise<number> {
   });
   return fake.port;
 }
+
+const grantsOf = (server: Server) => server.grants ?? [ALL_NEEDED];
+const grants = (lines: string[]) =>
+  resultRows(
+    ['Grants for u@%'],
+    lines.map((l) => [l]),
+  );
 
 async function snapshot(server: Server, log: string[]) {
   const port = await mysql(server, log);
@@ -126,4 +142,28 @@ it('a user without RELOAD: FLUSH TABLES WITH READ LOCK refused, the sentence nam
   await expect(refused).rejects.toThrow(/RELOAD privilege/);
   await expect(refused).rejects.toBeInstanceOf(ServerError);
   expect(log).not.toContain('START TRANSACTION WITH CONSISTENT SNAPSHOT');
+});
+
+it('privileges held through an active role count: SHOW GRANTS names the roles CURRENT_ROLE() gives', async () => {
+  const log: string[] = [];
+  const role = '`snap`@`%`,`repl`@`%`';
+  const roleGrants = [
+    'GRANT RELOAD, REPLICATION CLIENT ON *.* TO `snap`@`%`',
+    'GRANT REPLICATION SLAVE ON *.* TO `repl`@`%`',
+  ];
+  const usage = ['GRANT USAGE ON *.* TO `u`@`%`', 'GRANT `snap`@`%`,`repl`@`%` TO `u`@`%`'];
+  await snapshot({ old: true, role, grants: usage, roleGrants }, log);
+  expect(log).toContain(`SHOW GRANTS FOR CURRENT_USER() USING ${role}`);
+  expect(log.at(-1)).toBe('COMMIT');
+});
+
+it("a user lacking privileges, its roles' included: the sentence names each missing one, before any lock", async () => {
+  const log: string[] = [];
+  const roleGrants = ['GRANT REPLICATION SLAVE ON *.* TO `repl`@`%`', 'GRANT SELECT ON `d`.* TO `repl`@`%`'];
+  const missing = snapshot(
+    { old: true, role: '`repl`@`%`', grants: ['GRANT USAGE ON *.* TO `u`@`%`'], roleGrants },
+    log,
+  );
+  await expect(missing).rejects.toThrow(/^the user lacks RELOAD, REPLICATION CLIENT, which MySQL's snapshot and /);
+  expect(log).not.toContain('FLUSH TABLES WITH READ LOCK');
 });

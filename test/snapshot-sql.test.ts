@@ -13,50 +13,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startBinlog } from './support/cli.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
+import { afterAlter, ALTER, seedSql, TABLES, wholeTable, writerTransaction } from './support/snapshot-workload.js';
 
 const TIMEOUT = 300_000;
 const ROWS = Number(process.env.SNAPSHOT_ROWS ?? 30_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const TABLES = `
-  CREATE DATABASE app;
-  CREATE TABLE app.pk (id INT PRIMARY KEY, name VARCHAR(40) CHARACTER SET utf8mb4, amount DECIMAL(12,2),
-    at DATETIME(6), ts TIMESTAMP NULL, f FLOAT, d DOUBLE, u BIGINT UNSIGNED, e ENUM('a','b','c'), s SET('x','y'),
-    b BIT(3), blob_ BLOB, l VARCHAR(10) CHARACTER SET latin1);
-  CREATE TABLE app.comp (region CHAR(2), seq INT, v SMALLINT, note TEXT, PRIMARY KEY (region, seq));
-  CREATE TABLE app.bare (k INT, v VARCHAR(20));
-`;
-
-/** The rows of the three tables, a third each: the key tables' by their keys, the bare one's values repeating. */
-function seedSql(rows: number): string[] {
-  const third = Math.floor(rows / 3);
-  const out: string[] = [];
-  for (let start = 0; start < third; start += 1000) {
-    const n = Math.min(1000, third - start);
-    const ids = Array.from({ length: n }, (_, i) => start + i);
-    out.push(
-      'INSERT INTO app.pk VALUES ' +
-        ids
-          .map(
-            (i) =>
-              `(${i}, 'n${i} ✓😀', ${i}.25, '2024-01-02 03:04:05.${String(i % 1e6).padStart(6, '0')}', ` +
-              `'2020-06-01 12:00:00', ${i / 7}, ${i / 3}, ${18446744073709551615n - BigInt(i)}, ` +
-              `'${'abc'[i % 3]}', '${['', 'x', 'x,y'][i % 3]}', ${i % 8}, ` +
-              `x'${(i % 256).toString(16).padStart(2, '0')}00', 'é${i}')`,
-          )
-          .join(','),
-      'INSERT INTO app.comp VALUES ' +
-        ids.map((i) => `('${['eu', 'us', 'as'][i % 3]}', ${i}, ${(i % 60000) - 30000}, 'note ${i}')`).join(','),
-      'INSERT INTO app.bare VALUES ' + ids.map((i) => `(${i % 100}, 'v${i % 50}')`).join(','),
-    );
-  }
-  return out;
-}
-
-/** Each table's rows in a total order: by key, the table without one by both its columns. */
-const ORDER: Record<string, string> = { pk: 'id', comp: 'region, seq', bare: 'k, v' };
-const wholeTable = (server: MariadbServer, table: string) =>
-  server.query(`SELECT * FROM app.${table} ORDER BY ${ORDER[table]}`);
 
 function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
   describeWithServer(`binlog sql -R --snapshot --stop-never, binlog_row_metadata=${metadata}`, () => {
@@ -111,22 +72,13 @@ function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
         while (!stdout.isPaused() && Date.now() < deadline) await sleep(20);
         expect(out).toContain('-- snapshot at');
         // Small transactions while the snapshot is read, and an ALTER TABLE it holds off until it ends.
-        for (let i = 0; i < 60; i++) {
-          await source.sql(
-            `BEGIN; INSERT INTO app.comp VALUES ('zz', ${ROWS + i}, 1, 'new'); ` +
-              `UPDATE app.comp SET v = v + 1 WHERE region = 'eu' AND seq = ${i * 3}; ` +
-              `DELETE FROM app.bare WHERE k = ${i} LIMIT 1; UPDATE app.pk SET amount = -amount WHERE id = ${i * 5}; ` +
-              `COMMIT;`,
-          );
-        }
-        // In the database --database selects: as mariadb-binlog's, it selects statements by their default database.
-        const alter = source.sql('ALTER TABLE pk ADD COLUMN extra INT NOT NULL DEFAULT 7', 'app');
+        for (let i = 0; i < 60; i++) await source.sql(writerTransaction(i, ROWS));
+        const alter = source.sql(ALTER, 'app');
         await sleep(200);
         expect(out).not.toContain('-- snapshot ends');
         stdout.resume();
         await alter;
-        for (let i = 0; i < 10; i++)
-          await source.sql(`UPDATE app.pk SET extra = ${i}, name = 'changed ${i}' WHERE id = ${i * 7}`);
+        for (let i = 0; i < 10; i++) await source.sql(afterAlter(i));
         // The last change's transaction begins at or after the position the binlog has before it.
         const [[logFile, logPos]] = (await source.query('SHOW MASTER STATUS')) as [string, string][];
         await source.sql("INSERT INTO app.comp VALUES ('zz', -1, 0, 'last')");

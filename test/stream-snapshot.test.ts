@@ -1,9 +1,12 @@
 /**
  * `binlog stream --snapshot` from a real MariaDB into a real nats-server's JetStream: the tables' rows as
  * op "r" records, then the changes from the snapshot's point, while a writer commits small transactions
- * throughout; the reader is SIGKILLed during the snapshot (its restart takes the snapshot again) and after
- * it (its restart goes on from the checkpoint). The last snapshot's records and the changes after them,
- * applied, are the server's tables: each row once, each change once.
+ * throughout and one ALTER TABLE comes during the snapshot (held off by it, so it lands in the binlog just
+ * after the point), under binlog_row_metadata FULL and NO_LOG (where the snapshot's definitions, then the
+ * ALTER, name the columns of the changes). The reader is SIGKILLed during the snapshot (its restart takes
+ * the snapshot again) and after it (its restart goes on from the checkpoint). The last snapshot's records
+ * and the changes after them, applied by a consumer, are the server's tables: each row once, each change
+ * once, and every value as the server holds it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -12,11 +15,20 @@ import type { Checkpoint } from '../protocol/checkpoint.js';
 import { startMariadb, type MariadbServer } from './support/mariadb.js';
 import { describeWithNats, readAll, startNats, type NatsServer, type Received } from './support/nats.js';
 import { debug } from './support/requires.js';
+import {
+  afterAlter,
+  ALTER,
+  KEYS,
+  seedSql,
+  TABLES,
+  wholeTable,
+  writerTransaction,
+} from './support/snapshot-workload.js';
 
 const TIMEOUT = 300_000;
 const root = join(import.meta.dirname, '..');
-/** Rows of the keyed table; the composite-key and keyless tables have fewer. */
-const ROWS = 30_000;
+/** Rows of the three tables together. */
+const ROWS = Number(process.env.SNAPSHOT_ROWS ?? 30_000);
 /** The writer's transactions at most, so that its loop is bounded whatever the reader does. */
 const WRITES = 2_000;
 
@@ -30,161 +42,211 @@ async function until(ready: () => boolean | Promise<boolean>, what: string, seco
   }
 }
 
-/** A row's key as the test keys its tables: the key columns' values, the row's place for the keyless table. */
-const keyOf = (table: string, row: Record<string, unknown>, place: number) =>
-  table === 'c' ? `${String(row.a)}/${String(row.b)}` : table === 'none' ? String(place) : String(row.id);
+type Row = Record<string, unknown>;
 
 /**
- * The tables as a consumer makes them from the last snapshot's records and the changes after them: a read
- * record or an insert of a row already there, an update or delete of one not there, is an error.
+ * A table's rows as a consumer holds them: by primary key, or without one by all their values (such a row
+ * may repeat). A read record or an insert of a key already held, an update or delete of a row not held, is
+ * an error.
  */
-function applied(messages: Received[]): Map<string, Map<string, Record<string, unknown>>> {
+class Held {
+  private readonly rows = new Map<string, Row[]>();
+
+  constructor(
+    private readonly name: string,
+    private readonly key: string[],
+  ) {}
+
+  private keyOf(row: Row): string {
+    return JSON.stringify(this.key.length ? this.key.map((k) => row[k]) : row);
+  }
+
+  add(row: Row, op: string): void {
+    const key = this.keyOf(row);
+    const same = this.rows.get(key) ?? [];
+    if (this.key.length && same.length) throw new Error(`${op} of row ${key} of ${this.name} twice`);
+    this.rows.set(key, [...same, row]);
+  }
+
+  remove(row: Row, op: string): void {
+    const key = this.keyOf(row);
+    const same = this.rows.get(key);
+    if (!same) throw new Error(`${op} of row ${key} of ${this.name}, which is not there`);
+    if (same.length > 1) this.rows.set(key, same.slice(1));
+    else this.rows.delete(key);
+  }
+
+  all(): Row[] {
+    return [...this.rows.values()].flat();
+  }
+}
+
+/** The tables as a consumer makes them from the last snapshot's records and the changes after them. */
+function applied(messages: Received[]): Map<string, Held> {
   const reads = messages.filter((m) => (m.body.op as string) === 'r');
   const last = reads.at(-1)!.body.source;
   const from = messages.findIndex((m) => m.body.source.file === last.file && m.body.source.pos === last.pos);
-  const tables = new Map<string, Map<string, Record<string, unknown>>>();
+  const tables = new Map(Object.entries(KEYS).map(([name, key]) => [name, new Held(name, key)]));
   for (const { body } of messages.slice(from)) {
-    const name = body.source.table!;
-    const t = tables.get(name) ?? tables.set(name, new Map()).get(name)!;
-    if (body.before) {
-      if (!t.delete(keyOf(name, body.before, body.source.row)))
-        throw new Error(`${body.op} of a row of ${name} not there`);
-    }
-    if (body.after) {
-      const key = keyOf(name, body.after, body.source.row);
-      if (body.op !== 'u' && t.has(key)) throw new Error(`${body.op} of row ${key} of ${name} twice`);
-      t.set(key, body.after);
-    }
+    const t = tables.get(body.source.table!)!;
+    if (body.before) t.remove(body.before, body.op);
+    if (body.after) t.add(body.after, body.op);
   }
   return tables;
 }
 
-/** A table's rows as sorted lines of their values. */
-function lines(rows: Iterable<unknown[]>): string[] {
-  return [...rows].map((r) => r.map(String).join('\t')).sort();
+/**
+ * A record's value as an SQL literal the column takes as the same value: numbers as they are, a SET's
+ * members joined, bytes in hex, text (DECIMAL, dates and times, ENUM too) as UTF-8 under `_utf8mb4`.
+ */
+function literal(v: unknown): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'number') return String(v);
+  if (Array.isArray(v)) return literal(v.join(','));
+  if (typeof v === 'object' && 'hex' in v) return `X'${String(v.hex)}'`;
+  return `_utf8mb4 X'${Buffer.from(String(v), 'utf8').toString('hex')}'`;
 }
 
-describeWithNats('binlog stream --snapshot into NATS JetStream', () => {
-  let server: MariadbServer;
-  let nats: NatsServer;
+/**
+ * The held rows written into database `copy` of `server`, its tables made by the source's definitions as
+ * they are now: rows read before the ALTER lack its column, which takes its default as the ALTER gave it.
+ * TIMESTAMPs are in UTC in the records.
+ */
+async function writeCopy(server: MariadbServer, tables: Map<string, Held>): Promise<void> {
+  let sql = "SET sql_log_bin = 0; CREATE DATABASE copy; USE copy; SET time_zone = '+00:00'; BEGIN;\n";
+  for (const [name, held] of tables) {
+    sql += `${(await server.query(`SHOW CREATE TABLE app.${name}`))[0]![1]};\n`;
+    for (const row of held.all()) {
+      const columns = Object.keys(row);
+      sql += `INSERT INTO ${name} (${columns.join(', ')}) VALUES (${columns.map((c) => literal(row[c])).join(', ')});\n`;
+    }
+  }
+  await server.sql(`${sql}COMMIT;`);
+}
 
-  beforeAll(async () => {
-    [server, nats] = await Promise.all([startMariadb(), startNats()]);
-    await server.sql('CREATE DATABASE s');
-    await server.sql(
-      `      CREATE TABLE s.k (id INT PRIMARY KEY, v VARCHAR(64), n INT);
-      CREATE TABLE s.c (a INT, b VARCHAR(8), n INT, PRIMARY KEY (a, b));
-      CREATE TABLE s.none (x INT, y VARCHAR(16));
-      INSERT INTO s.k SELECT seq, CONCAT('k', seq), seq % 7 FROM seq_1_to_${ROWS};
-      INSERT INTO s.c SELECT seq DIV 3, CONCAT('b', seq % 3), seq FROM seq_1_to_6000;
-      INSERT INTO s.none SELECT seq % 100, CONCAT('y', seq) FROM seq_1_to_3000;`,
-      's',
-    );
-  }, TIMEOUT);
+function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
+  describeWithNats(`binlog stream --snapshot into NATS JetStream, binlog_row_metadata=${metadata}`, () => {
+    let server: MariadbServer;
+    let nats: NatsServer;
 
-  afterAll(async () => {
-    await Promise.all([server?.stop(), nats?.stop()]);
-  }, TIMEOUT);
+    beforeAll(async () => {
+      [server, nats] = await Promise.all([startMariadb({ rowMetadata: metadata }), startNats()]);
+      await server.sql(TABLES);
+      for (const statement of seedSql(ROWS)) await server.sql(statement);
+    }, TIMEOUT);
 
-  it(
-    'the rows, then the changes from the snapshot point, exactly once through SIGKILLs during and after the snapshot',
-    async () => {
-      let stats: Record<string, unknown> = {};
-      let stderr = '';
-      let reader: ChildProcess | undefined;
-      let exited: Promise<number | null> = Promise.resolve(null);
-      const checkpoint = () => stats.checkpoint as Checkpoint | undefined;
-      const startReader = () => {
-        stats = {};
-        stderr = '';
-        const args = ['stream', '-R', '--socket', server.socket, '--user', 'root', `--to=${nats.url}`, '--snapshot'];
-        args.push('--database=s', '--snapshot-chunk=500', '--in-flight=100', '--stats=0.05', '--heartbeat-period=1');
-        const child = (reader = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        }));
-        child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-        child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-          for (const l of d.split('\n').filter(Boolean)) stats = JSON.parse(l) as Record<string, unknown>;
-        });
-        exited = new Promise((resolve) => child.on('close', resolve));
-      };
-      const kill = async () => {
-        reader!.kill('SIGKILL');
-        await exited;
-      };
-      // The writer: small transactions on the keyed and composite-key tables, until told to stop.
-      let writing = true;
-      let writes = 0;
-      const writer = (async () => {
-        for (; writing && writes < WRITES; writes++) {
-          const id = ROWS + writes + 1;
-          await server.sql(
-            `BEGIN; INSERT INTO s.k VALUES (${id}, 'new', 0); \
-UPDATE s.k SET n = n + 1 WHERE id = ${((writes * 13) % ROWS) + 1};
-             DELETE FROM s.k WHERE id = ${((writes * 29) % ROWS) + 1}; UPDATE s.c SET n = -n WHERE a = ${writes % 2000};
-             COMMIT;`,
-            's',
-          );
-          await sleep(5);
+    afterAll(async () => {
+      await Promise.all([server?.stop(), nats?.stop()]);
+    }, TIMEOUT);
+
+    it(
+      'the rows, then the changes from the snapshot point and an ALTER TABLE during it, exactly once through SIGKILLs',
+      async () => {
+        let stats: Record<string, unknown> = {};
+        let stderr = '';
+        let reader: ChildProcess | undefined;
+        let exited: Promise<number | null> = Promise.resolve(null);
+        const checkpoint = () => stats.checkpoint as Checkpoint | undefined;
+        const startReader = () => {
+          stats = {};
+          stderr = '';
+          const args = ['stream', '-R', '--socket', server.socket, '--user', 'root', `--to=${nats.url}`];
+          args.push('--snapshot', '--database=app', '--snapshot-chunk=500', '--in-flight=100', '--stats=0.05');
+          args.push('--heartbeat-period=1');
+          const child = (reader = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }));
+          child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+          child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+            for (const l of d.split('\n').filter(Boolean)) stats = JSON.parse(l) as Record<string, unknown>;
+          });
+          exited = new Promise((resolve) => child.on('close', resolve));
+        };
+        const kill = async () => {
+          reader!.kill('SIGKILL');
+          await exited;
+        };
+        // The writer: small transactions over the three tables, until told to stop.
+        let writing = true;
+        let writes = 0;
+        const writer = (async () => {
+          for (; writing && writes < WRITES; writes++) {
+            await server.sql(writerTransaction(writes, ROWS));
+            await sleep(5);
+          }
+        })();
+
+        startReader();
+        await until(() => Number(stats.published ?? 0) >= 2_000, 'the first rows published');
+        expect(checkpoint()?.snapshotDone).toBe(false);
+        await kill();
+        startReader();
+        await until(() => stderr.includes('\n'), "the restart's first line");
+        expect(stderr).toMatch(/^binlog: the snapshot did not finish: taking it again\n/);
+        // Stopped amid its snapshot, the reader holds the snapshot's transaction open, and with it the
+        // tables' metadata locks: the ALTER waits for the snapshot to end, then lands just after its point.
+        await until(() => Number(stats.snapshotRows ?? 0) > 0, "the second snapshot's first rows");
+        reader!.kill('SIGSTOP');
+        expect([checkpoint()?.snapshotDone, stats.snapshotting]).toEqual([false, true]);
+        let altered = false;
+        const alter = server.sql(ALTER, 'app').then(() => (altered = true));
+        await sleep(500);
+        expect(altered).toBe(false);
+        reader!.kill('SIGCONT');
+        await alter;
+        for (let i = 0; i < 10; i++) await server.sql(afterAlter(i));
+        await until(() => checkpoint()?.snapshotDone === true, 'the snapshot acknowledged');
+        const snapshotStats = { ...stats };
+        await sleep(300); // some changes after the snapshot, then a kill after it
+        await kill();
+        startReader();
+        await until(() => stderr.includes('\n'), "the third start's first line");
+        expect(stderr).toMatch(/^binlog: resuming from the checkpoint /);
+        await sleep(300);
+        writing = false;
+        await writer;
+        const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
+        await until(() => checkpoint()?.gtid === end && stats.inFlight === 0, 'the last change acknowledged');
+        reader!.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        expect(checkpoint()?.snapshotDone).toBe(true);
+
+        const messages = await readAll(nats.url, 'binlog');
+        expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
+        const reads = messages.filter((m) => (m.body.op as string) === 'r');
+        const read = reads.find((m) => m.body.source.table === 'pk')!;
+        expect([read.body.before, Object.keys(read.body.source)]).toEqual([
+          null,
+          ['snapshot', 'file', 'pos', 'gtid', 'db', 'table', 'row'],
+        ]);
+        const { file, pos } = read.body.source;
+        expect(read.id).toBe(`snapshot/${file}:${pos}/app.pk/[${String(read.body.after!.id)}]`);
+        // The changes come after the last snapshot's rows, none of them before it.
+        const lastRead = messages.lastIndexOf(reads.at(-1)!);
+        expect(messages.slice(lastRead + 1).every((m) => m.body.op !== ('r' as string))).toBe(true);
+        const lastPoint = reads.at(-1)!.body.source;
+        const lastReads = reads.filter(
+          (m) => m.body.source.file === lastPoint.file && m.body.source.pos === lastPoint.pos,
+        );
+        expect([snapshotStats.snapshotRows, snapshotStats.snapshotting]).toEqual([lastReads.length, false]);
+        // The changes of the ALTER's column carry its name, and every row's values are the server's.
+        const changed = messages.filter((m) => m.body.op === 'u' && m.body.after?.extra !== undefined);
+        expect(changed.length).toBeGreaterThanOrEqual(10);
+        await writeCopy(server, applied(messages));
+        for (const table of Object.keys(KEYS)) {
+          const [want, got] = await Promise.all([wholeTable(server, table), wholeTable(server, table, 'copy')]);
+          expect(got.length).toBe(want.length);
+          expect(got).toEqual(want);
         }
-      })();
+        debug(
+          `stream --snapshot (${metadata}): ${messages.length} messages, ${reads.length} read records, ` +
+            `${writes} writer transactions`,
+        );
+      },
+      TIMEOUT,
+    );
+  });
+}
 
-      startReader();
-      await until(() => Number(stats.published ?? 0) >= 2_000, 'the first rows published');
-      expect(checkpoint()?.snapshotDone).toBe(false);
-      await kill();
-      startReader();
-      await until(() => stderr.includes('\n'), "the restart's first line");
-      expect(stderr).toMatch(/^binlog: the snapshot did not finish: taking it again\n/);
-      await until(() => checkpoint()?.snapshotDone === true, 'the snapshot acknowledged');
-      const snapshotStats = { ...stats };
-      await sleep(300); // some changes after the snapshot, then a kill after it
-      await kill();
-      startReader();
-      await until(() => stderr.includes('\n'), "the third start's first line");
-      expect(stderr).toMatch(/^binlog: resuming from the checkpoint /);
-      await sleep(300);
-      writing = false;
-      await writer;
-      const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
-      await until(() => checkpoint()?.gtid === end && stats.inFlight === 0, 'the last change acknowledged');
-      reader!.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      expect(checkpoint()?.snapshotDone).toBe(true);
-
-      const messages = await readAll(nats.url, 'binlog');
-      expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
-      const reads = messages.filter((m) => (m.body.op as string) === 'r');
-      const read = reads.find((m) => m.body.source.table === 'k')!;
-      expect([read.body.before, Object.keys(read.body.source)]).toEqual([
-        null,
-        ['snapshot', 'file', 'pos', 'gtid', 'db', 'table', 'row'],
-      ]);
-      const { file, pos } = read.body.source;
-      expect(read.id).toBe(`snapshot/${file}:${pos}/s.k/[${String(read.body.after!.id)}]`);
-      // The changes come after the last snapshot's rows, none of them before it.
-      const lastRead = messages.lastIndexOf(reads.at(-1)!);
-      expect(messages.slice(lastRead + 1).every((m) => m.body.op !== ('r' as string))).toBe(true);
-      const lastPoint = reads.at(-1)!.body.source;
-      const lastReads = reads.filter(
-        (m) => m.body.source.file === lastPoint.file && m.body.source.pos === lastPoint.pos,
-      );
-      expect([snapshotStats.snapshotRows, snapshotStats.snapshotting]).toEqual([lastReads.length, false]);
-      const tables = applied(messages);
-      const server3 = async (sql: string) => lines(await server.query(sql));
-      expect(lines([...tables.get('k')!.values()].map((r) => [r.id, r.v, r.n]))).toEqual(
-        await server3('SELECT id, v, n FROM s.k'),
-      );
-      expect(lines([...tables.get('c')!.values()].map((r) => [r.a, r.b, r.n]))).toEqual(
-        await server3('SELECT a, b, n FROM s.c'),
-      );
-      expect(lines([...tables.get('none')!.values()].map((r) => [r.x, r.y]))).toEqual(
-        await server3('SELECT x, y FROM s.none'),
-      );
-      debug(
-        `stream --snapshot: ${messages.length} messages, ${reads.length} read records, ${writes} writer transactions`,
-      );
-    },
-    TIMEOUT,
-  );
-});
+describeCase('FULL');
+describeCase('NO_LOG');
