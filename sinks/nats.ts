@@ -13,7 +13,7 @@
  * again from its checkpoint on a new connection, in order. Several servers (a cluster) are tried in
  * turn when connecting.
  */
-import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { connect, createInbox, MsgHdrsImpl, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Checkpoint } from '../protocol/checkpoint.js';
@@ -113,6 +113,85 @@ interface PubAck {
   error?: { code: number; err_code?: number; description: string };
 }
 
+/** What JetStream's answer to a publish says: the message stored (perhaps as a duplicate), or why it was not. */
+export type PubAckReading = { duplicate: boolean } | { refused: string };
+
+const [QUOTE, OPEN, CLOSE] = [0x22, 0x7b, 0x7d];
+const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+/** The members that send an answer to the full parse, by the byte after their opening quote; and the one a PubAck has. */
+const [ERROR_KEY, DUPLICATE_KEY, SEQ_KEY] = [ascii('"error"'), ascii('"duplicate"'), ascii('"seq"')];
+const PLAIN = { duplicate: false } as const;
+
+/**
+ * Reads JetStream's answer to a publish. Nearly every answer is a plain PubAck, `{"stream":"…", "seq":N}`:
+ * an object with a `"seq"` and neither an `"error"` nor a `"duplicate"` is taken as stored from one look
+ * at its bytes, since decoding and parsing it would cost the stream more than the broker spends on it
+ * (issue 43). Anything else (an error, a duplicate, a stream named "error") is parsed whole.
+ */
+export function readPubAck(data: Uint8Array): PubAckReading {
+  return isPlainPubAck(data) ? PLAIN : parsedPubAck(data);
+}
+
+function isPlainPubAck(data: Uint8Array): boolean {
+  if (data[0] !== OPEN || data[data.length - 1] !== CLOSE) return false;
+  let seq = false;
+  for (let at = 1; at < data.length; at++) {
+    if (data[at] !== QUOTE) continue;
+    // The byte after the quote picks the one member it can begin, which is then compared whole.
+    const first = data[at + 1];
+    if (first === ERROR_KEY[1] && startsAt(data, at, ERROR_KEY)) return false;
+    if (first === DUPLICATE_KEY[1] && startsAt(data, at, DUPLICATE_KEY)) return false;
+    if (first === SEQ_KEY[1]) seq ||= startsAt(data, at, SEQ_KEY);
+  }
+  return seq;
+}
+
+/** Whether `data` holds `quoted` at `at`. */
+function startsAt(data: Uint8Array, at: number, quoted: Uint8Array): boolean {
+  if (at + quoted.length > data.length) return false;
+  for (let i = 1; i < quoted.length; i++) if (data[at + i] !== quoted[i]) return false;
+  return true;
+}
+
+/** The answer's JSON read whole: the error it names, or a PubAck's sequence number and duplicate flag. */
+function parsedPubAck(data: Uint8Array): PubAckReading {
+  const text = new TextDecoder().decode(data);
+  let ack: PubAck;
+  try {
+    ack = JSON.parse(text) as PubAck;
+  } catch {
+    return { refused: `JetStream's answer is not JSON: ${text}` };
+  }
+  if (ack.error)
+    return { refused: `JetStream refused it: ${ack.error.description} (${ack.error.err_code ?? ack.error.code})` };
+  if (typeof ack.seq !== 'number') return { refused: `JetStream's answer is not an acknowledgement: ${text}` };
+  return { duplicate: ack.duplicate === true };
+}
+
+const MSG_ID = 'Nats-Msg-Id';
+
+/**
+ * A message's headers: its Nats-Msg-Id alone, held as the client's headers() holds it, and its bytes written
+ * at once. The client's publish asks the headers for their bytes (encode), and the client's own way to
+ * them (a canonical key looked up, the value checked and trimmed, a string made and then encoded) cost
+ * more than the broker spends on a message (issue 43); the bytes are the same.
+ */
+export class MsgIdHeader extends MsgHdrsImpl {
+  private readonly bytes: Buffer;
+
+  constructor(id: string) {
+    super();
+    // What the client's check of a header's value refuses: the line would end early.
+    if (/[\r\n]/.test(id)) throw new Error(`the message id ${JSON.stringify(id)} holds a line break`);
+    this.headers.set(MSG_ID, [id]);
+    this.bytes = Buffer.from(`NATS/1.0\r\n${MSG_ID}: ${id}\r\n\r\n`);
+  }
+
+  override encode(): Uint8Array {
+    return this.bytes;
+  }
+}
+
 /** Core publishes answered on one subscription: the reply subject's last token is the message's sequence number. */
 class Publisher {
   private readonly inbox = `${createInbox()}.`;
@@ -128,10 +207,8 @@ class Publisher {
   publish(m: SinkMessage, seq: number): void {
     // Once the connection is lost nothing more is sent: the loss is reported already.
     if (this.loss.lost) return;
-    const h = headers();
-    h.set('Nats-Msg-Id', m.id);
     try {
-      this.nc.publish(m.subject, m.body, { headers: h, reply: this.inbox + seq });
+      this.nc.publish(m.subject, m.body, { headers: new MsgIdHeader(m.id), reply: this.inbox + seq });
     } catch (e) {
       this.acks.lost(e as Error, seq);
     }
@@ -147,10 +224,9 @@ class Publisher {
       this.acks.lost(new Error(`JetStream did not store it: ${why}`), seq);
       return;
     }
-    const ack = m.json<PubAck>();
-    if (!ack.error) return this.acks.acked(seq, ack.duplicate === true);
-    const code = ack.error.err_code ?? ack.error.code;
-    this.acks.lost(new Error(`JetStream refused it: ${ack.error.description} (${code})`), seq);
+    const read = readPubAck(m.data);
+    if ('refused' in read) this.acks.lost(new Error(read.refused), seq);
+    else this.acks.acked(seq, read.duplicate);
   }
 }
 

@@ -306,6 +306,36 @@ describe('JSON written as bytes', () => {
     }
   });
 
+  it('text in single-byte charsets: ASCII copied from its bytes with escapes, anything else through its text', () => {
+    const w = new BinlogWriter({ rowMetadata: 'FULL' });
+    const t = w.createTable({
+      schema: 's',
+      name: 't',
+      columns: [
+        { name: 'v', type: 'varchar(40)', charset: 'latin1' },
+        { name: 'c', type: 'char(8)', charset: 'latin1' },
+        { name: 'k', type: 'varchar(40)', charset: 'koi8r' },
+        { name: 'u', type: 'varchar(40)', charset: 'ucs2' },
+      ],
+    });
+    const escapes = 'a "quote", a \\ and\n\t\u0001';
+    const rows = [
+      { v: 'plain', c: 'plain', k: 'plain', u: 'plain' },
+      { v: escapes, c: '"\\\n\u0001', k: escapes, u: escapes },
+      { v: '', c: '', k: '', u: '' },
+      // Latin1's bytes of 'Ã©tÃ©' are UTF-8's of 'été': they are not ASCII, so they go through their text.
+      { v: 'Ã©tÃ©', c: 'café ÿ', k: 'привет', u: 'привет' },
+    ];
+    w.insert(t, rows).commit();
+    const dumped = dumpedEvents(w.toBytes(), 'dump');
+    const eager = dumpedEvents(w.toBytes()).find((e) => e.type === 'WRITE_ROWS_EVENT_V1') as {
+      rows: { after: object }[];
+    };
+    expect(eager.rows.map((r) => r.after)).toEqual(rows);
+    expect(dumped.length).toBeGreaterThan(3);
+    expect(expectSameEventJson(w.toBytes(), 'single-byte charsets').events).toBe(dumped.length);
+  });
+
   it('fuzzed binlogs: every event that decodes', () => {
     const corpus = fuzzCorpus();
     let compared = 0;

@@ -188,9 +188,19 @@ export function isText(charset: string | undefined): charset is string {
   return charset !== undefined && charset !== 'binary';
 }
 
-function asciiOnly(b: Uint8Array): boolean {
-  for (let i = 0; i < b.length; i++) if (b[i]! >= 0x80) return false;
+/** Whether the bytes in [start, end) are all ASCII. */
+export function asciiOnly(b: Uint8Array, start = 0, end = b.length): boolean {
+  for (let i = start; i < end; i++) if (b[i]! >= 0x80) return false;
   return true;
+}
+
+/**
+ * Whether `charset`'s bytes below 0x80 are ASCII's characters, so that ASCII-only bytes are the same text: every
+ * character set here but UTF-16, UTF-32 and those whose table says not.
+ */
+export function keepsAscii(charset: string): boolean {
+  const codes = codesOf(charset);
+  return codes ? codes.ascii : !(charset === 'ucs2' || charset.startsWith('utf'));
 }
 
 const latin1 = new TextDecoder('latin1');
@@ -199,10 +209,8 @@ const latin1 = new TextDecoder('latin1');
 export function decodeText(bytes: Uint8Array, charset: string): Text {
   if (charset === 'utf8mb4') return bytesToText(bytes);
   if (charset === 'utf8mb3') return utf8mb3Text(bytesToText(bytes), bytes);
+  if (keepsAscii(charset) && asciiOnly(bytes)) return latin1.decode(bytes);
   const codes = codesOf(charset);
-  // ASCII is the same in every character set here but UTF-16, UTF-32 and those whose table says not.
-  const asciiSame = codes ? codes.ascii : !(charset === 'ucs2' || charset.startsWith('utf'));
-  if (asciiSame && asciiOnly(bytes)) return latin1.decode(bytes);
   return (codes ? decodeCodes(bytes, codes) : decodeIconv(bytes, charset)) ?? bytes;
 }
 

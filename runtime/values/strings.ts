@@ -3,7 +3,7 @@
  * the column's charset, bytes where it is binary or unknown, compressed columns kept with their stored
  * bytes.
  */
-import { decodeText, encodeText, isText, utf8mb3Text } from './charsets.js';
+import { asciiOnly, decodeText, encodeText, isText, keepsAscii, utf8mb3Text } from './charsets.js';
 import { deflateColumn, inflateColumn, reuseOr } from '../core/compression.js';
 import type { Reader, Text } from '../core/reader.js';
 import type { CellJsonWriter, CellReader, CellValue, CompressedCell, TextCodec } from '../core/values.js';
@@ -93,8 +93,8 @@ function storedWriter(c: Column, width: number, path: string): TextCodec['write'
 
 /**
  * Writes a value's JSON after its `width`-byte length, from the bytes where they are: UTF-8 text escaped
- * (JsonBytes.utf8), or as bytes where it is not UTF-8, as the reader gives it; a binary value's hex.
- * Other charsets and compressed columns as their reader's value.
+ * (JsonBytes.utf8), or as bytes where it is not UTF-8, as the reader gives it; a binary value's hex; ASCII
+ * in a charset that keeps it as it is. Other text and compressed columns as their reader's value.
  */
 function storedJson(c: Column, width: number, path: string, read: CellReader): CellJsonWriter {
   if (isCompressed(c)) return (r, w) => w.value(read(r));
@@ -105,7 +105,16 @@ function storedJson(c: Column, width: number, path: string, read: CellReader): C
     };
   }
   if (!isText(c.charset)) return (r, w) => w.hex(r.buf, stepped(r, width, path), r.pos);
-  return (r, w) => w.value(read(r));
+  if (!keepsAscii(c.charset)) return (r, w) => w.value(read(r));
+  // ASCII-only bytes are the same text in the charset as in UTF-8, so they are copied with JSON's escapes
+  // rather than decoded into a string first (issue 43: latin1, a MariaDB's default, on every row).
+  return (r, w) => {
+    const start = r.pos;
+    const at = stepped(r, width, path);
+    if (asciiOnly(r.buf, at, r.pos) && w.utf8(r.buf, at, r.pos)) return;
+    r.pos = start;
+    w.value(read(r));
+  };
 }
 
 /**
