@@ -1,0 +1,204 @@
+/**
+ * CPU time of builds side by side in one process, for comparing them on a loaded machine:
+ *   npx tsx bench/passes.ts MODES FILE PASSES [TREE...]
+ * MODES is a comma-separated list of
+ *   decode  iterateBinlog over the file in memory: every event and every row cell decoded
+ *   lazy    iterateBinlog with rows: 'lazy': every event decoded, the first column of each row change read
+ *   encode  EventEncoder.encode of every event, decoded untimed in batches of about 64 MB
+ *   dump    the file read from disk and written as `binlog dump` writes it (readBinlog with the dump's rows,
+ *           DumpLines) into a stream that drops the bytes; a tree that has the schema history
+ *           (runtime/tables/history.js) reads with a new one each pass, as its `binlog dump` does
+ * Each tree is one compiled dist/ (this one's by default). In every pass each mode runs once in each tree,
+ * the trees taking turns, their order rotated from pass to pass so that none always runs first. Each run's
+ * CPU seconds (user + system, process.cpuUsage) are printed, then per mode and tree the median of the passes
+ * after the first (the first one pays for the compilation).
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const MODES = ['decode', 'lazy', 'encode', 'dump'] as const;
+type Mode = (typeof MODES)[number];
+
+/** The few parts of a tree's dist/ that the modes use, typed as loosely as two builds of them agree. */
+interface Event {
+  header: { eventSize: number };
+  rows?: unknown;
+}
+interface LazyChange {
+  before?: { get(k: number): unknown };
+  after?: { get(k: number): unknown };
+}
+interface Modules {
+  iterateBinlog(bytes: Uint8Array, options?: object): Iterable<Event>;
+  EventEncoder: new () => { encode(e: Event, offset: number): Uint8Array };
+  dump(file: string, out: NodeJS.WritableStream): Promise<void>;
+}
+
+/** A run's CPU seconds, and a count of what it did so that the trees can be seen to agree. */
+interface Run {
+  cpu: number;
+  count: number;
+}
+
+interface Tree {
+  name: string;
+  run: Record<Mode, (file: string, bytes: Uint8Array) => Promise<Run>>;
+}
+
+async function load(dir: string): Promise<Tree> {
+  const at = (p: string) => import(pathToFileURL(path.join(dir, 'dist', p)).href);
+  const [{ DumpLines }, { readBinlog, iterateBinlog }, rowTables, { EventEncoder }, history] = await Promise.all([
+    at('bin/dump-lines.js'),
+    at('runtime/io/stream.js'),
+    at('runtime/rows/row-tables.js'),
+    at('runtime/events/event-codec.js'),
+    // The trees before the schema history have no such module: they read without one.
+    at('runtime/tables/history.js').catch(() => undefined),
+  ]);
+  // The trees before DUMP_ROWS asked for the dump's rows with the option `rows: 'json'`.
+  const dumpRows = rowTables.DUMP_ROWS ? { [rowTables.DUMP_ROWS]: true } : { rows: 'json' };
+  const modules: Modules = {
+    iterateBinlog,
+    EventEncoder,
+    async dump(file, out) {
+      const lines = new DumpLines(out);
+      const schemaHistory = history ? { schemaHistory: new history.SchemaHistory() } : {};
+      for await (const e of readBinlog(file, { ...dumpRows, ...schemaHistory })) await lines.event(e);
+      await lines.end();
+    },
+  };
+  return {
+    name: dir,
+    run: {
+      decode: async (_, bytes) => decode(modules, bytes),
+      lazy: async (_, bytes) => lazy(modules, bytes),
+      encode: async (_, bytes) => encode(modules, bytes),
+      dump: (file) => dump(modules, file),
+    },
+  };
+}
+
+/** The CPU seconds `f` takes, this process's user and system time together. */
+function cpuOf(f: () => void): number {
+  const c0 = process.cpuUsage();
+  f();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1e6;
+}
+
+function decode(m: Modules, bytes: Uint8Array): Run {
+  let count = 0;
+  const cpu = cpuOf(() => {
+    for (const e of m.iterateBinlog(bytes)) if (Array.isArray(e.rows)) count += e.rows.length;
+  });
+  return { cpu, count };
+}
+
+/** Counts the row changes whose first column is not NULL, so that every read is used. */
+function lazy(m: Modules, bytes: Uint8Array): Run {
+  let count = 0;
+  const cpu = cpuOf(() => {
+    for (const e of m.iterateBinlog(bytes, { rows: 'lazy' })) {
+      if (!e.rows) continue;
+      for (const change of e.rows as Iterable<LazyChange>) if ((change.after ?? change.before)?.get(0) != null) count++;
+    }
+  });
+  return { cpu, count };
+}
+
+/**
+ * Only the encoding is timed: the events are decoded in batches of about 64 MB of the file (holding a
+ * whole large file's events at once would measure the heap), and the output is checked against the input.
+ */
+function encode(m: Modules, bytes: Uint8Array): Run {
+  const encoder = new m.EventEncoder();
+  let offset = 4;
+  let cpu = 0;
+  let batch: Event[] = [];
+  let batchBytes = 0;
+  const flush = () => {
+    cpu += cpuOf(() => {
+      for (const e of batch) {
+        const b = encoder.encode(e, offset);
+        if (Buffer.compare(b, bytes.subarray(offset, offset + b.length)) !== 0)
+          throw new Error(`the encoding differs from the input in the event at ${offset}`);
+        offset += b.length;
+      }
+    });
+    batch = [];
+    batchBytes = 0;
+  };
+  for (const e of m.iterateBinlog(bytes)) {
+    batch.push(e);
+    batchBytes += e.header.eventSize;
+    if (batchBytes >= 64e6) flush();
+  }
+  flush();
+  if (offset !== bytes.length) throw new Error(`the encoding is ${offset} bytes, the input ${bytes.length}`);
+  return { cpu, count: offset };
+}
+
+/** The CPU of a whole dump, and the bytes it wrote. */
+async function dump(m: Modules, file: string): Promise<Run> {
+  let count = 0;
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      count += chunk.length;
+      done();
+    },
+  });
+  const c0 = process.cpuUsage();
+  await m.dump(file, sink);
+  const c = process.cpuUsage(c0);
+  return { cpu: (c.user + c.system) / 1e6, count };
+}
+
+/** The whole file in one Uint8Array (readFileSync stops at 2 GiB). */
+function readAll(file: string): Uint8Array {
+  const fd = openSync(file, 'r');
+  const out = new Uint8Array(fstatSync(fd).size);
+  for (let at = 0; at < out.length;) at += readSync(fd, out, at, Math.min(1 << 30, out.length - at), at);
+  closeSync(fd);
+  return out;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+function modesOf(list: string): Mode[] {
+  const modes = list.split(',');
+  const unknown = modes.find((m) => !(MODES as readonly string[]).includes(m));
+  if (unknown) throw new Error(`unknown mode '${unknown}': the modes are ${MODES.join(', ')}`);
+  return modes as Mode[];
+}
+
+/** The trees of pass `i`, rotated by `i`. */
+const inTurn = <T>(xs: T[], i: number): T[] => [...xs.slice(i % xs.length), ...xs.slice(0, i % xs.length)];
+
+async function main(): Promise<void> {
+  const [list, file, passes = '5', ...dirs] = process.argv.slice(2);
+  if (!list || !file) throw new Error(`usage: npx tsx bench/passes.ts ${MODES.join('|')}[,…] FILE PASSES [TREE...]`);
+  const modes = modesOf(list);
+  const trees = await Promise.all((dirs.length ? dirs : [path.join(import.meta.dirname, '..')]).map(load));
+  const bytes = modes.some((m) => m !== 'dump') ? readAll(file) : new Uint8Array(0);
+  const cpu = new Map(trees.map((t) => [t, new Map(modes.map((m) => [m, [] as number[]]))]));
+  for (let i = 0; i < Number(passes); i++) {
+    for (const mode of modes) {
+      for (const tree of inTurn(trees, i)) {
+        const { cpu: secs, count } = await tree.run[mode](file, bytes);
+        cpu.get(tree)!.get(mode)!.push(secs);
+        process.stderr.write(`pass ${i + 1} ${mode} ${tree.name}: ${secs.toFixed(3)} s CPU, ${count}\n`);
+      }
+    }
+  }
+  for (const mode of modes) {
+    for (const tree of trees) {
+      const secs = cpu.get(tree)!.get(mode)!.slice(1);
+      const shown = secs.length ? median(secs).toFixed(3) : '-';
+      process.stdout.write(`${mode} ${tree.name}: median CPU after the first pass ${shown} s\n`);
+    }
+  }
+}
+
+await main();
