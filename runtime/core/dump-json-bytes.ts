@@ -22,13 +22,20 @@ const LONG_STRING = 24;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
- * A byte of UTF-8 text is, to JSON, an ASCII character kept as it is, one that is escaped, or part of a longer
- * sequence.
+ * What JSON makes of each byte of UTF-8 text: an ASCII character kept as it is (0), one that is escaped (1), or the
+ * first byte of a sequence of 2 to 4 bytes (its length); 5 for a byte no well-formed sequence starts with.
  */
-const [PLAIN, ESCAPED, SEQUENCE] = [0, 1, 2];
-const BYTE_KIND = Uint8Array.from({ length: 256 }, (_, c) =>
-  c >= 0x80 ? SEQUENCE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPED : PLAIN,
-);
+const [PLAIN, ESCAPED, BROKEN] = [0, 1, 5];
+const BYTE_KIND = Uint8Array.from({ length: 256 }, (_, c) => {
+  if (c < 0x80) return c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPED : PLAIN;
+  return c < 0xc2 || c > 0xf4 ? BROKEN : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+});
+/**
+ * The range of the second byte after each first byte of a sequence, from the Unicode standard's table of well-formed
+ * byte sequences (no overlong forms, no surrogates, nothing past U+10FFFF); every later byte is 0x80 to 0xbf.
+ */
+const SECOND_LOW = Uint8Array.from({ length: 256 }, (_, c) => (c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80));
+const SECOND_HIGH = Uint8Array.from({ length: 256 }, (_, c) => (c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf));
 
 /**
  * The cache keeps the field names met so far as the bytes of `"name":`; it is bounded, since row names come from the
@@ -179,6 +186,25 @@ export class JsonBytes {
     digitsBefore(this.buf, this.pos - 8, high);
   }
 
+  /**
+   * Writes a fixed-point number's text quoted, as a DECIMAL's: a minus sign where it is negative (even "-0.00"),
+   * the whole part's digits, then the fraction's in exactly `scale` digits, zeros first (none where scale is 0).
+   */
+  fixedPoint(negative: boolean, whole: number, fraction: number, scale: number): void {
+    this.room(scale + 20);
+    this.buf[this.pos++] = QUOTE;
+    if (negative) this.buf[this.pos++] = 0x2d;
+    this.integer(whole);
+    if (scale) {
+      const buf = this.buf;
+      buf[this.pos] = 0x2e;
+      const end = this.pos + 1 + scale;
+      for (let p = digitsBefore(buf, end, fraction); p > this.pos + 1;) buf[--p] = 0x30;
+      this.pos = end;
+    }
+    this.buf[this.pos++] = QUOTE;
+  }
+
   /** Writes a 64-bit integer as a number when it is safe, and as its decimal string otherwise. */
   bigint(n: bigint): void {
     // A bigint beyond the safe range converts to ±2^53 or further, which is never safe, so one conversion
@@ -237,9 +263,9 @@ export class JsonBytes {
         p = asciiEscaped(buf, p, c);
         i++;
       } else {
-        const n = sequenceLength(src, i, end);
-        if (n === 0) return false;
-        for (const last = i + n; i < last; i++) buf[p++] = src[i]!;
+        if (kind === BROKEN || !wellFormed(src, i, kind, end)) return false;
+        buf[p++] = c;
+        for (const last = i + kind; ++i < last;) buf[p++] = src[i]!;
       }
     }
     buf[p++] = QUOTE;
@@ -409,19 +435,14 @@ function copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, p: n
   return p;
 }
 
-/**
- * Gives the length of the well-formed UTF-8 sequence that starts at src[i] (a byte from 0x80), or 0. It
- * follows the Unicode standard's table of well-formed byte sequences (no overlong forms, no surrogates,
- * nothing past U+10FFFF), which the reader's strict TextDecoder keeps to.
- */
-function sequenceLength(src: Uint8Array, i: number, end: number): number {
+/** Says whether the n bytes at src[i] (its first byte one that starts a sequence of n) are a well-formed sequence. */
+function wellFormed(src: Uint8Array, i: number, n: number, end: number): boolean {
+  if (i + n > end) return false;
   const c = src[i]!;
-  const next = (k: number, low = 0x80, high = 0xbf) => i + k < end && src[i + k]! >= low && src[i + k]! <= high;
-  if (c < 0xc2) return 0;
-  if (c < 0xe0) return next(1) ? 2 : 0;
-  if (c < 0xf0) return next(1, c === 0xe0 ? 0xa0 : 0x80, c === 0xed ? 0x9f : 0xbf) && next(2) ? 3 : 0;
-  if (c < 0xf5) return next(1, c === 0xf0 ? 0x90 : 0x80, c === 0xf4 ? 0x8f : 0xbf) && next(2) && next(3) ? 4 : 0;
-  return 0;
+  const second = src[i + 1]!;
+  if (second < SECOND_LOW[c]! || second > SECOND_HIGH[c]!) return false;
+  for (let k = 2; k < n; k++) if ((src[i + k]! & 0xc0) !== 0x80) return false;
+  return true;
 }
 
 /** Writes an ASCII character as JSON.stringify does, escaping a quote, a backslash and the controls. */

@@ -99,15 +99,24 @@ function anyDecimal(groups: Group[], intg: number, scale: number): DecimalDecode
 }
 
 /**
- * DECIMAL of at most 15 whole digits (two groups) and 9 fraction digits (one), nearly every column: the
- * whole part is one exact double and the fraction one group, so a value makes two numbers and one
- * string rather than a string per group.
+ * A small DECIMAL's value (smallParts): its sign, its whole part and its fraction group as numbers. One is
+ * filled for each value read, so that the JSON writer makes no string and no object per value.
  */
-function smallDecimal(groups: Group[], scale: number): DecimalDecoder {
+interface SmallDecimal {
+  negative: boolean;
+  whole: number;
+  fraction: number;
+}
+const PARTS: SmallDecimal = { negative: false, whole: 0, fraction: 0 };
+
+/**
+ * DECIMAL of at most 15 whole digits (two groups) and 9 fraction digits (one), nearly every column: the
+ * whole part is one exact double and the fraction one group. Reads a value's parts into PARTS.
+ */
+function smallParts(groups: Group[], scale: number): (bytes: Uint8Array, at: number) => SmallDecimal {
   const whole = scale ? groups.slice(0, -1) : groups;
   const [hi, lo] = whole.length === 2 ? whole : [undefined, whole[0]];
   const frac = scale ? groups[groups.length - 1]! : undefined;
-  const zeros = ZEROS[scale]!;
   return (bytes, at) => {
     const negative = (bytes[at]! & SIGN) === 0;
     let int = 0;
@@ -119,9 +128,21 @@ function smallDecimal(groups: Group[], scale: number): DecimalDecoder {
       int += groupValue(bytes, at, lo, negative);
       at += lo.n;
     }
-    const text = negative ? `-${int}` : `${int}`;
-    if (!frac) return text;
-    const f = `${groupValue(bytes, at, frac, negative)}`;
+    PARTS.negative = negative;
+    PARTS.whole = int;
+    PARTS.fraction = frac ? groupValue(bytes, at, frac, negative) : 0;
+    return PARTS;
+  };
+}
+
+/** A small DECIMAL's text from its parts: two numbers and one string rather than a string per group. */
+function smallDecimal(parts: ReturnType<typeof smallParts>, scale: number): DecimalDecoder {
+  const zeros = ZEROS[scale]!;
+  return (bytes, at) => {
+    const { negative, whole, fraction } = parts(bytes, at);
+    const text = negative ? `-${whole}` : `${whole}`;
+    if (!scale) return text;
+    const f = `${fraction}`;
     return `${text}.${zeros.slice(f.length)}${f}`;
   };
 }
@@ -130,6 +151,8 @@ function smallDecimal(groups: Group[], scale: number): DecimalDecoder {
 interface DecimalForm {
   groups: Group[];
   decode: DecimalDecoder;
+  /** Where the column is a small DECIMAL (smallParts), the reader of a value's parts, which JSON writes as digits. */
+  parts?: ReturnType<typeof smallParts>;
 }
 
 function makeDecimalForm(precision: number, scale: number): DecimalForm {
@@ -141,10 +164,9 @@ function makeDecimalForm(precision: number, scale: number): DecimalForm {
     return { groups, decode };
   }
   const intg = precision - scale;
-  return {
-    groups,
-    decode: intg <= 15 && scale <= GROUP ? smallDecimal(groups, scale) : anyDecimal(groups, intg, scale),
-  };
+  if (intg > 15 || scale > GROUP) return { groups, decode: anyDecimal(groups, intg, scale) };
+  const parts = smallParts(groups, scale);
+  return { groups, decode: smallDecimal(parts, scale), parts };
 }
 
 /** The forms of the (precision, scale) pairs a byte each can give (the metadata's), made once each. */
@@ -214,15 +236,18 @@ function writeDecimal(
   out[start]! ^= SIGN;
 }
 
-/** A column's DECIMAL reader: its text from decimal2bin's bytes, whose digits a group of them may not hold refused. */
-function decimalReader(c: Column, path: string): (r: Reader) => string {
+/**
+ * A column's DECIMAL value from its bytes, as `read` gives it from the value's start: the reader's text, or the
+ * parts JSON writes. A group that holds more digits than it may is refused, as bin2decimal refuses it.
+ */
+function decimalCell<T>(c: Column, path: string, read: (form: DecimalForm, bytes: Uint8Array, at: number) => T) {
   const [p, s] = [num(c, 'precision'), num(c, 'scale')];
-  const [size, { decode }] = [decimalSize(p, s), decimalForm(p, s)];
-  return (r) => {
+  const [size, form] = [decimalSize(p, s), decimalForm(p, s)];
+  return (r: Reader): T => {
     const at = r.pos;
     r.pos += r.length(size, path);
     try {
-      return decode(r.buf, at);
+      return read(form, r.buf, at);
     } catch (e) {
       if (e instanceof RangeError) throw new InvalidValueError(e.message, { offset: r.base + at, schemaPath: path });
       throw e;
@@ -230,10 +255,20 @@ function decimalReader(c: Column, path: string): (r: Reader) => string {
   };
 }
 
+const decimalReader = (c: Column, path: string) => decimalCell(c, path, (form, bytes, at) => form.decode(bytes, at));
+
 export const newdecimal: CellCodec = {
   reader: decimalReader,
-  // Its text is a sign, digits and a point, which JSON writes as they are.
+  // Its text is a sign, digits and a point, which JSON writes as they are; a small one's digits from its parts.
   json(c, path) {
+    const scale = num(c, 'scale');
+    if (decimalForm(num(c, 'precision'), scale).parts) {
+      const parts = decimalCell(c, path, (form, bytes, at) => form.parts!(bytes, at));
+      return (r, w) => {
+        const { negative, whole, fraction } = parts(r);
+        w.fixedPoint(negative, whole, fraction, scale);
+      };
+    }
     const read = decimalReader(c, path);
     return (r, w) => w.quotedAscii(read(r));
   },
