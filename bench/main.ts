@@ -22,7 +22,8 @@ const MB = Number(arg('mb') ?? process.env.BENCH_MB ?? 500);
 const RUNS = Number(arg('runs') ?? process.env.BENCH_RUNS ?? 5);
 const DATA = (arg('data') ?? process.env.BENCH_DATA ?? 'server') as DataSource;
 const LIVE_ROWS = Number(arg('live-rows') ?? process.env.BENCH_LIVE_ROWS ?? 1_000_000);
-const SNAPSHOT_ROWS = Number(arg('snapshot-rows') ?? process.env.BENCH_SNAPSHOT_ROWS ?? 150_000);
+/** The sizes of the snapshot's table, a comma-separated list: the table is filled up to each in turn. */
+const SNAPSHOT_ROWS = (arg('snapshot-rows') ?? process.env.BENCH_SNAPSHOT_ROWS ?? '150000').split(',').map(Number);
 /** Another tree (main's, say) whose streamer stream-nats runs beside this one's. */
 const BEFORE = arg('before') ?? process.env.BENCH_BEFORE;
 const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1';
@@ -178,6 +179,7 @@ async function main(): Promise<void> {
   if (
     !(MB > 0) ||
     !(RUNS >= 1) ||
+    SNAPSHOT_ROWS.some((n) => !Number.isSafeInteger(n) || n < 1) ||
     (DATA !== 'server' && DATA !== 'builder') ||
     ONLY.some((k) => !KINDS.includes(k as Kind))
   ) {
