@@ -240,4 +240,52 @@ describeWithServer('binlog dump -R --snapshot', () => {
     },
     TIMEOUT,
   );
+
+  it(
+    'a connection lost amid the snapshot: a sentence and exit 6, or under --reconnect the snapshot again from its start',
+    async () => {
+      await server.sql('CREATE DATABASE lost');
+      // seq_1_to_N, MariaDB's sequence engine, is a table of the default database.
+      await server.sql(
+        "CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO big SELECT seq, CONCAT('v', seq) FROM seq_1_to_20000",
+        'lost',
+      );
+      // The dump stopped after its first page, its snapshot connection killed by the server, then let go on.
+      const killedAmid = async (options: string[]) => {
+        const dump = startBinlog(['dump', '-R', ...connect(), '--snapshot', '--database=lost', ...options]);
+        let out = '';
+        dump.child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+        const deadline = Date.now() + 60_000;
+        while (!out.includes('"SNAPSHOT_ROWS"') && Date.now() < deadline) await sleep(5);
+        dump.child.kill('SIGSTOP');
+        const ids = await server.query(
+          "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'root' AND ID <> CONNECTION_ID()",
+        );
+        expect(ids.length).toBe(1);
+        await server.sql(`KILL CONNECTION ${ids[0]![0]}`);
+        dump.child.kill('SIGCONT');
+        return { ...(await dump.done), lines: () => parse(out) };
+      };
+      const ended = await killedAmid(['--snapshot-chunk=50']);
+      expect(ended.status).toBe(6);
+      // The server's KILL is met as a closed socket, or as its error when that came first: a sentence either way.
+      expect(ended.stderr).toMatch(/^binlog: the server: (the server closed the connection|Connection was killed)\n$/);
+      expect(ended.lines().some((l) => l.type === 'SNAPSHOT_END')).toBe(false);
+
+      const again = await killedAmid(['--snapshot-chunk=50', '--reconnect']);
+      expect([again.status, again.stderr]).toEqual([0, '']);
+      const lines = again.lines();
+      const starts = lines.flatMap((l, i) => (l.type === 'SNAPSHOT_START' ? [i] : []));
+      expect(starts.length).toBe(2);
+      // The lines after the second start are the whole snapshot: each row once, as the table holds it.
+      const rows = lines
+        .slice(starts[1])
+        .filter((l) => l.type === 'SNAPSHOT_ROWS')
+        .flatMap((l) => l.rows!.map((r) => r.after!));
+      expect(rows.length).toBe(20_000);
+      expect(rows.every((r, i) => r.id === i + 1 && r.v === `v${i + 1}`)).toBe(true);
+      expect(lines.find((l) => l.type === 'SNAPSHOT_END')).toMatchObject({ rows: 20_000 });
+    },
+    TIMEOUT,
+  );
 });
