@@ -5,7 +5,9 @@
  * in both and never in neither.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
 import { runBinlog, startBinlog } from './support/cli.js';
+import { startCutProxy } from './support/cut-proxy.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 const TIMEOUT = 120_000;
@@ -285,6 +287,52 @@ describeWithServer('binlog dump -R --snapshot', () => {
       expect(rows.length).toBe(20_000);
       expect(rows.every((r, i) => r.id === i + 1 && r.v === `v${i + 1}`)).toBe(true);
       expect(lines.find((l) => l.type === 'SNAPSHOT_END')).toMatchObject({ rows: 20_000 });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a table altered or dropped as the snapshot begins: it begins again after the DDL, and says so when it never ends',
+    async () => {
+      await server.sql('CREATE DATABASE race');
+      await server.sql(
+        "CREATE TABLE a (id INT PRIMARY KEY, v VARCHAR(8)); INSERT INTO a SELECT seq, CONCAT('a', seq) FROM seq_1_to_30;" +
+          'CREATE TABLE b (id INT PRIMARY KEY); INSERT INTO b VALUES (1);',
+        'race',
+      );
+      const proxy = await startCutProxy(server.socket, join(dirname(server.socket), 'hold.sock'));
+      try {
+        // Another session's DDL, one a time, just as the snapshot's transaction starts: after its definitions
+        // were read and before its reads take the tables' metadata locks.
+        const ddl: string[] = [];
+        proxy.holdAt('START TRANSACTION WITH CONSISTENT SNAPSHOT', async () => {
+          const next = ddl.shift();
+          if (next) await server.sql(next, 'race');
+        });
+        const dump = () =>
+          runBinlog(['dump', '-R', '--socket', proxy.socket, '--user', 'root', '--snapshot', '--database=race']);
+        ddl.push('ALTER TABLE a ADD COLUMN w INT NOT NULL DEFAULT 5', 'DROP TABLE b');
+        const r = await dump();
+        expect([r.status, r.stderr, ddl]).toEqual([0, '', []]);
+        const lines = parse(r.stdout);
+        const starts = lines.filter((l) => l.type === 'SNAPSHOT_START');
+        expect(starts.map((l) => l.tables)).toEqual([['race.a']]);
+        // The point is after both DDLs, the last events of the binlog, and the rows have the new shape.
+        const [status] = await server.query('SHOW MASTER STATUS');
+        expect([starts[0]!.file, String(starts[0]!.pos)]).toEqual([status![0], status![1]]);
+        const rows = lines.filter((l) => l.type === 'SNAPSHOT_ROWS').flatMap((l) => l.rows!.map((x) => x.after!));
+        expect([rows.length, rows.every((x) => x.w === 5)]).toEqual([30, true]);
+
+        ddl.push(...[1, 2, 3, 4, 5].map((n) => `ALTER TABLE a MODIFY v VARCHAR(${8 + n})`));
+        const changing = await dump();
+        expect(changing.status).toBe(6);
+        expect(changing.stderr).toContain(
+          'the tables kept changing while the snapshot began (race.a was altered), 5 times',
+        );
+        expect([changing.stdout, ddl]).toEqual(['', []]);
+      } finally {
+        await proxy.close();
+      }
     },
     TIMEOUT,
   );
