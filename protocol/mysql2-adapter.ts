@@ -20,6 +20,7 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type {
   authPlugins as Mysql2AuthPlugins,
@@ -242,10 +243,21 @@ export class ClientConnection {
    * Runs a SELECT whose rows are read one at a time: its columns as the server describes them, then each
    * row's cells as the bytes of the text protocol (null for NULL). The socket is paused while rows wait
    * unread, so a table of any size streams in bounded memory.
+   *
+   * mysql2 tells a command without a callback, as a streamed query is, nothing of a lost connection: it
+   * emits the loss on the connection only (at once, when the connection was lost before the query was
+   * queued). So the connection's error ends the rows here, or they would wait for ever.
    */
   async selectRows(sql: string): Promise<RowStream> {
+    let rows: Readable | undefined;
+    let lostBefore: Error | undefined;
+    const onLost = (e: QueryError) => (rows ? rows.destroy(e) : (lostBefore = e));
+    this.conn.on('error', onLost);
     const query = this.conn.query({ sql, rowsAsArray: true, typeCast: false });
-    const rows = query.stream({ highWaterMark: ROWS_HIGH_WATER });
+    rows = query.stream({ highWaterMark: ROWS_HIGH_WATER });
+    if (lostBefore) rows.destroy(lostBefore);
+    const stopWatching = () => this.conn.off('error', onLost);
+    rows.once('close', stopWatching).once('error', stopWatching);
     const columns = await new Promise<ResultColumn[]>((resolve, reject) => {
       rows.once('fields', (fields: ResultColumn[]) => resolve(fields.map(resultColumn)));
       rows.once('error', (e: QueryError) => reject(fromDriver(e)));
@@ -447,8 +459,14 @@ function fromDriver(e: QueryError, at?: string): Error {
   return lost(e, at);
 }
 
+/**
+ * mysql2's codes of a connection the server closed: its own, and a socket's write after the close (EPIPE) or
+ * one the server reset, which a command sent just as the server killed the connection meets.
+ */
+const CLOSED = new Set(['PROTOCOL_CONNECTION_LOST', 'EPIPE', 'ECONNRESET']);
+
 function lost(e: Error & { code?: string }, at?: string): ConnectionError {
-  const message = e.code === 'PROTOCOL_CONNECTION_LOST' ? 'the server closed the connection' : e.message;
+  const message = CLOSED.has(e.code ?? '') ? 'the server closed the connection' : e.message;
   return new ConnectionError(at ? `cannot connect to ${at}: ${message}` : message);
 }
 

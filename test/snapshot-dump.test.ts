@@ -2,10 +2,14 @@
  * `binlog dump -R --snapshot` against a real MariaDB: the tables' rows as of one point, in the dump's
  * values (the same JSON a row event of the same row gives), then the binlog from exactly that point, so
  * that with a writer committing throughout, every row is in the snapshot or in a change after it, never
- * in both and never in neither.
+ * in both and never in neither. And the bad situations: missing privileges (held through roles or not), a
+ * connection lost amid the snapshot (with and without --reconnect), a table dropped amid it, and tables
+ * altered or dropped by another session just as it begins.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
 import { runBinlog, startBinlog } from './support/cli.js';
+import { startCutProxy } from './support/cut-proxy.js';
 import { describeWithServer, startMariadb, type MariadbServer } from './support/mariadb.js';
 
 const TIMEOUT = 120_000;
@@ -237,6 +241,139 @@ describeWithServer('binlog dump -R --snapshot', () => {
       expect(notEnabled.status).toBe(6);
       expect(notEnabled.stderr).toContain('the user lacks REPLICATION SLAVE');
       expect(notEnabled.stdout).toBe('');
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a connection lost amid the snapshot: a sentence and exit 6, or under --reconnect the snapshot again from its start',
+    async () => {
+      await server.sql('CREATE DATABASE lost');
+      // seq_1_to_N, MariaDB's sequence engine, is a table of the default database.
+      await server.sql(
+        "CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO big SELECT seq, CONCAT('v', seq) FROM seq_1_to_20000",
+        'lost',
+      );
+      // The dump stopped after its first page, its snapshot connection killed by the server, then let go on.
+      const killedAmid = async (options: string[]) => {
+        const dump = startBinlog(['dump', '-R', ...connect(), '--snapshot', '--database=lost', ...options]);
+        let out = '';
+        dump.child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+        const deadline = Date.now() + 60_000;
+        while (!out.includes('"SNAPSHOT_ROWS"') && Date.now() < deadline) await sleep(5);
+        dump.child.kill('SIGSTOP');
+        const ids = await server.query(
+          "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'root' AND ID <> CONNECTION_ID()",
+        );
+        expect(ids.length).toBe(1);
+        await server.sql(`KILL CONNECTION ${ids[0]![0]}`);
+        dump.child.kill('SIGCONT');
+        return { ...(await dump.done), lines: () => parse(out) };
+      };
+      const ended = await killedAmid(['--snapshot-chunk=50']);
+      expect(ended.status).toBe(6);
+      // The server's KILL is met as a closed socket, or as its error when that came first: a sentence either way.
+      expect(ended.stderr).toMatch(/^binlog: the server: (the server closed the connection|Connection was killed)\n$/);
+      expect(ended.lines().some((l) => l.type === 'SNAPSHOT_END')).toBe(false);
+
+      const again = await killedAmid(['--snapshot-chunk=50', '--reconnect']);
+      expect([again.status, again.stderr]).toEqual([0, '']);
+      const lines = again.lines();
+      const starts = lines.flatMap((l, i) => (l.type === 'SNAPSHOT_START' ? [i] : []));
+      expect(starts.length).toBe(2);
+      // The lines after the second start are the whole snapshot: each row once, as the table holds it.
+      const rows = lines
+        .slice(starts[1])
+        .filter((l) => l.type === 'SNAPSHOT_ROWS')
+        .flatMap((l) => l.rows!.map((r) => r.after!));
+      expect(rows.length).toBe(20_000);
+      expect(rows.every((r, i) => r.id === i + 1 && r.v === `v${i + 1}`)).toBe(true);
+      expect(lines.find((l) => l.type === 'SNAPSHOT_END')).toMatchObject({ rows: 20_000 });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a table dropped by another session amid the snapshot: the DROP waits for it, then comes after its point',
+    async () => {
+      const dump = startBinlog([
+        'dump',
+        '-R',
+        ...connect(),
+        '--snapshot',
+        '--database=lost',
+        '--snapshot-chunk=50',
+        '--stop-never',
+      ]);
+      let out = '';
+      dump.child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+      const deadline = Date.now() + 60_000;
+      while (!out.includes('"SNAPSHOT_ROWS"') && Date.now() < deadline) await sleep(5);
+      // Stopped amid its rows, the dump holds its transaction open, and with it the table's metadata lock.
+      dump.child.kill('SIGSTOP');
+      let dropped = false;
+      // In the database --database selects: it selects statements by their default database.
+      const drop = server.sql('DROP TABLE big', 'lost').then(() => (dropped = true));
+      await sleep(300);
+      expect(dropped).toBe(false);
+      dump.child.kill('SIGCONT');
+      await drop;
+      while (!out.includes('DROP TABLE') && Date.now() < deadline) await sleep(20);
+      dump.child.kill('SIGTERM');
+      const r = await dump.done;
+      expect(r.stderr).toBe('');
+      const lines = parse(r.stdout);
+      const end = lines.findIndex((l) => l.type === 'SNAPSHOT_END');
+      expect(lines[end]).toMatchObject({ rows: 20_000 });
+      const queries = lines.filter((l) => l.type === 'QUERY_EVENT' && JSON.stringify(l).includes('DROP TABLE'));
+      expect(queries.length).toBe(1);
+      expect(lines.indexOf(queries[0]!)).toBeGreaterThan(end);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a table altered or dropped as the snapshot begins: it begins again after the DDL, and says so when it never ends',
+    async () => {
+      await server.sql('CREATE DATABASE race');
+      await server.sql(
+        "CREATE TABLE a (id INT PRIMARY KEY, v VARCHAR(8)); INSERT INTO a SELECT seq, CONCAT('a', seq) FROM seq_1_to_30;" +
+          'CREATE TABLE b (id INT PRIMARY KEY); INSERT INTO b VALUES (1);',
+        'race',
+      );
+      const proxy = await startCutProxy(server.socket, join(dirname(server.socket), 'hold.sock'));
+      try {
+        // Another session's DDL, one a time, just as the snapshot's transaction starts: after its definitions
+        // were read and before its reads take the tables' metadata locks.
+        const ddl: string[] = [];
+        proxy.holdAt('START TRANSACTION WITH CONSISTENT SNAPSHOT', async () => {
+          const next = ddl.shift();
+          if (next) await server.sql(next, 'race');
+        });
+        const dump = () =>
+          runBinlog(['dump', '-R', '--socket', proxy.socket, '--user', 'root', '--snapshot', '--database=race']);
+        ddl.push('ALTER TABLE a ADD COLUMN w INT NOT NULL DEFAULT 5', 'DROP TABLE b');
+        const r = await dump();
+        expect([r.status, r.stderr, ddl]).toEqual([0, '', []]);
+        const lines = parse(r.stdout);
+        const starts = lines.filter((l) => l.type === 'SNAPSHOT_START');
+        expect(starts.map((l) => l.tables)).toEqual([['race.a']]);
+        // The point is after both DDLs, the last events of the binlog, and the rows have the new shape.
+        const [status] = await server.query('SHOW MASTER STATUS');
+        expect([starts[0]!.file, String(starts[0]!.pos)]).toEqual([status![0], status![1]]);
+        const rows = lines.filter((l) => l.type === 'SNAPSHOT_ROWS').flatMap((l) => l.rows!.map((x) => x.after!));
+        expect([rows.length, rows.every((x) => x.w === 5)]).toEqual([30, true]);
+
+        ddl.push(...[1, 2, 3, 4, 5].map((n) => `ALTER TABLE a MODIFY v VARCHAR(${8 + n})`));
+        const changing = await dump();
+        expect(changing.status).toBe(6);
+        expect(changing.stderr).toContain(
+          'the tables kept changing while the snapshot began (race.a was altered), 5 times',
+        );
+        expect([changing.stdout, ddl]).toEqual(['', []]);
+      } finally {
+        await proxy.close();
+      }
     },
     TIMEOUT,
   );
