@@ -118,7 +118,7 @@ export type PubAckReading = { duplicate: boolean } | { refused: string };
 
 const [QUOTE, OPEN, CLOSE] = [0x22, 0x7b, 0x7d];
 const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
-/** The members that send an answer to the full parse, by the byte after their opening quote; and the one a PubAck has. */
+/** The members that send an answer to the full parse, and the one every PubAck has. */
 const [ERROR_KEY, DUPLICATE_KEY, SEQ_KEY] = [ascii('"error"'), ascii('"duplicate"'), ascii('"seq"')];
 const PLAIN = { duplicate: false } as const;
 
@@ -154,7 +154,7 @@ function startsAt(data: Uint8Array, at: number, quoted: Uint8Array): boolean {
   return true;
 }
 
-/** The answer's JSON read whole: the error it names, or whether a PubAck (one with a sequence number) is a duplicate. */
+/** The answer's JSON read whole: the error it names, or whether a PubAck (it has a `seq`) is a duplicate. */
 function parsedPubAck(data: Uint8Array): PubAckReading {
   const text = new TextDecoder().decode(data);
   let ack: PubAck;
