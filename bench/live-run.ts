@@ -8,25 +8,27 @@
  * JetStream (sinks/), to the end of the binlog, every message acknowledged and the checkpoint written:
  * rows is the messages acknowledged (no digest), `messageBytes` their bodies' mean size. Or the publish
  * ceiling (`nats-ceiling`): the NATS client alone storing ROWS messages of BYTES bytes each in the same
- * stream, as core publishes with a Nats-Msg-Id answered on one reply subscription, 1000 waiting at most.
+ * stream, as core publishes with a Nats-Msg-Id answered on one reply subscription, 1000 waiting at most,
+ * each header made and each answer read as the sink does (WAY `sink`) or with the client's own headers()
+ * and JSON (`client`). For both, `firstSecs` is when the first message was published.
  *
  * node live-run.mjs ours|zongji|frames SOCKET ROWS
  * node live-run.mjs jetstream SOCKET ROWS NATS_URL
- * node live-run.mjs nats-ceiling - ROWS NATS_URL BYTES
+ * node live-run.mjs nats-ceiling - ROWS NATS_URL BYTES sink|client
  */
 import { createHash } from 'node:crypto';
 import type { AnyBinlogEvent, WriteRowsEvent } from '@vlasky/zongji';
-import { connect, createInbox, headers } from '@nats-io/transport-node';
+import { connect, createInbox, headers, type Msg, type MsgHdrs } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectBinlog, connectBinlogFrames } from '../replication/client.js';
-import { natsServers, natsSink } from '../sinks/nats.js';
+import { MsgIdHeader, natsServers, natsSink, readPubAck } from '../sinks/nats.js';
 import type { OpenSink } from '../sinks/sink.js';
 import { BinlogStreamer } from '../sinks/stream.js';
 
 export interface LiveResult {
   kind: string;
   secs: number;
-  /** Seconds to the first row (ours and zongji). */
+  /** Seconds to the first row (ours and zongji), or to the first message published (jetstream, nats-ceiling). */
   firstSecs?: number;
   rows: number;
   digest: string;
@@ -39,7 +41,7 @@ export interface LiveResult {
 
 type Row = Record<string, unknown>;
 
-const [kind, socket, wanted, natsUrl, bytes] = process.argv.slice(2);
+const [kind, socket, wanted, natsUrl, bytes, way] = process.argv.slice(2);
 const ROWS = Number(wanted);
 
 /** The row as text both consumers agree on: id, n, s, d, t, m in order. */
@@ -93,14 +95,24 @@ async function frames(): Promise<number> {
   return n;
 }
 
-/** The streamer from the binlog's start to its end; the messages acknowledged, and their bodies' bytes. */
-async function jetstream(): Promise<{ rows: number; bodyBytes: number }> {
+/**
+ * The streamer from the binlog's start to its end; the messages acknowledged, their bodies' bytes, and when
+ * the first was published (`published`, called then).
+ */
+async function jetstream(published: () => void): Promise<{ rows: number; bodyBytes: number }> {
   const open = natsSink({ url: natsUrl!, stream: 'bench' });
   let bodyBytes = 0;
   // The bodies are counted on their way to the sink, for the ceiling to publish messages of their size.
   const counted: OpenSink = async (acks) => {
     const sink = await open(acks);
-    return { ...sink, publish: (m, seq) => ((bodyBytes += m.body.length), sink.publish(m, seq)) };
+    return {
+      ...sink,
+      publish: (m, seq) => {
+        if (bodyBytes === 0) published();
+        bodyBytes += m.body.length;
+        sink.publish(m, seq);
+      },
+    };
   };
   const streamer = new BinlogStreamer({
     binlog: (from) =>
@@ -117,10 +129,35 @@ const CEILING_WINDOW = 1000;
 const CEILING_LOW_WATER = 750;
 
 /**
- * The NATS client alone: ROWS messages of BYTES bytes into the stream the streamer makes, each with a
- * Nats-Msg-Id of the streamer's form, the acknowledgements counted on one reply subscription.
+ * How the ceiling makes a message's header and reads its answer (what refused it, if anything): as the sink
+ * does (sinks/nats.ts), or with the client's own headers() and JSON.
  */
-async function ceiling(): Promise<number> {
+const CEILING_WAYS: Record<string, { header(id: string): MsgHdrs; refused(m: Msg): string | undefined }> = {
+  sink: {
+    header: (id) => new MsgIdHeader(id),
+    refused: (m) => {
+      const read = readPubAck(m.data);
+      return 'refused' in read ? read.refused : undefined;
+    },
+  },
+  client: {
+    header: (id) => {
+      const h = headers();
+      h.set('Nats-Msg-Id', id);
+      return h;
+    },
+    refused: (m) => m.json<{ error?: { description: string } }>().error?.description,
+  },
+};
+
+/**
+ * The NATS client alone: ROWS messages of BYTES bytes into the stream the streamer makes, each with a
+ * Nats-Msg-Id of the streamer's form, the acknowledgements counted on one reply subscription; `published`
+ * is called at the first.
+ */
+async function ceiling(published: () => void): Promise<number> {
+  const ways = CEILING_WAYS[way ?? 'sink'];
+  if (!ways) throw new Error(`the ceiling's way is sink or client, not ${way}`);
   const nc = await connect({ servers: natsServers(natsUrl!) });
   await (await jetstreamManager(nc)).streams.add({ name: 'bench', subjects: ['binlog.>'], duplicate_window: 600e9 });
   const body = new Uint8Array(Number(bytes)).fill(0x78);
@@ -131,11 +168,7 @@ async function ceiling(): Promise<number> {
   const done = new Promise<void>((resolve, reject) => {
     nc.subscribe(`${inbox}*`, {
       callback: (e, m) => {
-        const why =
-          e?.message ??
-          (m.data.length === 0
-            ? `status ${m.headers?.code}`
-            : m.json<{ error?: { description: string } }>().error?.description);
+        const why = e?.message ?? (m.data.length === 0 ? `status ${m.headers?.code}` : ways.refused(m));
         if (why !== undefined) {
           reject(new Error(`the ceiling's publish failed: ${why}`));
           // The publishing loop ends too, at the failure, rather than wait for acknowledgements.
@@ -147,11 +180,11 @@ async function ceiling(): Promise<number> {
       },
     });
   });
+  published();
   while (sent < ROWS) {
     if (sent - acked >= CEILING_WINDOW) await new Promise<void>((r) => (wake = r));
-    const h = headers();
-    h.set('Nats-Msg-Id', `103/0-1-${1000 + Math.floor(sent / 1000)}/${sent % 1000}`);
-    nc.publish('binlog.live.t', body, { headers: h, reply: inbox + sent++ });
+    const id = `103/0-1-${1000 + Math.floor(sent / 1000)}/${sent % 1000}`;
+    nc.publish('binlog.live.t', body, { headers: ways.header(id), reply: inbox + sent++ });
   }
   await done;
   await nc.close();
@@ -179,11 +212,12 @@ async function main(): Promise<void> {
     return true;
   };
   let messageBytes: number | undefined;
+  const published = () => (firstSecs ??= (performance.now() - t0) / 1000);
   if (kind === 'jetstream') {
-    const sent = await jetstream();
+    const sent = await jetstream(published);
     rows = sent.rows;
     messageBytes = sent.bodyBytes / Math.max(1, sent.rows);
-  } else if (kind === 'nats-ceiling') rows = await ceiling();
+  } else if (kind === 'nats-ceiling') rows = await ceiling(published);
   else if (kind === 'frames') rows = await frames();
   else await (kind === 'zongji' ? zongji(onRow) : ours(onRow));
   const secs = (performance.now() - t0) / 1000;

@@ -118,7 +118,7 @@ export type PubAckReading = { duplicate: boolean } | { refused: string };
 
 const [QUOTE, OPEN, CLOSE] = [0x22, 0x7b, 0x7d];
 const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
-/** The members that send an answer to the full parse, by the byte after their opening quote; and the one a PubAck has. */
+/** The members that send an answer to the full parse, and the one every PubAck has. */
 const [ERROR_KEY, DUPLICATE_KEY, SEQ_KEY] = [ascii('"error"'), ascii('"duplicate"'), ascii('"seq"')];
 const PLAIN = { duplicate: false } as const;
 
@@ -132,6 +132,7 @@ export function readPubAck(data: Uint8Array): PubAckReading {
   return isPlainPubAck(data) ? PLAIN : parsedPubAck(data);
 }
 
+/** Whether `data` is a JSON object with a `"seq"` member and no `"error"` or `"duplicate"` one. */
 function isPlainPubAck(data: Uint8Array): boolean {
   if (data[0] !== OPEN || data[data.length - 1] !== CLOSE) return false;
   let seq = false;
@@ -153,7 +154,7 @@ function startsAt(data: Uint8Array, at: number, quoted: Uint8Array): boolean {
   return true;
 }
 
-/** The answer's JSON read whole: the error it names, or a PubAck's sequence number and duplicate flag. */
+/** The answer's JSON read whole: the error it names, or whether a PubAck (it has a `seq`) is a duplicate. */
 function parsedPubAck(data: Uint8Array): PubAckReading {
   const text = new TextDecoder().decode(data);
   let ack: PubAck;

@@ -244,7 +244,8 @@ export function renderedBodies(rows: JsonRows, shared: SharedParts): Buffer[] {
  * bits of a null bitmap there, which the records, as the eager decode's changes give them, leave out.
  */
 function membersStart(changes: Buffer, at: number): number {
-  if (!changes.subarray(at, at + NULL_SPARE.length).equals(NULL_SPARE)) return at;
+  // Nearly every change begins with "before" or "after": the byte after the quote tells, with no compare made.
+  if (changes[at + 1] !== NULL_SPARE[1] || !changes.subarray(at, at + NULL_SPARE.length).equals(NULL_SPARE)) return at;
   // The member is an object of numbers, so its first closing brace ends it; a comma follows.
   return changes.indexOf(0x7d, at + NULL_SPARE.length) + 2;
 }
