@@ -89,7 +89,8 @@ function reader(names: readonly string[], { bytes, masks }: NullBits): ImageCode
   return (r, nulls, cells) => {
     const b = r.buf;
     const row = { ...template };
-    for (let k = 0; k < n; k++) row[names[k]!] = b[nulls + bytes[k]!]! & masks[k]! ? null : cells[k]!(r);
+    // The template's values are null already, so a NULL needs no store.
+    for (let k = 0; k < n; k++) if (!(b[nulls + bytes[k]!]! & masks[k]!)) row[names[k]!] = cells[k]!(r);
     return row;
   };
 }

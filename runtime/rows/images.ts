@@ -229,14 +229,23 @@ export function orBytes<T>(
   }
 }
 
-/** A change as its images split; it knows the JSON columns whose after value is a diff, and where that image starts. */
-interface SplitChange {
+/** A change whose after image holds JSON diffs: the JSON columns whose value is one, and where that image starts. */
+interface DiffChange {
   change: RowChange;
-  diffs?: Set<Column>;
+  diffs: Set<Column>;
   afterAt: number;
 }
 
-function splitImages(r: Reader, tables: TableLookup, layout: RowLayout): SplitChange[] {
+/**
+ * The changes as their images split, and those of them whose after image holds JSON diffs (rare: only
+ * MySQL's PARTIAL_UPDATE_ROWS has any), kept apart so that the others need nothing but their change.
+ */
+interface SplitChanges {
+  changes: RowChange[];
+  withDiffs: DiffChange[];
+}
+
+function splitImages(r: Reader, tables: TableLookup, layout: RowLayout): SplitChanges {
   const { images, path } = layout;
   const made = imageLayout(table(tables, layout.tableId, r.offset, path), layout, r);
   if (made.before.columns.length === 0 && made.after.columns.length === 0 && r.pos < r.end) {
@@ -247,18 +256,19 @@ function splitImages(r: Reader, tables: TableLookup, layout: RowLayout): SplitCh
     });
   }
   const steps = new ReadSteps(made, path);
-  const out: SplitChange[] = [];
+  const changes: RowChange[] = [];
   while (r.pos < r.end) {
-    const split: SplitChange = { change: {}, diffs: undefined, afterAt: -1 };
-    walkRowChange(r, images, split, steps);
-    out.push(split);
+    const change: RowChange = {};
+    walkRowChange(r, images, change, steps);
+    changes.push(change);
   }
-  return out;
+  return { changes, withDiffs: steps.withDiffs };
 }
 
 /** The eager decode's steps read each image into a row of the change, and the value options into the change. */
-class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
+class ReadSteps implements RowChangeSteps<Reader, RowChange> {
   private readonly paths: Record<RowImageName, string>;
+  readonly withDiffs: DiffChange[] = [];
 
   constructor(
     private readonly layout: ImageLayout,
@@ -267,38 +277,32 @@ class ReadSteps implements RowChangeSteps<Reader, SplitChange> {
     this.paths = rowImagePaths(path);
   }
 
-  before(r: Reader, split: SplitChange): void {
-    split.change.before = readImage(r, this.layout.before, split.change, 'before', this.paths.before);
+  before(r: Reader, change: RowChange): void {
+    change.before = readImage(r, this.layout.before, change, 'before', this.paths.before);
   }
 
   /** An after image's JSON columns may hold diffs, as the value options before it say. */
-  after(r: Reader, split: SplitChange): void {
-    const { change } = split;
+  after(r: Reader, change: RowChange): void {
     const diffs = partialColumns(this.layout.jsonColumns, change);
-    split.diffs = diffs;
-    split.afterAt = r.offset;
-    change.after = readImage(
-      r,
-      diffs ? withDiffs(this.layout.after, diffs) : this.layout.after,
-      change,
-      'after',
-      this.paths.after,
-    );
+    if (!diffs) {
+      change.after = readImage(r, this.layout.after, change, 'after', this.paths.after);
+      return;
+    }
+    this.withDiffs.push({ change, diffs, afterAt: r.offset });
+    change.after = readImage(r, withDiffs(this.layout.after, diffs), change, 'after', this.paths.after);
   }
 
-  options(r: Reader, split: SplitChange): void {
+  options(r: Reader, change: RowChange): void {
     const { jsonOptions, partialJson } = decodeRowOptions(r, NO_CONTEXT, this.layout.jsonColumns.length, this.path);
-    split.change.jsonOptions = jsonOptions;
-    if (partialJson) split.change.partialJson = partialJson;
+    change.jsonOptions = jsonOptions;
+    if (partialJson) change.partialJson = partialJson;
   }
 }
 
 /** Adds each JSON diff's resulting document beside it in its change. */
-function withDocuments(split: SplitChange[], path: string): RowChange[] {
-  return split.map(({ change, diffs, afterAt }) => {
-    if (diffs) addResultingJson(change, diffs, afterAt, `${path}.after`);
-    return change;
-  });
+function withDocuments({ changes, withDiffs }: SplitChanges, path: string): RowChange[] {
+  for (const { change, diffs, afterAt } of withDiffs) addResultingJson(change, diffs, afterAt, `${path}.after`);
+  return changes;
 }
 
 /** The value options read nothing of the stream's context. */
