@@ -24,10 +24,23 @@ export function memberName(index: number, members: Text[]): CellValue {
 /** Each column's member names as JSON, by its members array (made once per TABLE_MAP). */
 const MEMBER_JSON = new WeakMap<Text[], Uint8Array[]>();
 
-/** memberName's value as JSON, written into `w`: a member's name from its bytes made once per column. */
-export function memberJson(w: JsonBytes, index: number, members: Text[]): void {
+/**
+ * The members last looked up and their names, since the values of one column tend to follow each other: a
+ * WeakMap is then not looked up for each value.
+ */
+const last: { members: Text[] | undefined; names: Uint8Array[] } = { members: undefined, names: [] };
+
+function memberNames(members: Text[]): Uint8Array[] {
   let names = MEMBER_JSON.get(members);
   if (!names) MEMBER_JSON.set(members, (names = members.map(jsonValue)));
+  last.members = members;
+  last.names = names;
+  return names;
+}
+
+/** memberName's value as JSON, written into `w`: a member's name from its bytes made once per column. */
+export function memberJson(w: JsonBytes, index: number, members: Text[]): void {
+  const names = members === last.members ? last.names : memberNames(members);
   const name = index > 0 ? names[index - 1] : undefined;
   if (name === undefined) w.integer(index);
   else w.raw(name);
