@@ -260,12 +260,13 @@ describeWithServer('binlog dump -R --snapshot', () => {
   );
 
   it(
-    'a connection lost amid the snapshot: a sentence and exit 6, or under --reconnect the snapshot again from its start',
+    'a connection lost amid the snapshot: a sentence and exit 6, or under --reconnect the snapshot again, whole',
     async () => {
       await server.sql('CREATE DATABASE lost');
       // seq_1_to_N, MariaDB's sequence engine, is a table of the default database.
       await server.sql(
-        "CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO big SELECT seq, CONCAT('v', seq) FROM seq_1_to_20000",
+        'CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20));' +
+          "INSERT INTO big SELECT seq, CONCAT('v', seq) FROM seq_1_to_20000",
         'lost',
       );
       // The dump stopped after its first page, its snapshot connection killed by the server, then let go on.
@@ -334,7 +335,8 @@ describeWithServer('binlog dump -R --snapshot', () => {
     async () => {
       await server.sql('CREATE DATABASE race');
       await server.sql(
-        "CREATE TABLE a (id INT PRIMARY KEY, v VARCHAR(8)); INSERT INTO a SELECT seq, CONCAT('a', seq) FROM seq_1_to_30;" +
+        'CREATE TABLE a (id INT PRIMARY KEY, v VARCHAR(8));' +
+          "INSERT INTO a SELECT seq, CONCAT('a', seq) FROM seq_1_to_30;" +
           'CREATE TABLE b (id INT PRIMARY KEY); INSERT INTO b VALUES (1);',
         'race',
       );
