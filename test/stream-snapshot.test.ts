@@ -107,19 +107,31 @@ function literal(v: unknown): string {
   return `_utf8mb4 X'${Buffer.from(String(v), 'utf8').toString('hex')}'`;
 }
 
+/** Rows an INSERT of the copy writes at most. */
+const INSERT_ROWS = 500;
+
 /**
  * The held rows written into database `copy` of `server`, its tables made by the source's definitions as
  * they are now: rows read before the ALTER lack its column, which takes its default as the ALTER gave it.
- * TIMESTAMPs are in UTC in the records.
+ * Rows of the same columns go in multi-row INSERTs. TIMESTAMPs are in UTC in the records.
  */
 async function writeCopy(server: MariadbServer, tables: Map<string, Held>): Promise<void> {
   let sql = "SET sql_log_bin = 0; CREATE DATABASE copy; USE copy; SET time_zone = '+00:00'; BEGIN;\n";
   for (const [name, held] of tables) {
     sql += `${(await server.query(`SHOW CREATE TABLE app.${name}`))[0]![1]};\n`;
+    const byColumns = new Map<string, Row[]>();
     for (const row of held.all()) {
-      const columns = Object.keys(row);
-      sql += `INSERT INTO ${name} (${columns.join(', ')}) VALUES (${columns.map((c) => literal(row[c])).join(', ')});\n`;
+      const columns = Object.keys(row).join(', ');
+      byColumns
+        .set(columns, byColumns.get(columns) ?? [])
+        .get(columns)!
+        .push(row);
     }
+    for (const [columns, rows] of byColumns)
+      for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+        const values = rows.slice(i, i + INSERT_ROWS).map((r) => `(${Object.values(r).map(literal).join(', ')})`);
+        sql += `INSERT INTO ${name} (${columns}) VALUES ${values.join(', ')};\n`;
+      }
   }
   await server.sql(`${sql}COMMIT;`);
 }
