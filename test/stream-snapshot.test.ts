@@ -6,7 +6,8 @@
  * ALTER, name the columns of the changes). The reader is SIGKILLed during the snapshot (its restart takes
  * the snapshot again) and after it (its restart goes on from the checkpoint). The last snapshot's records
  * and the changes after them, applied by a consumer, are the server's tables: each row once, each change
- * once, and every value as the server holds it.
+ * once, and every value as the server holds it. And under --reconnect, the snapshot's connection killed
+ * amid its rows: the snapshot is taken again, its rows each once in the stream.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
