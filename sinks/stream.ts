@@ -95,8 +95,8 @@ export interface StreamStats {
   sinkLosses: number;
   reconnects: number;
   /**
-   * It counts the rows of the snapshot (`snapshot`) published since its last start; its read records are among
-   * `published`.
+   * It counts the rows of the snapshot (`snapshot`) published since the snapshot last started (again after a
+   * lost connection, under --reconnect); its read records are among `published`.
    */
   snapshotRows: number;
   /** It is true while the snapshot's rows are being read and sent. */
@@ -298,6 +298,8 @@ export class BinlogStreamer {
     const point = await take(
       {
         start: async (p) => {
+          // Taken again after a lost connection (--reconnect), the snapshot's rows are counted afresh.
+          this.stats.snapshotRows = 0;
           records = new SnapshotMessages(this.options.prefix ?? 'binlog', p, startedAt, this.options.partitions);
           writer.write({ file: p.file, position: p.position, gtid: p.gtid, snapshotDone: false });
           await writer.flush();

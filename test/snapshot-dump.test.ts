@@ -30,6 +30,20 @@ const parse = (out: string): Line[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Line);
 
+/**
+ * The CLI started, then stopped (SIGSTOP) once its first snapshot rows are out, so that its snapshot's
+ * transaction stays open, and with it the tables' metadata locks, until it is let go on (SIGCONT).
+ */
+async function stoppedAmidRows(args: string[]) {
+  const dump = startBinlog(args);
+  let out = '';
+  dump.child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('"SNAPSHOT_ROWS"') && Date.now() < deadline) await sleep(5);
+  dump.child.kill('SIGSTOP');
+  return { ...dump, out: () => out };
+}
+
 describeWithServer('binlog dump -R --snapshot', () => {
   let server: MariadbServer;
   const connect = () => ['--socket', server.socket, '--user', 'root'];
@@ -246,29 +260,25 @@ describeWithServer('binlog dump -R --snapshot', () => {
   );
 
   it(
-    'a connection lost amid the snapshot: a sentence and exit 6, or under --reconnect the snapshot again from its start',
+    'a connection lost amid the snapshot: a sentence and exit 6, or under --reconnect the snapshot again, whole',
     async () => {
       await server.sql('CREATE DATABASE lost');
       // seq_1_to_N, MariaDB's sequence engine, is a table of the default database.
       await server.sql(
-        "CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO big SELECT seq, CONCAT('v', seq) FROM seq_1_to_20000",
+        'CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20));' +
+          "INSERT INTO big SELECT seq, CONCAT('v', seq) FROM seq_1_to_20000",
         'lost',
       );
       // The dump stopped after its first page, its snapshot connection killed by the server, then let go on.
       const killedAmid = async (options: string[]) => {
-        const dump = startBinlog(['dump', '-R', ...connect(), '--snapshot', '--database=lost', ...options]);
-        let out = '';
-        dump.child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-        const deadline = Date.now() + 60_000;
-        while (!out.includes('"SNAPSHOT_ROWS"') && Date.now() < deadline) await sleep(5);
-        dump.child.kill('SIGSTOP');
+        const dump = await stoppedAmidRows(['dump', '-R', ...connect(), '--snapshot', '--database=lost', ...options]);
         const ids = await server.query(
           "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'root' AND ID <> CONNECTION_ID()",
         );
         expect(ids.length).toBe(1);
         await server.sql(`KILL CONNECTION ${ids[0]![0]}`);
         dump.child.kill('SIGCONT');
-        return { ...(await dump.done), lines: () => parse(out) };
+        return { ...(await dump.done), lines: () => parse(dump.out()) };
       };
       const ended = await killedAmid(['--snapshot-chunk=50']);
       expect(ended.status).toBe(6);
@@ -296,21 +306,8 @@ describeWithServer('binlog dump -R --snapshot', () => {
   it(
     'a table dropped by another session amid the snapshot: the DROP waits for it, then comes after its point',
     async () => {
-      const dump = startBinlog([
-        'dump',
-        '-R',
-        ...connect(),
-        '--snapshot',
-        '--database=lost',
-        '--snapshot-chunk=50',
-        '--stop-never',
-      ]);
-      let out = '';
-      dump.child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-      const deadline = Date.now() + 60_000;
-      while (!out.includes('"SNAPSHOT_ROWS"') && Date.now() < deadline) await sleep(5);
-      // Stopped amid its rows, the dump holds its transaction open, and with it the table's metadata lock.
-      dump.child.kill('SIGSTOP');
+      const args = ['dump', '-R', ...connect(), '--snapshot', '--database=lost', '--snapshot-chunk=50', '--stop-never'];
+      const dump = await stoppedAmidRows(args);
       let dropped = false;
       // In the database --database selects: it selects statements by their default database.
       const drop = server.sql('DROP TABLE big', 'lost').then(() => (dropped = true));
@@ -318,7 +315,8 @@ describeWithServer('binlog dump -R --snapshot', () => {
       expect(dropped).toBe(false);
       dump.child.kill('SIGCONT');
       await drop;
-      while (!out.includes('DROP TABLE') && Date.now() < deadline) await sleep(20);
+      const deadline = Date.now() + 60_000;
+      while (!dump.out().includes('DROP TABLE') && Date.now() < deadline) await sleep(20);
       dump.child.kill('SIGTERM');
       const r = await dump.done;
       expect(r.stderr).toBe('');
@@ -337,7 +335,8 @@ describeWithServer('binlog dump -R --snapshot', () => {
     async () => {
       await server.sql('CREATE DATABASE race');
       await server.sql(
-        "CREATE TABLE a (id INT PRIMARY KEY, v VARCHAR(8)); INSERT INTO a SELECT seq, CONCAT('a', seq) FROM seq_1_to_30;" +
+        'CREATE TABLE a (id INT PRIMARY KEY, v VARCHAR(8));' +
+          "INSERT INTO a SELECT seq, CONCAT('a', seq) FROM seq_1_to_30;" +
           'CREATE TABLE b (id INT PRIMARY KEY); INSERT INTO b VALUES (1);',
         'race',
       );

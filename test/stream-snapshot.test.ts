@@ -6,7 +6,8 @@
  * ALTER, name the columns of the changes). The reader is SIGKILLed during the snapshot (its restart takes
  * the snapshot again) and after it (its restart goes on from the checkpoint). The last snapshot's records
  * and the changes after them, applied by a consumer, are the server's tables: each row once, each change
- * once, and every value as the server holds it.
+ * once, and every value as the server holds it. And under --reconnect, the snapshot's connection killed
+ * amid its rows: the snapshot is taken again, its rows each once in the stream.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -107,21 +108,67 @@ function literal(v: unknown): string {
   return `_utf8mb4 X'${Buffer.from(String(v), 'utf8').toString('hex')}'`;
 }
 
+/** Rows an INSERT of the copy writes at most. */
+const INSERT_ROWS = 500;
+
 /**
  * The held rows written into database `copy` of `server`, its tables made by the source's definitions as
  * they are now: rows read before the ALTER lack its column, which takes its default as the ALTER gave it.
- * TIMESTAMPs are in UTC in the records.
+ * Rows of the same columns go in multi-row INSERTs. TIMESTAMPs are in UTC in the records.
  */
 async function writeCopy(server: MariadbServer, tables: Map<string, Held>): Promise<void> {
   let sql = "SET sql_log_bin = 0; CREATE DATABASE copy; USE copy; SET time_zone = '+00:00'; BEGIN;\n";
   for (const [name, held] of tables) {
     sql += `${(await server.query(`SHOW CREATE TABLE app.${name}`))[0]![1]};\n`;
+    const byColumns = new Map<string, Row[]>();
     for (const row of held.all()) {
-      const columns = Object.keys(row);
-      sql += `INSERT INTO ${name} (${columns.join(', ')}) VALUES (${columns.map((c) => literal(row[c])).join(', ')});\n`;
+      const columns = Object.keys(row).join(', ');
+      byColumns
+        .set(columns, byColumns.get(columns) ?? [])
+        .get(columns)!
+        .push(row);
     }
+    for (const [columns, rows] of byColumns)
+      for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+        const values = rows.slice(i, i + INSERT_ROWS).map((r) => `(${Object.values(r).map(literal).join(', ')})`);
+        sql += `INSERT INTO ${name} (${columns}) VALUES ${values.join(', ')};\n`;
+      }
   }
   await server.sql(`${sql}COMMIT;`);
+}
+
+/** A `binlog stream --snapshot` of database `app` into `nats`: its last --stats line and its stderr, as they come. */
+class Reader {
+  stats: Record<string, unknown> = {};
+  stderr = '';
+  readonly exited: Promise<number | null>;
+  private readonly child: ChildProcess;
+
+  constructor(server: MariadbServer, nats: NatsServer, options: string[] = []) {
+    const args = ['stream', '-R', '--socket', server.socket, '--user', 'root', `--to=${nats.url}`, '--snapshot'];
+    args.push('--database=app', '--snapshot-chunk=500', '--in-flight=100', '--stats=0.05', '--heartbeat-period=1');
+    this.child = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args, ...options], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
+    this.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      for (const l of d.split('\n').filter(Boolean)) this.stats = JSON.parse(l) as Record<string, unknown>;
+    });
+    this.exited = new Promise((resolve) => this.child.on('close', resolve));
+  }
+
+  checkpoint(): Checkpoint | undefined {
+    return this.stats.checkpoint as Checkpoint | undefined;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  async kill(): Promise<void> {
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
 }
 
 function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
@@ -142,30 +189,6 @@ function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
     it(
       'the rows, then the changes from the snapshot point and an ALTER TABLE during it, exactly once through SIGKILLs',
       async () => {
-        let stats: Record<string, unknown> = {};
-        let stderr = '';
-        let reader: ChildProcess | undefined;
-        let exited: Promise<number | null> = Promise.resolve(null);
-        const checkpoint = () => stats.checkpoint as Checkpoint | undefined;
-        const startReader = () => {
-          stats = {};
-          stderr = '';
-          const args = ['stream', '-R', '--socket', server.socket, '--user', 'root', `--to=${nats.url}`];
-          args.push('--snapshot', '--database=app', '--snapshot-chunk=500', '--in-flight=100', '--stats=0.05');
-          args.push('--heartbeat-period=1');
-          const child = (reader = spawn(process.execPath, [join(root, 'bin', 'binlog'), ...args], {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          }));
-          child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-          child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-            for (const l of d.split('\n').filter(Boolean)) stats = JSON.parse(l) as Record<string, unknown>;
-          });
-          exited = new Promise((resolve) => child.on('close', resolve));
-        };
-        const kill = async () => {
-          reader!.kill('SIGKILL');
-          await exited;
-        };
         // The writer: small transactions over the three tables, until told to stop.
         let writing = true;
         let writes = 0;
@@ -176,40 +199,43 @@ function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
           }
         })();
 
-        startReader();
-        await until(() => Number(stats.published ?? 0) >= 2_000, 'the first rows published');
-        expect(checkpoint()?.snapshotDone).toBe(false);
-        await kill();
-        startReader();
-        await until(() => stderr.includes('\n'), "the restart's first line");
-        expect(stderr).toMatch(/^binlog: the snapshot did not finish: taking it again\n/);
+        let reader = new Reader(server, nats);
+        await until(() => Number(reader.stats.published ?? 0) >= 2_000, 'the first rows published');
+        expect(reader.checkpoint()?.snapshotDone).toBe(false);
+        await reader.kill();
+        reader = new Reader(server, nats);
+        await until(() => reader.stderr.includes('\n'), "the restart's first line");
+        expect(reader.stderr).toMatch(/^binlog: the snapshot did not finish: taking it again\n/);
         // Stopped amid its snapshot, the reader holds the snapshot's transaction open, and with it the
         // tables' metadata locks: the ALTER waits for the snapshot to end, then lands just after its point.
-        await until(() => Number(stats.snapshotRows ?? 0) > 0, "the second snapshot's first rows");
-        reader!.kill('SIGSTOP');
-        expect([checkpoint()?.snapshotDone, stats.snapshotting]).toEqual([false, true]);
+        await until(() => Number(reader.stats.snapshotRows ?? 0) > 0, "the second snapshot's first rows");
+        reader.signal('SIGSTOP');
+        expect([reader.checkpoint()?.snapshotDone, reader.stats.snapshotting]).toEqual([false, true]);
         let altered = false;
         const alter = server.sql(ALTER, 'app').then(() => (altered = true));
         await sleep(500);
         expect(altered).toBe(false);
-        reader!.kill('SIGCONT');
+        reader.signal('SIGCONT');
         await alter;
         for (let i = 0; i < 10; i++) await server.sql(afterAlter(i));
-        await until(() => checkpoint()?.snapshotDone === true, 'the snapshot acknowledged');
-        const snapshotStats = { ...stats };
+        await until(() => reader.checkpoint()?.snapshotDone === true, 'the snapshot acknowledged');
+        const snapshotStats = { ...reader.stats };
         await sleep(300); // some changes after the snapshot, then a kill after it
-        await kill();
-        startReader();
-        await until(() => stderr.includes('\n'), "the third start's first line");
-        expect(stderr).toMatch(/^binlog: resuming from the checkpoint /);
+        await reader.kill();
+        reader = new Reader(server, nats);
+        await until(() => reader.stderr.includes('\n'), "the third start's first line");
+        expect(reader.stderr).toMatch(/^binlog: resuming from the checkpoint /);
         await sleep(300);
         writing = false;
         await writer;
         const [[end]] = (await server.query('SELECT @@gtid_binlog_pos')) as [[string]];
-        await until(() => checkpoint()?.gtid === end && stats.inFlight === 0, 'the last change acknowledged');
-        reader!.kill('SIGTERM');
-        expect(await exited).toBe(0);
-        expect(checkpoint()?.snapshotDone).toBe(true);
+        await until(
+          () => reader.checkpoint()?.gtid === end && reader.stats.inFlight === 0,
+          'the last change acknowledged',
+        );
+        reader.signal('SIGTERM');
+        expect(await reader.exited).toBe(0);
+        expect(reader.checkpoint()?.snapshotDone).toBe(true);
 
         const messages = await readAll(nats.url, 'binlog');
         expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
@@ -242,6 +268,34 @@ function describeCase(metadata: 'FULL' | 'NO_LOG'): void {
           `stream --snapshot (${metadata}): ${messages.length} messages, ${reads.length} read records, ` +
             `${writes} writer transactions`,
         );
+      },
+      TIMEOUT,
+    );
+
+    it(
+      'a snapshot connection lost under --reconnect: the snapshot taken again, its rows each once',
+      async () => {
+        // Another stream and subjects, so that the first test's messages are not among these.
+        const reader = new Reader(server, nats, ['--reconnect', '--stream=again', '--subject-prefix=again']);
+        await until(() => Number(reader.stats.snapshotRows ?? 0) > 0, 'the first rows');
+        reader.signal('SIGSTOP');
+        const ids = await server.query(
+          "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'root' AND ID <> CONNECTION_ID()",
+        );
+        expect(ids.length).toBe(1);
+        await server.sql(`KILL CONNECTION ${ids[0]![0]}`);
+        reader.signal('SIGCONT');
+        await until(() => reader.checkpoint()?.snapshotDone === true, 'the snapshot acknowledged');
+        const snapshotRows = reader.stats.snapshotRows;
+        reader.signal('SIGTERM');
+        expect(await reader.exited).toBe(0);
+        expect(reader.stderr).toMatch(/^binlog: no checkpoint yet: [^\n]*\n$/);
+        const count = (t: string) => server.query(`SELECT COUNT(*) FROM app.${t}`).then(([[n]]) => Number(n));
+        const rows = (await Promise.all(Object.keys(KEYS).map(count))).reduce((a, b) => a + b);
+        const reads = (await readAll(nats.url, 'again')).filter((m) => (m.body.op as string) === 'r');
+        const last = reads.at(-1)!.body.source;
+        const lastReads = reads.filter((m) => m.body.source.file === last.file && m.body.source.pos === last.pos);
+        expect([lastReads.length, new Set(lastReads.map((m) => m.id)).size, snapshotRows]).toEqual([rows, rows, rows]);
       },
       TIMEOUT,
     );
