@@ -30,7 +30,7 @@ function outbox(limit: number, ahead: number) {
   return { box, window, published, durable, failures, sent: () => sent };
 }
 
-it('sends what the window has room for at once, holds the rest in order, and lets the reader on below `ahead`', async () => {
+it('sends what the window has room for at once, holds the rest in order, lets the reader on below ahead', async () => {
   const { box, window, published, durable, sent } = outbox(4, 3);
   box.add([0, 1].map(message));
   expect(published).toEqual(['1/0-1-9/0', '1/0-1-9/1']);
