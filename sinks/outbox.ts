@@ -15,6 +15,9 @@ interface End {
   at: number;
 }
 
+/** How many items sent before those sent are let go of (when they are at least half of those held). */
+const COMPACT_AT = 1024;
+
 export class Outbox {
   private items: (SinkMessage | End)[] = [];
   /** The next item to send. */
@@ -83,6 +86,11 @@ export class Outbox {
         if (this.window.full) await this.window.room();
         if (this.closed) return;
         const item = this.items[this.next++]!;
+        // What was sent is let go of now and then, not kept until the reader next waits for nothing.
+        if (this.next >= COMPACT_AT && this.next * 2 >= this.items.length) {
+          this.items = this.items.slice(this.next);
+          this.next = 0;
+        }
         if ('checkpoint' in item) this.window.mark(item.checkpoint, item.at);
         else {
           this.held--;
