@@ -13,6 +13,7 @@ import type { SnapshotPoint, SnapshotRow, SnapshotTable } from '../protocol/snap
 import type { DumpRowsOption } from '../runtime/rows/row-tables.js';
 import { isBefore, SchemaHistory, type HistoryEntry, type SchemaHistoryOptions } from '../runtime/tables/history.js';
 import { Lag } from './lag.js';
+import { Outbox } from './outbox.js';
 import { ChangeMessages } from './record.js';
 import type { OpenSink, Sink, SinkAcks } from './sink.js';
 import { SnapshotMessages } from './snapshot-records.js';
@@ -224,11 +225,12 @@ export class BinlogStreamer {
       this.options.snapshot && (!resume || resume.snapshotDone === false) ? this.options.snapshot : undefined;
     // The checkpoints say snapshotDone where a snapshot was taken, now or before this start; not otherwise.
     const snapshotted = snapshot !== undefined || resume?.snapshotDone !== undefined;
+    const limit = this.options.inFlight ?? DEFAULT_IN_FLIGHT;
     const window =
       (this.window =
       attempt.window =
         new AckWindow(
-          this.options.inFlight ?? DEFAULT_IN_FLIGHT,
+          limit,
           (this.options.ackTimeout ?? DEFAULT_ACK_TIMEOUT) * 1000,
           (c, at, n) => {
             this.stats.transactions += n;
@@ -238,6 +240,8 @@ export class BinlogStreamer {
           () => this.binlog?.close(), // the dump waits no longer for events that cannot be sent
         ));
     const reconnectsBefore = this.stats.reconnects;
+    // As many messages rendered ahead as the window holds in flight: memory stays within twice the window.
+    const outbox = new Outbox(sink, window, limit, () => this.stats.published++);
     let binlog: CheckpointedEvents | undefined;
     try {
       const { start, history } = snapshot
@@ -249,17 +253,16 @@ export class BinlogStreamer {
       for await (const e of binlog) {
         if (e.notInFile === 'heartbeat') this.lag.heartbeat();
         else if (!e.notInFile) this.lag.read(e.header.timestamp);
-        for (const m of messages.of(e, checkpoint)) {
-          this.stats.published++;
-          sink.publish(m, window.take(m));
-          if (window.full) await window.room();
-        }
+        outbox.add(messages.of(e, checkpoint));
         this.stats.reconnects = reconnectsBefore + binlog.reconnects;
-        if (binlog.checkpoint === checkpoint) continue;
-        checkpoint = binlog.checkpoint;
-        messages.ended();
-        window.mark(checkpoint, e.header.timestamp);
+        if (binlog.checkpoint !== checkpoint) {
+          checkpoint = binlog.checkpoint;
+          messages.ended();
+          outbox.end(checkpoint, e.header.timestamp);
+        }
+        await outbox.room();
       }
+      await outbox.flush();
       await window.drain();
       await writer.flush();
     } catch (e) {
@@ -269,6 +272,7 @@ export class BinlogStreamer {
       await sinkSide(window.drain());
       await sinkSide(writer.flush());
     } finally {
+      outbox.close();
       window.close();
       binlog?.close();
     }
