@@ -23,7 +23,8 @@ export interface ImageCode {
   skip(r: Reader, nulls: number, skippers: readonly CellSkipper[], widths: Int32Array, offsets: number[]): void;
   /**
    * Writes a row's values after its null bitmap at `w.buf[nulls]`, setting its nulls' bits; gives the index
-   * of the first column without a value, or -1.
+   * of the first column without a value, EXTRA_KEYS when every column has one but the row has other keys
+   * too, or -1.
    */
   write(w: Writer, row: Row, nulls: number, writers: readonly CellWriter[]): number;
   /**
@@ -114,10 +115,14 @@ function skipper({ bytes, masks }: NullBits): ImageCode['skip'] {
   };
 }
 
+/** What ImageCode.write gives for a row that has a value for every present column, and keys of other columns. */
+export const EXTRA_KEYS = -2;
+
 /**
  * A column the row has no key for is missing, one whose key holds undefined has the value undefined. A
  * row whose keys are the list's names in order (as the decode gives them) has its values taken by one
- * for-in, whose loads V8 serves from the object's own key cache; any other row by name.
+ * for-in, whose loads V8 serves from the object's own key cache; any other row by name. A plain object
+ * whose for-in gave exactly the names has no other keys, so only other rows are counted again.
  */
 function writer(names: readonly string[], { bytes, masks }: NullBits): ImageCode['write'] {
   const n = names.length;
@@ -138,7 +143,7 @@ function writer(names: readonly string[], { bytes, masks }: NullBits): ImageCode
   return (w, row, nulls, writers) => {
     if (inOrder(row)) {
       for (let k = 0; k < n; k++) write(w, k, values[k]!, writers, nulls);
-      return -1;
+      return isPlain(row) || ownKeyCount(row) === n ? -1 : EXTRA_KEYS;
     }
     for (let k = 0; k < n; k++) {
       const name = names[k]!;
@@ -146,8 +151,30 @@ function writer(names: readonly string[], { bytes, masks }: NullBits): ImageCode
       if (v === undefined && !(name in row)) return k;
       write(w, k, v!, writers, nulls);
     }
-    return -1;
+    // Every present column has its value, so any more keys are columns not in the image.
+    return ownKeyCount(row) === n ? -1 : EXTRA_KEYS;
   };
+}
+
+/**
+ * How many own enumerable keys a row has (Object.keys(row).length), without an array per row: for-in
+ * counts inherited keys too, of which a plain object has none while Object.prototype has no enumerable
+ * ones (an Object.hasOwn per key cost 6× the loop).
+ */
+function ownKeyCount(row: Row): number {
+  let count = 0;
+  for (const _ in row) count++;
+  return isPlain(row) ? count : Object.keys(row).length;
+}
+
+/** Whether for-in gives a row's own enumerable keys and no others. */
+function isPlain(row: Row): boolean {
+  return Object.getPrototypeOf(row) === Object.prototype && !hasEnumerableKeys(Object.prototype);
+}
+
+function hasEnumerableKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 const NULL = Buffer.from('null');

@@ -19,8 +19,8 @@ import {
   setNullSpare,
   walkRowChange,
 } from '../../generated/rows.js';
-import { placedAt } from '../core/schema-helpers.js';
-import { imageCode, type ImageCode } from './image-code.js';
+import { placedError } from '../core/schema-helpers.js';
+import { EXTRA_KEYS, imageCode, type ImageCode } from './image-code.js';
 import { cellCodec } from '../values/cells.js';
 import { BinlogError, EncodeError, InvalidValueError, UnknownTableError } from '../core/errors.js';
 import { addResultingJson, checkResultingJson } from './json-diff.js';
@@ -118,35 +118,22 @@ function writeImage(w: Writer, change: RowChangeInput, image: RowImageName, img:
   const n = columns.length;
   const at = w.reserve(nullBitmapBytes(n));
   setNullSpare(w.buf, at, n, change.nullSpare?.[image] ?? serverNullSpare(n));
-  const missing = placedAt(() => img.write(w, row, at, img.writers), rows, `${rows}.${image}`);
+  let missing: number;
+  try {
+    missing = img.write(w, row, at, img.writers);
+  } catch (e) {
+    // The image's path is made only for an error: a string per row would cost as much as a small row's writing.
+    throw placedError(e, rows, `${rows}.${image}`);
+  }
+  if (missing === EXTRA_KEYS) {
+    const extra = Object.keys(row).find((name) => !columns.some((c) => c.name === name));
+    throw new EncodeError(`column '${extra}' is not present in this image`, `${rows}.${image}`);
+  }
   if (missing >= 0)
     throw new EncodeError(
       `column '${columns[missing]!.name}' is present in the image but has no value`,
       `${rows}.${image}`,
     );
-  // Every present column has its value (checked above), so any more keys are columns not in the image.
-  if (ownKeyCount(row) !== n) {
-    const extra = Object.keys(row).find((name) => !columns.some((c) => c.name === name));
-    throw new EncodeError(`column '${extra}' is not present in this image`, `${rows}.${image}`);
-  }
-}
-
-/**
- * How many own enumerable keys a row has (Object.keys(row).length), without an array per row: for-in
- * counts inherited keys too, of which a plain object has none while Object.prototype has no enumerable
- * ones (an Object.hasOwn per key cost 6× the loop).
- */
-function ownKeyCount(row: Row): number {
-  let count = 0;
-  for (const _ in row) count++;
-  return Object.getPrototypeOf(row) === Object.prototype && !hasEnumerableKeys(Object.prototype)
-    ? count
-    : Object.keys(row).length;
-}
-
-function hasEnumerableKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
 }
 
 /**
@@ -330,7 +317,13 @@ export function encodeRows(w: Writer, rows: RowChangeInput[], tables: TableLooku
   if (!t) throw new EncodeError(`no TABLE_MAP for table id ${tableId} before this row event`, path);
   const steps = new WriteSteps(imageLayout(t, layout, undefined), path);
   // The paths name the change's parts, so that errors are placed at the change.
-  rows.forEach((change, i) => placedAt(() => walkRowChange(w, images, change, steps), path, `${path}[${i}]`));
+  for (let i = 0; i < rows.length; i++) {
+    try {
+      walkRowChange(w, images, rows[i]!, steps);
+    } catch (e) {
+      throw placedError(e, path, `${path}[${i}]`);
+    }
+  }
 }
 
 /** The encoder's steps write each image from its row, and the value options from the change. */
