@@ -8,6 +8,10 @@
  *   dump    the file read from disk and written as `binlog dump` writes it (readBinlog with the dump's rows,
  *           DumpLines) into a stream that drops the bytes; a tree that has the schema history
  *           (runtime/tables/history.js) reads with a new one each pass, as its `binlog dump` does
+ *   read    the dump's part before its JSON: the file read and its events decoded as the dump reads them, with
+ *           the rows kept as bytes
+ *   rows    that part with every rows event's JSON rendered (JsonRows.render) and dropped, so that the rows'
+ *           share of the dump shows beside the two modes above
  * Each tree is one compiled dist/ (this one's by default). In every pass each mode runs once in each tree,
  * the trees taking turns, their order rotated from pass to pass so that none always runs first. Each run's
  * CPU seconds (user + system, process.cpuUsage) are printed, then per mode and tree the median of the passes
@@ -18,7 +22,7 @@ import { Writable } from 'node:stream';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const MODES = ['decode', 'lazy', 'encode', 'dump'] as const;
+const MODES = ['decode', 'lazy', 'encode', 'dump', 'read', 'rows'] as const;
 type Mode = (typeof MODES)[number];
 
 /** The few parts of a tree's dist/ that the modes use, typed as loosely as two builds of them agree. */
@@ -34,6 +38,8 @@ interface Modules {
   iterateBinlog(bytes: Uint8Array, options?: object): Iterable<Event>;
   EventEncoder: new () => { encode(e: Event, offset: number): Uint8Array };
   dump(file: string, out: NodeJS.WritableStream): Promise<void>;
+  /** Reads the file as the dump does, each rows event's JSON rendered when `render` is set; gives the events. */
+  read(file: string, render: boolean): Promise<number>;
 }
 
 /** A run's CPU seconds, and a count of what it did so that the trees can be seen to agree. */
@@ -49,24 +55,40 @@ interface Tree {
 
 async function load(dir: string): Promise<Tree> {
   const at = (p: string) => import(pathToFileURL(path.join(dir, 'dist', p)).href);
-  const [{ DumpLines }, { readBinlog, iterateBinlog }, rowTables, { EventEncoder }, history] = await Promise.all([
-    at('bin/dump-lines.js'),
-    at('runtime/io/stream.js'),
-    at('runtime/rows/row-tables.js'),
-    at('runtime/events/event-codec.js'),
-    // The trees before the schema history have no such module: they read without one.
-    at('runtime/tables/history.js').catch(() => undefined),
-  ]);
+  const [{ DumpLines }, { readBinlog, iterateBinlog }, rowTables, { EventEncoder }, { JsonBytes }, history] =
+    await Promise.all([
+      at('bin/dump-lines.js'),
+      at('runtime/io/stream.js'),
+      at('runtime/rows/row-tables.js'),
+      at('runtime/events/event-codec.js'),
+      at('runtime/core/dump-json-bytes.js'),
+      // The trees before the schema history have no such module: they read without one.
+      at('runtime/tables/history.js').catch(() => undefined),
+    ]);
   // The trees before DUMP_ROWS asked for the dump's rows with the option `rows: 'json'`.
   const dumpRows = rowTables.DUMP_ROWS ? { [rowTables.DUMP_ROWS]: true } : { rows: 'json' };
+  const dumpRead = (file: string) =>
+    readBinlog(file, { ...dumpRows, ...(history ? { schemaHistory: new history.SchemaHistory() } : {}) });
   const modules: Modules = {
     iterateBinlog,
     EventEncoder,
     async dump(file, out) {
       const lines = new DumpLines(out);
-      const schemaHistory = history ? { schemaHistory: new history.SchemaHistory() } : {};
-      for await (const e of readBinlog(file, { ...dumpRows, ...schemaHistory })) await lines.event(e);
+      for await (const e of dumpRead(file)) await lines.event(e);
       await lines.end();
+    },
+    async read(file, render) {
+      const rows = new JsonBytes(1 << 16);
+      let count = 0;
+      for await (const e of dumpRead(file)) {
+        count++;
+        // A rows event's rows are a JsonRows (its render) where the dump writes them from their bytes.
+        if (render && typeof e.rows?.render === 'function') {
+          rows.pos = 0;
+          e.rows.render(rows);
+        }
+      }
+      return count;
     },
   };
   return {
@@ -76,6 +98,8 @@ async function load(dir: string): Promise<Tree> {
       lazy: async (_, bytes) => lazy(modules, bytes),
       encode: async (_, bytes) => encode(modules, bytes),
       dump: (file) => dump(modules, file),
+      read: (file) => read(modules, file, false),
+      rows: (file) => read(modules, file, true),
     },
   };
 }
@@ -155,6 +179,14 @@ async function dump(m: Modules, file: string): Promise<Run> {
   return { cpu: (c.user + c.system) / 1e6, count };
 }
 
+/** The CPU of the dump's reading, with or without the rows' JSON, and the events read. */
+async function read(m: Modules, file: string, render: boolean): Promise<Run> {
+  const c0 = process.cpuUsage();
+  const count = await m.read(file, render);
+  const c = process.cpuUsage(c0);
+  return { cpu: (c.user + c.system) / 1e6, count };
+}
+
 /** The whole file in one Uint8Array (readFileSync stops at 2 GiB). */
 function readAll(file: string): Uint8Array {
   const fd = openSync(file, 'r');
@@ -181,7 +213,7 @@ async function main(): Promise<void> {
   if (!list || !file) throw new Error(`usage: npx tsx bench/passes.ts ${MODES.join('|')}[,…] FILE PASSES [TREE...]`);
   const modes = modesOf(list);
   const trees = await Promise.all((dirs.length ? dirs : [path.join(import.meta.dirname, '..')]).map(load));
-  const bytes = modes.some((m) => m !== 'dump') ? readAll(file) : new Uint8Array(0);
+  const bytes = modes.some((m) => ['decode', 'lazy', 'encode'].includes(m)) ? readAll(file) : new Uint8Array(0);
   const cpu = new Map(trees.map((t) => [t, new Map(modes.map((m) => [m, [] as number[]]))]));
   for (let i = 0; i < Number(passes); i++) {
     for (const mode of modes) {

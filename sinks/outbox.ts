@@ -30,7 +30,7 @@ export class Outbox {
   private wake: (() => void) | undefined;
 
   constructor(
-    private readonly sink: Sink,
+    private readonly sink: Pick<Sink, 'publish'>,
     private readonly window: AckWindow,
     /** Messages held at most before `room` waits. */
     private readonly ahead: number,

@@ -6,7 +6,7 @@
 import { expect, it } from 'vitest';
 import type { Checkpoint } from '../protocol/checkpoint.js';
 import { Outbox } from '../sinks/outbox.js';
-import type { Sink, SinkMessage } from '../sinks/sink.js';
+import type { SinkMessage } from '../sinks/sink.js';
 import { AckWindow } from '../sinks/window.js';
 
 const message = (n: number): SinkMessage => ({ subject: 'binlog.d.t', id: `1/0-1-9/${n}`, body: new Uint8Array() });
@@ -24,7 +24,7 @@ function outbox(limit: number, ahead: number) {
     (c) => durable.push(c.position),
     (e) => failures.push(e),
   );
-  const sink = { publish: (m: SinkMessage) => void published.push(m.id) } as Sink;
+  const sink = { publish: (m: SinkMessage) => void published.push(m.id) };
   let sent = 0;
   const box = new Outbox(sink, window, ahead, () => sent++);
   return { box, window, published, durable, failures, sent: () => sent };

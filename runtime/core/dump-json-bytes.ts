@@ -12,6 +12,11 @@ import { DOUBLE_TEXT_MAX, writeDouble } from './double-text.js';
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
+/** Each byte's two hex digits, the high one and the low one, so that a byte is written without a shift or a mask. */
+const HEX_HIGH = Uint8Array.from({ length: 256 }, (_, b) => HEX[b >> 4]!);
+const HEX_LOW = Uint8Array.from({ length: 256 }, (_, b) => HEX[b & 15]!);
+const HEX_OPEN = Buffer.from('{"hex":"', 'latin1');
+const HEX_CLOSE = Buffer.from('"}', 'latin1');
 /** JSON.stringify escapes these codes with a letter, and any other code below 0x20 as \u00XX. */
 const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x6e, 0x0c: 0x66, 0x0d: 0x72 };
 /**
@@ -221,15 +226,15 @@ export class JsonBytes {
   /** Writes the bytes b[start, end) as {"hex":"…"}. */
   hex(b: Uint8Array, start = 0, end = b.length): void {
     this.room((end - start) * 2 + 10);
-    this.ascii('{"hex":"');
     const buf = this.buf;
-    let p = this.pos;
+    let p = copy(HEX_OPEN, 0, HEX_OPEN.length, buf, this.pos);
     for (let i = start; i < end; i++) {
-      buf[p++] = HEX[b[i]! >> 4]!;
-      buf[p++] = HEX[b[i]! & 15]!;
+      const x = b[i]!;
+      buf[p] = HEX_HIGH[x]!;
+      buf[p + 1] = HEX_LOW[x]!;
+      p += 2;
     }
-    this.pos = p;
-    this.ascii('"}');
+    this.pos = copy(HEX_CLOSE, 0, HEX_CLOSE.length, buf, p);
   }
 
   /** Writes a string quoted and escaped in UTF-8 as JSON.stringify does it, with lone surrogates as \udXXX. */
