@@ -14,6 +14,7 @@ import {
   type SnapshotRow,
   type SnapshotTable,
 } from '../protocol/snapshot-rows.js';
+import type { EventSelection } from '../runtime/io/filter.js';
 import type { SchemaHistory } from '../runtime/tables/history.js';
 import type { SnapshotReader } from '../snapshot/index.js';
 import type { DumpLines } from './dump-lines.js';
@@ -103,6 +104,7 @@ export async function snapshotThenBinlog(
   writer: SnapshotWriter,
   history: SchemaHistory | undefined,
   progress: boolean,
+  selection?: EventSelection,
 ): Promise<{ live: LiveOptions; count: SnapshotCount; point: SnapshotPoint }> {
   const { takeSnapshot } = await import('../snapshot/index.js');
   const count = new SnapshotCount();
@@ -111,6 +113,8 @@ export async function snapshotThenBinlog(
     async start(point, tables) {
       count.started(tables);
       for (const t of tables) history?.set(t.qualified, t.createSql, `the snapshot at ${point.file}:${point.position}`);
+      // A --database or --table the snapshot read is named by the output, even if no later event names it.
+      for (const t of tables) selection?.named(t.schema, t.name);
       await writer.start(point, tables);
     },
     async rows(table, rows) {

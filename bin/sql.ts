@@ -120,8 +120,8 @@ async function readRemote(
   try {
     if (snapshot) {
       const progress = showsProgress(undefined);
-      live = (await snapshotThenBinlog(live, values, snapshot.request, snapshot.writer, snapshot.history, progress))
-        .live;
+      const { request, writer, history: seeded } = snapshot;
+      live = (await snapshotThenBinlog(live, values, request, writer, seeded, progress, selection)).live;
     }
     for await (const event of connectBinlog({
       verifyChecksum: !values['no-verify-checksum'],

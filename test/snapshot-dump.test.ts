@@ -76,6 +76,17 @@ describeWithServer('binlog dump -R --snapshot', () => {
   }, TIMEOUT);
 
   it(
+    'sql -R --snapshot counts the tables it read as named: no "no event read names" and exit 5 after it',
+    async () => {
+      // No event after the snapshot's point names app, yet the snapshot wrote its tables.
+      const r = await runBinlog(['sql', '-R', ...connect(), '--snapshot', '--database=app', '--no-create-info']);
+      expect([r.status, r.stderr]).toEqual([0, '']);
+      expect(r.stdout).toMatch(/INSERT INTO `app`\.`comp`/);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'writes each row in the values a row event of it has, pages of --snapshot-chunk, the selected tables only',
     async () => {
       const r = await runBinlog(['dump', '-R', ...connect(), '--snapshot', '--snapshot-chunk=4', '--database=app']);

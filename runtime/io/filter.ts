@@ -401,6 +401,11 @@ export class EventSelection {
     yield* this.flush().map(kept);
   }
 
+  /** Counts a table that was read beside the events (a snapshot's rows) as named, for `unmatched`. */
+  named(schema: string, table: string): void {
+    this.names?.selects(schema, table);
+  }
+
   /** The databases and tables asked for that no event read named. */
   unmatched(): { databases: string[]; tables: string[] } {
     return this.names?.unmatched() ?? { databases: [], tables: [] };
