@@ -25,8 +25,8 @@ export function memberName(index: number, members: Text[]): CellValue {
 const MEMBER_JSON = new WeakMap<Text[], Uint8Array[]>();
 
 /**
- * The members last looked up and their names, since the values of one column tend to follow each other: a
- * WeakMap is then not looked up for each value.
+ * The members last looked up and their names: a table seldom has more than one ENUM or SET column, so a dump
+ * meets the same members again and again, and they are then not looked up in the WeakMap for each value.
  */
 const last: { members: Text[] | undefined; names: Uint8Array[] } = { members: undefined, names: [] };
 
