@@ -24,7 +24,12 @@ function outbox(limit: number, ahead: number) {
     (c) => durable.push(c.position),
     (e) => failures.push(e),
   );
-  const sink = { publish: (m: SinkMessage) => void published.push(m.id) } as Sink;
+  const sink: Sink = {
+    publish: (m) => void published.push(m.id),
+    readCheckpoint: async () => undefined,
+    writeCheckpoint: async () => {},
+    close: async () => {},
+  };
   let sent = 0;
   const box = new Outbox(sink, window, ahead, () => sent++);
   return { box, window, published, durable, failures, sent: () => sent };
