@@ -1,8 +1,10 @@
 /**
  * The messages rendered ahead of the window (sinks/outbox.ts): sent in order as the window has room, the
  * reader let on while fewer than `ahead` wait, each transaction's end marked after its messages, the
- * window's failure given to the reader, and nothing sent once closed.
+ * window's failure given to the reader, nothing sent once closed, and what was sent let go of.
  */
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { expect, it } from 'vitest';
 import type { Checkpoint } from '../protocol/checkpoint.js';
 import { Outbox } from '../sinks/outbox.js';
@@ -84,5 +86,27 @@ it('sends nothing more once closed, even when the window has room again', async 
   window.acked(1, false);
   await turn();
   expect(published).toEqual(['1/0-1-9/0', '1/0-1-9/1']);
+  window.close();
+});
+
+it('lets go of the messages it sent while the reader keeps it busy, never empty', async () => {
+  // A collection on demand, for WeakRefs to say what is still kept.
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const { box, window, published } = outbox(10, 100_000);
+  const first: WeakRef<SinkMessage>[] = [];
+  let acked = 0;
+  for (let event = 0; event < 500; event++) {
+    const messages = Array.from({ length: 20 }, (_, k) => message(event * 20 + k));
+    if (event < 5) first.push(...messages.map((m) => new WeakRef(m)));
+    box.add(messages);
+    // What is in flight acknowledged each turn (ten), twenty added: the outbox holds more and more, never empty.
+    while (acked < published.length) window.acked(acked++, false);
+    await turn();
+  }
+  expect(published.length).toBeGreaterThan(4000);
+  gc();
+  expect(first.filter((r) => r.deref() !== undefined).length).toBe(0);
+  box.close();
   window.close();
 });
