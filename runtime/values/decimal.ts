@@ -278,6 +278,8 @@ export const newdecimal: CellCodec = {
       r.pos += r.length(size, path);
     };
   },
+  // Every value of a column takes the bytes its precision and scale say, so lazy rows step over it without a call.
+  width: (c) => decimalSize(num(c, 'precision'), num(c, 'scale')),
   writer(c, path) {
     const [p, s] = [num(c, 'precision'), num(c, 'scale')];
     const size = decimalSize(p, s);
