@@ -21,6 +21,7 @@ import { ColumnType, type ColumnTypeName } from '../generated/rows.js';
 import { frameBinlog, iterateBinlog, readBinlog } from '../runtime/io/stream.js';
 import { SchemaHistory } from '../runtime/tables/history.js';
 import { packets, zongjiDecoder } from './zongji.js';
+import { batchesOf } from './batches.js';
 
 export interface Result {
   kind: string;
@@ -188,9 +189,7 @@ function encode(bytes: Uint8Array, runs: number): Result {
     out.set(bytes.subarray(0, 4));
     let offset = 4;
     let spent = 0;
-    let batch: BinlogEvent[] = [];
-    let batchBytes = 0;
-    const flush = () => {
+    for (const batch of batchesOf(iterateBinlog(bytes))) {
       spent += time(() => {
         for (const e of batch) {
           const b = encoder.encode(e, offset);
@@ -199,15 +198,7 @@ function encode(bytes: Uint8Array, runs: number): Result {
           offset += b.length;
         }
       });
-      batch = [];
-      batchBytes = 0;
-    };
-    for (const e of iterateBinlog(bytes)) {
-      batch.push(e);
-      batchBytes += e.header.eventSize;
-      if (batchBytes >= 64e6) flush();
     }
-    flush();
     identical &&= offset === bytes.length && Buffer.compare(out, bytes) === 0;
     secs.push(spent);
   }

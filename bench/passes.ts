@@ -21,6 +21,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { batchesOf } from './batches.js';
 
 const MODES = ['decode', 'lazy', 'encode', 'dump', 'read', 'rows'] as const;
 type Mode = (typeof MODES)[number];
@@ -140,9 +141,7 @@ function encode(m: Modules, bytes: Uint8Array): Run {
   const encoder = new m.EventEncoder();
   let offset = 4;
   let cpu = 0;
-  let batch: Event[] = [];
-  let batchBytes = 0;
-  const flush = () => {
+  for (const batch of batchesOf(m.iterateBinlog(bytes))) {
     cpu += cpuOf(() => {
       for (const e of batch) {
         const b = encoder.encode(e, offset);
@@ -151,15 +150,7 @@ function encode(m: Modules, bytes: Uint8Array): Run {
         offset += b.length;
       }
     });
-    batch = [];
-    batchBytes = 0;
-  };
-  for (const e of m.iterateBinlog(bytes)) {
-    batch.push(e);
-    batchBytes += e.header.eventSize;
-    if (batchBytes >= 64e6) flush();
   }
-  flush();
   if (offset !== bytes.length) throw new Error(`the encoding is ${offset} bytes, the input ${bytes.length}`);
   return { cpu, count: offset };
 }
