@@ -107,6 +107,7 @@ export const HELPERS: Record<string, Record<string, string>> = {
   'rows/image-code.ts': {
     '0': 'zero',
     '1': 'one',
+    '2': "EXTRA_KEYS (-2), one of the write's answers beside -1 (a code of ours, not a fact)",
     '256': 'the most lists of columns whose code is kept (a bound on memory, not a fact)',
     ...JSON_PUNCTUATION,
   },
