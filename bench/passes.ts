@@ -62,7 +62,8 @@ async function load(dir: string): Promise<Tree> {
       at('runtime/io/stream.js'),
       at('runtime/rows/row-tables.js'),
       at('runtime/events/event-codec.js'),
-      at('runtime/core/dump-json-bytes.js'),
+      // The trees before issue 38 named it json-bytes.js; the modes read and rows need it, the others do not.
+      at('runtime/core/dump-json-bytes.js').catch(() => at('runtime/core/json-bytes.js')),
       // The trees before the schema history have no such module: they read without one.
       at('runtime/tables/history.js').catch(() => undefined),
     ]);
