@@ -111,6 +111,9 @@ export function runJs(dir: string, tsFile: string): { status: number | null; std
 
 export function runSh(dir: string, code: string): { status: number | null; stdout: string; stderr: string } {
   return spawnSync('bash', ['-euo', 'pipefail', '-c', code], {
+    // Node's pipes are socket pairs, and Debian's bash reads /etc/bash.bashrc (which fails under -u) when
+    // its standard input is a socket at the first shell level, as it would under sshd: an example reads none.
+    stdio: ['ignore', 'pipe', 'pipe'],
     cwd: dir,
     encoding: 'utf8',
     env: { ...process.env, NODE_NO_WARNINGS: '1' },
