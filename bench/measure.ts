@@ -14,14 +14,14 @@
  *   text    only the strings of the text cells: each one's UTF-8 bytes through Buffer#toString, as the
  *           decoder makes them (what no decoder in Node can skip: a bound on the full decode)
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { type BinlogEvent, EventEncoder } from '../runtime/events/event-codec.js';
 import { CellLayouts } from '../generated/columns.js';
 import { ColumnType, type ColumnTypeName } from '../generated/rows.js';
 import { frameBinlog, iterateBinlog, readBinlog } from '../runtime/io/stream.js';
 import { SchemaHistory } from '../runtime/tables/history.js';
 import { packets, zongjiDecoder } from './zongji.js';
-import { batchesOf } from './batches.js';
+import { batchesOf, readAll } from './inputs.js';
 
 export interface Result {
   kind: string;
@@ -237,15 +237,6 @@ async function zongji(bytes: Uint8Array, runs: number): Promise<Result> {
   const secs: number[] = [];
   for (let i = 0; i < runs; i++) secs.push(time(() => (rows = decoder.run(p))));
   return { kind: 'zongji', secs, events: p.count, rows };
-}
-
-/** The whole file in one Uint8Array (readFileSync stops at 2 GiB). */
-function readAll(file: string): Uint8Array {
-  const fd = openSync(file, 'r');
-  const out = new Uint8Array(fstatSync(fd).size);
-  for (let at = 0; at < out.length;) at += readSync(fd, out, at, Math.min(1 << 30, out.length - at), at);
-  closeSync(fd);
-  return out;
 }
 
 async function main(): Promise<void> {

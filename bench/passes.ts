@@ -17,11 +17,10 @@
  * CPU seconds (user + system, process.cpuUsage) are printed, then per mode and tree the median of the passes
  * after the first (the first one pays for the compilation).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { batchesOf } from './batches.js';
+import { batchesOf, readAll } from './inputs.js';
 
 const MODES = ['decode', 'lazy', 'encode', 'dump', 'read', 'rows'] as const;
 type Mode = (typeof MODES)[number];
@@ -156,8 +155,16 @@ function encode(m: Modules, bytes: Uint8Array): Run {
   return { cpu, count: offset };
 }
 
+/** The CPU seconds `f` takes, and the count it gives. */
+async function cpuOfRun(f: () => Promise<number>): Promise<Run> {
+  const c0 = process.cpuUsage();
+  const count = await f();
+  const c = process.cpuUsage(c0);
+  return { cpu: (c.user + c.system) / 1e6, count };
+}
+
 /** The CPU of a whole dump, and the bytes it wrote. */
-async function dump(m: Modules, file: string): Promise<Run> {
+function dump(m: Modules, file: string): Promise<Run> {
   let count = 0;
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -165,27 +172,15 @@ async function dump(m: Modules, file: string): Promise<Run> {
       done();
     },
   });
-  const c0 = process.cpuUsage();
-  await m.dump(file, sink);
-  const c = process.cpuUsage(c0);
-  return { cpu: (c.user + c.system) / 1e6, count };
+  return cpuOfRun(async () => {
+    await m.dump(file, sink);
+    return count;
+  });
 }
 
 /** The CPU of the dump's reading, with or without the rows' JSON, and the events read. */
-async function read(m: Modules, file: string, render: boolean): Promise<Run> {
-  const c0 = process.cpuUsage();
-  const count = await m.read(file, render);
-  const c = process.cpuUsage(c0);
-  return { cpu: (c.user + c.system) / 1e6, count };
-}
-
-/** The whole file in one Uint8Array (readFileSync stops at 2 GiB). */
-function readAll(file: string): Uint8Array {
-  const fd = openSync(file, 'r');
-  const out = new Uint8Array(fstatSync(fd).size);
-  for (let at = 0; at < out.length;) at += readSync(fd, out, at, Math.min(1 << 30, out.length - at), at);
-  closeSync(fd);
-  return out;
+function read(m: Modules, file: string, render: boolean): Promise<Run> {
+  return cpuOfRun(() => m.read(file, render));
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
