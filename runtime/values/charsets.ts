@@ -199,7 +199,11 @@ export function asciiOnly(b: Uint8Array, start = 0, end = b.length): boolean {
  * character set here but UTF-16, UTF-32 and those whose table says not.
  */
 export function keepsAscii(charset: string): boolean {
-  const codes = codesOf(charset);
+  return asciiKept(charset, codesOf(charset));
+}
+
+/** keepsAscii, given the charset's table where it has one (looked up once by a caller that needs it too). */
+function asciiKept(charset: string, codes: Codes | undefined): boolean {
   return codes ? codes.ascii : !(charset === 'ucs2' || charset.startsWith('utf'));
 }
 
@@ -209,8 +213,8 @@ const latin1 = new TextDecoder('latin1');
 export function decodeText(bytes: Uint8Array, charset: string): Text {
   if (charset === 'utf8mb4') return bytesToText(bytes);
   if (charset === 'utf8mb3') return utf8mb3Text(bytesToText(bytes), bytes);
-  if (keepsAscii(charset) && asciiOnly(bytes)) return latin1.decode(bytes);
   const codes = codesOf(charset);
+  if (asciiKept(charset, codes) && asciiOnly(bytes)) return latin1.decode(bytes);
   return (codes ? decodeCodes(bytes, codes) : decodeIconv(bytes, charset)) ?? bytes;
 }
 
