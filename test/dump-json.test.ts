@@ -230,11 +230,13 @@ describe('JSON written as bytes', () => {
     );
 
     it('text that is not UTF-8, and text that needs escapes', () => {
-      // name 'Ada' (after its length byte) forged to bytes that are not UTF-8, then to a quote, a backslash and a
-      // newline.
+      // name 'Ada' (after its length byte) forged to bytes that are not UTF-8 (a sequence cut short by the value's
+      // end among them, whose missing bytes are the next value's), then to a quote, a backslash and a newline.
       const name = nulls + 1 + 4 + 1;
       for (const bytes of [
         [0xc3, 0x28, 0x41],
+        [0x41, 0x41, 0xc3],
+        [0x41, 0xe2, 0x82],
         [0x22, 0x5c, 0x0a],
         [0xed, 0xa0, 0x80],
         [0xef, 0xbb, 0xbf],

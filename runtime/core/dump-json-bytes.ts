@@ -250,21 +250,38 @@ export class JsonBytes {
    * Writes UTF-8 bytes as the JSON string of the text they decode to, which is what `string` writes of the
    * reader's text, and makes no JS string. Where the bytes are not strict UTF-8 it writes nothing and
    * returns false, since the reader's text is then the bytes themselves. A well-formed sequence from 0x80
-   * is a whole character, which JSON.stringify leaves unescaped, so each run of text up to a byte that
-   * needs an escape is checked, then copied in one piece.
+   * is a whole character, which JSON.stringify leaves unescaped, so each byte is checked and copied in the
+   * same pass (a scan for the run, then a copy of it, cost a second pass over the text).
    */
   utf8(src: Uint8Array, start: number, end: number): boolean {
     this.room((end - start) * 6 + 2);
     const buf = this.buf;
     let p = this.pos;
     buf[p++] = QUOTE;
-    for (let i = start; i < end;) {
-      const run = unescapedEnd(src, i, end);
-      if (run < 0) return false;
-      p = copy(src, i, run, buf, p);
-      if (run === end) break;
-      p = asciiEscaped(buf, p, src[run]!);
-      i = run + 1;
+    let i = start;
+    while (i < end) {
+      const c = src[i]!;
+      const kind = BYTE_KIND[c]!;
+      if (kind === PLAIN) {
+        buf[p++] = c;
+        i++;
+      } else if (kind === ESCAPED) {
+        p = asciiEscaped(buf, p, c);
+        i++;
+      } else if (kind === 2) {
+        if (i + 2 > end) return false;
+        const d = src[i + 1]!;
+        if ((d & 0xc0) !== 0x80) return false;
+        buf[p] = c;
+        buf[p + 1] = d;
+        p += 2;
+        i += 2;
+      } else {
+        if (kind === BROKEN || !wellFormed(src, i, kind, end)) return false;
+        for (let k = 0; k < kind; k++) buf[p + k] = src[i + k]!;
+        p += kind;
+        i += kind;
+      }
     }
     buf[p++] = QUOTE;
     this.pos = p;
@@ -431,21 +448,6 @@ function copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, p: n
   }
   for (let i = start; i < end; i++) dst[p++] = src[i]!;
   return p;
-}
-
-/**
- * Gives where the run of UTF-8 text from src[i] that JSON keeps as it is ends: at `end`, or at the first byte
- * that needs an escape. Gives -1 where a byte of the run is not part of a well-formed sequence.
- */
-function unescapedEnd(src: Uint8Array, i: number, end: number): number {
-  while (i < end) {
-    const kind = BYTE_KIND[src[i]!]!;
-    if (kind === PLAIN) i++;
-    else if (kind === ESCAPED) return i;
-    else if (kind === BROKEN || !wellFormed(src, i, kind, end)) return -1;
-    else i += kind;
-  }
-  return i;
 }
 
 /** Says whether the n bytes at src[i] (its first byte one that starts a sequence of n) are a well-formed sequence. */
