@@ -94,6 +94,15 @@ export class JsonText {
   ) {}
 }
 
+/**
+ * JSON that writes itself at a writer's end when the line reaches it: the dump's rows, written from their
+ * images straight into the event's line (runtime/rows/json-rows.ts), so that they are not written elsewhere
+ * first and copied.
+ */
+export interface JsonInPlace {
+  writeJson(w: JsonBytes): void;
+}
+
 export class JsonBytes {
   buf: Buffer;
   pos = 0;
@@ -321,10 +330,12 @@ export class JsonBytes {
    * Writes a rows event's changes. The images of a rows event share their columns, so each name is encoded
    * once for the event, and only a name that differs from the last image's at its place is looked up
    * again. Anything else of a change is written as a value. Rows the dump wrote from their images before
-   * the line (JsonText) are copied as they are.
+   * the line (JsonText) are copied as they are, and rows it writes from their images in the line
+   * (JsonInPlace) write themselves.
    */
-  rows(changes: readonly object[] | JsonText): void {
+  rows(changes: readonly object[] | JsonText | JsonInPlace): void {
     if (changes instanceof JsonText) return this.text(changes);
+    if (!Array.isArray(changes)) return (changes as JsonInPlace).writeJson(this);
     const names: string[] = [];
     const keys: Uint8Array[] = [];
     this.byte(0x5b);

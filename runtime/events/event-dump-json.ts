@@ -9,7 +9,7 @@ import { eventBodyMembers, writeEventBodyJson, type EventBody } from '../../gene
 import { writeEventHeaderJson } from '../../generated/header.js';
 import { type JsonBytes, jsonKey, type JsonText } from '../core/dump-json-bytes.js';
 import type { RowChange } from '../core/values.js';
-import { JsonRows } from '../rows/json-rows.js';
+import { ImagesKept, JsonRows } from '../rows/json-rows.js';
 import type { BinlogEvent } from './event-codec.js';
 
 const FILE = jsonKey('file');
@@ -49,11 +49,26 @@ export function writeEventJson(w: JsonBytes, e: BinlogEvent | DumpEvent): boolea
 }
 
 /**
- * The event's line as the dump writes it, after its rows are written from their images into `rows` (a
- * buffer of the dump's own, reused for each event). Returns the event as written, so that the dump can
- * count the events whose images were kept as bytes.
+ * The event's line as the dump writes it. A rows event's rows are written from their images in the line
+ * itself; where a value does not read, the line is written again after its rows are tried in `rows` (a
+ * buffer of the dump's own, reused for each event), which keeps its images as bytes, as are the rows of the
+ * events inside an event. Returns the event as written, so that the dump can count the events whose images
+ * were kept as bytes.
  */
 export function writeDumpEvent(w: JsonBytes, rows: JsonBytes, e: DumpReadEvent): DumpEvent {
+  const held = e as { rows?: unknown };
+  if (e.events === undefined && held.rows instanceof JsonRows && writersCover(e as DumpEvent)) {
+    const start = w.pos;
+    const inLine = held.rows;
+    try {
+      writeCoveredEvent(w, e as DumpEvent);
+      held.rows = inLine.written;
+      return e as DumpEvent;
+    } catch (x) {
+      if (!(x instanceof ImagesKept)) throw x;
+      w.pos = start;
+    }
+  }
   rows.pos = 0;
   const ready = withRenderedRows(e, rows);
   writeEventJson(w, ready);

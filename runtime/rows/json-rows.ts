@@ -20,7 +20,7 @@ import {
   walkRowChange,
 } from '../../generated/rows.js';
 import { BinlogError } from '../core/errors.js';
-import { JsonBytes, jsonKey, JsonText } from '../core/dump-json-bytes.js';
+import { JsonBytes, type JsonInPlace, jsonKey, JsonText } from '../core/dump-json-bytes.js';
 import { Reader } from '../core/reader.js';
 import type { RowLayout } from '../core/tables.js';
 import type { RowChange } from '../core/values.js';
@@ -47,7 +47,16 @@ export type RenderedRows =
   | { rows: JsonText; undecoded?: undefined; bytes?: undefined }
   | { rows?: undefined; undecoded: string; bytes: Uint8Array };
 
-export class JsonRows {
+/**
+ * What JsonRows.writeJson throws where a value does not read, so that the event's line is written again with
+ * its images kept as bytes, as the eager decode keeps them (rowImagesUndecoded says why).
+ */
+export class ImagesKept extends Error {}
+
+export class JsonRows implements JsonInPlace {
+  /** The changes' JSON where writeJson wrote it. */
+  written: JsonText | undefined;
+
   private constructor(
     private readonly r: Reader,
     private readonly start: number,
@@ -94,6 +103,16 @@ export class JsonRows {
       return split;
     }
     return { rows: new JsonText(w.buf, start, w.pos) };
+  }
+
+  /**
+   * Renders the changes at the end of `w` where the event's line reaches its rows. Where a value does not
+   * read, `w` is left as it was and ImagesKept is thrown.
+   */
+  writeJson(w: JsonBytes): void {
+    const split = this.render(w);
+    if (split.rows === undefined) throw new ImagesKept(split.undecoded);
+    this.written = split.rows;
   }
 
   private write(r: Reader, w: JsonBytes, ends: number[] | undefined): void {
