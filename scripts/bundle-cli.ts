@@ -2,7 +2,7 @@
  * The command's bundle, the build's second step (`npm run build`, after tsc): dist/bin/cli.js as tsc compiled
  * it, and every module it reaches, put into a few ES module files under dist/cli/, which bin/binlog runs.
  *
- * Node's ES module loader resolves, reads, compiles and links each file on its own, about 0.5 ms a module:
+ * Node's ES module loader resolves, reads, compiles and links each file on its own, 0.5–1 ms a module:
  * `binlog dump FILE` loaded some 90 files of dist/ before its first event. esbuild's splitting keeps
  * cli.ts's dynamic imports as files of their own, so a command still loads only its modules (a file's
  * dump neither the replication client, the server nor NATS): `cli.js`, one file per command, and the
