@@ -109,11 +109,12 @@ function alternate(commands: { name: string; argv: string[] }[], runs: number): 
 }
 
 /**
- * Start-up (issue 16), in fresh processes: `import` of the library (dist/index.js: its time, and the RSS
- * after it), and the command's wall time and peak RSS for `--version` and for `dump` of the bundled
- * sample (the compiled CLI: npm run build first), taking turns, beside bare `node -e 0`.
+ * Start-up (issues 16 and 45), in fresh processes: `import` of the library (dist/index.js: its time, and the
+ * RSS after it), and the command's wall time and peak RSS for `--version` and for `dump` of the bundled
+ * sample (bin/binlog, which runs the CLI's bundle: npm run build first), taking turns, beside bare
+ * `node -e 0`; with `before`, another tree's `--version` and `dump` take their turns too.
  */
-function startup(runs: number): string[] {
+function startup(runs: number, before: string | undefined): string[] {
   log(`run: start-up × ${runs}`);
   const root = path.join(import.meta.dirname, '..');
   const lib = pathToFileURL(path.join(root, 'dist', 'index.js')).href;
@@ -128,15 +129,19 @@ function startup(runs: number): string[] {
         rss: number;
       },
   );
-  const binlog = path.join(root, 'bin', 'binlog');
+  const sample = path.join(root, 'test', 'fixtures', 'sample.bin');
+  const commands = (tree: string, label: string) => [
+    { name: `binlog --version${label}`, argv: [process.execPath, path.join(tree, 'bin', 'binlog'), '--version'] },
+    {
+      name: `binlog dump test/fixtures/sample.bin${label}`,
+      argv: [process.execPath, path.join(tree, 'bin', 'binlog'), 'dump', sample],
+    },
+  ];
   const runsOf = alternate(
     [
       { name: 'node -e 0', argv: [process.execPath, '-e', '0'] },
-      { name: 'binlog --version', argv: [process.execPath, binlog, '--version'] },
-      {
-        name: 'binlog dump test/fixtures/sample.bin',
-        argv: [process.execPath, binlog, 'dump', path.join(root, 'test', 'fixtures', 'sample.bin')],
-      },
+      ...commands(root, ''),
+      ...(before ? commands(before, ' (before)') : []),
     ],
     runs,
   );
@@ -150,7 +155,7 @@ function startup(runs: number): string[] {
       `RSS after it ${mb(Math.max(...imports.map((i) => i.rss)))}`,
     ...runsOf.map((r) => {
       const rss = TIME ? mb(r.rssPeak ?? 0) : 'not measured (no /usr/bin/time)';
-      return `  ${r.kind.padEnd(38)}  ${ms(r.secs)} wall, peak RSS ${rss}`;
+      return `  ${r.kind.padEnd(47)}  ${ms(r.secs)} wall, peak RSS ${rss}`;
     }),
   ];
 }
@@ -188,7 +193,7 @@ async function main(): Promise<void> {
         `(or BENCH_MB, BENCH_RUNS, BENCH_DATA, BENCH_ONLY, BENCH_PROFILE=1); KIND is ${KINDS.join(', ')}`,
     );
   }
-  const start = ONLY.includes('startup') ? startup(RUNS) : [];
+  const start = ONLY.includes('startup') ? startup(RUNS, BEFORE) : [];
   if (ONLY.every((k) => k === 'startup')) {
     process.stdout.write(start.join('\n') + '\n');
     return;

@@ -66,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** The version of package.json, found above this file (bin/ in the sources, dist/bin/ built). */
+/** The version of package.json, found above this file (bin/ in the sources, dist/bin/ compiled, dist/cli/ bundled). */
 function packageVersion(): string {
   for (let dir = import.meta.dirname; ; dir = dirname(dir)) {
     try {

@@ -1,7 +1,8 @@
 /**
  * What `binlog` loads to start (issue 16: start-up): each command its own modules when it runs, so that
  * `--version`, `--help` and `completion` load nothing of the runtime, and `dump FILE` neither the
- * replication client, the server, the tools, NATS nor mysql2.
+ * replication client, the server, the tools, NATS nor mysql2. The command runs the bundle of dist/cli/
+ * (issue 45: start-up), whose modules.json names the modules of dist/ each of its files holds.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
 const sample = join(root, 'test', 'fixtures', 'sample.bin');
+const bundle = join(root, 'dist', 'cli');
+const bundled = JSON.parse(readFileSync(join(bundle, 'modules.json'), 'utf8')) as Record<string, string[]>;
 const tmp = mkdtempSync(join(tmpdir(), 'binlog-startup-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -28,10 +31,11 @@ const register =
 let runs = 0;
 
 /**
- * `binlog ARGS`: its exit status, the files of this package it loaded (relative to the root) and the
- * packages (those required through createRequire pass no loader hook: NODE_DEBUG=module names them).
+ * `binlog ARGS`: its exit status, the files of this package it loaded (relative to the root), the modules
+ * of dist/ those files hold (a file of the bundle stands for the modules it holds) and the packages (those
+ * required through createRequire pass no loader hook: NODE_DEBUG=module names them).
  */
-function loads(args: string[]): { code: number | null; files: string[]; packages: string[] } {
+function loads(args: string[]): { code: number | null; loaded: string[]; files: string[]; packages: string[] } {
   const log = join(tmp, `loaded-${runs++}`);
   writeFileSync(log, '');
   const r = spawnSync(
@@ -47,7 +51,9 @@ function loads(args: string[]): { code: number | null; files: string[]; packages
   const paths = urls.filter((u) => u.startsWith('file:')).map((u) => relative(root, fileURLToPath(u)));
   const inPackages = [...paths, ...[...r.stderr.matchAll(/"([^"]*node_modules[^"]*)"/g)].map((m) => m[1]!)];
   const packages = new Set(inPackages.flatMap((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(p)?.[1] ?? []));
-  return { code: r.status, files: paths.filter((p) => !p.includes('node_modules')), packages: [...packages].sort() };
+  const loaded = paths.filter((p) => !p.includes('node_modules'));
+  const files = loaded.flatMap((p) => bundled[relative(bundle, join(root, p))] ?? [p]);
+  return { code: r.status, loaded, files, packages: [...packages].sort() };
 }
 
 describe('binlog start-up', () => {
@@ -73,6 +79,13 @@ describe('binlog start-up', () => {
       expect(files).toContain('dist/runtime/io/stream.js');
     },
   );
+
+  it('dump FILE runs the bundle: a few files of dist/cli/, and no module of dist/ on its own', () => {
+    const { code, loaded } = loads(['dump', sample]);
+    expect(code).toBe(0);
+    expect(loaded.filter((f) => f !== 'bin/binlog' && !f.startsWith('dist/cli/'))).toEqual([]);
+    expect(loaded.length).toBeLessThan(20);
+  });
 
   it('stream and serve load NATS and mysql2 only when they run, not for a usage error', () => {
     for (const args of [['stream', '-R', '--raw', '--to=nats://localhost:4222'], ['serve']]) {

@@ -27,6 +27,7 @@ export const RUNTIME = {
   deflate: 'core/compression',
   rangeMap: 'core/schema-helpers',
   builtOnFirstUse: 'core/schema-helpers',
+  hexTable: 'core/schema-helpers',
   tableName: 'core/tables',
   hasTableDefinition: 'core/tables',
   rowsFromJson: 'core/row-json',
