@@ -27,7 +27,6 @@ export const RUNTIME = {
   deflate: 'core/compression',
   rangeMap: 'core/schema-helpers',
   builtOnFirstUse: 'core/schema-helpers',
-  hexTable: 'core/schema-helpers',
   tableName: 'core/tables',
   hasTableDefinition: 'core/tables',
   rowsFromJson: 'core/row-json',

@@ -12,52 +12,24 @@ import { addConst, docs, objectLiteral } from './print.js';
 
 /** How many values of a table a line holds, by its type: a value of 0x and six hex digits takes ten columns. */
 const ROW_VALUES = { Uint8Array: 16, Uint16Array: 12, Uint32Array: 10 } as const;
-/** The same for a table built on first use, its values as bare hex digits apart by a space. */
-const HEX_ROW_VALUES = { Uint8Array: 32, Uint16Array: 20, Uint32Array: 14 } as const;
 const INLINE_VALUES = 8;
-
-type ArrayType = keyof typeof ROW_VALUES;
-
-/** The narrowest typed array that holds the largest of the values. */
-function arrayType(values: number[]): ArrayType {
-  const max = values.reduce((m, v) => Math.max(m, v), 0);
-  return max > 0xffff ? 'Uint32Array' : max > 0xff ? 'Uint16Array' : 'Uint8Array';
-}
-
-/** Each value as upper-case hex digits, two for bytes and at least four otherwise. */
-function hexDigits(values: number[], type: ArrayType): string[] {
-  const digits = type === 'Uint8Array' ? 2 : 4;
-  return values.map((b) => b.toString(16).toUpperCase().padStart(digits, '0'));
-}
-
-/** `items` in rows of `perRow`. */
-function rowsOf(items: string[], perRow: number): string[][] {
-  return Array.from({ length: Math.ceil(items.length / perRow) }, (_, i) => items.slice(i * perRow, (i + 1) * perRow));
-}
 
 /**
  * An array constant as the narrowest typed array that holds its largest value, in hex, laid out as a table
  * of rows of equal length (the formatter would put each value on a line of its own).
  */
 function typedArray(values: number[]): string {
-  const type = arrayType(values);
-  const hex = hexDigits(values, type).map((h) => `0x${h}`);
+  const max = values.reduce((m, v) => Math.max(m, v), 0);
+  const type = max > 0xffff ? 'Uint32Array' : max > 0xff ? 'Uint16Array' : 'Uint8Array';
+  const digits = type === 'Uint8Array' ? 2 : 4;
+  const hex = values.map((b) => `0x${b.toString(16).toUpperCase().padStart(digits, '0')}`);
+  const perRow = ROW_VALUES[type];
   // A few values stay on the constant's own line, which a long name then still leaves under the print width.
   if (hex.length <= INLINE_VALUES) return `${type}.of(${hex.join(', ')})`;
-  return `${type}.of(\n${rowsOf(hex, ROW_VALUES[type])
-    .map((r) => `  ${r.join(', ')},`)
-    .join('\n')}\n)`;
-}
-
-/**
- * A large array constant as the call that builds it from its values' hex digits in one template literal:
- * V8 scans a string several times faster than an array literal of as many numbers, and every import of
- * the module scans the literal, even one in a function that has not run (issue 45: start-up).
- */
-function hexTable(m: Module, values: number[]): string {
-  const type = arrayType(values);
-  const rows = rowsOf(hexDigits(values, type), HEX_ROW_VALUES[type]).map((r) => `  ${r.join(' ')}`);
-  return `${m.rt('hexTable')}(${type}, \`\n${rows.join('\n')}\n\`)`;
+  const rows = Array.from({ length: Math.ceil(hex.length / perRow) }, (_, i) =>
+    hex.slice(i * perRow, (i + 1) * perRow),
+  );
+  return `${type}.of(\n${rows.map((r) => `  ${r.join(', ')},`).join('\n')}\n)`;
 }
 
 /** A table's layout is its own: the formatter is told to leave it. */
@@ -86,7 +58,7 @@ export function emitConstants(sf: SourceFile, m: Module, constants: Ir['constant
       addConst(
         sf,
         c.name,
-        `${m.rt('builtOnFirstUse')}(() => ${hexTable(m, c.value)})`,
+        `${m.rt('builtOnFirstUse')}(() => ${typedArray(c.value)})`,
         docs(c.doc),
         undefined,
         KEEP_LAYOUT,

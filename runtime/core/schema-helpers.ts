@@ -80,20 +80,6 @@ export function builtOnFirstUse<T>(build: () => T): () => T {
   return () => (built ??= build());
 }
 
-/**
- * A generated table given as its values' hex digits, the values apart by white space (one string literal
- * costs a module's import far less to scan than an array literal of thousands of numbers).
- */
-export function hexTable<T extends Uint8Array | Uint16Array | Uint32Array>(
-  type: new (length: number) => T,
-  digits: string,
-): T {
-  const values = digits.trim().split(/\s+/);
-  const table = new type(values.length);
-  for (let i = 0; i < values.length; i++) table[i] = parseInt(values[i]!, 16);
-  return table;
-}
-
 /** Whether bit n of an integer is set, for numbers and bigints alike (a schema's `bit(field, n)`). */
 export function bit(v: number | bigint | undefined, n: number): boolean {
   if (v === undefined) return false;
