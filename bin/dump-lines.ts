@@ -21,7 +21,10 @@ export interface OutputForm {
  */
 export class DumpLines {
   private readonly w = new JsonBytes(BATCH * 2);
-  /** Each event's rows are written here from their images before its line is written (writeDumpEvent). */
+  /**
+   * Where a rows event's values do not all read, its rows are tried here before its line is written again
+   * with its images kept as bytes (writeDumpEvent), and the rows of the events inside an event are written here.
+   */
   private readonly rows = new JsonBytes(BATCH);
   private written = 0;
   /**
