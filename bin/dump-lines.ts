@@ -77,7 +77,7 @@ export class DumpLines {
     if (this.w.pos === 0) return;
     const full = this.w.buf;
     const out = full.subarray(0, this.w.pos);
-    this.w.buf = this.spare.pop() ?? Buffer.allocUnsafe(BATCH * 2);
+    this.w.use(this.spare.pop() ?? Buffer.allocUnsafe(BATCH * 2));
     this.w.pos = 0;
     if (!this.stream.write(out, () => this.spare.push(full))) await once(this.stream, 'drain');
   }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeBinlog, encodeBinlog, type ReadOptions } from '../runtime/io/stream.js';
-import { JsonBytes } from '../runtime/core/dump-json-bytes.js';
+import { JsonBytes, JsonWords } from '../runtime/core/dump-json-bytes.js';
 import {
   dumpedEvents,
   expectSameEventJson,
@@ -150,6 +150,23 @@ describe('JSON written as bytes', () => {
       expectSame(
         Uint8Array.from({ length: 1 + (next() % 7) }, () => (next() % 2 ? near[next() % near.length]! : next() & 0xff)),
       );
+  });
+
+  it('bytes written a word at a time: each text whole, the padding of its last word written over, through growth', () => {
+    const texts = Array.from({ length: 40 }, (_, i) => Buffer.from(`,"${'k'.repeat(i % 11)}${i}":`));
+    const words = texts.map((t) => new JsonWords(t));
+    const w = new JsonBytes(5);
+    texts.forEach((_, i) => {
+      w.words(words[i]!);
+      w.byte(0x30 + (i % 10));
+      // A buffer the writer is given to go on in from its start (as the dump's batches are) holds what comes after.
+      if (i === 20) {
+        w.use(Buffer.alloc(3, 0xff));
+        w.pos = 0;
+      }
+    });
+    const expected = texts.slice(21).map((t, i) => Buffer.concat([t, Buffer.of(0x30 + ((i + 21) % 10))]));
+    expect(w.buf.subarray(0, w.pos).toString('latin1')).toBe(Buffer.concat(expected).toString('latin1'));
   });
 
   it('grows past its buffer for one long line', () => {

@@ -6,7 +6,7 @@
  * its column's cell codec, and the closures only walk the list.
  */
 import { nullBitMask, nullByte } from '../../generated/rows.js';
-import { jsonKey, keepsKeyOrder, type JsonBytes } from '../core/dump-json-bytes.js';
+import { jsonKey, JsonWords, keepsKeyOrder, type JsonBytes } from '../core/dump-json-bytes.js';
 import type { Reader } from '../core/reader.js';
 import type { CellValue, Row } from '../core/values.js';
 import type { Writer } from '../core/writer.js';
@@ -183,13 +183,13 @@ const CLOSE = 0x7d;
 
 /** Each member's `{"name":` or `,"name":` is encoded once per list, and written as bytes. */
 function jsonWriter(names: readonly string[], { bytes, masks }: NullBits): NonNullable<ImageCode['json']> {
-  const members = names.map((name, k) => Buffer.concat([Buffer.of(k ? 0x2c : OPEN), jsonKey(name)]));
+  const members = names.map((name, k) => new JsonWords(Buffer.concat([Buffer.of(k ? 0x2c : OPEN), jsonKey(name)])));
   const n = names.length;
   return (r, nulls, jsons, w) => {
     const b = r.buf;
     if (n === 0) w.byte(OPEN);
     for (let k = 0; k < n; k++) {
-      w.raw(members[k]!);
+      w.words(members[k]!);
       if (b[nulls + bytes[k]!]! & masks[k]!) w.raw(NULL);
       else jsons[k]!(r, w);
     }
