@@ -13,10 +13,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
 /** Each byte's two hex digits, the high one and the low one, so that a byte is written without a shift or a mask. */
-const HEX_HIGH = Uint8Array.from({ length: 256 }, (_, b) => HEX[b >> 4]!);
-const HEX_LOW = Uint8Array.from({ length: 256 }, (_, b) => HEX[b & 15]!);
-const HEX_OPEN = Buffer.from('{"hex":"', 'latin1');
-const HEX_CLOSE = Buffer.from('"}', 'latin1');
+/** Each byte's two hex digits as one little-endian 16-bit store: the high digit first in the output. */
+const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, b) => HEX[b >> 4]! | (HEX[b & 15]! << 8));
 /** JSON.stringify escapes these codes with a letter, and any other code below 0x20 as \u00XX. */
 const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x6e, 0x0c: 0x66, 0x0d: 0x72 };
 /**
@@ -109,6 +107,11 @@ export class JsonWords {
 }
 
 const viewOf = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
+const HEX_OPEN = new JsonWords(Buffer.from('{"hex":"', 'latin1'));
+const HEX_CLOSE = new JsonWords(Buffer.from('"}', 'latin1'));
+/** JSON's null, one word. */
+export const NULL_WORDS = new JsonWords(Buffer.from('null', 'latin1'));
 
 /**
  * JSON that writes itself at a writer's end when the line reaches it: the dump's rows, written from their
@@ -271,18 +274,15 @@ export class JsonBytes {
     }
   }
 
-  /** Writes the bytes b[start, end) as {"hex":"…"}. */
+  /** Writes the bytes b[start, end) as {"hex":"…"}, each byte's two digits in one store. */
   hex(b: Uint8Array, start = 0, end = b.length): void {
-    this.room((end - start) * 2 + 10);
-    const buf = this.buf;
-    let p = copy(HEX_OPEN, 0, HEX_OPEN.length, buf, this.pos);
-    for (let i = start; i < end; i++) {
-      const x = b[i]!;
-      buf[p] = HEX_HIGH[x]!;
-      buf[p + 1] = HEX_LOW[x]!;
-      p += 2;
-    }
-    this.pos = copy(HEX_CLOSE, 0, HEX_CLOSE.length, buf, p);
+    this.words(HEX_OPEN);
+    this.room((end - start) * 2 + HEX_CLOSE.length + 3);
+    const view = this.view;
+    let p = this.pos;
+    for (let i = start; i < end; i++, p += 2) view.setUint16(p, HEX_PAIRS[b[i]!]!, true);
+    this.pos = p;
+    this.words(HEX_CLOSE);
   }
 
   /** Writes a string quoted and escaped in UTF-8 as JSON.stringify does it, with lone surrogates as \udXXX. */

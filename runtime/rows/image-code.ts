@@ -6,7 +6,7 @@
  * its column's cell codec, and the closures only walk the list.
  */
 import { nullBitMask, nullByte } from '../../generated/rows.js';
-import { jsonKey, JsonWords, keepsKeyOrder, type JsonBytes } from '../core/dump-json-bytes.js';
+import { jsonKey, JsonWords, keepsKeyOrder, NULL_WORDS, type JsonBytes } from '../core/dump-json-bytes.js';
 import type { Reader } from '../core/reader.js';
 import type { CellValue, Row } from '../core/values.js';
 import type { Writer } from '../core/writer.js';
@@ -177,7 +177,6 @@ function hasEnumerableKeys(o: object): boolean {
   return false;
 }
 
-const NULL = Buffer.from('null');
 const OPEN = 0x7b;
 const CLOSE = 0x7d;
 
@@ -190,7 +189,7 @@ function jsonWriter(names: readonly string[], { bytes, masks }: NullBits): NonNu
     if (n === 0) w.byte(OPEN);
     for (let k = 0; k < n; k++) {
       w.words(members[k]!);
-      if (b[nulls + bytes[k]!]! & masks[k]!) w.raw(NULL);
+      if (b[nulls + bytes[k]!]! & masks[k]!) w.words(NULL_WORDS);
       else jsons[k]!(r, w);
     }
     w.byte(CLOSE);
