@@ -123,7 +123,7 @@ describe('JSON written as bytes', () => {
       }
       const w = new JsonBytes(8);
       w.byte(0x2a);
-      const wrote = w.utf8(bytes, 0, bytes.length);
+      const wrote = w.utf8(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.length), 0, bytes.length);
       const expected = text === undefined ? '*' : `*${JSON.stringify(text)}`;
       expect([wrote, w.take().toString('utf8')], Buffer.from(bytes).toString('hex')).toEqual([
         text !== undefined,
@@ -149,6 +149,15 @@ describe('JSON written as bytes', () => {
     for (let i = 0; i < 50_000; i++)
       expectSame(
         Uint8Array.from({ length: 1 + (next() % 7) }, () => (next() % 2 ? near[next() % near.length]! : next() & 0xff)),
+      );
+    // Four plain ASCII bytes are copied as one word: every byte at every place of two words of letters, and
+    // longer text of mostly letters with the bytes at the edges of what JSON keeps as it is.
+    for (let a = 0; a < 256; a++)
+      for (let k = 0; k < 9; k++) expectSame(Uint8Array.from({ length: 9 }, (_, i) => (i === k ? a : 0x61)));
+    const edges = [0x00, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f, 0x80, 0xc3, 0xa9, 0xff];
+    for (let i = 0; i < 20_000; i++)
+      expectSame(
+        Uint8Array.from({ length: 4 + (next() % 13) }, () => (next() % 5 ? 0x61 : edges[next() % edges.length]!)),
       );
   });
 

@@ -101,7 +101,7 @@ function storedJson(c: Column, width: number, path: string, read: CellReader): C
   if (isUtf8(c)) {
     return (r, w) => {
       const at = stepped(r, width, path);
-      if (!w.utf8(r.buf, at, r.pos)) w.hex(r.buf, at, r.pos);
+      if (!w.utf8(r.buf, r.dv, at, r.pos)) w.hex(r.buf, at, r.pos);
     };
   }
   if (!isText(c.charset)) return (r, w) => w.hex(r.buf, stepped(r, width, path), r.pos);
@@ -111,7 +111,7 @@ function storedJson(c: Column, width: number, path: string, read: CellReader): C
   return (r, w) => {
     const start = r.pos;
     const at = stepped(r, width, path);
-    if (asciiOnly(r.buf, at, r.pos) && w.utf8(r.buf, at, r.pos)) return;
+    if (asciiOnly(r.buf, at, r.pos) && w.utf8(r.buf, r.dv, at, r.pos)) return;
     r.pos = start;
     w.value(read(r));
   };
