@@ -161,7 +161,7 @@ describe('JSON written as bytes', () => {
       );
   });
 
-  it('bytes written a word at a time: each text whole, the padding of its last word written over, through growth', () => {
+  it("bytes written a word at a time: each text whole, its last word's padding written over, through growth", () => {
     const texts = Array.from({ length: 40 }, (_, i) => Buffer.from(`,"${'k'.repeat(i % 11)}${i}":`));
     const words = texts.map((t) => new JsonWords(t));
     const w = new JsonBytes(5);
