@@ -11,8 +11,8 @@ import { toJsonLine } from '../runtime/core/dump-json.js';
 import { decodeBinlog } from '../runtime/io/stream.js';
 
 const sample = new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'sample.bin')));
-/** Enough copies of the sample's events for many batches of 64 KB. */
-const REPEATS = 200;
+/** Enough copies of the sample's events (about 17 KB of lines each) for many batches of 512 KB. */
+const REPEATS = 400;
 
 describe('DumpLines', () => {
   it('reuses its buffers only after the write callback, and writes every line as it is', async () => {
