@@ -22,8 +22,8 @@ const table: SnapshotTable = {
   key: ['id'],
 };
 
-/** A piece of 1000 rows of about 110 bytes: more than one of the outputs' batches. */
-const piece: SnapshotRow[] = Array.from({ length: 1000 }, (_, i) => [Buffer.from(String(i)), Buffer.alloc(100, 'a')]);
+/** A piece of 1000 rows of about 620 bytes: more than one of the outputs' batches (DumpLines writes 512 KB). */
+const piece: SnapshotRow[] = Array.from({ length: 1000 }, (_, i) => [Buffer.from(String(i)), Buffer.alloc(600, 'a')]);
 
 /** Lets pending callbacks and promise reactions run. */
 const settle = async () => {
