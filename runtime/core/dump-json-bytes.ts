@@ -12,7 +12,6 @@ import { DOUBLE_TEXT_MAX, writeDouble } from './double-text.js';
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
-/** Each byte's two hex digits, the high one and the low one, so that a byte is written without a shift or a mask. */
 /** Each byte's two hex digits as one little-endian 16-bit store: the high digit first in the output. */
 const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, b) => HEX[b >> 4]! | (HEX[b & 15]! << 8));
 /** JSON.stringify escapes these codes with a letter, and any other code below 0x20 as \u00XX. */
@@ -124,7 +123,7 @@ export interface JsonInPlace {
 
 export class JsonBytes {
   buf: Buffer;
-  /** A view of `buf`, for the 32-bit stores of `words`; `use` changes both together. */
+  /** A view of `buf`, for stores of two and four bytes at once (words, hex, text); `use` changes both together. */
   private view: DataView;
   pos = 0;
 
