@@ -464,9 +464,15 @@ function fromDriver(e: QueryError, at?: string): Error {
  * one the server reset, which a command sent just as the server killed the connection meets.
  */
 const CLOSED = new Set(['PROTOCOL_CONNECTION_LOST', 'EPIPE', 'ECONNRESET']);
+/**
+ * mysql2's refusal, with no code, of a command queued once the connection is closed: what the next query meets
+ * when the server closed the connection between two.
+ */
+const CLOSED_STATE = "Can't add new command when connection is in closed state";
 
 function lost(e: Error & { code?: string }, at?: string): ConnectionError {
-  const message = CLOSED.has(e.code ?? '') ? 'the server closed the connection' : e.message;
+  const closed = CLOSED.has(e.code ?? '') || e.message === CLOSED_STATE;
+  const message = closed ? 'the server closed the connection' : e.message;
   return new ConnectionError(at ? `cannot connect to ${at}: ${message}` : message);
 }
 

@@ -201,6 +201,21 @@ describe('the adapter over mysql2, a client of it talking to a server of it', ()
     }
   });
 
+  it('tells a query sent after the server closed the connection that it was closed, in our words', async () => {
+    const client = await connected();
+    try {
+      const payload = Uint8Array.of(Command.COM_BINLOG_DUMP);
+      await new Promise<unknown>((failed) => client.send({ payload, answered: () => true, failed }));
+      // mysql2 refuses a command on a closed connection with a sentence of its own (no code), as a snapshot's next
+      // page met it when the server killed the connection between two pages.
+      const failure = await client.query('SELECT 1').catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(ConnectionError);
+      expect(failure).toMatchObject({ message: 'the server closed the connection' });
+    } finally {
+      client.destroy();
+    }
+  });
+
   it("closes the server's side too when the client is destroyed", async () => {
     const before = closed;
     const client = await connected();
